@@ -1,0 +1,20 @@
+//! parlite-storage: the bottom layer of parlite.
+//!
+//! It keeps a SQLite 3 database file (sqlite.org/fileformat2.html) and parlite's own durable
+//! log beside it. It knows pages, cells, records and B-trees; it never names SQL types,
+//! tables or columns — the SQL layer reaches it only through [`Txn`] and cursors.
+//!
+//! Layout (each module opens with its own invariants):
+//! - `error`   — the layer's error enum and `PageNo`
+//! - `pages`   — the contract between B-trees and page backends (snapshots, copy-on-write)
+//! - `varint`, `record` — SQLite varints and the record format (serial types)
+//! - `btree`   — table and index B-trees in SQLite's page format, freelist, integrity check
+//! - `mem`     — the in-memory backend (`:memory:` databases, tests)
+//! - `vfs`     — the file abstraction: the OS, and a simulated disk for crash tests
+//! - `pager`, `log` — the file backend: page cache, durable log, recovery, checkpoint
+//! - `txn`     — `Database`, `Txn`, `Cursor`: the API the SQL layer uses
+
+pub mod error;
+pub mod pages;
+
+pub use error::{PageNo, Result, StorageError};

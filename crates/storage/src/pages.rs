@@ -1,0 +1,80 @@
+//! The contract between the B-tree layer and whatever keeps pages (the pager for files,
+//! the in-memory backend for `:memory:` and tests).
+//!
+//! A *view* is a transaction's window on the pages:
+//! - a [`ReadView`] sees one committed snapshot, unchanged by later commits, until dropped;
+//! - a [`WriteView`] sees its snapshot plus its own private, copy-on-write changes; nothing
+//!   it changes is visible to anyone else until `commit` returns.
+//!
+//! Invariants every backend keeps:
+//! - P1. `page(n)` for `1 <= n <= page_count()` returns the page image of the view's
+//!   snapshot (or the view's own latest write of it); any other `n` is `Corrupt`.
+//! - P2. `page_mut(n)` makes a private copy on first use in the view; the committed image is
+//!   never modified in place.
+//! - P3. `commit` is atomic: after a crash, either every page it changed is in its committed
+//!   state or none is. The backend sets the header's change counter (offset 24), page count
+//!   (28), version-valid-for (92) and SQLite version (96) on page 1 as part of commit.
+//! - P4. `rollback_to(sp)` restores every page to its image at `savepoint()` time, and the page
+//!   count too.
+//! The B-tree layer owns the *content* of pages (cells, freelist, header fields other than
+//! those in P3); the backend never interprets page bytes except page 1's header in P3.
+
+use crate::error::{PageNo, Result};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// An immutable page image, shared between the cache and readers.
+pub type PageRef = Arc<Vec<u8>>;
+
+pub trait PageRead {
+    /// Bytes per page (512..=65536, a power of two).
+    fn page_size(&self) -> usize;
+    /// Page size minus the reserved bytes at the end of each page (header offset 20).
+    fn usable_size(&self) -> usize;
+    /// Pages in the database as this view sees it.
+    fn page_count(&self) -> u32;
+    fn page(&self, pgno: PageNo) -> Result<PageRef>;
+}
+
+pub trait PageWrite: PageRead {
+    /// A mutable private copy of page `pgno` (P2).
+    fn page_mut(&mut self, pgno: PageNo) -> Result<&mut [u8]>;
+    /// Adds a zero-filled page at the end of the file and returns its number
+    /// (`page_count()` grows by one). Used by the freelist when it has nothing to reuse.
+    fn append_page(&mut self) -> Result<PageNo>;
+    /// Shrinks the view to `n` pages (used by VACUUM / free-page trimming).
+    fn truncate(&mut self, n: u32) -> Result<()>;
+    /// Marks a statement or SAVEPOINT boundary; returns its id (ids nest: a later
+    /// savepoint's id is larger).
+    fn savepoint(&mut self) -> u32;
+    /// Restores all pages and the page count to their state at `savepoint` (P4). The
+    /// savepoint stays open (SQL's `ROLLBACK TO` semantics); later savepoints are discarded.
+    fn rollback_to(&mut self, savepoint: u32) -> Result<()>;
+    /// Forgets `savepoint` and every later one, keeping their changes.
+    fn release(&mut self, savepoint: u32);
+}
+
+pub trait ReadView: PageRead + Send {
+    /// The commit sequence number this snapshot was taken at.
+    fn snapshot_seq(&self) -> u64;
+}
+
+pub trait WriteView: PageWrite + Send {
+    fn snapshot_seq(&self) -> u64;
+    /// Makes the view's changes durable (per the synchronous setting) and visible (P3).
+    fn commit(self: Box<Self>) -> Result<()>;
+    /// Discards every change.
+    fn rollback(self: Box<Self>);
+}
+
+/// A store of pages: the pager over a file, or memory. Shared by all transactions.
+pub trait Backend: Send + Sync {
+    fn begin_read(&self) -> Result<Box<dyn ReadView>>;
+    /// Takes the single writer lock, waiting up to `busy_timeout` (then `Busy`).
+    fn begin_write(&self, busy_timeout: Duration) -> Result<Box<dyn WriteView>>;
+    /// Turns a read snapshot into a writer. `BusySnapshot` if a commit happened after the
+    /// snapshot was taken (SQLite WAL semantics for a deferred transaction that writes late).
+    fn upgrade(&self, read: Box<dyn ReadView>, busy_timeout: Duration) -> Result<Box<dyn WriteView>>;
+    /// Folds committed changes into the database file. No-op for memory.
+    fn checkpoint(&self) -> Result<()>;
+}
