@@ -1,0 +1,1 @@
+//! parlite: `Database`, `Connection` and `Statement`, the API every front end uses.

@@ -1,0 +1,4 @@
+//! parlite-sql: SQLite's SQL dialect over parlite-storage.
+//!
+//! The layout reads as the pipeline: `parse` (lexer, AST, parser) → `plan` → `exec`,
+//! with `value` (SQLite's dynamic typing) and `func` (built-in functions) beside them.

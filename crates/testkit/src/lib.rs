@@ -1,0 +1,1 @@
+//! parlite-testkit: the sqllogictest runner and the SQLite oracle used by tests.
