@@ -15,6 +15,7 @@
 //! - `txn`     — `Database`, `Txn`, `Cursor`: the API the SQL layer uses
 
 pub mod error;
+pub mod header;
 pub mod pages;
 
 pub use error::{PageNo, Result, StorageError};
