@@ -16,6 +16,8 @@
 
 pub mod error;
 pub mod header;
+pub mod options;
 pub mod pages;
 
 pub use error::{PageNo, Result, StorageError};
+pub use options::{OpenOptions, Synchronous};

@@ -1,0 +1,38 @@
+//! Options for opening a database, shared by every backend.
+
+/// How hard `COMMIT` works to make a commit durable (`PRAGMA synchronous`).
+///
+/// - `Full`: the commit's log record is on disk (fsync) before `commit` returns.
+/// - `Normal`: the record is written to the OS (survives a process crash, not a power
+///   loss) and is fsynced with a later group or at the next checkpoint.
+/// - `Off`: no flush is ever requested for commits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Synchronous {
+    Off,
+    Normal,
+    Full,
+}
+
+#[derive(Debug, Clone)]
+pub struct OpenOptions {
+    /// Page size for a new database (512..=65536, a power of two). Ignored for an existing file.
+    pub page_size: u32,
+    /// Most pages the cache keeps; memory is bounded by this, not by the database size.
+    pub cache_pages_max: usize,
+    pub synchronous: Synchronous,
+    /// Create the file if it does not exist.
+    pub create: bool,
+    pub read_only: bool,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            page_size: 4096,
+            cache_pages_max: 2000,
+            synchronous: Synchronous::Full,
+            create: true,
+            read_only: false,
+        }
+    }
+}
