@@ -21,3 +21,6 @@ pub mod pages;
 
 pub use error::{PageNo, Result, StorageError};
 pub use options::{OpenOptions, Synchronous};
+pub mod lockfile;
+pub mod log;
+pub mod vfs;
