@@ -24,3 +24,5 @@ pub use options::{OpenOptions, Synchronous};
 pub mod lockfile;
 pub mod log;
 pub mod vfs;
+
+pub mod pager;

@@ -149,8 +149,25 @@ impl LogFile {
         Ok(log)
     }
 
-    /// Continues an existing generation after a scan (read-only databases never do this:
-    /// a writable open always checkpoints and starts a new generation).
+    /// Takes over a generation found by [`scan`]: appends would go at `end`. Open only uses
+    /// this to checkpoint the frames found and then [`LogFile::restart`] (a resumed tail
+    /// could sit before stale bytes of unacknowledged frames).
+    pub fn resume(
+        file: Arc<dyn VfsFile>,
+        header: LogHeader,
+        end: u64,
+        last_crc: u32,
+        last_seq: u64,
+    ) -> LogFile {
+        LogFile {
+            file,
+            header,
+            end,
+            last_crc,
+            last_seq,
+        }
+    }
+
     fn write_header(&mut self) -> Result<()> {
         // Order matters (G2): the new header first, so a crash before the truncate leaves
         // old frames behind a header whose salt rejects them; then truncate; then sync.

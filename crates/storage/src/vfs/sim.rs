@@ -270,6 +270,11 @@ fn admit(s: &mut SimState, op: &'static str, path: &str) -> Result<()> {
 }
 
 impl Vfs for SimVfs {
+    fn registry_key(&self, path: &str) -> Option<String> {
+        // Clones share one disk, so they share backends too.
+        Some(format!("sim:{:p}:{path}", Arc::as_ptr(&self.state)))
+    }
+
     fn open(&self, path: &str, create: bool) -> Result<Arc<dyn VfsFile>> {
         let mut s = self.lock();
         admit(&mut s, "open", path)?;
