@@ -233,13 +233,14 @@ impl Cache {
         }
     }
 
-    /// The newest image of every dirty page at or below the current page count, for the
-    /// checkpoint (C3).
-    pub fn dirty_pages(&self) -> Vec<(PageNo, PageRef)> {
+    /// The newest image of every dirty page numbered `<= limit`, for the checkpoint (C3).
+    /// The limit covers the pages live snapshots can see (a truncated page an old snapshot
+    /// still reads must reach the file before its entry may be evicted, C4).
+    pub fn dirty_pages(&self, limit: u32) -> Vec<(PageNo, PageRef)> {
         let mut v: Vec<(PageNo, PageRef)> = self
             .entries
             .iter()
-            .filter(|(pgno, e)| e.dirty && **pgno <= self.page_count)
+            .filter(|(pgno, e)| e.dirty && **pgno <= limit)
             .filter_map(|(pgno, e)| {
                 e.versions
                     .last()

@@ -523,11 +523,12 @@ impl Inner {
     fn checkpoint_locked(&self, log: &mut LogFile, force: bool) -> Result<()> {
         let (dirty, page_count, seq, keep_pages) = {
             let c = lock(&self.cache);
+            let keep_pages = c.max_snapshot_page_count();
             (
-                c.dirty_pages(),
+                c.dirty_pages(c.page_count.max(keep_pages)),
                 c.page_count,
                 c.committed_seq,
-                c.max_snapshot_page_count(),
+                keep_pages,
             )
         };
         if !force && dirty.is_empty() && log.last_seq() == log.base_seq() {
