@@ -190,13 +190,11 @@ fn workload(
             }
         }
         match rng.gen_range(0..12) {
-            0 => {
-                if b.checkpoint().is_err() {
-                    return Outcome {
-                        acked,
-                        in_flight: None,
-                    };
-                }
+            0 if b.checkpoint().is_err() => {
+                return Outcome {
+                    acked,
+                    in_flight: None,
+                };
             }
             1 => {
                 // A long-lived snapshot must not move while commits and checkpoints happen.

@@ -283,7 +283,11 @@ impl Cache {
             let Some(e) = self.entries.get(pgno) else {
                 continue;
             };
-            let evictable = e.versions.len() == 1 && oldest.map_or(true, |o| e.versions[0].0 <= o);
+            let evictable = e.versions.len() == 1
+                && match oldest {
+                    None => true,
+                    Some(o) => e.versions[0].0 <= o,
+                };
             if evictable {
                 victims.push((*tick, *pgno));
             }

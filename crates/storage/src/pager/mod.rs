@@ -186,26 +186,21 @@ impl FileBackend {
         let (map, cv) = registry();
         let mut reg = lock(map);
         let deadline = Instant::now() + CLOSE_WAIT;
-        loop {
-            match reg.get(&key) {
-                Some(weak) => match weak.upgrade() {
-                    Some(inner) => return Ok(FileBackend { inner }),
-                    None => {
-                        // The last handle is gone but its close (checkpoint) is running.
-                        let now = Instant::now();
-                        if now >= deadline {
-                            return Err(StorageError::Busy {
-                                reason: format!("{path} is still closing"),
-                            });
-                        }
-                        reg = cv
-                            .wait_timeout(reg, deadline - now)
-                            .unwrap_or_else(|p| p.into_inner())
-                            .0;
-                    }
-                },
-                None => break,
+        while let Some(weak) = reg.get(&key) {
+            if let Some(inner) = weak.upgrade() {
+                return Ok(FileBackend { inner });
             }
+            // The last handle is gone but its close (checkpoint) is still running.
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(StorageError::Busy {
+                    reason: format!("{path} is still closing"),
+                });
+            }
+            reg = cv
+                .wait_timeout(reg, deadline - now)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
         }
         let inner = Arc::new(open_inner(vfs, path, key.clone(), opts, config)?);
         reg.insert(key, Arc::downgrade(&inner));
