@@ -326,3 +326,25 @@ fn fuzzed_files_never_panic_or_hang() {
     }
     println!("{errors} of the fuzzed cases returned an error (the rest opened and read)");
 }
+
+#[test]
+fn stale_empty_log_of_another_page_size_is_ignored() {
+    use parlite_storage::log::format::LogHeader;
+    let vfs = SimVfs::new(8);
+    vfs.put_file(DB, valid_db_bytes(2));
+    vfs.put_file(
+        LOG,
+        LogHeader {
+            page_size: 4096,
+            salt: 3,
+            base_seq: 9,
+        }
+        .encode()
+        .to_vec(),
+    );
+    let b = open(&vfs).unwrap();
+    assert_eq!(b.begin_read().unwrap().page_count(), 2);
+    // The log was restarted for this database's page size.
+    let log = vfs.file_bytes(LOG).unwrap();
+    assert_eq!(LogHeader::parse(&log).unwrap().page_size, PS as u32);
+}

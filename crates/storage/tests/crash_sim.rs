@@ -12,7 +12,7 @@
 //! - it stays writable and reopens again with the same content.
 //!
 //! Replay one case: `PARLITE_SEED=1234 cargo test -p parlite-storage --test crash_sim`.
-//! More cases: `PARLITE_LONG=1` (20,000 seeds instead of 1,200).
+//! More cases: `PARLITE_LONG=1` (20,000 seeds instead of 3,000).
 
 use parlite_storage::header::init_header;
 use parlite_storage::pager::{FileBackend, PagerConfig};

@@ -161,6 +161,9 @@ fn registry() -> &'static (Registry, Condvar) {
 /// finish closing (its final checkpoint) before reporting `Busy`.
 const CLOSE_WAIT: Duration = Duration::from_secs(30);
 
+/// How long an explicit checkpoint waits for the writer lock before reporting `Busy`.
+const CHECKPOINT_WAIT: Duration = Duration::from_secs(5);
+
 impl FileBackend {
     /// Opens (or creates) the database at `path` on the real file system.
     pub fn open(path: &str, opts: &OpenOptions) -> Result<FileBackend> {
@@ -306,9 +309,10 @@ fn open_inner(
     let log_header = scan.as_ref().and_then(|s| s.header);
     let frames = scan.as_ref().map_or(&[][..], |s| &s.frames[..]);
 
-    // The page size comes from the log when it has one: page 1 in the file may be torn by
-    // an interrupted checkpoint and is repaired by the redo below (D5).
-    let page_size = match log_header {
+    // The page size comes from the log when it has frames: page 1 in the file may be torn
+    // by an interrupted checkpoint and is repaired by the redo below (D5). A log without
+    // frames has nothing to say about this database.
+    let page_size = match log_header.filter(|_| !frames.is_empty()) {
         Some(h) => h.page_size as usize,
         None if db_size == 0 => {
             let ps = opts.page_size;
@@ -423,7 +427,9 @@ fn open_inner(
         None => vfs.open(&lpath, true)?,
     };
     let mut log = match (scan, log_header) {
-        (Some(s), Some(h)) => LogFile::resume(file, h, s.end, s.last_crc, committed_seq),
+        (Some(s), Some(h)) if h.page_size as usize == page_size => {
+            LogFile::resume(file, h, s.end, s.last_crc, committed_seq)
+        }
         _ => LogFile::start(file, page_size as u32, None, committed_seq)?,
     };
     inner.checkpoint_locked(&mut log, true)?;
@@ -1024,7 +1030,7 @@ impl Backend for FileBackend {
             return Ok(());
         }
         self.inner.check_writable()?;
-        let _writer = self.inner.acquire_writer(CLOSE_WAIT)?;
+        let _writer = self.inner.acquire_writer(CHECKPOINT_WAIT)?;
         let mut guard = lock(&self.inner.log);
         match guard.as_mut() {
             Some(log) => self.inner.checkpoint_locked(log, false),
