@@ -228,3 +228,93 @@ fn same_process_reopen_shares_the_backend() {
         .unwrap();
     assert_eq!(n, 1 + SLOTS as i64);
 }
+
+/// Side-by-side with stock SQLite (WAL, synchronous=FULL), same disk, same run:
+/// `PARLITE_BENCH=1 cargo test -p parlite-storage --test kill_process bench -- --nocapture`.
+/// Each transaction updates one row (`BEGIN IMMEDIATE; UPDATE; COMMIT`).
+#[test]
+fn bench_one_row_updates_vs_sqlite() {
+    if std::env::var("PARLITE_BENCH").is_err() {
+        return;
+    }
+    use parlite_storage::record::{encode, ValueRef};
+    use parlite_storage::{BtreeKind, Database};
+    let dir = tempfile::tempdir().unwrap();
+    let per_thread = 400u64;
+    for threads in [1u64, 4, 16] {
+        // parlite
+        let path = dir.path().join(format!("p{threads}.db"));
+        let db = Database::open(&path, OpenOptions::default()).unwrap();
+        let t = db.begin_write(Duration::from_secs(5)).unwrap();
+        let root = t.create_btree(BtreeKind::Table).unwrap();
+        for k in 0..1000 {
+            t.table_insert(root, k, &encode(&[ValueRef::Integer(0)]))
+                .unwrap();
+        }
+        t.commit().unwrap();
+        drop(t);
+        let start = Instant::now();
+        let hs: Vec<_> = (0..threads)
+            .map(|th| {
+                let db = db.clone();
+                std::thread::spawn(move || {
+                    for i in 0..per_thread {
+                        let t = db.begin_write(Duration::from_secs(30)).unwrap();
+                        let rec = encode(&[ValueRef::Integer(i as i64)]);
+                        t.table_insert(root, ((th * 7919 + i * 13) % 1000) as i64, &rec)
+                            .unwrap();
+                        t.commit().unwrap();
+                    }
+                })
+            })
+            .collect();
+        for h in hs {
+            h.join().unwrap();
+        }
+        let ours = (threads * per_thread) as f64 / start.elapsed().as_secs_f64();
+        // The same process opening the same path shares the backend (its counters).
+        let stats = FileBackend::open(path.to_str().unwrap(), &opts())
+            .unwrap()
+            .stats();
+        drop(db);
+        // stock SQLite
+        let path = dir.path().join(format!("s{threads}.db"));
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; CREATE TABLE t(k INTEGER PRIMARY KEY, v);
+             WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x+1 FROM c WHERE x < 999) INSERT INTO t SELECT x, 0 FROM c;",
+        )
+        .unwrap();
+        drop(conn);
+        let start = Instant::now();
+        let hs: Vec<_> = (0..threads)
+            .map(|th| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    let conn = rusqlite::Connection::open(&path).unwrap();
+                    conn.busy_timeout(Duration::from_secs(30)).unwrap();
+                    conn.execute_batch("PRAGMA synchronous=FULL").unwrap();
+                    for i in 0..per_thread {
+                        conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+                        conn.execute(
+                            "UPDATE t SET v = ?1 WHERE k = ?2",
+                            (i as i64, ((th * 7919 + i * 13) % 1000) as i64),
+                        )
+                        .unwrap();
+                        conn.execute_batch("COMMIT").unwrap();
+                    }
+                })
+            })
+            .collect();
+        for h in hs {
+            h.join().unwrap();
+        }
+        let theirs = (threads * per_thread) as f64 / start.elapsed().as_secs_f64();
+        println!(
+            "{threads:>2} writers: parlite {ours:>8.0} tps ({:.2} fsyncs per commit), \
+             SQLite WAL+FULL {theirs:>8.0} tps, ratio {:.2}",
+            stats.commit_syncs as f64 / stats.commits.max(1) as f64,
+            ours / theirs
+        );
+    }
+}

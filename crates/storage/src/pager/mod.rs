@@ -126,6 +126,9 @@ struct Inner {
     writer_cv: Condvar,
     /// `None` for read-only databases. Locked only by the writer-lock holder (K1).
     log: Mutex<Option<LogFile>>,
+    /// The log's file handle, for group-commit fsyncs that must not wait for the log mutex
+    /// (an automatic checkpoint may hold it across its own I/O).
+    log_file: OnceLock<Arc<dyn VfsFile>>,
     sync: Mutex<SyncState>,
     sync_cv: Condvar,
     commits: AtomicU64,
@@ -402,6 +405,7 @@ fn open_inner(
         writer_held: Mutex::new(false),
         writer_cv: Condvar::new(),
         log: Mutex::new(None),
+        log_file: OnceLock::new(),
         sync: Mutex::new(SyncState {
             written_seq: committed_seq,
             synced_seq: committed_seq,
@@ -433,6 +437,7 @@ fn open_inner(
         _ => LogFile::start(file, page_size as u32, None, committed_seq)?,
     };
     inner.checkpoint_locked(&mut log, true)?;
+    let _ = inner.log_file.set(Arc::clone(log.file()));
     *lock(&inner.log) = Some(log);
     Ok(inner)
 }
@@ -595,8 +600,7 @@ impl Inner {
             s.syncing = true;
             let target = s.written_seq;
             drop(s);
-            let file = lock(&self.log).as_ref().map(|l| Arc::clone(l.file()));
-            let result = match file {
+            let result = match self.log_file.get() {
                 Some(f) => f.sync(),
                 None => Err(StorageError::misuse("commit on a database without a log")),
             };
