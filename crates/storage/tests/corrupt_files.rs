@@ -283,7 +283,7 @@ fn fuzzed_files_never_panic_or_hang() {
     let n: u64 = if std::env::var("PARLITE_LONG").is_ok() {
         5_000
     } else {
-        400
+        1_000
     };
     let seeds: Vec<u64> = match std::env::var("PARLITE_SEED") {
         Ok(s) => vec![s.parse().expect("PARLITE_SEED must be a number")],

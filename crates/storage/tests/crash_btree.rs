@@ -362,7 +362,7 @@ fn btree_crash_at_random_io_calls() {
     let n = if std::env::var("PARLITE_LONG").is_ok() {
         10_000
     } else {
-        1_000
+        2_000
     };
     let (mut rows, mut in_flight) = (0, 0);
     for seed in 0..n {
