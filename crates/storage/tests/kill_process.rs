@@ -80,9 +80,191 @@ fn child(path: &str) {
 
 #[test]
 fn kill_child_entry() {
-    // Only does something when run as the child of `sigkill_loses_no_acknowledged_commit`.
+    // Only does something when run as the child of one of the SIGKILL tests.
     if let Ok(path) = std::env::var(CHILD_ENV) {
         child(&path);
+    }
+    if let Ok(path) = std::env::var(CHILD_BTREE_ENV) {
+        child_btree(&path);
+    }
+}
+
+const CHILD_BTREE_ENV: &str = "PARLITE_KILL_CHILD_BTREE";
+const CHILD_THREADS: u64 = 4;
+/// Row ids of child thread `t` are `t * THREAD_ID_SPAN + 1, + 2, ...`.
+const THREAD_ID_SPAN: i64 = 1 << 32;
+
+/// The table's root, created (with its `sqlite_schema` row) by the first child.
+fn kill_table(db: &parlite_storage::Database) -> PageNo {
+    use parlite_storage::record::{decode, encode, ValueRef};
+    use parlite_storage::BtreeKind;
+    let t = db.begin_write(Duration::from_secs(30)).unwrap();
+    let mut c = t.cursor(PageNo(1), BtreeKind::Table, None).unwrap();
+    if c.first().unwrap() {
+        let rec = c.record().unwrap();
+        if let ValueRef::Integer(r) = decode(&rec).unwrap()[3] {
+            t.rollback();
+            return PageNo(r as u32);
+        }
+        panic!("bad schema row");
+    }
+    drop(c);
+    let root = t.create_btree(BtreeKind::Table).unwrap();
+    let rec = encode(&[
+        ValueRef::Text(b"table"),
+        ValueRef::Text(b"k"),
+        ValueRef::Text(b"k"),
+        ValueRef::Integer(root.0 as i64),
+        ValueRef::Text(b"CREATE TABLE k(v)"),
+    ]);
+    t.table_insert(PageNo(1), 1, &rec).unwrap();
+    t.commit().unwrap();
+    root
+}
+
+/// The B-tree child: several threads insert rows, each commit its own transaction,
+/// printing `ack <rowid>` once `commit` returned.
+fn child_btree(path: &str) {
+    use parlite_storage::record::{encode, ValueRef};
+    use parlite_storage::BtreeKind;
+    let db = parlite_storage::Database::open(path, opts()).unwrap();
+    let root = kill_table(&db);
+    let out = std::sync::Arc::new(std::sync::Mutex::new(std::io::stdout()));
+    let threads: Vec<_> = (0..CHILD_THREADS)
+        .map(|t| {
+            let (db, out) = (db.clone(), out.clone());
+            std::thread::spawn(move || {
+                let base = t as i64 * THREAD_ID_SPAN;
+                // Continue after this thread's rows of earlier rounds.
+                let mut next = {
+                    let r = db.begin_read().unwrap();
+                    let mut c = r.cursor(root, BtreeKind::Table, None).unwrap();
+                    if c.seek_rowid(base + THREAD_ID_SPAN - 1, parlite_storage::SeekOp::Le)
+                        .unwrap()
+                        && c.rowid().unwrap() > base
+                    {
+                        c.rowid().unwrap() + 1
+                    } else {
+                        base + 1
+                    }
+                };
+                loop {
+                    let value = vec![(next % 251) as u8; (next % 5000) as usize];
+                    let w = db.begin_write(Duration::from_secs(30)).unwrap();
+                    w.table_insert(root, next, &encode(&[ValueRef::Blob(&value)]))
+                        .unwrap();
+                    w.commit().unwrap();
+                    let mut o = out.lock().unwrap();
+                    writeln!(o, "ack {next}").unwrap();
+                    o.flush().unwrap();
+                    next += 1;
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
+
+#[test]
+fn sigkill_btree_writers_lose_no_acknowledged_row() {
+    use parlite_storage::{BtreeKind, Database};
+    let seed: u64 = std::env::var("PARLITE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0xB7EE);
+    let rounds = if std::env::var("PARLITE_LONG").is_ok() {
+        20
+    } else {
+        3
+    };
+    let mut rng = StdRng::seed_from_u64(seed);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("killb.db").display().to_string();
+    let exe = std::env::current_exe().unwrap();
+    let mut acked: Vec<i64> = Vec::new();
+    for round in 0..rounds {
+        let mut child = Command::new(&exe)
+            .args([
+                "--exact",
+                "kill_child_entry",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD_BTREE_ENV, &path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel::<i64>();
+        let reader = std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(id) = line
+                    .strip_prefix("ack ")
+                    .and_then(|s| s.trim().parse().ok())
+                {
+                    if tx.send(id).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        acked.push(
+            rx.recv_timeout(Duration::from_secs(30))
+                .expect("child acknowledged nothing"),
+        );
+        std::thread::sleep(Duration::from_millis(rng.gen_range(50..400)));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        reader.join().unwrap();
+        acked.extend(rx.try_iter());
+
+        let db = Database::open(&path, opts()).unwrap();
+        let root = kill_table(&db);
+        let r = db.begin_read().unwrap();
+        let mut present = std::collections::BTreeSet::new();
+        let mut c = r.cursor(root, BtreeKind::Table, None).unwrap();
+        let mut more = c.first().unwrap();
+        while more {
+            let id = c.rowid().unwrap();
+            let rec = c.record().unwrap();
+            let want = parlite_storage::record::encode(&[parlite_storage::record::ValueRef::Blob(
+                &vec![(id % 251) as u8; (id % 5000) as usize],
+            )]);
+            assert_eq!(rec, want, "round {round}: row {id} has the wrong value");
+            present.insert(id);
+            more = c.next().unwrap();
+        }
+        for id in &acked {
+            assert!(
+                present.contains(id),
+                "round {round}: acknowledged row {id} lost"
+            );
+        }
+        // Each thread's rows form a prefix: at most its one in-flight commit is extra.
+        for t in 0..CHILD_THREADS as i64 {
+            let rows: Vec<i64> = present
+                .range(t * THREAD_ID_SPAN + 1..(t + 1) * THREAD_ID_SPAN)
+                .copied()
+                .collect();
+            for (i, id) in rows.iter().enumerate() {
+                assert_eq!(
+                    *id,
+                    t * THREAD_ID_SPAN + 1 + i as i64,
+                    "round {round}: hole in thread {t}'s rows"
+                );
+            }
+        }
+        let problems = r.integrity_check(&[(root, BtreeKind::Table)], 10).unwrap();
+        assert!(problems.is_empty(), "round {round}: {problems:?}");
+        println!(
+            "round {round}: {} rows, {} acknowledged so far",
+            present.len(),
+            acked.len()
+        );
     }
 }
 
