@@ -63,9 +63,25 @@ fn commit_id(w: &mut Box<dyn WriteView>, id: u64) {
     w.page_mut(PageNo(slot)).unwrap()[0..8].copy_from_slice(&id.to_be_bytes());
 }
 
+/// Opens, retrying briefly on `Locked`: a sibling test thread may have forked (to spawn
+/// its own child) while the parent held the lock, and the forked copy keeps the lock's open
+/// file description until it execs.
+fn retry_locked<T>(open: impl Fn() -> parlite_storage::Result<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match open() {
+            Ok(v) => return v,
+            Err(StorageError::Locked { .. }) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5))
+            }
+            Err(e) => panic!("open failed: {e}"),
+        }
+    }
+}
+
 /// The child: commit forever, printing each acknowledged id.
 fn child(path: &str) {
-    let b = FileBackend::open(path, &opts()).unwrap();
+    let b = retry_locked(|| FileBackend::open(path, &opts()));
     let mut id = last_id(&b);
     let mut out = std::io::stdout();
     loop {
@@ -127,7 +143,7 @@ fn kill_table(db: &parlite_storage::Database) -> PageNo {
 fn child_btree(path: &str) {
     use parlite_storage::record::{encode, ValueRef};
     use parlite_storage::BtreeKind;
-    let db = parlite_storage::Database::open(path, opts()).unwrap();
+    let db = retry_locked(|| parlite_storage::Database::open(path, opts()));
     let root = kill_table(&db);
     let out = std::sync::Arc::new(std::sync::Mutex::new(std::io::stdout()));
     let threads: Vec<_> = (0..CHILD_THREADS)
@@ -194,7 +210,7 @@ fn sigkill_btree_writers_lose_no_acknowledged_row() {
             ])
             .env(CHILD_BTREE_ENV, &path)
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::inherit())
             .spawn()
             .unwrap();
         let stdout = child.stdout.take().unwrap();
@@ -222,7 +238,7 @@ fn sigkill_btree_writers_lose_no_acknowledged_row() {
         reader.join().unwrap();
         acked.extend(rx.try_iter());
 
-        let db = Database::open(&path, opts()).unwrap();
+        let db = retry_locked(|| Database::open(&path, opts()));
         let root = kill_table(&db);
         let r = db.begin_read().unwrap();
         let mut present = std::collections::BTreeSet::new();
@@ -294,7 +310,7 @@ fn sigkill_loses_no_acknowledged_commit() {
             ])
             .env(CHILD_ENV, &path)
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::inherit())
             .spawn()
             .unwrap();
         let stdout = child.stdout.take().unwrap();
@@ -331,7 +347,7 @@ fn sigkill_loses_no_acknowledged_commit() {
         let acked: Vec<u64> = rx.try_iter().collect();
         max_acked = max_acked.max(acked.iter().copied().max().unwrap_or(0));
 
-        let b = FileBackend::open(&path, &opts()).unwrap();
+        let b = retry_locked(|| FileBackend::open(&path, &opts()));
         let last = last_id(&b);
         assert!(
             last >= max_acked,
