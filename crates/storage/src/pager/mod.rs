@@ -29,8 +29,10 @@
 //!   (log::format F3; the argument is in docs/log-and-recovery.md).
 //!
 //! Concurrency invariants:
-//! - K1. Lock order: writer slot → log mutex → cache mutex; the sync mutex is taken alone.
-//!   The cache mutex is never held across I/O except on the checkpoint's bookkeeping.
+//! - K1. Lock order: writer slot → log mutex → {cache mutex, sync mutex} → poison mutex
+//!   (a leaf). The cache mutex is never held across I/O; group-commit fsyncs take no lock
+//!   at all (the log's file handle is set once at open), so they never wait for a
+//!   checkpoint that holds the log mutex.
 //! - K2. Readers never wait for the writer lock or for I/O of other transactions; a
 //!   snapshot stays stable across later commits and checkpoints (cache C2, C4, C5).
 //! - K3. The checkpoint runs under the writer lock, so no frame is appended while it
