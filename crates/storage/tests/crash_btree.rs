@@ -1,8 +1,8 @@
 //! Crash simulation with real B-trees (pager D1–D5 through `Database`/`Txn`).
 //!
 //! Like `crash_sim.rs`, but each transaction inserts, replaces and deletes rows of two
-//! tables (values up to 3 KB on 1 KiB pages: splits, merges, overflow chains, freelist) and
-//! the model is a map per table. After the crash (power loss at a random I/O call, possibly
+//! tables (values up to 3 KB on 1 KiB pages: splits, merges, overflow chains, freelist),
+//! keeping an index on the first table in step; the model is a map per table. After the crash (power loss at a random I/O call, possibly
 //! again during recovery) and reopen:
 //! - the tables equal the last acknowledged commit or the one in flight (`Full`);
 //! - `Txn::integrity_check` over every tree reports nothing;
@@ -15,7 +15,7 @@
 use parlite_storage::pager::PagerConfig;
 use parlite_storage::record::{encode, ValueRef};
 use parlite_storage::vfs::{CrashMode, SimVfs};
-use parlite_storage::{BtreeKind, Database, OpenOptions, PageNo, Synchronous, Txn};
+use parlite_storage::{BtreeKind, Database, OpenOptions, PageNo, RecordCompare, Synchronous, Txn};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
@@ -69,9 +69,47 @@ fn create_schema(db: &Database) -> parlite_storage::Result<Vec<PageNo>> {
         t.table_insert(PageNo(1), i as i64 + 1, &rec)?;
         roots.push(root);
     }
+    // An index on t1(v): entries (v, rowid), kept in step with t1's rows.
+    let root = t.create_btree(BtreeKind::Index)?;
+    let rec = encode(&[
+        ValueRef::Text(b"index"),
+        ValueRef::Text(b"i1"),
+        ValueRef::Text(b"t1"),
+        ValueRef::Integer(root.0 as i64),
+        ValueRef::Text(b"CREATE INDEX i1 ON t1(v)"),
+    ]);
+    t.table_insert(PageNo(1), TABLES.len() as i64 + 1, &rec)?;
+    roots.push(root);
     t.set_header_field(parlite_storage::HeaderField::SchemaCookie, 1)?;
     t.commit()?;
     Ok(roots)
+}
+
+fn index_key(v: &[u8], rowid: i64) -> Vec<u8> {
+    encode(&[ValueRef::Blob(v), ValueRef::Integer(rowid)])
+}
+
+fn index_cmp() -> RecordCompare {
+    RecordCompare::new(vec![false, false], vec![None, None])
+}
+
+/// Keeps index i1 in step with a change of t1's row `rowid` from `old` to `new`.
+fn sync_index(
+    t: &Txn,
+    roots: &[PageNo],
+    rowid: i64,
+    old: Option<&[u8]>,
+    new: Option<&[u8]>,
+) -> parlite_storage::Result<()> {
+    let cmp = index_cmp();
+    if let Some(old) = old {
+        let found = t.index_delete(roots[TABLES.len()], &index_key(old, rowid), &cmp)?;
+        assert!(found, "index entry of row {rowid} missing");
+    }
+    if let Some(new) = new {
+        t.index_insert(roots[TABLES.len()], &index_key(new, rowid), &cmp)?;
+    }
+    Ok(())
 }
 
 fn random_value(rng: &mut StdRng) -> Vec<u8> {
@@ -93,21 +131,34 @@ fn run_txn(
 ) -> parlite_storage::Result<()> {
     let mut sp: Option<(u32, Tables)> = None;
     for _ in 0..rng.gen_range(1..12) {
-        let ti = rng.gen_range(0..roots.len());
+        let ti = rng.gen_range(0..TABLES.len());
         let rowid = rng.gen_range(1..150i64);
         match rng.gen_range(0..10) {
             0..=5 => {
                 let v = random_value(rng);
                 t.table_insert(roots[ti], rowid, &row_record(&v))?;
+                if ti == 0 {
+                    sync_index(
+                        t,
+                        roots,
+                        rowid,
+                        rows[0].get(&rowid).map(|o| &o[..]),
+                        Some(&v),
+                    )?;
+                }
                 rows[ti].insert(rowid, v);
             }
             6..=7 => {
                 let existed = t.table_delete(roots[ti], rowid)?;
+                let old = rows[ti].remove(&rowid);
                 assert_eq!(
                     existed,
-                    rows[ti].remove(&rowid).is_some(),
+                    old.is_some(),
                     "delete of {rowid} disagrees with the model"
                 );
+                if ti == 0 {
+                    sync_index(t, roots, rowid, old.as_deref(), None)?;
+                }
             }
             8 => {
                 // A burst of deletes shrinks the tree (merges, freelist).
@@ -118,7 +169,10 @@ fn run_txn(
                     .collect();
                 for k in keys {
                     t.table_delete(roots[ti], k)?;
-                    rows[ti].remove(&k);
+                    let old = rows[ti].remove(&k);
+                    if ti == 0 {
+                        sync_index(t, roots, k, old.as_deref(), None)?;
+                    }
                 }
             }
             _ => match sp.take() {
@@ -140,7 +194,7 @@ fn run_txn(
 fn read_tables(db: &Database, roots: &[PageNo]) -> Result<Tables, String> {
     let t = db.begin_read().map_err(|e| e.to_string())?;
     let mut out = Vec::new();
-    for root in roots {
+    for root in &roots[..TABLES.len()] {
         let mut rows = BTreeMap::new();
         let mut c = t
             .cursor(*root, BtreeKind::Table, None)
@@ -160,8 +214,38 @@ fn read_tables(db: &Database, roots: &[PageNo]) -> Result<Tables, String> {
         }
         out.push(rows);
     }
-    let specs: Vec<(PageNo, BtreeKind)> = roots.iter().map(|r| (*r, BtreeKind::Table)).collect();
-    let problems = t.integrity_check(&specs, 20).map_err(|e| e.to_string())?;
+    // The index holds exactly (v, rowid) for each row of t1, in key order.
+    let cmp: Arc<dyn parlite_storage::KeyCompare> = Arc::new(index_cmp());
+    let mut c = t
+        .cursor(roots[TABLES.len()], BtreeKind::Index, Some(cmp.clone()))
+        .map_err(|e| e.to_string())?;
+    let mut entries = Vec::new();
+    let mut more = c.first().map_err(|e| e.to_string())?;
+    while more {
+        entries.push(c.record().map_err(|e| e.to_string())?);
+        more = c.next().map_err(|e| e.to_string())?;
+    }
+    let mut want: Vec<Vec<u8>> = out[0].iter().map(|(r, v)| index_key(v, *r)).collect();
+    want.sort_by(|a, b| cmp.compare(a, b).unwrap_or(std::cmp::Ordering::Equal));
+    if entries != want {
+        return Err(format!(
+            "index has {} entries, t1 has {} rows (or they differ)",
+            entries.len(),
+            want.len()
+        ));
+    }
+    let mut specs: Vec<(
+        PageNo,
+        BtreeKind,
+        Option<Arc<dyn parlite_storage::KeyCompare>>,
+    )> = roots[..TABLES.len()]
+        .iter()
+        .map(|r| (*r, BtreeKind::Table, None))
+        .collect();
+    specs.push((roots[TABLES.len()], BtreeKind::Index, Some(cmp)));
+    let problems = t
+        .integrity_check_with(&specs, 20)
+        .map_err(|e| e.to_string())?;
     if !problems.is_empty() {
         return Err(format!("integrity_check: {problems:?}"));
     }
