@@ -26,6 +26,11 @@ const PATH: &str = "b.db";
 const TABLES: [&str; 2] = ["t1", "t2"];
 
 type Tables = Vec<BTreeMap<i64, Vec<u8>>>;
+type TreeSpec = (
+    PageNo,
+    BtreeKind,
+    Option<Arc<dyn parlite_storage::KeyCompare>>,
+);
 
 #[derive(Clone, Debug, PartialEq)]
 struct Model {
@@ -234,11 +239,7 @@ fn read_tables(db: &Database, roots: &[PageNo]) -> Result<Tables, String> {
             want.len()
         ));
     }
-    let mut specs: Vec<(
-        PageNo,
-        BtreeKind,
-        Option<Arc<dyn parlite_storage::KeyCompare>>,
-    )> = roots[..TABLES.len()]
+    let mut specs: Vec<TreeSpec> = roots[..TABLES.len()]
         .iter()
         .map(|r| (*r, BtreeKind::Table, None))
         .collect();

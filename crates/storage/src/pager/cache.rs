@@ -75,10 +75,6 @@ impl Cache {
         self.entries.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
     pub fn dirty_count(&self) -> usize {
         self.dirty_count
     }

@@ -40,7 +40,7 @@
 
 mod cache;
 
-pub use cache::Cache;
+use cache::Cache;
 
 use crate::error::{PageNo, Result, StorageError};
 use crate::header::{self, put_u32, DbHeader, HEADER_SIZE};
