@@ -10,7 +10,8 @@
 //!   a `Database` over the same backend (lockfile L3), so two handles never keep two caches
 //!   or two logs of one file.
 //! - O2. The synchronous mode of `opts` is the backend's from the start: no commit of this
-//!   open runs under a weaker mode than asked for.
+//!   open runs under a weaker mode than asked for. (A shared backend takes the mode of its
+//!   latest open; `Database::set_synchronous` does not reach the backend yet.)
 
 use crate::error::{Result, StorageError};
 use crate::options::OpenOptions;
@@ -44,8 +45,7 @@ impl Database {
         config: PagerConfig,
     ) -> Result<Database> {
         let backend = FileBackend::open_with(vfs, path, &opts, config)?;
-        // O2: a shared backend (O1) keeps the mode of its first open unless this one asks
-        // for a different one explicitly.
+        // O2: a shared backend (O1) runs in the mode of its latest open.
         backend.set_synchronous(opts.synchronous);
         let db = Database::with_backend(Arc::new(backend))?;
         db.set_synchronous(opts.synchronous);
