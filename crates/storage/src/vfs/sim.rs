@@ -9,7 +9,8 @@
 //!   each pending operation independently kept, dropped, or — for writes — torn (each
 //!   512-byte sector of the write lands or not), in issue order; the choices come from the
 //!   seed only, so a failure replays exactly. `CrashMode::ProcessCrash` keeps every pending
-//!   operation (the OS survives a killed process).
+//!   operation readable and still pending (the OS survives a killed process: its cache holds
+//!   the writes, and a later power loss may still drop them).
 //! - S3. After `crash` the old disk is frozen: every later call on it fails, as if the
 //!   machine had stopped at that instant (so a backend still alive in the test cannot change
 //!   what "survived").
@@ -151,13 +152,21 @@ impl SimVfs {
         let mut rng = SimRng::new(seed);
         let mut files = HashMap::new();
         for (name, f) in &s.files {
+            if mode == CrashMode::ProcessCrash {
+                // The OS lives on: what was written is readable, and still only as durable
+                // as it was (a later power loss may drop it).
+                files.insert(
+                    name.clone(),
+                    SimFileData {
+                        syncs: 0,
+                        ..f.clone()
+                    },
+                );
+                continue;
+            }
             let mut img = f.durable.clone();
             for op in &f.pending {
-                let fate = if mode == CrashMode::ProcessCrash {
-                    0
-                } else {
-                    rng.below(3)
-                };
+                let fate = rng.below(3);
                 match (op, fate) {
                     (_, 1) => {}
                     (PendingOp::Write { offset, data }, 0) => apply_write(&mut img, *offset, data),
