@@ -343,7 +343,8 @@ fn concurrent_readers_see_consistent_snapshots() {
             let (b, stop) = (b.clone(), Arc::clone(&stop));
             std::thread::spawn(move || {
                 let mut checks = 0;
-                while !stop.load(Ordering::Relaxed) {
+                // At least one pass even if the writer finished before this thread ran.
+                while checks == 0 || !stop.load(Ordering::Relaxed) {
                     let r = b.begin_read().unwrap();
                     let want = byte_at(&*r, 2);
                     for p in (2..=40).rev() {
