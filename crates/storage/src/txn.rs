@@ -253,6 +253,15 @@ impl Txn {
             }
             View::Done => Err(StorageError::misuse("transaction has ended")),
             View::Read(r) => {
+                // A stale snapshot can never become the writer: say so while the read
+                // transaction is still intact (the backend's upgrade consumes it).
+                let latest = g.db.inner.backend.begin_read().map(|l| l.snapshot_seq());
+                if latest.is_ok_and(|seq| seq != r.snapshot_seq()) {
+                    g.view = View::Read(r);
+                    return Err(StorageError::BusySnapshot {
+                        reason: "a commit happened after this transaction's snapshot".into(),
+                    });
+                }
                 if g.db.inner.read_only {
                     g.view = View::Read(r);
                     return Err(StorageError::ReadOnly {
@@ -948,6 +957,31 @@ mod tests {
             w.rollback();
         }
         (visited, errors)
+    }
+
+    #[test]
+    fn api_types_are_thread_safe() {
+        fn send<T: Send>() {}
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Database>();
+        send::<Txn>();
+        send::<Cursor>();
+    }
+
+    #[test]
+    fn failed_upgrade_keeps_a_stale_reader_readable() {
+        let db = Database::open_in_memory(OpenOptions::default()).unwrap();
+        let r = db.begin_read().unwrap();
+        let w = db.begin_write(Duration::ZERO).unwrap();
+        w.create_btree(BtreeKind::Table).unwrap();
+        w.commit().unwrap();
+        assert!(matches!(
+            r.upgrade(Duration::ZERO),
+            Err(StorageError::BusySnapshot { .. })
+        ));
+        assert_eq!(r.header().unwrap().page_count, 1);
+        r.commit().unwrap();
+        assert!(matches!(r.header(), Err(StorageError::Misuse { .. })));
     }
 
     #[test]

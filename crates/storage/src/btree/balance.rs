@@ -23,12 +23,12 @@
 //! [`quick_balance`] is SQLite's balance_quick for appends at the right edge of a table:
 //! the new cell goes alone into a new right sibling, so ascending inserts fill pages fully.
 
-use super::cell::{build_table_interior, convert_cell, parse_cell, table_cell_key};
+use super::cell::{build_table_interior, cell_size_fn, convert_cell, parse_cell, table_cell_key};
 use super::cursor::load_page;
 use super::freelist;
 use super::page::{
-    header_len_of, header_offset, interior_of, is_leaf_kind, is_table_kind, write_page, PageHeader,
-    INDEX_LEAF, TABLE_LEAF,
+    header_len_of, header_offset, insert_cell, interior_of, is_leaf_kind, is_table_kind,
+    write_page, PageHeader, INDEX_LEAF, TABLE_INTERIOR, TABLE_LEAF,
 };
 use crate::error::{PageNo, Result, StorageError};
 use crate::header::get_u32;
@@ -414,6 +414,29 @@ pub fn quick_balance<V: PageWrite + ?Sized>(
     let (ppgno, _) = *path
         .last()
         .ok_or_else(|| StorageError::misuse("quick balance at the root"))?;
+    // Usually the divider fits in the parent: add it in place, no restructuring.
+    let (ppage, phdr) = load_page(v, ppgno.0, true)?;
+    drop(ppage);
+    if phdr.is_leaf() || phdr.right_child != leaf.0 {
+        return Err(StorageError::corrupt(
+            ppgno,
+            "leaf is not the right-most child",
+        ));
+    }
+    let div = build_table_interior(leaf.0, last);
+    let pdata = v.page_mut(ppgno)?;
+    if insert_cell(
+        pdata,
+        ppgno,
+        usable,
+        phdr.ncells,
+        &div,
+        cell_size_fn(TABLE_INTERIOR, usable),
+    )? {
+        let off = header_offset(ppgno) + 8;
+        pdata[off..off + 4].copy_from_slice(&new_page.0.to_be_bytes());
+        return Ok(());
+    }
     let mut parent = node_read(v, ppgno, true)?;
     if parent.right != leaf.0 {
         return Err(StorageError::corrupt(
