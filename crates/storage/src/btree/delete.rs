@@ -123,10 +123,10 @@ pub fn index_delete<V: PageWrite + ?Sized>(
         cell_size_fn(INDEX_INTERIOR, usable),
     )? {
         let mut node = node_read(v, ipgno, false)?;
-        if c > node.cells.len() {
+        if c > node.len() {
             return Err(StorageError::corrupt(ipgno, "cell index past the end"));
         }
-        node.cells.insert(c, new_cell);
+        node.insert(c, &new_cell);
         path.truncate(depth + 1);
         balance(v, &mut path, node)?;
     }

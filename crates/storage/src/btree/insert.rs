@@ -89,10 +89,10 @@ fn place_in_leaf<V: PageWrite + ?Sized>(
         return Ok(true);
     }
     let mut node = node_read(v, pgno, kind == TABLE_LEAF)?;
-    if idx > node.cells.len() {
+    if idx > node.len() {
         return Err(StorageError::corrupt(pgno, "insert position past the end"));
     }
-    node.cells.insert(idx, cell.to_vec());
+    node.insert(idx, cell);
     balance(v, &mut path, node)?;
     Ok(true)
 }
