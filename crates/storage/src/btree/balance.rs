@@ -27,8 +27,8 @@ use super::cell::{build_table_interior, cell_size_fn, convert_cell, parse_cell, 
 use super::cursor::load_page;
 use super::freelist;
 use super::page::{
-    header_len_of, header_offset, insert_cell, interior_of, is_leaf_kind, is_table_kind,
-    write_page, PageHeader, INDEX_LEAF, TABLE_INTERIOR, TABLE_LEAF,
+    drop_cell, free_space, header_len_of, header_offset, insert_cell, interior_of, is_leaf_kind,
+    is_table_kind, write_page, PageHeader, INDEX_LEAF, TABLE_INTERIOR, TABLE_LEAF,
 };
 use crate::error::{PageNo, Result, StorageError};
 use crate::header::get_u32;
@@ -195,10 +195,24 @@ pub fn balance<V: PageWrite + ?Sized>(
             return node_write(v, pgno, &node);
         }
         let (ppgno, ci) = path[path.len() - 2];
-        let parent = node_read(v, ppgno, table)?;
-        let new_parent = balance_siblings(v, parent, ci, pgno, node)?;
         path.pop();
-        node = new_parent;
+        if let Some(parent) = balance_siblings(v, ppgno, ci, pgno, node)? {
+            // The new dividers did not fit in the parent: it is the next node to place.
+            node = parent;
+            continue;
+        }
+        // The parent was updated in place; it may now be underfull, or an empty root.
+        let page = v.page(ppgno)?;
+        let hdr = PageHeader::parse(&page, ppgno, usable)?;
+        if path.len() == 1 {
+            if hdr.is_leaf() || hdr.ncells > 0 {
+                return Ok(());
+            }
+        } else if !is_underfull(free_space(&page, &hdr, usable, ppgno)?, usable) {
+            return Ok(());
+        }
+        drop(page);
+        node = node_read(v, ppgno, table)?;
     }
     Err(StorageError::corrupt(None, "balance did not converge"))
 }
@@ -221,20 +235,91 @@ fn collapse_root<V: PageWrite + ?Sized>(
     }
 }
 
-/// Redistributes the cells of child `ci` of `parent` (whose new contents are `node`) and up
-/// to two siblings. Returns the parent's new contents (not yet written).
+/// A page's cells read in place (the parent during a balance).
+struct PageCells {
+    pgno: PageNo,
+    page: crate::pages::PageRef,
+    hdr: PageHeader,
+    usable: usize,
+}
+
+impl PageCells {
+    fn cell(&self, i: usize) -> Result<&[u8]> {
+        if i >= self.hdr.ncells {
+            return Err(StorageError::corrupt(
+                self.pgno,
+                format!("cell {i} past the end"),
+            ));
+        }
+        let pc = self.hdr.cell_ptr(&self.page, i);
+        if pc < self.hdr.ptr_array_end() || pc + 4 > self.usable {
+            return Err(StorageError::corrupt(
+                self.pgno,
+                format!("cell {i} pointer out of range"),
+            ));
+        }
+        let info = parse_cell(&self.page, pc, self.hdr.kind, self.usable).ok_or_else(|| {
+            StorageError::corrupt(self.pgno, format!("cell {i} extends past the page"))
+        })?;
+        Ok(&self.page[pc..pc + info.size()])
+    }
+
+    fn child(&self, i: usize) -> Result<u32> {
+        if i == self.hdr.ncells {
+            Ok(self.hdr.right_child)
+        } else {
+            Ok(get_u32(self.cell(i)?, 0))
+        }
+    }
+}
+
+/// Appends the cells of page `pgno` to `all`; returns the page's type and right child.
+fn gather_page<V: PageRead + ?Sized>(
+    v: &V,
+    pgno: PageNo,
+    table: bool,
+    all: &mut Node,
+) -> Result<(u8, u32)> {
+    let usable = v.usable_size();
+    let (page, hdr) = load_page(v, pgno.0, table)?;
+    let pc_ok = PageCells {
+        pgno,
+        page,
+        hdr,
+        usable,
+    };
+    for i in 0..hdr.ncells {
+        all.push(pc_ok.cell(i)?);
+    }
+    Ok((hdr.kind, hdr.right_child))
+}
+
+/// Redistributes the cells of child `ci` of page `ppgno` (the child's new contents are
+/// `node`) and up to two siblings, then replaces the dividers in the parent. The parent is
+/// updated in place when the new dividers fit (`None`); otherwise its new contents are
+/// returned, not yet written.
 fn balance_siblings<V: PageWrite + ?Sized>(
     v: &mut V,
-    parent: Node,
+    ppgno: PageNo,
     ci: usize,
     pgno: PageNo,
     node: Node,
-) -> Result<Node> {
+) -> Result<Option<Node>> {
     let usable = v.usable_size();
     let table = is_table_kind(node.kind);
     let leaf = is_leaf_kind(node.kind);
     let kind = node.kind;
-    let n = parent.len();
+    let (ppage, phdr) = load_page(v, ppgno.0, table)?;
+    if phdr.is_leaf() {
+        return Err(StorageError::corrupt(ppgno, "parent page is a leaf"));
+    }
+    let parent = PageCells {
+        pgno: ppgno,
+        page: ppage,
+        hdr: phdr,
+        usable,
+    };
+    let n = phdr.ncells;
     if ci > n {
         return Err(StorageError::corrupt(
             pgno,
@@ -250,13 +335,6 @@ fn balance_siblings<V: PageWrite + ?Sized>(
     } else {
         (ci - 1, ci + 1)
     };
-    let child_of = |j: usize| {
-        if j < n {
-            parent.left_child(j)
-        } else {
-            parent.right
-        }
-    };
 
     // Gather every cell of the siblings, with the dividers between them where they are
     // entries (index trees) or carry a child pointer (interior pages).
@@ -265,7 +343,7 @@ fn balance_siblings<V: PageWrite + ?Sized>(
     let mut last_right = 0u32;
     let mut node = Some(node);
     for j in lo..=hi {
-        let pg = PageNo(child_of(j));
+        let pg = PageNo(parent.child(j)?);
         if old_pages.contains(&pg) || pg.0 < 2 {
             return Err(StorageError::corrupt(
                 pg,
@@ -273,35 +351,37 @@ fn balance_siblings<V: PageWrite + ?Sized>(
             ));
         }
         old_pages.push(pg);
-        let content = if j == ci {
+        let (pkind, right) = if j == ci {
             if pg != pgno {
                 return Err(StorageError::corrupt(
                     pgno,
                     "parent does not point to the page being balanced",
                 ));
             }
-            node.take()
-                .ok_or_else(|| StorageError::misuse("node used twice"))?
+            let content = node
+                .take()
+                .ok_or_else(|| StorageError::misuse("node used twice"))?;
+            for i in 0..content.len() {
+                all.push(content.cell(i));
+            }
+            (content.kind, content.right)
         } else {
-            node_read(v, pg, table)?
+            gather_page(v, pg, table, &mut all)?
         };
-        if content.kind != kind {
+        if pkind != kind {
             return Err(StorageError::corrupt(
                 pg,
                 "sibling pages of different types",
             ));
         }
-        for i in 0..content.len() {
-            all.push(content.cell(i));
-        }
         if j < hi {
-            let div = parent.cell(j);
+            let div = parent.cell(j)?;
             match (table, leaf) {
                 (true, true) => {}
                 (_, false) => {
                     all.push(div);
                     let last = all.len() - 1;
-                    all.set_left_child(last, content.right);
+                    all.set_left_child(last, right);
                 }
                 (false, true) => {
                     let c = convert_cell(div, interior_of(kind), INDEX_LEAF, 0, usable)
@@ -310,9 +390,10 @@ fn balance_siblings<V: PageWrite + ?Sized>(
                 }
             }
         } else {
-            last_right = content.right;
+            last_right = right;
         }
     }
+    drop(parent);
 
     // Pack into pages. `ranges[p]` are the cells of new page p; with dividers, the cell
     // between two ranges goes up to the parent.
@@ -382,11 +463,7 @@ fn balance_siblings<V: PageWrite + ?Sized>(
         freelist::free(v, pg)?;
     }
 
-    // The parent: its cells before the window, the new dividers, its cells after.
-    let mut np = Node::new(parent.kind, parent.right);
-    for i in 0..lo {
-        np.push(parent.cell(i));
-    }
+    let mut dividers: Vec<Vec<u8>> = Vec::with_capacity(k - 1);
     for (p, &(s, e)) in ranges.iter().enumerate() {
         let right = if leaf {
             0
@@ -404,32 +481,71 @@ fn balance_siblings<V: PageWrite + ?Sized>(
             right,
         )?;
         if p + 1 < k {
-            if with_dividers {
-                let div =
-                    convert_cell(all.cell(e), kind, interior_of(kind), new_pages[p].0, usable)
-                        .ok_or_else(|| StorageError::corrupt(pgno, "malformed cell"))?;
-                np.push(&div);
+            let mut div = if with_dividers {
+                convert_cell(all.cell(e), kind, interior_of(kind), new_pages[p].0, usable)
+                    .ok_or_else(|| StorageError::corrupt(pgno, "malformed cell"))?
             } else {
                 if e == s {
                     return Err(StorageError::corrupt(pgno, "empty leaf"));
                 }
                 let key = table_cell_key(all.cell(e - 1), 0, TABLE_LEAF)
                     .ok_or_else(|| StorageError::corrupt(pgno, "malformed cell"))?;
-                np.push(&build_table_interior(new_pages[p].0, key));
+                build_table_interior(new_pages[p].0, key)
+            };
+            while div.len() < 4 {
+                div.push(0);
             }
+            dividers.push(div);
         }
     }
     let last_page = new_pages[k - 1].0;
-    let after = np.len();
-    for i in hi.min(n)..n {
-        np.push(parent.cell(i));
+
+    // The parent: drop the old dividers, insert the new ones, repoint the child after them.
+    let pkind = interior_of(kind);
+    let size_of = cell_size_fn(pkind, usable);
+    let pdata = v.page_mut(ppgno)?;
+    for _ in lo..hi {
+        let hdr = PageHeader::parse(pdata, ppgno, usable)?;
+        let pc = hdr.cell_ptr(pdata, lo);
+        if pc < hdr.ptr_array_end() || pc + 4 > usable {
+            return Err(StorageError::corrupt(ppgno, "cell pointer out of range"));
+        }
+        let size =
+            size_of(pdata, pc).ok_or_else(|| StorageError::corrupt(ppgno, "malformed cell"))?;
+        drop_cell(pdata, ppgno, usable, lo, size)?;
+    }
+    let mut placed = 0;
+    for d in &dividers {
+        if !insert_cell(pdata, ppgno, usable, lo + placed, d, &size_of)? {
+            break;
+        }
+        placed += 1;
+    }
+    let after = lo + k - 1;
+    if placed == dividers.len() {
+        let hdr = PageHeader::parse(pdata, ppgno, usable)?;
+        let off = if hi < n {
+            let pc = hdr.cell_ptr(pdata, after);
+            if pc < hdr.ptr_array_end() || pc + 4 > usable {
+                return Err(StorageError::corrupt(ppgno, "cell pointer out of range"));
+            }
+            pc
+        } else {
+            hdr.hdr_off + 8
+        };
+        pdata[off..off + 4].copy_from_slice(&last_page.to_be_bytes());
+        return Ok(None);
+    }
+    let mut np = node_read(v, ppgno, table)?;
+    for (j, d) in dividers.iter().enumerate().skip(placed) {
+        np.insert(lo + j, d);
     }
     if hi < n {
         np.set_left_child(after, last_page);
     } else {
         np.right = last_page;
     }
-    Ok(np)
+    Ok(Some(np))
 }
 
 /// SQLite's balance_quick: the table leaf at the end of `path` is full and `cell` belongs
