@@ -121,16 +121,12 @@ fn table_run(page_size: u32, ops: usize, seed: u64) {
             txn.table_insert(root, k, &v).unwrap();
             model.insert(k, v);
         } else if r < 95 {
-            let k = if rng.gen_bool(0.8) && !model.is_empty() {
-                let n = rng.gen_range(0..model.len());
-                *model.keys().nth(n.min(50)).unwrap_or(&0) + rng.gen_range(0..3)
-            } else {
-                rng.gen_range(-key_space..key_space)
-            };
-            let k = if rng.gen_bool(0.5) {
-                k
-            } else {
+            // Mostly an existing row (the next one at or after a random key), else any key.
+            let k = rng.gen_range(-key_space..key_space);
+            let k = if rng.gen_bool(0.8) {
                 model.range(k..).next().map_or(k, |e| *e.0)
+            } else {
+                k
             };
             assert_eq!(
                 txn.table_delete(root, k).unwrap(),
@@ -160,19 +156,31 @@ fn table_run(page_size: u32, ops: usize, seed: u64) {
     scan_table(&txn, root, &model);
     // Delete nearly everything: the tree must shrink back to a few pages.
     let keys: Vec<i64> = model.keys().copied().collect();
+    let peak_pages = txn.header().unwrap().page_count;
     for k in keys.iter().skip(3) {
         assert!(txn.table_delete(root, *k).unwrap());
         model.remove(k);
     }
     check(&txn, &roots);
     scan_table(&txn, root, &model);
+    // Merges must have collapsed the tree: page 1, the root, and the 3 rows' overflow.
+    let h = txn.header().unwrap();
+    let in_use = h.page_count - h.freelist_count;
+    assert!(
+        in_use <= 2 + 3 * 5,
+        "{in_use} pages still in use (peak {peak_pages})"
+    );
+    assert!(
+        peak_pages > 20,
+        "test too small to exercise splits: {peak_pages} pages"
+    );
     txn.commit().unwrap();
 }
 
 #[test]
 fn table_model_all_page_sizes() {
     let seed = seed_for("table_model_all_page_sizes");
-    let n = if long() { 200_000 } else { 20_000 };
+    let n = if long() { 600_000 } else { 60_000 };
     for (i, ps) in [512u32, 1024, 4096, 65536].into_iter().enumerate() {
         table_run(
             ps,
@@ -493,19 +501,30 @@ fn index_run(page_size: u32, ops: usize, seed: u64) {
     check(&txn, &roots);
     scan_index(&txn, root, &cmp, &model);
     let keys: Vec<Key> = model.iter().cloned().collect();
+    let peak_pages = txn.header().unwrap().page_count;
     for k in keys.iter().skip(2) {
         assert!(txn.index_delete(root, &k.0, &*cmp).unwrap());
         model.remove(k);
     }
     check(&txn, &roots);
     scan_index(&txn, root, &cmp, &model);
+    let h = txn.header().unwrap();
+    let in_use = h.page_count - h.freelist_count;
+    assert!(
+        in_use <= 2 + 2 * 3,
+        "{in_use} pages still in use (peak {peak_pages})"
+    );
+    assert!(
+        peak_pages > 20,
+        "test too small to exercise splits: {peak_pages} pages"
+    );
     txn.commit().unwrap();
 }
 
 #[test]
 fn index_model_all_page_sizes() {
     let seed = seed_for("index_model_all_page_sizes");
-    let n = if long() { 100_000 } else { 10_000 };
+    let n = if long() { 300_000 } else { 30_000 };
     for (i, ps) in [512u32, 1024, 4096, 65536].into_iter().enumerate() {
         index_run(
             ps,
