@@ -483,14 +483,13 @@ fn chinook_reads_back_equal() {
 
 /// Rough speed comparison with SQLite on the same machine and build profile: rowid inserts
 /// (ascending and random) and point lookups. SQLite's figures include its SQL layer, so
-/// this bounds our B-tree from above. Only with PARLITE_LONG=1 (it prints, asserts little).
+/// this bounds our B-tree from above. Only with PARLITE_LONG=1 (it prints, asserts nothing).
 #[test]
 fn speed_vs_sqlite() {
     if std::env::var("PARLITE_LONG").as_deref() != Ok("1") {
         eprintln!("speed_vs_sqlite: set PARLITE_LONG=1 to run");
         return;
     }
-    use std::time::Instant;
     let n: i64 = 200_000;
     let mut rng = StdRng::seed_from_u64(9);
     let random_keys: Vec<i64> = (0..n).map(|_| rng.gen_range(0..i64::MAX / 2)).collect();
@@ -502,56 +501,63 @@ fn speed_vs_sqlite() {
         ("ascending", (1..=n).collect::<Vec<i64>>()),
         ("random", random_keys),
     ] {
-        // parlite
-        let db = Database::open_in_memory(parlite_storage::OpenOptions::default()).unwrap();
-        let txn = db.begin_write(Duration::ZERO).unwrap();
-        let root = txn.create_btree(BtreeKind::Table).unwrap();
-        let t0 = Instant::now();
-        for &k in &keys {
-            txn.table_insert(root, k, &rec).unwrap();
-        }
-        let ours_ins = t0.elapsed();
-        let mut c = txn.cursor(root, BtreeKind::Table, None).unwrap();
-        let mut buf = Vec::new();
-        let t0 = Instant::now();
-        for &k in keys.iter().rev() {
-            assert!(c.seek_rowid(k, parlite_storage::SeekOp::Eq).unwrap());
-            c.record_into(&mut buf).unwrap();
-        }
-        let ours_get = t0.elapsed();
-        txn.commit().unwrap();
-        // SQLite
-        let conn = rusqlite::Connection::open_in_memory().unwrap();
-        conn.execute_batch("CREATE TABLE t(a, b); BEGIN").unwrap();
-        let t0 = Instant::now();
-        {
-            let mut st = conn
-                .prepare(
-                    "INSERT INTO t(rowid, a, b) VALUES (?1, 12345, 'a short text value of 25b')",
-                )
-                .unwrap();
-            for &k in &keys {
-                st.execute([k]).unwrap();
+        // Best of three: the machine is shared, so single runs are noisy.
+        let mut best = [Duration::MAX; 4];
+        for _ in 0..3 {
+            let t = speed_round(&keys, &rec);
+            for i in 0..4 {
+                best[i] = best[i].min(t[i]);
             }
         }
-        let sq_ins = t0.elapsed();
-        let t0 = Instant::now();
-        {
-            let mut st = conn.prepare("SELECT a, b FROM t WHERE rowid = ?1").unwrap();
-            for &k in keys.iter().rev() {
-                let _: i64 = st.query_row([k], |r| r.get(0)).unwrap();
-            }
-        }
-        let sq_get = t0.elapsed();
-        conn.execute_batch("COMMIT").unwrap();
+        let [oi, og, si, sg] = best;
         eprintln!(
-            "{label} x{n}: insert parlite {:?} sqlite {:?} ({:.2}x); lookup parlite {:?} sqlite {:?} ({:.2}x)",
-            ours_ins,
-            sq_ins,
-            ours_ins.as_secs_f64() / sq_ins.as_secs_f64(),
-            ours_get,
-            sq_get,
-            ours_get.as_secs_f64() / sq_get.as_secs_f64()
+            "{label} x{n}: insert parlite {oi:?} sqlite {si:?} ({:.2}x); lookup parlite {og:?} sqlite {sg:?} ({:.2}x)",
+            oi.as_secs_f64() / si.as_secs_f64(),
+            og.as_secs_f64() / sg.as_secs_f64()
         );
     }
+}
+
+/// One round: [parlite insert, parlite lookup, SQLite insert, SQLite lookup].
+fn speed_round(keys: &[i64], rec: &[u8]) -> [Duration; 4] {
+    use std::time::Instant;
+    let db = Database::open_in_memory(parlite_storage::OpenOptions::default()).unwrap();
+    let txn = db.begin_write(Duration::ZERO).unwrap();
+    let root = txn.create_btree(BtreeKind::Table).unwrap();
+    let t0 = Instant::now();
+    for &k in keys {
+        txn.table_insert(root, k, rec).unwrap();
+    }
+    let ours_ins = t0.elapsed();
+    let mut c = txn.cursor(root, BtreeKind::Table, None).unwrap();
+    let mut buf = Vec::new();
+    let t0 = Instant::now();
+    for &k in keys.iter().rev() {
+        assert!(c.seek_rowid(k, parlite_storage::SeekOp::Eq).unwrap());
+        c.record_into(&mut buf).unwrap();
+    }
+    let ours_get = t0.elapsed();
+    txn.commit().unwrap();
+    let conn = rusqlite::Connection::open_in_memory().unwrap();
+    conn.execute_batch("CREATE TABLE t(a, b); BEGIN").unwrap();
+    let t0 = Instant::now();
+    {
+        let mut st = conn
+            .prepare("INSERT INTO t(rowid, a, b) VALUES (?1, 12345, 'a short text value of 25b')")
+            .unwrap();
+        for &k in keys {
+            st.execute([k]).unwrap();
+        }
+    }
+    let sq_ins = t0.elapsed();
+    let t0 = Instant::now();
+    {
+        let mut st = conn.prepare("SELECT a, b FROM t WHERE rowid = ?1").unwrap();
+        for &k in keys.iter().rev() {
+            let _: i64 = st.query_row([k], |r| r.get(0)).unwrap();
+        }
+    }
+    let sq_get = t0.elapsed();
+    conn.execute_batch("COMMIT").unwrap();
+    [ours_ins, ours_get, sq_ins, sq_get]
 }
