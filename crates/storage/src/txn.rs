@@ -114,9 +114,10 @@ impl Database {
         })
     }
 
-    /// A fresh in-memory database (":memory:").
-    pub fn open_in_memory(opts: OpenOptions) -> Result<Database> {
-        let db = Database::with_backend(Arc::new(MemBackend::new(opts.page_size)?))?;
+    /// Like [`with_backend`](Self::with_backend), keeping the options' `synchronous` and
+    /// `read_only` (the file backend's `Database::open` uses this).
+    pub fn with_backend_opts(backend: Arc<dyn Backend>, opts: &OpenOptions) -> Result<Database> {
+        let db = Database::with_backend(backend)?;
         let inner = DbInner {
             backend: db.inner.backend.clone(),
             synchronous: Mutex::new(opts.synchronous),
@@ -125,6 +126,11 @@ impl Database {
         Ok(Database {
             inner: Arc::new(inner),
         })
+    }
+
+    /// A fresh in-memory database (":memory:").
+    pub fn open_in_memory(opts: OpenOptions) -> Result<Database> {
+        Database::with_backend_opts(Arc::new(MemBackend::new(opts.page_size)?), &opts)
     }
 
     /// The backend this database runs on.
