@@ -430,16 +430,29 @@ fn scan_index(txn: &Txn, root: PageNo, cmp: &Arc<dyn KeyCompare>, model: &BTreeS
     assert_eq!(txn.count(root).unwrap(), model.len() as u64);
 }
 
-/// Expected result of a (prefix) seek, computed from the model.
+/// Expected result of a (prefix) seek, computed from the model with range queries: a
+/// one-field probe [v] is bracketed by the full keys [v, i64::MIN] and [v, i64::MAX] (every
+/// model key is [value, rowid]).
 fn expect_index_seek(model: &BTreeSet<Key>, probe: &[u8], op: SeekOp) -> Option<Vec<u8>> {
-    let c = key_cmp();
-    let ord = |k: &Key| c.compare(&k.0, probe).unwrap();
+    use std::ops::Bound::{Excluded, Included, Unbounded};
+    let fields = parlite_storage::record::decode(probe).unwrap();
+    let (lo, hi) = if fields.len() == 1 {
+        (
+            Key(encode(&[fields[0], ValueRef::Integer(i64::MIN)])),
+            Key(encode(&[fields[0], ValueRef::Integer(i64::MAX)])),
+        )
+    } else {
+        (Key(probe.to_vec()), Key(probe.to_vec()))
+    };
     let r = match op {
-        SeekOp::Eq => model.iter().find(|k| ord(k) == Ordering::Equal),
-        SeekOp::Ge => model.iter().find(|k| ord(k) != Ordering::Less),
-        SeekOp::Gt => model.iter().find(|k| ord(k) == Ordering::Greater),
-        SeekOp::Le => model.iter().rev().find(|k| ord(k) != Ordering::Greater),
-        SeekOp::Lt => model.iter().rev().find(|k| ord(k) == Ordering::Less),
+        SeekOp::Eq => model
+            .range((Included(&lo), Unbounded))
+            .next()
+            .filter(|k| key_cmp().compare(&k.0, probe).unwrap() == Ordering::Equal),
+        SeekOp::Ge => model.range((Included(&lo), Unbounded)).next(),
+        SeekOp::Gt => model.range((Excluded(&hi), Unbounded)).next(),
+        SeekOp::Le => model.range((Unbounded, Included(&hi))).next_back(),
+        SeekOp::Lt => model.range((Unbounded, Excluded(&lo))).next_back(),
     };
     r.map(|k| k.0.clone())
 }
