@@ -29,4 +29,4 @@ pub use header::HeaderField;
 pub use mem::MemBackend;
 pub use options::{OpenOptions, Synchronous};
 pub use record::{Collation, KeyCompare, RecordCompare, ValueRef};
-pub use txn::{BtreeKind, Cursor, Database, HeaderInfo, SeekOp, Txn};
+pub use txn::{BtreeKind, CheckRoot, Cursor, Database, HeaderInfo, SeekOp, Txn};

@@ -47,6 +47,10 @@ pub enum SeekOp {
     Lt,
 }
 
+/// A tree for [`Txn::integrity_check_with`]: root, kind, and the comparator whose order
+/// the index entries must follow (None: structure only).
+pub type CheckRoot = (PageNo, BtreeKind, Option<Arc<dyn KeyCompare>>);
+
 /// The database header fields the SQL layer reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeaderInfo {
@@ -463,8 +467,7 @@ impl Txn {
         roots: &[(PageNo, BtreeKind)],
         max_errors: usize,
     ) -> Result<Vec<String>> {
-        let specs: Vec<(PageNo, BtreeKind, Option<Arc<dyn KeyCompare>>)> =
-            roots.iter().map(|&(r, k)| (r, k, None)).collect();
+        let specs: Vec<CheckRoot> = roots.iter().map(|&(r, k)| (r, k, None)).collect();
         self.integrity_check_with(&specs, max_errors)
     }
 
@@ -472,7 +475,7 @@ impl Txn {
     /// index trees for which a comparator is given.
     pub fn integrity_check_with(
         &self,
-        roots: &[(PageNo, BtreeKind, Option<Arc<dyn KeyCompare>>)],
+        roots: &[CheckRoot],
         max_errors: usize,
     ) -> Result<Vec<String>> {
         let mut specs: Vec<TreeSpec> = Vec::with_capacity(roots.len() + 1);
@@ -617,6 +620,7 @@ impl Cursor {
         })
     }
 
+    #[allow(clippy::should_implement_trait)] // fallible; not an Iterator
     pub fn next(&mut self) -> Result<bool> {
         let r = self.next_inner();
         self.guard(r)

@@ -51,7 +51,7 @@ fn payload(rng: &mut StdRng, page_size: u32, tag: i64) -> Vec<u8> {
     v
 }
 
-fn check(txn: &Txn, roots: &[(PageNo, BtreeKind, Option<Arc<dyn KeyCompare>>)]) {
+fn check(txn: &Txn, roots: &[parlite_storage::CheckRoot]) {
     let errs = txn.integrity_check_with(roots, 20).unwrap();
     assert!(errs.is_empty(), "integrity check failed: {errs:#?}");
 }
@@ -387,7 +387,7 @@ fn index_key(rng: &mut StdRng, page_size: u32, space: i64) -> (Vec<u8>, Vec<u8>)
             };
             text = format!("{v:08}")
                 .bytes()
-                .chain(std::iter::repeat(b'x').take(len))
+                .chain(vec![b'x'; len])
                 .collect();
             ValueRef::Text(&text)
         }
