@@ -385,10 +385,7 @@ fn index_key(rng: &mut StdRng, page_size: u32, space: i64) -> (Vec<u8>, Vec<u8>)
             } else {
                 rng.gen_range(0..20)
             };
-            text = format!("{v:08}")
-                .bytes()
-                .chain(vec![b'x'; len])
-                .collect();
+            text = format!("{v:08}").bytes().chain(vec![b'x'; len]).collect();
             ValueRef::Text(&text)
         }
         _ => {
