@@ -431,7 +431,11 @@ impl TreeCursor {
 
     /// Rowid of the current entry (table trees).
     pub fn rowid(&self, usable: usize) -> Result<i64> {
-        Ok(self.current(usable)?.1.key)
+        if !self.valid {
+            return Err(StorageError::misuse("cursor is not on an entry"));
+        }
+        let top = self.top()?;
+        top.table_key(top.idx, usable)
     }
 
     /// Appends the current entry's whole payload (record or index key) to `out`.
