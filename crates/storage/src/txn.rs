@@ -671,8 +671,24 @@ impl Cursor {
         }
         let txn = self.txn.clone();
         let g = txn.lock();
+        // The stack was built under the current change counter: its pages are current.
+        let fresh = g.changes == self.seen && !self.tc.stack.is_empty();
         with_view!(g, v => {
-            let usable = v.usable_size();
+            let shortcut = match op {
+                SeekOp::Eq | SeekOp::Ge | SeekOp::Gt if fresh => self.tc.seek_in_leaf(v, rowid, op == SeekOp::Gt)?,
+                _ => None,
+            };
+            if let Some(found) = shortcut {
+                let ok = match op {
+                    SeekOp::Eq if !found => {
+                        self.tc.invalidate();
+                        false
+                    }
+                    _ => true,
+                };
+                self.save(v, g.changes)?;
+                return Ok(ok);
+            }
             let ok = match op {
                 SeekOp::Eq => {
                     let found = self.tc.descend_table(v, rowid, false)?;
@@ -693,7 +709,6 @@ impl Cursor {
                     }
                 }
             };
-            let _ = usable;
             self.save(v, g.changes)?;
             Ok(ok)
         })

@@ -76,6 +76,17 @@ fn scan_table(txn: &Txn, root: PageNo, model: &BTreeMap<i64, Vec<u8>>) {
     }
     assert!(it.next().is_none(), "backward: tree has fewer rows");
     assert_eq!(txn.count(root).unwrap(), model.len() as u64);
+    // Runs of seeks on one cursor with no modification in between (the same-leaf shortcut),
+    // walking keys near each other and then jumping.
+    let keys: Vec<i64> = model.keys().copied().collect();
+    for (i, &base) in keys.iter().enumerate().step_by((keys.len() / 20).max(1)) {
+        for (j, delta) in [-1i64, 0, 1, 2, 0, -3, 5].into_iter().enumerate() {
+            let k = base + delta;
+            let op = OPS[(i + j) % 5];
+            let got = c.seek_rowid(k, op).unwrap().then(|| c.rowid().unwrap());
+            assert_eq!(got, expect_seek(model, k, op), "seek {op:?} {k}");
+        }
+    }
 }
 
 fn expect_seek(model: &BTreeMap<i64, Vec<u8>>, k: i64, op: SeekOp) -> Option<i64> {

@@ -317,6 +317,44 @@ impl TreeCursor {
         self.settle_backward(v)
     }
 
+    /// SQLite-style shortcut for nearby seeks: when the cursor's stack is still current
+    /// (the caller knows no page changed since it was built) and the leaf it ends in covers
+    /// `rowid`, searches only that leaf. Leaves hold disjoint, ordered key ranges, so if
+    /// first <= rowid <= last (< last when `strict`) the lower bound is inside this leaf and
+    /// the parents' child indexes stay right. Returns None when the shortcut does not apply.
+    pub fn seek_in_leaf<V: PageRead + ?Sized>(
+        &mut self,
+        v: &V,
+        rowid: i64,
+        strict: bool,
+    ) -> Result<Option<bool>> {
+        let usable = v.usable_size();
+        let Some(top) = self.stack.last_mut() else {
+            return Ok(None);
+        };
+        if top.hdr.kind != TABLE_LEAF || top.hdr.ncells == 0 {
+            return Ok(None);
+        }
+        let n = top.hdr.ncells;
+        let (first, last) = (top.table_key(0, usable)?, top.table_key(n - 1, usable)?);
+        if rowid < first || rowid > last || (strict && rowid == last) {
+            return Ok(None);
+        }
+        let (mut lo, mut hi) = (0usize, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let k = top.table_key(mid, usable)?;
+            if k < rowid || (strict && k == rowid) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        top.idx = lo;
+        self.valid = true;
+        Ok(Some(top.table_key(lo, usable)? == rowid))
+    }
+
     /// Descends to the leaf where `rowid` is or would be inserted: the leaf frame's `idx` is
     /// the first cell with key >= rowid (> rowid when `strict`), possibly ncells. Returns
     /// whether a cell with exactly `rowid` is at that position (never, when `strict`).
