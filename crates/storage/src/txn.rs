@@ -193,6 +193,9 @@ struct TxnInner {
     changes: u64,
     /// Reused buffers and descent stack for modifications.
     tc: TreeCursor,
+    /// Right-edge path of the last append: (root, change counter after it, path). Valid
+    /// only while the counter has not moved since (insert.rs, `table_insert`).
+    append_hint: Option<(PageNo, u64, Vec<(PageNo, usize)>)>,
     scratch: Vec<u8>,
     cell: Vec<u8>,
 }
@@ -238,6 +241,7 @@ impl Txn {
                 view,
                 changes: 0,
                 tc: TreeCursor::new(PageNo(1), true),
+                append_hint: None,
                 scratch: Vec::new(),
                 cell: Vec::new(),
             })),
@@ -373,10 +377,16 @@ impl Txn {
             View::Read(_) => return Err(StorageError::misuse("write in a read transaction")),
             View::Done => return Err(StorageError::misuse("transaction has ended")),
         };
+        let hint = match g.append_hint.take() {
+            Some((r, changes, path)) if r == root && changes == g.changes => Some(path),
+            _ => None,
+        };
         g.tc.root = root;
         g.tc.table = true;
         g.changes += 1;
-        insert::table_insert(v, &mut g.tc, rowid, record, &mut g.cell)
+        let next_hint = insert::table_insert(v, &mut g.tc, rowid, record, &mut g.cell, hint)?;
+        g.append_hint = next_hint.map(|path| (root, g.changes, path));
+        Ok(())
     }
 
     /// Deletes the row; false if there was none.
