@@ -565,7 +565,13 @@ impl Cursor {
 
     /// Re-seeks the saved key when the tree may have changed.
     fn restore<V: PageRead + ?Sized>(&mut self, v: &V, changes: u64) -> Result<Restored> {
-        if changes == self.seen || !self.tc.valid {
+        if changes == self.seen {
+            return Ok(Restored::Same);
+        }
+        if !self.tc.valid {
+            // Not on an entry, but frames may remain (an Eq miss keeps them for reuse):
+            // they are stale now, and `seen` is about to move past them.
+            self.tc.invalidate();
             return Ok(Restored::Same);
         }
         let usable = v.usable_size();
@@ -691,7 +697,7 @@ impl Cursor {
             if let Some(found) = shortcut {
                 let ok = match op {
                     SeekOp::Eq if !found => {
-                        self.tc.invalidate();
+                        self.tc.valid = false;
                         false
                     }
                     _ => true,
@@ -699,14 +705,12 @@ impl Cursor {
                 self.save(v, g.changes)?;
                 return Ok(ok);
             }
+            self.tc.frames_current = fresh;
             let ok = match op {
                 SeekOp::Eq => {
+                    // A miss keeps the (current) frames for the next seek's reuse.
                     let found = self.tc.descend_table(v, rowid, false)?;
-                    if found {
-                        self.tc.valid = true;
-                    } else {
-                        self.tc.invalidate();
-                    }
+                    self.tc.valid = found;
                     found
                 }
                 SeekOp::Ge => self.tc.seek_table(v, rowid, false)?,

@@ -692,3 +692,83 @@ fn concurrent_readers_see_stable_snapshots() {
     }
     assert_eq!(db.begin_read().unwrap().count(root).unwrap(), 5000);
 }
+
+/// One long-lived cursor seeking between modifications of its tree (its saved frames must
+/// never be reused once pages changed), including misses and steps off the ends.
+#[test]
+fn long_lived_cursor_seeks_between_modifications() {
+    let seed = seed_for("long_lived_cursor_seeks_between_modifications");
+    let mut rng = StdRng::seed_from_u64(seed);
+    for ps in [512u32, 4096] {
+        let db = db(ps);
+        let txn = db.begin_write(Duration::ZERO).unwrap();
+        let root = txn.create_btree(BtreeKind::Table).unwrap();
+        let mut model: BTreeMap<i64, Vec<u8>> = BTreeMap::new();
+        let mut c = txn.cursor(root, BtreeKind::Table, None).unwrap();
+        for step in 0..40_000 {
+            let k = rng.gen_range(0..3000i64);
+            if step % 500 == 0 {
+                // Targeted: a miss keeps frames; a burst of inserts restructures the tree;
+                // a step on the invalid cursor; then seeks must not trust the old frames.
+                assert!(!c.seek_rowid(-1, SeekOp::Eq).unwrap());
+                for _ in 0..40 {
+                    let k = rng.gen_range(0..3000i64);
+                    let v = payload(&mut rng, ps, k);
+                    txn.table_insert(root, k, &v).unwrap();
+                    model.insert(k, v);
+                }
+                assert!(!c.next().unwrap());
+                for k in [k, k + 1, k + 50] {
+                    let got = c
+                        .seek_rowid(k, SeekOp::Ge)
+                        .unwrap()
+                        .then(|| c.rowid().unwrap());
+                    assert_eq!(
+                        got,
+                        expect_seek(&model, k, SeekOp::Ge),
+                        "seek Ge {k} after burst (step {step})"
+                    );
+                }
+            }
+            match rng.gen_range(0..10) {
+                0..=3 => {
+                    let v = payload(&mut rng, ps, k);
+                    txn.table_insert(root, k, &v).unwrap();
+                    model.insert(k, v);
+                }
+                4..=5 => {
+                    assert_eq!(
+                        txn.table_delete(root, k).unwrap(),
+                        model.remove(&k).is_some()
+                    );
+                }
+                6 => {
+                    let got = c.next().unwrap();
+                    if got {
+                        let r = c.rowid().unwrap();
+                        assert!(
+                            model.contains_key(&r),
+                            "next landed on missing row {r} (step {step})"
+                        );
+                    }
+                }
+                _ => {
+                    for _ in 0..rng.gen_range(1..4) {
+                        let k = k + rng.gen_range(-3..4);
+                        let op = OPS[rng.gen_range(0..5)];
+                        let got = c.seek_rowid(k, op).unwrap().then(|| c.rowid().unwrap());
+                        assert_eq!(
+                            got,
+                            expect_seek(&model, k, op),
+                            "seek {op:?} {k} (step {step})"
+                        );
+                        if let Some(g) = got {
+                            assert_eq!(c.record().unwrap(), model[&g]);
+                        }
+                    }
+                }
+            }
+        }
+        check(&txn, &[(root, BtreeKind::Table, None)]);
+    }
+}

@@ -130,6 +130,9 @@ pub struct TreeCursor {
     pub table: bool,
     pub stack: Vec<Frame>,
     pub valid: bool,
+    /// Set by the owner when no page has changed since the stack was built; the next
+    /// rowid descent may then reuse its frames (consumed by that descent).
+    pub frames_current: bool,
 }
 
 impl TreeCursor {
@@ -139,6 +142,7 @@ impl TreeCursor {
             table,
             stack: Vec::with_capacity(8),
             valid: false,
+            frames_current: false,
         }
     }
 
@@ -364,11 +368,25 @@ impl TreeCursor {
         rowid: i64,
         strict: bool,
     ) -> Result<bool> {
-        self.invalidate();
+        // With `frames_current`, frames already on the stack for the same pages are reused:
+        // random lookups then reload only the pages that differ from the previous descent
+        // (usually just the leaf).
+        let reuse = std::mem::take(&mut self.frames_current);
+        if !reuse {
+            self.stack.clear();
+        }
+        self.valid = false;
         let usable = v.usable_size();
         let mut pgno = self.root.0;
+        let mut depth = 0;
         loop {
-            self.push(v, pgno)?;
+            if depth < self.stack.len() && self.stack[depth].pgno.0 == pgno {
+                self.stack.truncate(depth + 1);
+            } else {
+                self.stack.truncate(depth);
+                self.push(v, pgno)?;
+            }
+            depth += 1;
             let n = self.stack.len();
             let top = &mut self.stack[n - 1];
             let (mut lo, mut hi) = (0usize, top.hdr.ncells);
