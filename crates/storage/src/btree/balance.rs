@@ -1,15 +1,17 @@
 //! Balancing: keeping every page within its size after inserts and deletes.
 //!
-//! The unit of work is a [`Node`], a page's contents held in memory (cells as byte
-//! vectors). [`balance`] takes the new contents of the page at the end of a root-to-page
-//! path and writes them back, restructuring as needed:
+//! The unit of work is a [`Node`], a page's contents held in memory (cells in one arena).
+//! [`balance`] takes the new contents of the page at the end of a root-to-page path and
+//! writes them back, restructuring as needed:
 //! - fits and is not underfull (free space <= 2/3 of the page, SQLite's threshold):
 //!   written in place;
 //! - otherwise a non-root page is redistributed together with up to two siblings and the
 //!   dividers between them (a simplified SQLite balance_nonroot): all their cells are packed
-//!   greedily left to right into as few pages as needed, then cells are shifted right so the
-//!   last page is not nearly empty. This splits overfull pages and merges underfull ones.
-//!   The parent, with its dividers replaced, is then balanced in turn (one level up);
+//!   greedily left to right into as few pages as needed (one more when that would leave
+//!   them over 85% full), then cells are shifted right so the last page is not nearly
+//!   empty. This splits overfull pages and merges underfull ones.
+//!   The parent's dividers are replaced in place when they fit; a parent that overflows
+//!   or becomes underfull is then balanced in turn (one level up);
 //! - an overfull root moves its contents to a new child and becomes an interior page with
 //!   no cells, so the root page number never changes (SQLite's balance_deeper);
 //! - an interior root left with no cells absorbs its only child when it fits.
