@@ -11,8 +11,8 @@
 //!   its key before doing anything else (SQLite's saveCursorPosition/restoreCursorPosition).
 //!   If its entry was deleted, it lands on the successor: `next` returns that successor and
 //!   `prev` the predecessor, as if the entry were still there.
-//! - T3. After `commit` or `rollback` (or a failed `upgrade`, which consumes the read
-//!   snapshot) the transaction is finished: every further call is `Misuse`.
+//! - T3. After `commit` or `rollback` the transaction is finished: every further call is
+//!   `Misuse`. A failed `upgrade` (`Busy`, `BusySnapshot`) leaves it a usable reader.
 
 use crate::btree::check::{check, TreeSpec};
 use crate::btree::cursor::{payload_of, TreeCursor};
@@ -256,8 +256,9 @@ impl Txn {
         matches!(self.lock().view, View::Write(_))
     }
 
-    /// Read → write (SQLite WAL DEFERRED semantics). On failure (`Busy`, `BusySnapshot`)
-    /// the transaction has ended (T3) and must be rolled back.
+    /// Read → write (SQLite WAL DEFERRED semantics): `Busy` after the timeout,
+    /// `BusySnapshot` if a commit happened since this snapshot; either way the transaction
+    /// stays a usable read transaction.
     pub fn upgrade(&self, busy_timeout: Duration) -> Result<()> {
         let mut g = self.lock();
         match std::mem::replace(&mut g.view, View::Done) {
@@ -267,22 +268,31 @@ impl Txn {
             }
             View::Done => Err(StorageError::misuse("transaction has ended")),
             View::Read(r) => {
-                // A stale snapshot can never become the writer: say so while the read
-                // transaction is still intact (the backend's upgrade consumes it).
-                let latest = g.db.inner.backend.begin_read().map(|l| l.snapshot_seq());
-                if latest.is_ok_and(|seq| seq != r.snapshot_seq()) {
-                    g.view = View::Read(r);
-                    return Err(StorageError::BusySnapshot {
-                        reason: "a commit happened after this transaction's snapshot".into(),
-                    });
-                }
                 if g.db.inner.read_only {
                     g.view = View::Read(r);
                     return Err(StorageError::ReadOnly {
                         reason: "database opened read-only".into(),
                     });
                 }
-                let w = g.db.inner.backend.upgrade(r, busy_timeout)?;
+                // Take the writer lock first and compare snapshots, rather than handing the
+                // read view to `Backend::upgrade` (which consumes it): this way a `Busy` or
+                // `BusySnapshot` leaves the read transaction intact, as in SQLite. A writer
+                // whose snapshot has the reader's sequence number sees the same pages.
+                let w = match g.db.inner.backend.begin_write(busy_timeout) {
+                    Ok(w) => w,
+                    Err(e) => {
+                        g.view = View::Read(r);
+                        return Err(e);
+                    }
+                };
+                if w.snapshot_seq() != r.snapshot_seq() {
+                    w.rollback();
+                    g.view = View::Read(r);
+                    return Err(StorageError::BusySnapshot {
+                        reason: "a commit happened after this transaction's snapshot".into(),
+                    });
+                }
+                drop(r);
                 g.view = View::Write(w);
                 Ok(())
             }
@@ -1005,6 +1015,24 @@ mod tests {
         send_sync::<Database>();
         send::<Txn>();
         send::<Cursor>();
+    }
+
+    #[test]
+    fn busy_upgrade_keeps_the_reader() {
+        let db = Database::open_in_memory(OpenOptions::default()).unwrap();
+        let r = db.begin_read().unwrap();
+        let w = db.begin_write(Duration::ZERO).unwrap();
+        assert!(matches!(
+            r.upgrade(Duration::from_millis(5)),
+            Err(StorageError::Busy { .. })
+        ));
+        assert_eq!(r.header().unwrap().page_count, 1);
+        w.rollback();
+        r.upgrade(Duration::ZERO).unwrap();
+        assert!(r.is_write());
+        r.create_btree(BtreeKind::Table).unwrap();
+        r.commit().unwrap();
+        assert_eq!(db.begin_read().unwrap().header().unwrap().page_count, 2);
     }
 
     #[test]
