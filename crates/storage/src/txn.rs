@@ -753,6 +753,8 @@ impl Cursor {
         let cmp = self.cmp()?;
         let txn = self.txn.clone();
         let g = txn.lock();
+        // Every arm below starts with a descent, which consumes this.
+        self.tc.frames_current = g.changes == self.seen && !self.tc.stack.is_empty();
         with_view!(g, v => {
             let usable = v.usable_size();
             let ok = match op {

@@ -436,6 +436,17 @@ fn scan_index(txn: &Txn, root: PageNo, cmp: &Arc<dyn KeyCompare>, model: &BTreeS
     }
     assert!(it.next().is_none());
     assert_eq!(txn.count(root).unwrap(), model.len() as u64);
+    // Runs of seeks on one cursor (frames reused between them), full keys and prefixes.
+    let keys: Vec<&Key> = model.iter().collect();
+    for (i, k) in keys.iter().enumerate().step_by((keys.len() / 20).max(1)) {
+        let first = parlite_storage::record::decode(&k.0).unwrap()[0];
+        let prefix = encode(&[first]);
+        for (j, probe) in [&k.0, &prefix, &k.0].into_iter().enumerate() {
+            let op = OPS[(i + j) % 5];
+            let got = c.seek_key(probe, op).unwrap().then(|| c.record().unwrap());
+            assert_eq!(got, expect_index_seek(model, probe, op), "seek {op:?}");
+        }
+    }
 }
 
 /// Expected result of a (prefix) seek, computed from the model with range queries: a
@@ -771,4 +782,54 @@ fn long_lived_cursor_seeks_between_modifications() {
         }
         check(&txn, &[(root, BtreeKind::Table, None)]);
     }
+}
+
+/// The index analogue: one cursor seeking while its index changes underneath.
+#[test]
+fn long_lived_index_cursor_seeks_between_modifications() {
+    let seed = seed_for("long_lived_index_cursor_seeks_between_modifications");
+    let mut rng = StdRng::seed_from_u64(seed);
+    let ps = 512;
+    let db = db(ps);
+    let txn = db.begin_write(Duration::ZERO).unwrap();
+    let root = txn.create_btree(BtreeKind::Index).unwrap();
+    let cmp: Arc<dyn KeyCompare> = Arc::new(key_cmp());
+    let mut model: BTreeSet<Key> = BTreeSet::new();
+    let mut c = txn
+        .cursor(root, BtreeKind::Index, Some(cmp.clone()))
+        .unwrap();
+    for step in 0..20_000 {
+        let (full, prefix) = index_key(&mut rng, ps, 2000);
+        match rng.gen_range(0..10) {
+            0..=3 => {
+                txn.index_insert(root, &full, &*cmp).unwrap();
+                model.insert(Key(full));
+            }
+            4..=5 => {
+                let target = model
+                    .range(Key(full.clone())..)
+                    .next()
+                    .map(|k| k.0.clone())
+                    .unwrap_or(full);
+                let removed = model.remove(&Key(target.clone()));
+                assert_eq!(txn.index_delete(root, &target, &*cmp).unwrap(), removed);
+            }
+            6 => {
+                let _ = c.next().unwrap();
+            }
+            _ => {
+                for probe in [&full, &prefix] {
+                    let op = OPS[rng.gen_range(0..5)];
+                    let got = c.seek_key(probe, op).unwrap().then(|| c.record().unwrap());
+                    assert_eq!(
+                        got,
+                        expect_index_seek(&model, probe, op),
+                        "seek {op:?} (step {step})"
+                    );
+                }
+            }
+        }
+    }
+    check(&txn, &[(root, BtreeKind::Index, Some(cmp.clone()))]);
+    scan_index(&txn, root, &cmp, &model);
 }

@@ -131,7 +131,7 @@ pub struct TreeCursor {
     pub stack: Vec<Frame>,
     pub valid: bool,
     /// Set by the owner when no page has changed since the stack was built; the next
-    /// rowid descent may then reuse its frames (consumed by that descent).
+    /// descent may then reuse its frames (consumed by that descent).
     pub frames_current: bool,
 }
 
@@ -149,6 +149,7 @@ impl TreeCursor {
     pub fn invalidate(&mut self) {
         self.stack.clear();
         self.valid = false;
+        self.frames_current = false;
     }
 
     fn push<V: PageRead + ?Sized>(&mut self, v: &V, pgno: u32) -> Result<()> {
@@ -429,12 +430,24 @@ impl TreeCursor {
         cmp: &dyn KeyCompare,
         scratch: &mut Vec<u8>,
     ) -> Result<bool> {
-        self.invalidate();
+        // Frame reuse as in `descend_table`.
+        let reuse = std::mem::take(&mut self.frames_current);
+        if !reuse {
+            self.stack.clear();
+        }
+        self.valid = false;
         let usable = v.usable_size();
         let mut pgno = self.root.0;
         let mut seen_equal = false;
+        let mut depth = 0;
         loop {
-            self.push(v, pgno)?;
+            if depth < self.stack.len() && self.stack[depth].pgno.0 == pgno {
+                self.stack.truncate(depth + 1);
+            } else {
+                self.stack.truncate(depth);
+                self.push(v, pgno)?;
+            }
+            depth += 1;
             let n = self.stack.len();
             let top = &self.stack[n - 1];
             let (mut lo, mut hi) = (0usize, top.hdr.ncells);
