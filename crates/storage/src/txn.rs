@@ -163,7 +163,13 @@ impl Database {
         self.inner.backend.checkpoint()
     }
 
+    /// Commit, fsync and checkpoint counters of the backend.
+    pub fn stats(&self) -> crate::pager::PagerStats {
+        self.inner.backend.stats()
+    }
+
     pub fn set_synchronous(&self, s: Synchronous) {
+        self.inner.backend.set_synchronous(s);
         *self
             .inner
             .synchronous
