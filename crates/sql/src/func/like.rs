@@ -77,7 +77,7 @@ fn compile_glob(pattern: &str) -> Vec<Tok> {
             '[' => {
                 let mut ranges = Vec::new();
                 let mut invert = false;
-                let mut next = |i: &mut usize| -> Option<char> {
+                let next = |i: &mut usize| -> Option<char> {
                     let c = chars.get(*i).copied();
                     if c.is_some() {
                         *i += 1;
