@@ -494,22 +494,25 @@ fn render_char(out: &mut Out, spec: &mut Spec, arg: Option<Cow<[u8]>>) -> Vec<u8
         // SQLite emits a NUL byte for an empty or NULL argument.
         _ => ch.push(0),
     }
-    // SQLite pads the repeated characters as a whole, counting width in characters.
-    let reps = if spec.precision > 1 {
-        spec.precision as usize
-    } else {
-        1
-    };
-    if !out.room(reps.saturating_mul(ch.len())) {
-        return Vec::new();
+    // As SQLite: all but the last copy go out directly (after left padding computed in
+    // characters); the last copy is padded like any field, its width widened by its
+    // UTF-8 continuation bytes.
+    if spec.precision > 1 {
+        let copies = (spec.precision - 1) as usize;
+        if !out.room(copies.saturating_mul(ch.len())) {
+            return Vec::new();
+        }
+        spec.width -= spec.precision - 1;
+        if spec.width > 1 && !spec.left {
+            out.pad((spec.width - 1) as usize, b' ');
+            spec.width = 0;
+        }
+        for _ in 0..copies {
+            out.push(&ch);
+        }
     }
-    let mut body = Vec::with_capacity(reps * ch.len());
-    for _ in 0..reps {
-        body.extend_from_slice(&ch);
-    }
-    // %c always counts width in characters.
-    adjust_width_for_utf8(spec, &body, true);
-    body
+    adjust_width_for_utf8(spec, &ch, true);
+    ch
 }
 
 /// %s / %z: the text, cut to `precision` bytes (characters under `!`).

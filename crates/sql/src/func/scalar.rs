@@ -494,8 +494,12 @@ pub fn soundex(_: &Ctx, args: &[Value]) -> Result<Value> {
         }
         t
     };
-    let text = arg(args, 0).to_text_or_empty();
-    let z = until_nul(&text).as_bytes();
+    // Bytes, not lossy text: SQLite masks each byte with 0x7f, even in invalid UTF-8.
+    let bytes = arg(args, 0).to_bytes().unwrap_or(Cow::Borrowed(&[]));
+    let z = match bytes.iter().position(|&b| b == 0) {
+        Some(n) => &bytes[..n],
+        None => &bytes[..],
+    };
     let mut i = 0;
     while i < z.len() && !z[i].is_ascii_alphabetic() {
         i += 1;
@@ -555,6 +559,8 @@ pub fn substr(_: &Ctx, args: &[Value]) -> Result<Value> {
         return Ok(Value::Null);
     }
     let blob_bytes: Option<&[u8]> = match x {
+        // A zero-length blob has no data pointer in SQLite: the result is NULL.
+        Value::Blob(b) if b.is_empty() => return Ok(Value::Null),
         Value::Blob(b) => Some(b),
         _ => None,
     };
@@ -675,15 +681,43 @@ fn hex_val(c: u8) -> u8 {
     }
 }
 
-/// `unicode(X)`: code point of the first character; NULL for empty text.
+/// `unicode(X)`: code point of the first character; NULL for empty text. Blob bytes are
+/// decoded with SQLite's lenient UTF-8 reader, so invalid bytes give what SQLite gives.
 pub fn unicode(_: &Ctx, args: &[Value]) -> Result<Value> {
-    Ok(match arg(args, 0).to_text() {
-        Some(t) => match t.chars().next() {
-            Some(c) if c != '\0' => Value::Integer(i64::from(u32::from(c))),
-            _ => Value::Null,
-        },
-        None => Value::Null,
-    })
+    let Some(bytes) = arg(args, 0).to_bytes() else {
+        return Ok(Value::Null);
+    };
+    match bytes.first() {
+        None | Some(0) => Ok(Value::Null),
+        Some(_) => Ok(Value::Integer(i64::from(utf8_read_lenient(&bytes)))),
+    }
+}
+
+/// `sqlite3Utf8Read`: decodes the first character without validation. A lead byte
+/// >= 0xc0 takes following continuation bytes; overlong forms, surrogates and stray
+/// continuation bytes decode to U+FFFD, other lone bytes to themselves.
+fn utf8_read_lenient(z: &[u8]) -> u32 {
+    let Some(&c0) = z.first() else {
+        return 0;
+    };
+    let mut c = u32::from(c0);
+    if c >= 0xc0 {
+        c = match c0 {
+            0xc0..=0xdf => c - 0xc0,
+            0xe0..=0xef => c - 0xe0,
+            0xf0..=0xf7 => c - 0xf0,
+            0xf8..=0xfb => c - 0xf8,
+            0xfc..=0xfd => c - 0xfc,
+            _ => 0,
+        };
+        for &b in z[1..].iter().take_while(|&&b| b & 0xc0 == 0x80) {
+            c = (c << 6).wrapping_add(u32::from(b & 0x3f));
+        }
+        if c < 0x80 || (c & 0xffff_f800) == 0xd800 || (c & 0xffff_fffe) == 0xfffe {
+            c = 0xfffd;
+        }
+    }
+    c
 }
 
 /// `unistr(X)`: decodes \XXXX, \+XXXXXX, \uXXXX, \UXXXXXXXX and \\ escapes.
