@@ -272,8 +272,11 @@ impl Checker {
     }
 
     fn check(&mut self, e: &E) {
-        self.checked += 1;
         let (sql, params, want) = oracle(&self.conn, e);
+        if diverges_by_design(&sql, &params) {
+            return;
+        }
+        self.checked += 1;
         let got = eval(e);
         let ok = match (&want, &got) {
             (Ok(w), Ok(g)) => same(w, g),
@@ -305,6 +308,35 @@ impl Checker {
         }
         eprintln!("{what}: {} cases agree with SQLite", self.checked);
     }
+}
+
+/// parlite keeps text valid UTF-8 (value invariant 2): where SQLite would build text from
+/// the raw bytes of an invalid-UTF-8 blob, parlite converts the blob lossily first, so
+/// results differ by design. Such cases are skipped. Surrogate code points in char() are
+/// the same story (SQLite emits invalid UTF-8 for them).
+fn diverges_by_design(sql: &str, params: &[Value]) -> bool {
+    const TEXT_BUILDERS: &[&str] = &[
+        "trim(",
+        "concat",
+        "char(",
+        "upper(",
+        "lower(",
+        "replace(",
+        "printf(",
+        "||",
+        "group_concat",
+        "string_agg",
+        "unhex(",
+        "AS TEXT",
+    ];
+    let invalid_blob = params
+        .iter()
+        .any(|v| matches!(v, Value::Blob(b) if std::str::from_utf8(b).is_err()));
+    let surrogate = sql.starts_with("SELECT char(")
+        && params
+            .iter()
+            .any(|v| (0xd800..0xe000).contains(&v.to_i64()));
+    (invalid_blob && TEXT_BUILDERS.iter().any(|f| sql.contains(f))) || surrogate
 }
 
 fn seed() -> u64 {
@@ -483,7 +515,8 @@ fn random_value(rng: &mut StdRng) -> Value {
     match rng.gen_range(0..10) {
         0 => Value::Null,
         1..=3 => Value::Integer(random_int(rng)),
-        4 | 5 => Value::Real(random_real(rng)),
+        // Value::real: a NaN bit pattern is NULL, as SQLite binds it.
+        4 | 5 => Value::real(random_real(rng)),
         6..=8 => Value::text(random_text(rng)),
         _ => {
             if rng.gen_bool(0.5) {
@@ -1090,7 +1123,7 @@ fn generated_printf() {
                 }
                 'f' | 'e' | 'E' | 'g' | 'G' => {
                     if rng.gen_bool(0.85) {
-                        Value::Real(random_real(&mut rng))
+                        Value::real(random_real(&mut rng))
                     } else {
                         random_value(&mut rng)
                     }
@@ -1283,7 +1316,7 @@ fn generated_aggregates() {
         let rows: Vec<Value> = (0..n)
             .map(|_| match kind {
                 0 => Value::Integer(random_int(&mut rng)),
-                1 => Value::Real(random_real(&mut rng)),
+                1 => Value::real(random_real(&mut rng)),
                 2 => {
                     if rng.gen_bool(0.5) {
                         Value::Integer(rng.gen_range(-3..3))
@@ -1326,6 +1359,9 @@ fn generated_aggregates() {
                 (Err(w), Err(g)) => w == g,
                 _ => false,
             };
+            if !ok && diverges_by_design(sql_expr, &rows) {
+                continue;
+            }
             if !ok {
                 failures.push(format!(
                     "round {round}: {sql_expr} over {rows:?}: sqlite {want:?}, parlite {got:?}"
