@@ -40,6 +40,8 @@ enum E {
     Cast(Box<E>, &'static str),
     /// `CASE WHEN e THEN 1 ELSE 0 END`: truthiness.
     Truth(Box<E>),
+    /// `e COLLATE name`.
+    Collate(Box<E>, &'static str),
 }
 
 fn lit(v: impl Into<Value>) -> E {
@@ -111,6 +113,7 @@ fn render(e: &E, params: &mut Vec<Value>) -> String {
         E::BitNot(a) => format!("(~ {})", render(a, params)),
         E::Cast(a, t) => format!("CAST({} AS {t})", render(a, params)),
         E::Truth(a) => format!("(CASE WHEN {} THEN 1 ELSE 0 END)", render(a, params)),
+        E::Collate(a, c) => format!("({} COLLATE {c})", render(a, params)),
     }
 }
 
@@ -146,6 +149,10 @@ fn eval(e: &E) -> Result<Value, String> {
                 }
                 _ => {
                     let vals = args.iter().map(eval).collect::<Result<Vec<_>, _>>()?;
+                    let mut ctx = ctx;
+                    if def.needs_collation {
+                        ctx.collation = args.iter().find_map(expr_collation).unwrap_or_default();
+                    }
                     def.call(&ctx, &vals).map_err(|e| e.to_string())?
                 }
             }
@@ -157,7 +164,7 @@ fn eval(e: &E) -> Result<Value, String> {
             let (x, y) = (eval(a)?, eval(b)?);
             let aff_a = expr_affinity(a);
             let aff_b = expr_affinity(b);
-            let o = compare_op(&x, aff_a, &y, aff_b, Collation::Binary);
+            let o = compare_op(&x, aff_a, &y, aff_b, binary_collation(a, b));
             bool_value(o.map(|o| match *op {
                 "=" => o == Ordering::Equal,
                 "<>" => o != Ordering::Equal,
@@ -174,7 +181,7 @@ fn eval(e: &E) -> Result<Value, String> {
                 expr_affinity(a),
                 &eval(b)?,
                 expr_affinity(b),
-                Collation::Binary,
+                binary_collation(a, b),
             );
             Value::Integer(i64::from(r != *neg))
         }
@@ -185,7 +192,26 @@ fn eval(e: &E) -> Result<Value, String> {
         E::BitNot(a) => bit_not(&eval(a)?),
         E::Cast(a, t) => eval(a)?.cast(affinity_of_type_name(t)),
         E::Truth(a) => Value::Integer(i64::from(truth(&eval(a)?) == Some(true))),
+        E::Collate(a, c) => {
+            Collation::from_name(c).map_err(|e| e.to_string())?;
+            eval(a)?
+        }
     })
+}
+
+/// The explicit collation of an expression (`x COLLATE name`), if any.
+fn expr_collation(e: &E) -> Option<Collation> {
+    match e {
+        E::Collate(_, c) => Collation::from_name(c).ok(),
+        _ => None,
+    }
+}
+
+/// A binary operator's collation: the left operand's explicit one, else the right's.
+fn binary_collation(a: &E, b: &E) -> Collation {
+    expr_collation(a)
+        .or_else(|| expr_collation(b))
+        .unwrap_or_default()
 }
 
 /// The affinity SQLite gives an expression: CAST has its target's; everything else in
@@ -1306,13 +1332,23 @@ fn generated_aggregates() {
         ("sum(DISTINCT x)", "sum", true, vec![]),
         ("avg(DISTINCT x)", "avg", true, vec![]),
         ("group_concat(DISTINCT x)", "group_concat", true, vec![]),
+        ("max(x COLLATE NOCASE)", "max", false, vec![]),
+        ("min(x COLLATE RTRIM)", "min", false, vec![]),
+        ("count(DISTINCT x COLLATE NOCASE)", "count", true, vec![]),
+        (
+            "group_concat(DISTINCT x COLLATE RTRIM)",
+            "group_concat",
+            true,
+            vec![],
+        ),
     ];
     let mut failures = Vec::new();
     let mut checked = 0;
     for round in 0..cases(400) {
         conn.execute("DELETE FROM g", []).expect("delete");
         let n = rng.gen_range(0..8);
-        let kind = rng.gen_range(0..4);
+        let kind = rng.gen_range(0..5);
+        let words = ["a", "A", "a ", "b", "B ", "é", "É", "1", "1.0"];
         let rows: Vec<Value> = (0..n)
             .map(|_| match kind {
                 0 => Value::Integer(random_int(&mut rng)),
@@ -1324,6 +1360,7 @@ fn generated_aggregates() {
                         Value::Real(rng.gen_range(-3..3) as f64)
                     }
                 }
+                3 => Value::text(words[rng.gen_range(0..words.len())]),
                 _ => random_value(&mut rng),
             })
             .collect();
@@ -1345,7 +1382,16 @@ fn generated_aggregates() {
             let got = (|| -> Result<Value, String> {
                 let def = func::lookup(name, n_args).map_err(|e| e.to_string())?;
                 let mut acc: Box<dyn Aggregate> = def
-                    .new_aggregate(*distinct, Collation::Binary)
+                    .new_aggregate(
+                        *distinct,
+                        if sql_expr.contains("NOCASE") {
+                            Collation::NoCase
+                        } else if sql_expr.contains("RTRIM") {
+                            Collation::RTrim
+                        } else {
+                            Collation::Binary
+                        },
+                    )
                     .map_err(|e| e.to_string())?;
                 for v in &rows {
                     let mut args = if n_args == 0 { vec![] } else { vec![v.clone()] };
@@ -1381,6 +1427,43 @@ fn generated_aggregates() {
             .join("\n")
     );
     eprintln!("aggregates: {checked} cases agree with SQLite");
+}
+
+#[test]
+fn generated_collations() {
+    let mut rng = StdRng::seed_from_u64(seed() ^ 9);
+    let mut c = Checker::new();
+    let colls = ["BINARY", "NOCASE", "RTRIM", "nocase"];
+    let words = [
+        "a", "A", "a ", "A  ", "ab", "aB", "b", "B", "é", "É", "", " ", "a\t", "1", "10", "Z",
+    ];
+    let cmps = ["=", "<", ">", "<=", "<>"];
+    for _ in 0..cases(4_000) {
+        let mut w = || -> E {
+            if rng.gen_bool(0.85) {
+                lit(words[rng.gen_range(0..words.len())])
+            } else {
+                lit(random_value(&mut rng))
+            }
+        };
+        let (a, b, x) = (w(), w(), w());
+        let coll = colls[rng.gen_range(0..colls.len())];
+        let e = match rng.gen_range(0..6) {
+            0 => cmp(cmps[rng.gen_range(0..5)], E::Collate(Box::new(a), coll), b),
+            1 => cmp(cmps[rng.gen_range(0..5)], a, E::Collate(Box::new(b), coll)),
+            2 => E::Is(false, Box::new(E::Collate(Box::new(a), coll)), Box::new(b)),
+            3 => call("max", vec![a, E::Collate(Box::new(b), coll), x]),
+            4 => call("min", vec![E::Collate(Box::new(a), coll), b]),
+            _ => call("nullif", vec![E::Collate(Box::new(a), coll), b]),
+        };
+        c.check(&e);
+    }
+    c.check(&cmp(
+        "=",
+        E::Collate(Box::new(lit("a")), "NOSUCH"),
+        lit("A"),
+    ));
+    c.finish("collations");
 }
 
 /// Volatile functions cannot be compared value for value: check their shape.

@@ -19,10 +19,12 @@
 //! integer prefix of text), while `CAST('1e3' AS NUMERIC)` is 1000.
 
 mod error;
+mod key;
 pub mod num;
 mod ops;
 
 pub use error::{codes, Result, SqlError};
+pub use key::CollatedKey;
 pub use ops::*;
 
 use crate::collation::Collation;
