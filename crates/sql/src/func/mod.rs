@@ -17,6 +17,7 @@ pub mod like;
 pub mod printf;
 mod rng;
 pub mod scalar;
+mod utf8;
 
 use crate::collation::Collation;
 use crate::value::{Result, SqlError, Value};

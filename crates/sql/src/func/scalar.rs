@@ -689,35 +689,8 @@ pub fn unicode(_: &Ctx, args: &[Value]) -> Result<Value> {
     };
     match bytes.first() {
         None | Some(0) => Ok(Value::Null),
-        Some(_) => Ok(Value::Integer(i64::from(utf8_read_lenient(&bytes)))),
+        Some(_) => Ok(Value::Integer(i64::from(super::utf8::read(&bytes).0))),
     }
-}
-
-/// `sqlite3Utf8Read`: decodes the first character without validation. A lead byte
-/// >= 0xc0 takes following continuation bytes; overlong forms, surrogates and stray
-/// continuation bytes decode to U+FFFD, other lone bytes to themselves.
-fn utf8_read_lenient(z: &[u8]) -> u32 {
-    let Some(&c0) = z.first() else {
-        return 0;
-    };
-    let mut c = u32::from(c0);
-    if c >= 0xc0 {
-        c = match c0 {
-            0xc0..=0xdf => c - 0xc0,
-            0xe0..=0xef => c - 0xe0,
-            0xf0..=0xf7 => c - 0xf0,
-            0xf8..=0xfb => c - 0xf8,
-            0xfc..=0xfd => c - 0xfc,
-            _ => 0,
-        };
-        for &b in z[1..].iter().take_while(|&&b| b & 0xc0 == 0x80) {
-            c = (c << 6).wrapping_add(u32::from(b & 0x3f));
-        }
-        if c < 0x80 || (c & 0xffff_f800) == 0xd800 || (c & 0xffff_fffe) == 0xfffe {
-            c = 0xfffd;
-        }
-    }
-    c
 }
 
 /// `unistr(X)`: decodes \XXXX, \+XXXXXX, \uXXXX, \UXXXXXXXX and \\ escapes.
