@@ -8,11 +8,13 @@
 //! - `aggregate`: the accumulator API ([`aggregate::Aggregate`]) and built-in aggregates.
 //! - `printf`: SQLite's printf engine behind `printf()`/`format()`.
 //! - `like`: LIKE and GLOB matching.
+//! - `datetime`: the date and time functions.
 //!
 //! Functions take what they need from the connection through [`FunctionContext`], which the
 //! executor implements; they never reach into other layers.
 
 pub mod aggregate;
+pub mod datetime;
 pub mod like;
 pub mod printf;
 mod rng;
@@ -33,6 +35,17 @@ pub trait FunctionContext {
     /// `PRAGMA case_sensitive_like`.
     fn case_sensitive_like(&self) -> bool {
         false
+    }
+    /// The statement's current time as a julian day in milliseconds ('now'). SQLite
+    /// fixes it once per statement (`sqlite3StmtCurrentTime`) so that every 'now' in a
+    /// statement agrees; the executor should do the same. Default: the system clock.
+    fn current_time_jd_ms(&self) -> i64 {
+        datetime::system_now_jd_ms()
+    }
+    /// The local time zone's offset from UTC, in seconds, at the given unix time (the
+    /// `localtime` and `utc` modifiers). Default: 0 (UTC).
+    fn local_offset_seconds(&self, _unix_time_s: i64) -> i64 {
+        0
     }
 }
 
@@ -262,6 +275,16 @@ pub static BUILTINS: &[FuncDef] = &[
     scalar("upper", 1, Some(1), s::upper),
     volatile(scalar("total_changes", 0, Some(0), s::total_changes)),
     scalar("zeroblob", 1, Some(1), s::zeroblob),
+    scalar("date", 0, None, datetime::date),
+    scalar("time", 0, None, datetime::time),
+    scalar("datetime", 0, None, datetime::datetime),
+    scalar("julianday", 0, None, datetime::julianday),
+    scalar("unixepoch", 0, None, datetime::unixepoch),
+    scalar("strftime", 0, None, datetime::strftime),
+    scalar("timediff", 2, Some(2), datetime::timediff),
+    scalar("current_date", 0, Some(0), datetime::current_date),
+    scalar("current_time", 0, Some(0), datetime::current_time),
+    scalar("current_timestamp", 0, Some(0), datetime::current_timestamp),
     agg("avg", 1, 1, AggKind::Avg),
     agg("count", 0, 1, AggKind::Count),
     agg("group_concat", 1, 2, AggKind::GroupConcat),
