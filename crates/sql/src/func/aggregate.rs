@@ -12,6 +12,9 @@
 //! summation of reals; sum() reports "integer overflow" only when every input was an
 //! integer (a later real input clears the condition, as in SQLite).
 
+// `Option::is_none_or` is newer than the workspace's minimum Rust version (1.80).
+#![allow(clippy::unnecessary_map_or)]
+
 use super::AggKind;
 use crate::collation::Collation;
 use crate::value::{Affinity, CollatedKey, Result, SqlError, Value, MAX_LENGTH_BYTES};

@@ -223,9 +223,8 @@ fn compute_jd(p: &mut DateTime) {
 
 /// `computeFloor`: days past the end of the month (for the "floor" modifier).
 fn compute_floor(p: &mut DateTime) {
-    p.n_floor = if p.d <= 28 {
-        0
-    } else if (1i64 << p.mo.clamp(0, 40)) & 0x15aa != 0 {
+    // 0x15aa has a bit for each 31-day month.
+    p.n_floor = if p.d <= 28 || (1i64 << p.mo.clamp(0, 40)) & 0x15aa != 0 {
         0
     } else if p.mo != 2 {
         i32::from(p.d == 31)
@@ -755,7 +754,7 @@ fn numeric_modifier(z: &[u8], p: &mut DateTime) -> bool {
     if !(3..=10).contains(&len) {
         return false;
     }
-    if unit_full[len - 1].to_ascii_lowercase() == b's' {
+    if unit_full[len - 1].eq_ignore_ascii_case(&b's') {
         len -= 1;
     }
     let unit = &unit_full[..len];

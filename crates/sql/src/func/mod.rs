@@ -13,6 +13,9 @@
 //! Functions take what they need from the connection through [`FunctionContext`], which the
 //! executor implements; they never reach into other layers.
 
+// `Option::is_none_or` is newer than the workspace's minimum Rust version (1.80).
+#![allow(clippy::unnecessary_map_or)]
+
 pub mod aggregate;
 pub mod datetime;
 pub mod like;

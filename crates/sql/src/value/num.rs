@@ -11,6 +11,12 @@
 //! Invariants: every function here is total (no panics, no overflow traps) on any input
 //! bytes; integers are never parsed from hex here (hex literals are the lexer's business).
 
+// The scaling constants are written digit for digit as in SQLite's util.c so that the two
+// can be compared by eye; they parse to the same binary64 values either way.
+#![allow(clippy::excessive_precision)]
+// `u64::is_multiple_of` is newer than the workspace's minimum Rust version (1.80).
+#![allow(clippy::manual_is_multiple_of)]
+
 /// SQLite's `sqlite3Isspace`: the six ASCII whitespace bytes (not Unicode spaces).
 #[inline]
 pub fn is_space(b: u8) -> bool {
@@ -49,8 +55,8 @@ fn dekker_mul2(x: &mut [f64; 2], y: f64, yy: f64) {
     let p = hx * hy;
     let q = hx * ty + tx * hy;
     let c = p + q;
-    let mut cc = p - c + q + tx * ty;
-    cc = x[0] * yy + x[1] * y + cc;
+    let cc = p - c + q + tx * ty;
+    let cc = x[0] * yy + x[1] * y + cc;
     x[0] = c + cc;
     x[1] = c - x[0];
     x[1] += cc;
