@@ -428,6 +428,10 @@ fn numeric_text(rng: &mut StdRng) -> String {
             s.push(char::from(b'0' + rng.gen_range(0..10u8)));
         }
     }
+    if rng.gen_bool(0.1) {
+        // Far exponents, where SQLite's scaling differs from correctly rounded parsing.
+        s.push_str(&format!("e{}", rng.gen_range(-330..330)));
+    }
     if rng.gen_bool(0.2) {
         s.push_str(spaces[rng.gen_range(0..spaces.len())]);
     }

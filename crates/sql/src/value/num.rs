@@ -320,6 +320,25 @@ pub fn atoi64(z: &[u8]) -> (i64, IntParse) {
     }
 }
 
+/// The value of a decimal numeric literal token as SQLite's code generator computes it
+/// (`codeInteger` / `codeReal`): digits that fit an i64 (after the optional unary minus
+/// the parser folded in) are an INTEGER — including -9223372036854775808 — and anything
+/// else (too large, or with `.`/exponent) is a REAL read with SQLite's own text→real
+/// conversion, which differs from correctly rounded parsing in the last bit for some
+/// literals with far exponents. Hex literals are the parser's business.
+pub fn decimal_literal(text: &str, negate: bool) -> super::Value {
+    let z = text.as_bytes();
+    if !z.is_empty() && z.iter().all(u8::is_ascii_digit) {
+        match atoi64(z) {
+            (v, IntParse::Exact) => return super::Value::Integer(if negate { -v } else { v }),
+            (_, IntParse::Pow63) if negate => return super::Value::Integer(i64::MIN),
+            _ => {}
+        }
+    }
+    let r = atof(z).0;
+    super::Value::real(if negate { -r } else { r })
+}
+
 /// `sqlite3RealToI64`: nearest-toward-zero integer, saturating at the i64 range.
 pub fn real_to_i64(r: f64) -> i64 {
     if r < -9223372036854774784.0 {
@@ -715,6 +734,26 @@ mod tests {
         assert_eq!(atof(b"1.5e").1, NumClass::RealPrefix);
         assert_eq!(atof(b".").1, NumClass::NotNumeric);
         assert_eq!(atof(b"1e999999999").0, f64::INFINITY);
+    }
+
+    #[test]
+    fn literals() {
+        use super::super::Value;
+        assert_eq!(
+            decimal_literal("9223372036854775807", false),
+            Value::Integer(i64::MAX)
+        );
+        assert_eq!(
+            decimal_literal("9223372036854775808", true),
+            Value::Integer(i64::MIN)
+        );
+        assert_eq!(
+            decimal_literal("9223372036854775808", false),
+            Value::Real(9223372036854775808.0)
+        );
+        assert_eq!(decimal_literal("1.5", true), Value::Real(-1.5));
+        assert_eq!(decimal_literal("1e999", false), Value::Real(f64::INFINITY));
+        assert_eq!(decimal_literal(".5", false), Value::Real(0.5));
     }
 
     #[test]
