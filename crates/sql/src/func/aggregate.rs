@@ -49,6 +49,8 @@ pub fn new_aggregate(kind: AggKind, distinct: bool, collation: Collation) -> Box
             collation,
         }),
         AggKind::GroupConcat => Box::new(GroupConcat { acc: None }),
+        AggKind::JsonGroupArray => Box::new(super::json::GroupArray::default()),
+        AggKind::JsonGroupObject => Box::new(super::json::GroupObject::default()),
     };
     if distinct {
         Box::new(Distinct {

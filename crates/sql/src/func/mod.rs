@@ -10,6 +10,8 @@
 //! - `like`: LIKE and GLOB matching.
 //! - `datetime`: the date and time functions.
 //! - `math`: the math functions (SQLITE_ENABLE_MATH_FUNCTIONS).
+//! - `json`: the JSON functions; `->` and `->>` are registered under those names for the
+//!   parser's operators.
 //!
 //! Functions take what they need from the connection through [`FunctionContext`], which the
 //! executor implements; they never reach into other layers.
@@ -19,6 +21,7 @@
 
 pub mod aggregate;
 pub mod datetime;
+pub mod json;
 pub mod like;
 pub mod math;
 pub mod printf;
@@ -99,6 +102,8 @@ pub enum AggKind {
     Min,
     Max,
     GroupConcat,
+    JsonGroupArray,
+    JsonGroupObject,
 }
 
 #[derive(Clone, Copy)]
@@ -319,6 +324,18 @@ pub static BUILTINS: &[FuncDef] = &[
     scalar("tan", 1, Some(1), math::tan),
     scalar("tanh", 1, Some(1), math::tanh),
     scalar("trunc", 1, Some(1), math::trunc),
+    scalar("json", 1, Some(1), json::json),
+    scalar("json_valid", 1, Some(2), json::json_valid),
+    scalar("json_quote", 1, Some(1), json::json_quote),
+    scalar("json_type", 1, Some(2), json::json_type),
+    scalar("json_array_length", 1, Some(2), json::json_array_length),
+    scalar("json_extract", 0, None, json::json_extract),
+    scalar("json_array", 0, None, json::json_array),
+    scalar("json_object", 0, None, json::json_object),
+    scalar("->", 2, Some(2), json::arrow_json),
+    scalar("->>", 2, Some(2), json::arrow_sql),
+    agg("json_group_array", 1, 1, AggKind::JsonGroupArray),
+    agg("json_group_object", 2, 2, AggKind::JsonGroupObject),
     agg("avg", 1, 1, AggKind::Avg),
     agg("count", 0, 1, AggKind::Count),
     agg("group_concat", 1, 2, AggKind::GroupConcat),

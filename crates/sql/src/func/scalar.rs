@@ -322,6 +322,26 @@ pub fn quote(_: &Ctx, args: &[Value]) -> Result<Value> {
     text_result(quote_value(arg(args, 0)))
 }
 
+/// A real as JSON text (`%!0.15g`; infinity becomes 9.0e+999 as in SQLite).
+pub fn real_json_text(r: f64) -> String {
+    let mut s = String::new();
+    num::format_float(
+        &mut s,
+        r,
+        &FloatFormat {
+            style: FloatStyle::General,
+            precision: 15,
+            alternate: false,
+            alt2: true,
+            sign_char: None,
+            zero_pad: true,
+            thousands: false,
+            upper: false,
+        },
+    );
+    s
+}
+
 /// The text of `quote(v)`.
 pub fn quote_value(v: &Value) -> String {
     match v {
@@ -670,6 +690,11 @@ pub fn unhex(_: &Ctx, args: &[Value]) -> Result<Value> {
         i += 2;
     }
     Ok(Value::Blob(Arc::from(out)))
+}
+
+/// The value of an ASCII hex digit (0 for anything else).
+pub(crate) fn hex_digit_value(c: u8) -> u8 {
+    hex_val(c)
 }
 
 fn hex_val(c: u8) -> u8 {
