@@ -1359,7 +1359,12 @@ mod tests {
             n.map(|n| rendered(&n)).as_deref(),
             Some(r#"{"a":[1,2.50,"x\u0041"],"b":null}"#)
         );
-        assert!(parse(b"[1,]").is_none());
+        assert!(matches!(parse_checked(b"[1,]"), Some((_, true))));
+        assert!(parse(b"[1,,2]").is_none());
+        assert_eq!(
+            parse(b"{a:.5, 'b':0x1F}").map(|n| rendered(&n)).as_deref(),
+            Some(r#"{"a":0.5,"b":31}"#)
+        );
         assert!(parse(b"01").is_none());
         let deep = "[".repeat(2000) + &"]".repeat(2000);
         assert!(parse(deep.as_bytes()).is_none());
