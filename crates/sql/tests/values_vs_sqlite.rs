@@ -1869,6 +1869,25 @@ fn random_json_path(rng: &mut StdRng) -> String {
     p
 }
 
+/// JSON5 spellings SQLite accepts (and canonicalizes).
+fn random_json5(rng: &mut StdRng) -> String {
+    let items = [
+        "{a:1, $b_2:2, c3 : [1,2,],}",
+        "['a\"b', 'it\\'s', \"x\\/y\"]",
+        "/* c */ [1, // x\n2]",
+        "[\"\\x41\", \"\\v\", \"\\0\", \"\\'\"]",
+        "[-.25, 1., +1, 0x1F, 0XaB, Infinity, -Infinity, NaN, .5e1, +.5, -0x10]",
+        "[0x8000000000000000, 0xFFFFFFFFFFFFFFFF, 0x1FFFFFFFFFFFFFFFF, -0x8000000000000000]",
+        "{'k':'v', \"q\":\"a\tb\"}",
+        "[1]\u{a0}",
+        "\u{feff}[true]",
+        "[inf, -inf, +INFINITY, qnan, SNaN]",
+        "{a:{b:[1,{c:'d'}]}}",
+        "[\"line\\\ncont\"]",
+    ];
+    items[rng.gen_range(0..items.len())].to_string()
+}
+
 fn mutate_json(rng: &mut StdRng, s: String) -> String {
     if !rng.gen_bool(0.15) || s.is_empty() {
         return s;
@@ -1890,12 +1909,22 @@ fn generated_json() {
     let mut rng = StdRng::seed_from_u64(seed() ^ 11);
     let mut c = Checker::new();
     for _ in 0..cases(8_000) {
-        let doc = random_json(&mut rng, 0);
+        let doc = if rng.gen_bool(0.15) {
+            random_json5(&mut rng)
+        } else {
+            random_json(&mut rng, 0)
+        };
         let doc = mutate_json(&mut rng, doc);
         let d = lit(doc);
         let e = match rng.gen_range(0..10) {
             0 => call("json", vec![d]),
-            1 => call("json_valid", vec![d]),
+            1 => {
+                if rng.gen_bool(0.5) {
+                    call("json_valid", vec![d])
+                } else {
+                    call("json_valid", vec![d, lit(rng.gen_range(0..17i64))])
+                }
+            }
             2 => call("json_type", vec![d, lit(random_json_path(&mut rng))]),
             3 => call(
                 "json_array_length",

@@ -283,7 +283,7 @@ impl<'a> Parser<'a> {
                     self.depth -= 1;
                     return Step::Value(Node::Object(members), at + 1);
                 }
-                Step::Error => return Step::Error,
+                // Anything else may be an unquoted JSON5 key.
                 _ => {
                     j += self.json5_ws(j);
                     if is_id1(self.at(j)) {
