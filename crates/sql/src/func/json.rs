@@ -14,8 +14,10 @@
 //!   unquoted keys, hex numbers, trailing commas...), which give "malformed JSON" here.
 //! - JSONB (blob) arguments are not supported: a blob argument is "malformed JSON".
 //! - SQLite marks the results of JSON functions with a JSON subtype so that
-//!   `json_array(json('[1]'))` nests the array; parlite's values carry no subtype, so
-//!   text arguments to json_array/json_object/json_group_* are always JSON strings.
+//!   `json_array(json('[1]'))` nests the array. Values carry no subtype; an executor that
+//!   tracks "came straight from a JSON function" per argument calls
+//!   [`call_with_subtypes`] to get SQLite's nesting. Through the plain registry call,
+//!   and always for json_group_array/json_group_object, text arguments are JSON strings.
 //!
 //! Invariant: nesting depth is bounded ([`JSON_MAX_DEPTH`], as SQLite's 1000), so parsing
 //! and rendering never recurse without limit.
@@ -1109,7 +1111,14 @@ pub fn json_valid(_: &Ctx, args: &[Value]) -> Result<Value> {
 
 /// Appends an SQL value as JSON (`jsonAppendSqlValue`).
 fn append_sql_value(out: &mut String, v: &Value) -> Result<()> {
+    append_sql_value_sub(out, v, false)
+}
+
+/// Like [`append_sql_value`]; `is_json`: the value carries SQLite's JSON subtype (it came
+/// straight from a JSON function), so text is embedded as JSON rather than quoted.
+fn append_sql_value_sub(out: &mut String, v: &Value, is_json: bool) -> Result<()> {
     match v {
+        Value::Text(t) if is_json => out.push_str(t),
         Value::Null => out.push_str("null"),
         Value::Integer(i) => out.push_str(&i.to_string()),
         Value::Real(r) => out.push_str(&super::scalar::real_json_text(*r)),
@@ -1143,19 +1152,31 @@ fn append_json_string(out: &mut String, s: &str) {
 
 /// `json_quote(X)`.
 pub fn json_quote(_: &Ctx, args: &[Value]) -> Result<Value> {
+    json_quote_sub(args, &[])
+}
+
+fn json_quote_sub(args: &[Value], is_json: &[bool]) -> Result<Value> {
     let mut s = String::new();
-    append_sql_value(&mut s, args.first().unwrap_or(&Value::Null))?;
+    append_sql_value_sub(
+        &mut s,
+        args.first().unwrap_or(&Value::Null),
+        is_json.first() == Some(&true),
+    )?;
     text(s)
 }
 
 /// `json_array(X...)`.
 pub fn json_array(_: &Ctx, args: &[Value]) -> Result<Value> {
+    json_array_sub(args, &[])
+}
+
+fn json_array_sub(args: &[Value], is_json: &[bool]) -> Result<Value> {
     let mut s = String::from("[");
     for (k, v) in args.iter().enumerate() {
         if k > 0 {
             s.push(',');
         }
-        append_sql_value(&mut s, v)?;
+        append_sql_value_sub(&mut s, v, is_json.get(k) == Some(&true))?;
     }
     s.push(']');
     text(s)
@@ -1163,6 +1184,10 @@ pub fn json_array(_: &Ctx, args: &[Value]) -> Result<Value> {
 
 /// `json_object(K, V, ...)`.
 pub fn json_object(_: &Ctx, args: &[Value]) -> Result<Value> {
+    json_object_sub(args, &[])
+}
+
+fn json_object_sub(args: &[Value], is_json: &[bool]) -> Result<Value> {
     if args.len() & 1 != 0 {
         return Err(SqlError::msg(
             "json_object() requires an even number of arguments",
@@ -1178,10 +1203,55 @@ pub fn json_object(_: &Ctx, args: &[Value]) -> Result<Value> {
         }
         append_json_string(&mut s, key);
         s.push(':');
-        append_sql_value(&mut s, &pair[1])?;
+        append_sql_value_sub(&mut s, &pair[1], is_json.get(2 * k + 1) == Some(&true))?;
     }
     s.push('}');
     text(s)
+}
+
+/// Whether `json_extract(doc, path)` selects an array or an object.
+fn extract_is_container(args: &[Value]) -> bool {
+    let (Some(d), Some(p)) = (args.first(), args.get(1).and_then(Value::to_text)) else {
+        return false;
+    };
+    match json_arg(d) {
+        Ok(Some(doc)) => matches!(
+            resolve(&doc, &p),
+            Ok(Some(Node::Array(_) | Node::Object(_)))
+        ),
+        _ => false,
+    }
+}
+
+/// Calls `def` with SQLite's JSON subtype semantics, for executors that track subtypes.
+///
+/// SQLite tags the results of JSON functions with a "JSON" subtype that lives only while
+/// a value passes directly from one function to another: `json_array(json('[1]'))` is
+/// `[[1]]` while `json_array('[1]')` is `["[1]"]`. `arg_is_json[i]` says whether argument
+/// `i` carries the subtype (missing entries mean no); the result says whether the
+/// returned value does. Functions other than the JSON ones ignore subtypes and return
+/// none, as in SQLite (subtypes do not survive storage, CAST or operators).
+pub fn call_with_subtypes(
+    def: &super::FuncDef,
+    ctx: &Ctx,
+    args: &[Value],
+    arg_is_json: &[bool],
+) -> Result<(Value, bool)> {
+    match def.name {
+        "json_array" => Ok((json_array_sub(args, arg_is_json)?, true)),
+        "json_object" => Ok((json_object_sub(args, arg_is_json)?, true)),
+        "json_quote" => Ok((json_quote_sub(args, arg_is_json)?, true)),
+        "json" | "->" => Ok((def.call(ctx, args)?, true)),
+        "json_extract" => {
+            let v = def.call(ctx, args)?;
+            // One path: JSON only when the element is an array or object; several paths:
+            // always a JSON array.
+            let json =
+                args.len() > 2 || (matches!(v, Value::Text(_)) && extract_is_container(args));
+            Ok((v, json))
+        }
+        _ => Ok((def.call(ctx, args)?, false)),
+    }
 }
 
 /// `json_type(X [, P])`.
@@ -1351,6 +1421,18 @@ impl Aggregate for GroupObject {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn subtypes_nest() {
+        use crate::func::{lookup, NoConnection};
+        let ctx = Ctx::new(&NoConnection);
+        let inner = Value::text("[1]");
+        let arr = lookup("json_array", 1)
+            .map(|d| call_with_subtypes(d, &ctx, std::slice::from_ref(&inner), &[true]));
+        assert!(matches!(arr, Ok(Ok((Value::Text(t), true))) if &*t == "[[1]]"));
+        let plain = lookup("json_array", 1).and_then(|d| d.call(&ctx, &[inner]));
+        assert!(matches!(plain, Ok(Value::Text(t)) if &*t == "[\"[1]\"]"));
+    }
 
     #[test]
     fn parse_render_roundtrip() {
