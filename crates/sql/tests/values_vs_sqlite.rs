@@ -1987,3 +1987,111 @@ fn generated_json() {
     }
     c.finish("json");
 }
+
+/// Evaluates literals and nested calls carrying SQLite's JSON subtype from call to call,
+/// as an executor that tracks subtypes would.
+fn eval_sub(e: &E) -> Result<(Value, bool), String> {
+    match e {
+        E::Lit(v) => Ok((v.clone(), false)),
+        E::Call(name, args) => {
+            let mut vals = Vec::new();
+            let mut subs = Vec::new();
+            for a in args {
+                let (v, s) = eval_sub(a)?;
+                vals.push(v);
+                subs.push(s);
+            }
+            let def = func::lookup(name, vals.len()).map_err(|e| e.to_string())?;
+            func::json::call_with_subtypes(def, &Ctx::new(&NoConnection), &vals, &subs)
+                .map_err(|e| e.to_string())
+        }
+        other => eval(other).map(|v| (v, false)),
+    }
+}
+
+#[test]
+fn json_subtypes_nest_like_sqlite() {
+    let mut rng = StdRng::seed_from_u64(seed() ^ 12);
+    let conn = Connection::open_in_memory().expect("open");
+    let mut failures = Vec::new();
+    fn gen(rng: &mut StdRng, depth: u32) -> E {
+        if depth > 2 || rng.gen_bool(0.35) {
+            return match rng.gen_range(0..5) {
+                0 => lit(rng.gen_range(-5..5i64)),
+                1 => lit("[1,2]"),
+                2 => lit("{\"a\":[3]}"),
+                3 => lit("x\"y"),
+                _ => null(),
+            };
+        }
+        let n = rng.gen_range(0..3);
+        match rng.gen_range(0..7) {
+            0 => call(
+                "json",
+                vec![lit(
+                    ["[1, 2]", "{\"k\" : null}", "\"s\"", "3"][rng.gen_range(0..4)]
+                )],
+            ),
+            1 => call("json_array", (0..n).map(|_| gen(rng, depth + 1)).collect()),
+            2 => {
+                let mut kv = Vec::new();
+                for k in 0..n {
+                    kv.push(lit(format!("k{k}")));
+                    kv.push(gen(rng, depth + 1));
+                }
+                call("json_object", kv)
+            }
+            3 => call("json_quote", vec![gen(rng, depth + 1)]),
+            4 => call(
+                "json_extract",
+                vec![
+                    lit("{\"a\":[3,{\"b\":1}],\"s\":\"t\"}"),
+                    lit(["$.a", "$.a[1]", "$.s", "$.a[0]"][rng.gen_range(0..4)]),
+                ],
+            ),
+            5 => call(
+                "->",
+                vec![
+                    lit("{\"a\":[3,{\"b\":1}],\"s\":\"t\"}"),
+                    lit(["a", "s", "$.a[1]"][rng.gen_range(0..3)]),
+                ],
+            ),
+            _ => call(
+                "->>",
+                vec![
+                    lit("{\"a\":[3,{\"b\":1}],\"s\":\"t\"}"),
+                    lit(["a", "s"][rng.gen_range(0..2)]),
+                ],
+            ),
+        }
+    }
+    for _ in 0..cases(1_500) {
+        let e = match rng.gen_range(0..2) {
+            0 => call("json_array", vec![gen(&mut rng, 0), gen(&mut rng, 0)]),
+            _ => call("json_object", vec![lit("a"), gen(&mut rng, 0)]),
+        };
+        let (sql, params, want) = oracle(&conn, &e);
+        let got = eval_sub(&e).map(|(v, _)| v);
+        let ok = match (&want, &got) {
+            (Ok(w), Ok(g)) => same(w, g),
+            (Err(w), Err(g)) => w == g,
+            _ => false,
+        };
+        if !ok {
+            failures.push(format!(
+                "{sql} {params:?}: sqlite {want:?}, parlite {got:?}"
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} differ:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
