@@ -1985,6 +1985,39 @@ fn generated_json() {
         };
         c.check(&e);
     }
+    for _ in 0..cases(6_000) {
+        let doc = if rng.gen_bool(0.1) {
+            random_json5(&mut rng)
+        } else {
+            random_json(&mut rng, 0)
+        };
+        let f = [
+            "json_insert",
+            "json_replace",
+            "json_set",
+            "json_remove",
+            "json_patch",
+        ][rng.gen_range(0..5)];
+        let mut args = vec![lit(doc)];
+        if f == "json_patch" {
+            args.push(lit(random_json(&mut rng, 0)));
+        } else {
+            for _ in 0..rng.gen_range(0..3) {
+                args.push(if rng.gen_bool(0.03) {
+                    null()
+                } else {
+                    lit(random_json_path(&mut rng))
+                });
+                if f != "json_remove" {
+                    args.push(lit(non_blob(&mut rng)));
+                }
+            }
+            if rng.gen_bool(0.03) {
+                args.push(lit(1));
+            }
+        }
+        c.check(&E::Call(f, args));
+    }
     c.finish("json");
 }
 

@@ -1,6 +1,7 @@
 //! JSON functions (json1.html): json, json_valid, json_quote, json_type,
 //! json_array_length, json_extract, the `->` and `->>` operators, json_array,
-//! json_object, and the json_group_array / json_group_object aggregates.
+//! json_object, json_insert, json_replace, json_set, json_remove, json_patch, and the
+//! json_group_array / json_group_object aggregates.
 //!
 //! JSON text is parsed into a small tree that keeps each string's and number's original
 //! text, because SQLite returns JSON "minified but otherwise as written" (`json(' [1.50,
@@ -1209,6 +1210,328 @@ fn json_object_sub(args: &[Value], is_json: &[bool]) -> Result<Value> {
     text(s)
 }
 
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum EditMode {
+    Insert,
+    Replace,
+    Set,
+    Remove,
+}
+
+enum EditOutcome {
+    Done,
+    NotFound,
+    /// Remove: the element at the end of the path is to be deleted by its parent.
+    RemoveMe,
+    PathError,
+}
+
+/// Parses one path step at `path[p..]`: (key or index, next position).
+enum PathStep {
+    Key(String, usize),
+    /// Array position: Some(k) = explicit index; the `#`-relative form resolved against
+    /// the array length by the caller.
+    Index(IndexSpec, usize),
+}
+
+enum IndexSpec {
+    At(u32),
+    FromEnd(u32),
+}
+
+fn parse_step(path: &[u8], p: usize) -> Option<PathStep> {
+    let at = |i: usize| path.get(i).copied().unwrap_or(0);
+    match at(p) {
+        b'.' => {
+            let p = p + 1;
+            if at(p) == b'"' {
+                let mut i = p + 1;
+                while at(i) != 0 && at(i) != b'"' {
+                    if at(i) == b'\\' && at(i + 1) != 0 {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                if at(i) != b'"' {
+                    return None;
+                }
+                Some(PathStep::Key(
+                    unescape(&String::from_utf8_lossy(&path[p + 1..i])),
+                    i + 1,
+                ))
+            } else {
+                let mut i = p;
+                while at(i) != 0 && at(i) != b'.' && at(i) != b'[' {
+                    i += 1;
+                }
+                if i == p {
+                    return None;
+                }
+                Some(PathStep::Key(
+                    String::from_utf8_lossy(&path[p..i]).into_owned(),
+                    i,
+                ))
+            }
+        }
+        b'[' => {
+            let mut k: u32 = 0;
+            let mut i = p + 1;
+            while at(i).is_ascii_digit() {
+                k = k.wrapping_mul(10).wrapping_add(u32::from(at(i) - b'0'));
+                i += 1;
+            }
+            if i >= p + 2 && at(i) == b']' {
+                return Some(PathStep::Index(IndexSpec::At(k), i + 1));
+            }
+            if at(p + 1) != b'#' {
+                return None;
+            }
+            let mut nn: u32 = 0;
+            i = p + 2;
+            if at(p + 2) == b'-' && at(p + 3).is_ascii_digit() {
+                i = p + 3;
+                while at(i).is_ascii_digit() {
+                    nn = nn.wrapping_mul(10).wrapping_add(u32::from(at(i) - b'0'));
+                    i += 1;
+                }
+            }
+            if at(i) != b']' {
+                return None;
+            }
+            Some(PathStep::Index(IndexSpec::FromEnd(nn), i + 1))
+        }
+        _ => None,
+    }
+}
+
+/// Builds the structure a path creates under json_insert/json_set (`$.a.b` on `{}`
+/// creates `{"a":{"b":V}}`); None when the path cannot be created (an index past the
+/// end of a new, empty array).
+fn create_along(path: &[u8], p: usize, value: &Node) -> std::result::Result<Option<Node>, ()> {
+    if p >= path.len() {
+        return Ok(Some(value.clone()));
+    }
+    let mut container = if path[p] == b'.' {
+        Node::Object(Vec::new())
+    } else {
+        Node::Array(Vec::new())
+    };
+    match edit_at(&mut container, path, p, EditMode::Insert, value) {
+        EditOutcome::Done => Ok(Some(container)),
+        EditOutcome::PathError => Err(()),
+        _ => Ok(None),
+    }
+}
+
+/// `jsonLookupStep` in edit mode, on the tree.
+fn edit_at(node: &mut Node, path: &[u8], p: usize, mode: EditMode, value: &Node) -> EditOutcome {
+    if p >= path.len() {
+        return match mode {
+            EditMode::Remove => EditOutcome::RemoveMe,
+            EditMode::Insert => EditOutcome::Done,
+            EditMode::Replace | EditMode::Set => {
+                *node = value.clone();
+                EditOutcome::Done
+            }
+        };
+    }
+    // As jsonLookupStep: an index step on a non-array is "not found" before the index
+    // itself is checked (a key step checks its key first).
+    if path[p] == b'[' && !matches!(node, Node::Array(_)) {
+        return EditOutcome::NotFound;
+    }
+    let Some(step) = parse_step(path, p) else {
+        return EditOutcome::PathError;
+    };
+    match step {
+        PathStep::Key(key, next) => {
+            let Node::Object(members) = node else {
+                return EditOutcome::NotFound;
+            };
+            if let Some(pos) = members.iter().position(|(k, _)| key_text(k) == key) {
+                return match edit_at(&mut members[pos].1, path, next, mode, value) {
+                    EditOutcome::RemoveMe => {
+                        members.remove(pos);
+                        EditOutcome::Done
+                    }
+                    other => other,
+                };
+            }
+            if matches!(mode, EditMode::Insert | EditMode::Set) {
+                return match create_along(path, next, value) {
+                    Ok(Some(v)) => {
+                        let mut raw = String::new();
+                        append_json_string(&mut raw, &key);
+                        let raw = raw[1..raw.len() - 1].to_string();
+                        let kind = if raw.contains('\\') {
+                            StrKind::TextJ
+                        } else {
+                            StrKind::Text
+                        };
+                        members.push((Node::Str(kind, raw), v));
+                        EditOutcome::Done
+                    }
+                    Ok(None) => EditOutcome::NotFound,
+                    Err(()) => EditOutcome::PathError,
+                };
+            }
+            EditOutcome::NotFound
+        }
+        PathStep::Index(spec, next) => {
+            let Node::Array(items) = node else {
+                return EditOutcome::NotFound;
+            };
+            let k = match spec {
+                IndexSpec::At(k) => k as usize,
+                IndexSpec::FromEnd(nn) => {
+                    let len = items.len();
+                    if nn as usize > len {
+                        return EditOutcome::NotFound;
+                    }
+                    len - nn as usize
+                }
+            };
+            if k < items.len() {
+                return match edit_at(&mut items[k], path, next, mode, value) {
+                    EditOutcome::RemoveMe => {
+                        items.remove(k);
+                        EditOutcome::Done
+                    }
+                    other => other,
+                };
+            }
+            if k == items.len() && matches!(mode, EditMode::Insert | EditMode::Set) {
+                return match create_along(path, next, value) {
+                    Ok(Some(v)) => {
+                        items.push(v);
+                        EditOutcome::Done
+                    }
+                    Ok(None) => EditOutcome::NotFound,
+                    Err(()) => EditOutcome::PathError,
+                };
+            }
+            EditOutcome::NotFound
+        }
+    }
+}
+
+/// A JSON node for an SQL value given to json_insert/json_replace/json_set.
+fn node_of_sql(v: &Value, is_json: bool) -> Result<Node> {
+    // jsonFunctionArgToBlob writes infinities as 9e999 (json_array writes 9.0e+999).
+    if let Value::Real(r) = v {
+        if r.is_infinite() {
+            let t = if *r < 0.0 { "-9e999" } else { "9e999" };
+            return Ok(Node::Num(NumKind::Float, t.into()));
+        }
+    }
+    let mut s = String::new();
+    append_sql_value_sub(&mut s, v, is_json)?;
+    parse(s.as_bytes()).ok_or_else(malformed)
+}
+
+fn edit_fn(name: &str, mode: EditMode, args: &[Value], is_json: &[bool]) -> Result<Value> {
+    if mode != EditMode::Remove && args.len() % 2 == 0 {
+        return Err(SqlError::msg(format!(
+            "{name}() needs an odd number of arguments"
+        )));
+    }
+    let Some(mut doc) = json_arg(args.first().unwrap_or(&Value::Null))? else {
+        return Ok(Value::Null);
+    };
+    let stride = if mode == EditMode::Remove { 1 } else { 2 };
+    let mut i = 1;
+    while i < args.len() {
+        let Some(path) = args[i].to_text() else {
+            // A NULL path leaves the document as it is for the set family and makes
+            // json_remove's result NULL, as in SQLite.
+            if mode == EditMode::Remove {
+                return Ok(Value::Null);
+            }
+            i += stride;
+            continue;
+        };
+        let value = if mode == EditMode::Remove {
+            Node::Null
+        } else {
+            node_of_sql(&args[i + 1], is_json.get(i + 1) == Some(&true))?
+        };
+        let Some(rest) = path.strip_prefix('$') else {
+            return Err(bad_path(&path));
+        };
+        match edit_at(&mut doc, rest.as_bytes(), 0, mode, &value) {
+            EditOutcome::RemoveMe => return Ok(Value::Null),
+            EditOutcome::PathError => return Err(bad_path(&path)),
+            EditOutcome::Done | EditOutcome::NotFound => {}
+        }
+        i += stride;
+    }
+    text(rendered(&doc))
+}
+
+/// `json_insert(X, P, V, ...)`: adds values where the paths do not exist yet.
+pub fn json_insert(_: &Ctx, args: &[Value]) -> Result<Value> {
+    edit_fn("json_insert", EditMode::Insert, args, &[])
+}
+
+/// `json_replace(X, P, V, ...)`: overwrites values where the paths exist.
+pub fn json_replace(_: &Ctx, args: &[Value]) -> Result<Value> {
+    edit_fn("json_replace", EditMode::Replace, args, &[])
+}
+
+/// `json_set(X, P, V, ...)`: inserts or overwrites.
+pub fn json_set(_: &Ctx, args: &[Value]) -> Result<Value> {
+    edit_fn("json_set", EditMode::Set, args, &[])
+}
+
+/// `json_remove(X, P, ...)`: deletes the elements at the paths (in order).
+pub fn json_remove(_: &Ctx, args: &[Value]) -> Result<Value> {
+    edit_fn("json_remove", EditMode::Remove, args, &[])
+}
+
+/// RFC 7396 merge patch (`jsonMergePatch`).
+fn merge_patch(target: Node, patch: &Node) -> Option<Node> {
+    let Node::Object(pm) = patch else {
+        return Some(patch.clone());
+    };
+    let mut tm = match target {
+        Node::Object(m) => m,
+        _ => Vec::new(),
+    };
+    for (pk, pv) in pm {
+        let key = key_text(pk);
+        let pos = tm.iter().position(|(k, _)| key_text(k) == key);
+        match (pos, pv) {
+            (Some(i), Node::Null) => {
+                tm.remove(i);
+            }
+            (None, Node::Null) => {}
+            (Some(i), pv) => {
+                let old = std::mem::replace(&mut tm[i].1, Node::Null);
+                tm[i].1 = merge_patch(old, pv)?;
+            }
+            (None, pv) => {
+                let v = merge_patch(Node::Null, pv)?;
+                tm.push((pk.clone(), v));
+            }
+        }
+    }
+    Some(Node::Object(tm))
+}
+
+/// `json_patch(T, P)`: RFC 7396 merge patch of T by P.
+pub fn json_patch(_: &Ctx, args: &[Value]) -> Result<Value> {
+    let (Some(t), Some(p)) = (args.first(), args.get(1)) else {
+        return Ok(Value::Null);
+    };
+    let (Some(t), Some(p)) = (json_arg(t)?, json_arg(p)?) else {
+        return Ok(Value::Null);
+    };
+    match merge_patch(t, &p) {
+        Some(n) => text(rendered(&n)),
+        None => Ok(Value::Null),
+    }
+}
+
 /// Whether `json_extract(doc, path)` selects an array or an object.
 fn extract_is_container(args: &[Value]) -> bool {
     let (Some(d), Some(p)) = (args.first(), args.get(1).and_then(Value::to_text)) else {
@@ -1241,6 +1564,16 @@ pub fn call_with_subtypes(
         "json_array" => Ok((json_array_sub(args, arg_is_json)?, true)),
         "json_object" => Ok((json_object_sub(args, arg_is_json)?, true)),
         "json_quote" => Ok((json_quote_sub(args, arg_is_json)?, true)),
+        "json_insert" => Ok((
+            edit_fn("json_insert", EditMode::Insert, args, arg_is_json)?,
+            true,
+        )),
+        "json_replace" => Ok((
+            edit_fn("json_replace", EditMode::Replace, args, arg_is_json)?,
+            true,
+        )),
+        "json_set" => Ok((edit_fn("json_set", EditMode::Set, args, arg_is_json)?, true)),
+        "json_remove" | "json_patch" => Ok((def.call(ctx, args)?, true)),
         "json" | "->" => Ok((def.call(ctx, args)?, true)),
         "json_extract" => {
             let v = def.call(ctx, args)?;
