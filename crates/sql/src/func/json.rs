@@ -1430,7 +1430,7 @@ fn node_of_sql(v: &Value, is_json: bool) -> Result<Node> {
 }
 
 fn edit_fn(name: &str, mode: EditMode, args: &[Value], is_json: &[bool]) -> Result<Value> {
-    if mode != EditMode::Remove && args.len() % 2 == 0 {
+    if mode != EditMode::Remove && args.len() & 1 == 0 {
         return Err(SqlError::msg(format!(
             "{name}() needs an odd number of arguments"
         )));
