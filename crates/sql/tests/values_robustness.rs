@@ -204,3 +204,26 @@ fn operators_never_panic() {
         );
     }
 }
+
+#[test]
+fn json_deep_inputs_do_not_overflow() {
+    let ctx = Ctx::new(&NoConnection);
+    let deep = "[".repeat(100_000);
+    let r = func::lookup("json", 1).and_then(|d| d.call(&ctx, &[Value::text(deep)]));
+    assert!(r.is_err());
+    let nested = "[".repeat(999) + &"]".repeat(999);
+    let r = func::lookup("json", 1).and_then(|d| d.call(&ctx, &[Value::text(nested.clone())]));
+    assert!(matches!(r, Ok(Value::Text(t)) if t.len() == nested.len()));
+    let path = format!("${}", ".a".repeat(50_000));
+    let r = func::lookup("json_set", 3).and_then(|d| {
+        d.call(
+            &ctx,
+            &[Value::text("{}"), Value::text(path), Value::Integer(1)],
+        )
+    });
+    assert!(r.is_ok());
+    let long_path = format!("${}", "[0]".repeat(50_000));
+    let r = func::lookup("json_extract", 2)
+        .and_then(|d| d.call(&ctx, &[Value::text(nested), Value::text(long_path)]));
+    assert!(r.is_ok());
+}

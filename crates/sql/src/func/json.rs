@@ -1307,7 +1307,12 @@ fn parse_step(path: &[u8], p: usize) -> Option<PathStep> {
 /// Builds the structure a path creates under json_insert/json_set (`$.a.b` on `{}`
 /// creates `{"a":{"b":V}}`); None when the path cannot be created (an index past the
 /// end of a new, empty array).
-fn create_along(path: &[u8], p: usize, value: &Node) -> std::result::Result<Option<Node>, ()> {
+fn create_along(
+    path: &[u8],
+    p: usize,
+    value: &Node,
+    depth: usize,
+) -> std::result::Result<Option<Node>, ()> {
     if p >= path.len() {
         return Ok(Some(value.clone()));
     }
@@ -1316,7 +1321,7 @@ fn create_along(path: &[u8], p: usize, value: &Node) -> std::result::Result<Opti
     } else {
         Node::Array(Vec::new())
     };
-    match edit_at(&mut container, path, p, EditMode::Insert, value) {
+    match edit_at_depth(&mut container, path, p, EditMode::Insert, value, depth) {
         EditOutcome::Done => Ok(Some(container)),
         EditOutcome::PathError => Err(()),
         _ => Ok(None),
@@ -1325,6 +1330,22 @@ fn create_along(path: &[u8], p: usize, value: &Node) -> std::result::Result<Opti
 
 /// `jsonLookupStep` in edit mode, on the tree.
 fn edit_at(node: &mut Node, path: &[u8], p: usize, mode: EditMode, value: &Node) -> EditOutcome {
+    edit_at_depth(node, path, p, mode, value, 0)
+}
+
+fn edit_at_depth(
+    node: &mut Node,
+    path: &[u8],
+    p: usize,
+    mode: EditMode,
+    value: &Node,
+    depth: usize,
+) -> EditOutcome {
+    // Each path step recurses once; a path deeper than any parseable document finds
+    // nothing (and cannot grow the stack without bound).
+    if depth > JSON_MAX_DEPTH {
+        return EditOutcome::NotFound;
+    }
     if p >= path.len() {
         return match mode {
             EditMode::Remove => EditOutcome::RemoveMe,
@@ -1349,7 +1370,8 @@ fn edit_at(node: &mut Node, path: &[u8], p: usize, mode: EditMode, value: &Node)
                 return EditOutcome::NotFound;
             };
             if let Some(pos) = members.iter().position(|(k, _)| key_text(k) == key) {
-                return match edit_at(&mut members[pos].1, path, next, mode, value) {
+                return match edit_at_depth(&mut members[pos].1, path, next, mode, value, depth + 1)
+                {
                     EditOutcome::RemoveMe => {
                         members.remove(pos);
                         EditOutcome::Done
@@ -1358,7 +1380,7 @@ fn edit_at(node: &mut Node, path: &[u8], p: usize, mode: EditMode, value: &Node)
                 };
             }
             if matches!(mode, EditMode::Insert | EditMode::Set) {
-                return match create_along(path, next, value) {
+                return match create_along(path, next, value, depth + 1) {
                     Ok(Some(v)) => {
                         let mut raw = String::new();
                         append_json_string(&mut raw, &key);
@@ -1392,7 +1414,7 @@ fn edit_at(node: &mut Node, path: &[u8], p: usize, mode: EditMode, value: &Node)
                 }
             };
             if k < items.len() {
-                return match edit_at(&mut items[k], path, next, mode, value) {
+                return match edit_at_depth(&mut items[k], path, next, mode, value, depth + 1) {
                     EditOutcome::RemoveMe => {
                         items.remove(k);
                         EditOutcome::Done
@@ -1401,7 +1423,7 @@ fn edit_at(node: &mut Node, path: &[u8], p: usize, mode: EditMode, value: &Node)
                 };
             }
             if k == items.len() && matches!(mode, EditMode::Insert | EditMode::Set) {
-                return match create_along(path, next, value) {
+                return match create_along(path, next, value, depth + 1) {
                     Ok(Some(v)) => {
                         items.push(v);
                         EditOutcome::Done
