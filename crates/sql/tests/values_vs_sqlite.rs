@@ -927,6 +927,13 @@ fn handwritten_cases() {
         call("printf", vec![lit("%2000000000d"), lit(1)]),
         call("printf", vec![lit("%.1000000001d"), lit(1)]),
         call("sqlite_version", vec![]),
+        call("unistr_quote", vec![lit("a'b\\c\nd\u{1}")]),
+        call("unistr_quote", vec![lit("plain 'x'")]),
+        call("unistr_quote", vec![lit(1.5)]),
+        call("unistr_quote", vec![blob(b"\x01")]),
+        call("sqlite_compileoption_used", vec![lit("SQLITE_THREADSAFE")]),
+        call("sqlite_compileoption_used", vec![lit("THREADSAFE=1")]),
+        call("sqlite_compileoption_used", vec![lit("THREAD")]),
         call("likelihood", vec![lit(5), E::Sql("0.5", Value::Real(0.5))]),
         call("unlikely", vec![lit("x")]),
     ];

@@ -278,6 +278,20 @@ pub static BUILTINS: &[FuncDef] = &[
     scalar("unhex", 1, Some(2), s::unhex),
     scalar("unicode", 1, Some(1), s::unicode),
     scalar("unistr", 1, Some(1), s::unistr),
+    scalar("unistr_quote", 1, Some(1), s::unistr_quote),
+    scalar(
+        "sqlite_compileoption_used",
+        1,
+        Some(1),
+        s::sqlite_compileoption_used,
+    ),
+    scalar(
+        "sqlite_compileoption_get",
+        1,
+        Some(1),
+        s::sqlite_compileoption_get,
+    ),
+    volatile(scalar("load_extension", 1, Some(2), s::load_extension)),
     special(
         scalar("unlikely", 1, Some(1), s::first_arg),
         Special::Unlikely,
