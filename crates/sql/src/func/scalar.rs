@@ -358,16 +358,18 @@ pub fn sqlite_compileoption_used(_: &Ctx, args: &[Value]) -> Result<Value> {
     let Some(name) = arg(args, 0).to_text() else {
         return Ok(Value::Null);
     };
-    let name = if name.len() >= 7 && name[..7].eq_ignore_ascii_case("SQLITE_") {
+    // Byte comparisons: the name may be any text (slicing a str could split a character).
+    let name = name.as_bytes();
+    let name = if name.len() >= 7 && name[..7].eq_ignore_ascii_case(b"SQLITE_") {
         &name[7..]
     } else {
-        &name[..]
+        name
     };
     let used = COMPILE_OPTIONS.iter().any(|opt| {
+        let opt = opt.as_bytes();
         opt.len() >= name.len()
             && opt[..name.len()].eq_ignore_ascii_case(name)
             && !opt
-                .as_bytes()
                 .get(name.len())
                 .is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_')
     });
