@@ -10,6 +10,7 @@
 //! - `like`: LIKE and GLOB matching.
 //! - `datetime`: the date and time functions.
 //! - `math`: the math functions (SQLITE_ENABLE_MATH_FUNCTIONS).
+//! - `window`: the built-in window functions, computed a partition at a time.
 //! - `json`: the JSON functions; `->` and `->>` are registered under those names for the
 //!   parser's operators.
 //!
@@ -28,6 +29,7 @@ pub mod printf;
 mod rng;
 pub mod scalar;
 mod utf8;
+pub mod window;
 
 use crate::collation::Collation;
 use crate::value::{Result, SqlError, Value};
