@@ -2321,3 +2321,60 @@ fn generated_window_functions() {
             .join("\n")
     );
 }
+
+/// SQLite's sort order (ORDER BY, indexes, min/max) across storage classes and
+/// collations equals `Value::compare`.
+#[test]
+fn generated_sort_order() {
+    let mut rng = StdRng::seed_from_u64(seed() ^ 14);
+    let conn = Connection::open_in_memory().expect("open");
+    conn.execute_batch("CREATE TABLE s(id INTEGER PRIMARY KEY, x)")
+        .expect("create");
+    let mut failures = Vec::new();
+    for round in 0..cases(200) {
+        conn.execute("DELETE FROM s", []).expect("delete");
+        let n = rng.gen_range(0..25);
+        let vals: Vec<Value> = (0..n).map(|_| random_value(&mut rng)).collect();
+        for (i, v) in vals.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO s VALUES (?1, ?2)",
+                rusqlite::params_from_iter(
+                    [Value::Integer(i as i64), v.clone()]
+                        .iter()
+                        .map(to_rusqlite),
+                ),
+            )
+            .expect("insert");
+        }
+        for (coll_name, coll) in [
+            ("BINARY", Collation::Binary),
+            ("NOCASE", Collation::NoCase),
+            ("RTRIM", Collation::RTrim),
+        ] {
+            let sql = format!("SELECT id FROM s ORDER BY x COLLATE {coll_name}, id");
+            let mut stmt = conn.prepare_cached(&sql).expect("prepare");
+            let want: Vec<i64> = stmt
+                .query_map([], |r| r.get(0))
+                .expect("query")
+                .map(|r| r.expect("row"))
+                .collect();
+            let mut ours: Vec<usize> = (0..vals.len()).collect();
+            ours.sort_by(|&a, &b| vals[a].compare(&vals[b], coll).then(a.cmp(&b)));
+            let ours: Vec<i64> = ours.into_iter().map(|i| i as i64).collect();
+            if want != ours {
+                failures.push(format!("round {round} {coll_name}: values {vals:?}\n    sqlite  {want:?}\n    parlite {ours:?}"));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} differ:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(5)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
