@@ -227,3 +227,44 @@ fn json_deep_inputs_do_not_overflow() {
         .and_then(|d| d.call(&ctx, &[Value::text(nested), Value::text(long_path)]));
     assert!(r.is_ok());
 }
+
+#[test]
+fn tzif_parser_never_panics() {
+    use parlite_sql::func::tz::{PosixTz, Zone};
+    let mut rng = StdRng::seed_from_u64(80);
+    let real = std::fs::read("/usr/share/zoneinfo/America/New_York").unwrap_or_default();
+    for _ in 0..3_000 {
+        let mut b = if !real.is_empty() && rng.gen_bool(0.7) {
+            real.clone()
+        } else {
+            let mut v = b"TZif2".to_vec();
+            v.extend((0..rng.gen_range(0..200)).map(|_| rng.gen::<u8>()));
+            v
+        };
+        for _ in 0..rng.gen_range(0..6) {
+            if !b.is_empty() {
+                let i = rng.gen_range(0..b.len());
+                b[i] = rng.gen();
+            }
+        }
+        if rng.gen_bool(0.2) && !b.is_empty() {
+            let n = rng.gen_range(0..b.len());
+            b.truncate(n);
+        }
+        if let Some(z) = Zone::from_tzif(&b) {
+            let _ = z.offset_at(rng.gen());
+            let _ = z.offset_at(rng.gen_range(-10_000_000_000..10_000_000_000));
+        }
+    }
+    let alphabet = b"ESTDT<>+-:,./0123456789MJ";
+    for _ in 0..20_000 {
+        let s: String = (0..rng.gen_range(0..24))
+            .map(|_| alphabet[rng.gen_range(0..alphabet.len())] as char)
+            .collect();
+        if let Some(tz) = PosixTz::parse(&s) {
+            let _ = tz.offset_at(rng.gen_range(-100_000_000_000..100_000_000_000));
+            let _ = tz.offset_at(i64::MAX);
+            let _ = tz.offset_at(i64::MIN);
+        }
+    }
+}

@@ -28,6 +28,7 @@ pub mod math;
 pub mod printf;
 mod rng;
 pub mod scalar;
+pub mod tz;
 mod utf8;
 pub mod window;
 
@@ -52,10 +53,11 @@ pub trait FunctionContext {
     fn current_time_jd_ms(&self) -> i64 {
         datetime::system_now_jd_ms()
     }
-    /// The local time zone's offset from UTC, in seconds, at the given unix time (the
-    /// `localtime` and `utc` modifiers). Default: 0 (UTC).
-    fn local_offset_seconds(&self, _unix_time_s: i64) -> i64 {
-        0
+    /// The local time zone's offset from UTC, in seconds east, at the given unix time
+    /// (the `localtime` and `utc` modifiers). Default: the process's zone, as the C
+    /// library would use it (`TZ`, else `/etc/localtime`; see `tz`).
+    fn local_offset_seconds(&self, unix_time_s: i64) -> i64 {
+        tz::system_local_offset_seconds(unix_time_s)
     }
 }
 
