@@ -8,7 +8,7 @@
 //! - `aggregate`: the accumulator API ([`aggregate::Aggregate`]) and built-in aggregates.
 //! - `printf`: SQLite's printf engine behind `printf()`/`format()`.
 //! - `like`: LIKE and GLOB matching.
-//! - `datetime`: the date and time functions.
+//! - `datetime`: the date and time functions; `tz`: the local time zone they consult.
 //! - `math`: the math functions (SQLITE_ENABLE_MATH_FUNCTIONS).
 //! - `window`: the built-in window functions, computed a partition at a time.
 //! - `json`: the JSON functions; `->` and `->>` are registered under those names for the
