@@ -19,7 +19,7 @@
 //! `to_text`, `to_bytes`); [`affinity_of_type_name`], [`Value::apply_affinity`] (storing
 //! into a column), [`Value::cast`]; [`Value::compare`] (sort order under a collation),
 //! [`comparison_affinity`] + [`compare_op`] / [`is_op`] (SQL comparison operators);
-//! [`arith`], [`negate`], [`bit_op`], [`bit_not`], [`concat`] (operators); [`truth`],
+//! [`arith`], [`negate`], [`bit_op`], [`bit_not`], [`concat()`] (operators); [`truth`],
 //! [`and3`], [`or3`], [`not3`], [`bool_value`] (three-valued logic); [`CollatedKey`]
 //! (hash/ordered keys with SQL equality); [`num`] (SQLite's exact text↔number
 //! conversions, including [`num::decimal_literal`] for the parser); [`SqlError`] (the
