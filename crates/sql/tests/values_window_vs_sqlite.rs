@@ -191,3 +191,93 @@ fn generated_window_functions() {
             .join("\n")
     );
 }
+
+/// Aggregates used as window functions over the default growing frame: one step per row,
+/// `Aggregate::value` read after each (ORDER BY id makes every row its own peer group).
+#[test]
+fn aggregate_windows_over_growing_frames() {
+    let mut rng = StdRng::seed_from_u64(seed() ^ 15);
+    let conn = Connection::open_in_memory().expect("open");
+    conn.execute_batch("CREATE TABLE w(id INTEGER PRIMARY KEY, x)")
+        .expect("create");
+    let mut failures = Vec::new();
+    for round in 0..cases(150) {
+        conn.execute("DELETE FROM w", []).expect("delete");
+        let n = rng.gen_range(0..10);
+        let xs: Vec<Value> = (0..n)
+            .map(|_| match rng.gen_range(0..3) {
+                0 => Value::Integer(rng.gen_range(-5..5)),
+                1 => Value::real(rng.gen_range(-5.0..5.0)),
+                _ => random_value(&mut rng),
+            })
+            .collect();
+        for (i, x) in xs.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO w VALUES (?1, ?2)",
+                rusqlite::params_from_iter(
+                    [Value::Integer(i as i64), x.clone()]
+                        .iter()
+                        .map(to_rusqlite),
+                ),
+            )
+            .expect("insert");
+        }
+        for (sql_call, name, n_args) in [
+            ("sum(x)", "sum", 1),
+            ("total(x)", "total", 1),
+            ("avg(x)", "avg", 1),
+            ("count(x)", "count", 1),
+            ("count(*)", "count", 0),
+            ("min(x)", "min", 1),
+            ("max(x)", "max", 1),
+            ("group_concat(x)", "group_concat", 1),
+        ] {
+            let sql = format!("SELECT {sql_call} OVER (ORDER BY id) FROM w ORDER BY id");
+            let mut stmt = conn.prepare_cached(&sql).expect("prepare");
+            let want: Vec<Result<Value, String>> =
+                match stmt.query_map([], |r| Ok(from_ref(r.get_ref(0)?))) {
+                    Ok(rows) => rows.map(|r| r.map_err(err_msg)).collect(),
+                    Err(e) => vec![Err(err_msg(e))],
+                };
+            let def = func::lookup(name, n_args).expect("lookup");
+            let mut acc = def
+                .new_aggregate(false, Collation::Binary)
+                .expect("aggregate");
+            let mut got = Vec::new();
+            for x in &xs {
+                let args = if n_args == 0 { vec![] } else { vec![x.clone()] };
+                match acc.step(&args).and_then(|_| acc.value()) {
+                    Ok(v) => got.push(Ok(v)),
+                    Err(e) => {
+                        got.push(Err(e.to_string()));
+                        break;
+                    }
+                }
+            }
+            // An error ends SQLite's statement at that row; compare up to the first error.
+            let ok = want.iter().zip(&got).all(|(w, g)| match (w, g) {
+                (Ok(w), Ok(g)) => same(w, g) || both_replaced(w, g),
+                (Err(w), Err(g)) => w == g,
+                _ => false,
+            }) && (want.len() == got.len()
+                || want.last().is_some_and(|w| w.is_err())
+                || got.last().is_some_and(|g| g.is_err()));
+            if !ok && !diverges_by_design(&sql, &xs) {
+                failures.push(format!(
+                    "round {round}: {sql} over {xs:?}\n    sqlite  {want:?}\n    parlite {got:?}"
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} differ:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(8)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}

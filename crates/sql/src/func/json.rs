@@ -1744,6 +1744,11 @@ impl Aggregate for GroupArray {
         s.push(']');
         text(s)
     }
+    fn value(&self) -> Result<Value> {
+        let mut s = self.acc.clone().unwrap_or_else(|| String::from("["));
+        s.push(']');
+        text(s)
+    }
 }
 
 /// `json_group_object(K, V)`: rows with a NULL label are skipped.
@@ -1768,6 +1773,11 @@ impl Aggregate for GroupObject {
     }
     fn finalize(&mut self) -> Result<Value> {
         let mut s = self.acc.take().unwrap_or_else(|| String::from("{"));
+        s.push('}');
+        text(s)
+    }
+    fn value(&self) -> Result<Value> {
+        let mut s = self.acc.clone().unwrap_or_else(|| String::from("{"));
         s.push('}');
         text(s)
     }
