@@ -1,1 +1,51 @@
-//! parlite-testkit: the sqllogictest runner and the SQLite oracle used by tests.
+//! parlite-testkit: the sqllogictest runner, the speedtest1 checker and the SQLite oracle
+//! used by tests (dev-only; nothing in the product depends on it).
+//!
+//! Layout: `engine` is the contract every engine meets, `sqlite` and `parlite_engine` meet it,
+//! `value` holds SQLite's type-conversion rules the runner renders with, `slt` parses and runs
+//! .test files, `speedtest` replays speedtest1 scripts like the sqlite3 shell.
+
+pub mod engine;
+#[cfg(feature = "parlite-engine")]
+pub mod parlite_engine;
+pub mod slt;
+pub mod speedtest;
+pub mod sqlite;
+pub mod value;
+
+pub use engine::{Engine, EngineError, QueryRows};
+pub use value::Value;
+
+/// The engines `--engine` accepts.
+pub const ENGINE_NAMES: [&str; 2] = ["parlite", "sqlite"];
+
+/// Opens engine `name` on the database at `path` (`:memory:` for a private one).
+pub fn open_engine(name: &str, path: &str) -> Result<Box<dyn Engine>, EngineError> {
+    match name {
+        "sqlite" => Ok(Box::new(sqlite::SqliteEngine::open(path)?)),
+        "parlite" => open_parlite(path),
+        other => Err(EngineError {
+            code: 1,
+            message: format!(
+                "unknown engine {other:?} (known: {})",
+                ENGINE_NAMES.join(", ")
+            ),
+        }),
+    }
+}
+
+#[cfg(feature = "parlite-engine")]
+fn open_parlite(path: &str) -> Result<Box<dyn Engine>, EngineError> {
+    Ok(Box::new(parlite_engine::ParliteEngine::open(path)?))
+}
+
+#[cfg(not(feature = "parlite-engine"))]
+fn open_parlite(_path: &str) -> Result<Box<dyn Engine>, EngineError> {
+    Err(EngineError {
+        code: 1,
+        message: "the parlite engine is not built in: the parlite crate's API is not \
+                  implemented yet; build with `--features parlite-engine` once it is, or use \
+                  `--engine sqlite`"
+            .to_string(),
+    })
+}

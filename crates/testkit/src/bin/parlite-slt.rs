@@ -1,1 +1,189 @@
-fn main() {}
+//! `parlite-slt`: runs sqllogictest files (or a speedtest1 script) against parlite or SQLite
+//! and scores them. Exit status: 0 all passed, 1 some failed, 2 the run itself could not
+//! proceed (bad path, engine not available).
+
+use clap::{Parser, Subcommand};
+use parlite_testkit::slt::{self, Tally};
+use parlite_testkit::{open_engine, speedtest, Engine, EngineError};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(
+    name = "parlite-slt",
+    about = "Run sqllogictest files against parlite or SQLite",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    /// .test files or folders (searched recursively). Default: the corpus's sqllogictest
+    /// folder, under $PARLITE_CORPUS or else ../shared/corpus.
+    paths: Vec<PathBuf>,
+    /// The engine to test.
+    #[arg(long, default_value = "parlite", value_parser = ["parlite", "sqlite"])]
+    engine: String,
+    /// Print each failing record: its SQL, what was expected and what came back.
+    #[arg(long, short)]
+    verbose: bool,
+    /// Also print a summary line per folder.
+    #[arg(long)]
+    per_folder: bool,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Replay a speedtest1 script like `sqlite3 fresh.db < script.sql` and diff its output.
+    Speedtest {
+        /// The script (.sql or .sql.xz).
+        script: PathBuf,
+        /// stock sqlite3's output for it (.expected or .expected.xz).
+        expected: PathBuf,
+        #[arg(long, default_value = "parlite", value_parser = ["parlite", "sqlite"])]
+        engine: String,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Speedtest {
+            ref script,
+            ref expected,
+            ref engine,
+        }) => run_speedtest(script, expected, engine),
+        None => run_slt(&cli),
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(message) => {
+            eprintln!("parlite-slt: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The corpus root: $PARLITE_CORPUS, else ../shared/corpus.
+fn corpus_root() -> PathBuf {
+    match std::env::var_os("PARLITE_CORPUS") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from("../shared/corpus"),
+    }
+}
+
+/// Runs the .test files; Ok(true) when none failed.
+fn run_slt(cli: &Cli) -> Result<bool, String> {
+    let paths = if cli.paths.is_empty() {
+        let default = corpus_root().join("sqllogictest");
+        if !default.exists() {
+            return Err(format!(
+                "no paths given and the default corpus {} does not exist \
+                 (set PARLITE_CORPUS to the shared corpus folder)",
+                default.display()
+            ));
+        }
+        vec![default]
+    } else {
+        cli.paths.clone()
+    };
+    let mut files = Vec::new();
+    for p in &paths {
+        files.extend(slt::collect_test_files(p).map_err(|e| e.to_string())?);
+    }
+    if files.is_empty() {
+        return Err("no .test files found".to_string());
+    }
+    // Fail before the first file, not once per file, when the engine is unavailable.
+    open_engine(&cli.engine, ":memory:").map_err(|e| e.to_string())?;
+    let engine_name = cli.engine.clone();
+    let new_engine =
+        move || -> Result<Box<dyn Engine>, EngineError> { open_engine(&engine_name, ":memory:") };
+
+    let started = Instant::now();
+    let mut total = Tally::default();
+    let mut folders: BTreeMap<PathBuf, Tally> = BTreeMap::new();
+    let stdout = std::io::stdout();
+    for file in &files {
+        let outcome = slt::run_file(file, &new_engine)?;
+        let mut out = stdout.lock();
+        if cli.verbose {
+            for f in &outcome.failures {
+                let _ = writeln!(out, "{}:{}: FAILED", file.display(), f.line);
+                let _ = writeln!(out, "{}", f.sql);
+                let _ = writeln!(out, "-- expected:");
+                for l in &f.expected {
+                    let _ = writeln!(out, "{l}");
+                }
+                let _ = writeln!(out, "-- got:");
+                for l in &f.got {
+                    let _ = writeln!(out, "{l}");
+                }
+                let _ = writeln!(out);
+            }
+        }
+        let _ = writeln!(out, "{}: {}", file.display(), outcome.tally);
+        let _ = out.flush();
+        total.add(outcome.tally);
+        let folder = file.parent().unwrap_or(Path::new("")).to_path_buf();
+        folders.entry(folder).or_default().add(outcome.tally);
+    }
+    let mut out = stdout.lock();
+    if cli.per_folder {
+        for (folder, tally) in &folders {
+            let _ = writeln!(out, "{}/: {tally}", folder.display());
+        }
+    }
+    eprintln!(
+        "{} files in {:.1} s with engine {}",
+        files.len(),
+        started.elapsed().as_secs_f64(),
+        cli.engine
+    );
+    let _ = writeln!(out, "{total}");
+    Ok(total.failed == 0)
+}
+
+/// Replays one speedtest1 script on a fresh file database; Ok(true) when the output matches.
+fn run_speedtest(script: &Path, expected: &Path, engine: &str) -> Result<bool, String> {
+    let sql = speedtest::read_maybe_xz(script)?;
+    let sql = String::from_utf8(sql).map_err(|_| format!("{}: not UTF-8", script.display()))?;
+    let expected = speedtest::read_maybe_xz(expected)?;
+    // The reference ran on a fresh file database, not :memory:, so journaling is real.
+    let dir = std::env::temp_dir().join(format!("parlite-speedtest-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let db_path = dir.join("fresh.db");
+    let outcome = (|| {
+        let mut engine =
+            open_engine(engine, &db_path.to_string_lossy()).map_err(|e| e.to_string())?;
+        Ok::<_, String>(speedtest::check(engine.as_mut(), &sql, &expected))
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    let check = outcome?;
+    for e in check.replay.errors.iter().take(20) {
+        eprintln!("{e}");
+    }
+    if let Some((line, want, got)) = &check.first_difference {
+        println!("first difference at output line {line}:");
+        println!("  expected: {want}");
+        println!("  got:      {got}");
+    }
+    println!(
+        "{}: {} ({} expected output lines, {} errors) in {:.2} s with engine {engine}",
+        script.display(),
+        if check.passed() { "PASSED" } else { "FAILED" },
+        check.expected_lines,
+        check.replay.errors.len(),
+        check.replay.elapsed.as_secs_f64()
+    );
+    let tally = Tally {
+        passed: usize::from(check.passed()),
+        failed: usize::from(!check.passed()),
+        skipped: 0,
+    };
+    println!("{tally}");
+    Ok(check.passed())
+}
