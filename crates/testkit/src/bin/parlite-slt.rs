@@ -44,6 +44,9 @@ enum Command {
         expected: PathBuf,
         #[arg(long, default_value = "parlite", value_parser = ["parlite", "sqlite"])]
         engine: String,
+        /// Also write the replay's output to this file (to diff it in full).
+        #[arg(long)]
+        save: Option<PathBuf>,
     },
 }
 
@@ -54,7 +57,8 @@ fn main() -> ExitCode {
             ref script,
             ref expected,
             ref engine,
-        }) => run_speedtest(script, expected, engine),
+            ref save,
+        }) => run_speedtest(script, expected, engine, save.as_deref()),
         None => run_slt(&cli),
     };
     match result {
@@ -148,7 +152,12 @@ fn run_slt(cli: &Cli) -> Result<bool, String> {
 }
 
 /// Replays one speedtest1 script on a fresh file database; Ok(true) when the output matches.
-fn run_speedtest(script: &Path, expected: &Path, engine: &str) -> Result<bool, String> {
+fn run_speedtest(
+    script: &Path,
+    expected: &Path,
+    engine: &str,
+    save: Option<&Path>,
+) -> Result<bool, String> {
     let sql = speedtest::read_maybe_xz(script)?;
     let sql = String::from_utf8(sql).map_err(|_| format!("{}: not UTF-8", script.display()))?;
     let expected = speedtest::read_maybe_xz(expected)?;
@@ -163,6 +172,10 @@ fn run_speedtest(script: &Path, expected: &Path, engine: &str) -> Result<bool, S
     })();
     let _ = std::fs::remove_dir_all(&dir);
     let check = outcome?;
+    if let Some(save) = save {
+        std::fs::write(save, &check.replay.stdout)
+            .map_err(|e| format!("{}: {e}", save.display()))?;
+    }
     for e in check.replay.errors.iter().take(20) {
         eprintln!("{e}");
     }
