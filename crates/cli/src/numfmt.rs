@@ -20,6 +20,9 @@ struct Decoded {
 /// util.c `dekkerMul2`: `x *= (y + yy)` in double-double arithmetic, where `yy` is the error
 /// of the binary64 constant `y`. Rust's f64 operations are IEEE binary64 without extended
 /// precision, which is what the C code's `volatile`s force.
+// The sum is written in SQLite's order: float addition is not associative, and `cc += ...`
+// would add `cc` last.
+#[allow(clippy::assign_op_pattern)]
 fn dekker_mul2(x: &mut [f64; 2], y: f64, yy: f64) {
     const HIGH_BITS: u64 = 0xffff_ffff_fc00_0000;
     let hx = f64::from_bits(x[0].to_bits() & HIGH_BITS);
@@ -39,6 +42,8 @@ fn dekker_mul2(x: &mut [f64; 2], y: f64, yy: f64) {
 /// The first half of `sqlite3FpDecode`: `r` (finite, > 0) as `v * 10^exp` with `v` of
 /// 18-19 digits, scaled with SQLite's own constants so the digits are SQLite's, not the
 /// exact expansion (they differ in the 16th digit for about 1 value in 30 above 1e100).
+// The constants are SQLite's, digit for digit, so the port can be compared with the C.
+#[allow(clippy::excessive_precision)]
 fn scale_to_u64(r: f64) -> (u64, i32) {
     let mut rr = [r, 0.0];
     let mut exp = 0;
