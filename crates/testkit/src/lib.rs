@@ -4,6 +4,22 @@
 //! Layout: `engine` is the contract every engine meets, `sqlite` and `parlite_engine` meet it,
 //! `value` holds SQLite's type-conversion rules the runner renders with, `slt` parses and runs
 //! .test files, `speedtest` replays speedtest1 scripts like the sqlite3 shell.
+//!
+//! Running (from the workspace root; the corpus comes from $PARLITE_CORPUS or
+//! ../shared/corpus):
+//!
+//! ```text
+//! cargo run --release -p parlite-testkit --bin parlite-slt -- --engine sqlite
+//! cargo run --release -p parlite-testkit --bin parlite-slt -- --engine sqlite -v \
+//!     ../shared/corpus/sqllogictest/select1.test ../shared/corpus/sqllogictest/evidence
+//! cargo run --release -p parlite-testkit --bin parlite-slt -- speedtest --engine sqlite \
+//!     ../shared/corpus/speedtest1/speedtest1-main-size100.sql.xz \
+//!     ../shared/corpus/speedtest1/speedtest1-main-size100.expected.xz
+//! ```
+//!
+//! `--engine parlite` (the default) needs the `parlite-engine` feature, which needs the
+//! `parlite` crate's API. The runner prints `path: N passed, N failed, N skipped` per file
+//! and the total on the last line; it exits 1 when anything failed, 2 when it could not run.
 
 pub mod engine;
 #[cfg(feature = "parlite-engine")]
