@@ -2,15 +2,15 @@
 //! (shared/corpus/speedtest1) through an engine the way `sqlite3 fresh.db < script.sql`
 //! does in its default list mode, and compares the output with stock sqlite3's.
 //!
-//! The replay follows the shell: input is read line by line, lines accumulate until they
-//! form a complete statement (`sqlite3_complete`), and each complete chunk runs statement by
-//! statement; a row prints as its values' text joined by `|`, NULL as nothing. An error is
+//! The replay follows the shell, with the shell's own input chunking (`ChunkReader` from
+//! parlite-cli): lines accumulate until they form a complete statement (`sqlite3_complete`),
+//! and each complete chunk runs statement by statement; a row prints as its values' text joined by `|`, NULL as nothing. An error is
 //! reported as the shell would (`Error: near line N: ...`) and the replay goes on with the
 //! next chunk; the reference output was produced with an empty stderr, so any error fails.
 
 use crate::engine::Engine;
 use crate::value::Value;
-use parlite_cli::complete::is_complete;
+use parlite_cli::shell::{Chunk, ChunkReader};
 use std::io::{BufReader, Read};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -30,6 +30,8 @@ pub struct Check {
     pub replay: Replay,
     /// The first line that differs: (1-based line, expected, got); `None` when identical.
     pub first_difference: Option<(usize, String, String)>,
+    /// How many line positions differ (output of different lengths counts the extra lines).
+    pub differing_lines: usize,
     pub expected_lines: usize,
 }
 
@@ -70,39 +72,29 @@ fn push_row(out: &mut Vec<u8>, row: &[Value]) {
 pub fn replay(engine: &mut dyn Engine, script: &str) -> Replay {
     let started = Instant::now();
     let mut out = Replay::default();
-    let mut chunk = String::new();
-    let mut chunk_line = 0;
-    let mut run_chunk = |chunk: &str, line: usize, out: &mut Replay| {
-        let mut stdout = std::mem::take(&mut out.stdout);
-        if let Err(e) = engine.run_script(chunk, &mut |row| push_row(&mut stdout, row)) {
-            out.errors.push(format!("Error: near line {line}: {e}"));
-        }
-        out.stdout = stdout;
-    };
-    for (i, line) in script.lines().enumerate() {
-        if chunk.is_empty() {
-            let t = line.trim();
-            if t.is_empty() || t.starts_with('#') {
-                continue;
-            }
-            if t.starts_with('.') {
-                // speedtest1 scripts are plain SQL; a dot-command here is a corpus change
-                // this replayer does not model, so say so instead of guessing.
+    let mut run_chunk = |chunk: Chunk, out: &mut Replay| match chunk {
+        Chunk::Sql { text, start_line } => {
+            let mut stdout = std::mem::take(&mut out.stdout);
+            if let Err(e) = engine.run_script(&text, &mut |row| push_row(&mut stdout, row)) {
                 out.errors
-                    .push(format!("line {}: unsupported dot-command: {t}", i + 1));
-                continue;
+                    .push(format!("Error: near line {start_line}: {e}"));
             }
-            chunk_line = i + 1;
+            out.stdout = stdout;
         }
-        chunk.push_str(line);
-        chunk.push('\n');
-        if line.contains(';') && is_complete(&chunk) {
-            run_chunk(&chunk, chunk_line, &mut out);
-            chunk.clear();
+        // speedtest1 scripts are plain SQL; a dot-command here is a corpus change this
+        // replayer does not model, so say so instead of guessing.
+        Chunk::Dot { line, line_no } => out
+            .errors
+            .push(format!("line {line_no}: unsupported dot-command: {line}")),
+    };
+    let mut reader = ChunkReader::new();
+    for line in script.lines() {
+        if let Some(chunk) = reader.push(line) {
+            run_chunk(chunk, &mut out);
         }
     }
-    if !chunk.trim().is_empty() {
-        run_chunk(&chunk, chunk_line, &mut out);
+    if let Some(chunk) = reader.finish() {
+        run_chunk(chunk, &mut out);
     }
     out.elapsed = started.elapsed();
     out
@@ -113,18 +105,20 @@ pub fn check(engine: &mut dyn Engine, script: &str, expected: &[u8]) -> Check {
     let replay = replay(engine, script);
     let got: Vec<&[u8]> = replay.stdout.split(|&b| b == b'\n').collect();
     let want: Vec<&[u8]> = expected.split(|&b| b == b'\n').collect();
-    let first_difference = (0..got.len().max(want.len()))
-        .find(|&i| got.get(i) != want.get(i))
-        .map(|i| {
-            let show = |l: Option<&&[u8]>| match l {
-                Some(l) => String::from_utf8_lossy(l).into_owned(),
-                None => "<end of output>".to_string(),
-            };
-            (i + 1, show(want.get(i)), show(got.get(i)))
-        });
+    let differing: Vec<usize> = (0..got.len().max(want.len()))
+        .filter(|&i| got.get(i) != want.get(i))
+        .collect();
+    let first_difference = differing.first().map(|&i| {
+        let show = |l: Option<&&[u8]>| match l {
+            Some(l) => String::from_utf8_lossy(l).into_owned(),
+            None => "<end of output>".to_string(),
+        };
+        (i + 1, show(want.get(i)), show(got.get(i)))
+    });
     Check {
         replay,
         first_difference,
+        differing_lines: differing.len(),
         expected_lines: want.len().saturating_sub(1),
     }
 }

@@ -180,7 +180,10 @@ fn run_speedtest(
         eprintln!("{e}");
     }
     if let Some((line, want, got)) = &check.first_difference {
-        println!("first difference at output line {line}:");
+        println!(
+            "{} output lines differ; the first at line {line}:",
+            check.differing_lines
+        );
         println!("  expected: {want}");
         println!("  got:      {got}");
     }
