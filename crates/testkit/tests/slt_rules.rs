@@ -351,3 +351,42 @@ fn unknown_records_fail_instead_of_passing() {
     let out = run("frobnicate\nSELECT 1\n\nquery I\nSELECT 1\n----\n1\n");
     assert_eq!(out.tally, tally(1, 1, 0));
 }
+
+/// An engine that panics on one statement: that record fails, the rest still run.
+struct Panicky(SqliteEngine);
+
+impl parlite_testkit::Engine for Panicky {
+    fn name(&self) -> &'static str {
+        "panicky"
+    }
+    fn execute_batch(&mut self, sql: &str) -> Result<(), parlite_testkit::EngineError> {
+        if sql.contains("boom") {
+            panic!("boom");
+        }
+        self.0.execute_batch(sql)
+    }
+    fn query(
+        &mut self,
+        sql: &str,
+    ) -> Result<parlite_testkit::QueryRows, parlite_testkit::EngineError> {
+        self.0.query(sql)
+    }
+    fn run_script(
+        &mut self,
+        sql: &str,
+        on_row: &mut dyn FnMut(&[Value]),
+    ) -> Result<(), parlite_testkit::EngineError> {
+        self.0.run_script(sql, on_row)
+    }
+}
+
+#[test]
+fn an_engine_panic_fails_one_record() {
+    let mut engine = Panicky(SqliteEngine::memory().unwrap());
+    let out = run_text(
+        &mut engine,
+        "statement ok\nSELECT 'boom'\n\nquery I\nSELECT 1\n----\n1\n",
+    );
+    assert_eq!(out.tally, tally(1, 1, 0));
+    assert_eq!(out.failures[0].got, vec!["error: engine panicked: boom"]);
+}

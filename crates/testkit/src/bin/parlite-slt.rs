@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 #[derive(Parser)]
@@ -50,8 +51,21 @@ enum Command {
     },
 }
 
+/// Engine panics seen; the runner turns each into a failed record.
+static PANICS: AtomicUsize = AtomicUsize::new(0);
+
+/// How many panic messages to print before only counting them: a broken engine can panic on
+/// every record, and 300k backtraces bury the summary.
+const PANICS_SHOWN_MAX: usize = 10;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if PANICS.fetch_add(1, Ordering::Relaxed) < PANICS_SHOWN_MAX {
+            default_hook(info);
+        }
+    }));
     let result = match cli.command {
         Some(Command::Speedtest {
             ref script,
@@ -134,6 +148,10 @@ fn run_slt(cli: &Cli) -> Result<bool, String> {
         total.add(outcome.tally);
         let folder = file.parent().unwrap_or(Path::new("")).to_path_buf();
         folders.entry(folder).or_default().add(outcome.tally);
+    }
+    let panics = PANICS.load(Ordering::Relaxed);
+    if panics > 0 {
+        eprintln!("the engine panicked {panics} times (each a failed record)");
     }
     let mut out = stdout.lock();
     if cli.per_folder {

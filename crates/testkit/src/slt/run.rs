@@ -11,7 +11,7 @@
 //! - a failed step keeps the rows before it; only a prepare error fails a query.
 
 use super::parse::{Command, Record, SortMode};
-use crate::engine::Engine;
+use crate::engine::{Engine, EngineError};
 use crate::value::Value;
 use md5::{Digest, Md5};
 use parlite_cli::numfmt;
@@ -62,6 +62,25 @@ pub struct Failure {
 pub struct FileOutcome {
     pub tally: Tally,
     pub failures: Vec<Failure>,
+}
+
+/// Runs one engine call, turning a panic into an error so that one crashing record fails
+/// alone instead of ending the whole corpus run (an engine under development panics).
+fn guarded<T>(f: impl FnOnce() -> Result<T, EngineError>) -> Result<T, EngineError> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a non-string payload".to_string());
+            Err(EngineError {
+                code: 1,
+                message: format!("engine panicked: {what}"),
+            })
+        }
+    }
 }
 
 /// Renders one value as the harness prints it for `type_letter`.
@@ -147,7 +166,7 @@ pub fn run_records(engine: &mut dyn Engine, records: &[Record]) -> FileOutcome {
                 got: vec![message.clone()],
             }),
             Command::Statement { expect_ok, sql } => {
-                let result = engine.execute_batch(sql);
+                let result = guarded(|| engine.execute_batch(sql));
                 if result.is_ok() == *expect_ok {
                     None
                 } else {
@@ -216,7 +235,7 @@ fn run_query(
             got,
         })
     };
-    let result = match engine.query(q.sql) {
+    let result = match guarded(|| engine.query(q.sql)) {
         Ok(r) => r,
         Err(e) => {
             let expected = q.expected.map(<[String]>::to_vec).unwrap_or_default();
