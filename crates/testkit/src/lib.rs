@@ -2,6 +2,7 @@
 //! used by tests (dev-only; nothing in the product depends on it).
 //!
 //! Layout: `engine` is the contract every engine meets, `sqlite` and `parlite_engine` meet it,
+//! `oracle` compares an engine with SQLite statement by statement,
 //! `value` holds SQLite's type-conversion rules the runner renders with, `slt` parses and runs
 //! .test files, `speedtest` replays speedtest1 scripts like the sqlite3 shell.
 //!
@@ -22,6 +23,7 @@
 //! and the total on the last line; it exits 1 when anything failed, 2 when it could not run.
 
 pub mod engine;
+pub mod oracle;
 #[cfg(feature = "parlite-engine")]
 pub mod parlite_engine;
 pub mod slt;
