@@ -11,6 +11,10 @@ pub enum Mode {
     List,
     Csv,
     Column,
+    /// One `name = value` line per column, rows separated by a blank line.
+    Line,
+    /// List mode with a tab separator.
+    Tabs,
 }
 
 impl Mode {
@@ -19,6 +23,8 @@ impl Mode {
             Mode::List => "list",
             Mode::Csv => "csv",
             Mode::Column => "column",
+            Mode::Line => "line",
+            Mode::Tabs => "tabs",
         }
     }
 
@@ -27,6 +33,8 @@ impl Mode {
             "list" => Some(Mode::List),
             "csv" => Some(Mode::Csv),
             "column" | "columns" => Some(Mode::Column),
+            "line" | "lines" => Some(Mode::Line),
+            "tabs" => Some(Mode::Tabs),
             _ => None,
         }
     }
@@ -67,7 +75,11 @@ impl Format {
                 self.col_separator = ",".to_string();
                 self.row_separator = "\r\n".to_string();
             }
-            Mode::Column => {}
+            Mode::Tabs => {
+                self.col_separator = "\t".to_string();
+                self.row_separator = "\n".to_string();
+            }
+            Mode::Column | Mode::Line => {}
         }
     }
 }
@@ -105,7 +117,26 @@ impl<'f> ResultWriter<'f> {
                 self.buffered.push(row);
                 Ok(())
             }
-            Mode::List | Mode::Csv => {
+            Mode::Line => {
+                // shell.c: names right-aligned to the longest, at least 5 wide.
+                let w = self
+                    .columns
+                    .iter()
+                    .map(|c| c.chars().count())
+                    .max()
+                    .unwrap_or(0)
+                    .max(5);
+                if !first {
+                    out.write_all(self.format.row_separator.as_bytes())?;
+                }
+                for (name, cell) in self.columns.iter().zip(cells) {
+                    write!(out, "{name:>w$} = ")?;
+                    out.write_all(&self.cell_bytes(cell))?;
+                    out.write_all(self.format.row_separator.as_bytes())?;
+                }
+                Ok(())
+            }
+            Mode::List | Mode::Csv | Mode::Tabs => {
                 // Headers print with the first row, so an empty result prints nothing.
                 if first && self.format.headers {
                     let names: Vec<Option<Vec<u8>>> = self

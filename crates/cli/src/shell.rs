@@ -111,12 +111,15 @@ pub enum Flow {
 }
 
 const HELP: &str = "\
+.bail on|off             Stop after hitting an error
 .exit ?CODE?             Exit this program with return-code CODE
 .headers on|off          Turn display of headers on or off
 .help                    Show this message
-.mode MODE               Set output mode: list, csv or column
+.indexes ?TABLE?         Show names of indexes, of TABLE if given (a LIKE pattern)
+.mode MODE               Set output mode: list, csv, column, line or tabs
 .nullvalue STRING        Use STRING in place of NULL values
 .quit                    Exit this program
+.read FILE               Read input from FILE
 .schema ?PATTERN?        Show the CREATE statements matching PATTERN
 .separator COL ?ROW?     Change the column and row separators
 .tables ?PATTERN?        List names of tables and views matching a LIKE pattern
@@ -310,7 +313,7 @@ impl<'b> Shell<'b> {
                     self.format.set_mode(m);
                     Ok(Flow::Continue)
                 }
-                None => Err("Error: mode should be one of: column csv list".to_string()),
+                None => Err("Error: mode should be one of: column csv line list tabs".to_string()),
             },
             ("separator", 2 | 3) => {
                 self.format.col_separator = unescape(&args[1]);
@@ -334,6 +337,26 @@ impl<'b> Shell<'b> {
                 let names = self.first_column(&sql)?;
                 let _ = self.out.write_all(table_list_layout(&names).as_bytes());
                 Ok(Flow::Continue)
+            }
+            ("indexes" | "indices", 1 | 2) => {
+                let mut sql = "SELECT name FROM sqlite_schema WHERE type = 'index'".to_string();
+                if let Some(p) = args.get(1) {
+                    sql.push_str(&format!(" AND tbl_name LIKE {}", sql_quote(p)));
+                }
+                sql.push_str(" ORDER BY 1");
+                let names = self.first_column(&sql)?;
+                let _ = self.out.write_all(table_list_layout(&names).as_bytes());
+                Ok(Flow::Continue)
+            }
+            ("bail", 2) => {
+                self.bail =
+                    boolean_value(&args[1]).ok_or_else(|| "Usage: .bail on|off".to_string())?;
+                Ok(Flow::Continue)
+            }
+            ("read", 2) => {
+                let script = std::fs::read(&args[1])
+                    .map_err(|e| format!("Error: cannot open \"{}\": {e}", args[1]))?;
+                Ok(self.run_script(&String::from_utf8_lossy(&script)))
             }
             ("schema", 1 | 2) => {
                 let mut sql = "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL".to_string();

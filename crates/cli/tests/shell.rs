@@ -225,7 +225,7 @@ fn dot_command_errors_and_quit() {
         err,
         "Error: unknown command or invalid arguments:  \"foo\". Enter \".help\" for help\n\
 Usage: .headers on|off\n\
-Error: mode should be one of: column csv list\n"
+Error: mode should be one of: column csv line list tabs\n"
     );
     let (code, out, _) = shell(&[], ".mode\n.exit 3\nSELECT 1;\n");
     assert_eq!((code, out.as_str()), (3, "current output mode: list\n"));
@@ -245,4 +245,39 @@ fn trigger_body_is_one_statement() {
     );
     assert_eq!((code, err.as_str()), (0, ""));
     assert_eq!(out, "7\n8\n");
+}
+
+#[test]
+fn line_and_tabs_modes() {
+    let (_, out, _) = shell(
+        &[],
+        ".mode line\nselect 1 as a, 'x' as bbb union all select 2, NULL;\n.mode tabs\n.headers on\nselect 1 as a, 2 as b;\n",
+    );
+    assert_eq!(
+        out,
+        "    a = 1\n  bbb = x\n\n    a = 2\n  bbb = \na\tb\n1\t2\n"
+    );
+}
+
+#[test]
+fn indexes_and_read() {
+    let dir = std::env::temp_dir().join(format!("parlite-cli-read-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("s.sql");
+    std::fs::write(&file, "select 7;\nselec;\n").unwrap();
+    let script = format!(
+        "create table t(a); create index i1 on t(a); create table u(b unique); create index i2 on u(b);\n.indexes\n.indexes t\n.read {}\n",
+        file.display()
+    );
+    let (code, out, err) = shell(&[], &script);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 1);
+    assert_eq!(
+        out,
+        "i1                    i2                    sqlite_autoindex_u_1\ni1\n7\n"
+    );
+    assert_eq!(
+        err,
+        "Parse error near line 2: near \"selec\": syntax error\n"
+    );
 }
