@@ -2,3 +2,5 @@
 //!
 //! The layout reads as the pipeline: `parse` (lexer, AST, parser) → `plan` → `exec`,
 //! with `value` (SQLite's dynamic typing) and `func` (built-in functions) beside them.
+
+pub mod parse;
