@@ -318,7 +318,16 @@ impl Display for Expr {
                     UnaryOp::BitNot => "~",
                     UnaryOp::Not => "NOT ",
                 };
-                write!(f, "{s}{}", Operand(e))
+                // `-(5)`, not `-5`: the parser folds `-5` into one literal, which would not
+                // round-trip to the same tree.
+                if matches!(
+                    **e,
+                    Expr::Literal(Literal::Integer(_) | Literal::Float { .. })
+                ) {
+                    write!(f, "{s}({e})")
+                } else {
+                    write!(f, "{s}{}", Operand(e))
+                }
             }
             Expr::Binary(l, op, r) => write!(f, "{} {} {}", Operand(l), op.as_str(), Operand(r)),
             Expr::Like {
