@@ -1,0 +1,1 @@
+//! Built-in SQL functions (lang_corefunc.html, lang_aggfunc.html).
