@@ -7,3 +7,6 @@ pub mod collation;
 pub mod func;
 pub mod parse;
 pub mod value;
+pub mod exec;
+pub mod plan;
+pub mod schema;

@@ -199,7 +199,7 @@ impl Schema {
                 autoindex_roots.insert(key(name), *root as u32);
             }
         }
-        for (ty, name, _tbl, root, sql) in rows {
+        for (ty, _name, _tbl, root, sql) in rows {
             let Some(sql) = sql else { continue };
             if ty == "table" {
                 if let Stmt::CreateTable(ct) = parse_one(sql)? {
