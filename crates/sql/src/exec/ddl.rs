@@ -21,7 +21,11 @@ fn err<T>(m: impl Into<String>) -> Result<T> {
 
 /// Quotes an identifier the way SQLite's createTableStmt does: bare when it is a plain word.
 fn quote_ident(s: &str) -> String {
-    let plain = s.bytes().next().is_some_and(|c| c.is_ascii_alphabetic() || c == b'_') && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
+    let plain = s
+        .bytes()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
     if plain {
         s.to_string()
     } else {
@@ -30,22 +34,43 @@ fn quote_ident(s: &str) -> String {
 }
 
 impl Engine<'_> {
-    fn insert_schema_row(&self, ty: &str, name: &str, tbl: &str, root: u32, sql: Option<&str>) -> Result<()> {
+    fn insert_schema_row(
+        &self,
+        ty: &str,
+        name: &str,
+        tbl: &str,
+        root: u32,
+        sql: Option<&str>,
+    ) -> Result<()> {
         let rowid = self.store.table_max_rowid(1)?.unwrap_or(0) + 1;
-        let row = vec![Value::text(ty), Value::text(name), Value::text(tbl), Value::Integer(i64::from(root)), sql.map(Value::text).unwrap_or(Value::Null)];
+        let row = vec![
+            Value::text(ty),
+            Value::text(name),
+            Value::text(tbl),
+            Value::Integer(i64::from(root)),
+            sql.map(Value::text).unwrap_or(Value::Null),
+        ];
         self.store.table_insert(1, rowid, &row)
     }
 
     /// (rowid, row) of every sqlite_schema entry.
     fn schema_rows(&self) -> Result<Vec<(i64, Row)>> {
         let mut v = Vec::new();
-        for r in self.store.table_range(1, Bound::Unbounded, Bound::Unbounded, false)? {
+        for r in self
+            .store
+            .table_range(1, Bound::Unbounded, Bound::Unbounded, false)?
+        {
             v.push(r?);
         }
         Ok(v)
     }
 
-    fn check_new_name(&self, name: &ast::QualifiedName, if_not_exists: bool, kind: &str) -> Result<bool> {
+    fn check_new_name(
+        &self,
+        name: &ast::QualifiedName,
+        if_not_exists: bool,
+        kind: &str,
+    ) -> Result<bool> {
         if let Some(s) = &name.schema {
             if !s.eq_ignore_ascii_case("main") {
                 return err(format!("unknown database {s}"));
@@ -55,13 +80,20 @@ impl Engine<'_> {
             if if_not_exists && existing == kind {
                 return Ok(false);
             }
-            if if_not_exists && kind != "index" && kind != "trigger" && (existing == "table" || existing == "view") {
+            if if_not_exists
+                && kind != "index"
+                && kind != "trigger"
+                && (existing == "table" || existing == "view")
+            {
                 return Ok(false);
             }
             return err(format!("{existing} {} already exists", name.name));
         }
         if key(&name.name).starts_with("sqlite_") && key(&name.name) != "sqlite_sequence" {
-            return err(format!("object name reserved for internal use: {}", name.name));
+            return err(format!(
+                "object name reserved for internal use: {}",
+                name.name
+            ));
         }
         Ok(true)
     }
@@ -97,15 +129,36 @@ impl Engine<'_> {
                         Some(Affinity::Real) => "REAL",
                         _ => "",
                     };
-                    cols_sql.push(if ty.is_empty() { quote_ident(&name) } else { format!("{} {ty}", quote_ident(&name)) });
-                    defs.push(ast::ColumnDef { name, type_name: if ty.is_empty() { None } else { Some(ty.to_string()) }, constraints: Vec::new() });
+                    cols_sql.push(if ty.is_empty() {
+                        quote_ident(&name)
+                    } else {
+                        format!("{} {ty}", quote_ident(&name))
+                    });
+                    defs.push(ast::ColumnDef {
+                        name,
+                        type_name: if ty.is_empty() {
+                            None
+                        } else {
+                            Some(ty.to_string())
+                        },
+                        constraints: Vec::new(),
+                    });
                 }
-                let sql = format!("CREATE TABLE {}({})", quote_ident(&c.name.name), cols_sql.join(","));
+                let sql = format!(
+                    "CREATE TABLE {}({})",
+                    quote_ident(&c.name.name),
+                    cols_sql.join(",")
+                );
                 let def = ast::CreateTable {
                     temp: false,
                     if_not_exists: false,
                     name: c.name.clone(),
-                    body: CreateTableBody::Columns { columns: defs, constraints: Vec::new(), without_rowid: false, strict: false },
+                    body: CreateTableBody::Columns {
+                        columns: defs,
+                        constraints: Vec::new(),
+                        without_rowid: false,
+                        strict: false,
+                    },
                     schema_sql: sql.clone(),
                 };
                 (def, sql, rows)
@@ -121,11 +174,21 @@ impl Engine<'_> {
         }
         if t.autoincrement && self.schema.table("sqlite_sequence").is_none() {
             let sroot = self.store.create_table_btree()?;
-            self.insert_schema_row("table", "sqlite_sequence", "sqlite_sequence", sroot, Some("CREATE TABLE sqlite_sequence(name,seq)"))?;
+            self.insert_schema_row(
+                "table",
+                "sqlite_sequence",
+                "sqlite_sequence",
+                sroot,
+                Some("CREATE TABLE sqlite_sequence(name,seq)"),
+            )?;
         }
         self.schema_changed()?;
         if !rows.is_empty() {
-            let t = self.schema.table(&c.name.name).cloned().ok_or_else(|| SqlError::msg("table vanished"))?;
+            let t = self
+                .schema
+                .table(&c.name.name)
+                .cloned()
+                .ok_or_else(|| SqlError::msg("table vanished"))?;
             let w = self.writer(&t)?;
             for r in rows {
                 self.write_row(&w, None, r, None, None)?;
@@ -143,7 +206,10 @@ impl Engine<'_> {
             Some(p) => Some(Binder::new(self.schema).bind_for_table(t, None, p)?),
             None => None,
         };
-        for r in self.store.table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)? {
+        for r in self
+            .store
+            .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
+        {
             let (rowid, vals) = r?;
             let full = expand_row(t, rowid, vals, &defaults);
             if let Some(p) = &pred {
@@ -151,12 +217,47 @@ impl Engine<'_> {
                     continue;
                 }
             }
-            let mut k: Vec<Value> = ix.columns.iter().map(|c| c.column.map(|i| full[i].clone()).unwrap_or(Value::Integer(rowid))).collect();
+            let mut k: Vec<Value> = ix
+                .columns
+                .iter()
+                .map(|c| {
+                    c.column
+                        .map(|i| full[i].clone())
+                        .unwrap_or(Value::Integer(rowid))
+                })
+                .collect();
             if ix.unique && !k.iter().any(|v| v.is_null()) {
                 let probe = k.clone();
-                if self.store.index_range(ix.root, &order, Bound::Included(probe.clone()), Bound::Included(probe), false)?.next().is_some() {
-                    let cols: Vec<String> = ix.columns.iter().map(|c| format!("{}.{}", t.name, c.column.map(|i| t.columns[i].name.clone()).unwrap_or_default())).collect();
-                    return Err(SqlError::Code { code: 19, extended_code: super::dml::SQLITE_CONSTRAINT_UNIQUE, message: format!("UNIQUE constraint failed: {}", cols.join(", ")) });
+                if self
+                    .store
+                    .index_range(
+                        ix.root,
+                        &order,
+                        Bound::Included(probe.clone()),
+                        Bound::Included(probe),
+                        false,
+                    )?
+                    .next()
+                    .is_some()
+                {
+                    let cols: Vec<String> = ix
+                        .columns
+                        .iter()
+                        .map(|c| {
+                            format!(
+                                "{}.{}",
+                                t.name,
+                                c.column
+                                    .map(|i| t.columns[i].name.clone())
+                                    .unwrap_or_default()
+                            )
+                        })
+                        .collect();
+                    return Err(SqlError::Code {
+                        code: 19,
+                        extended_code: super::dml::SQLITE_CONSTRAINT_UNIQUE,
+                        message: format!("UNIQUE constraint failed: {}", cols.join(", ")),
+                    });
                 }
             }
             k.push(Value::Integer(rowid));
@@ -199,7 +300,12 @@ impl Engine<'_> {
         let v = view_from_create(c);
         let plan = Binder::new(self.schema).bind_select(&v.select)?;
         if !v.columns.is_empty() && v.columns.len() != plan.columns.len() {
-            return err(format!("expected {} columns for '{}' but got {}", v.columns.len(), v.name, plan.columns.len()));
+            return err(format!(
+                "expected {} columns for '{}' but got {}",
+                v.columns.len(),
+                v.name,
+                plan.columns.len()
+            ));
         }
         self.insert_schema_row("view", &v.name, &v.name, 0, Some(&c.schema_sql))?;
         self.schema_changed()?;
@@ -229,7 +335,10 @@ impl Engine<'_> {
             return err(format!("no such table: main.{}", c.table));
         };
         if c.time == Some(ast::TriggerTime::InsteadOf) {
-            return err(format!("cannot create INSTEAD OF trigger on table: {}", t.name));
+            return err(format!(
+                "cannot create INSTEAD OF trigger on table: {}",
+                t.name
+            ));
         }
         if key(&t.name).starts_with("sqlite_") {
             return err("cannot create trigger on system table");
@@ -239,7 +348,12 @@ impl Engine<'_> {
         Ok(Vec::new())
     }
 
-    pub fn drop(&mut self, kind: ObjectKind, if_exists: bool, name: &ast::QualifiedName) -> Result<Vec<Row>> {
+    pub fn drop(
+        &mut self,
+        kind: ObjectKind,
+        if_exists: bool,
+        name: &ast::QualifiedName,
+    ) -> Result<Vec<Row>> {
         let k = key(&name.name);
         match kind {
             ObjectKind::Table => {
@@ -265,7 +379,10 @@ impl Engine<'_> {
                 }
                 self.store.drop_btree(t.root)?;
                 for (rowid, row) in self.schema_rows()? {
-                    let tbl = row.get(2).and_then(|v| v.to_text().map(|s| s.into_owned())).unwrap_or_default();
+                    let tbl = row
+                        .get(2)
+                        .and_then(|v| v.to_text().map(|s| s.into_owned()))
+                        .unwrap_or_default();
                     if tbl.eq_ignore_ascii_case(&t.name) {
                         self.store.table_delete(1, rowid)?;
                     }
@@ -273,9 +390,18 @@ impl Engine<'_> {
                 if t.autoincrement {
                     if let Some(seq) = self.schema.table("sqlite_sequence").cloned() {
                         let mut del = Vec::new();
-                        for r in self.store.table_range(seq.root, Bound::Unbounded, Bound::Unbounded, false)? {
+                        for r in self.store.table_range(
+                            seq.root,
+                            Bound::Unbounded,
+                            Bound::Unbounded,
+                            false,
+                        )? {
                             let (rowid, vals) = r?;
-                            if vals.first().and_then(|v| v.to_text()).is_some_and(|n| n.eq_ignore_ascii_case(&t.name)) {
+                            if vals
+                                .first()
+                                .and_then(|v| v.to_text())
+                                .is_some_and(|n| n.eq_ignore_ascii_case(&t.name))
+                            {
                                 del.push(rowid);
                             }
                         }
@@ -293,7 +419,9 @@ impl Engine<'_> {
                     return err(format!("no such index: {}", name.name));
                 };
                 if ix.sql.is_none() {
-                    return err("index associated with UNIQUE or PRIMARY KEY constraint cannot be dropped");
+                    return err(
+                        "index associated with UNIQUE or PRIMARY KEY constraint cannot be dropped",
+                    );
                 }
                 self.store.drop_btree(ix.root)?;
                 self.delete_schema_entry("index", &ix.name)?;
@@ -326,8 +454,14 @@ impl Engine<'_> {
 
     fn delete_schema_entry(&self, ty: &str, name: &str) -> Result<()> {
         for (rowid, row) in self.schema_rows()? {
-            let t = row.first().and_then(|v| v.to_text().map(|s| s.into_owned())).unwrap_or_default();
-            let n = row.get(1).and_then(|v| v.to_text().map(|s| s.into_owned())).unwrap_or_default();
+            let t = row
+                .first()
+                .and_then(|v| v.to_text().map(|s| s.into_owned()))
+                .unwrap_or_default();
+            let n = row
+                .get(1)
+                .and_then(|v| v.to_text().map(|s| s.into_owned()))
+                .unwrap_or_default();
             if t == ty && n.eq_ignore_ascii_case(name) {
                 self.store.table_delete(1, rowid)?;
             }
@@ -345,7 +479,9 @@ impl Engine<'_> {
         match action {
             AlterAction::RenameTable(new) => {
                 if self.schema.name_in_use(new).is_some() {
-                    return err(format!("there is already another table or index with this name: {new}"));
+                    return err(format!(
+                        "there is already another table or index with this name: {new}"
+                    ));
                 }
                 for (rowid, mut row) in self.schema_rows()? {
                     let ty = row[0].to_text_or_empty().into_owned();
@@ -359,7 +495,11 @@ impl Engine<'_> {
                         row[1] = Value::text(new.as_str());
                     } else if ty == "index" && row[4].is_null() {
                         let n = row[1].to_text_or_empty().into_owned();
-                        row[1] = Value::text(n.replacen(&format!("sqlite_autoindex_{}_", t.name), &format!("sqlite_autoindex_{new}_"), 1));
+                        row[1] = Value::text(n.replacen(
+                            &format!("sqlite_autoindex_{}_", t.name),
+                            &format!("sqlite_autoindex_{new}_"),
+                            1,
+                        ));
                     }
                     row[2] = Value::text(new.as_str());
                     if let Some(s) = new_sql {
@@ -375,8 +515,12 @@ impl Engine<'_> {
                 let mut default_null = true;
                 for c in &cd.constraints {
                     match &c.constraint {
-                        ast::ColumnConstraint::PrimaryKey { .. } => return err("Cannot add a PRIMARY KEY column"),
-                        ast::ColumnConstraint::Unique { .. } => return err("Cannot add a UNIQUE column"),
+                        ast::ColumnConstraint::PrimaryKey { .. } => {
+                            return err("Cannot add a PRIMARY KEY column")
+                        }
+                        ast::ColumnConstraint::Unique { .. } => {
+                            return err("Cannot add a UNIQUE column")
+                        }
                         ast::ColumnConstraint::Default { expr, .. } => {
                             if !matches!(expr, ast::Expr::Literal(_) | ast::Expr::Unary(..)) {
                                 return err("Cannot add a column with non-constant default");
@@ -386,13 +530,22 @@ impl Engine<'_> {
                         _ => {}
                     }
                 }
-                if default_null && cd.constraints.iter().any(|c| matches!(c.constraint, ast::ColumnConstraint::NotNull { .. })) {
+                if default_null
+                    && cd
+                        .constraints
+                        .iter()
+                        .any(|c| matches!(c.constraint, ast::ColumnConstraint::NotNull { .. }))
+                {
                     return err("Cannot add a NOT NULL column with default value NULL");
                 }
                 for (rowid, mut row) in self.schema_rows()? {
-                    if row[0].to_text_or_empty() == "table" && row[1].to_text_or_empty().eq_ignore_ascii_case(&t.name) {
+                    if row[0].to_text_or_empty() == "table"
+                        && row[1].to_text_or_empty().eq_ignore_ascii_case(&t.name)
+                    {
                         let sql = row[4].to_text_or_empty().into_owned();
-                        let Some(p) = sql.rfind(')') else { return err("malformed table definition") };
+                        let Some(p) = sql.rfind(')') else {
+                            return err("malformed table definition");
+                        };
                         let new_sql = format!("{}, {}{}", &sql[..p], cd, &sql[p..]);
                         // Validate before writing.
                         match crate::parse::parse_first(&new_sql) {
@@ -404,7 +557,9 @@ impl Engine<'_> {
                     }
                 }
             }
-            AlterAction::RenameColumn { .. } => return err("ALTER TABLE RENAME COLUMN is not supported"),
+            AlterAction::RenameColumn { .. } => {
+                return err("ALTER TABLE RENAME COLUMN is not supported")
+            }
             AlterAction::DropColumn(_) => return err("ALTER TABLE DROP COLUMN is not supported"),
         }
         self.schema_changed()?;
@@ -432,10 +587,21 @@ fn rename_in_sql(sql: &str, ty: &str, old: &str, new: &str) -> String {
     };
     let target = match ty {
         "table" => toks.iter().position(|t| is_name(&t.tok)),
-        _ => toks.windows(2).position(|w| matches!(&w[0].tok, Tok::Word(x) if x.eq_ignore_ascii_case("ON")) && is_name(&w[1].tok)).map(|p| p + 1),
+        _ => toks
+            .windows(2)
+            .position(|w| {
+                matches!(&w[0].tok, Tok::Word(x) if x.eq_ignore_ascii_case("ON"))
+                    && is_name(&w[1].tok)
+            })
+            .map(|p| p + 1),
     };
     match target {
-        Some(i) => format!("{}\"{}\"{}", &sql[..toks[i].start], new.replace('"', "\"\""), &sql[toks[i].end..]),
+        Some(i) => format!(
+            "{}\"{}\"{}",
+            &sql[..toks[i].start],
+            new.replace('"', "\"\""),
+            &sql[toks[i].end..]
+        ),
         None => sql.to_string(),
     }
 }

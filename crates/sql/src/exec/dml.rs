@@ -13,7 +13,9 @@
 use super::eval::{Exec, Frame};
 use super::store::KeyOrder;
 use super::{ConnState, Engine};
-use crate::parse::ast::{self, ConflictAction, Expr, InsertSource, ResultColumn, TriggerEvent, TriggerTime};
+use crate::parse::ast::{
+    self, ConflictAction, Expr, InsertSource, ResultColumn, TriggerEvent, TriggerTime,
+};
 use crate::plan::{Binder, CExpr};
 use crate::schema::{key, Index, Table};
 use crate::value::{codes, Affinity, Result, SqlError, Value};
@@ -26,7 +28,11 @@ pub const SQLITE_CONSTRAINT_PRIMARYKEY: i32 = 1555;
 pub const SQLITE_CONSTRAINT_UNIQUE: i32 = 2067;
 
 fn constraint(ext: i32, msg: String) -> SqlError {
-    SqlError::Code { code: codes::SQLITE_CONSTRAINT, extended_code: ext, message: msg }
+    SqlError::Code {
+        code: codes::SQLITE_CONSTRAINT,
+        extended_code: ext,
+        message: msg,
+    }
 }
 
 /// Everything needed to write rows of one table, bound once per statement.
@@ -46,13 +52,19 @@ impl Engine<'_> {
     pub fn table_for_write(&self, name: &ast::QualifiedName) -> Result<Arc<Table>> {
         let k = key(&name.name);
         if k == "sqlite_master" || k == "sqlite_schema" {
-            return Err(SqlError::msg(format!("table {} may not be modified", name.name)));
+            return Err(SqlError::msg(format!(
+                "table {} may not be modified",
+                name.name
+            )));
         }
         if let Some(t) = self.schema.table(&name.name) {
             return Ok(t.clone());
         }
         if self.schema.views.contains_key(&k) {
-            return Err(SqlError::msg(format!("cannot modify {} because it is a view", name.name)));
+            return Err(SqlError::msg(format!(
+                "cannot modify {} because it is a view",
+                name.name
+            )));
         }
         Err(SqlError::msg(format!("no such table: {}", name.name)))
     }
@@ -80,11 +92,24 @@ impl Engine<'_> {
                 None => None,
             });
         }
-        Ok(TableWriter { t: t.clone(), indexes, checks, defaults })
+        Ok(TableWriter {
+            t: t.clone(),
+            indexes,
+            checks,
+            defaults,
+        })
     }
 
     fn index_key(ix: &Index, vals: &[Value], rowid: i64) -> Vec<Value> {
-        let mut k: Vec<Value> = ix.columns.iter().map(|c| c.column.and_then(|i| vals.get(i).cloned()).unwrap_or(Value::Integer(rowid))).collect();
+        let mut k: Vec<Value> = ix
+            .columns
+            .iter()
+            .map(|c| {
+                c.column
+                    .and_then(|i| vals.get(i).cloned())
+                    .unwrap_or(Value::Integer(rowid))
+            })
+            .collect();
         k.push(Value::Integer(rowid));
         k
     }
@@ -99,7 +124,9 @@ impl Engine<'_> {
 
     /// Deletes one row and its index entries (no triggers).
     pub fn delete_row(&self, w: &TableWriter, rowid: i64) -> Result<bool> {
-        let Some(stored) = self.store.table_get(w.t.root, rowid)? else { return Ok(false) };
+        let Some(stored) = self.store.table_get(w.t.root, rowid)? else {
+            return Ok(false);
+        };
         let exec = self.exec();
         let defaults = exec.column_defaults(&w.t);
         let full = super::eval::expand_row(&w.t, rowid, stored, &defaults);
@@ -111,7 +138,8 @@ impl Engine<'_> {
                     continue;
                 }
             }
-            self.store.index_delete(ix.root, &Self::index_key(ix, vals, rowid), order)?;
+            self.store
+                .index_delete(ix.root, &Self::index_key(ix, vals, rowid), order)?;
         }
         self.store.table_delete(w.t.root, rowid)
     }
@@ -119,7 +147,14 @@ impl Engine<'_> {
     /// Checks and writes one row. `old` is the row being updated (its rowid), `rowid_in` an
     /// explicitly given rowid (INSERT with a rowid column), `conflict` the statement's OR
     /// clause.
-    pub fn write_row(&self, w: &TableWriter, old: Option<i64>, mut vals: Vec<Value>, rowid_in: Option<Value>, conflict: Option<ConflictAction>) -> Result<Written> {
+    pub fn write_row(
+        &self,
+        w: &TableWriter,
+        old: Option<i64>,
+        mut vals: Vec<Value>,
+        rowid_in: Option<Value>,
+        conflict: Option<ConflictAction>,
+    ) -> Result<Written> {
         let t = &w.t;
         let exec = self.exec();
         for (i, c) in t.columns.iter().enumerate() {
@@ -134,7 +169,13 @@ impl Engine<'_> {
         let rowid = match given {
             Some(v) => match v.apply_affinity(Affinity::Integer) {
                 Value::Integer(i) => i,
-                _ => return Err(SqlError::Code { code: codes::SQLITE_MISMATCH, extended_code: codes::SQLITE_MISMATCH, message: "datatype mismatch".into() }),
+                _ => {
+                    return Err(SqlError::Code {
+                        code: codes::SQLITE_MISMATCH,
+                        extended_code: codes::SQLITE_MISMATCH,
+                        message: "datatype mismatch".into(),
+                    })
+                }
             },
             None => match old {
                 Some(r) if t.rowid_alias.is_none() => r,
@@ -146,7 +187,9 @@ impl Engine<'_> {
         }
         // NOT NULL.
         for (i, c) in t.columns.iter().enumerate() {
-            let Some(col_action) = c.not_null else { continue };
+            let Some(col_action) = c.not_null else {
+                continue;
+            };
             if !vals[i].is_null() || Some(i) == t.rowid_alias {
                 continue;
             }
@@ -155,13 +198,23 @@ impl Engine<'_> {
                 ConflictAction::Replace if w.defaults[i].is_some() => {
                     let empty: [Value; 0] = [];
                     if let Some(d) = &w.defaults[i] {
-                        vals[i] = exec.eval(d, &Frame::new(&empty, None))?.apply_affinity(c.affinity);
+                        vals[i] = exec
+                            .eval(d, &Frame::new(&empty, None))?
+                            .apply_affinity(c.affinity);
                     }
                     if vals[i].is_null() {
-                        return Err(constraint(SQLITE_CONSTRAINT_NOTNULL, format!("NOT NULL constraint failed: {}.{}", t.name, c.name)));
+                        return Err(constraint(
+                            SQLITE_CONSTRAINT_NOTNULL,
+                            format!("NOT NULL constraint failed: {}.{}", t.name, c.name),
+                        ));
                     }
                 }
-                _ => return Err(constraint(SQLITE_CONSTRAINT_NOTNULL, format!("NOT NULL constraint failed: {}.{}", t.name, c.name))),
+                _ => {
+                    return Err(constraint(
+                        SQLITE_CONSTRAINT_NOTNULL,
+                        format!("NOT NULL constraint failed: {}.{}", t.name, c.name),
+                    ))
+                }
             }
         }
         // CHECK.
@@ -174,7 +227,10 @@ impl Engine<'_> {
                     if conflict == Some(ConflictAction::Ignore) {
                         return Ok(Written::Ignored);
                     }
-                    return Err(constraint(SQLITE_CONSTRAINT_CHECK, format!("CHECK constraint failed: {name}")));
+                    return Err(constraint(
+                        SQLITE_CONSTRAINT_CHECK,
+                        format!("CHECK constraint failed: {name}"),
+                    ));
                 }
             }
         }
@@ -185,8 +241,14 @@ impl Engine<'_> {
                 ConflictAction::Ignore => return Ok(Written::Ignored),
                 ConflictAction::Replace => to_delete.push(rowid),
                 _ => {
-                    let col = t.rowid_alias.map(|a| t.columns[a].name.clone()).unwrap_or_else(|| "rowid".into());
-                    return Err(constraint(SQLITE_CONSTRAINT_PRIMARYKEY, format!("UNIQUE constraint failed: {}.{}", t.name, col)));
+                    let col = t
+                        .rowid_alias
+                        .map(|a| t.columns[a].name.clone())
+                        .unwrap_or_else(|| "rowid".into());
+                    return Err(constraint(
+                        SQLITE_CONSTRAINT_PRIMARYKEY,
+                        format!("UNIQUE constraint failed: {}.{}", t.name, col),
+                    ));
                 }
             }
         }
@@ -206,7 +268,13 @@ impl Engine<'_> {
                 continue;
             }
             let mut clash = Vec::new();
-            for e in self.store.index_range(ix.root, order, Bound::Included(k.clone()), Bound::Included(k.clone()), false)? {
+            for e in self.store.index_range(
+                ix.root,
+                order,
+                Bound::Included(k.clone()),
+                Bound::Included(k.clone()),
+                false,
+            )? {
                 let e = e?;
                 if let Some(Value::Integer(r)) = e.last() {
                     if Some(*r) != old && !to_delete.contains(r) {
@@ -221,9 +289,28 @@ impl Engine<'_> {
                 ConflictAction::Ignore => return Ok(Written::Ignored),
                 ConflictAction::Replace => to_delete.extend(clash),
                 _ => {
-                    let cols: Vec<String> = ix.columns.iter().map(|c| format!("{}.{}", t.name, c.column.map(|i| t.columns[i].name.clone()).unwrap_or_else(|| "rowid".into()))).collect();
-                    let ext = if ix.origin == "pk" { SQLITE_CONSTRAINT_PRIMARYKEY } else { SQLITE_CONSTRAINT_UNIQUE };
-                    return Err(constraint(ext, format!("UNIQUE constraint failed: {}", cols.join(", "))));
+                    let cols: Vec<String> = ix
+                        .columns
+                        .iter()
+                        .map(|c| {
+                            format!(
+                                "{}.{}",
+                                t.name,
+                                c.column
+                                    .map(|i| t.columns[i].name.clone())
+                                    .unwrap_or_else(|| "rowid".into())
+                            )
+                        })
+                        .collect();
+                    let ext = if ix.origin == "pk" {
+                        SQLITE_CONSTRAINT_PRIMARYKEY
+                    } else {
+                        SQLITE_CONSTRAINT_UNIQUE
+                    };
+                    return Err(constraint(
+                        ext,
+                        format!("UNIQUE constraint failed: {}", cols.join(", ")),
+                    ));
                 }
             }
         }
@@ -246,7 +333,8 @@ impl Engine<'_> {
                     continue;
                 }
             }
-            self.store.index_insert(ix.root, &Self::index_key(ix, &vals, rowid), order)?;
+            self.store
+                .index_insert(ix.root, &Self::index_key(ix, &vals, rowid), order)?;
         }
         if t.autoincrement {
             self.bump_sequence(&t.name, rowid)?;
@@ -256,11 +344,19 @@ impl Engine<'_> {
 
     fn new_rowid(&self, t: &Table) -> Result<i64> {
         let max = self.store.table_max_rowid(t.root)?.unwrap_or(0);
-        let seq = if t.autoincrement { self.sequence_value(&t.name)?.unwrap_or(0) } else { 0 };
+        let seq = if t.autoincrement {
+            self.sequence_value(&t.name)?.unwrap_or(0)
+        } else {
+            0
+        };
         let m = max.max(seq);
         if m == i64::MAX {
             if t.autoincrement {
-                return Err(SqlError::Code { code: codes::SQLITE_FULL, extended_code: codes::SQLITE_FULL, message: "database or disk is full".into() });
+                return Err(SqlError::Code {
+                    code: codes::SQLITE_FULL,
+                    extended_code: codes::SQLITE_FULL,
+                    message: "database or disk is full".into(),
+                });
             }
             // SQLite then tries random rowids; probe downward from the top instead.
             let mut cand = i64::MAX - 1;
@@ -273,11 +369,24 @@ impl Engine<'_> {
     }
 
     fn sequence_row(&self, name: &str) -> Result<Option<(u32, i64, i64)>> {
-        let Some(seq) = self.schema.table("sqlite_sequence") else { return Ok(None) };
-        for r in self.store.table_range(seq.root, Bound::Unbounded, Bound::Unbounded, false)? {
+        let Some(seq) = self.schema.table("sqlite_sequence") else {
+            return Ok(None);
+        };
+        for r in self
+            .store
+            .table_range(seq.root, Bound::Unbounded, Bound::Unbounded, false)?
+        {
             let (rowid, vals) = r?;
-            if vals.first().and_then(|v| v.to_text()).is_some_and(|n| n.eq_ignore_ascii_case(name)) {
-                return Ok(Some((seq.root, rowid, vals.get(1).map(|v| v.to_i64()).unwrap_or(0))));
+            if vals
+                .first()
+                .and_then(|v| v.to_text())
+                .is_some_and(|n| n.eq_ignore_ascii_case(name))
+            {
+                return Ok(Some((
+                    seq.root,
+                    rowid,
+                    vals.get(1).map(|v| v.to_i64()).unwrap_or(0),
+                )));
             }
         }
         Ok(None)
@@ -291,13 +400,23 @@ impl Engine<'_> {
         match self.sequence_row(name)? {
             Some((root, r, v)) => {
                 if rowid > v {
-                    self.store.table_insert(root, r, &[Value::text(name), Value::Integer(rowid)])?;
+                    self.store.table_insert(
+                        root,
+                        r,
+                        &[Value::text(name), Value::Integer(rowid)],
+                    )?;
                 }
             }
             None => {
-                let Some(seq) = self.schema.table("sqlite_sequence") else { return Ok(()) };
+                let Some(seq) = self.schema.table("sqlite_sequence") else {
+                    return Ok(());
+                };
                 let r = self.store.table_max_rowid(seq.root)?.unwrap_or(0) + 1;
-                self.store.table_insert(seq.root, r, &[Value::text(name), Value::Integer(rowid)])?;
+                self.store.table_insert(
+                    seq.root,
+                    r,
+                    &[Value::text(name), Value::Integer(rowid)],
+                )?;
             }
         }
         Ok(())
@@ -326,8 +445,18 @@ impl Engine<'_> {
             for c in &ins.columns {
                 match t.column_index(c) {
                     Some(i) => v.push(Some(i)),
-                    None if ["rowid", "oid", "_rowid_"].iter().any(|r| r.eq_ignore_ascii_case(c)) => v.push(None),
-                    None => return Err(SqlError::msg(format!("table {} has no column named {}", t.name, c))),
+                    None if ["rowid", "oid", "_rowid_"]
+                        .iter()
+                        .any(|r| r.eq_ignore_ascii_case(c)) =>
+                    {
+                        v.push(None)
+                    }
+                    None => {
+                        return Err(SqlError::msg(format!(
+                            "table {} has no column named {}",
+                            t.name, c
+                        )))
+                    }
                 }
             }
             v
@@ -339,7 +468,10 @@ impl Engine<'_> {
                 let n = plan.columns.len();
                 if n != targets.len() {
                     return Err(SqlError::msg(if ins.columns.is_empty() {
-                        format!("table {} has {} columns but {} values were supplied", t.name, ncols, n)
+                        format!(
+                            "table {} has {} columns but {} values were supplied",
+                            t.name, ncols, n
+                        )
                     } else {
                         format!("{} values for {} columns", n, targets.len())
                     }));
@@ -378,8 +510,16 @@ impl Engine<'_> {
                 for (i, c) in t.columns.iter().enumerate() {
                     newrow[i] = std::mem::take(&mut newrow[i]).apply_affinity(c.affinity);
                 }
-                let rid = t.rowid_alias.map(|a| vals[a].clone()).or(rowid_in.clone()).unwrap_or(Value::Integer(-1));
-                newrow.push(if rid.is_null() { Value::Integer(-1) } else { rid });
+                let rid = t
+                    .rowid_alias
+                    .map(|a| vals[a].clone())
+                    .or(rowid_in.clone())
+                    .unwrap_or(Value::Integer(-1));
+                newrow.push(if rid.is_null() {
+                    Value::Integer(-1)
+                } else {
+                    rid
+                });
                 if !self.fire(&triggers_before, None, Some(&newrow))? {
                     continue;
                 }
@@ -403,7 +543,14 @@ impl Engine<'_> {
     }
 
     /// Rows (columns then rowid) of `table` matching `where_`, honouring ORDER BY/LIMIT.
-    fn matching_rows(&self, table: &ast::QualifiedName, alias: &Option<String>, where_: &Option<Expr>, order_by: &[ast::OrderingTerm], limit: &Option<ast::Limit>) -> Result<Vec<Vec<Value>>> {
+    fn matching_rows(
+        &self,
+        table: &ast::QualifiedName,
+        alias: &Option<String>,
+        where_: &Option<Expr>,
+        order_by: &[ast::OrderingTerm],
+        limit: &Option<ast::Limit>,
+    ) -> Result<Vec<Vec<Value>>> {
         let sel = ast::Select {
             with: None,
             body: ast::SelectBody {
@@ -411,9 +558,25 @@ impl Engine<'_> {
                     distinct: false,
                     columns: vec![
                         ResultColumn::Star,
-                        ResultColumn::Expr { expr: Expr::Column { schema: None, table: Some(alias.clone().unwrap_or_else(|| table.name.clone())), name: "rowid".into(), dq: false }, alias: None, span: "rowid".into() },
+                        ResultColumn::Expr {
+                            expr: Expr::Column {
+                                schema: None,
+                                table: Some(alias.clone().unwrap_or_else(|| table.name.clone())),
+                                name: "rowid".into(),
+                                dq: false,
+                            },
+                            alias: None,
+                            span: "rowid".into(),
+                        },
                     ],
-                    from: Some(ast::FromClause { first: ast::TableOrSubquery::Table { name: table.clone(), alias: alias.clone(), indexed: None }, joins: Vec::new() }),
+                    from: Some(ast::FromClause {
+                        first: ast::TableOrSubquery::Table {
+                            name: table.clone(),
+                            alias: alias.clone(),
+                            indexed: None,
+                        },
+                        joins: Vec::new(),
+                    }),
                     where_: where_.clone(),
                     group_by: Vec::new(),
                     having: None,
@@ -430,7 +593,9 @@ impl Engine<'_> {
 
     pub fn update(&mut self, u: &ast::Update) -> Result<Vec<Vec<Value>>> {
         if u.with.is_some() || u.from.is_some() || !u.returning.is_empty() {
-            return Err(SqlError::msg("UPDATE with WITH, FROM or RETURNING is not supported"));
+            return Err(SqlError::msg(
+                "UPDATE with WITH, FROM or RETURNING is not supported",
+            ));
         }
         let t = self.table_for_write(&u.table)?;
         let w = self.writer(&t)?;
@@ -442,13 +607,20 @@ impl Engine<'_> {
         let mut bind_err = None;
         for a in &u.sets {
             if a.columns.len() != 1 {
-                bind_err = Some(SqlError::msg("row-value assignments in UPDATE are not supported"));
+                bind_err = Some(SqlError::msg(
+                    "row-value assignments in UPDATE are not supported",
+                ));
                 break;
             }
             let c = &a.columns[0];
             let target = match t.column_index(c) {
                 Some(i) => Some(i),
-                None if ["rowid", "oid", "_rowid_"].iter().any(|r| r.eq_ignore_ascii_case(c)) => None,
+                None if ["rowid", "oid", "_rowid_"]
+                    .iter()
+                    .any(|r| r.eq_ignore_ascii_case(c)) =>
+                {
+                    None
+                }
                 None => {
                     bind_err = Some(SqlError::msg(format!("no such column: {c}")));
                     break;
@@ -472,7 +644,9 @@ impl Engine<'_> {
         let before = self.triggers(&t.name, TriggerTime::Before, &event);
         let after = self.triggers(&t.name, TriggerTime::After, &event);
         for old in rows {
-            let Some(Value::Integer(rowid)) = old.get(ncols).cloned() else { continue };
+            let Some(Value::Integer(rowid)) = old.get(ncols).cloned() else {
+                continue;
+            };
             let mut vals = old[..ncols].to_vec();
             let mut new_rowid = None;
             {
@@ -517,7 +691,9 @@ impl Engine<'_> {
 
     pub fn delete(&mut self, d: &ast::Delete) -> Result<Vec<Vec<Value>>> {
         if d.with.is_some() || !d.returning.is_empty() {
-            return Err(SqlError::msg("DELETE with WITH or RETURNING is not supported"));
+            return Err(SqlError::msg(
+                "DELETE with WITH or RETURNING is not supported",
+            ));
         }
         let t = self.table_for_write(&d.table)?;
         let w = self.writer(&t)?;
@@ -526,7 +702,9 @@ impl Engine<'_> {
         let after = self.triggers(&t.name, TriggerTime::After, &TriggerEvent::Delete);
         let rows = self.matching_rows(&d.table, &d.alias, &d.where_, &d.order_by, &d.limit)?;
         for old in rows {
-            let Some(Value::Integer(rowid)) = old.get(ncols).cloned() else { continue };
+            let Some(Value::Integer(rowid)) = old.get(ncols).cloned() else {
+                continue;
+            };
             if !before.is_empty() && !self.fire(&before, Some(&old), None)? {
                 continue;
             }

@@ -29,7 +29,11 @@ pub struct Frame<'a> {
 
 impl<'a> Frame<'a> {
     pub fn new(row: &'a [Value], parent: Option<&'a Frame<'a>>) -> Self {
-        Frame { row, aggs: &[], parent }
+        Frame {
+            row,
+            aggs: &[],
+            parent,
+        }
     }
 }
 
@@ -103,7 +107,11 @@ pub fn expand_row(t: &Table, rowid: i64, mut vals: Row, defaults: &[Value]) -> R
 pub fn as_rowid(v: &Value) -> Option<i64> {
     match v.clone().apply_affinity(Affinity::Numeric) {
         Value::Integer(i) => Some(i),
-        Value::Real(r) if r.fract() == 0.0 && r >= -9.223372036854776e18 && r < 9.223372036854776e18 => Some(r as i64),
+        Value::Real(r)
+            if r.fract() == 0.0 && r >= -9.223372036854776e18 && r < 9.223372036854776e18 =>
+        {
+            Some(r as i64)
+        }
         _ => None,
     }
 }
@@ -133,7 +141,14 @@ impl<'a> Exec<'a> {
                     UnaryOp::Not => value::bool_value(value::not3(value::truth(&v))),
                 })
             }
-            CExpr::Binary { op, l, r, coll, laff, raff } => self.binary(*op, l, r, *coll, *laff, *raff, f),
+            CExpr::Binary {
+                op,
+                l,
+                r,
+                coll,
+                laff,
+                raff,
+            } => self.binary(*op, l, r, *coll, *laff, *raff, f),
             CExpr::Like { op, not, l, r, esc } => {
                 let lv = self.eval(l, f)?;
                 let rv = self.eval(r, f)?;
@@ -146,8 +161,14 @@ impl<'a> Exec<'a> {
                         func::like::like_fn(&args, self.conn.case_sensitive_like())?
                     }
                     LikeOp::Glob => func::like::glob_fn(&[rv, lv])?,
-                    LikeOp::Regexp => return Err(SqlError::NoSuchFunction { name: "REGEXP".into() }),
-                    LikeOp::Match => return err("unable to use function MATCH in the requested context"),
+                    LikeOp::Regexp => {
+                        return Err(SqlError::NoSuchFunction {
+                            name: "REGEXP".into(),
+                        })
+                    }
+                    LikeOp::Match => {
+                        return err("unable to use function MATCH in the requested context")
+                    }
                 };
                 if *not {
                     Ok(value::bool_value(value::not3(value::truth(&res))))
@@ -155,16 +176,34 @@ impl<'a> Exec<'a> {
                     Ok(res)
                 }
             }
-            CExpr::Between { e, not, lo, hi, coll, eaff, loaff, hiaff } => {
+            CExpr::Between {
+                e,
+                not,
+                lo,
+                hi,
+                coll,
+                eaff,
+                loaff,
+                hiaff,
+            } => {
                 let v = self.eval(e, f)?;
                 let a = self.eval(lo, f)?;
                 let b = self.eval(hi, f)?;
-                let ge = value::compare_op(&v, *eaff, &a, *loaff, *coll).map(|o| o != Ordering::Less);
-                let le = value::compare_op(&v, *eaff, &b, *hiaff, *coll).map(|o| o != Ordering::Greater);
+                let ge =
+                    value::compare_op(&v, *eaff, &a, *loaff, *coll).map(|o| o != Ordering::Less);
+                let le =
+                    value::compare_op(&v, *eaff, &b, *hiaff, *coll).map(|o| o != Ordering::Greater);
                 let r = value::and3(ge, le);
                 Ok(value::bool_value(if *not { value::not3(r) } else { r }))
             }
-            CExpr::InList { e, not, list, coll, eaff, laffs } => {
+            CExpr::InList {
+                e,
+                not,
+                list,
+                coll,
+                eaff,
+                laffs,
+            } => {
                 let v = self.eval(e, f)?;
                 if list.is_empty() {
                     return Ok(Value::Integer(i64::from(*not)));
@@ -177,8 +216,18 @@ impl<'a> Exec<'a> {
                 for (i, item) in list.iter().enumerate() {
                     let iv = self.eval(item, f)?;
                     // SQLite applies the left operand's affinity when it has one.
-                    let aff = if eaff.is_some() { *eaff } else { laffs.get(i).copied().flatten() };
-                    match value::compare_op(&v, *eaff, &iv, if eaff.is_some() { None } else { aff }, *coll) {
+                    let aff = if eaff.is_some() {
+                        *eaff
+                    } else {
+                        laffs.get(i).copied().flatten()
+                    };
+                    match value::compare_op(
+                        &v,
+                        *eaff,
+                        &iv,
+                        if eaff.is_some() { None } else { aff },
+                        *coll,
+                    ) {
                         None => saw_null = true,
                         Some(Ordering::Equal) => {
                             found = true;
@@ -196,7 +245,13 @@ impl<'a> Exec<'a> {
                 };
                 Ok(value::bool_value(if *not { value::not3(r) } else { r }))
             }
-            CExpr::InSelect { e, not, sub, coll, eaff } => {
+            CExpr::InSelect {
+                e,
+                not,
+                sub,
+                coll,
+                eaff,
+            } => {
                 let v = self.eval(e, f)?;
                 let rows = self.subquery_rows(sub, f)?;
                 let lhs: Vec<Value> = match (&**e, &v) {
@@ -215,7 +270,10 @@ impl<'a> Exec<'a> {
                 if lhs.iter().any(|x| x.is_null()) {
                     return Ok(Value::Null);
                 }
-                let lhs: Vec<Value> = lhs.into_iter().map(|x| x.apply_comparison_affinity(*eaff)).collect();
+                let lhs: Vec<Value> = lhs
+                    .into_iter()
+                    .map(|x| x.apply_comparison_affinity(*eaff))
+                    .collect();
                 let mut saw_null = false;
                 let mut found = false;
                 for r in rows.iter() {
@@ -256,13 +314,22 @@ impl<'a> Exec<'a> {
             }
             CExpr::Scalar(sub) => {
                 let rows = self.subquery_rows(sub, f)?;
-                Ok(rows.first().and_then(|r| r.first().cloned()).unwrap_or(Value::Null))
+                Ok(rows
+                    .first()
+                    .and_then(|r| r.first().cloned())
+                    .unwrap_or(Value::Null))
             }
             CExpr::IsNull { e, not } => {
                 let v = self.eval(e, f)?;
                 Ok(Value::Integer(i64::from(v.is_null() != *not)))
             }
-            CExpr::Case { base, whens, else_, coll, baff } => {
+            CExpr::Case {
+                base,
+                whens,
+                else_,
+                coll,
+                baff,
+            } => {
                 let bv = match base {
                     Some(b) => Some(self.eval(b, f)?),
                     None => None,
@@ -270,7 +337,9 @@ impl<'a> Exec<'a> {
                 for (w, t) in whens {
                     let wv = self.eval(w, f)?;
                     let hit = match &bv {
-                        Some(b) => value::compare_op(b, *baff, &wv, None, *coll) == Some(Ordering::Equal),
+                        Some(b) => {
+                            value::compare_op(b, *baff, &wv, None, *coll) == Some(Ordering::Equal)
+                        }
                         None => value::truth(&wv) == Some(true),
                     };
                     if hit {
@@ -302,7 +371,11 @@ impl<'a> Exec<'a> {
                             }
                             i += 2;
                         }
-                        return if i < args.len() { self.eval(&args[i], f) } else { Ok(Value::Null) };
+                        return if i < args.len() {
+                            self.eval(&args[i], f)
+                        } else {
+                            Ok(Value::Null)
+                        };
                     }
                     Some(Special::Unlikely) => {
                         if let Some(a) = args.first() {
@@ -315,7 +388,10 @@ impl<'a> Exec<'a> {
                 for a in args {
                     vals.push(self.eval(a, f)?);
                 }
-                let ctx = func::Ctx { conn: self.conn, collation: *coll };
+                let ctx = func::Ctx {
+                    conn: self.conn,
+                    collation: *coll,
+                };
                 def.call(&ctx, &vals)
             }
             CExpr::Vector(items) => {
@@ -334,14 +410,27 @@ impl<'a> Exec<'a> {
                 };
                 match kind {
                     RaiseKind::Ignore => err(RAISE_IGNORE_MSG),
-                    _ => Err(SqlError::Code { code: codes::SQLITE_CONSTRAINT, extended_code: 1811, message: m }),
+                    _ => Err(SqlError::Code {
+                        code: codes::SQLITE_CONSTRAINT,
+                        extended_code: 1811,
+                        message: m,
+                    }),
                 }
             }
         }
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn binary(&self, op: BinaryOp, l: &CExpr, r: &CExpr, coll: Collation, laff: Option<Affinity>, raff: Option<Affinity>, f: &Frame) -> Result<Value> {
+    fn binary(
+        &self,
+        op: BinaryOp,
+        l: &CExpr,
+        r: &CExpr,
+        coll: Collation,
+        laff: Option<Affinity>,
+        raff: Option<Affinity>,
+        f: &Frame,
+    ) -> Result<Value> {
         match op {
             BinaryOp::And => {
                 let a = value::truth(&self.eval(l, f)?);
@@ -391,7 +480,9 @@ impl<'a> Exec<'a> {
             BinaryOp::Shl => value::bit_op(BitOp::ShiftLeft, &lv, &rv),
             BinaryOp::Shr => value::bit_op(BitOp::ShiftRight, &lv, &rv),
             BinaryOp::Concat => value::concat(&lv, &rv)?,
-            BinaryOp::Arrow | BinaryOp::Arrow2 => return Err(SqlError::NoSuchFunction { name: "->".into() }),
+            BinaryOp::Arrow | BinaryOp::Arrow2 => {
+                return Err(SqlError::NoSuchFunction { name: "->".into() })
+            }
             BinaryOp::And | BinaryOp::Or => Value::Null,
         })
     }
@@ -484,7 +575,11 @@ impl<'a> Exec<'a> {
                     rows.sort_by(|a, b| row_cmp(a, b, &colls));
                     rows.dedup_by(|a, b| row_cmp(a, b, &colls) == Ordering::Equal);
                     let keep_found = *op == CompoundOp::Intersect;
-                    rows.into_iter().filter(|x| r.binary_search_by(|y| row_cmp(y, x, &colls)).is_ok() == keep_found).collect()
+                    rows.into_iter()
+                        .filter(|x| {
+                            r.binary_search_by(|y| row_cmp(y, x, &colls)).is_ok() == keep_found
+                        })
+                        .collect()
                 }
             };
         }
@@ -537,7 +632,11 @@ impl<'a> Exec<'a> {
                 None => 0,
             };
             let rows_iter = rows.into_iter().skip(off);
-            rows = if lim < 0 { rows_iter.collect() } else { rows_iter.take(lim as usize).collect() };
+            rows = if lim < 0 {
+                rows_iter.collect()
+            } else {
+                rows_iter.take(lim as usize).collect()
+            };
         }
         for r in &mut rows {
             r.truncate(nvis);
@@ -582,10 +681,18 @@ impl<'a> Exec<'a> {
                     for a in &core.aggs {
                         accs.push(a.def.new_aggregate(a.distinct, a.coll)?);
                     }
-                    groups.insert(key.clone(), Group { rep: r.to_vec(), accs });
+                    groups.insert(
+                        key.clone(),
+                        Group {
+                            rep: r.to_vec(),
+                            accs,
+                        },
+                    );
                     order.push(key.clone());
                 }
-                let g = groups.get_mut(&key).ok_or_else(|| SqlError::msg("internal error: lost group"))?;
+                let g = groups
+                    .get_mut(&key)
+                    .ok_or_else(|| SqlError::msg("internal error: lost group"))?;
                 g.rep.clear();
                 g.rep.extend_from_slice(r);
                 for (i, a) in core.aggs.iter().enumerate() {
@@ -607,14 +714,24 @@ impl<'a> Exec<'a> {
                 for a in &core.aggs {
                     accs.push(a.def.new_aggregate(a.distinct, a.coll)?);
                 }
-                groups.insert(Key(Vec::new()), Group { rep: vec![Value::Null; core.width], accs });
+                groups.insert(
+                    Key(Vec::new()),
+                    Group {
+                        rep: vec![Value::Null; core.width],
+                        accs,
+                    },
+                );
             }
             for (_, mut g) in groups {
                 let mut aggv = Vec::with_capacity(g.accs.len());
                 for a in g.accs.iter_mut() {
                     aggv.push(a.finalize()?);
                 }
-                let fr = Frame { row: &g.rep, aggs: &aggv, parent };
+                let fr = Frame {
+                    row: &g.rep,
+                    aggs: &aggv,
+                    parent,
+                };
                 if let Some(h) = &core.having {
                     if !self.is_true(h, &fr)? {
                         continue;
@@ -656,7 +773,14 @@ impl<'a> Exec<'a> {
 
     /// Nested-loop join: binds source `i` for each of its candidate rows and recurses;
     /// calls `emit` with the full combined row.
-    pub fn scan_level(&self, core: &CorePlan, i: usize, row: &mut Row, parent: Option<&Frame>, emit: &mut dyn FnMut(&[Value]) -> Result<()>) -> Result<()> {
+    pub fn scan_level(
+        &self,
+        core: &CorePlan,
+        i: usize,
+        row: &mut Row,
+        parent: Option<&Frame>,
+        emit: &mut dyn FnMut(&[Value]) -> Result<()>,
+    ) -> Result<()> {
         if core.sources.is_empty() {
             let fr = Frame::new(row, parent);
             for flt in core.filters.first().map(|v| v.as_slice()).unwrap_or(&[]) {
@@ -674,7 +798,8 @@ impl<'a> Exec<'a> {
         let candidates = self.candidates(src, row, parent)?;
         for cand in candidates {
             let vals = cand?;
-            row[src.start..src.start + src.width].clone_from_slice(&vals[..src.width.min(vals.len())]);
+            row[src.start..src.start + src.width]
+                .clone_from_slice(&vals[..src.width.min(vals.len())]);
             let fr = Frame::new(row, parent);
             if src.join == JoinType::Left {
                 let mut ok = true;
@@ -716,7 +841,12 @@ impl<'a> Exec<'a> {
     }
 
     /// The candidate rows of one source (in its row layout), per its access path.
-    fn candidates(&self, src: &Source, row: &Row, parent: Option<&Frame>) -> Result<Box<dyn Iterator<Item = Result<Row>>>> {
+    fn candidates(
+        &self,
+        src: &Source,
+        row: &Row,
+        parent: Option<&Frame>,
+    ) -> Result<Box<dyn Iterator<Item = Result<Row>>>> {
         match &src.kind {
             SourceKind::Subquery(sp) => {
                 let fr = Frame::new(row, parent);
@@ -734,7 +864,9 @@ impl<'a> Exec<'a> {
                 Ok(Box::new(v.into_iter()))
             }
             SourceKind::Schema => {
-                let it = self.store.table_range(1, Bound::Unbounded, Bound::Unbounded, false)?;
+                let it = self
+                    .store
+                    .table_range(1, Bound::Unbounded, Bound::Unbounded, false)?;
                 Ok(Box::new(it.map(|r| {
                     r.map(|(rowid, mut vals)| {
                         vals.resize(5, Value::Null);
@@ -749,8 +881,15 @@ impl<'a> Exec<'a> {
                 let fr = Frame::new(row, parent);
                 match &src.access {
                     Access::Scan => {
-                        let it = self.store.table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?;
-                        Ok(Box::new(it.map(move |r| r.map(|(rowid, vals)| expand_row(&t, rowid, vals, &defaults)))))
+                        let it = self.store.table_range(
+                            t.root,
+                            Bound::Unbounded,
+                            Bound::Unbounded,
+                            false,
+                        )?;
+                        Ok(Box::new(it.map(move |r| {
+                            r.map(|(rowid, vals)| expand_row(&t, rowid, vals, &defaults))
+                        })))
                     }
                     Access::RowidEq(exprs) => {
                         let mut ids = Vec::new();
@@ -771,23 +910,35 @@ impl<'a> Exec<'a> {
                     }
                     Access::RowidRange { lo, hi } => {
                         let lo_b = match lo {
-                            Some((e, incl)) => match rowid_bound(&self.eval(e, &fr)?, *incl, true) {
-                                Some(b) => b,
-                                None => return Ok(Box::new(std::iter::empty())),
-                            },
+                            Some((e, incl)) => {
+                                match rowid_bound(&self.eval(e, &fr)?, *incl, true) {
+                                    Some(b) => b,
+                                    None => return Ok(Box::new(std::iter::empty())),
+                                }
+                            }
                             None => Bound::Unbounded,
                         };
                         let hi_b = match hi {
-                            Some((e, incl)) => match rowid_bound(&self.eval(e, &fr)?, *incl, false) {
+                            Some((e, incl)) => match rowid_bound(&self.eval(e, &fr)?, *incl, false)
+                            {
                                 Some(b) => b,
                                 None => return Ok(Box::new(std::iter::empty())),
                             },
                             None => Bound::Unbounded,
                         };
                         let it = self.store.table_range(t.root, lo_b, hi_b, false)?;
-                        Ok(Box::new(it.map(move |r| r.map(|(rowid, vals)| expand_row(&t, rowid, vals, &defaults)))))
+                        Ok(Box::new(it.map(move |r| {
+                            r.map(|(rowid, vals)| expand_row(&t, rowid, vals, &defaults))
+                        })))
                     }
-                    Access::Index { index, order, eq, lo, hi, range_aff } => {
+                    Access::Index {
+                        index,
+                        order,
+                        eq,
+                        lo,
+                        hi,
+                        range_aff,
+                    } => {
                         // Candidate prefixes: the cartesian product of the equality values.
                         let mut prefixes: Vec<Row> = vec![Vec::new()];
                         for (exprs, aff) in eq {
@@ -845,7 +996,9 @@ impl<'a> Exec<'a> {
                                 }
                                 // Skip NULLs of a ranged ascending column: `x < 5` never
                                 // matches NULL, and NULLs sort first.
-                                None if hi_v.is_some() && !index.columns.get(p.len()).is_some_and(|c| c.desc) => {
+                                None if hi_v.is_some()
+                                    && !index.columns.get(p.len()).is_some_and(|c| c.desc) =>
+                                {
                                     let mut k = p.clone();
                                     k.push(Value::Null);
                                     Bound::Excluded(k)
@@ -863,7 +1016,9 @@ impl<'a> Exec<'a> {
                                         Bound::Excluded(k)
                                     }
                                 }
-                                None if lo_v.is_some() && index.columns.get(p.len()).is_some_and(|c| c.desc) => {
+                                None if lo_v.is_some()
+                                    && index.columns.get(p.len()).is_some_and(|c| c.desc) =>
+                                {
                                     let mut k = p.clone();
                                     k.push(Value::Null);
                                     Bound::Excluded(k)
@@ -871,13 +1026,20 @@ impl<'a> Exec<'a> {
                                 None if p.is_empty() => Bound::Unbounded,
                                 None => Bound::Included(p.clone()),
                             };
-                            for key in self.store.index_range(index.root, order, lo_b, hi_b, false)? {
+                            for key in self
+                                .store
+                                .index_range(index.root, order, lo_b, hi_b, false)?
+                            {
                                 let key = key?;
                                 let Some(id) = key.get(ncols).and_then(|v| match v {
                                     Value::Integer(i) => Some(*i),
                                     _ => None,
                                 }) else {
-                                    return Err(SqlError::Code { code: codes::SQLITE_CORRUPT, extended_code: codes::SQLITE_CORRUPT, message: "database disk image is malformed".into() });
+                                    return Err(SqlError::Code {
+                                        code: codes::SQLITE_CORRUPT,
+                                        extended_code: codes::SQLITE_CORRUPT,
+                                        message: "database disk image is malformed".into(),
+                                    });
                                 };
                                 if multi && !seen_ids.insert(id) {
                                     continue;
@@ -901,7 +1063,9 @@ impl<'a> Exec<'a> {
             .map(|c| match &c.default {
                 Some(crate::parse::ast::Expr::Literal(l)) => crate::plan::bind::literal_value(l),
                 Some(crate::parse::ast::Expr::Unary(UnaryOp::Neg, inner)) => match &**inner {
-                    crate::parse::ast::Expr::Literal(l) => value::negate(&crate::plan::bind::literal_value(l)),
+                    crate::parse::ast::Expr::Literal(l) => {
+                        value::negate(&crate::plan::bind::literal_value(l))
+                    }
                     _ => Value::Null,
                 },
                 _ => Value::Null,
@@ -911,7 +1075,9 @@ impl<'a> Exec<'a> {
 
     /// The key order of an index.
     pub fn key_order(ix: &crate::schema::Index) -> KeyOrder {
-        KeyOrder { columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect() }
+        KeyOrder {
+            columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect(),
+        }
     }
 }
 
@@ -921,7 +1087,11 @@ fn limit_value(v: Value) -> Result<i64> {
         Value::Integer(i) => Ok(i),
         Value::Real(r) if r.fract() == 0.0 => Ok(r as i64),
         Value::Null => Ok(-1),
-        _ => Err(SqlError::Code { code: codes::SQLITE_MISMATCH, extended_code: codes::SQLITE_MISMATCH, message: "datatype mismatch".into() }),
+        _ => Err(SqlError::Code {
+            code: codes::SQLITE_MISMATCH,
+            extended_code: codes::SQLITE_MISMATCH,
+            message: "datatype mismatch".into(),
+        }),
     }
 }
 
@@ -929,7 +1099,11 @@ fn limit_value(v: Value) -> Result<i64> {
 fn rowid_bound(v: &Value, incl: bool, is_lo: bool) -> Option<Bound<i64>> {
     match v.clone().apply_affinity(Affinity::Numeric) {
         Value::Null => None,
-        Value::Integer(i) => Some(if incl { Bound::Included(i) } else { Bound::Excluded(i) }),
+        Value::Integer(i) => Some(if incl {
+            Bound::Included(i)
+        } else {
+            Bound::Excluded(i)
+        }),
         Value::Real(r) => {
             if r.is_nan() {
                 return None;
@@ -942,9 +1116,17 @@ fn rowid_bound(v: &Value, incl: bool, is_lo: bool) -> Option<Bound<i64>> {
             }
             let (fl, ce) = (r.floor() as i64, r.ceil() as i64);
             if is_lo {
-                Some(if r.fract() == 0.0 && !incl { Bound::Excluded(fl) } else { Bound::Included(ce) })
+                Some(if r.fract() == 0.0 && !incl {
+                    Bound::Excluded(fl)
+                } else {
+                    Bound::Included(ce)
+                })
             } else {
-                Some(if r.fract() == 0.0 && !incl { Bound::Excluded(ce) } else { Bound::Included(fl) })
+                Some(if r.fract() == 0.0 && !incl {
+                    Bound::Excluded(ce)
+                } else {
+                    Bound::Included(fl)
+                })
             }
         }
         // Text and blobs sort after every number.

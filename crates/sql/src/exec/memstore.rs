@@ -32,14 +32,22 @@ impl Default for MemStore {
 
 impl MemStore {
     pub fn new() -> Self {
-        let mut st = State { next_root: 2, ..State::default() };
+        let mut st = State {
+            next_root: 2,
+            ..State::default()
+        };
         st.tables.insert(1, BTreeMap::new());
-        MemStore { state: RefCell::new(st), savepoints: RefCell::new(Vec::new()) }
+        MemStore {
+            state: RefCell::new(st),
+            savepoints: RefCell::new(Vec::new()),
+        }
     }
 }
 
 fn missing(root: u32) -> SqlError {
-    SqlError::msg(format!("database disk image is malformed (no tree at page {root})"))
+    SqlError::msg(format!(
+        "database disk image is malformed (no tree at page {root})"
+    ))
 }
 
 impl Store for MemStore {
@@ -73,15 +81,26 @@ impl Store for MemStore {
         }
         Ok(())
     }
-    fn table_range(&self, root: u32, lo: Bound<i64>, hi: Bound<i64>, reverse: bool) -> Result<RowIter> {
+    fn table_range(
+        &self,
+        root: u32,
+        lo: Bound<i64>,
+        hi: Bound<i64>,
+        reverse: bool,
+    ) -> Result<RowIter> {
         let st = self.state.borrow();
         let t = st.tables.get(&root).ok_or_else(|| missing(root))?;
-        if let (Bound::Included(a) | Bound::Excluded(a), Bound::Included(b) | Bound::Excluded(b)) = (lo, hi) {
+        if let (Bound::Included(a) | Bound::Excluded(a), Bound::Included(b) | Bound::Excluded(b)) =
+            (lo, hi)
+        {
             if a > b {
                 return Ok(Box::new(std::iter::empty()));
             }
         }
-        let mut rows: Vec<Result<(i64, Row)>> = t.range((lo, hi)).map(|(k, v)| Ok((*k, v.clone()))).collect();
+        let mut rows: Vec<Result<(i64, Row)>> = t
+            .range((lo, hi))
+            .map(|(k, v)| Ok((*k, v.clone())))
+            .collect();
         if reverse {
             rows.reverse();
         }
@@ -89,20 +108,39 @@ impl Store for MemStore {
     }
     fn table_get(&self, root: u32, rowid: i64) -> Result<Option<Row>> {
         let st = self.state.borrow();
-        Ok(st.tables.get(&root).ok_or_else(|| missing(root))?.get(&rowid).cloned())
+        Ok(st
+            .tables
+            .get(&root)
+            .ok_or_else(|| missing(root))?
+            .get(&rowid)
+            .cloned())
     }
     fn table_max_rowid(&self, root: u32) -> Result<Option<i64>> {
         let st = self.state.borrow();
-        Ok(st.tables.get(&root).ok_or_else(|| missing(root))?.keys().next_back().copied())
+        Ok(st
+            .tables
+            .get(&root)
+            .ok_or_else(|| missing(root))?
+            .keys()
+            .next_back()
+            .copied())
     }
     fn table_insert(&self, root: u32, rowid: i64, row: &[Value]) -> Result<()> {
         let mut st = self.state.borrow_mut();
-        st.tables.get_mut(&root).ok_or_else(|| missing(root))?.insert(rowid, row.to_vec());
+        st.tables
+            .get_mut(&root)
+            .ok_or_else(|| missing(root))?
+            .insert(rowid, row.to_vec());
         Ok(())
     }
     fn table_delete(&self, root: u32, rowid: i64) -> Result<bool> {
         let mut st = self.state.borrow_mut();
-        Ok(st.tables.get_mut(&root).ok_or_else(|| missing(root))?.remove(&rowid).is_some())
+        Ok(st
+            .tables
+            .get_mut(&root)
+            .ok_or_else(|| missing(root))?
+            .remove(&rowid)
+            .is_some())
     }
     fn index_insert(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<()> {
         let mut st = self.state.borrow_mut();
@@ -125,10 +163,21 @@ impl Store for MemStore {
             Err(_) => Ok(false),
         }
     }
-    fn index_range(&self, root: u32, order: &KeyOrder, lo: Bound<Row>, hi: Bound<Row>, reverse: bool) -> Result<KeyIter> {
+    fn index_range(
+        &self,
+        root: u32,
+        order: &KeyOrder,
+        lo: Bound<Row>,
+        hi: Bound<Row>,
+        reverse: bool,
+    ) -> Result<KeyIter> {
         let st = self.state.borrow();
         let idx = st.indexes.get(&root).ok_or_else(|| missing(root))?;
-        let mut keys: Vec<Result<Row>> = idx.iter().filter(|k| key_in_bounds(order, k, &lo, &hi)).map(|k| Ok(k.clone())).collect();
+        let mut keys: Vec<Result<Row>> = idx
+            .iter()
+            .filter(|k| key_in_bounds(order, k, &lo, &hi))
+            .map(|k| Ok(k.clone()))
+            .collect();
         if reverse {
             keys.reverse();
         }
@@ -156,7 +205,10 @@ impl Store for MemStore {
     }
     fn rollback_to(&self, sp: u32) -> Result<()> {
         let sps = self.savepoints.borrow();
-        let snap = sps.get(sp as usize - 1).cloned().ok_or_else(|| SqlError::msg("no such savepoint"))?;
+        let snap = sps
+            .get(sp as usize - 1)
+            .cloned()
+            .ok_or_else(|| SqlError::msg("no such savepoint"))?;
         drop(sps);
         *self.state.borrow_mut() = snap;
         Ok(())

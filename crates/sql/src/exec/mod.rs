@@ -16,6 +16,7 @@ pub mod eval;
 pub mod memstore;
 pub mod pragma;
 pub mod store;
+pub mod txnstore;
 
 use crate::func::FunctionContext;
 use crate::parse::ast::{self, Stmt, TriggerEvent, TriggerTime};
@@ -81,9 +82,19 @@ pub fn load_schema(store: &dyn Store) -> Result<Schema> {
     let mut rows = Vec::new();
     for r in store.table_range(1, Bound::Unbounded, Bound::Unbounded, false)? {
         let (_, v) = r?;
-        let text = |i: usize| v.get(i).and_then(|x| x.to_text().map(|s| s.into_owned())).unwrap_or_default();
+        let text = |i: usize| {
+            v.get(i)
+                .and_then(|x| x.to_text().map(|s| s.into_owned()))
+                .unwrap_or_default()
+        };
         let sql = v.get(4).and_then(|x| x.to_text().map(|s| s.into_owned()));
-        rows.push((text(0), text(1), text(2), v.get(3).map(|x| x.to_i64()).unwrap_or(0), sql));
+        rows.push((
+            text(0),
+            text(1),
+            text(2),
+            v.get(3).map(|x| x.to_i64()).unwrap_or(0),
+            sql,
+        ));
     }
     Schema::load(&rows, store.schema_cookie()?)
 }
@@ -91,8 +102,20 @@ pub fn load_schema(store: &dyn Store) -> Result<Schema> {
 /// Output column names of a statement, as sqlite3_column_name reports them.
 pub fn column_names(stmt: &Stmt, schema: &Schema) -> Result<Vec<String>> {
     match stmt {
-        Stmt::Select(s) => Ok(Binder::new(schema).bind_select(s)?.columns.into_iter().map(|c| c.name).collect()),
-        Stmt::Explain { query_plan: true, .. } => Ok(vec!["id".into(), "parent".into(), "notused".into(), "detail".into()]),
+        Stmt::Select(s) => Ok(Binder::new(schema)
+            .bind_select(s)?
+            .columns
+            .into_iter()
+            .map(|c| c.name)
+            .collect()),
+        Stmt::Explain {
+            query_plan: true, ..
+        } => Ok(vec![
+            "id".into(),
+            "parent".into(),
+            "notused".into(),
+            "detail".into(),
+        ]),
         Stmt::Pragma { name, value } => Ok(pragma::column_names(&name.name, value.is_some())),
         _ => Ok(Vec::new()),
     }
@@ -103,13 +126,22 @@ pub fn is_readonly(stmt: &Stmt) -> bool {
     match stmt {
         Stmt::Select(_) | Stmt::Explain { .. } => true,
         Stmt::Pragma { value, .. } => value.is_none(),
-        Stmt::Begin { .. } | Stmt::Commit | Stmt::Rollback { .. } | Stmt::Savepoint(_) | Stmt::Release(_) => true,
+        Stmt::Begin { .. }
+        | Stmt::Commit
+        | Stmt::Rollback { .. }
+        | Stmt::Savepoint(_)
+        | Stmt::Release(_) => true,
         _ => false,
     }
 }
 
 impl<'a> Engine<'a> {
-    pub fn new(store: &'a dyn Store, schema: &'a mut Schema, params: &'a [Value], state: &'a ConnState) -> Self {
+    pub fn new(
+        store: &'a dyn Store,
+        schema: &'a mut Schema,
+        params: &'a [Value],
+        state: &'a ConnState,
+    ) -> Self {
         Engine {
             store,
             schema,
@@ -124,11 +156,20 @@ impl<'a> Engine<'a> {
     }
 
     pub fn exec(&self) -> Exec<'_> {
-        Exec { store: self.store, params: self.params, conn: self.state, exec_id: self.exec_id, in_trigger: self.trigger_depth > 0 }
+        Exec {
+            store: self.store,
+            params: self.params,
+            conn: self.state,
+            exec_id: self.exec_id,
+            in_trigger: self.trigger_depth > 0,
+        }
     }
 
     /// Runs `f` with the trigger frame (if any) as the enclosing frame.
-    pub fn exec_with_parent<T>(&self, f: impl FnOnce(&Exec, Option<&Frame>) -> Result<T>) -> Result<T> {
+    pub fn exec_with_parent<T>(
+        &self,
+        f: impl FnOnce(&Exec, Option<&Frame>) -> Result<T>,
+    ) -> Result<T> {
         let ex = self.exec();
         match &self.trigger_row {
             Some(r) => {
@@ -183,34 +224,62 @@ impl<'a> Engine<'a> {
             Stmt::CreateIndex(c) => self.create_index(c),
             Stmt::CreateView(c) => self.create_view(c),
             Stmt::CreateTrigger(c) => self.create_trigger(c),
-            Stmt::CreateVirtualTable(v) => Err(SqlError::msg(format!("no such module: {}", v.module))),
-            Stmt::Drop { kind, if_exists, name } => self.drop(*kind, *if_exists, name),
+            Stmt::CreateVirtualTable(v) => {
+                Err(SqlError::msg(format!("no such module: {}", v.module)))
+            }
+            Stmt::Drop {
+                kind,
+                if_exists,
+                name,
+            } => self.drop(*kind, *if_exists, name),
             Stmt::AlterTable { table, action } => self.alter(table, action),
             Stmt::Pragma { name, value } => self.pragma(name, value.as_ref()),
-            Stmt::Explain { query_plan: true, stmt } => self.explain_query_plan(stmt),
-            Stmt::Explain { query_plan: false, .. } => Err(SqlError::msg("EXPLAIN is not supported (parlite has no bytecode); use EXPLAIN QUERY PLAN")),
+            Stmt::Explain {
+                query_plan: true,
+                stmt,
+            } => self.explain_query_plan(stmt),
+            Stmt::Explain {
+                query_plan: false, ..
+            } => Err(SqlError::msg(
+                "EXPLAIN is not supported (parlite has no bytecode); use EXPLAIN QUERY PLAN",
+            )),
             Stmt::Reindex(target) => self.reindex(target.as_ref()),
             Stmt::Vacuum { .. } => Err(SqlError::msg("VACUUM is not supported")),
             Stmt::Analyze(_) => Err(SqlError::msg("ANALYZE is not supported")),
-            Stmt::Attach { .. } | Stmt::Detach(_) => Err(SqlError::msg("ATTACH and DETACH are not supported")),
-            Stmt::Begin { .. } | Stmt::Commit | Stmt::Rollback { .. } | Stmt::Savepoint(_) | Stmt::Release(_) => {
-                Err(SqlError::msg("internal error: transaction control reached the executor"))
+            Stmt::Attach { .. } | Stmt::Detach(_) => {
+                Err(SqlError::msg("ATTACH and DETACH are not supported"))
             }
+            Stmt::Begin { .. }
+            | Stmt::Commit
+            | Stmt::Rollback { .. }
+            | Stmt::Savepoint(_)
+            | Stmt::Release(_) => Err(SqlError::msg(
+                "internal error: transaction control reached the executor",
+            )),
         }
     }
 
     // ---- triggers ---------------------------------------------------------------------
 
-    pub fn triggers(&self, table: &str, time: TriggerTime, event: &TriggerEvent) -> Vec<Arc<Trigger>> {
+    pub fn triggers(
+        &self,
+        table: &str,
+        time: TriggerTime,
+        event: &TriggerEvent,
+    ) -> Vec<Arc<Trigger>> {
         self.schema
             .triggers_for(table)
             .into_iter()
             .filter(|t| {
                 let tt = t.def.time.unwrap_or(TriggerTime::Before);
                 let ev_ok = match (&t.def.event, event) {
-                    (TriggerEvent::Insert, TriggerEvent::Insert) | (TriggerEvent::Delete, TriggerEvent::Delete) => true,
+                    (TriggerEvent::Insert, TriggerEvent::Insert)
+                    | (TriggerEvent::Delete, TriggerEvent::Delete) => true,
                     (TriggerEvent::Update(cols), TriggerEvent::Update(changed)) => {
-                        cols.is_empty() || cols.iter().any(|c| changed.iter().any(|x| x.eq_ignore_ascii_case(c)))
+                        cols.is_empty()
+                            || cols
+                                .iter()
+                                .any(|c| changed.iter().any(|x| x.eq_ignore_ascii_case(c)))
                     }
                     _ => false,
                 };
@@ -221,16 +290,27 @@ impl<'a> Engine<'a> {
 
     /// Fires row triggers with the given OLD/NEW rows (columns then rowid). Returns false
     /// when a BEFORE trigger's RAISE(IGNORE) asks to skip the row.
-    pub fn fire(&mut self, triggers: &[Arc<Trigger>], old: Option<&Row>, new: Option<&Row>) -> Result<bool> {
+    pub fn fire(
+        &mut self,
+        triggers: &[Arc<Trigger>],
+        old: Option<&Row>,
+        new: Option<&Row>,
+    ) -> Result<bool> {
         for trig in triggers {
             // Without recursive_triggers a trigger does not fire itself again.
-            if self.active_triggers.iter().any(|n| n.eq_ignore_ascii_case(&trig.name)) {
+            if self
+                .active_triggers
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case(&trig.name))
+            {
                 continue;
             }
             if self.trigger_depth >= MAX_TRIGGER_DEPTH {
                 return Err(SqlError::msg("too many levels of trigger recursion"));
             }
-            let Some(t) = self.schema.table(&trig.table).cloned() else { continue };
+            let Some(t) = self.schema.table(&trig.table).cloned() else {
+                continue;
+            };
             let w = t.columns.len() + 1;
             let mut row = Vec::with_capacity(2 * w);
             match new {
@@ -305,9 +385,16 @@ impl<'a> Engine<'a> {
         for core in &plan.cores {
             for src in &core.sources {
                 let detail = match (&src.kind, &src.access) {
-                    (crate::plan::SourceKind::Table(t), crate::plan::Access::Scan) => format!("SCAN {}", t.name),
-                    (crate::plan::SourceKind::Table(t), crate::plan::Access::RowidEq(_)) => format!("SEARCH {} USING INTEGER PRIMARY KEY (rowid=?)", t.name),
-                    (crate::plan::SourceKind::Table(t), crate::plan::Access::RowidRange { lo, hi }) => {
+                    (crate::plan::SourceKind::Table(t), crate::plan::Access::Scan) => {
+                        format!("SCAN {}", t.name)
+                    }
+                    (crate::plan::SourceKind::Table(t), crate::plan::Access::RowidEq(_)) => {
+                        format!("SEARCH {} USING INTEGER PRIMARY KEY (rowid=?)", t.name)
+                    }
+                    (
+                        crate::plan::SourceKind::Table(t),
+                        crate::plan::Access::RowidRange { lo, hi },
+                    ) => {
                         let cond = match (lo, hi) {
                             (Some(_), Some(_)) => "rowid>? AND rowid<?",
                             (Some(_), None) => "rowid>?",
@@ -315,7 +402,12 @@ impl<'a> Engine<'a> {
                         };
                         format!("SEARCH {} USING INTEGER PRIMARY KEY ({cond})", t.name)
                     }
-                    (crate::plan::SourceKind::Table(t), crate::plan::Access::Index { index, eq, lo, hi, .. }) => {
+                    (
+                        crate::plan::SourceKind::Table(t),
+                        crate::plan::Access::Index {
+                            index, eq, lo, hi, ..
+                        },
+                    ) => {
                         let mut conds: Vec<String> = Vec::new();
                         for (i, _) in eq.iter().enumerate() {
                             if let Some(c) = index.columns.get(i).and_then(|c| c.column) {
@@ -330,17 +422,32 @@ impl<'a> Engine<'a> {
                                 conds.push(format!("{}<?", t.columns[c].name));
                             }
                         }
-                        format!("SEARCH {} USING INDEX {} ({})", t.name, index.name, conds.join(" AND "))
+                        format!(
+                            "SEARCH {} USING INDEX {} ({})",
+                            t.name,
+                            index.name,
+                            conds.join(" AND ")
+                        )
                     }
                     (crate::plan::SourceKind::Subquery(_), _) => "SCAN (subquery)".to_string(),
                     (crate::plan::SourceKind::Schema, _) => "SCAN sqlite_schema".to_string(),
                 };
-                rows.push(vec![Value::Integer(id), Value::Integer(0), Value::Integer(0), Value::text(detail)]);
+                rows.push(vec![
+                    Value::Integer(id),
+                    Value::Integer(0),
+                    Value::Integer(0),
+                    Value::text(detail),
+                ]);
                 id += 1;
             }
         }
         if !plan.order_by.is_empty() {
-            rows.push(vec![Value::Integer(id), Value::Integer(0), Value::Integer(0), Value::text("USE TEMP B-TREE FOR ORDER BY")]);
+            rows.push(vec![
+                Value::Integer(id),
+                Value::Integer(0),
+                Value::Integer(0),
+                Value::text("USE TEMP B-TREE FOR ORDER BY"),
+            ]);
         }
         Ok(rows)
     }
@@ -354,7 +461,9 @@ impl<'a> Engine<'a> {
                 } else if let Some(ix) = self.schema.indexes.get(&crate::schema::key(&n.name)) {
                     self.schema.table(&ix.table).into_iter().cloned().collect()
                 } else {
-                    return Err(SqlError::msg(format!("unable to identify the object to be reindexed")));
+                    return Err(SqlError::msg(format!(
+                        "unable to identify the object to be reindexed"
+                    )));
                 }
             }
         };

@@ -17,12 +17,37 @@ pub fn column_names(name: &str, has_value: bool) -> Vec<String> {
     let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect();
     match key(name).as_str() {
         "table_info" => v(&["cid", "name", "type", "notnull", "dflt_value", "pk"]),
-        "table_xinfo" => v(&["cid", "name", "type", "notnull", "dflt_value", "pk", "hidden"]),
+        "table_xinfo" => v(&[
+            "cid",
+            "name",
+            "type",
+            "notnull",
+            "dflt_value",
+            "pk",
+            "hidden",
+        ]),
         "index_list" => v(&["seq", "name", "unique", "origin", "partial"]),
         "index_info" => v(&["seqno", "cid", "name"]),
         "database_list" => v(&["seq", "name", "file"]),
         "integrity_check" | "quick_check" => v(&[key(name).as_str()]),
-        n @ ("user_version" | "schema_version" | "page_size" | "cache_size" | "synchronous" | "journal_mode" | "busy_timeout" | "foreign_keys" | "encoding" | "page_count" | "freelist_count" | "application_id" | "case_sensitive_like" | "recursive_triggers" | "auto_vacuum" | "temp_store" | "locking_mode" | "read_uncommitted") => {
+        n @ ("user_version"
+        | "schema_version"
+        | "page_size"
+        | "cache_size"
+        | "synchronous"
+        | "journal_mode"
+        | "busy_timeout"
+        | "foreign_keys"
+        | "encoding"
+        | "page_count"
+        | "freelist_count"
+        | "application_id"
+        | "case_sensitive_like"
+        | "recursive_triggers"
+        | "auto_vacuum"
+        | "temp_store"
+        | "locking_mode"
+        | "read_uncommitted") => {
             if has_value && !matches!(n, "journal_mode" | "busy_timeout" | "locking_mode") {
                 Vec::new()
             } else if n == "busy_timeout" {
@@ -54,13 +79,20 @@ fn pragma_arg(e: &Expr) -> Value {
 fn as_bool(v: &Value) -> bool {
     match v {
         Value::Integer(i) => *i != 0,
-        Value::Text(s) => matches!(s.to_ascii_lowercase().as_str(), "on" | "true" | "yes" | "1" | "full" | "normal"),
+        Value::Text(s) => matches!(
+            s.to_ascii_lowercase().as_str(),
+            "on" | "true" | "yes" | "1" | "full" | "normal"
+        ),
         _ => false,
     }
 }
 
 impl Engine<'_> {
-    pub fn pragma(&mut self, name: &QualifiedName, value: Option<&PragmaValue>) -> Result<Vec<Row>> {
+    pub fn pragma(
+        &mut self,
+        name: &QualifiedName,
+        value: Option<&PragmaValue>,
+    ) -> Result<Vec<Row>> {
         if let Some(s) = &name.schema {
             if !s.eq_ignore_ascii_case("main") {
                 return Err(SqlError::msg(format!("unknown database {s}")));
@@ -86,7 +118,10 @@ impl Engine<'_> {
                                 Value::text(c.name.as_str()),
                                 Value::text(c.decl_type.as_str()),
                                 Value::Integer(i64::from(c.not_null.is_some())),
-                                c.default_text.as_deref().map(Value::text).unwrap_or(Value::Null),
+                                c.default_text
+                                    .as_deref()
+                                    .map(Value::text)
+                                    .unwrap_or(Value::Null),
                                 Value::Integer(c.pk as i64),
                             ];
                             if xinfo {
@@ -104,7 +139,14 @@ impl Engine<'_> {
                         .enumerate()
                         .map(|(i, c)| {
                             let n = v.columns.get(i).cloned().unwrap_or_else(|| c.name.clone());
-                            let mut r = vec![Value::Integer(i as i64), Value::text(n), Value::text(""), Value::Integer(0), Value::Null, Value::Integer(0)];
+                            let mut r = vec![
+                                Value::Integer(i as i64),
+                                Value::text(n),
+                                Value::text(""),
+                                Value::Integer(0),
+                                Value::Null,
+                                Value::Integer(0),
+                            ];
                             if xinfo {
                                 r.push(Value::Integer(0));
                             }
@@ -116,18 +158,37 @@ impl Engine<'_> {
             }
             "index_list" => {
                 let Some(tn) = arg else { return Ok(Vec::new()) };
-                let Some(t) = self.schema.table(&tn.to_text_or_empty()).cloned() else { return Ok(Vec::new()) };
+                let Some(t) = self.schema.table(&tn.to_text_or_empty()).cloned() else {
+                    return Ok(Vec::new());
+                };
                 let mut ixs = self.schema.table_indexes(&t);
                 ixs.reverse();
                 Ok(ixs
                     .iter()
                     .enumerate()
-                    .map(|(i, ix)| vec![Value::Integer(i as i64), Value::text(ix.name.as_str()), Value::Integer(i64::from(ix.unique)), Value::text(ix.origin), Value::Integer(i64::from(ix.partial.is_some()))])
+                    .map(|(i, ix)| {
+                        vec![
+                            Value::Integer(i as i64),
+                            Value::text(ix.name.as_str()),
+                            Value::Integer(i64::from(ix.unique)),
+                            Value::text(ix.origin),
+                            Value::Integer(i64::from(ix.partial.is_some())),
+                        ]
+                    })
                     .collect())
             }
             "index_info" => {
-                let Some(iname) = arg else { return Ok(Vec::new()) };
-                let Some(ix) = self.schema.indexes.get(&key(&iname.to_text_or_empty())).cloned() else { return Ok(Vec::new()) };
+                let Some(iname) = arg else {
+                    return Ok(Vec::new());
+                };
+                let Some(ix) = self
+                    .schema
+                    .indexes
+                    .get(&key(&iname.to_text_or_empty()))
+                    .cloned()
+                else {
+                    return Ok(Vec::new());
+                };
                 let t = self.schema.table(&ix.table).cloned();
                 Ok(ix
                     .columns
@@ -135,14 +196,20 @@ impl Engine<'_> {
                     .enumerate()
                     .map(|(i, c)| {
                         let (cid, n) = match (c.column, &t) {
-                            (Some(ci), Some(t)) => (ci as i64, Value::text(t.columns[ci].name.as_str())),
+                            (Some(ci), Some(t)) => {
+                                (ci as i64, Value::text(t.columns[ci].name.as_str()))
+                            }
                             _ => (-1, Value::Null),
                         };
                         vec![Value::Integer(i as i64), Value::Integer(cid), n]
                     })
                     .collect())
             }
-            "database_list" => Ok(vec![vec![Value::Integer(0), Value::text("main"), Value::text("")]]),
+            "database_list" => Ok(vec![vec![
+                Value::Integer(0),
+                Value::text("main"),
+                Value::text(""),
+            ]]),
             "user_version" => match arg {
                 Some(v) => {
                     self.store.set_user_version(v.to_i64() as u32)?;
@@ -163,7 +230,11 @@ impl Engine<'_> {
                     self.state.cache_size.set(v.to_i64());
                     Ok(Vec::new())
                 }
-                None => one(Value::Integer(if self.state.cache_size.get() == 0 { -2000 } else { self.state.cache_size.get() })),
+                None => one(Value::Integer(if self.state.cache_size.get() == 0 {
+                    -2000
+                } else {
+                    self.state.cache_size.get()
+                })),
             },
             "synchronous" => match arg {
                 Some(v) => {
@@ -233,7 +304,10 @@ impl Engine<'_> {
             let defaults = exec.column_defaults(&t);
             let ixs = self.schema.table_indexes(&t);
             let mut nrows = 0usize;
-            for r in self.store.table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)? {
+            for r in self
+                .store
+                .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
+            {
                 let (rowid, vals) = r?;
                 nrows += 1;
                 let full = expand_row(&t, rowid, vals, &defaults);
@@ -246,10 +320,29 @@ impl Engine<'_> {
                     if ix.partial.is_some() {
                         continue;
                     }
-                    let mut k: Vec<Value> = ix.columns.iter().map(|c| c.column.map(|i| full[i].clone()).unwrap_or(Value::Integer(rowid))).collect();
+                    let mut k: Vec<Value> = ix
+                        .columns
+                        .iter()
+                        .map(|c| {
+                            c.column
+                                .map(|i| full[i].clone())
+                                .unwrap_or(Value::Integer(rowid))
+                        })
+                        .collect();
                     k.push(Value::Integer(rowid));
                     let order = super::eval::Exec::key_order(ix);
-                    if self.store.index_range(ix.root, &order, Bound::Included(k.clone()), Bound::Included(k), false)?.next().is_none() {
+                    if self
+                        .store
+                        .index_range(
+                            ix.root,
+                            &order,
+                            Bound::Included(k.clone()),
+                            Bound::Included(k),
+                            false,
+                        )?
+                        .next()
+                        .is_none()
+                    {
                         out.push(format!("row {nrows} missing from index {}", ix.name));
                     }
                 }
@@ -259,7 +352,10 @@ impl Engine<'_> {
                     continue;
                 }
                 let order = super::eval::Exec::key_order(ix);
-                let n = self.store.index_range(ix.root, &order, Bound::Unbounded, Bound::Unbounded, false)?.count();
+                let n = self
+                    .store
+                    .index_range(ix.root, &order, Bound::Unbounded, Bound::Unbounded, false)?
+                    .count();
                 if n != nrows {
                     out.push(format!("wrong # of entries in index {}", ix.name));
                 }

@@ -29,7 +29,11 @@ impl KeyOrder {
     /// Compares two keys over the shorter one's fields (prefix semantics).
     pub fn compare(&self, a: &[Value], b: &[Value]) -> Ordering {
         for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
-            let (coll, desc) = self.columns.get(i).copied().unwrap_or((Collation::Binary, false));
+            let (coll, desc) = self
+                .columns
+                .get(i)
+                .copied()
+                .unwrap_or((Collation::Binary, false));
             let o = x.compare(y, coll);
             if o != Ordering::Equal {
                 return if desc { o.reverse() } else { o };
@@ -50,7 +54,13 @@ pub trait Store {
     fn clear_btree(&self, root: u32) -> Result<()>;
 
     /// Rows with rowid in `lo..hi`, ascending (descending when `reverse`).
-    fn table_range(&self, root: u32, lo: Bound<i64>, hi: Bound<i64>, reverse: bool) -> Result<RowIter>;
+    fn table_range(
+        &self,
+        root: u32,
+        lo: Bound<i64>,
+        hi: Bound<i64>,
+        reverse: bool,
+    ) -> Result<RowIter>;
     fn table_get(&self, root: u32, rowid: i64) -> Result<Option<Row>>;
     fn table_max_rowid(&self, root: u32) -> Result<Option<i64>>;
     /// Inserts or replaces the row with this rowid.
@@ -60,7 +70,14 @@ pub trait Store {
     fn index_insert(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<()>;
     fn index_delete(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<bool>;
     /// Keys between the prefix bounds, ascending (descending when `reverse`).
-    fn index_range(&self, root: u32, order: &KeyOrder, lo: Bound<Row>, hi: Bound<Row>, reverse: bool) -> Result<KeyIter>;
+    fn index_range(
+        &self,
+        root: u32,
+        order: &KeyOrder,
+        lo: Bound<Row>,
+        hi: Bound<Row>,
+        reverse: bool,
+    ) -> Result<KeyIter>;
 
     fn schema_cookie(&self) -> Result<u32>;
     fn set_schema_cookie(&self, v: u32) -> Result<()>;

@@ -12,7 +12,10 @@
 
 use super::*;
 use crate::func;
-use crate::parse::ast::{self, Expr, FunctionArgs, JoinConstraint, JoinKind, Literal, ResultColumn, SelectCore, TableOrSubquery};
+use crate::parse::ast::{
+    self, Expr, FunctionArgs, JoinConstraint, JoinKind, Literal, ResultColumn, SelectCore,
+    TableOrSubquery,
+};
 use crate::schema::{key, Schema};
 use crate::value::{affinity_of_type_name, comparison_affinity, Result, SqlError};
 use std::collections::HashMap;
@@ -30,7 +33,12 @@ pub struct Bound {
 
 impl Bound {
     fn plain(e: CExpr) -> Bound {
-        Bound { e, aff: None, coll: None, col: None }
+        Bound {
+            e,
+            aff: None,
+            coll: None,
+            col: None,
+        }
     }
 }
 
@@ -102,7 +110,12 @@ pub fn conjuncts(e: &Expr, out: &mut Vec<Expr>) {
 
 impl<'s> Binder<'s> {
     pub fn new(schema: &'s Schema) -> Self {
-        Binder { schema, frames: Vec::new(), ctes: Vec::new(), view_depth: 0 }
+        Binder {
+            schema,
+            frames: Vec::new(),
+            ctes: Vec::new(),
+            view_depth: 0,
+        }
     }
 
     // ---- expressions ------------------------------------------------------------------
@@ -129,9 +142,25 @@ impl<'s> Binder<'s> {
         let mut f = Frame::default();
         let sname = key(alias.unwrap_or(&t.name));
         for c in &t.columns {
-            f.cols.push(ScopeCol { name: c.name.clone(), source: sname.clone(), aff: Some(c.affinity), coll: c.collation, using_hidden: false, is_rowid: false, table_name: Some(t.name.clone()) });
+            f.cols.push(ScopeCol {
+                name: c.name.clone(),
+                source: sname.clone(),
+                aff: Some(c.affinity),
+                coll: c.collation,
+                using_hidden: false,
+                is_rowid: false,
+                table_name: Some(t.name.clone()),
+            });
         }
-        f.cols.push(ScopeCol { name: "rowid".into(), source: sname.clone(), aff: Some(Affinity::Integer), coll: Collation::Binary, using_hidden: true, is_rowid: true, table_name: Some(t.name.clone()) });
+        f.cols.push(ScopeCol {
+            name: "rowid".into(),
+            source: sname.clone(),
+            aff: Some(Affinity::Integer),
+            coll: Collation::Binary,
+            using_hidden: true,
+            is_rowid: true,
+            table_name: Some(t.name.clone()),
+        });
         f.sources.push((sname, 0, t.columns.len() + 1));
         self.frames.push(f);
     }
@@ -142,12 +171,36 @@ impl<'s> Binder<'s> {
         if let Some(f) = self.frames.last_mut() {
             let sname = key(name);
             while f.cols.len() < start {
-                f.cols.push(ScopeCol { name: String::new(), source: String::new(), aff: None, coll: Collation::Binary, using_hidden: true, is_rowid: false, table_name: None });
+                f.cols.push(ScopeCol {
+                    name: String::new(),
+                    source: String::new(),
+                    aff: None,
+                    coll: Collation::Binary,
+                    using_hidden: true,
+                    is_rowid: false,
+                    table_name: None,
+                });
             }
             for c in &t.columns {
-                f.cols.push(ScopeCol { name: c.name.clone(), source: sname.clone(), aff: Some(c.affinity), coll: c.collation, using_hidden: true, is_rowid: false, table_name: Some(t.name.clone()) });
+                f.cols.push(ScopeCol {
+                    name: c.name.clone(),
+                    source: sname.clone(),
+                    aff: Some(c.affinity),
+                    coll: c.collation,
+                    using_hidden: true,
+                    is_rowid: false,
+                    table_name: Some(t.name.clone()),
+                });
             }
-            f.cols.push(ScopeCol { name: "rowid".into(), source: sname.clone(), aff: Some(Affinity::Integer), coll: Collation::Binary, using_hidden: true, is_rowid: true, table_name: Some(t.name.clone()) });
+            f.cols.push(ScopeCol {
+                name: "rowid".into(),
+                source: sname.clone(),
+                aff: Some(Affinity::Integer),
+                coll: Collation::Binary,
+                using_hidden: true,
+                is_rowid: true,
+                table_name: Some(t.name.clone()),
+            });
             f.sources.push((sname, start, t.columns.len() + 1));
         }
     }
@@ -172,13 +225,23 @@ impl<'s> Binder<'s> {
         match e {
             Expr::Literal(l) => Ok(Bound::plain(CExpr::Lit(literal_value(l)))),
             Expr::Param { index, .. } => Ok(Bound::plain(CExpr::Param(*index))),
-            Expr::Column { schema, table, name, dq } => self.column(schema.as_deref(), table.as_deref(), name, *dq),
+            Expr::Column {
+                schema,
+                table,
+                name,
+                dq,
+            } => self.column(schema.as_deref(), table.as_deref(), name, *dq),
             Expr::Unary(op, inner) => {
                 let b = self.expr(inner)?;
                 // Unary plus keeps the operand's affinity and collation (SQLite treats it as
                 // a no-op for typing).
                 if *op == UnaryOp::Plus {
-                    return Ok(Bound { e: CExpr::Unary(*op, Box::new(b.e)), aff: b.aff, coll: b.coll, col: None });
+                    return Ok(Bound {
+                        e: CExpr::Unary(*op, Box::new(b.e)),
+                        aff: b.aff,
+                        coll: b.coll,
+                        col: None,
+                    });
                 }
                 Ok(Bound::plain(CExpr::Unary(*op, Box::new(b.e))))
             }
@@ -186,7 +249,17 @@ impl<'s> Binder<'s> {
                 let lb = self.expr(l)?;
                 let rb = self.expr(r)?;
                 let coll = pick_collation(&lb, &rb);
-                let is_cmp = matches!(op, BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge | BinaryOp::Is | BinaryOp::IsNot);
+                let is_cmp = matches!(
+                    op,
+                    BinaryOp::Eq
+                        | BinaryOp::Ne
+                        | BinaryOp::Lt
+                        | BinaryOp::Le
+                        | BinaryOp::Gt
+                        | BinaryOp::Ge
+                        | BinaryOp::Is
+                        | BinaryOp::IsNot
+                );
                 if is_cmp {
                     if let (CExpr::Vector(a), CExpr::Vector(b)) = (&lb.e, &rb.e) {
                         if a.len() != b.len() {
@@ -194,23 +267,56 @@ impl<'s> Binder<'s> {
                         }
                     }
                 }
-                Ok(Bound::plain(CExpr::Binary { op: *op, l: Box::new(lb.e), r: Box::new(rb.e), coll, laff: lb.aff, raff: rb.aff }))
+                Ok(Bound::plain(CExpr::Binary {
+                    op: *op,
+                    l: Box::new(lb.e),
+                    r: Box::new(rb.e),
+                    coll,
+                    laff: lb.aff,
+                    raff: rb.aff,
+                }))
             }
-            Expr::Like { lhs, not, op, rhs, escape } => {
+            Expr::Like {
+                lhs,
+                not,
+                op,
+                rhs,
+                escape,
+            } => {
                 let l = self.expr(lhs)?.e;
                 let r = self.expr(rhs)?.e;
                 let esc = match escape {
                     Some(x) => Some(Box::new(self.expr(x)?.e)),
                     None => None,
                 };
-                Ok(Bound::plain(CExpr::Like { op: *op, not: *not, l: Box::new(l), r: Box::new(r), esc }))
+                Ok(Bound::plain(CExpr::Like {
+                    op: *op,
+                    not: *not,
+                    l: Box::new(l),
+                    r: Box::new(r),
+                    esc,
+                }))
             }
-            Expr::Between { expr, not, low, high } => {
+            Expr::Between {
+                expr,
+                not,
+                low,
+                high,
+            } => {
                 let eb = self.expr(expr)?;
                 let lo = self.expr(low)?;
                 let hi = self.expr(high)?;
                 let coll = pick_collation(&eb, &lo);
-                Ok(Bound::plain(CExpr::Between { e: Box::new(eb.e), not: *not, lo: Box::new(lo.e), hi: Box::new(hi.e), coll, eaff: eb.aff, loaff: lo.aff, hiaff: hi.aff }))
+                Ok(Bound::plain(CExpr::Between {
+                    e: Box::new(eb.e),
+                    not: *not,
+                    lo: Box::new(lo.e),
+                    hi: Box::new(hi.e),
+                    coll,
+                    eaff: eb.aff,
+                    loaff: lo.aff,
+                    hiaff: hi.aff,
+                }))
             }
             Expr::InList { expr, not, list } => {
                 let eb = self.expr(expr)?;
@@ -222,7 +328,14 @@ impl<'s> Binder<'s> {
                     items.push(b.e);
                 }
                 let coll = eb.coll.map(|c| c.0).unwrap_or_default();
-                Ok(Bound::plain(CExpr::InList { e: Box::new(eb.e), not: *not, list: items, coll, eaff: eb.aff, laffs: affs }))
+                Ok(Bound::plain(CExpr::InList {
+                    e: Box::new(eb.e),
+                    not: *not,
+                    list: items,
+                    coll,
+                    eaff: eb.aff,
+                    laffs: affs,
+                }))
             }
             Expr::InSelect { expr, not, select } => {
                 let eb = self.expr(expr)?;
@@ -232,14 +345,33 @@ impl<'s> Binder<'s> {
                     _ => 1,
                 };
                 if sub.plan.columns.len() != width {
-                    return err(format!("sub-select returns {} columns - expected {}", sub.plan.columns.len(), width));
+                    return err(format!(
+                        "sub-select returns {} columns - expected {}",
+                        sub.plan.columns.len(),
+                        width
+                    ));
                 }
                 let saff = sub.plan.columns.first().and_then(|c| c.aff);
                 let aff = comparison_affinity(eb.aff, saff);
-                let coll = eb.coll.map(|c| c.0).or(sub.plan.columns.first().map(|c| c.coll)).unwrap_or_default();
-                Ok(Bound::plain(CExpr::InSelect { e: Box::new(eb.e), not: *not, sub: Rc::new(sub), coll, eaff: aff }))
+                let coll = eb
+                    .coll
+                    .map(|c| c.0)
+                    .or(sub.plan.columns.first().map(|c| c.coll))
+                    .unwrap_or_default();
+                Ok(Bound::plain(CExpr::InSelect {
+                    e: Box::new(eb.e),
+                    not: *not,
+                    sub: Rc::new(sub),
+                    coll,
+                    eaff: aff,
+                }))
             }
-            Expr::InTable { expr, not, table, args } => {
+            Expr::InTable {
+                expr,
+                not,
+                table,
+                args,
+            } => {
                 if !args.is_empty() {
                     return err(format!("no such table-valued function: {}", table.name));
                 }
@@ -249,7 +381,14 @@ impl<'s> Binder<'s> {
                         first: SelectCore::Select(Box::new(ast::SelectCoreSelect {
                             distinct: false,
                             columns: vec![ResultColumn::Star],
-                            from: Some(ast::FromClause { first: TableOrSubquery::Table { name: table.clone(), alias: None, indexed: None }, joins: Vec::new() }),
+                            from: Some(ast::FromClause {
+                                first: TableOrSubquery::Table {
+                                    name: table.clone(),
+                                    alias: None,
+                                    indexed: None,
+                                },
+                                joins: Vec::new(),
+                            }),
                             where_: None,
                             group_by: Vec::new(),
                             having: None,
@@ -260,11 +399,18 @@ impl<'s> Binder<'s> {
                     order_by: Vec::new(),
                     limit: None,
                 };
-                self.expr(&Expr::InSelect { expr: expr.clone(), not: *not, select: Box::new(sel) })
+                self.expr(&Expr::InSelect {
+                    expr: expr.clone(),
+                    not: *not,
+                    select: Box::new(sel),
+                })
             }
             Expr::IsNull { expr, not } => {
                 let b = self.expr(expr)?;
-                Ok(Bound::plain(CExpr::IsNull { e: Box::new(b.e), not: *not }))
+                Ok(Bound::plain(CExpr::IsNull {
+                    e: Box::new(b.e),
+                    not: *not,
+                }))
             }
             Expr::Exists(s) => {
                 let sub = self.subplan(s)?;
@@ -273,10 +419,18 @@ impl<'s> Binder<'s> {
             Expr::Subquery(s) => {
                 let sub = self.subplan(s)?;
                 if sub.plan.columns.len() != 1 {
-                    return err(format!("sub-select returns {} columns - expected 1", sub.plan.columns.len()));
+                    return err(format!(
+                        "sub-select returns {} columns - expected 1",
+                        sub.plan.columns.len()
+                    ));
                 }
                 let aff = sub.plan.columns[0].aff;
-                Ok(Bound { e: CExpr::Scalar(Rc::new(sub)), aff, coll: None, col: None })
+                Ok(Bound {
+                    e: CExpr::Scalar(Rc::new(sub)),
+                    aff,
+                    coll: None,
+                    col: None,
+                })
             }
             Expr::Case { base, whens, else_ } => {
                 let bb = match base {
@@ -284,7 +438,11 @@ impl<'s> Binder<'s> {
                     None => None,
                 };
                 let mut ws = Vec::new();
-                let mut coll = bb.as_ref().and_then(|b| b.coll).map(|c| c.0).unwrap_or_default();
+                let mut coll = bb
+                    .as_ref()
+                    .and_then(|b| b.coll)
+                    .map(|c| c.0)
+                    .unwrap_or_default();
                 for (w, t) in whens {
                     let wb = self.expr(w)?;
                     if let (Some(b), None) = (&bb, bb.as_ref().and_then(|b| b.coll)) {
@@ -300,17 +458,36 @@ impl<'s> Binder<'s> {
                     None => None,
                 };
                 let baff = bb.as_ref().and_then(|b| b.aff);
-                Ok(Bound::plain(CExpr::Case { base: bb.map(|b| Box::new(b.e)), whens: ws, else_: el, coll, baff }))
+                Ok(Bound::plain(CExpr::Case {
+                    base: bb.map(|b| Box::new(b.e)),
+                    whens: ws,
+                    else_: el,
+                    coll,
+                    baff,
+                }))
             }
             Expr::Cast { expr, type_name } => {
                 let b = self.expr(expr)?;
                 let aff = affinity_of_type_name(type_name);
-                Ok(Bound { e: CExpr::Cast { e: Box::new(b.e), aff }, aff: Some(aff), coll: b.coll, col: None })
+                Ok(Bound {
+                    e: CExpr::Cast {
+                        e: Box::new(b.e),
+                        aff,
+                    },
+                    aff: Some(aff),
+                    coll: b.coll,
+                    col: None,
+                })
             }
             Expr::Collate { expr, collation } => {
                 let c = Collation::from_name(collation)?;
                 let b = self.expr(expr)?;
-                Ok(Bound { e: b.e, aff: b.aff, coll: Some((c, true)), col: b.col })
+                Ok(Bound {
+                    e: b.e,
+                    aff: b.aff,
+                    coll: Some((c, true)),
+                    col: b.col,
+                })
             }
             Expr::Function(fc) => self.function(fc),
             Expr::Vector(v) => {
@@ -341,7 +518,10 @@ impl<'s> Binder<'s> {
         let def = func::lookup(&fc.name, nargs)?;
         if let FunctionArgs::Star = fc.args {
             if !def.is_aggregate() || !def.name.eq_ignore_ascii_case("count") {
-                return err(format!("wrong number of arguments to function {}()", fc.name));
+                return err(format!(
+                    "wrong number of arguments to function {}()",
+                    fc.name
+                ));
             }
         }
         let args_ast: &[Expr] = match &fc.args {
@@ -390,15 +570,30 @@ impl<'s> Binder<'s> {
                 f.agg_allowed = true;
             }
             res?;
-            let f = self.frames.last_mut().ok_or_else(|| SqlError::msg("aggregate outside a query"))?;
-            f.aggs.push(AggCall { def: FnRef(def), args, distinct: fc.distinct, coll, filter });
+            let f = self
+                .frames
+                .last_mut()
+                .ok_or_else(|| SqlError::msg("aggregate outside a query"))?;
+            f.aggs.push(AggCall {
+                def: FnRef(def),
+                args,
+                distinct: fc.distinct,
+                coll,
+                filter,
+            });
             return Ok(Bound::plain(CExpr::Agg(f.aggs.len() - 1)));
         }
         if fc.filter.is_some() {
-            return err(format!("FILTER may not be used with non-aggregate {}()", fc.name));
+            return err(format!(
+                "FILTER may not be used with non-aggregate {}()",
+                fc.name
+            ));
         }
         if fc.distinct {
-            return err(format!("DISTINCT is not allowed for non-aggregate function {}()", fc.name));
+            return err(format!(
+                "DISTINCT is not allowed for non-aggregate function {}()",
+                fc.name
+            ));
         }
         let mut args = Vec::new();
         let mut coll = None;
@@ -409,10 +604,20 @@ impl<'s> Binder<'s> {
             }
             args.push(b.e);
         }
-        Ok(Bound::plain(CExpr::Func { def: FnRef(def), args, coll: coll.unwrap_or_default() }))
+        Ok(Bound::plain(CExpr::Func {
+            def: FnRef(def),
+            args,
+            coll: coll.unwrap_or_default(),
+        }))
     }
 
-    fn column(&mut self, schema: Option<&str>, table: Option<&str>, name: &str, dq: bool) -> Result<Bound> {
+    fn column(
+        &mut self,
+        schema: Option<&str>,
+        table: Option<&str>,
+        name: &str,
+        dq: bool,
+    ) -> Result<Bound> {
         let _ = schema;
         let n = self.frames.len();
         for level in 0..n {
@@ -435,7 +640,11 @@ impl<'s> Binder<'s> {
                         }
                     }
                 }
-                if hits.is_empty() && ["rowid", "oid", "_rowid_"].iter().any(|r| r.eq_ignore_ascii_case(name)) {
+                if hits.is_empty()
+                    && ["rowid", "oid", "_rowid_"]
+                        .iter()
+                        .any(|r| r.eq_ignore_ascii_case(name))
+                {
                     for (i, c) in f.cols.iter().enumerate() {
                         if c.is_rowid && table.map_or(true, |t| c.source == key(t)) {
                             hits.push(i);
@@ -461,11 +670,20 @@ impl<'s> Binder<'s> {
                         f.correlated = true;
                     }
                 }
-                return Ok(Bound { e: CExpr::Col { level, idx }, aff: c.aff, coll: Some((c.coll, false)), col: Some((level, idx)) });
+                return Ok(Bound {
+                    e: CExpr::Col { level, idx },
+                    aff: c.aff,
+                    coll: Some((c.coll, false)),
+                    col: Some((level, idx)),
+                });
             }
             // Result-column aliases of this level (only for the innermost frame).
             if level == 0 && table.is_none() {
-                let alias = self.frames[fi].aliases.iter().find(|(a, _)| a.eq_ignore_ascii_case(name)).map(|(_, e)| e.clone());
+                let alias = self.frames[fi]
+                    .aliases
+                    .iter()
+                    .find(|(a, _)| a.eq_ignore_ascii_case(name))
+                    .map(|(_, e)| e.clone());
                 if let Some(e) = alias {
                     if self.frames[fi].alias_depth < 8 {
                         self.frames[fi].alias_depth += 1;
@@ -497,14 +715,22 @@ impl<'s> Binder<'s> {
         let f = self.frames.pop();
         let plan = plan?;
         let correlated = f.map(|f| f.correlated).unwrap_or(false);
-        Ok(SubPlan { plan, correlated, cache: RefCell::new(None) })
+        Ok(SubPlan {
+            plan,
+            correlated,
+            cache: RefCell::new(None),
+        })
     }
 
     /// Binds a query whose level is not nested in the current one (views, CTEs, FROM
     /// subqueries): the current frame's columns are hidden from it.
     fn detached_subplan(&mut self, s: &ast::Select, keep_outer: bool) -> Result<SubPlan> {
         let saved_top = if keep_outer { self.frames.pop() } else { None };
-        let saved_all = if keep_outer { Vec::new() } else { std::mem::take(&mut self.frames) };
+        let saved_all = if keep_outer {
+            Vec::new()
+        } else {
+            std::mem::take(&mut self.frames)
+        };
         let r = self.subplan(s);
         if keep_outer {
             if let Some(t) = saved_top {
@@ -529,7 +755,13 @@ impl<'s> Binder<'s> {
         let pushed_ctes = if let Some(w) = &s.with {
             let mut m = HashMap::new();
             for c in &w.ctes {
-                m.insert(key(&c.name), CteDef { columns: c.columns.clone(), select: (*c.select).clone() });
+                m.insert(
+                    key(&c.name),
+                    CteDef {
+                        columns: c.columns.clone(),
+                        select: (*c.select).clone(),
+                    },
+                );
             }
             if w.recursive {
                 for c in &w.ctes {
@@ -562,7 +794,9 @@ impl<'s> Binder<'s> {
             columns = cols;
             order_by = keys;
         } else {
-            let all: Vec<&SelectCore> = std::iter::once(&s.body.first).chain(s.body.compounds.iter().map(|(_, c)| c)).collect();
+            let all: Vec<&SelectCore> = std::iter::once(&s.body.first)
+                .chain(s.body.compounds.iter().map(|(_, c)| c))
+                .collect();
             let mut first_exprs: Vec<(Option<String>, Option<Expr>)> = Vec::new();
             for (i, c) in all.iter().enumerate() {
                 let outer_frame = self.frames.pop();
@@ -607,21 +841,39 @@ impl<'s> Binder<'s> {
                 let idx = match e {
                     Expr::Literal(Literal::Integer(k)) => {
                         if *k < 1 || *k as usize > columns.len() {
-                            return err(format!("{} ORDER BY term out of range - should be between 1 and {}", ordinal(ti + 1), columns.len()));
+                            return err(format!(
+                                "{} ORDER BY term out of range - should be between 1 and {}",
+                                ordinal(ti + 1),
+                                columns.len()
+                            ));
                         }
                         Some(*k as usize - 1)
                     }
-                    Expr::Column { table: None, name, .. } => columns.iter().position(|c| c.name.eq_ignore_ascii_case(name)),
+                    Expr::Column {
+                        table: None, name, ..
+                    } => columns
+                        .iter()
+                        .position(|c| c.name.eq_ignore_ascii_case(name)),
                     _ => None,
                 };
                 let idx = match idx {
                     Some(i) => Some(i),
-                    None => first_exprs.iter().position(|(_, fe)| fe.as_ref() == Some(e)),
+                    None => first_exprs
+                        .iter()
+                        .position(|(_, fe)| fe.as_ref() == Some(e)),
                 };
                 let Some(idx) = idx else {
-                    return err(format!("{} ORDER BY term does not match any column in the result set", ordinal(ti + 1)));
+                    return err(format!(
+                        "{} ORDER BY term does not match any column in the result set",
+                        ordinal(ti + 1)
+                    ));
                 };
-                order_by.push(SortKey { idx, desc: term.desc, nulls_first: term.nulls_first.unwrap_or(!term.desc), coll: coll.unwrap_or(columns[idx].coll) });
+                order_by.push(SortKey {
+                    idx,
+                    desc: term.desc,
+                    nulls_first: term.nulls_first.unwrap_or(!term.desc),
+                    coll: coll.unwrap_or(columns[idx].coll),
+                });
             }
         }
         let (limit, offset) = match &s.limit {
@@ -635,7 +887,14 @@ impl<'s> Binder<'s> {
             }
             None => (None, None),
         };
-        Ok(SelectPlan { cores, ops, columns, order_by, limit, offset })
+        Ok(SelectPlan {
+            cores,
+            ops,
+            columns,
+            order_by,
+            limit,
+            offset,
+        })
     }
 
     /// LIMIT/OFFSET: may reference outer queries but not this level's FROM.
@@ -656,7 +915,11 @@ impl<'s> Binder<'s> {
     }
 
     /// Binds one core in the top frame. Returns the plan, output columns and sort keys.
-    fn core(&mut self, core: &SelectCore, order: &[ast::OrderingTerm]) -> Result<(CorePlan, Vec<OutCol>, Vec<SortKey>)> {
+    fn core(
+        &mut self,
+        core: &SelectCore,
+        order: &[ast::OrderingTerm],
+    ) -> Result<(CorePlan, Vec<OutCol>, Vec<SortKey>)> {
         match core {
             SelectCore::Values(rows) => {
                 let mut out = Vec::new();
@@ -668,18 +931,46 @@ impl<'s> Binder<'s> {
                     out.push(r);
                 }
                 let n = rows.first().map_or(0, |r| r.len());
-                let columns: Vec<OutCol> = (0..n).map(|i| OutCol { name: format!("column{}", i + 1), aff: None, coll: Collation::Binary, origin: None }).collect();
+                let columns: Vec<OutCol> = (0..n)
+                    .map(|i| OutCol {
+                        name: format!("column{}", i + 1),
+                        aff: None,
+                        coll: Collation::Binary,
+                        origin: None,
+                    })
+                    .collect();
                 let mut keys = Vec::new();
                 for (ti, term) in order.iter().enumerate() {
-                    let idx = match &term.expr {
-                        Expr::Literal(Literal::Integer(k)) if *k >= 1 && (*k as usize) <= n => *k as usize - 1,
-                        Expr::Column { table: None, name, .. } => match columns.iter().position(|c| c.name.eq_ignore_ascii_case(name)) {
-                            Some(i) => i,
-                            None => return err(format!("{} ORDER BY term does not match any column in the result set", ordinal(ti + 1))),
-                        },
-                        _ => return err(format!("{} ORDER BY term does not match any column in the result set", ordinal(ti + 1))),
-                    };
-                    keys.push(SortKey { idx, desc: term.desc, nulls_first: term.nulls_first.unwrap_or(!term.desc), coll: Collation::Binary });
+                    let idx =
+                        match &term.expr {
+                            Expr::Literal(Literal::Integer(k)) if *k >= 1 && (*k as usize) <= n => {
+                                *k as usize - 1
+                            }
+                            Expr::Column {
+                                table: None, name, ..
+                            } => match columns
+                                .iter()
+                                .position(|c| c.name.eq_ignore_ascii_case(name))
+                            {
+                                Some(i) => i,
+                                None => return err(format!(
+                                    "{} ORDER BY term does not match any column in the result set",
+                                    ordinal(ti + 1)
+                                )),
+                            },
+                            _ => {
+                                return err(format!(
+                                    "{} ORDER BY term does not match any column in the result set",
+                                    ordinal(ti + 1)
+                                ))
+                            }
+                        };
+                    keys.push(SortKey {
+                        idx,
+                        desc: term.desc,
+                        nulls_first: term.nulls_first.unwrap_or(!term.desc),
+                        coll: Collation::Binary,
+                    });
                 }
                 let plan = CorePlan {
                     sources: Vec::new(),
@@ -700,7 +991,11 @@ impl<'s> Binder<'s> {
         }
     }
 
-    fn select_core(&mut self, sc: &ast::SelectCoreSelect, order: &[ast::OrderingTerm]) -> Result<(CorePlan, Vec<OutCol>, Vec<SortKey>)> {
+    fn select_core(
+        &mut self,
+        sc: &ast::SelectCoreSelect,
+        order: &[ast::OrderingTerm],
+    ) -> Result<(CorePlan, Vec<OutCol>, Vec<SortKey>)> {
         // FROM
         let mut sources: Vec<Source> = Vec::new();
         let mut where_terms: Vec<Expr> = Vec::new();
@@ -716,7 +1011,11 @@ impl<'s> Binder<'s> {
             .columns
             .iter()
             .filter_map(|rc| match rc {
-                ResultColumn::Expr { expr, alias: Some(a), .. } => Some((a.clone(), expr.clone())),
+                ResultColumn::Expr {
+                    expr,
+                    alias: Some(a),
+                    ..
+                } => Some((a.clone(), expr.clone())),
                 _ => None,
             })
             .collect();
@@ -747,13 +1046,19 @@ impl<'s> Binder<'s> {
                     if sc.from.is_none() {
                         return err("no tables specified");
                     }
-                    let f = self.frames.last().ok_or_else(|| SqlError::msg("no frame"))?;
+                    let f = self
+                        .frames
+                        .last()
+                        .ok_or_else(|| SqlError::msg("no frame"))?;
                     if let Some(t) = &only {
                         if !f.sources.iter().any(|(n, _, _)| n == t) {
-                            return err(format!("no such table: {}", match rc {
-                                ResultColumn::TableStar(t) => t.as_str(),
-                                _ => "",
-                            }));
+                            return err(format!(
+                                "no such table: {}",
+                                match rc {
+                                    ResultColumn::TableStar(t) => t.as_str(),
+                                    _ => "",
+                                }
+                            ));
                         }
                     }
                     let mut any = false;
@@ -768,7 +1073,12 @@ impl<'s> Binder<'s> {
                         }
                         any = true;
                         outputs.push(CExpr::Col { level: 0, idx: i });
-                        columns.push(OutCol { name: c.name.clone(), aff: c.aff, coll: c.coll, origin: c.table_name.clone().map(|t| (t, c.name.clone())) });
+                        columns.push(OutCol {
+                            name: c.name.clone(),
+                            aff: c.aff,
+                            coll: c.coll,
+                            origin: c.table_name.clone().map(|t| (t, c.name.clone())),
+                        });
                     }
                     if !any && only.is_none() {
                         return err("no tables specified");
@@ -790,10 +1100,20 @@ impl<'s> Binder<'s> {
                         },
                     };
                     let origin = match &b.col {
-                        Some((0, idx)) => self.frames.last().and_then(|f| f.cols[*idx].table_name.clone().map(|t| (t, f.cols[*idx].name.clone()))),
+                        Some((0, idx)) => self.frames.last().and_then(|f| {
+                            f.cols[*idx]
+                                .table_name
+                                .clone()
+                                .map(|t| (t, f.cols[*idx].name.clone()))
+                        }),
                         _ => None,
                     };
-                    columns.push(OutCol { name, aff: b.aff, coll: b.coll.map(|c| c.0).unwrap_or_default(), origin });
+                    columns.push(OutCol {
+                        name,
+                        aff: b.aff,
+                        coll: b.coll.map(|c| c.0).unwrap_or_default(),
+                        origin,
+                    });
                     outputs.push(b.e);
                 }
             }
@@ -805,7 +1125,11 @@ impl<'s> Binder<'s> {
                 Expr::Literal(Literal::Integer(k)) => {
                     let k = *k;
                     if k < 1 || k as usize > outputs.len() {
-                        return err(format!("{} GROUP BY term out of range - should be between 1 and {}", ordinal(group_by.len() + 1), outputs.len()));
+                        return err(format!(
+                            "{} GROUP BY term out of range - should be between 1 and {}",
+                            ordinal(group_by.len() + 1),
+                            outputs.len()
+                        ));
                     }
                     let e = outputs[k as usize - 1].clone();
                     if contains_agg(&e) {
@@ -824,7 +1148,9 @@ impl<'s> Binder<'s> {
                     match r {
                         Ok(b) => b.e,
                         Err(e) if e.to_string().starts_with("misuse of aggregate") => {
-                            return err("aggregate functions are not allowed in the GROUP BY clause");
+                            return err(
+                                "aggregate functions are not allowed in the GROUP BY clause",
+                            );
                         }
                         Err(e) => return Err(e),
                     }
@@ -872,10 +1198,23 @@ impl<'s> Binder<'s> {
                     outputs.len() - 1
                 }
             };
-            let coll = coll.unwrap_or_else(|| columns.get(idx).map(|c: &OutCol| c.coll).unwrap_or_default());
-            keys.push(SortKey { idx, desc: term.desc, nulls_first: term.nulls_first.unwrap_or(!term.desc), coll });
+            let coll = coll.unwrap_or_else(|| {
+                columns
+                    .get(idx)
+                    .map(|c: &OutCol| c.coll)
+                    .unwrap_or_default()
+            });
+            keys.push(SortKey {
+                idx,
+                desc: term.desc,
+                nulls_first: term.nulls_first.unwrap_or(!term.desc),
+                coll,
+            });
         }
-        let f = self.frames.last_mut().ok_or_else(|| SqlError::msg("no frame"))?;
+        let f = self
+            .frames
+            .last_mut()
+            .ok_or_else(|| SqlError::msg("no frame"))?;
         f.agg_allowed = false;
         let aggs = std::mem::take(&mut f.aggs);
         let is_agg = !aggs.is_empty() || !group_by.is_empty() || having.is_some();
@@ -883,7 +1222,19 @@ impl<'s> Binder<'s> {
             return err("a GROUP BY clause is required before HAVING");
         }
         self.choose_access(&mut sources, &mut filters);
-        let plan = CorePlan { sources, width, filters, group_by, having, aggs, is_agg, outputs, n_visible, distinct: sc.distinct, values: None };
+        let plan = CorePlan {
+            sources,
+            width,
+            filters,
+            group_by,
+            having,
+            aggs,
+            is_agg,
+            outputs,
+            n_visible,
+            distinct: sc.distinct,
+            values: None,
+        };
         Ok((plan, columns, keys))
     }
 
@@ -895,8 +1246,22 @@ impl<'s> Binder<'s> {
         let mut seen = 0;
         for rc in &sc.columns {
             match rc {
-                ResultColumn::Star => pos += f.map_or(0, |f| f.cols.iter().filter(|c| !c.is_rowid && !c.using_hidden).count()),
-                ResultColumn::TableStar(t) => pos += f.map_or(0, |f| f.cols.iter().filter(|c| !c.is_rowid && c.source == key(t)).count()),
+                ResultColumn::Star => {
+                    pos += f.map_or(0, |f| {
+                        f.cols
+                            .iter()
+                            .filter(|c| !c.is_rowid && !c.using_hidden)
+                            .count()
+                    })
+                }
+                ResultColumn::TableStar(t) => {
+                    pos += f.map_or(0, |f| {
+                        f.cols
+                            .iter()
+                            .filter(|c| !c.is_rowid && c.source == key(t))
+                            .count()
+                    })
+                }
                 ResultColumn::Expr { .. } => {
                     if seen == p {
                         return pos;
@@ -909,15 +1274,33 @@ impl<'s> Binder<'s> {
         pos
     }
 
-    fn from_clause(&mut self, from: &ast::FromClause, sources: &mut Vec<Source>, where_terms: &mut Vec<Expr>) -> Result<()> {
+    fn from_clause(
+        &mut self,
+        from: &ast::FromClause,
+        sources: &mut Vec<Source>,
+        where_terms: &mut Vec<Expr>,
+    ) -> Result<()> {
         self.add_source(&from.first, JoinType::Inner, sources)?;
         for j in &from.joins {
             let jt = match j.op.kind {
                 JoinKind::Left => JoinType::Left,
-                JoinKind::Right | JoinKind::Full => return err("RIGHT and FULL OUTER JOINs are not currently supported"),
+                JoinKind::Right | JoinKind::Full => {
+                    return err("RIGHT and FULL OUTER JOINs are not currently supported")
+                }
                 _ => JoinType::Inner,
             };
-            let left_cols: Vec<(usize, ScopeCol)> = self.frames.last().map(|f| f.cols.iter().cloned().enumerate().filter(|(_, c)| !c.is_rowid && !c.using_hidden).collect()).unwrap_or_default();
+            let left_cols: Vec<(usize, ScopeCol)> = self
+                .frames
+                .last()
+                .map(|f| {
+                    f.cols
+                        .iter()
+                        .cloned()
+                        .enumerate()
+                        .filter(|(_, c)| !c.is_rowid && !c.using_hidden)
+                        .collect()
+                })
+                .unwrap_or_default();
             self.add_source(&j.table, jt, sources)?;
             let si = sources.len() - 1;
             let (start, w) = (sources[si].start, sources[si].width);
@@ -929,28 +1312,58 @@ impl<'s> Binder<'s> {
                 if j.constraint.is_some() {
                     return err("a NATURAL join may not have an ON or USING clause");
                 }
-                let f = self.frames.last().ok_or_else(|| SqlError::msg("no frame"))?;
+                let f = self
+                    .frames
+                    .last()
+                    .ok_or_else(|| SqlError::msg("no frame"))?;
                 for c in &f.cols[start..start + w] {
-                    if !c.is_rowid && left_cols.iter().any(|(_, l)| l.name.eq_ignore_ascii_case(&c.name)) {
+                    if !c.is_rowid
+                        && left_cols
+                            .iter()
+                            .any(|(_, l)| l.name.eq_ignore_ascii_case(&c.name))
+                    {
                         using.push(c.name.clone());
                     }
                 }
             }
             let mut on_terms: Vec<Expr> = Vec::new();
             for u in &using {
-                let f = self.frames.last_mut().ok_or_else(|| SqlError::msg("no frame"))?;
-                let Some((li, lc)) = left_cols.iter().find(|(_, c)| c.name.eq_ignore_ascii_case(u)).cloned() else {
-                    return err(format!("cannot join using column {u} - column not present in both tables"));
+                let f = self
+                    .frames
+                    .last_mut()
+                    .ok_or_else(|| SqlError::msg("no frame"))?;
+                let Some((li, lc)) = left_cols
+                    .iter()
+                    .find(|(_, c)| c.name.eq_ignore_ascii_case(u))
+                    .cloned()
+                else {
+                    return err(format!(
+                        "cannot join using column {u} - column not present in both tables"
+                    ));
                 };
-                let Some(ri) = (start..start + w).find(|&i| !f.cols[i].is_rowid && f.cols[i].name.eq_ignore_ascii_case(u)) else {
-                    return err(format!("cannot join using column {u} - column not present in both tables"));
+                let Some(ri) = (start..start + w)
+                    .find(|&i| !f.cols[i].is_rowid && f.cols[i].name.eq_ignore_ascii_case(u))
+                else {
+                    return err(format!(
+                        "cannot join using column {u} - column not present in both tables"
+                    ));
                 };
                 f.cols[ri].using_hidden = true;
                 let _ = li;
                 on_terms.push(Expr::Binary(
-                    Box::new(Expr::Column { schema: None, table: Some(lc.source.clone()), name: lc.name.clone(), dq: false }),
+                    Box::new(Expr::Column {
+                        schema: None,
+                        table: Some(lc.source.clone()),
+                        name: lc.name.clone(),
+                        dq: false,
+                    }),
                     BinaryOp::Eq,
-                    Box::new(Expr::Column { schema: None, table: Some(f.cols[ri].source.clone()), name: f.cols[ri].name.clone(), dq: false }),
+                    Box::new(Expr::Column {
+                        schema: None,
+                        table: Some(f.cols[ri].source.clone()),
+                        name: f.cols[ri].name.clone(),
+                        dq: false,
+                    }),
                 ));
             }
             if let Some(JoinConstraint::On(e)) = &j.constraint {
@@ -969,7 +1382,12 @@ impl<'s> Binder<'s> {
         Ok(())
     }
 
-    fn add_source(&mut self, t: &TableOrSubquery, join: JoinType, sources: &mut Vec<Source>) -> Result<()> {
+    fn add_source(
+        &mut self,
+        t: &TableOrSubquery,
+        join: JoinType,
+        sources: &mut Vec<Source>,
+    ) -> Result<()> {
         let start = self.frames.last().map_or(0, |f| f.cols.len());
         let (kind, sname, cols): (SourceKind, String, Vec<ScopeCol>) = match t {
             TableOrSubquery::Table { name, alias, .. } => {
@@ -980,14 +1398,23 @@ impl<'s> Binder<'s> {
                     }
                 }
                 let k = key(&name.name);
-                let cte = if name.schema.is_none() { self.ctes.iter().rev().find_map(|m| m.get(&k).cloned()) } else { None };
+                let cte = if name.schema.is_none() {
+                    self.ctes.iter().rev().find_map(|m| m.get(&k).cloned())
+                } else {
+                    None
+                };
                 if let Some(cte) = cte {
                     self.view_guard()?;
                     let sub = self.detached_subplan(&cte.select, false);
                     self.view_depth -= 1;
                     let sub = sub?;
                     if !cte.columns.is_empty() && cte.columns.len() != sub.plan.columns.len() {
-                        return err(format!("table {} has {} values for {} columns", name.name, sub.plan.columns.len(), cte.columns.len()));
+                        return err(format!(
+                            "table {} has {} values for {} columns",
+                            name.name,
+                            sub.plan.columns.len(),
+                            cte.columns.len()
+                        ));
                     }
                     let cols = sub_cols(&sub, &sname, &cte.columns);
                     (SourceKind::Subquery(Rc::new(sub)), sname, cols)
@@ -995,9 +1422,25 @@ impl<'s> Binder<'s> {
                     let mut cols: Vec<ScopeCol> = tab
                         .columns
                         .iter()
-                        .map(|c| ScopeCol { name: c.name.clone(), source: sname.clone(), aff: Some(c.affinity), coll: c.collation, using_hidden: false, is_rowid: false, table_name: Some(tab.name.clone()) })
+                        .map(|c| ScopeCol {
+                            name: c.name.clone(),
+                            source: sname.clone(),
+                            aff: Some(c.affinity),
+                            coll: c.collation,
+                            using_hidden: false,
+                            is_rowid: false,
+                            table_name: Some(tab.name.clone()),
+                        })
                         .collect();
-                    cols.push(ScopeCol { name: "rowid".into(), source: sname.clone(), aff: Some(Affinity::Integer), coll: Collation::Binary, using_hidden: false, is_rowid: true, table_name: Some(tab.name.clone()) });
+                    cols.push(ScopeCol {
+                        name: "rowid".into(),
+                        source: sname.clone(),
+                        aff: Some(Affinity::Integer),
+                        coll: Collation::Binary,
+                        using_hidden: false,
+                        is_rowid: true,
+                        table_name: Some(tab.name.clone()),
+                    });
                     (SourceKind::Table(tab), sname, cols)
                 } else if let Some(v) = self.schema.views.get(&k).cloned() {
                     self.view_guard()?;
@@ -1006,14 +1449,34 @@ impl<'s> Binder<'s> {
                     let sub = sub?;
                     let cols = sub_cols(&sub, &sname, &v.columns);
                     (SourceKind::Subquery(Rc::new(sub)), sname, cols)
-                } else if k == "sqlite_master" || k == "sqlite_schema" || k == "sqlite_temp_master" || k == "sqlite_temp_schema" {
+                } else if k == "sqlite_master"
+                    || k == "sqlite_schema"
+                    || k == "sqlite_temp_master"
+                    || k == "sqlite_temp_schema"
+                {
                     let st = crate::schema::schema_table();
                     let mut cols: Vec<ScopeCol> = st
                         .columns
                         .iter()
-                        .map(|c| ScopeCol { name: c.name.clone(), source: sname.clone(), aff: Some(c.affinity), coll: c.collation, using_hidden: false, is_rowid: false, table_name: Some(name.name.clone()) })
+                        .map(|c| ScopeCol {
+                            name: c.name.clone(),
+                            source: sname.clone(),
+                            aff: Some(c.affinity),
+                            coll: c.collation,
+                            using_hidden: false,
+                            is_rowid: false,
+                            table_name: Some(name.name.clone()),
+                        })
                         .collect();
-                    cols.push(ScopeCol { name: "rowid".into(), source: sname.clone(), aff: Some(Affinity::Integer), coll: Collation::Binary, using_hidden: false, is_rowid: true, table_name: Some(name.name.clone()) });
+                    cols.push(ScopeCol {
+                        name: "rowid".into(),
+                        source: sname.clone(),
+                        aff: Some(Affinity::Integer),
+                        coll: Collation::Binary,
+                        using_hidden: false,
+                        is_rowid: true,
+                        table_name: Some(name.name.clone()),
+                    });
                     (SourceKind::Schema, sname, cols)
                 } else {
                     let full = match &name.schema {
@@ -1029,7 +1492,9 @@ impl<'s> Binder<'s> {
                 let cols = sub_cols(&sub, &sname, &[]);
                 (SourceKind::Subquery(Rc::new(sub)), sname, cols)
             }
-            TableOrSubquery::TableFunction { name, .. } => return err(format!("no such table-valued function: {}", name.name)),
+            TableOrSubquery::TableFunction { name, .. } => {
+                return err(format!("no such table-valued function: {}", name.name))
+            }
             TableOrSubquery::Nested { from, alias } => {
                 if alias.is_some() {
                     return err("aliases on parenthesized joins are not supported");
@@ -1050,10 +1515,20 @@ impl<'s> Binder<'s> {
             }
         }
         let width = cols.len();
-        let f = self.frames.last_mut().ok_or_else(|| SqlError::msg("no frame"))?;
+        let f = self
+            .frames
+            .last_mut()
+            .ok_or_else(|| SqlError::msg("no frame"))?;
         f.cols.extend(cols);
         f.sources.push((sname, start, width));
-        sources.push(Source { kind, start, width, join, on: Vec::new(), access: Access::Scan });
+        sources.push(Source {
+            kind,
+            start,
+            width,
+            join,
+            on: Vec::new(),
+            access: Access::Scan,
+        });
         Ok(())
     }
 
@@ -1070,7 +1545,9 @@ impl<'s> Binder<'s> {
 
     fn choose_access(&self, sources: &mut [Source], filters: &mut [Vec<CExpr>]) {
         for i in 0..sources.len() {
-            let SourceKind::Table(tab) = &sources[i].kind else { continue };
+            let SourceKind::Table(tab) = &sources[i].kind else {
+                continue;
+            };
             let tab = tab.clone();
             let terms: Vec<CExpr> = match sources[i].join {
                 JoinType::Inner => filters[i].clone(),
@@ -1080,16 +1557,22 @@ impl<'s> Binder<'s> {
             let rowid_pos = start + tab.columns.len();
             let prior = &sources[..i];
             // Candidate (column-in-source, op, other side, other affinity, collation).
-            let mut cands: Vec<(usize, BinaryOp, Vec<CExpr>, Option<Affinity>, Collation)> = Vec::new();
+            let mut cands: Vec<(usize, BinaryOp, Vec<CExpr>, Option<Affinity>, Collation)> =
+                Vec::new();
             for t in &terms {
-                let mut push_cmp = |col: &CExpr, op: BinaryOp, other: &CExpr, oaff: Option<Affinity>, coll: Collation| {
+                let mut push_cmp = |col: &CExpr,
+                                    op: BinaryOp,
+                                    other: &CExpr,
+                                    oaff: Option<Affinity>,
+                                    coll: Collation| {
                     if let CExpr::Col { level: 0, idx } = col {
                         if *idx >= start && *idx < start + sources_width(&tab) {
                             let mut corr = false;
                             let ms = other.max_source(prior, &mut corr);
                             let depends_on_self = {
                                 let mut c2 = false;
-                                let all = other.max_source(&sources_slice_upto(sources, i), &mut c2);
+                                let all =
+                                    other.max_source(&sources_slice_upto(sources, i), &mut c2);
                                 all == Some(i)
                             };
                             let _ = ms;
@@ -1100,7 +1583,18 @@ impl<'s> Binder<'s> {
                     }
                 };
                 match t {
-                    CExpr::Binary { op, l, r, coll, laff, raff } if matches!(op, BinaryOp::Eq | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge) => {
+                    CExpr::Binary {
+                        op,
+                        l,
+                        r,
+                        coll,
+                        laff,
+                        raff,
+                    } if matches!(
+                        op,
+                        BinaryOp::Eq | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
+                    ) =>
+                    {
                         push_cmp(l, *op, r, *raff, *coll);
                         let flipped = match op {
                             BinaryOp::Lt => BinaryOp::Gt,
@@ -1112,16 +1606,41 @@ impl<'s> Binder<'s> {
                         push_cmp(r, flipped, l, *laff, *coll);
                         let _ = laff;
                     }
-                    CExpr::Between { e, not: false, lo, hi, coll, loaff, hiaff, .. } => {
+                    CExpr::Between {
+                        e,
+                        not: false,
+                        lo,
+                        hi,
+                        coll,
+                        loaff,
+                        hiaff,
+                        ..
+                    } => {
                         push_cmp(e, BinaryOp::Ge, lo, *loaff, *coll);
                         push_cmp(e, BinaryOp::Le, hi, *hiaff, *coll);
                     }
-                    CExpr::InList { e, not: false, list, coll, laffs, .. } if !list.is_empty() => {
+                    CExpr::InList {
+                        e,
+                        not: false,
+                        list,
+                        coll,
+                        laffs,
+                        ..
+                    } if !list.is_empty() => {
                         if let CExpr::Col { level: 0, idx } = &**e {
-                            if *idx >= start && *idx < start + sources_width(&tab) && list.iter().all(|x| x.is_constant()) {
+                            if *idx >= start
+                                && *idx < start + sources_width(&tab)
+                                && list.iter().all(|x| x.is_constant())
+                            {
                                 let aff = laffs.iter().copied().next().flatten();
                                 if laffs.iter().all(|a| *a == aff) {
-                                    cands.push((*idx - start, BinaryOp::Eq, list.clone(), aff, *coll));
+                                    cands.push((
+                                        *idx - start,
+                                        BinaryOp::Eq,
+                                        list.clone(),
+                                        aff,
+                                        *coll,
+                                    ));
                                 }
                             }
                         }
@@ -1135,17 +1654,28 @@ impl<'s> Binder<'s> {
             let ncols = tab.columns.len();
             let is_rowid_col = |c: usize| c == ncols || Some(c) == tab.rowid_alias;
             // Affinity compatibility (see module docs): the column side must not be converted.
-            let col_aff = |c: usize| if is_rowid_col(c) { Affinity::Integer } else { tab.columns[c].affinity };
+            let col_aff = |c: usize| {
+                if is_rowid_col(c) {
+                    Affinity::Integer
+                } else {
+                    tab.columns[c].affinity
+                }
+            };
             let usable = |c: usize, oaff: Option<Affinity>| -> bool {
                 let ca = col_aff(c);
                 match ca {
                     a if a.is_numeric() => true,
-                    Affinity::Text => matches!(oaff, None | Some(Affinity::Text) | Some(Affinity::Blob)),
+                    Affinity::Text => {
+                        matches!(oaff, None | Some(Affinity::Text) | Some(Affinity::Blob))
+                    }
                     _ => comparison_affinity(Some(ca), oaff).is_none(),
                 }
             };
             // 1. rowid equality
-            if let Some((_, _, vals, _, _)) = cands.iter().find(|(c, op, _, _, _)| is_rowid_col(*c) && *op == BinaryOp::Eq) {
+            if let Some((_, _, vals, _, _)) = cands
+                .iter()
+                .find(|(c, op, _, _, _)| is_rowid_col(*c) && *op == BinaryOp::Eq)
+            {
                 sources[i].access = Access::RowidEq(vals.clone());
                 let _ = rowid_pos;
                 continue;
@@ -1153,7 +1683,9 @@ impl<'s> Binder<'s> {
             // 2. best index: longest equality prefix, then a range.
             let mut best: Option<(usize, Access)> = None;
             for ixname in &tab.indexes {
-                let Some(ix) = self.schema.indexes.get(ixname) else { continue };
+                let Some(ix) = self.schema.indexes.get(ixname) else {
+                    continue;
+                };
                 if ix.partial.is_some() || ix.root == 0 {
                     continue;
                 }
@@ -1163,13 +1695,22 @@ impl<'s> Binder<'s> {
                 let mut range_aff = None;
                 for icol in &ix.columns {
                     let Some(c) = icol.column else { break };
-                    let found = cands.iter().find(|(cc, op, _, oaff, coll)| *cc == c && *op == BinaryOp::Eq && *coll == icol.collation && usable(c, *oaff));
+                    let found = cands.iter().find(|(cc, op, _, oaff, coll)| {
+                        *cc == c
+                            && *op == BinaryOp::Eq
+                            && *coll == icol.collation
+                            && usable(c, *oaff)
+                    });
                     if let Some((_, _, vals, oaff, _)) = found {
                         eq.push((vals.clone(), comparison_affinity(Some(col_aff(c)), *oaff)));
                         continue;
                     }
                     for (cc, op, vals, oaff, coll) in &cands {
-                        if *cc != c || *coll != icol.collation || !usable(c, *oaff) || vals.len() != 1 {
+                        if *cc != c
+                            || *coll != icol.collation
+                            || !usable(c, *oaff)
+                            || vals.len() != 1
+                        {
                             continue;
                         }
                         let v = vals[0].clone();
@@ -1196,10 +1737,25 @@ impl<'s> Binder<'s> {
                 if eq.is_empty() && lo.is_none() && hi.is_none() {
                     continue;
                 }
-                let score = eq.len() * 4 + usize::from(lo.is_some()) + usize::from(hi.is_some()) + usize::from(ix.unique && eq.len() == ix.columns.len()) * 2;
+                let score = eq.len() * 4
+                    + usize::from(lo.is_some())
+                    + usize::from(hi.is_some())
+                    + usize::from(ix.unique && eq.len() == ix.columns.len()) * 2;
                 if best.as_ref().map_or(true, |(s, _)| score > *s) {
-                    let order = KeyOrder { columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect() };
-                    best = Some((score, Access::Index { index: ix.clone(), order, eq, lo, hi, range_aff }));
+                    let order = KeyOrder {
+                        columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect(),
+                    };
+                    best = Some((
+                        score,
+                        Access::Index {
+                            index: ix.clone(),
+                            order,
+                            eq,
+                            lo,
+                            hi,
+                            range_aff,
+                        },
+                    ));
                 }
             }
             // 3. rowid range
@@ -1282,7 +1838,9 @@ pub fn literal_value(l: &Literal) -> Value {
 fn current_fn(name: &str) -> Value {
     let ctx = crate::func::NoConnection;
     match crate::func::lookup(name, 0) {
-        Ok(def) => def.call(&crate::func::Ctx::new(&ctx), &[]).unwrap_or(Value::Null),
+        Ok(def) => def
+            .call(&crate::func::Ctx::new(&ctx), &[])
+            .unwrap_or(Value::Null),
         Err(_) => Value::Null,
     }
 }
@@ -1303,5 +1861,6 @@ pub fn contains_agg(e: &CExpr) -> bool {
 fn select_mentions(s: &ast::Select, name: &str) -> bool {
     let text = s.to_string().to_ascii_lowercase();
     let n = name.to_ascii_lowercase();
-    text.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == n)
+    text.split(|c: char| !c.is_alphanumeric() && c != '_')
+        .any(|w| w == n)
 }

@@ -33,23 +33,80 @@ pub use bind::Binder;
 pub enum CExpr {
     Lit(Value),
     Param(usize),
-    Col { level: usize, idx: usize },
+    Col {
+        level: usize,
+        idx: usize,
+    },
     Unary(UnaryOp, Box<CExpr>),
     /// Comparison and arithmetic; `coll`/affinities matter only for comparisons.
-    Binary { op: BinaryOp, l: Box<CExpr>, r: Box<CExpr>, coll: Collation, laff: Option<Affinity>, raff: Option<Affinity> },
-    Like { op: LikeOp, not: bool, l: Box<CExpr>, r: Box<CExpr>, esc: Option<Box<CExpr>> },
-    Between { e: Box<CExpr>, not: bool, lo: Box<CExpr>, hi: Box<CExpr>, coll: Collation, eaff: Option<Affinity>, loaff: Option<Affinity>, hiaff: Option<Affinity> },
-    InList { e: Box<CExpr>, not: bool, list: Vec<CExpr>, coll: Collation, eaff: Option<Affinity>, laffs: Vec<Option<Affinity>> },
-    InSelect { e: Box<CExpr>, not: bool, sub: Rc<SubPlan>, coll: Collation, eaff: Option<Affinity> },
+    Binary {
+        op: BinaryOp,
+        l: Box<CExpr>,
+        r: Box<CExpr>,
+        coll: Collation,
+        laff: Option<Affinity>,
+        raff: Option<Affinity>,
+    },
+    Like {
+        op: LikeOp,
+        not: bool,
+        l: Box<CExpr>,
+        r: Box<CExpr>,
+        esc: Option<Box<CExpr>>,
+    },
+    Between {
+        e: Box<CExpr>,
+        not: bool,
+        lo: Box<CExpr>,
+        hi: Box<CExpr>,
+        coll: Collation,
+        eaff: Option<Affinity>,
+        loaff: Option<Affinity>,
+        hiaff: Option<Affinity>,
+    },
+    InList {
+        e: Box<CExpr>,
+        not: bool,
+        list: Vec<CExpr>,
+        coll: Collation,
+        eaff: Option<Affinity>,
+        laffs: Vec<Option<Affinity>>,
+    },
+    InSelect {
+        e: Box<CExpr>,
+        not: bool,
+        sub: Rc<SubPlan>,
+        coll: Collation,
+        eaff: Option<Affinity>,
+    },
     Exists(Rc<SubPlan>),
     Scalar(Rc<SubPlan>),
-    IsNull { e: Box<CExpr>, not: bool },
-    Case { base: Option<Box<CExpr>>, whens: Vec<(CExpr, CExpr)>, else_: Option<Box<CExpr>>, coll: Collation, baff: Option<Affinity> },
-    Cast { e: Box<CExpr>, aff: Affinity },
-    Func { def: FnRef, args: Vec<CExpr>, coll: Collation },
+    IsNull {
+        e: Box<CExpr>,
+        not: bool,
+    },
+    Case {
+        base: Option<Box<CExpr>>,
+        whens: Vec<(CExpr, CExpr)>,
+        else_: Option<Box<CExpr>>,
+        coll: Collation,
+        baff: Option<Affinity>,
+    },
+    Cast {
+        e: Box<CExpr>,
+        aff: Affinity,
+    },
+    Func {
+        def: FnRef,
+        args: Vec<CExpr>,
+        coll: Collation,
+    },
     Agg(usize),
     Vector(Vec<CExpr>),
-    Raise { kind: RaiseKind, msg: Option<Box<CExpr>> },
+    Raise {
+        kind: RaiseKind,
+        msg: Option<Box<CExpr>>,
+    },
 }
 
 /// A built-in function definition (a `Debug`-printable reference).
@@ -151,7 +208,10 @@ pub enum Access {
     Scan,
     /// `rowid = e` (each of several values for IN).
     RowidEq(Vec<CExpr>),
-    RowidRange { lo: Option<(CExpr, bool)>, hi: Option<(CExpr, bool)> },
+    RowidRange {
+        lo: Option<(CExpr, bool)>,
+        hi: Option<(CExpr, bool)>,
+    },
     /// Equality on a prefix of the index columns (each with one or more candidate values),
     /// then an optional range on the next column. Bounds carry (expr, inclusive).
     Index {
@@ -189,7 +249,12 @@ impl CExpr {
     /// (not the subplans themselves).
     pub fn for_each_child<'a>(&'a self, f: &mut dyn FnMut(&'a CExpr)) {
         match self {
-            CExpr::Lit(_) | CExpr::Param(_) | CExpr::Col { .. } | CExpr::Agg(_) | CExpr::Exists(_) | CExpr::Scalar(_) => {}
+            CExpr::Lit(_)
+            | CExpr::Param(_)
+            | CExpr::Col { .. }
+            | CExpr::Agg(_)
+            | CExpr::Exists(_)
+            | CExpr::Scalar(_) => {}
             CExpr::Unary(_, e) | CExpr::IsNull { e, .. } | CExpr::Cast { e, .. } => f(e),
             CExpr::Binary { l, r, .. } => {
                 f(l);
@@ -212,7 +277,9 @@ impl CExpr {
                 list.iter().for_each(|x| f(x))
             }
             CExpr::InSelect { e, .. } => f(e),
-            CExpr::Case { base, whens, else_, .. } => {
+            CExpr::Case {
+                base, whens, else_, ..
+            } => {
                 if let Some(b) = base {
                     f(b)
                 }
@@ -243,7 +310,9 @@ impl CExpr {
         while let Some(e) = stack.pop() {
             match e {
                 CExpr::Col { level: 0, idx } => {
-                    let s = sources.iter().position(|s| *idx >= s.start && *idx < s.start + s.width);
+                    let s = sources
+                        .iter()
+                        .position(|s| *idx >= s.start && *idx < s.start + s.width);
                     best = best.max(s);
                 }
                 CExpr::Col { .. } => *correlated = true,
@@ -267,7 +336,11 @@ impl CExpr {
         let mut stack = vec![self];
         while let Some(e) = stack.pop() {
             match e {
-                CExpr::Col { .. } | CExpr::Agg(_) | CExpr::Exists(_) | CExpr::Scalar(_) | CExpr::InSelect { .. } => c = true,
+                CExpr::Col { .. }
+                | CExpr::Agg(_)
+                | CExpr::Exists(_)
+                | CExpr::Scalar(_)
+                | CExpr::InSelect { .. } => c = true,
                 CExpr::Func { def, .. } if !def.deterministic => c = true,
                 _ => {}
             }
@@ -276,4 +349,3 @@ impl CExpr {
         !c
     }
 }
-

@@ -13,8 +13,8 @@
 
 use crate::collation::Collation;
 use crate::parse::ast::{
-    ColumnConstraint, ConflictAction, CreateIndex, CreateTable, CreateTableBody, CreateTrigger, CreateView, Expr, Select,
-    Stmt, TableConstraintKind,
+    ColumnConstraint, ConflictAction, CreateIndex, CreateTable, CreateTableBody, CreateTrigger,
+    CreateView, Expr, Select, Stmt, TableConstraintKind,
 };
 use crate::value::{affinity_of_type_name, Affinity, Result, SqlError};
 use std::collections::HashMap;
@@ -81,7 +81,9 @@ pub struct Table {
 
 impl Table {
     pub fn column_index(&self, name: &str) -> Option<usize> {
-        self.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name))
+        self.columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
     }
 }
 
@@ -137,13 +139,20 @@ pub fn schema_table() -> Table {
     Table {
         name: "sqlite_schema".to_string(),
         root: 1,
-        columns: vec![col("type", "text"), col("name", "text"), col("tbl_name", "text"), col("rootpage", "int"), col("sql", "text")],
+        columns: vec![
+            col("type", "text"),
+            col("name", "text"),
+            col("tbl_name", "text"),
+            col("rootpage", "int"),
+            col("sql", "text"),
+        ],
         rowid_alias: None,
         autoincrement: false,
         without_rowid: false,
         checks: Vec::new(),
         indexes: Vec::new(),
-        sql: "CREATE TABLE sqlite_schema(type text,name text,tbl_name text,rootpage int,sql text)".to_string(),
+        sql: "CREATE TABLE sqlite_schema(type text,name text,tbl_name text,rootpage int,sql text)"
+            .to_string(),
         pk_conflict: None,
     }
 }
@@ -158,11 +167,19 @@ impl Schema {
     }
 
     pub fn table_indexes(&self, t: &Table) -> Vec<Arc<Index>> {
-        t.indexes.iter().filter_map(|n| self.indexes.get(n).cloned()).collect()
+        t.indexes
+            .iter()
+            .filter_map(|n| self.indexes.get(n).cloned())
+            .collect()
     }
 
     pub fn triggers_for(&self, table: &str) -> Vec<Arc<Trigger>> {
-        let mut v: Vec<Arc<Trigger>> = self.triggers.values().filter(|t| t.table.eq_ignore_ascii_case(table)).cloned().collect();
+        let mut v: Vec<Arc<Trigger>> = self
+            .triggers
+            .values()
+            .filter(|t| t.table.eq_ignore_ascii_case(table))
+            .cloned()
+            .collect();
         v.sort_by(|a, b| a.name.cmp(&b.name));
         v
     }
@@ -184,12 +201,20 @@ impl Schema {
     }
 
     /// Rebuilds the schema from `sqlite_schema` rows: (type, name, tbl_name, rootpage, sql).
-    pub fn load(rows: &[(String, String, String, i64, Option<String>)], cookie: u32) -> Result<Schema> {
-        let mut s = Schema { cookie, ..Schema::default() };
+    pub fn load(
+        rows: &[(String, String, String, i64, Option<String>)],
+        cookie: u32,
+    ) -> Result<Schema> {
+        let mut s = Schema {
+            cookie,
+            ..Schema::default()
+        };
         let parse_one = |sql: &str| -> Result<Stmt> {
             match crate::parse::parse_first(sql) {
                 Ok(Some(p)) => Ok(p.stmt),
-                Ok(None) => Err(SqlError::msg(format!("malformed database schema - empty sql for {sql}"))),
+                Ok(None) => Err(SqlError::msg(format!(
+                    "malformed database schema - empty sql for {sql}"
+                ))),
                 Err(e) => Err(SqlError::msg(format!("malformed database schema - {e}"))),
             }
         };
@@ -234,7 +259,9 @@ impl Schema {
             match ty.as_str() {
                 "index" => {
                     if let Stmt::CreateIndex(ci) = parse_one(sql)? {
-                        let Some(t) = s.tables.get(&key(&ci.table)).cloned() else { continue };
+                        let Some(t) = s.tables.get(&key(&ci.table)).cloned() else {
+                            continue;
+                        };
                         let mut ix = index_from_create(&ci, &t)?;
                         ix.root = *root as u32;
                         ix.sql = Some(sql.clone());
@@ -250,7 +277,12 @@ impl Schema {
                 }
                 "trigger" => {
                     if let Stmt::CreateTrigger(ct) = parse_one(sql)? {
-                        let t = Trigger { name: ct.name.name.clone(), table: ct.table.clone(), sql: sql.clone(), def: *ct };
+                        let t = Trigger {
+                            name: ct.name.name.clone(),
+                            table: ct.table.clone(),
+                            sql: sql.clone(),
+                            def: *ct,
+                        };
                         s.triggers.insert(key(&t.name), Arc::new(t));
                     }
                 }
@@ -275,8 +307,16 @@ impl Schema {
 /// Builds a table from its CREATE TABLE (column list form) plus the automatic indexes its
 /// constraints need, in SQLite's numbering order.
 pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<AutoIndexSpec>)> {
-    let CreateTableBody::Columns { columns: defs, constraints, without_rowid, .. } = &ct.body else {
-        return Err(SqlError::msg("CREATE TABLE AS must be expanded before building a table"));
+    let CreateTableBody::Columns {
+        columns: defs,
+        constraints,
+        without_rowid,
+        ..
+    } = &ct.body
+    else {
+        return Err(SqlError::msg(
+            "CREATE TABLE AS must be expanded before building a table",
+        ));
     };
     let tname = ct.name.name.clone();
     let mut columns: Vec<Column> = Vec::new();
@@ -305,22 +345,50 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
         }
         for c in &d.constraints {
             match &c.constraint {
-                ColumnConstraint::PrimaryKey { desc, conflict, autoincrement } => {
+                ColumnConstraint::PrimaryKey {
+                    desc,
+                    conflict,
+                    autoincrement,
+                } => {
                     if pk_cols.is_some() {
-                        return Err(SqlError::msg(format!("table \"{tname}\" has more than one primary key")));
+                        return Err(SqlError::msg(format!(
+                            "table \"{tname}\" has more than one primary key"
+                        )));
                     }
-                    pk_cols = Some((vec![IndexColumn { column: Some(ci), collation: col.collation, desc: *desc == Some(true) }], *conflict, *autoincrement, *desc));
+                    pk_cols = Some((
+                        vec![IndexColumn {
+                            column: Some(ci),
+                            collation: col.collation,
+                            desc: *desc == Some(true),
+                        }],
+                        *conflict,
+                        *autoincrement,
+                        *desc,
+                    ));
                     // Reserve this position in the autoindex numbering; dropped later if the
                     // column turns out to be the rowid alias.
-                    specs.push(AutoIndexSpec { columns: Vec::new(), on_conflict: *conflict, origin: "pk" });
+                    specs.push(AutoIndexSpec {
+                        columns: Vec::new(),
+                        on_conflict: *conflict,
+                        origin: "pk",
+                    });
                 }
-                ColumnConstraint::NotNull { conflict } => col.not_null = Some(conflict.unwrap_or(ConflictAction::Abort)),
+                ColumnConstraint::NotNull { conflict } => {
+                    col.not_null = Some(conflict.unwrap_or(ConflictAction::Abort))
+                }
                 ColumnConstraint::Unique { conflict } => specs.push(AutoIndexSpec {
-                    columns: vec![IndexColumn { column: Some(ci), collation: col.collation, desc: false }],
+                    columns: vec![IndexColumn {
+                        column: Some(ci),
+                        collation: col.collation,
+                        desc: false,
+                    }],
                     on_conflict: *conflict,
                     origin: "u",
                 }),
-                ColumnConstraint::Check(e) => checks.push(Check { name: c.name.clone(), expr: e.clone() }),
+                ColumnConstraint::Check(e) => checks.push(Check {
+                    name: c.name.clone(),
+                    expr: e.clone(),
+                }),
                 ColumnConstraint::Default { expr, span } => {
                     col.default = Some(expr.clone());
                     col.default_text = Some(span.clone());
@@ -328,48 +396,85 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                 ColumnConstraint::Generated { .. } => {
                     return Err(SqlError::msg("generated columns are not supported"));
                 }
-                ColumnConstraint::Null { .. } | ColumnConstraint::Collate(_) | ColumnConstraint::References(_) => {}
+                ColumnConstraint::Null { .. }
+                | ColumnConstraint::Collate(_)
+                | ColumnConstraint::References(_) => {}
             }
         }
         columns.push(col);
     }
-    let resolve = |ics: &[crate::parse::ast::IndexedColumn], columns: &[Column]| -> Result<Vec<IndexColumn>> {
+    let resolve = |ics: &[crate::parse::ast::IndexedColumn],
+                   columns: &[Column]|
+     -> Result<Vec<IndexColumn>> {
         let mut out = Vec::new();
         for ic in ics {
             let name = match &ic.expr {
-                Expr::Column { table: None, name, .. } => name.clone(),
+                Expr::Column {
+                    table: None, name, ..
+                } => name.clone(),
                 Expr::Literal(crate::parse::ast::Literal::String(s)) => s.clone(),
-                _ => return Err(SqlError::msg("expressions prohibited in PRIMARY KEY and UNIQUE constraints")),
+                _ => {
+                    return Err(SqlError::msg(
+                        "expressions prohibited in PRIMARY KEY and UNIQUE constraints",
+                    ))
+                }
             };
-            let Some(ci) = columns.iter().position(|c| c.name.eq_ignore_ascii_case(&name)) else {
+            let Some(ci) = columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(&name))
+            else {
                 return Err(SqlError::msg(format!("no such column: {name}")));
             };
             let collation = match &ic.collation {
                 Some(c) => Collation::from_name(c)?,
                 None => columns[ci].collation,
             };
-            out.push(IndexColumn { column: Some(ci), collation, desc: ic.desc == Some(true) });
+            out.push(IndexColumn {
+                column: Some(ci),
+                collation,
+                desc: ic.desc == Some(true),
+            });
         }
         Ok(out)
     };
     let mut pk_spec_pos = specs.iter().position(|s| s.origin == "pk");
     for tc in constraints {
         match &tc.constraint {
-            TableConstraintKind::PrimaryKey { columns: ics, conflict, autoincrement } => {
+            TableConstraintKind::PrimaryKey {
+                columns: ics,
+                conflict,
+                autoincrement,
+            } => {
                 if pk_cols.is_some() {
-                    return Err(SqlError::msg(format!("table \"{tname}\" has more than one primary key")));
+                    return Err(SqlError::msg(format!(
+                        "table \"{tname}\" has more than one primary key"
+                    )));
                 }
                 let cols = resolve(ics, &columns)?;
                 let desc = ics.first().and_then(|c| c.desc);
                 pk_cols = Some((cols, *conflict, *autoincrement, desc));
                 pk_spec_pos = Some(specs.len());
-                specs.push(AutoIndexSpec { columns: Vec::new(), on_conflict: *conflict, origin: "pk" });
+                specs.push(AutoIndexSpec {
+                    columns: Vec::new(),
+                    on_conflict: *conflict,
+                    origin: "pk",
+                });
             }
-            TableConstraintKind::Unique { columns: ics, conflict } => {
+            TableConstraintKind::Unique {
+                columns: ics,
+                conflict,
+            } => {
                 let cols = resolve(ics, &columns)?;
-                specs.push(AutoIndexSpec { columns: cols, on_conflict: *conflict, origin: "u" });
+                specs.push(AutoIndexSpec {
+                    columns: cols,
+                    on_conflict: *conflict,
+                    origin: "u",
+                });
             }
-            TableConstraintKind::Check(e) => checks.push(Check { name: tc.name.clone(), expr: e.clone() }),
+            TableConstraintKind::Check(e) => checks.push(Check {
+                name: tc.name.clone(),
+                expr: e.clone(),
+            }),
             TableConstraintKind::ForeignKey { .. } => {}
         }
     }
@@ -383,7 +488,9 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
             }
         }
         let is_alias = cols.len() == 1
-            && cols[0].column.is_some_and(|c| columns[c].decl_type.eq_ignore_ascii_case("INTEGER"))
+            && cols[0]
+                .column
+                .is_some_and(|c| columns[c].decl_type.eq_ignore_ascii_case("INTEGER"))
             && *desc != Some(true)
             && !*without_rowid;
         if is_alias {
@@ -395,7 +502,9 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
             }
         } else {
             if *autoinc {
-                return Err(SqlError::msg("AUTOINCREMENT is only allowed on an INTEGER PRIMARY KEY"));
+                return Err(SqlError::msg(
+                    "AUTOINCREMENT is only allowed on an INTEGER PRIMARY KEY",
+                ));
             }
             if let Some(p) = pk_spec_pos {
                 specs[p].columns = cols.clone();
@@ -410,7 +519,10 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
     for s in specs {
         let same = |a: &AutoIndexSpec| {
             a.columns.len() == s.columns.len()
-                && a.columns.iter().zip(&s.columns).all(|(x, y)| x.column == y.column && x.collation == y.collation)
+                && a.columns
+                    .iter()
+                    .zip(&s.columns)
+                    .all(|(x, y)| x.column == y.column && x.collation == y.collation)
         };
         if !deduped.iter().any(same) {
             deduped.push(s);
@@ -435,14 +547,22 @@ pub fn index_from_create(ci: &CreateIndex, t: &Table) -> Result<Index> {
     let mut cols = Vec::new();
     for ic in &ci.columns {
         let (name, dq) = match &ic.expr {
-            Expr::Column { table: None, name, dq, .. } => (name.clone(), *dq),
+            Expr::Column {
+                table: None,
+                name,
+                dq,
+                ..
+            } => (name.clone(), *dq),
             Expr::Literal(crate::parse::ast::Literal::String(s)) => (s.clone(), false),
             _ => return Err(SqlError::msg("indexes on expressions are not supported")),
         };
         let _ = dq;
         let column = if let Some(c) = t.column_index(&name) {
             Some(c)
-        } else if ["rowid", "oid", "_rowid_"].iter().any(|r| r.eq_ignore_ascii_case(&name)) {
+        } else if ["rowid", "oid", "_rowid_"]
+            .iter()
+            .any(|r| r.eq_ignore_ascii_case(&name))
+        {
             return Err(SqlError::msg("indexes on the rowid are not supported"));
         } else {
             return Err(SqlError::msg(format!("no such column: {name}")));
@@ -451,7 +571,11 @@ pub fn index_from_create(ci: &CreateIndex, t: &Table) -> Result<Index> {
             Some(c) => Collation::from_name(c)?,
             None => column.map(|c| t.columns[c].collation).unwrap_or_default(),
         };
-        cols.push(IndexColumn { column, collation, desc: ic.desc == Some(true) });
+        cols.push(IndexColumn {
+            column,
+            collation,
+            desc: ic.desc == Some(true),
+        });
     }
     Ok(Index {
         name: ci.name.name.clone(),
@@ -467,5 +591,10 @@ pub fn index_from_create(ci: &CreateIndex, t: &Table) -> Result<Index> {
 }
 
 pub fn view_from_create(cv: &CreateView) -> View {
-    View { name: cv.name.name.clone(), columns: cv.columns.clone(), select: (*cv.select).clone(), sql: cv.schema_sql.clone() }
+    View {
+        name: cv.name.name.clone(),
+        columns: cv.columns.clone(),
+        select: (*cv.select).clone(),
+        sql: cv.schema_sql.clone(),
+    }
 }
