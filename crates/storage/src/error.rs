@@ -22,15 +22,25 @@ impl fmt::Display for PageNo {
 #[derive(Debug, Clone, PartialEq)]
 pub enum StorageError {
     /// An operating-system call failed.
-    Io { op: &'static str, path: String, message: String },
+    Io {
+        op: &'static str,
+        path: String,
+        message: String,
+    },
     /// Bytes read from the file (database or log) break the format's rules.
-    Corrupt { page_no: Option<PageNo>, reason: String },
+    Corrupt {
+        page_no: Option<PageNo>,
+        reason: String,
+    },
     /// The file is not a SQLite 3 database (wrong magic, unsupported header values).
     NotADatabase { reason: String },
     /// The file could not be opened or created.
     CantOpen { path: String, reason: String },
     /// Another process holds the database (parlite admits one process per database).
-    Locked { path: String, holder_pid: Option<u32> },
+    Locked {
+        path: String,
+        holder_pid: Option<u32>,
+    },
     /// The writer lock could not be taken within the busy timeout.
     Busy { reason: String },
     /// A read transaction tried to become a writer but its snapshot is no longer the latest.
@@ -50,40 +60,71 @@ pub type Result<T> = std::result::Result<T, StorageError>;
 
 impl StorageError {
     pub fn corrupt(page_no: impl Into<Option<PageNo>>, reason: impl Into<String>) -> Self {
-        StorageError::Corrupt { page_no: page_no.into(), reason: reason.into() }
+        StorageError::Corrupt {
+            page_no: page_no.into(),
+            reason: reason.into(),
+        }
     }
     pub fn misuse(reason: impl Into<String>) -> Self {
-        StorageError::Misuse { reason: reason.into() }
+        StorageError::Misuse {
+            reason: reason.into(),
+        }
     }
     pub fn io(op: &'static str, path: impl Into<String>, err: &std::io::Error) -> Self {
-        StorageError::Io { op, path: path.into(), message: err.to_string() }
+        StorageError::Io {
+            op,
+            path: path.into(),
+            message: err.to_string(),
+        }
     }
 }
 
 impl fmt::Display for StorageError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            StorageError::Io { op, path, message } => write!(f, "disk I/O error: {op} {path}: {message}"),
-            StorageError::Corrupt { page_no: Some(p), reason } => {
+            StorageError::Io { op, path, message } => {
+                write!(f, "disk I/O error: {op} {path}: {message}")
+            }
+            StorageError::Corrupt {
+                page_no: Some(p),
+                reason,
+            } => {
                 write!(f, "database disk image is malformed (page {p}: {reason})")
             }
-            StorageError::Corrupt { page_no: None, reason } => {
+            StorageError::Corrupt {
+                page_no: None,
+                reason,
+            } => {
                 write!(f, "database disk image is malformed ({reason})")
             }
             StorageError::NotADatabase { reason } => write!(f, "file is not a database ({reason})"),
-            StorageError::CantOpen { path, reason } => write!(f, "unable to open database file {path}: {reason}"),
-            StorageError::Locked { path, holder_pid: Some(pid) } => {
+            StorageError::CantOpen { path, reason } => {
+                write!(f, "unable to open database file {path}: {reason}")
+            }
+            StorageError::Locked {
+                path,
+                holder_pid: Some(pid),
+            } => {
                 write!(f, "database is locked: {path} is in use by process {pid}")
             }
-            StorageError::Locked { path, holder_pid: None } => {
+            StorageError::Locked {
+                path,
+                holder_pid: None,
+            } => {
                 write!(f, "database is locked: {path} is in use by another process")
             }
             StorageError::Busy { reason } => write!(f, "database is locked ({reason})"),
-            StorageError::BusySnapshot { reason } => write!(f, "database is locked (snapshot is stale: {reason})"),
-            StorageError::ReadOnly { reason } => write!(f, "attempt to write a readonly database ({reason})"),
+            StorageError::BusySnapshot { reason } => {
+                write!(f, "database is locked (snapshot is stale: {reason})")
+            }
+            StorageError::ReadOnly { reason } => {
+                write!(f, "attempt to write a readonly database ({reason})")
+            }
             StorageError::Full => write!(f, "database or disk is full"),
             StorageError::TooBig { reason } => write!(f, "string or blob too big ({reason})"),
-            StorageError::Misuse { reason } => write!(f, "bad parameter or other API misuse ({reason})"),
+            StorageError::Misuse { reason } => {
+                write!(f, "bad parameter or other API misuse ({reason})")
+            }
         }
     }
 }

@@ -100,7 +100,12 @@ pub struct DbHeader {
 }
 
 pub fn get_u32(buf: &[u8], offset: usize) -> u32 {
-    u32::from_be_bytes([buf[offset], buf[offset + 1], buf[offset + 2], buf[offset + 3]])
+    u32::from_be_bytes([
+        buf[offset],
+        buf[offset + 1],
+        buf[offset + 2],
+        buf[offset + 3],
+    ])
 }
 
 pub fn put_u32(buf: &mut [u8], offset: usize, v: u32) {
@@ -110,13 +115,18 @@ pub fn put_u32(buf: &mut [u8], offset: usize, v: u32) {
 /// Decodes the page-size field (offset 16): 1 means 65536.
 pub fn decode_page_size(raw: u16) -> Option<u32> {
     let size = if raw == 1 { 65536 } else { raw as u32 };
-    (512..=65536).contains(&size).then_some(size).filter(|s| s.is_power_of_two())
+    (512..=65536)
+        .contains(&size)
+        .then_some(size)
+        .filter(|s| s.is_power_of_two())
 }
 
 impl DbHeader {
     /// Parses and validates the first 100 bytes of a database file.
     pub fn parse(buf: &[u8]) -> Result<DbHeader> {
-        let bad = |reason: &str| StorageError::NotADatabase { reason: reason.to_string() };
+        let bad = |reason: &str| StorageError::NotADatabase {
+            reason: reason.to_string(),
+        };
         if buf.len() < HEADER_SIZE {
             return Err(bad("file is shorter than the 100-byte header"));
         }
@@ -185,9 +195,18 @@ impl DbHeader {
 /// Writes a fresh header for a new, empty database of `page_size` bytes per page into the
 /// first 100 bytes of `page1` (one page, zero-filled by the caller). The page count is 1.
 pub fn init_header(page1: &mut [u8], page_size: u32) {
-    assert!(decode_page_size(if page_size == 65536 { 1 } else { page_size as u16 }).is_some());
+    assert!(decode_page_size(if page_size == 65536 {
+        1
+    } else {
+        page_size as u16
+    })
+    .is_some());
     page1[0..16].copy_from_slice(MAGIC);
-    let raw: u16 = if page_size == 65536 { 1 } else { page_size as u16 };
+    let raw: u16 = if page_size == 65536 {
+        1
+    } else {
+        page_size as u16
+    };
     page1[16..18].copy_from_slice(&raw.to_be_bytes());
     page1[18] = 1;
     page1[19] = 1;
@@ -225,10 +244,16 @@ mod tests {
         init_header(&mut page, 4096);
         let mut bad = page.clone();
         bad[0] = b'X';
-        assert!(matches!(DbHeader::parse(&bad), Err(StorageError::NotADatabase { .. })));
+        assert!(matches!(
+            DbHeader::parse(&bad),
+            Err(StorageError::NotADatabase { .. })
+        ));
         let mut bad = page.clone();
         bad[16..18].copy_from_slice(&3000u16.to_be_bytes());
-        assert!(matches!(DbHeader::parse(&bad), Err(StorageError::NotADatabase { .. })));
+        assert!(matches!(
+            DbHeader::parse(&bad),
+            Err(StorageError::NotADatabase { .. })
+        ));
         assert!(DbHeader::parse(&page[..50]).is_err());
     }
 }

@@ -14,10 +14,19 @@
 //! - `pager`, `log` — the file backend: page cache, durable log, recovery, checkpoint
 //! - `txn`     — `Database`, `Txn`, `Cursor`: the API the SQL layer uses
 
+pub mod btree;
 pub mod error;
 pub mod header;
+pub mod mem;
 pub mod options;
 pub mod pages;
+pub mod record;
+pub mod txn;
+pub mod varint;
 
 pub use error::{PageNo, Result, StorageError};
+pub use header::HeaderField;
+pub use mem::MemBackend;
 pub use options::{OpenOptions, Synchronous};
+pub use record::{Collation, KeyCompare, RecordCompare, ValueRef};
+pub use txn::{BtreeKind, Cursor, Database, HeaderInfo, SeekOp, Txn};

@@ -74,7 +74,11 @@ pub trait Backend: Send + Sync {
     fn begin_write(&self, busy_timeout: Duration) -> Result<Box<dyn WriteView>>;
     /// Turns a read snapshot into a writer. `BusySnapshot` if a commit happened after the
     /// snapshot was taken (SQLite WAL semantics for a deferred transaction that writes late).
-    fn upgrade(&self, read: Box<dyn ReadView>, busy_timeout: Duration) -> Result<Box<dyn WriteView>>;
+    fn upgrade(
+        &self,
+        read: Box<dyn ReadView>,
+        busy_timeout: Duration,
+    ) -> Result<Box<dyn WriteView>>;
     /// Folds committed changes into the database file. No-op for memory.
     fn checkpoint(&self) -> Result<()>;
 }

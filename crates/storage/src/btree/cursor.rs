@@ -1,0 +1,442 @@
+//! Tree navigation: descending from a root, stepping between entries in key order, and
+//! seeking. [`TreeCursor`] knows pages, not transactions; `txn::Cursor` wraps it with
+//! position saving across modifications.
+//!
+//! Position model. `stack` holds one [`Frame`] per level, root first. For an interior
+//! frame, `idx` is the child the cursor went down into (0..=ncells; ncells = the
+//! right-most child). For the top frame of a valid cursor:
+//! - a leaf frame: `idx` is the cell the cursor is on (< ncells);
+//! - an interior frame (index trees only — their interior cells are entries too): the
+//!   cursor is on interior cell `idx`, which in key order comes right after every entry of
+//!   child `idx` and before every entry of child `idx + 1`.
+//!
+//! Invariants: descents are bounded by [`MAX_DEPTH`] (a page cycle is `Corrupt`); every
+//! page read is checked to belong to the tree's family (table or index); cell pointers are
+//! validated before use. Seeks allocate nothing on the table path; index seeks reuse a
+//! scratch buffer for keys that spill onto overflow pages.
+
+use super::cell::{parse_cell, table_cell_key, CellInfo};
+use super::overflow::read_payload;
+use super::page::{PageHeader, TABLE_LEAF};
+use crate::error::{PageNo, Result, StorageError};
+use crate::header::get_u32;
+use crate::pages::{PageRead, PageRef};
+use crate::record::KeyCompare;
+use std::cmp::Ordering;
+
+/// Deepest tree accepted. SQLite uses the same bound (BTCURSOR_MAX_DEPTH); with at least
+/// four cells per interior page it allows more entries than any file can hold.
+pub const MAX_DEPTH: usize = 20;
+
+#[derive(Clone)]
+pub struct Frame {
+    pub pgno: PageNo,
+    pub page: PageRef,
+    pub hdr: PageHeader,
+    pub idx: usize,
+}
+
+impl Frame {
+    /// Offset of cell `i`, validated to lie inside the cell content region.
+    #[inline]
+    pub fn cell_off(&self, i: usize, usable: usize) -> Result<usize> {
+        if i >= self.hdr.ncells {
+            return Err(StorageError::corrupt(self.pgno, "cell index past the end"));
+        }
+        let pc = self.hdr.cell_ptr(&self.page, i);
+        if pc < self.hdr.ptr_array_end() || pc + 4 > usable {
+            return Err(StorageError::corrupt(
+                self.pgno,
+                format!("cell {i} pointer {pc} out of range"),
+            ));
+        }
+        Ok(pc)
+    }
+
+    /// Parses cell `i`.
+    #[inline]
+    pub fn cell(&self, i: usize, usable: usize) -> Result<CellInfo> {
+        let pc = self.cell_off(i, usable)?;
+        parse_cell(&self.page, pc, self.hdr.kind, usable).ok_or_else(|| {
+            StorageError::corrupt(self.pgno, format!("cell {i} extends past the page"))
+        })
+    }
+
+    /// The child page to the left of cell `i` (or the right-most child for i == ncells).
+    #[inline]
+    pub fn child(&self, i: usize, usable: usize) -> Result<u32> {
+        if i >= self.hdr.ncells {
+            Ok(self.hdr.right_child)
+        } else {
+            let pc = self.cell_off(i, usable)?;
+            Ok(get_u32(&self.page, pc))
+        }
+    }
+
+    /// Rowid of table cell `i` (leaf or interior).
+    #[inline]
+    fn table_key(&self, i: usize, usable: usize) -> Result<i64> {
+        let pc = self.cell_off(i, usable)?;
+        table_cell_key(&self.page[..usable], pc, self.hdr.kind).ok_or_else(|| {
+            StorageError::corrupt(self.pgno, format!("cell {i} extends past the page"))
+        })
+    }
+}
+
+/// Reads page `pgno` as a page of a table (or index) tree, checking its type.
+pub fn load_page<V: PageRead + ?Sized>(
+    v: &V,
+    pgno: u32,
+    table: bool,
+) -> Result<(PageRef, PageHeader)> {
+    if pgno == 0 || pgno > v.page_count() {
+        return Err(StorageError::corrupt(
+            None,
+            format!(
+                "b-tree page {pgno} out of range (database has {} pages)",
+                v.page_count()
+            ),
+        ));
+    }
+    let page = v.page(PageNo(pgno))?;
+    let hdr = PageHeader::parse(&page, PageNo(pgno), v.usable_size())?;
+    if hdr.is_table() != table {
+        return Err(StorageError::corrupt(
+            PageNo(pgno),
+            "page type does not match its b-tree",
+        ));
+    }
+    Ok((page, hdr))
+}
+
+/// The full payload of the cell `info` on `frame`'s page: borrowed from the page when it is
+/// all local, assembled into `scratch` otherwise.
+pub fn payload_of<'a, V: PageRead + ?Sized>(
+    v: &V,
+    frame: &'a Frame,
+    info: &CellInfo,
+    scratch: &'a mut Vec<u8>,
+) -> Result<&'a [u8]> {
+    if info.payload_size == info.local_len as u64 {
+        return Ok(&frame.page[info.local_start..info.local_start + info.local_len]);
+    }
+    scratch.clear();
+    read_payload(v, frame.pgno, &frame.page, info, scratch)?;
+    Ok(&scratch[..])
+}
+
+pub struct TreeCursor {
+    pub root: PageNo,
+    pub table: bool,
+    pub stack: Vec<Frame>,
+    pub valid: bool,
+}
+
+impl TreeCursor {
+    pub fn new(root: PageNo, table: bool) -> TreeCursor {
+        TreeCursor {
+            root,
+            table,
+            stack: Vec::with_capacity(8),
+            valid: false,
+        }
+    }
+
+    pub fn invalidate(&mut self) {
+        self.stack.clear();
+        self.valid = false;
+    }
+
+    fn push<V: PageRead + ?Sized>(&mut self, v: &V, pgno: u32) -> Result<()> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(StorageError::corrupt(
+                PageNo(pgno),
+                "b-tree deeper than the maximum (page cycle?)",
+            ));
+        }
+        let (page, hdr) = load_page(v, pgno, self.table)?;
+        if pgno == 1 && !self.stack.is_empty() {
+            return Err(StorageError::corrupt(
+                PageNo(pgno),
+                "page 1 used as a child page",
+            ));
+        }
+        self.stack.push(Frame {
+            pgno: PageNo(pgno),
+            page,
+            hdr,
+            idx: 0,
+        });
+        Ok(())
+    }
+
+    fn top(&self) -> Result<&Frame> {
+        self.stack
+            .last()
+            .ok_or_else(|| StorageError::misuse("cursor is not positioned"))
+    }
+
+    /// Goes down from page `pgno` always taking the first child, to a leaf at cell 0.
+    fn descend_leftmost<V: PageRead + ?Sized>(&mut self, v: &V, pgno: u32) -> Result<()> {
+        let usable = v.usable_size();
+        let mut pgno = pgno;
+        loop {
+            self.push(v, pgno)?;
+            let top = self.top()?;
+            if top.hdr.is_leaf() {
+                return Ok(());
+            }
+            pgno = top.child(0, usable)?;
+        }
+    }
+
+    /// Goes down from page `pgno` always taking the right-most child; the leaf frame ends
+    /// with `idx == ncells` (one past its last cell).
+    fn descend_rightmost<V: PageRead + ?Sized>(&mut self, v: &V, pgno: u32) -> Result<()> {
+        let mut pgno = pgno;
+        loop {
+            self.push(v, pgno)?;
+            let n = self.stack.len();
+            let top = &mut self.stack[n - 1];
+            top.idx = top.hdr.ncells;
+            if top.hdr.is_leaf() {
+                return Ok(());
+            }
+            pgno = top.hdr.right_child;
+        }
+    }
+
+    /// From a leaf frame whose `idx` may be past its last cell, moves to the next entry in
+    /// key order (or invalidates the cursor past the end).
+    fn settle_forward<V: PageRead + ?Sized>(&mut self, v: &V) -> Result<bool> {
+        let usable = v.usable_size();
+        loop {
+            let top = self.top()?;
+            if top.idx < top.hdr.ncells && top.hdr.is_leaf() {
+                self.valid = true;
+                return Ok(true);
+            }
+            // The leaf is exhausted: climb to the first ancestor with something to the right.
+            self.stack.pop();
+            loop {
+                let Some(p) = self.stack.last_mut() else {
+                    self.valid = false;
+                    return Ok(false);
+                };
+                if p.idx < p.hdr.ncells {
+                    if !self.table {
+                        // Index trees: the interior cell after child idx is the next entry.
+                        self.valid = true;
+                        return Ok(true);
+                    }
+                    p.idx += 1;
+                    let child = p.child(p.idx, usable)?;
+                    self.descend_leftmost(v, child)?;
+                    break;
+                }
+                self.stack.pop();
+            }
+        }
+    }
+
+    /// From a leaf frame, moves to the entry before cell `idx` in key order (or invalidates
+    /// the cursor before the start).
+    fn settle_backward<V: PageRead + ?Sized>(&mut self, v: &V) -> Result<bool> {
+        let usable = v.usable_size();
+        loop {
+            let top = self
+                .stack
+                .last_mut()
+                .ok_or_else(|| StorageError::misuse("cursor is not positioned"))?;
+            if top.hdr.is_leaf() && top.idx > 0 && top.hdr.ncells > 0 {
+                top.idx = (top.idx - 1).min(top.hdr.ncells - 1);
+                self.valid = true;
+                return Ok(true);
+            }
+            self.stack.pop();
+            loop {
+                let Some(p) = self.stack.last_mut() else {
+                    self.valid = false;
+                    return Ok(false);
+                };
+                if p.idx > 0 {
+                    p.idx -= 1;
+                    if !self.table {
+                        // Index trees: the interior cell before child idx is the previous entry.
+                        self.valid = true;
+                        return Ok(true);
+                    }
+                    let child = p.child(p.idx, usable)?;
+                    self.descend_rightmost(v, child)?;
+                    break;
+                }
+                self.stack.pop();
+            }
+        }
+    }
+
+    pub fn first<V: PageRead + ?Sized>(&mut self, v: &V) -> Result<bool> {
+        self.invalidate();
+        self.descend_leftmost(v, self.root.0)?;
+        self.settle_forward(v)
+    }
+
+    pub fn last<V: PageRead + ?Sized>(&mut self, v: &V) -> Result<bool> {
+        self.invalidate();
+        self.descend_rightmost(v, self.root.0)?;
+        self.settle_backward(v)
+    }
+
+    pub fn next<V: PageRead + ?Sized>(&mut self, v: &V) -> Result<bool> {
+        if !self.valid {
+            return Ok(false);
+        }
+        let usable = v.usable_size();
+        let n = self.stack.len();
+        let top = &mut self.stack[n - 1];
+        if top.hdr.is_leaf() {
+            top.idx += 1;
+        } else {
+            top.idx += 1;
+            let child = top.child(top.idx, usable)?;
+            self.descend_leftmost(v, child)?;
+        }
+        self.settle_forward(v)
+    }
+
+    pub fn prev<V: PageRead + ?Sized>(&mut self, v: &V) -> Result<bool> {
+        if !self.valid {
+            return Ok(false);
+        }
+        let usable = v.usable_size();
+        let top = self.top()?;
+        if !top.hdr.is_leaf() {
+            let child = top.child(top.idx, usable)?;
+            self.descend_rightmost(v, child)?;
+        }
+        self.settle_backward(v)
+    }
+
+    /// Descends to the leaf where `rowid` is or would be inserted: the leaf frame's `idx` is
+    /// the first cell with key >= rowid (> rowid when `strict`), possibly ncells. Returns
+    /// whether a cell with exactly `rowid` is at that position (never, when `strict`).
+    pub fn descend_table<V: PageRead + ?Sized>(
+        &mut self,
+        v: &V,
+        rowid: i64,
+        strict: bool,
+    ) -> Result<bool> {
+        self.invalidate();
+        let usable = v.usable_size();
+        let mut pgno = self.root.0;
+        loop {
+            self.push(v, pgno)?;
+            let n = self.stack.len();
+            let top = &mut self.stack[n - 1];
+            let (mut lo, mut hi) = (0usize, top.hdr.ncells);
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                let k = top.table_key(mid, usable)?;
+                if k < rowid || (strict && k == rowid) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            top.idx = lo;
+            if top.hdr.kind == TABLE_LEAF {
+                return Ok(lo < top.hdr.ncells && top.table_key(lo, usable)? == rowid);
+            }
+            pgno = top.child(lo, usable)?;
+        }
+    }
+
+    /// Positions on the first entry with rowid >= `rowid` (> when `strict`).
+    pub fn seek_table<V: PageRead + ?Sized>(
+        &mut self,
+        v: &V,
+        rowid: i64,
+        strict: bool,
+    ) -> Result<bool> {
+        self.descend_table(v, rowid, strict)?;
+        self.settle_forward(v)
+    }
+
+    /// Index analogue of [`descend_table`](Self::descend_table): in every page, the first
+    /// cell whose key compares >= `probe` (> when `strict`). Returns whether any cell met on
+    /// the way compares equal to the probe.
+    pub fn descend_index<V: PageRead + ?Sized>(
+        &mut self,
+        v: &V,
+        probe: &[u8],
+        strict: bool,
+        cmp: &dyn KeyCompare,
+        scratch: &mut Vec<u8>,
+    ) -> Result<bool> {
+        self.invalidate();
+        let usable = v.usable_size();
+        let mut pgno = self.root.0;
+        let mut seen_equal = false;
+        loop {
+            self.push(v, pgno)?;
+            let n = self.stack.len();
+            let top = &self.stack[n - 1];
+            let (mut lo, mut hi) = (0usize, top.hdr.ncells);
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                let info = top.cell(mid, usable)?;
+                let key = payload_of(v, top, &info, scratch)?;
+                let o = cmp.compare(key, probe)?;
+                if o == Ordering::Equal {
+                    seen_equal = true;
+                }
+                if o == Ordering::Less || (strict && o == Ordering::Equal) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            let leaf = top.hdr.is_leaf();
+            let child = if leaf { 0 } else { top.child(lo, usable)? };
+            self.stack[n - 1].idx = lo;
+            if leaf {
+                return Ok(seen_equal);
+            }
+            pgno = child;
+        }
+    }
+
+    /// Positions on the first entry comparing >= `probe` (> when `strict`).
+    pub fn seek_index<V: PageRead + ?Sized>(
+        &mut self,
+        v: &V,
+        probe: &[u8],
+        strict: bool,
+        cmp: &dyn KeyCompare,
+        scratch: &mut Vec<u8>,
+    ) -> Result<bool> {
+        self.descend_index(v, probe, strict, cmp, scratch)?;
+        self.settle_forward(v)
+    }
+
+    /// The frame and cell the cursor is on.
+    #[inline]
+    pub fn current(&self, usable: usize) -> Result<(&Frame, CellInfo)> {
+        if !self.valid {
+            return Err(StorageError::misuse("cursor is not on an entry"));
+        }
+        let top = self.top()?;
+        Ok((top, top.cell(top.idx, usable)?))
+    }
+
+    /// Rowid of the current entry (table trees).
+    pub fn rowid(&self, usable: usize) -> Result<i64> {
+        Ok(self.current(usable)?.1.key)
+    }
+
+    /// Appends the current entry's whole payload (record or index key) to `out`.
+    pub fn payload<V: PageRead + ?Sized>(&self, v: &V, out: &mut Vec<u8>) -> Result<()> {
+        let (frame, info) = self.current(v.usable_size())?;
+        read_payload(v, frame.pgno, &frame.page, &info, out)
+    }
+}

@@ -1,0 +1,147 @@
+//! Deleting entries from table and index trees.
+//!
+//! A leaf entry is removed in place (its overflow chain freed) and the leaf merged with
+//! siblings when it falls below a third full. An index entry in an interior page is
+//! replaced by its in-order predecessor (the last entry of the subtree to its left, always
+//! in a leaf), in three steps that each leave a valid tree:
+//! 1. copy the predecessor's cell into the interior slot (balancing that level if the new
+//!    cell is larger) — the predecessor is now present twice, adjacent in key order;
+//! 2. seek the predecessor again: a lower-bound seek finds its first occurrence in key
+//!    order, which is the leaf copy;
+//! 3. remove the leaf copy without freeing its overflow chain (the interior copy owns it),
+//!    then merge the leaf if underfull.
+
+use super::balance::{balance, node_read};
+use super::cell::{cell_size_fn, convert_cell};
+use super::cursor::{payload_of, TreeCursor};
+use super::insert::rebalance_if_underfull;
+use super::overflow::free_chain;
+use super::page::{drop_cell, insert_cell, INDEX_INTERIOR, INDEX_LEAF};
+use crate::error::{PageNo, Result, StorageError};
+use crate::pages::PageWrite;
+use crate::record::KeyCompare;
+use std::cmp::Ordering;
+
+/// Removes the cell the cursor's top (leaf) frame is on; frees its overflow chain when
+/// `free_overflow`.
+fn remove_leaf_cell<V: PageWrite + ?Sized>(
+    v: &mut V,
+    tc: &TreeCursor,
+    free_overflow: bool,
+) -> Result<()> {
+    let usable = v.usable_size();
+    let top = tc
+        .stack
+        .last()
+        .ok_or_else(|| StorageError::misuse("no leaf"))?;
+    let (pgno, idx) = (top.pgno, top.idx);
+    let info = top.cell(idx, usable)?;
+    if free_overflow {
+        free_chain(v, pgno, &info)?;
+    }
+    drop_cell(v.page_mut(pgno)?, pgno, usable, idx, info.size())?;
+    rebalance_if_underfull(v, tc, pgno)
+}
+
+/// Deletes row `rowid`; false if it was not there.
+pub fn table_delete<V: PageWrite + ?Sized>(
+    v: &mut V,
+    tc: &mut TreeCursor,
+    rowid: i64,
+) -> Result<bool> {
+    if !tc.descend_table(v, rowid, false)? {
+        return Ok(false);
+    }
+    remove_leaf_cell(v, tc, true)?;
+    Ok(true)
+}
+
+/// Deletes the index entry comparing equal to `key`; false if there is none.
+pub fn index_delete<V: PageWrite + ?Sized>(
+    v: &mut V,
+    tc: &mut TreeCursor,
+    key: &[u8],
+    cmp: &dyn KeyCompare,
+    scratch: &mut Vec<u8>,
+) -> Result<bool> {
+    let usable = v.usable_size();
+    if !tc.seek_index(v, key, false, cmp, scratch)? {
+        return Ok(false);
+    }
+    {
+        let (frame, info) = tc.current(usable)?;
+        let stored = payload_of(v, frame, &info, scratch)?;
+        if cmp.compare(stored, key)? != Ordering::Equal {
+            return Ok(false);
+        }
+    }
+    let depth = tc.stack.len() - 1;
+    let top = &tc.stack[depth];
+    if top.hdr.is_leaf() {
+        remove_leaf_cell(v, tc, true)?;
+        return Ok(true);
+    }
+    // Interior entry: find the predecessor (right-most entry of the left subtree).
+    let (ipgno, c) = (top.pgno, top.idx);
+    let old = top.cell(c, usable)?;
+    let left = top.child(c, usable)?;
+    let mut path: Vec<(PageNo, usize)> = tc.stack.iter().map(|f| (f.pgno, f.idx)).collect();
+    let mut pred_tc = TreeCursor::new(PageNo(left), false);
+    if !pred_tc.last(v)? {
+        return Err(StorageError::corrupt(
+            PageNo(left),
+            "empty subtree under an index entry",
+        ));
+    }
+    let (pframe, pinfo) = pred_tc.current(usable)?;
+    if !pframe.hdr.is_leaf() {
+        return Err(StorageError::corrupt(
+            pframe.pgno,
+            "predecessor is not in a leaf",
+        ));
+    }
+    let poff = pframe.cell_off(pframe.idx, usable)?;
+    let pred_cell = pframe.page[poff..poff + pinfo.size()].to_vec();
+    let mut pred_key = Vec::new();
+    pred_tc.payload(v, &mut pred_key)?;
+    drop(pred_tc);
+
+    // Step 1: the predecessor replaces the entry in the interior page.
+    free_chain(v, ipgno, &old)?;
+    let mut new_cell = convert_cell(&pred_cell, INDEX_LEAF, INDEX_INTERIOR, left, usable)
+        .ok_or_else(|| StorageError::corrupt(ipgno, "malformed predecessor cell"))?;
+    while new_cell.len() < 4 {
+        new_cell.push(0);
+    }
+    drop_cell(v.page_mut(ipgno)?, ipgno, usable, c, old.size())?;
+    if !insert_cell(
+        v.page_mut(ipgno)?,
+        ipgno,
+        usable,
+        c,
+        &new_cell,
+        cell_size_fn(INDEX_INTERIOR, usable),
+    )? {
+        let mut node = node_read(v, ipgno, false)?;
+        if c > node.cells.len() {
+            return Err(StorageError::corrupt(ipgno, "cell index past the end"));
+        }
+        node.cells.insert(c, new_cell);
+        path.truncate(depth + 1);
+        balance(v, &mut path, node)?;
+    }
+    // Steps 2 and 3: remove the leaf copy.
+    tc.descend_index(v, &pred_key, false, cmp, scratch)?;
+    let top = tc
+        .stack
+        .last()
+        .ok_or_else(|| StorageError::misuse("no leaf"))?;
+    if top.idx >= top.hdr.ncells {
+        return Err(StorageError::corrupt(
+            top.pgno,
+            "predecessor copy not found in its leaf",
+        ));
+    }
+    remove_leaf_cell(v, tc, false)?;
+    Ok(true)
+}

@@ -1,0 +1,487 @@
+//! The SQLite record format (sqlite.org/fileformat2.html §2.1) and SQLite's value order.
+//!
+//! A record is a header — a varint giving the header's own length in bytes, then one
+//! *serial type* varint per column — followed by the column bodies in the same order:
+//!
+//! | serial type | body bytes | meaning                                  |
+//! |------------:|-----------:|------------------------------------------|
+//! | 0           | 0          | NULL                                     |
+//! | 1,2,3,4,5,6 | 1,2,3,4,6,8| big-endian two's-complement integer      |
+//! | 7           | 8          | IEEE 754 big-endian float                |
+//! | 8, 9        | 0          | the integers 0 and 1 (schema format 4)   |
+//! | 10, 11      | —          | reserved: rejected as corrupt            |
+//! | N>=12 even  | (N-12)/2   | BLOB                                     |
+//! | N>=13 odd   | (N-13)/2   | TEXT (in the database encoding)          |
+//!
+//! Invariants: [`encode`] writes the smallest integer serial type (8/9 for 0/1, as SQLite
+//! does for schema format 4, which parlite always writes); decoding never reads outside the
+//! slice and reports any inconsistency (header longer than the record, body past the end,
+//! reserved serial types) as `Corrupt`. Nothing here allocates per column when reading:
+//! [`FieldIter`] and [`column`] hand out borrowed [`ValueRef`]s.
+//!
+//! Value order ([`compare_values`]) is SQLite's: NULL < numbers (INTEGER and REAL compared
+//! by value, exactly, even for integers a double cannot represent) < TEXT (memcmp, or a
+//! collation) < BLOB (memcmp).
+
+use crate::error::{Result, StorageError};
+use crate::varint::{get_varint, push_varint, varint_len};
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+/// One column value, borrowing text and blob bytes from the record.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ValueRef<'a> {
+    Null,
+    Integer(i64),
+    Real(f64),
+    Text(&'a [u8]),
+    Blob(&'a [u8]),
+}
+
+fn corrupt(reason: &str) -> StorageError {
+    StorageError::corrupt(None, format!("malformed record: {reason}"))
+}
+
+/// The serial type and body length SQLite uses for `v`.
+#[inline]
+pub fn serial_type_of(v: &ValueRef) -> (u64, usize) {
+    match *v {
+        ValueRef::Null => (0, 0),
+        ValueRef::Integer(0) => (8, 0),
+        ValueRef::Integer(1) => (9, 0),
+        ValueRef::Integer(i) => {
+            // Smallest of 1,2,3,4,6,8 bytes that holds i as two's complement.
+            let u = if i < 0 { !i } else { i } as u64;
+            if u <= 0x7f {
+                (1, 1)
+            } else if u <= 0x7fff {
+                (2, 2)
+            } else if u <= 0x7f_ffff {
+                (3, 3)
+            } else if u <= 0x7fff_ffff {
+                (4, 4)
+            } else if u <= 0x7fff_ffff_ffff {
+                (5, 6)
+            } else {
+                (6, 8)
+            }
+        }
+        ValueRef::Real(_) => (7, 8),
+        ValueRef::Text(t) => (t.len() as u64 * 2 + 13, t.len()),
+        ValueRef::Blob(b) => (b.len() as u64 * 2 + 12, b.len()),
+    }
+}
+
+/// Body length of serial type `t`, or `None` for the reserved types 10 and 11.
+#[inline]
+pub fn serial_body_len(t: u64) -> Option<usize> {
+    Some(match t {
+        0 | 8 | 9 => 0,
+        1 => 1,
+        2 => 2,
+        3 => 3,
+        4 => 4,
+        5 => 6,
+        6 | 7 => 8,
+        10 | 11 => return None,
+        n => usize::try_from((n - 12) / 2).ok()?,
+    })
+}
+
+/// Encodes `values` as a record.
+pub fn encode(values: &[ValueRef]) -> Vec<u8> {
+    let mut out = Vec::new();
+    encode_into(values, &mut out);
+    out
+}
+
+/// Appends the record for `values` to `out` (lets callers reuse one buffer).
+pub fn encode_into(values: &[ValueRef], out: &mut Vec<u8>) {
+    let mut types_len = 0usize;
+    let mut body_len = 0usize;
+    for v in values {
+        let (t, n) = serial_type_of(v);
+        types_len += varint_len(t);
+        body_len += n;
+    }
+    // The header length counts its own varint, which may itself grow the header.
+    let mut header_len = types_len + 1;
+    while varint_len(header_len as u64) + types_len > header_len {
+        header_len = types_len + varint_len(header_len as u64);
+    }
+    out.reserve(header_len + body_len);
+    push_varint(out, header_len as u64);
+    for v in values {
+        push_varint(out, serial_type_of(v).0);
+    }
+    for v in values {
+        match *v {
+            ValueRef::Null => {}
+            ValueRef::Integer(i) => {
+                let (_, n) = serial_type_of(v);
+                out.extend_from_slice(&i.to_be_bytes()[8 - n..]);
+            }
+            ValueRef::Real(r) => out.extend_from_slice(&r.to_bits().to_be_bytes()),
+            ValueRef::Text(b) | ValueRef::Blob(b) => out.extend_from_slice(b),
+        }
+    }
+}
+
+/// Decodes the body of one column.
+#[inline]
+fn decode_body(t: u64, body: &[u8]) -> ValueRef<'_> {
+    match t {
+        0 => ValueRef::Null,
+        8 => ValueRef::Integer(0),
+        9 => ValueRef::Integer(1),
+        1..=6 => {
+            // Sign-extend a big-endian integer of body.len() bytes.
+            let mut v: i64 = if body[0] & 0x80 != 0 { -1 } else { 0 };
+            for &b in body {
+                v = (v << 8) | b as i64;
+            }
+            ValueRef::Integer(v)
+        }
+        7 => {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(body);
+            ValueRef::Real(f64::from_bits(u64::from_be_bytes(b)))
+        }
+        n if n % 2 == 0 => ValueRef::Blob(body),
+        _ => ValueRef::Text(body),
+    }
+}
+
+/// Iterates over a record's columns without allocating.
+pub struct FieldIter<'a> {
+    rec: &'a [u8],
+    header_pos: usize,
+    header_end: usize,
+    body_pos: usize,
+}
+
+impl<'a> FieldIter<'a> {
+    pub fn new(rec: &'a [u8]) -> Result<FieldIter<'a>> {
+        let (header_len, n) = get_varint(rec).ok_or_else(|| corrupt("truncated header length"))?;
+        let header_end = usize::try_from(header_len).map_err(|_| corrupt("huge header"))?;
+        if header_end < n || header_end > rec.len() {
+            return Err(corrupt("header length out of range"));
+        }
+        Ok(FieldIter {
+            rec,
+            header_pos: n,
+            header_end,
+            body_pos: header_end,
+        })
+    }
+
+    /// The next column, `None` after the last.
+    #[inline]
+    pub fn next_field(&mut self) -> Option<Result<ValueRef<'a>>> {
+        if self.header_pos >= self.header_end {
+            return None;
+        }
+        Some(self.read_one())
+    }
+
+    fn read_one(&mut self) -> Result<ValueRef<'a>> {
+        let (t, n) = get_varint(&self.rec[self.header_pos..self.header_end])
+            .ok_or_else(|| corrupt("truncated serial type"))?;
+        self.header_pos += n;
+        let len = serial_body_len(t).ok_or_else(|| corrupt("reserved serial type"))?;
+        let end = self
+            .body_pos
+            .checked_add(len)
+            .filter(|&e| e <= self.rec.len());
+        let end = end.ok_or_else(|| corrupt("column body past the end of the record"))?;
+        let v = decode_body(t, &self.rec[self.body_pos..end]);
+        self.body_pos = end;
+        Ok(v)
+    }
+
+    /// Skips one column without decoding it; false after the last.
+    fn skip_field(&mut self) -> Result<bool> {
+        if self.header_pos >= self.header_end {
+            return Ok(false);
+        }
+        let (t, n) = get_varint(&self.rec[self.header_pos..self.header_end])
+            .ok_or_else(|| corrupt("truncated serial type"))?;
+        self.header_pos += n;
+        let len = serial_body_len(t).ok_or_else(|| corrupt("reserved serial type"))?;
+        self.body_pos = self
+            .body_pos
+            .checked_add(len)
+            .ok_or_else(|| corrupt("huge column"))?;
+        Ok(true)
+    }
+}
+
+impl<'a> Iterator for FieldIter<'a> {
+    type Item = Result<ValueRef<'a>>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_field()
+    }
+}
+
+/// Decodes every column.
+pub fn decode(rec: &[u8]) -> Result<Vec<ValueRef<'_>>> {
+    FieldIter::new(rec)?.collect()
+}
+
+/// Number of columns in the record (reads only the header).
+pub fn column_count(rec: &[u8]) -> Result<usize> {
+    let mut it = FieldIter::new(rec)?;
+    let mut n = 0;
+    while it.skip_field()? {
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Reads column `i` without decoding the ones before it. A column past the record's last is
+/// NULL, as in SQLite (rows written before an `ALTER TABLE ADD COLUMN` are shorter).
+pub fn column(rec: &[u8], i: usize) -> Result<ValueRef<'_>> {
+    let mut it = FieldIter::new(rec)?;
+    for _ in 0..i {
+        if !it.skip_field()? {
+            return Ok(ValueRef::Null);
+        }
+    }
+    it.next_field().unwrap_or(Ok(ValueRef::Null))
+}
+
+/// SQLite's comparison of an integer with a double (sqlite3IntFloatCompare): exact, even
+/// where `i as f64` would round.
+pub fn compare_int_real(i: i64, r: f64) -> Ordering {
+    if r.is_nan() {
+        return Ordering::Greater;
+    }
+    if r < -9_223_372_036_854_775_808.0 {
+        return Ordering::Greater;
+    }
+    if r >= 9_223_372_036_854_775_808.0 {
+        return Ordering::Less;
+    }
+    let y = r as i64;
+    match i.cmp(&y) {
+        Ordering::Equal => (i as f64).partial_cmp(&r).unwrap_or(Ordering::Equal),
+        o => o,
+    }
+}
+
+#[inline]
+fn type_class(v: &ValueRef) -> u8 {
+    match v {
+        ValueRef::Null => 0,
+        ValueRef::Integer(_) | ValueRef::Real(_) => 1,
+        ValueRef::Text(_) => 2,
+        ValueRef::Blob(_) => 3,
+    }
+}
+
+/// Compares two values in SQLite's order with the BINARY collation.
+pub fn compare_values(a: &ValueRef, b: &ValueRef) -> Ordering {
+    compare_values_with(a, b, None)
+}
+
+/// Compares two values in SQLite's order; text uses `coll` when given.
+pub fn compare_values_with(a: &ValueRef, b: &ValueRef, coll: Option<&dyn Collation>) -> Ordering {
+    match (a, b) {
+        (ValueRef::Integer(x), ValueRef::Integer(y)) => x.cmp(y),
+        (ValueRef::Real(x), ValueRef::Real(y)) => x.partial_cmp(y).unwrap_or(Ordering::Equal),
+        (ValueRef::Integer(x), ValueRef::Real(y)) => compare_int_real(*x, *y),
+        (ValueRef::Real(x), ValueRef::Integer(y)) => compare_int_real(*y, *x).reverse(),
+        (ValueRef::Text(x), ValueRef::Text(y)) => match coll {
+            Some(c) => c.compare(x, y),
+            None => x.cmp(y),
+        },
+        (ValueRef::Blob(x), ValueRef::Blob(y)) => x.cmp(y),
+        _ => type_class(a).cmp(&type_class(b)),
+    }
+}
+
+/// A text collating sequence (BINARY, NOCASE, RTRIM, or user-defined).
+pub trait Collation: Send + Sync {
+    fn compare(&self, a: &[u8], b: &[u8]) -> Ordering;
+}
+
+/// Orders an index's records for the B-tree (see docs/storage-api.md).
+pub trait KeyCompare: Send + Sync {
+    /// Compares a stored index record with a probe record over the probe's fields only.
+    fn compare(&self, stored: &[u8], probe: &[u8]) -> Result<Ordering>;
+}
+
+/// The standard index comparator: column by column in SQLite order, each column optionally
+/// descending and with a text collation. Columns beyond `desc`/`collations` are ascending
+/// BINARY (the trailing rowid of an index entry).
+#[derive(Clone, Default)]
+pub struct RecordCompare {
+    pub desc: Vec<bool>,
+    pub collations: Vec<Option<Arc<dyn Collation>>>,
+}
+
+impl RecordCompare {
+    pub fn new(desc: Vec<bool>, collations: Vec<Option<Arc<dyn Collation>>>) -> RecordCompare {
+        RecordCompare { desc, collations }
+    }
+}
+
+impl KeyCompare for RecordCompare {
+    fn compare(&self, stored: &[u8], probe: &[u8]) -> Result<Ordering> {
+        let mut s = FieldIter::new(stored)?;
+        let mut p = FieldIter::new(probe)?;
+        let mut i = 0;
+        while let Some(pv) = p.next_field() {
+            let pv = pv?;
+            let sv = match s.next_field() {
+                Some(v) => v?,
+                // A stored key shorter than the probe sorts first.
+                None => return Ok(Ordering::Less),
+            };
+            let coll = self.collations.get(i).and_then(|c| c.as_deref());
+            let mut o = compare_values_with(&sv, &pv, coll);
+            if self.desc.get(i).copied().unwrap_or(false) {
+                o = o.reverse();
+            }
+            if o != Ordering::Equal {
+                return Ok(o);
+            }
+            i += 1;
+        }
+        Ok(Ordering::Equal)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_all_types() {
+        let big = vec![7u8; 300];
+        let vals = [
+            ValueRef::Null,
+            ValueRef::Integer(0),
+            ValueRef::Integer(1),
+            ValueRef::Integer(-1),
+            ValueRef::Integer(127),
+            ValueRef::Integer(-128),
+            ValueRef::Integer(128),
+            ValueRef::Integer(32767),
+            ValueRef::Integer(-32769),
+            ValueRef::Integer(8_388_607),
+            ValueRef::Integer(2_147_483_648),
+            ValueRef::Integer(140_737_488_355_327),
+            ValueRef::Integer(140_737_488_355_328),
+            ValueRef::Integer(i64::MIN),
+            ValueRef::Integer(i64::MAX),
+            ValueRef::Real(3.5),
+            ValueRef::Real(-0.0),
+            ValueRef::Text(b"hello"),
+            ValueRef::Text(b""),
+            ValueRef::Blob(&[1, 2, 3]),
+            ValueRef::Blob(&big),
+        ];
+        let rec = encode(&vals);
+        assert_eq!(decode(&rec).unwrap(), vals.to_vec());
+        assert_eq!(column_count(&rec).unwrap(), vals.len());
+        for (i, v) in vals.iter().enumerate() {
+            assert_eq!(column(&rec, i).unwrap(), *v);
+        }
+        assert_eq!(column(&rec, vals.len() + 3).unwrap(), ValueRef::Null);
+    }
+
+    #[test]
+    fn smallest_integer_serial_types() {
+        assert_eq!(encode(&[ValueRef::Integer(0)]), vec![2, 8]);
+        assert_eq!(encode(&[ValueRef::Integer(1)]), vec![2, 9]);
+        assert_eq!(encode(&[ValueRef::Integer(2)]), vec![2, 1, 2]);
+        assert_eq!(encode(&[ValueRef::Integer(-129)]), vec![2, 2, 0xff, 0x7f]);
+        assert_eq!(encode(&[ValueRef::Integer(1 << 40)]).len(), 2 + 6);
+        assert_eq!(encode(&[ValueRef::Text(b"ab")]), vec![2, 17, b'a', b'b']);
+    }
+
+    #[test]
+    fn long_header_counts_itself() {
+        // 200 columns: the header is longer than 127 bytes, so its length takes 2 bytes.
+        let vals = vec![ValueRef::Null; 200];
+        let rec = encode(&vals);
+        assert_eq!(get_varint(&rec).unwrap(), (202, 2));
+        assert_eq!(decode(&rec).unwrap().len(), 200);
+        let vals = vec![ValueRef::Null; 126];
+        let rec = encode(&vals);
+        assert_eq!(get_varint(&rec).unwrap().0 as usize, rec.len());
+    }
+
+    #[test]
+    fn corrupt_records_are_errors() {
+        assert!(decode(&[]).is_err());
+        assert!(decode(&[5, 1]).is_err()); // header longer than record
+        assert!(decode(&[2, 10]).is_err()); // reserved serial type
+        assert!(decode(&[2, 6, 1]).is_err()); // body truncated
+        assert!(decode(&[2, 0x81]).is_err()); // serial type varint truncated
+        assert!(decode(&[0]).is_err()); // header length smaller than itself
+    }
+
+    #[test]
+    fn sqlite_value_order() {
+        use ValueRef::*;
+        let ordered = [
+            Null,
+            Real(f64::NEG_INFINITY),
+            Integer(i64::MIN),
+            Real(-1.5),
+            Integer(-1),
+            Integer(0),
+            Real(0.5),
+            Integer(1),
+            Integer(9_007_199_254_740_992),
+            Integer(9_007_199_254_740_993), // not representable as f64, still ordered exactly
+            Real(9_007_199_254_740_994.0),
+            Integer(i64::MAX),
+            Real(9.3e18),
+            Text(b""),
+            Text(b"a"),
+            Text(b"ab"),
+            Text(b"b"),
+            Blob(b""),
+            Blob(b"\x00"),
+        ];
+        for (i, a) in ordered.iter().enumerate() {
+            for (j, b) in ordered.iter().enumerate() {
+                assert_eq!(compare_values(a, b), i.cmp(&j), "{a:?} vs {b:?}");
+            }
+        }
+        assert_eq!(compare_values(&Integer(3), &Real(3.0)), Ordering::Equal);
+    }
+
+    struct NoCase;
+    impl Collation for NoCase {
+        fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
+            a.to_ascii_lowercase().cmp(&b.to_ascii_lowercase())
+        }
+    }
+
+    #[test]
+    fn record_compare_prefix_desc_and_collation() {
+        let cmp = RecordCompare::new(vec![false, true], vec![Some(Arc::new(NoCase)), None]);
+        let stored = encode(&[
+            ValueRef::Text(b"Abc"),
+            ValueRef::Integer(5),
+            ValueRef::Integer(77),
+        ]);
+        let probe = encode(&[ValueRef::Text(b"abc")]);
+        assert_eq!(cmp.compare(&stored, &probe).unwrap(), Ordering::Equal);
+        let probe = encode(&[ValueRef::Text(b"abc"), ValueRef::Integer(6)]);
+        // Column 2 is descending: 5 sorts after 6.
+        assert_eq!(cmp.compare(&stored, &probe).unwrap(), Ordering::Greater);
+        let probe = encode(&[ValueRef::Text(b"abd")]);
+        assert_eq!(cmp.compare(&stored, &probe).unwrap(), Ordering::Less);
+        let full = encode(&[
+            ValueRef::Text(b"abc"),
+            ValueRef::Integer(5),
+            ValueRef::Integer(78),
+        ]);
+        assert_eq!(cmp.compare(&stored, &full).unwrap(), Ordering::Less);
+    }
+}

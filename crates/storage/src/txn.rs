@@ -1,0 +1,1056 @@
+//! `Database`, `Txn` and `Cursor`: the API the SQL layer codes against
+//! (docs/storage-api.md).
+//!
+//! A [`Txn`] owns one page view from the backend — a read snapshot or the single writer's
+//! private copy — behind an `Arc<Mutex<..>>`, so it is cheap to clone and every [`Cursor`]
+//! holds a clone. Invariants:
+//! - T1. Every modification through a `Txn` (insert, delete, create/drop/clear, header
+//!   change, savepoint rollback) increments its change counter before returning.
+//! - T2. A cursor remembers the counter value at which it was positioned together with its
+//!   key (rowid, or the whole index key). When the counter has moved, the cursor re-seeks
+//!   its key before doing anything else (SQLite's saveCursorPosition/restoreCursorPosition).
+//!   If its entry was deleted, it lands on the successor: `next` returns that successor and
+//!   `prev` the predecessor, as if the entry were still there.
+//! - T3. After `commit` or `rollback` (or a failed `upgrade`, which consumes the read
+//!   snapshot) the transaction is finished: every further call is `Misuse`.
+
+use crate::btree::check::{check, TreeSpec};
+use crate::btree::cursor::{payload_of, TreeCursor};
+use crate::btree::page::{write_page, TABLE_LEAF};
+use crate::btree::{delete, insert, tree};
+use crate::error::{PageNo, Result, StorageError};
+use crate::header::{get_u32, init_header, put_u32, DbHeader, HeaderField};
+use crate::mem::MemBackend;
+use crate::options::{OpenOptions, Synchronous};
+use crate::pages::{Backend, PageRead, ReadView, WriteView};
+use crate::record::KeyCompare;
+use std::cmp::Ordering;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+/// Which kind of B-tree a root page holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BtreeKind {
+    /// Keyed by rowid, rows in the leaves (SQLite "intkey" trees).
+    Table,
+    /// Keyed by a record, entries in every page.
+    Index,
+}
+
+/// How a seek chooses its entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeekOp {
+    Eq,
+    Ge,
+    Gt,
+    Le,
+    Lt,
+}
+
+/// The database header fields the SQL layer reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeaderInfo {
+    pub schema_cookie: u32,
+    pub user_version: u32,
+    pub application_id: u32,
+    pub page_size: u32,
+    pub page_count: u32,
+    pub freelist_count: u32,
+    pub text_encoding: u32,
+    pub default_cache_size: u32,
+}
+
+struct DbInner {
+    backend: Arc<dyn Backend>,
+    synchronous: Mutex<Synchronous>,
+    read_only: bool,
+}
+
+/// A database: shared by all connections and threads. Cheap to clone.
+#[derive(Clone)]
+pub struct Database {
+    inner: Arc<DbInner>,
+}
+
+/// How long `with_backend` waits for the writer lock to create page 1.
+const INIT_TIMEOUT: Duration = Duration::from_secs(5);
+
+impl Database {
+    /// Wraps a backend. A backend with no pages gets page 1: the database header (page
+    /// size from the backend) and the empty table leaf rooting `sqlite_schema`.
+    pub fn with_backend(backend: Arc<dyn Backend>) -> Result<Database> {
+        let r = backend.begin_read()?;
+        if r.page_count() == 0 {
+            drop(r);
+            let mut w = backend.begin_write(INIT_TIMEOUT)?;
+            if w.page_count() == 0 {
+                let p = w.append_page()?;
+                if p.0 != 1 {
+                    return Err(StorageError::misuse("backend's first page is not page 1"));
+                }
+                let (page_size, usable) = (w.page_size(), w.usable_size());
+                let page = w.page_mut(p)?;
+                init_header(page, page_size as u32);
+                write_page(page, p, TABLE_LEAF, usable, &[] as &[Vec<u8>], 0)?;
+                w.commit()?;
+            } else {
+                w.rollback();
+            }
+        } else {
+            let p1 = r.page(PageNo(1))?;
+            let h = DbHeader::parse(&p1)?;
+            if h.page_size as usize != r.page_size() {
+                return Err(StorageError::NotADatabase {
+                    reason: "header page size differs from the backend's".into(),
+                });
+            }
+        }
+        Ok(Database {
+            inner: Arc::new(DbInner {
+                backend,
+                synchronous: Mutex::new(Synchronous::Full),
+                read_only: false,
+            }),
+        })
+    }
+
+    /// A fresh in-memory database (":memory:").
+    pub fn open_in_memory(opts: OpenOptions) -> Result<Database> {
+        let db = Database::with_backend(Arc::new(MemBackend::new(opts.page_size)?))?;
+        let inner = DbInner {
+            backend: db.inner.backend.clone(),
+            synchronous: Mutex::new(opts.synchronous),
+            read_only: opts.read_only,
+        };
+        Ok(Database {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// The backend this database runs on.
+    pub fn backend(&self) -> &Arc<dyn Backend> {
+        &self.inner.backend
+    }
+
+    /// Starts a read transaction on the latest committed snapshot.
+    pub fn begin_read(&self) -> Result<Txn> {
+        let view = self.inner.backend.begin_read()?;
+        Ok(Txn::new(self.clone(), View::Read(view)))
+    }
+
+    /// Starts the (single) write transaction, waiting up to `busy_timeout` for the lock.
+    pub fn begin_write(&self, busy_timeout: Duration) -> Result<Txn> {
+        if self.inner.read_only {
+            return Err(StorageError::ReadOnly {
+                reason: "database opened read-only".into(),
+            });
+        }
+        let view = self.inner.backend.begin_write(busy_timeout)?;
+        Ok(Txn::new(self.clone(), View::Write(view)))
+    }
+
+    pub fn checkpoint(&self) -> Result<()> {
+        self.inner.backend.checkpoint()
+    }
+
+    pub fn set_synchronous(&self, s: Synchronous) {
+        *self
+            .inner
+            .synchronous
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = s;
+    }
+
+    pub fn synchronous(&self) -> Synchronous {
+        *self
+            .inner
+            .synchronous
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+enum View {
+    Read(Box<dyn ReadView>),
+    Write(Box<dyn WriteView>),
+    Done,
+}
+
+struct TxnInner {
+    db: Database,
+    view: View,
+    /// T1: bumped by every modification.
+    changes: u64,
+    /// Reused buffers and descent stack for modifications.
+    tc: TreeCursor,
+    scratch: Vec<u8>,
+    cell: Vec<u8>,
+}
+
+/// Runs `$body` with `$v` bound to the transaction's view as a `PageRead` (either kind).
+macro_rules! with_view {
+    ($inner:expr, $v:ident => $body:expr) => {
+        match &$inner.view {
+            View::Read(r) => {
+                let $v: &dyn ReadView = &**r;
+                $body
+            }
+            View::Write(w) => {
+                let $v: &dyn WriteView = &**w;
+                $body
+            }
+            View::Done => Err(StorageError::misuse("transaction has ended")),
+        }
+    };
+}
+
+impl TxnInner {
+    fn writer(&mut self) -> Result<&mut dyn WriteView> {
+        match &mut self.view {
+            View::Write(w) => Ok(&mut **w),
+            View::Read(_) => Err(StorageError::misuse("write in a read transaction")),
+            View::Done => Err(StorageError::misuse("transaction has ended")),
+        }
+    }
+}
+
+/// A transaction: a read snapshot or the writer. Cheap to clone (cursors hold clones).
+#[derive(Clone)]
+pub struct Txn {
+    inner: Arc<Mutex<TxnInner>>,
+}
+
+impl Txn {
+    fn new(db: Database, view: View) -> Txn {
+        Txn {
+            inner: Arc::new(Mutex::new(TxnInner {
+                db,
+                view,
+                changes: 0,
+                tc: TreeCursor::new(PageNo(1), true),
+                scratch: Vec::new(),
+                cell: Vec::new(),
+            })),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, TxnInner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn is_write(&self) -> bool {
+        matches!(self.lock().view, View::Write(_))
+    }
+
+    /// Read → write (SQLite WAL DEFERRED semantics). On failure (`Busy`, `BusySnapshot`)
+    /// the transaction has ended (T3) and must be rolled back.
+    pub fn upgrade(&self, busy_timeout: Duration) -> Result<()> {
+        let mut g = self.lock();
+        match std::mem::replace(&mut g.view, View::Done) {
+            View::Write(w) => {
+                g.view = View::Write(w);
+                Ok(())
+            }
+            View::Done => Err(StorageError::misuse("transaction has ended")),
+            View::Read(r) => {
+                // A stale snapshot can never become the writer: say so while the read
+                // transaction is still intact (the backend's upgrade consumes it).
+                let latest = g.db.inner.backend.begin_read().map(|l| l.snapshot_seq());
+                if latest.is_ok_and(|seq| seq != r.snapshot_seq()) {
+                    g.view = View::Read(r);
+                    return Err(StorageError::BusySnapshot {
+                        reason: "a commit happened after this transaction's snapshot".into(),
+                    });
+                }
+                if g.db.inner.read_only {
+                    g.view = View::Read(r);
+                    return Err(StorageError::ReadOnly {
+                        reason: "database opened read-only".into(),
+                    });
+                }
+                let w = g.db.inner.backend.upgrade(r, busy_timeout)?;
+                g.view = View::Write(w);
+                Ok(())
+            }
+        }
+    }
+
+    pub fn header(&self) -> Result<HeaderInfo> {
+        let g = self.lock();
+        with_view!(g, v => {
+            let p1 = v.page(PageNo(1))?;
+            Ok(HeaderInfo {
+                schema_cookie: get_u32(&p1, HeaderField::SchemaCookie.offset()),
+                user_version: get_u32(&p1, HeaderField::UserVersion.offset()),
+                application_id: get_u32(&p1, HeaderField::ApplicationId.offset()),
+                page_size: v.page_size() as u32,
+                page_count: v.page_count(),
+                freelist_count: get_u32(&p1, crate::header::OFFSET_FREELIST_COUNT),
+                text_encoding: get_u32(&p1, crate::header::OFFSET_TEXT_ENCODING),
+                default_cache_size: get_u32(&p1, HeaderField::DefaultCacheSize.offset()),
+            })
+        })
+    }
+
+    pub fn set_header_field(&self, f: HeaderField, value: u32) -> Result<()> {
+        let mut g = self.lock();
+        put_u32(g.writer()?.page_mut(PageNo(1))?, f.offset(), value);
+        g.changes += 1;
+        Ok(())
+    }
+
+    pub fn create_btree(&self, kind: BtreeKind) -> Result<PageNo> {
+        let mut g = self.lock();
+        let root = tree::create(g.writer()?, kind == BtreeKind::Table)?;
+        g.changes += 1;
+        Ok(root)
+    }
+
+    /// Frees every page of the tree, overflow pages included.
+    pub fn drop_btree(&self, root: PageNo) -> Result<()> {
+        let mut g = self.lock();
+        tree::destroy(g.writer()?, root, false)?;
+        g.changes += 1;
+        Ok(())
+    }
+
+    /// Deletes every entry, keeping the root page; returns how many there were.
+    pub fn clear_btree(&self, root: PageNo) -> Result<u64> {
+        let mut g = self.lock();
+        let n = tree::destroy(g.writer()?, root, true)?;
+        g.changes += 1;
+        Ok(n)
+    }
+
+    /// Number of entries in the tree.
+    pub fn count(&self, root: PageNo) -> Result<u64> {
+        let g = self.lock();
+        with_view!(g, v => tree::count(v, root))
+    }
+
+    /// A cursor over the tree at `root`; `cmp` is required for index trees.
+    pub fn cursor(
+        &self,
+        root: PageNo,
+        kind: BtreeKind,
+        cmp: Option<Arc<dyn KeyCompare>>,
+    ) -> Result<Cursor> {
+        if kind == BtreeKind::Index && cmp.is_none() {
+            return Err(StorageError::misuse(
+                "an index cursor needs a key comparator",
+            ));
+        }
+        if matches!(self.lock().view, View::Done) {
+            return Err(StorageError::misuse("transaction has ended"));
+        }
+        Ok(Cursor {
+            txn: self.clone(),
+            tc: TreeCursor::new(root, kind == BtreeKind::Table),
+            cmp,
+            seen: 0,
+            saved_rowid: 0,
+            saved_key: Vec::new(),
+            scratch: Vec::new(),
+        })
+    }
+
+    /// Inserts the row, replacing any row with the same rowid.
+    pub fn table_insert(&self, root: PageNo, rowid: i64, record: &[u8]) -> Result<()> {
+        let mut g = self.lock();
+        let g = &mut *g;
+        let v = match &mut g.view {
+            View::Write(w) => &mut **w,
+            View::Read(_) => return Err(StorageError::misuse("write in a read transaction")),
+            View::Done => return Err(StorageError::misuse("transaction has ended")),
+        };
+        g.tc.root = root;
+        g.tc.table = true;
+        g.changes += 1;
+        insert::table_insert(v, &mut g.tc, rowid, record, &mut g.cell)
+    }
+
+    /// Deletes the row; false if there was none.
+    pub fn table_delete(&self, root: PageNo, rowid: i64) -> Result<bool> {
+        let mut g = self.lock();
+        let g = &mut *g;
+        let v = match &mut g.view {
+            View::Write(w) => &mut **w,
+            View::Read(_) => return Err(StorageError::misuse("write in a read transaction")),
+            View::Done => return Err(StorageError::misuse("transaction has ended")),
+        };
+        g.tc.root = root;
+        g.tc.table = true;
+        g.changes += 1;
+        delete::table_delete(v, &mut g.tc, rowid)
+    }
+
+    /// Inserts an index entry (an entry comparing equal is replaced).
+    pub fn index_insert(&self, root: PageNo, key: &[u8], cmp: &dyn KeyCompare) -> Result<()> {
+        let mut g = self.lock();
+        let g = &mut *g;
+        let v = match &mut g.view {
+            View::Write(w) => &mut **w,
+            View::Read(_) => return Err(StorageError::misuse("write in a read transaction")),
+            View::Done => return Err(StorageError::misuse("transaction has ended")),
+        };
+        g.tc.root = root;
+        g.tc.table = false;
+        g.changes += 1;
+        insert::index_insert(v, &mut g.tc, key, cmp, &mut g.scratch, &mut g.cell)
+    }
+
+    /// Deletes the index entry comparing equal to `key`; false if there was none.
+    pub fn index_delete(&self, root: PageNo, key: &[u8], cmp: &dyn KeyCompare) -> Result<bool> {
+        let mut g = self.lock();
+        let g = &mut *g;
+        let v = match &mut g.view {
+            View::Write(w) => &mut **w,
+            View::Read(_) => return Err(StorageError::misuse("write in a read transaction")),
+            View::Done => return Err(StorageError::misuse("transaction has ended")),
+        };
+        g.tc.root = root;
+        g.tc.table = false;
+        g.changes += 1;
+        delete::index_delete(v, &mut g.tc, key, cmp, &mut g.scratch)
+    }
+
+    pub fn savepoint(&self) -> Result<u32> {
+        let mut g = self.lock();
+        Ok(g.writer()?.savepoint())
+    }
+
+    /// Restores the state at `savepoint`, which stays open.
+    pub fn rollback_to(&self, sp: u32) -> Result<()> {
+        let mut g = self.lock();
+        g.writer()?.rollback_to(sp)?;
+        g.changes += 1;
+        Ok(())
+    }
+
+    pub fn release(&self, sp: u32) -> Result<()> {
+        let mut g = self.lock();
+        g.writer()?.release(sp);
+        Ok(())
+    }
+
+    /// Commits a write transaction; a read transaction just ends.
+    pub fn commit(&self) -> Result<()> {
+        let mut g = self.lock();
+        match std::mem::replace(&mut g.view, View::Done) {
+            View::Write(w) => w.commit(),
+            View::Read(_) => Ok(()),
+            View::Done => Err(StorageError::misuse("transaction has ended")),
+        }
+    }
+
+    pub fn rollback(&self) {
+        let mut g = self.lock();
+        if let View::Write(w) = std::mem::replace(&mut g.view, View::Done) {
+            w.rollback();
+        }
+    }
+
+    /// Structural check of the whole file: `roots` must list every tree (page 1, the
+    /// schema table, is added if missing). Returns SQLite-worded messages; empty means ok.
+    pub fn integrity_check(
+        &self,
+        roots: &[(PageNo, BtreeKind)],
+        max_errors: usize,
+    ) -> Result<Vec<String>> {
+        let specs: Vec<(PageNo, BtreeKind, Option<Arc<dyn KeyCompare>>)> =
+            roots.iter().map(|&(r, k)| (r, k, None)).collect();
+        self.integrity_check_with(&specs, max_errors)
+    }
+
+    /// Like [`integrity_check`](Self::integrity_check), also checking the key order of
+    /// index trees for which a comparator is given.
+    pub fn integrity_check_with(
+        &self,
+        roots: &[(PageNo, BtreeKind, Option<Arc<dyn KeyCompare>>)],
+        max_errors: usize,
+    ) -> Result<Vec<String>> {
+        let mut specs: Vec<TreeSpec> = Vec::with_capacity(roots.len() + 1);
+        if !roots.iter().any(|r| r.0 .0 == 1) {
+            specs.push(TreeSpec {
+                root: PageNo(1),
+                table: true,
+                cmp: None,
+            });
+        }
+        for (root, kind, cmp) in roots {
+            specs.push(TreeSpec {
+                root: *root,
+                table: *kind == BtreeKind::Table,
+                cmp: cmp.as_deref(),
+            });
+        }
+        let g = self.lock();
+        with_view!(g, v => check(v, &specs, true, max_errors))
+    }
+}
+
+/// A position in one B-tree, usable across modifications made through its `Txn` (T2).
+pub struct Cursor {
+    txn: Txn,
+    tc: TreeCursor,
+    cmp: Option<Arc<dyn KeyCompare>>,
+    /// The txn's change counter when the cursor was last positioned.
+    seen: u64,
+    saved_rowid: i64,
+    saved_key: Vec<u8>,
+    scratch: Vec<u8>,
+}
+
+/// Where a stale cursor's re-seek landed.
+enum Restored {
+    /// On its own entry again.
+    Same,
+    /// Its entry is gone; on the successor.
+    Successor,
+    /// Its entry is gone and nothing follows it.
+    PastEnd,
+}
+
+impl Cursor {
+    fn cmp(&self) -> Result<Arc<dyn KeyCompare>> {
+        self.cmp
+            .clone()
+            .ok_or_else(|| StorageError::misuse("index cursor without comparator"))
+    }
+
+    /// A failed move leaves the cursor invalid rather than half-positioned.
+    fn guard(&mut self, r: Result<bool>) -> Result<bool> {
+        if r.is_err() {
+            self.tc.invalidate();
+        }
+        r
+    }
+
+    /// After a successful positioning: remember the key (T2).
+    fn save<V: PageRead + ?Sized>(&mut self, v: &V, changes: u64) -> Result<()> {
+        self.seen = changes;
+        if !self.tc.valid {
+            return Ok(());
+        }
+        let usable = v.usable_size();
+        if self.tc.table {
+            self.saved_rowid = self.tc.rowid(usable)?;
+        } else {
+            let (frame, info) = self.tc.current(usable)?;
+            let key = payload_of(v, frame, &info, &mut self.scratch)?;
+            self.saved_key.clear();
+            self.saved_key.extend_from_slice(key);
+        }
+        Ok(())
+    }
+
+    /// Re-seeks the saved key when the tree may have changed.
+    fn restore<V: PageRead + ?Sized>(&mut self, v: &V, changes: u64) -> Result<Restored> {
+        if changes == self.seen || !self.tc.valid {
+            return Ok(Restored::Same);
+        }
+        let usable = v.usable_size();
+        let exact = if self.tc.table {
+            self.tc.seek_table(v, self.saved_rowid, false)?
+                && self.tc.rowid(usable)? == self.saved_rowid
+        } else {
+            let cmp = self.cmp()?;
+            let key = std::mem::take(&mut self.saved_key);
+            let r = (|| -> Result<bool> {
+                if !self
+                    .tc
+                    .seek_index(v, &key, false, &*cmp, &mut self.scratch)?
+                {
+                    return Ok(false);
+                }
+                let (frame, info) = self.tc.current(usable)?;
+                let stored = payload_of(v, frame, &info, &mut self.scratch)?;
+                Ok(cmp.compare(stored, &key)? == Ordering::Equal)
+            })();
+            self.saved_key = key;
+            r?
+        };
+        let landed = self.tc.valid;
+        self.save(v, changes)?;
+        Ok(if exact {
+            Restored::Same
+        } else if landed {
+            Restored::Successor
+        } else {
+            Restored::PastEnd
+        })
+    }
+
+    pub fn first(&mut self) -> Result<bool> {
+        let r = self.first_inner();
+        self.guard(r)
+    }
+
+    fn first_inner(&mut self) -> Result<bool> {
+        let txn = self.txn.clone();
+        let g = txn.lock();
+        with_view!(g, v => {
+            let ok = self.tc.first(v)?;
+            self.save(v, g.changes)?;
+            Ok(ok)
+        })
+    }
+
+    pub fn last(&mut self) -> Result<bool> {
+        let r = self.last_inner();
+        self.guard(r)
+    }
+
+    fn last_inner(&mut self) -> Result<bool> {
+        let txn = self.txn.clone();
+        let g = txn.lock();
+        with_view!(g, v => {
+            let ok = self.tc.last(v)?;
+            self.save(v, g.changes)?;
+            Ok(ok)
+        })
+    }
+
+    pub fn next(&mut self) -> Result<bool> {
+        let r = self.next_inner();
+        self.guard(r)
+    }
+
+    fn next_inner(&mut self) -> Result<bool> {
+        let txn = self.txn.clone();
+        let g = txn.lock();
+        with_view!(g, v => {
+            let ok = match self.restore(v, g.changes)? {
+                Restored::Same => self.tc.next(v)?,
+                Restored::Successor => true,
+                Restored::PastEnd => false,
+            };
+            self.save(v, g.changes)?;
+            Ok(ok)
+        })
+    }
+
+    pub fn prev(&mut self) -> Result<bool> {
+        let r = self.prev_inner();
+        self.guard(r)
+    }
+
+    fn prev_inner(&mut self) -> Result<bool> {
+        let txn = self.txn.clone();
+        let g = txn.lock();
+        with_view!(g, v => {
+            let ok = match self.restore(v, g.changes)? {
+                Restored::Same | Restored::Successor => self.tc.prev(v)?,
+                Restored::PastEnd => self.tc.last(v)?,
+            };
+            self.save(v, g.changes)?;
+            Ok(ok)
+        })
+    }
+
+    /// Table trees: positions per `op` relative to `rowid`. Returns whether the cursor is
+    /// on an entry satisfying `op`; for `Eq` a miss leaves the cursor invalid.
+    pub fn seek_rowid(&mut self, rowid: i64, op: SeekOp) -> Result<bool> {
+        let r = self.seek_rowid_inner(rowid, op);
+        self.guard(r)
+    }
+
+    fn seek_rowid_inner(&mut self, rowid: i64, op: SeekOp) -> Result<bool> {
+        if !self.tc.table {
+            return Err(StorageError::misuse("seek_rowid on an index cursor"));
+        }
+        let txn = self.txn.clone();
+        let g = txn.lock();
+        with_view!(g, v => {
+            let usable = v.usable_size();
+            let ok = match op {
+                SeekOp::Eq => {
+                    let found = self.tc.descend_table(v, rowid, false)?;
+                    if found {
+                        self.tc.valid = true;
+                    } else {
+                        self.tc.invalidate();
+                    }
+                    found
+                }
+                SeekOp::Ge => self.tc.seek_table(v, rowid, false)?,
+                SeekOp::Gt => self.tc.seek_table(v, rowid, true)?,
+                SeekOp::Le | SeekOp::Lt => {
+                    if self.tc.seek_table(v, rowid, op == SeekOp::Le)? {
+                        self.tc.prev(v)?
+                    } else {
+                        self.tc.last(v)?
+                    }
+                }
+            };
+            let _ = usable;
+            self.save(v, g.changes)?;
+            Ok(ok)
+        })
+    }
+
+    /// Index trees: positions per `op` relative to `probe`, which may hold a prefix of the
+    /// stored keys' fields (see docs/storage-api.md). For `Eq` a miss leaves the cursor
+    /// invalid.
+    pub fn seek_key(&mut self, probe: &[u8], op: SeekOp) -> Result<bool> {
+        let r = self.seek_key_inner(probe, op);
+        self.guard(r)
+    }
+
+    fn seek_key_inner(&mut self, probe: &[u8], op: SeekOp) -> Result<bool> {
+        if self.tc.table {
+            return Err(StorageError::misuse("seek_key on a table cursor"));
+        }
+        let cmp = self.cmp()?;
+        let txn = self.txn.clone();
+        let g = txn.lock();
+        with_view!(g, v => {
+            let usable = v.usable_size();
+            let ok = match op {
+                SeekOp::Eq | SeekOp::Ge => {
+                    let mut ok = self.tc.seek_index(v, probe, false, &*cmp, &mut self.scratch)?;
+                    if ok && op == SeekOp::Eq {
+                        let (frame, info) = self.tc.current(usable)?;
+                        let stored = payload_of(v, frame, &info, &mut self.scratch)?;
+                        if cmp.compare(stored, probe)? != Ordering::Equal {
+                            self.tc.invalidate();
+                            ok = false;
+                        }
+                    }
+                    ok
+                }
+                SeekOp::Gt => self.tc.seek_index(v, probe, true, &*cmp, &mut self.scratch)?,
+                SeekOp::Le | SeekOp::Lt => {
+                    if self.tc.seek_index(v, probe, op == SeekOp::Le, &*cmp, &mut self.scratch)? {
+                        self.tc.prev(v)?
+                    } else {
+                        self.tc.last(v)?
+                    }
+                }
+            };
+            self.save(v, g.changes)?;
+            Ok(ok)
+        })
+    }
+
+    /// Whether the cursor is on an entry.
+    pub fn valid(&self) -> bool {
+        self.tc.valid
+    }
+
+    /// Rowid of the current row (table trees).
+    pub fn rowid(&self) -> Result<i64> {
+        if !self.tc.table {
+            return Err(StorageError::misuse("rowid on an index cursor"));
+        }
+        if !self.tc.valid {
+            return Err(StorageError::misuse("cursor is not on an entry"));
+        }
+        let g = self.txn.lock();
+        if matches!(g.view, View::Done) {
+            return Err(StorageError::misuse("transaction has ended"));
+        }
+        if g.changes != self.seen {
+            // The saved rowid is the cursor's identity; check the row still exists.
+            self.record_stale(&g)?;
+        }
+        Ok(self.saved_rowid)
+    }
+
+    /// The current entry's payload: a table row's record, or an index key.
+    pub fn record(&self) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.record_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// Like [`record`](Self::record), into a caller's buffer (cleared first).
+    pub fn record_into(&self, out: &mut Vec<u8>) -> Result<()> {
+        out.clear();
+        if !self.tc.valid {
+            return Err(StorageError::misuse("cursor is not on an entry"));
+        }
+        let g = self.txn.lock();
+        if g.changes != self.seen {
+            out.extend_from_slice(&self.record_stale(&g)?);
+            return Ok(());
+        }
+        if !self.tc.table {
+            out.extend_from_slice(&self.saved_key);
+            return Ok(());
+        }
+        with_view!(g, v => self.tc.payload(v, out))
+    }
+
+    /// Reads the cursor's entry through a fresh seek (the tree changed since positioning).
+    fn record_stale(&self, g: &TxnInner) -> Result<Vec<u8>> {
+        let gone = || StorageError::misuse("the cursor's entry was deleted");
+        with_view!(g, v => {
+            let usable = v.usable_size();
+            let mut tc = TreeCursor::new(self.tc.root, self.tc.table);
+            let mut out = Vec::new();
+            if self.tc.table {
+                if !tc.seek_table(v, self.saved_rowid, false)? || tc.rowid(usable)? != self.saved_rowid {
+                    return Err(gone());
+                }
+                tc.payload(v, &mut out)?;
+            } else {
+                let cmp = self.cmp()?;
+                let mut scratch = Vec::new();
+                if !tc.seek_index(v, &self.saved_key, false, &*cmp, &mut scratch)? {
+                    return Err(gone());
+                }
+                tc.payload(v, &mut out)?;
+                if cmp.compare(&out, &self.saved_key)? != Ordering::Equal {
+                    return Err(gone());
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    /// Number of entries in the cursor's tree.
+    pub fn count(&self) -> Result<u64> {
+        self.txn.count(self.tc.root)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{encode, RecordCompare, ValueRef};
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    /// A valid image with two tables (one with an index), overflow pages and a freelist.
+    fn sample_image(page_size: u32) -> Vec<u8> {
+        let mem = MemBackend::new(page_size).unwrap();
+        let db = Database::with_backend(Arc::new(mem.clone())).unwrap();
+        let t = db.begin_write(Duration::ZERO).unwrap();
+        let cmp = RecordCompare::default();
+        let a = t.create_btree(BtreeKind::Table).unwrap();
+        let ai = t.create_btree(BtreeKind::Index).unwrap();
+        let b = t.create_btree(BtreeKind::Table).unwrap();
+        for i in 0..400i64 {
+            let text = vec![b'a' + (i % 26) as u8; (i as usize * 37) % (page_size as usize * 2)];
+            let rec = encode(&[ValueRef::Integer(i), ValueRef::Text(&text)]);
+            t.table_insert(a, i, &rec).unwrap();
+            t.index_insert(
+                ai,
+                &encode(&[ValueRef::Text(&text), ValueRef::Integer(i)]),
+                &cmp,
+            )
+            .unwrap();
+            t.table_insert(b, i * 7, &encode(&[ValueRef::Real(i as f64)]))
+                .unwrap();
+        }
+        for i in (0..400i64).step_by(3) {
+            t.table_delete(b, i * 7).unwrap();
+        }
+        for (n, (root, kind)) in [(a, "table"), (ai, "index"), (b, "table")]
+            .into_iter()
+            .enumerate()
+        {
+            let rec = encode(&[
+                ValueRef::Text(kind.as_bytes()),
+                ValueRef::Integer(root.0 as i64),
+            ]);
+            t.table_insert(PageNo(1), n as i64 + 1, &rec).unwrap();
+        }
+        t.commit().unwrap();
+        mem.to_bytes()
+    }
+
+    /// Walks every tree named in the schema both ways, seeks, reads every record, checks
+    /// integrity and writes: any of it may fail on a corrupt image, none of it may panic
+    /// or hang.
+    /// Returns the entries visited by the forward walks and the integrity messages.
+    fn exercise(bytes: Vec<u8>) -> (usize, Vec<String>) {
+        let mut visited = 0;
+        let Ok(mem) = MemBackend::from_bytes(bytes) else {
+            return (0, vec![]);
+        };
+        let Ok(db) = Database::with_backend(Arc::new(mem)) else {
+            return (0, vec![]);
+        };
+        let Ok(r) = db.begin_read() else {
+            return (0, vec![]);
+        };
+        let cmp: Arc<dyn KeyCompare> = Arc::new(RecordCompare::default());
+        let mut roots = vec![(PageNo(1), BtreeKind::Table)];
+        if let Ok(mut c) = r.cursor(PageNo(1), BtreeKind::Table, None) {
+            let mut ok = c.first().unwrap_or(false);
+            let mut steps = 0;
+            while ok && steps < 100 {
+                steps += 1;
+                if let Ok(rec) = c.record() {
+                    if let Ok(vals) = crate::record::decode(&rec) {
+                        if let (Some(ValueRef::Text(k)), Some(ValueRef::Integer(p))) =
+                            (vals.first(), vals.get(1))
+                        {
+                            let kind = if *k == b"index" {
+                                BtreeKind::Index
+                            } else {
+                                BtreeKind::Table
+                            };
+                            roots.push((PageNo(*p as u32), kind));
+                        }
+                    }
+                }
+                ok = c.next().unwrap_or(false);
+            }
+        }
+        for &(root, kind) in &roots {
+            let Ok(mut c) = r.cursor(root, kind, Some(cmp.clone())) else {
+                continue;
+            };
+            let mut ok = c.first().unwrap_or(false);
+            let mut steps = 0;
+            while ok && steps < 20_000 {
+                steps += 1;
+                visited += c.record().is_ok() as usize;
+                let _ = c.rowid();
+                ok = c.next().unwrap_or(false);
+            }
+            let mut ok = c.last().unwrap_or(false);
+            while ok && steps < 40_000 {
+                steps += 1;
+                ok = c.prev().unwrap_or(false);
+            }
+            match kind {
+                BtreeKind::Table => {
+                    for op in [SeekOp::Eq, SeekOp::Ge, SeekOp::Gt, SeekOp::Le, SeekOp::Lt] {
+                        let _ = c.seek_rowid(700, op);
+                        let _ = c.record();
+                    }
+                }
+                BtreeKind::Index => {
+                    let _ = c.seek_key(&encode(&[ValueRef::Text(b"mmm")]), SeekOp::Ge);
+                    let _ = c.record();
+                }
+            }
+            let _ = r.count(root);
+        }
+        let errors = r
+            .integrity_check(&roots, 10)
+            .unwrap_or_else(|e| vec![e.to_string()]);
+        r.commit().ok();
+        if let Ok(w) = db.begin_write(Duration::ZERO) {
+            let rcmp = RecordCompare::default();
+            for &(root, kind) in &roots {
+                for i in 0..30i64 {
+                    let _ = match kind {
+                        BtreeKind::Table => w
+                            .table_insert(root, i * 13, &[2, 1, 5])
+                            .map(|_| true)
+                            .and_then(|_| w.table_delete(root, i * 5)),
+                        BtreeKind::Index => {
+                            let k = encode(&[ValueRef::Integer(i), ValueRef::Integer(i)]);
+                            w.index_insert(root, &k, &rcmp)
+                                .and_then(|_| w.index_delete(root, &k, &rcmp))
+                        }
+                    };
+                }
+                let _ = w.clear_btree(root);
+            }
+            let _ = w.integrity_check(&roots, 10);
+            w.rollback();
+        }
+        (visited, errors)
+    }
+
+    #[test]
+    fn api_types_are_thread_safe() {
+        fn send<T: Send>() {}
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Database>();
+        send::<Txn>();
+        send::<Cursor>();
+    }
+
+    #[test]
+    fn failed_upgrade_keeps_a_stale_reader_readable() {
+        let db = Database::open_in_memory(OpenOptions::default()).unwrap();
+        let r = db.begin_read().unwrap();
+        let w = db.begin_write(Duration::ZERO).unwrap();
+        w.create_btree(BtreeKind::Table).unwrap();
+        w.commit().unwrap();
+        assert!(matches!(
+            r.upgrade(Duration::ZERO),
+            Err(StorageError::BusySnapshot { .. })
+        ));
+        assert_eq!(r.header().unwrap().page_count, 1);
+        r.commit().unwrap();
+        assert!(matches!(r.header(), Err(StorageError::Misuse { .. })));
+    }
+
+    #[test]
+    fn corrupt_images_give_errors_not_panics() {
+        let seed: u64 = std::env::var("PARLITE_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(rand::random);
+        eprintln!("corrupt_images_give_errors_not_panics: seed = {seed}");
+        let rounds = if std::env::var("PARLITE_LONG").as_deref() == Ok("1") {
+            5000
+        } else {
+            400
+        };
+        let mut rng = StdRng::seed_from_u64(seed);
+        for page_size in [512u32, 1024] {
+            let image = sample_image(page_size);
+            let ps = page_size as usize;
+            // The clean image passes (the harness really walks everything).
+            let (visited, errors) = exercise(image.clone());
+            assert_eq!(visited, 3 + 400 + 400 + 266, "page size {page_size}");
+            assert!(errors.is_empty(), "{errors:?}");
+            for round in 0..rounds {
+                let mut bytes = image.clone();
+                match rng.gen_range(0..5) {
+                    0 => {
+                        // A few random bytes anywhere past the file header.
+                        for _ in 0..rng.gen_range(1..8) {
+                            let i = rng.gen_range(100..bytes.len());
+                            bytes[i] = rng.gen();
+                        }
+                    }
+                    1 => {
+                        // A page header or cell pointer array field.
+                        let pg = rng.gen_range(0..bytes.len() / ps);
+                        let base = pg * ps + if pg == 0 { 100 } else { 0 };
+                        let i = base + rng.gen_range(0..24);
+                        bytes[i] = rng.gen();
+                    }
+                    2 => {
+                        // A whole page of garbage.
+                        let pg = rng.gen_range(1..bytes.len() / ps);
+                        for b in &mut bytes[pg * ps..(pg + 1) * ps] {
+                            *b = rng.gen();
+                        }
+                    }
+                    3 => {
+                        // Truncated, to a page boundary or not.
+                        let n = rng.gen_range(1..bytes.len() / ps);
+                        bytes.truncate(if rng.gen_bool(0.5) {
+                            n * ps
+                        } else {
+                            n * ps + 17
+                        });
+                    }
+                    _ => {
+                        // A child or overflow pointer redirected to another page.
+                        let i = rng.gen_range(100..bytes.len() - 4);
+                        let target = rng.gen_range(0..(bytes.len() / ps) as u32 + 3);
+                        bytes[i..i + 4].copy_from_slice(&target.to_be_bytes());
+                    }
+                }
+                let before = std::time::Instant::now();
+                exercise(bytes);
+                assert!(
+                    before.elapsed() < Duration::from_secs(10),
+                    "round {round} took too long (seed {seed})"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,482 @@
+//! File-format compatibility with stock SQLite (rusqlite, bundled), in both directions:
+//! - databases built through parlite's `Txn` API over `MemBackend` are handed to SQLite,
+//!   which must pass `PRAGMA integrity_check` (it cross-checks index entries against table
+//!   rows) and return exactly the rows written;
+//! - databases written by SQLite are loaded with `MemBackend::from_bytes` and must read back
+//!   equal to what SQLite reads, and pass parlite's own integrity check;
+//! - the Chinook sample database from the shared corpus likewise.
+
+use parlite_storage::record::{decode, encode, KeyCompare, RecordCompare, ValueRef};
+use parlite_storage::{BtreeKind, Database, HeaderField, MemBackend, PageNo, Txn};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rusqlite::types::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Owned value for comparisons.
+#[derive(Debug, Clone, PartialEq)]
+enum V {
+    Null,
+    Int(i64),
+    Real(f64),
+    Text(Vec<u8>),
+    Blob(Vec<u8>),
+}
+
+impl V {
+    fn of(v: &ValueRef) -> V {
+        match *v {
+            ValueRef::Null => V::Null,
+            ValueRef::Integer(i) => V::Int(i),
+            ValueRef::Real(r) => V::Real(r),
+            ValueRef::Text(t) => V::Text(t.to_vec()),
+            ValueRef::Blob(b) => V::Blob(b.to_vec()),
+        }
+    }
+    fn of_sqlite(v: Value) -> V {
+        match v {
+            Value::Null => V::Null,
+            Value::Integer(i) => V::Int(i),
+            Value::Real(r) => V::Real(r),
+            Value::Text(t) => V::Text(t.into_bytes()),
+            Value::Blob(b) => V::Blob(b),
+        }
+    }
+    fn as_ref(&self) -> ValueRef<'_> {
+        match self {
+            V::Null => ValueRef::Null,
+            V::Int(i) => ValueRef::Integer(*i),
+            V::Real(r) => ValueRef::Real(*r),
+            V::Text(t) => ValueRef::Text(t),
+            V::Blob(b) => ValueRef::Blob(b),
+        }
+    }
+    fn to_sql(&self) -> Value {
+        match self {
+            V::Null => Value::Null,
+            V::Int(i) => Value::Integer(*i),
+            V::Real(r) => Value::Real(*r),
+            V::Text(t) => Value::Text(String::from_utf8(t.clone()).unwrap()),
+            V::Blob(b) => Value::Blob(b.clone()),
+        }
+    }
+}
+
+fn enc(vals: &[V]) -> Vec<u8> {
+    let refs: Vec<ValueRef> = vals.iter().map(|v| v.as_ref()).collect();
+    encode(&refs)
+}
+
+fn sqlite_rows(conn: &rusqlite::Connection, sql: &str) -> Vec<Vec<V>> {
+    let mut st = conn.prepare(sql).unwrap();
+    let n = st.column_count();
+    let rows = st
+        .query_map([], |r| {
+            Ok((0..n)
+                .map(|i| V::of_sqlite(r.get::<_, Value>(i).unwrap()))
+                .collect::<Vec<V>>())
+        })
+        .unwrap();
+    rows.map(|r| r.unwrap()).collect()
+}
+
+fn integrity(conn: &rusqlite::Connection) -> Vec<String> {
+    let mut st = conn.prepare("PRAGMA integrity_check").unwrap();
+    let rows = st.query_map([], |r| r.get::<_, String>(0)).unwrap();
+    rows.map(|r| r.unwrap()).collect()
+}
+
+fn open_with_sqlite(bytes: &[u8]) -> (tempfile::TempDir, rusqlite::Connection) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db.sqlite");
+    std::fs::write(&path, bytes).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    (dir, conn)
+}
+
+/// A table as parlite writes it: rows (rowid -> values) and an index on column 1.
+struct TableSpec {
+    name: String,
+    root: PageNo,
+    index_root: PageNo,
+    rows: BTreeMap<i64, Vec<V>>,
+}
+
+fn random_value(rng: &mut StdRng, page_size: usize) -> V {
+    match rng.gen_range(0..12) {
+        0 => V::Null,
+        1..=3 => V::Int(
+            rng.gen_range(-1_000_000i64..1_000_000) * if rng.gen_bool(0.1) { 1 << 40 } else { 1 },
+        ),
+        4 => V::Real(rng.gen_range(-1e6..1e6)),
+        5..=8 => {
+            let len = if rng.gen_bool(0.1) {
+                rng.gen_range(0..page_size * 3)
+            } else {
+                rng.gen_range(0..30)
+            };
+            V::Text((0..len).map(|_| rng.gen_range(b'a'..=b'z')).collect())
+        }
+        _ => {
+            let len = if rng.gen_bool(0.15) {
+                rng.gen_range(0..page_size * 5)
+            } else {
+                rng.gen_range(0..30)
+            };
+            V::Blob((0..len).map(|_| rng.gen()).collect())
+        }
+    }
+}
+
+fn index_entry(row: &[V], rowid: i64) -> Vec<u8> {
+    enc(&[row[1].clone(), V::Int(rowid)])
+}
+
+/// Builds a database of `ntables` tables through the Txn API, with inserts, upserts and
+/// deletes (some of whole tables, freeing pages), and returns its image and the model.
+fn build_with_parlite(
+    page_size: u32,
+    ntables: usize,
+    rows_per_table: usize,
+    seed: u64,
+) -> (Vec<u8>, Vec<TableSpec>) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mem = MemBackend::new(page_size).unwrap();
+    let db = Database::with_backend(Arc::new(mem.clone())).unwrap();
+    let cmp = RecordCompare::default();
+    let txn = db.begin_write(Duration::ZERO).unwrap();
+    let mut tables = Vec::new();
+    for t in 0..ntables {
+        let root = txn.create_btree(BtreeKind::Table).unwrap();
+        let index_root = txn.create_btree(BtreeKind::Index).unwrap();
+        tables.push(TableSpec {
+            name: format!("t{t}"),
+            root,
+            index_root,
+            rows: BTreeMap::new(),
+        });
+    }
+    let mut dropped = Vec::new();
+    for step in 0..(ntables * rows_per_table) {
+        let t = rng.gen_range(0..tables.len());
+        let spec = &mut tables[t];
+        let rowid = rng.gen_range(1..(rows_per_table as i64 * 2));
+        if rng.gen_bool(0.75) {
+            let row: Vec<V> = (0..4)
+                .map(|_| random_value(&mut rng, page_size as usize))
+                .collect();
+            if let Some(old) = spec.rows.get(&rowid) {
+                assert!(txn
+                    .index_delete(spec.index_root, &index_entry(old, rowid), &cmp)
+                    .unwrap());
+            }
+            txn.table_insert(spec.root, rowid, &enc(&row)).unwrap();
+            txn.index_insert(spec.index_root, &index_entry(&row, rowid), &cmp)
+                .unwrap();
+            spec.rows.insert(rowid, row);
+        } else if let Some(old) = spec.rows.remove(&rowid) {
+            assert!(txn.table_delete(spec.root, rowid).unwrap());
+            assert!(txn
+                .index_delete(spec.index_root, &index_entry(&old, rowid), &cmp)
+                .unwrap());
+        }
+        if step % 500 == 499 && tables.len() > 2 && rng.gen_bool(0.2) {
+            let gone = tables.remove(rng.gen_range(0..tables.len()));
+            txn.drop_btree(gone.root).unwrap();
+            txn.drop_btree(gone.index_root).unwrap();
+            dropped.push(gone.name);
+        }
+    }
+    // Delete about half of every table's rows at the end, so free pages remain.
+    for spec in tables.iter_mut() {
+        let gone: Vec<i64> = spec
+            .rows
+            .keys()
+            .copied()
+            .filter(|_| rng.gen_bool(0.5))
+            .collect();
+        for rowid in gone {
+            let old = spec.rows.remove(&rowid).unwrap();
+            assert!(txn.table_delete(spec.root, rowid).unwrap());
+            assert!(txn
+                .index_delete(spec.index_root, &index_entry(&old, rowid), &cmp)
+                .unwrap());
+        }
+    }
+    // The schema: one row per table and index in sqlite_schema (page 1).
+    let mut rowid = 1;
+    for spec in &tables {
+        let sql = format!("CREATE TABLE {}(a, b, c, d)", spec.name);
+        let row = [
+            V::Text(b"table".to_vec()),
+            V::Text(spec.name.clone().into()),
+            V::Text(spec.name.clone().into()),
+            V::Int(spec.root.0 as i64),
+            V::Text(sql.into()),
+        ];
+        txn.table_insert(PageNo(1), rowid, &enc(&row)).unwrap();
+        rowid += 1;
+        let iname = format!("{}_b", spec.name);
+        let sql = format!("CREATE INDEX {iname} ON {}(b)", spec.name);
+        let row = [
+            V::Text(b"index".to_vec()),
+            V::Text(iname.into()),
+            V::Text(spec.name.clone().into()),
+            V::Int(spec.index_root.0 as i64),
+            V::Text(sql.into()),
+        ];
+        txn.table_insert(PageNo(1), rowid, &enc(&row)).unwrap();
+        rowid += 1;
+    }
+    txn.set_header_field(HeaderField::SchemaCookie, 1).unwrap();
+    let mut roots = vec![(PageNo(1), BtreeKind::Table, None)];
+    let cmp_arc: Arc<dyn KeyCompare> = Arc::new(RecordCompare::default());
+    for s in &tables {
+        roots.push((s.root, BtreeKind::Table, None));
+        roots.push((s.index_root, BtreeKind::Index, Some(cmp_arc.clone())));
+    }
+    let errs = txn.integrity_check_with(&roots, 20).unwrap();
+    assert!(errs.is_empty(), "parlite's own check: {errs:?}");
+    txn.commit().unwrap();
+    (mem.to_bytes(), tables)
+}
+
+fn verify_with_sqlite(bytes: &[u8], tables: &[TableSpec]) {
+    let (_dir, conn) = open_with_sqlite(bytes);
+    assert_eq!(integrity(&conn), vec!["ok".to_string()]);
+    for spec in tables {
+        let got = sqlite_rows(
+            &conn,
+            &format!("SELECT rowid, a, b, c, d FROM {}", spec.name),
+        );
+        let want: Vec<Vec<V>> = spec
+            .rows
+            .iter()
+            .map(|(k, r)| {
+                std::iter::once(V::Int(*k))
+                    .chain(r.iter().cloned())
+                    .collect()
+            })
+            .collect();
+        assert_eq!(got.len(), want.len(), "row count of {}", spec.name);
+        assert!(got == want, "rows of {} differ", spec.name);
+        // Through the index too (SQLite walks our index tree in order).
+        let got = sqlite_rows(
+            &conn,
+            &format!(
+                "SELECT b, rowid FROM {} INDEXED BY {}_b ORDER BY b, rowid",
+                spec.name, spec.name
+            ),
+        );
+        assert_eq!(got.len(), spec.rows.len());
+    }
+}
+
+#[test]
+fn parlite_files_pass_sqlite_integrity_check() {
+    for (i, (ps, ntables, rows)) in [
+        (4096u32, 6usize, 400usize),
+        (512, 4, 300),
+        (1024, 12, 150),
+        (65536, 3, 300),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let seed = 1000 + i as u64;
+        let (bytes, tables) = build_with_parlite(ps, ntables, rows, seed);
+        verify_with_sqlite(&bytes, &tables);
+    }
+}
+
+#[test]
+fn parlite_file_with_big_tables_and_freelist() {
+    let seed: u64 = std::env::var("PARLITE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(77);
+    eprintln!("seed = {seed}");
+    let rows = if std::env::var("PARLITE_LONG").as_deref() == Ok("1") {
+        5000
+    } else {
+        1500
+    };
+    let (bytes, tables) = build_with_parlite(4096, 3, rows, seed);
+    let (_dir, conn) = open_with_sqlite(&bytes);
+    let free: i64 = conn
+        .query_row("PRAGMA freelist_count", [], |r| r.get(0))
+        .unwrap();
+    assert!(free > 0, "deletes should have left free pages");
+    drop(conn);
+    verify_with_sqlite(&bytes, &tables);
+    // SQLite can keep writing to our file, and we can read what it wrote.
+    let (dir, conn) = open_with_sqlite(&bytes);
+    conn.execute_batch(
+        "INSERT INTO t0(a,b,c,d) SELECT a,b,c,d FROM t1; DELETE FROM t2 WHERE rowid % 3 = 0;",
+    )
+    .unwrap();
+    assert_eq!(integrity(&conn), vec!["ok".to_string()]);
+    drop(conn);
+    let again = std::fs::read(dir.path().join("db.sqlite")).unwrap();
+    compare_sqlite_file(&again);
+}
+
+/// Reads every table of a SQLite-written image with parlite and compares with SQLite.
+fn compare_sqlite_file(bytes: &[u8]) {
+    let mem = MemBackend::from_bytes(bytes.to_vec()).unwrap();
+    let db = Database::with_backend(Arc::new(mem)).unwrap();
+    let txn = db.begin_read().unwrap();
+    let (_dir, conn) = open_with_sqlite(bytes);
+    // Decode sqlite_schema ourselves.
+    let mut schema = Vec::new();
+    let mut c = txn.cursor(PageNo(1), BtreeKind::Table, None).unwrap();
+    let mut ok = c.first().unwrap();
+    while ok {
+        let rec = c.record().unwrap();
+        let vals: Vec<V> = decode(&rec).unwrap().iter().map(V::of).collect();
+        schema.push(vals);
+        ok = c.next().unwrap();
+    }
+    let want_schema = sqlite_rows(
+        &conn,
+        "SELECT type, name, tbl_name, rootpage, sql FROM sqlite_schema",
+    );
+    assert_eq!(schema, want_schema, "sqlite_schema differs");
+    let mut roots = Vec::new();
+    for row in &schema {
+        let (V::Text(kind), V::Text(name), V::Int(root)) = (&row[0], &row[1], &row[3]) else {
+            continue;
+        };
+        let name = String::from_utf8(name.clone()).unwrap();
+        let sql = match &row[4] {
+            V::Text(s) => String::from_utf8(s.clone()).unwrap(),
+            _ => String::new(),
+        };
+        let root = PageNo(*root as u32);
+        if kind == b"index" || sql.to_uppercase().contains("WITHOUT ROWID") {
+            roots.push((root, BtreeKind::Index));
+            continue;
+        }
+        if kind != b"table" || root.0 == 0 {
+            continue;
+        }
+        roots.push((root, BtreeKind::Table));
+        compare_table(&txn, &conn, root, &name);
+    }
+    let errs = txn.integrity_check(&roots, 20).unwrap();
+    assert!(
+        errs.is_empty(),
+        "parlite's check of a SQLite file: {errs:?}"
+    );
+}
+
+fn compare_table(txn: &Txn, conn: &rusqlite::Connection, root: PageNo, name: &str) {
+    // An INTEGER PRIMARY KEY column is stored as NULL in the record: it is the rowid.
+    let info = sqlite_rows(conn, &format!("PRAGMA table_info(\"{name}\")"));
+    let pk_cols: Vec<usize> = info
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r[5] != V::Int(0))
+        .map(|(i, _)| i)
+        .collect();
+    let ipk = if pk_cols.len() == 1 {
+        let t = match &info[pk_cols[0]][2] {
+            V::Text(t) => String::from_utf8_lossy(t).to_uppercase(),
+            _ => String::new(),
+        };
+        (t == "INTEGER").then_some(pk_cols[0])
+    } else {
+        None
+    };
+    let ncols = info.len();
+    let want = sqlite_rows(conn, &format!("SELECT rowid, * FROM \"{name}\""));
+    let mut got = Vec::new();
+    let mut c = txn.cursor(root, BtreeKind::Table, None).unwrap();
+    let mut ok = c.first().unwrap();
+    while ok {
+        let rowid = c.rowid().unwrap();
+        let rec = c.record().unwrap();
+        let mut vals: Vec<V> = decode(&rec).unwrap().iter().map(V::of).collect();
+        vals.resize(ncols, V::Null);
+        if let Some(i) = ipk {
+            vals[i] = V::Int(rowid);
+        }
+        let mut row = vec![V::Int(rowid)];
+        row.extend(vals);
+        got.push(row);
+        ok = c.next().unwrap();
+    }
+    assert_eq!(got.len(), want.len(), "row count of {name}");
+    for (g, w) in got.iter().zip(&want) {
+        for (a, b) in g.iter().zip(w) {
+            // SQLite stores integral REAL-affinity values as integers and converts on read.
+            let same = a == b || matches!((a, b), (V::Int(i), V::Real(r)) if *i as f64 == *r);
+            assert!(
+                same,
+                "table {name} row {:?}: parlite {a:?} vs sqlite {b:?}",
+                g[0]
+            );
+        }
+    }
+}
+
+#[test]
+fn sqlite_files_read_back_equal() {
+    let mut rng = StdRng::seed_from_u64(5);
+    for ps in [512u32, 4096, 65536] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(&format!(
+            "PRAGMA page_size={ps}; CREATE TABLE a(x INTEGER PRIMARY KEY, y TEXT, z BLOB, w REAL);
+             CREATE TABLE b(p, q, r); CREATE INDEX a_y ON a(y); CREATE INDEX b_pq ON b(p DESC, q);
+             CREATE TABLE c(k TEXT PRIMARY KEY, v) WITHOUT ROWID;"
+        ))
+        .unwrap();
+        // One transaction: autocommit would fsync per row.
+        conn.execute_batch("BEGIN").unwrap();
+        {
+            let mut ins_a = conn
+                .prepare("INSERT INTO a(y, z, w) VALUES (?1, ?2, ?3)")
+                .unwrap();
+            let mut ins_b = conn.prepare("INSERT INTO b VALUES (?1, ?2, ?3)").unwrap();
+            for i in 0..2000 {
+                let y = random_value(&mut rng, ps as usize).to_sql();
+                let blob = Value::Blob(
+                    (0..rng.gen_range(0..(ps as usize * 3)))
+                        .map(|j| (j * i) as u8)
+                        .collect(),
+                );
+                ins_a
+                    .execute(rusqlite::params![y, blob, i as f64 * 0.5])
+                    .unwrap();
+                let vals: Vec<Value> = (0..3)
+                    .map(|_| random_value(&mut rng, ps as usize).to_sql())
+                    .collect();
+                ins_b.execute(rusqlite::params_from_iter(vals)).unwrap();
+            }
+        }
+        conn.execute_batch("DELETE FROM a WHERE x % 3 = 0; DELETE FROM b WHERE rowid % 5 < 2; INSERT INTO c VALUES('k1', 1), ('k2', x'00ff'); COMMIT;").unwrap();
+        drop(conn);
+        compare_sqlite_file(&std::fs::read(&path).unwrap());
+    }
+}
+
+fn corpus_dir() -> PathBuf {
+    match std::env::var("PARLITE_CORPUS") {
+        Ok(p) => PathBuf::from(p),
+        Err(_) => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+    }
+}
+
+#[test]
+fn chinook_reads_back_equal() {
+    let path = corpus_dir().join("chinook/Chinook_Sqlite.sqlite");
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| {
+        panic!("the Chinook corpus file is missing at {} ({e}); set PARLITE_CORPUS to the shared corpus directory", path.display())
+    });
+    compare_sqlite_file(&bytes);
+}
