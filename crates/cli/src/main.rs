@@ -21,8 +21,10 @@ fn main() {
     let stdin = std::io::stdin();
     let io = parlite_cli::app::Io {
         stdin_is_terminal: stdin.is_terminal(),
-        stdin: Box::new(stdin.lock()),
-        stdout: Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+        // Not `stdin.lock()`: the prompt's line editor locks stdin itself when it is not a
+        // terminal (`-interactive` on a pipe), and holding the lock here would deadlock it.
+        stdin: Box::new(std::io::BufReader::new(stdin)),
+        stdout: Box::new(std::io::BufWriter::new(std::io::stdout())),
         stderr: Box::new(std::io::stderr()),
     };
     let code = parlite_cli::app::run(&opts, &mut backend, io);
