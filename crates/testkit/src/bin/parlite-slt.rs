@@ -48,6 +48,10 @@ enum Command {
         /// Also write the replay's output to this file (to diff it in full).
         #[arg(long)]
         save: Option<PathBuf>,
+        /// The database to run on: `:memory:`, or a file (which must not exist yet).
+        /// Default: a fresh file in a temporary folder, as the reference run used.
+        #[arg(long)]
+        db: Option<String>,
     },
 }
 
@@ -72,7 +76,8 @@ fn main() -> ExitCode {
             ref expected,
             ref engine,
             ref save,
-        }) => run_speedtest(script, expected, engine, save.as_deref()),
+            ref db,
+        }) => run_speedtest(script, expected, engine, save.as_deref(), db.as_deref()),
         None => run_slt(&cli),
     };
     match result {
@@ -175,20 +180,31 @@ fn run_speedtest(
     expected: &Path,
     engine: &str,
     save: Option<&Path>,
+    db: Option<&str>,
 ) -> Result<bool, String> {
     let sql = speedtest::read_maybe_xz(script)?;
     let sql = String::from_utf8(sql).map_err(|_| format!("{}: not UTF-8", script.display()))?;
     let expected = speedtest::read_maybe_xz(expected)?;
     // The reference ran on a fresh file database, not :memory:, so journaling is real.
     let dir = std::env::temp_dir().join(format!("parlite-speedtest-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let db_path = dir.join("fresh.db");
+    let db_path = match db {
+        Some(":memory:") => ":memory:".to_string(),
+        Some(path) if Path::new(path).exists() => {
+            return Err(format!("{path}: exists; speedtest1 needs a fresh database"));
+        }
+        Some(path) => path.to_string(),
+        None => {
+            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            dir.join("fresh.db").to_string_lossy().into_owned()
+        }
+    };
     let outcome = (|| {
-        let mut engine =
-            open_engine(engine, &db_path.to_string_lossy()).map_err(|e| e.to_string())?;
+        let mut engine = open_engine(engine, &db_path).map_err(|e| e.to_string())?;
         Ok::<_, String>(speedtest::check(engine.as_mut(), &sql, &expected))
     })();
-    let _ = std::fs::remove_dir_all(&dir);
+    if db.is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
     let check = outcome?;
     if let Some(save) = save {
         std::fs::write(save, &check.replay.stdout)
