@@ -3,6 +3,9 @@
 //! proceed (bad path, engine not available).
 
 use clap::{Parser, Subcommand};
+use parlite_testkit::slt::supervise::{
+    describe_failure, run_file_in_child, write_end, write_verdict,
+};
 use parlite_testkit::slt::{self, Tally};
 use parlite_testkit::{open_engine, speedtest, Engine, EngineError};
 use std::collections::BTreeMap;
@@ -10,7 +13,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 #[derive(Parser)]
 #[command(
@@ -31,6 +34,16 @@ struct Cli {
     /// Also print a summary line per folder.
     #[arg(long)]
     per_folder: bool,
+    /// Seconds one record may run before its file's child process is stopped (the record and
+    /// the rest of the file then count as failed).
+    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    record_timeout: f64,
+    /// Run every file in this process: faster to start, but a hang or crash ends the run.
+    #[arg(long)]
+    in_process: bool,
+    /// Internal: run one file and report each record on stdout for a supervising parent.
+    #[arg(long, hide = true)]
+    child: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -126,33 +139,44 @@ fn run_slt(cli: &Cli) -> Result<bool, String> {
     let new_engine =
         move || -> Result<Box<dyn Engine>, EngineError> { open_engine(&engine_name, ":memory:") };
 
+    if cli.child {
+        return run_child(&files, &new_engine);
+    }
+    let exe = std::env::current_exe().map_err(|e| format!("finding this program: {e}"))?;
+    if !(cli.record_timeout > 0.0 && cli.record_timeout.is_finite()) {
+        return Err("--record-timeout must be a positive number of seconds".to_string());
+    }
+    let record_timeout = Duration::from_secs_f64(cli.record_timeout);
+
     let started = Instant::now();
     let mut total = Tally::default();
     let mut folders: BTreeMap<PathBuf, Tally> = BTreeMap::new();
     let stdout = std::io::stdout();
     for file in &files {
-        let outcome = slt::run_file(file, &new_engine)?;
+        let (tally, failure_text, incident) = if cli.in_process {
+            let outcome = slt::run_file(file, &new_engine)?;
+            let text: String = outcome
+                .failures
+                .iter()
+                .map(|f| describe_failure(file, f))
+                .collect();
+            (outcome.tally, text, None)
+        } else {
+            let s = run_file_in_child(&exe, &cli.engine, file, record_timeout)?;
+            (s.tally, s.failure_text, s.incident)
+        };
         let mut out = stdout.lock();
         if cli.verbose {
-            for f in &outcome.failures {
-                let _ = writeln!(out, "{}:{}: FAILED", file.display(), f.line);
-                let _ = writeln!(out, "{}", f.sql);
-                let _ = writeln!(out, "-- expected:");
-                for l in &f.expected {
-                    let _ = writeln!(out, "{l}");
-                }
-                let _ = writeln!(out, "-- got:");
-                for l in &f.got {
-                    let _ = writeln!(out, "{l}");
-                }
-                let _ = writeln!(out);
-            }
+            let _ = out.write_all(failure_text.as_bytes());
         }
-        let _ = writeln!(out, "{}: {}", file.display(), outcome.tally);
+        if let Some(incident) = incident {
+            let _ = writeln!(out, "{}: {incident}", file.display());
+        }
+        let _ = writeln!(out, "{}: {tally}", file.display());
         let _ = out.flush();
-        total.add(outcome.tally);
+        total.add(tally);
         let folder = file.parent().unwrap_or(Path::new("")).to_path_buf();
-        folders.entry(folder).or_default().add(outcome.tally);
+        folders.entry(folder).or_default().add(tally);
     }
     let panics = PANICS.load(Ordering::Relaxed);
     if panics > 0 {
@@ -172,6 +196,30 @@ fn run_slt(cli: &Cli) -> Result<bool, String> {
     );
     let _ = writeln!(out, "{total}");
     Ok(total.failed == 0)
+}
+
+/// The child's side of `supervise`: runs the files given, reporting each record's verdict
+/// on stdout as it is known (flushed, so the parent can time each record).
+fn run_child(
+    files: &[PathBuf],
+    new_engine: &dyn Fn() -> Result<Box<dyn Engine>, EngineError>,
+) -> Result<bool, String> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for file in files {
+        let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let records = slt::parse::parse(&String::from_utf8_lossy(&bytes));
+        let mut engine = new_engine().map_err(|e| format!("opening the engine: {e}"))?;
+        let mut io_result = Ok(());
+        slt::run::run_records_observed(engine.as_mut(), &records, &mut |verdict| {
+            if io_result.is_ok() {
+                io_result = write_verdict(&mut out, file, &verdict).and_then(|()| out.flush());
+            }
+        });
+        io_result.map_err(|e| format!("writing to the parent: {e}"))?;
+    }
+    write_end(&mut out).map_err(|e| format!("writing to the parent: {e}"))?;
+    Ok(true)
 }
 
 /// Replays one speedtest1 script on a fresh file database; Ok(true) when the output matches.

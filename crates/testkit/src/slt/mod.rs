@@ -1,8 +1,10 @@
 //! The sqllogictest runner: `parse` reads a .test file into records, `run` executes them on
-//! an engine and scores them; `files` finds the .test files under the paths given.
+//! an engine and scores them, `supervise` runs a file in a child process so a hanging or
+//! crashing engine costs one file.
 
 pub mod parse;
 pub mod run;
+pub mod supervise;
 
 use crate::engine::{Engine, EngineError};
 use std::path::{Path, PathBuf};

@@ -144,12 +144,38 @@ pub fn sort_values(values: &mut Vec<String>, column_count: usize, sort: SortMode
 /// Runs the records of one file on `engine` (which should start empty).
 pub fn run_records(engine: &mut dyn Engine, records: &[Record]) -> FileOutcome {
     let mut out = FileOutcome::default();
+    run_records_observed(engine, records, &mut |verdict| match verdict {
+        Verdict::Passed => out.tally.passed += 1,
+        Verdict::Skipped => out.tally.skipped += 1,
+        Verdict::Failed(f) => {
+            out.tally.failed += 1;
+            out.failures.push(f);
+        }
+    });
+    out
+}
+
+/// The result of one test record.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    Passed,
+    Failed(Failure),
+    Skipped,
+}
+
+/// Runs the records of one file, reporting each test record's verdict as soon as it is
+/// known, in file order (a supervising process uses this to see how far a run got).
+pub fn run_records_observed(
+    engine: &mut dyn Engine,
+    records: &[Record],
+    observe: &mut dyn FnMut(Verdict),
+) {
     let mut hash_threshold = DEFAULT_HASH_THRESHOLD;
     let mut labels: HashMap<String, String> = HashMap::new();
     for record in records {
         if !record.applies_to(CONDITION_ENGINE_NAME) {
             if record.is_test() {
-                out.tally.skipped += 1;
+                observe(Verdict::Skipped);
             }
             continue;
         }
@@ -201,15 +227,11 @@ pub fn run_records(engine: &mut dyn Engine, records: &[Record]) -> FileOutcome {
                 &mut labels,
             ),
         };
-        match failure {
-            None => out.tally.passed += 1,
-            Some(f) => {
-                out.tally.failed += 1;
-                out.failures.push(f);
-            }
-        }
+        observe(match failure {
+            None => Verdict::Passed,
+            Some(f) => Verdict::Failed(f),
+        });
     }
-    out
 }
 
 struct QuerySpec<'a> {
