@@ -44,7 +44,7 @@ SELECT 1
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(
-        stdout.contains("a_hang.test:4: FAILED: a record ran past the 1 s limit"),
+        stdout.contains("a_hang.test:4: FAILED: a record ran past the 1 s limit\nWITH RECURSIVE"),
         "{stdout}"
     );
     assert!(

@@ -8,7 +8,7 @@
 //! fails, and every record after it that would have run is counted failed too (not run): a
 //! file must never look better because its engine stopped early.
 
-use super::parse::parse;
+use super::parse::{parse, Command};
 use super::run::{Failure, Tally, Verdict, CONDITION_ENGINE_NAME};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -167,8 +167,12 @@ fn count_unfinished(
         return Ok(());
     };
     out.tally.failed += 1;
+    let sql = match &stuck.command {
+        Command::Statement { sql, .. } | Command::Query { sql, .. } => sql.as_str(),
+        _ => "",
+    };
     out.failure_text.push_str(&format!(
-        "{}:{}: FAILED: {incident}\n\n",
+        "{}:{}: FAILED: {incident}\n{sql}\n\n",
         file.display(),
         stuck.line
     ));
