@@ -8,7 +8,7 @@
 //! fails, and every record after it that would have run is counted failed too (not run): a
 //! file must never look better because its engine stopped early.
 
-use super::parse::{parse, Command};
+use super::parse::{self, parse};
 use super::run::{Failure, Tally, Verdict, CONDITION_ENGINE_NAME};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -168,7 +168,7 @@ fn count_unfinished(
     };
     out.tally.failed += 1;
     let sql = match &stuck.command {
-        Command::Statement { sql, .. } | Command::Query { sql, .. } => sql.as_str(),
+        parse::Command::Statement { sql, .. } | parse::Command::Query { sql, .. } => sql.as_str(),
         _ => "",
     };
     out.failure_text.push_str(&format!(
