@@ -11,6 +11,7 @@
 use crate::engine::Engine;
 use crate::value::Value;
 use parlite_cli::shell::{Chunk, ChunkReader};
+use similar::{ChangeTag, TextDiff};
 use std::io::{BufReader, Read};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -28,16 +29,20 @@ pub struct Replay {
 #[derive(Debug)]
 pub struct Check {
     pub replay: Replay,
-    /// The first line that differs: (1-based line, expected, got); `None` when identical.
-    pub first_difference: Option<(usize, String, String)>,
-    /// How many line positions differ (output of different lengths counts the extra lines).
-    pub differing_lines: usize,
+    /// Lines only in the expected output plus lines only in ours (a line diff, so one
+    /// missing line counts once, not as every line after it).
+    pub changed_lines: usize,
+    /// The start of a unified diff (expected → got), at most `DIFF_EXCERPT_LINES` lines.
+    pub diff_excerpt: String,
     pub expected_lines: usize,
 }
 
+/// How much of the diff to keep for the report.
+pub const DIFF_EXCERPT_LINES: usize = 40;
+
 impl Check {
     pub fn passed(&self) -> bool {
-        self.first_difference.is_none() && self.replay.errors.is_empty()
+        self.changed_lines == 0 && self.replay.errors.is_empty()
     }
 }
 
@@ -103,22 +108,33 @@ pub fn replay(engine: &mut dyn Engine, script: &str) -> Replay {
 /// Replays `script` and compares its stdout with `expected`.
 pub fn check(engine: &mut dyn Engine, script: &str, expected: &[u8]) -> Check {
     let replay = replay(engine, script);
-    let got: Vec<&[u8]> = replay.stdout.split(|&b| b == b'\n').collect();
-    let want: Vec<&[u8]> = expected.split(|&b| b == b'\n').collect();
-    let differing: Vec<usize> = (0..got.len().max(want.len()))
-        .filter(|&i| got.get(i) != want.get(i))
-        .collect();
-    let first_difference = differing.first().map(|&i| {
-        let show = |l: Option<&&[u8]>| match l {
-            Some(l) => String::from_utf8_lossy(l).into_owned(),
-            None => "<end of output>".to_string(),
-        };
-        (i + 1, show(want.get(i)), show(got.get(i)))
-    });
+    let want = String::from_utf8_lossy(expected);
+    let got = String::from_utf8_lossy(&replay.stdout);
+    // A deadline keeps a wildly different output from costing minutes; the diff is then
+    // coarser but still counts every changed line.
+    let diff = TextDiff::configure()
+        .timeout(Duration::from_secs(10))
+        .diff_lines(want.as_ref(), got.as_ref());
+    let changed_lines = diff
+        .iter_all_changes()
+        .filter(|c| c.tag() != ChangeTag::Equal)
+        .count();
+    let mut diff_excerpt = String::new();
+    if changed_lines > 0 {
+        let unified = diff
+            .unified_diff()
+            .context_radius(2)
+            .header("expected", "got")
+            .to_string();
+        for line in unified.lines().take(DIFF_EXCERPT_LINES) {
+            diff_excerpt.push_str(line);
+            diff_excerpt.push('\n');
+        }
+    }
     Check {
         replay,
-        first_difference,
-        differing_lines: differing.len(),
-        expected_lines: want.len().saturating_sub(1),
+        changed_lines,
+        diff_excerpt,
+        expected_lines: want.lines().count(),
     }
 }

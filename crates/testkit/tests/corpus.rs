@@ -66,8 +66,8 @@ fn sqlite_passes_speedtest1_cte_and_app() {
         let check = speedtest::check(&mut engine, &String::from_utf8(script).unwrap(), &expected);
         assert!(
             check.passed(),
-            "{name}: {:?} {:?}",
-            check.first_difference,
+            "{name}: {} {:?}",
+            check.diff_excerpt,
             check.replay.errors
         );
         assert!(check.expected_lines > 0);

@@ -40,11 +40,16 @@ fn errors_are_reported_like_the_shell_and_replay_goes_on() {
 }
 
 #[test]
-fn check_reports_the_first_difference() {
+fn check_reports_a_line_diff() {
     let mut engine = SqliteEngine::memory().unwrap();
     let c = check(&mut engine, "SELECT 1;\nSELECT 2;\n", b"1\n3\n");
     assert!(!c.passed());
-    assert_eq!(c.first_difference, Some((2, "3".into(), "2".into())));
+    assert_eq!(c.changed_lines, 2);
+    assert!(c.diff_excerpt.contains("-3\n+2\n"), "{}", c.diff_excerpt);
+    // One missing line is one change, not a shift of everything after it.
+    let mut engine = SqliteEngine::memory().unwrap();
+    let c = check(&mut engine, "SELECT 2;\nSELECT 3;\n", b"1\n2\n3\n");
+    assert_eq!(c.changed_lines, 1);
     let mut engine = SqliteEngine::memory().unwrap();
     assert!(check(&mut engine, "SELECT 1;\n", b"1\n").passed());
 }

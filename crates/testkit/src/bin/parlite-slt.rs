@@ -310,13 +310,13 @@ fn run_speedtest(
     for e in check.replay.errors.iter().take(20) {
         eprintln!("{e}");
     }
-    if let Some((line, want, got)) = &check.first_difference {
+    if check.changed_lines > 0 {
         println!(
-            "{} output lines differ; the first at line {line}:",
-            check.differing_lines
+            "{} lines differ (diff expected -> got, first {} lines):",
+            check.changed_lines,
+            speedtest::DIFF_EXCERPT_LINES
         );
-        println!("  expected: {want}");
-        println!("  got:      {got}");
+        print!("{}", check.diff_excerpt);
     }
     println!(
         "{}: {} ({} expected output lines, {} errors) in {:.2} s with engine {engine}",
