@@ -5,7 +5,7 @@
 //! Layout: `args` (command line) → `app` (what to run) → `shell` (chunks, dot-commands,
 //! errors) → `output` (list/csv/column rendering) → `backend` (the trait the database sits
 //! behind). Only `parlite_backend` calls the parlite API, and it is built with the
-//! `parlite-api` feature.
+//! `parlite-api` feature (on by default; without it the binary only says it is not built).
 
 pub mod app;
 pub mod args;

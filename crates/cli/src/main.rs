@@ -39,8 +39,8 @@ fn main() {
         e.exit();
     }
     eprintln!(
-        "parlite: the shell is not built yet: the parlite crate's API is not implemented; \
-         rebuild with `--features parlite-api` once it is"
+        "parlite: this build has no database engine (the `parlite-api` feature is off); \
+         rebuild with it"
     );
     std::process::exit(1);
 }

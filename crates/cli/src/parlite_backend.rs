@@ -1,5 +1,5 @@
 //! The shell's `Backend` over the `parlite` crate's API (docs/parlite-api.md): the only code
-//! in the shell that calls parlite. Built with the `parlite-api` feature.
+//! in the shell that calls parlite. Built with the `parlite-api` feature (on by default).
 
 use crate::backend::{Backend, Cell, Event, ExecError, Phase};
 use parlite::{Connection, Value};

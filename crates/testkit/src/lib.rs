@@ -18,8 +18,8 @@
 //!     ../shared/corpus/speedtest1/speedtest1-main-size100.expected.xz
 //! ```
 //!
-//! `--engine parlite` (the default) needs the `parlite-engine` feature, which needs the
-//! `parlite` crate's API. The runner prints `path: N passed, N failed, N skipped` per file
+//! `--engine parlite` (the default) comes from the `parlite-engine` feature, on by default;
+//! `--no-default-features` builds the tools with SQLite alone. The runner prints `path: N passed, N failed, N skipped` per file
 //! and the total on the last line; it exits 1 when anything failed, 2 when it could not run.
 
 pub mod engine;
@@ -61,9 +61,8 @@ fn open_parlite(path: &str) -> Result<Box<dyn Engine>, EngineError> {
 fn open_parlite(_path: &str) -> Result<Box<dyn Engine>, EngineError> {
     Err(EngineError {
         code: 1,
-        message: "the parlite engine is not built in: the parlite crate's API is not \
-                  implemented yet; build with `--features parlite-engine` once it is, or use \
-                  `--engine sqlite`"
+        message: "the parlite engine is not built in (the `parlite-engine` feature is off); \
+                  rebuild with it, or use `--engine sqlite`"
             .to_string(),
     })
 }

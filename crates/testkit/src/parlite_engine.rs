@@ -1,5 +1,5 @@
 //! The `Engine` contract over parlite itself, through the `parlite` crate's API
-//! (docs/parlite-api.md). Built only with the `parlite-engine` feature until that API exists.
+//! (docs/parlite-api.md). Built with the `parlite-engine` feature (on by default).
 
 use crate::engine::{Engine, EngineError, QueryRows};
 use crate::value::Value;
