@@ -32,7 +32,8 @@ pub struct Check {
     /// Lines only in the expected output plus lines only in ours (a line diff, so one
     /// missing line counts once, not as every line after it).
     pub changed_lines: usize,
-    /// The start of a unified diff (expected → got), at most `DIFF_EXCERPT_LINES` lines.
+    /// A unified diff (expected → got) around the first difference, at most
+    /// `DIFF_EXCERPT_LINES` lines.
     pub diff_excerpt: String,
     pub expected_lines: usize,
 }
@@ -119,22 +120,61 @@ pub fn check(engine: &mut dyn Engine, script: &str, expected: &[u8]) -> Check {
         .iter_all_changes()
         .filter(|c| c.tag() != ChangeTag::Equal)
         .count();
-    let mut diff_excerpt = String::new();
-    if changed_lines > 0 {
-        let unified = diff
-            .unified_diff()
-            .context_radius(2)
-            .header("expected", "got")
-            .to_string();
-        for line in unified.lines().take(DIFF_EXCERPT_LINES) {
-            diff_excerpt.push_str(line);
-            diff_excerpt.push('\n');
-        }
-    }
+    let diff_excerpt = if changed_lines > 0 {
+        excerpt(&want, &got)
+    } else {
+        String::new()
+    };
     Check {
         replay,
         changed_lines,
         diff_excerpt,
         expected_lines: want.lines().count(),
     }
+}
+
+/// A unified diff of the neighbourhood of the first differing line: diffing whole outputs
+/// that differ everywhere hits the deadline and degrades to "replace everything", which says
+/// nothing; a window of `EXCERPT_WINDOW_LINES` from the first difference stays precise.
+fn excerpt(want: &str, got: &str) -> String {
+    const EXCERPT_WINDOW_LINES: usize = 200;
+    let want_lines: Vec<&str> = want.lines().collect();
+    let got_lines: Vec<&str> = got.lines().collect();
+    let first = (0..want_lines.len().max(got_lines.len()))
+        .find(|&i| want_lines.get(i) != got_lines.get(i))
+        .unwrap_or(0);
+    let from = first.saturating_sub(2);
+    let window = |lines: &[&str]| {
+        let end = (from + EXCERPT_WINDOW_LINES).min(lines.len());
+        let mut s = lines.get(from..end).unwrap_or(&[]).join("\n");
+        s.push('\n');
+        s
+    };
+    let (w, g) = (window(&want_lines), window(&got_lines));
+    let diff = TextDiff::from_lines(&w, &g);
+    let mut unified_diff = diff.unified_diff();
+    let mut unified = format!(
+        "--- expected (from line {0})\n+++ got (from line {0})\n",
+        from + 1
+    );
+    // The windows are cut at the same offsets while the outputs may be shifted against each
+    // other, so a hunk at the windows' end is an artefact of the cut, not a difference.
+    let cut_zone = EXCERPT_WINDOW_LINES.saturating_sub(10);
+    for hunk in unified_diff.context_radius(2).iter_hunks() {
+        let starts_in_cut_zone = hunk
+            .ops()
+            .iter()
+            .filter(|op| op.tag() != similar::DiffTag::Equal)
+            .any(|op| op.old_range().start >= cut_zone || op.new_range().start >= cut_zone);
+        if starts_in_cut_zone {
+            break;
+        }
+        unified.push_str(&hunk.to_string());
+    }
+    let mut out = String::new();
+    for line in unified.lines().take(DIFF_EXCERPT_LINES) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
