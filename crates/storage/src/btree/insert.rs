@@ -10,13 +10,48 @@
 //! that entry sits in an interior page, so inserting there keeps the order.
 
 use super::balance::{balance, is_underfull, node_read, quick_balance};
-use super::cell::{build_index_leaf, build_table_leaf, cell_size_fn, local_len};
+use super::cell::{build_index_leaf, build_table_leaf, cell_size_fn, local_len, table_cell_key};
 use super::cursor::TreeCursor;
 use super::overflow::{free_chain, write_chain};
-use super::page::{free_space, insert_cell, PageHeader, INDEX_LEAF, TABLE_LEAF};
+use super::page::{drop_cell, free_space, insert_cell, PageHeader, INDEX_LEAF, TABLE_LEAF};
 use crate::error::{PageNo, Result, StorageError};
 use crate::pages::PageWrite;
 use crate::record::KeyCompare;
+
+/// Where a descent ended, without the page references a cursor holds: a held reference
+/// would make the first `page_mut` of each page copy it (copy-on-write), which cost a 4 KiB
+/// copy per insert before this existed.
+pub(crate) struct Pos {
+    /// (page, child index or cell index) from the root down to the leaf.
+    pub path: Vec<(PageNo, usize)>,
+    pub kind: u8,
+    pub ncells: usize,
+    /// Whether the leaf is its parent's right-most child.
+    pub rightmost: bool,
+}
+
+impl Pos {
+    /// Takes the descent's position out of `tc` and drops its page references.
+    pub(crate) fn take(tc: &mut TreeCursor) -> Result<Pos> {
+        let top = tc
+            .stack
+            .last()
+            .ok_or_else(|| StorageError::misuse("no leaf"))?;
+        let n = tc.stack.len();
+        let pos = Pos {
+            path: tc.stack.iter().map(|f| (f.pgno, f.idx)).collect(),
+            kind: top.hdr.kind,
+            ncells: top.hdr.ncells,
+            rightmost: n >= 2 && tc.stack[n - 2].idx == tc.stack[n - 2].hdr.ncells,
+        };
+        tc.invalidate();
+        Ok(pos)
+    }
+
+    pub(crate) fn leaf(&self) -> (PageNo, usize) {
+        self.path.last().copied().unwrap_or((PageNo(0), 0))
+    }
+}
 
 /// Builds the cell for a payload, writing its overflow chain first when it spills.
 /// The cell is padded to SQLite's 4-byte minimum.
@@ -48,102 +83,144 @@ fn make_cell<V: PageWrite + ?Sized>(
     Ok(())
 }
 
-fn path_of(tc: &TreeCursor) -> Vec<(PageNo, usize)> {
-    tc.stack.iter().map(|f| (f.pgno, f.idx)).collect()
-}
-
-/// Puts `cell` at position `idx` of the leaf at the end of the cursor's stack, balancing
-/// when it does not fit. `append` allows the quick balance. Returns true when it balanced
-/// (the cursor's path is then stale).
+/// Puts `cell` at the leaf position `pos`, balancing when it does not fit. `append` allows
+/// the quick balance. Returns true when it balanced.
 fn place_in_leaf<V: PageWrite + ?Sized>(
     v: &mut V,
-    tc: &TreeCursor,
+    pos: &mut Pos,
     cell: &[u8],
     append: bool,
 ) -> Result<bool> {
     let usable = v.usable_size();
-    let top = tc
-        .stack
-        .last()
-        .ok_or_else(|| StorageError::misuse("no leaf to insert into"))?;
-    let (pgno, idx, kind) = (top.pgno, top.idx, top.hdr.kind);
+    let (pgno, idx) = pos.leaf();
     if insert_cell(
         v.page_mut(pgno)?,
         pgno,
         usable,
         idx,
         cell,
-        cell_size_fn(kind, usable),
+        cell_size_fn(pos.kind, usable),
     )? {
         return Ok(false);
     }
-    let mut path = path_of(tc);
-    let n = tc.stack.len();
-    if append
-        && kind == TABLE_LEAF
-        && n >= 2
-        && idx == top.hdr.ncells
-        && tc.stack[n - 2].idx == tc.stack[n - 2].hdr.ncells
+    if append && pos.kind == TABLE_LEAF && pos.path.len() >= 2 && idx == pos.ncells && pos.rightmost
     {
-        quick_balance(v, &mut path, cell)?;
+        quick_balance(v, &mut pos.path, cell)?;
         return Ok(true);
     }
-    let mut node = node_read(v, pgno, kind == TABLE_LEAF)?;
-    if idx > node.cells.len() {
+    let mut node = node_read(v, pgno, pos.kind == TABLE_LEAF)?;
+    if idx > node.len() {
         return Err(StorageError::corrupt(pgno, "insert position past the end"));
     }
-    node.cells.insert(idx, cell.to_vec());
-    balance(v, &mut path, node)?;
+    node.insert(idx, cell);
+    balance(v, &mut pos.path, node)?;
     Ok(true)
 }
 
-/// Inserts or replaces the row `rowid` of the table rooted at `root`.
+/// Inserts or replaces the row `rowid` of the table rooted at the cursor's root.
+///
+/// `append_hint` is the path returned by the previous call for the same tree when nothing
+/// else changed since (the caller checks that): the root-to-leaf path of the right-most
+/// leaf. A rowid past that leaf's last key then goes straight to its end without a descent
+/// — SQLite's BTREE_APPEND, which ascending inserts (the common INSERT) hit every time.
+/// Returns the hint for the next call: the path, when this insert appended at the right
+/// edge without restructuring the tree.
 pub fn table_insert<V: PageWrite + ?Sized>(
     v: &mut V,
     tc: &mut TreeCursor,
     rowid: i64,
     record: &[u8],
     cell: &mut Vec<u8>,
-) -> Result<()> {
+    append_hint: Option<Vec<(PageNo, usize)>>,
+) -> Result<Option<Vec<(PageNo, usize)>>> {
     let usable = v.usable_size();
-    let found = tc.descend_table(v, rowid, false)?;
-    make_cell(v, Some(rowid), record, cell)?;
-    if !found {
-        place_in_leaf(v, tc, cell, true)?;
-        return Ok(());
+    if let Some(path) = append_hint {
+        if let Some(mut pos) = append_position(v, path, rowid)? {
+            make_cell(v, Some(rowid), record, cell)?;
+            let balanced = place_in_leaf(v, &mut pos, cell, true)?;
+            return Ok((!balanced).then_some(pos.path));
+        }
     }
+    let found = tc.descend_table(v, rowid, false)?;
+    let old = if found {
+        let top = tc
+            .stack
+            .last()
+            .ok_or_else(|| StorageError::misuse("no leaf"))?;
+        Some((top.cell(top.idx, usable)?, top.cell_off(top.idx, usable)?))
+    } else {
+        None
+    };
+    let right_edge = tc.stack.iter().all(|f| f.idx == f.hdr.ncells);
+    let mut pos = Pos::take(tc)?;
+    make_cell(v, Some(rowid), record, cell)?;
+    let Some((old, pc)) = old else {
+        let balanced = place_in_leaf(v, &mut pos, cell, true)?;
+        return Ok((right_edge && !balanced).then_some(pos.path));
+    };
     // Replace: free the old payload's overflow, then overwrite in place when the cell
     // size is unchanged (the common UPDATE), else remove and insert.
-    let top = tc
-        .stack
-        .last()
-        .ok_or_else(|| StorageError::misuse("no leaf"))?;
-    let (pgno, idx) = (top.pgno, top.idx);
-    let old = top.cell(idx, usable)?;
-    let pc = top.cell_off(idx, usable)?;
+    let (pgno, idx) = pos.leaf();
     free_chain(v, pgno, &old)?;
     if old.size() == cell.len() {
         v.page_mut(pgno)?[pc..pc + cell.len()].copy_from_slice(cell);
-        return Ok(());
+        return Ok(None);
     }
-    super::page::drop_cell(v.page_mut(pgno)?, pgno, usable, idx, old.size())?;
-    if place_in_leaf(v, tc, cell, false)? || cell.len() >= old.size() {
-        return Ok(());
+    drop_cell(v.page_mut(pgno)?, pgno, usable, idx, old.size())?;
+    if place_in_leaf(v, &mut pos, cell, false)? || cell.len() >= old.size() {
+        return Ok(None);
     }
-    rebalance_if_underfull(v, tc, pgno)
+    rebalance_if_underfull(v, &mut pos.path)?;
+    Ok(None)
 }
 
-/// After a cell in the leaf `pgno` (the cursor's top frame) shrank or vanished, merges the
-/// leaf with its siblings when it is underfull.
+/// The leaf position for appending `rowid` along a right-edge `path` from the previous
+/// insert, or None when `rowid` is not past that leaf's last key.
+fn append_position<V: PageWrite + ?Sized>(
+    v: &V,
+    mut path: Vec<(PageNo, usize)>,
+    rowid: i64,
+) -> Result<Option<Pos>> {
+    let usable = v.usable_size();
+    let Some(&(leaf, _)) = path.last() else {
+        return Ok(None);
+    };
+    let page = v.page(leaf)?;
+    let hdr = PageHeader::parse(&page, leaf, usable)?;
+    if hdr.kind != TABLE_LEAF || hdr.ncells == 0 {
+        return Ok(None);
+    }
+    let pc = hdr.cell_ptr(&page, hdr.ncells - 1);
+    if pc < hdr.ptr_array_end() || pc + 4 > usable {
+        return Err(StorageError::corrupt(leaf, "cell pointer out of range"));
+    }
+    let last = table_cell_key(&page[..usable], pc, TABLE_LEAF)
+        .ok_or_else(|| StorageError::corrupt(leaf, "malformed cell"))?;
+    if rowid <= last {
+        return Ok(None);
+    }
+    if let Some(l) = path.last_mut() {
+        l.1 = hdr.ncells;
+    }
+    Ok(Some(Pos {
+        path,
+        kind: TABLE_LEAF,
+        ncells: hdr.ncells,
+        rightmost: true,
+    }))
+}
+
+/// After a cell in the leaf at the end of `path` shrank or vanished, merges the leaf with
+/// its siblings when it is underfull.
 pub(crate) fn rebalance_if_underfull<V: PageWrite + ?Sized>(
     v: &mut V,
-    tc: &TreeCursor,
-    pgno: PageNo,
+    path: &mut Vec<(PageNo, usize)>,
 ) -> Result<()> {
     let usable = v.usable_size();
-    if tc.stack.len() < 2 {
+    if path.len() < 2 {
         return Ok(());
     }
+    let (pgno, _) = path[path.len() - 1];
     let page = v.page(pgno)?;
     let hdr = PageHeader::parse(&page, pgno, usable)?;
     let free = free_space(&page, &hdr, usable, pgno)?;
@@ -152,11 +229,7 @@ pub(crate) fn rebalance_if_underfull<V: PageWrite + ?Sized>(
         return Ok(());
     }
     let node = node_read(v, pgno, hdr.is_table())?;
-    let mut path = path_of(tc);
-    if path.last().map(|p| p.0) != Some(pgno) {
-        return Err(StorageError::misuse("cursor is not on the rebalanced page"));
-    }
-    balance(v, &mut path, node)
+    balance(v, path, node)
 }
 
 /// Inserts `key` into the index rooted at the cursor's root. An entry comparing equal is
@@ -174,17 +247,14 @@ pub fn index_insert<V: PageWrite + ?Sized>(
         super::delete::index_delete(v, tc, key, cmp, scratch)?;
         tc.descend_index(v, key, false, cmp, scratch)?;
     }
-    make_cell(v, None, key, cell)?;
-    let top = tc
-        .stack
-        .last()
-        .ok_or_else(|| StorageError::misuse("no leaf"))?;
-    if top.hdr.kind != INDEX_LEAF {
+    let mut pos = Pos::take(tc)?;
+    if pos.kind != INDEX_LEAF {
         return Err(StorageError::corrupt(
-            top.pgno,
+            pos.leaf().0,
             "index descent did not end on a leaf",
         ));
     }
-    place_in_leaf(v, tc, cell, false)?;
+    make_cell(v, None, key, cell)?;
+    place_in_leaf(v, &mut pos, cell, false)?;
     Ok(())
 }
