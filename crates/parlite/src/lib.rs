@@ -167,7 +167,9 @@ impl ConnInner {
         let cookie = txn.header()?.schema_cookie;
         if !self.schema_loaded || cookie != self.schema.cookie {
             let store = TxnStore { txn: txn.clone() };
-            self.schema = exec::load_schema(&store)?;
+            let mut fresh = exec::load_schema(&store)?;
+            fresh.carry_temp_from(&self.schema);
+            self.schema = fresh;
             self.schema_loaded = true;
         }
         Ok(())
