@@ -17,16 +17,23 @@
 pub mod btree;
 pub mod error;
 pub mod header;
+pub mod lockfile;
+pub mod log;
 pub mod mem;
+mod open;
 pub mod options;
+pub mod pager;
 pub mod pages;
 pub mod record;
 pub mod txn;
 pub mod varint;
+pub mod vfs;
 
 pub use error::{PageNo, Result, StorageError};
 pub use header::HeaderField;
 pub use mem::MemBackend;
 pub use options::{OpenOptions, Synchronous};
+pub use pager::{FileBackend, PagerConfig, PagerStats};
 pub use record::{Collation, KeyCompare, RecordCompare, ValueRef};
 pub use txn::{BtreeKind, Cursor, Database, HeaderInfo, SeekOp, Txn};
+pub use vfs::{OsVfs, SimVfs, Vfs, VfsFile};

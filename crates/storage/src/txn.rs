@@ -91,7 +91,7 @@ impl Database {
                 let (page_size, usable) = (w.page_size(), w.usable_size());
                 let page = w.page_mut(p)?;
                 init_header(page, page_size as u32);
-                write_page(page, p, TABLE_LEAF, usable, &[] as &[Vec<u8>], 0)?;
+                write_page(page, p, TABLE_LEAF, usable, std::iter::empty(), 0)?;
                 w.commit()?;
             } else {
                 w.rollback();

@@ -480,3 +480,78 @@ fn chinook_reads_back_equal() {
     });
     compare_sqlite_file(&bytes);
 }
+
+/// Rough speed comparison with SQLite on the same machine and build profile: rowid inserts
+/// (ascending and random) and point lookups. SQLite's figures include its SQL layer, so
+/// this bounds our B-tree from above. Only with PARLITE_LONG=1 (it prints, asserts little).
+#[test]
+fn speed_vs_sqlite() {
+    if std::env::var("PARLITE_LONG").as_deref() != Ok("1") {
+        eprintln!("speed_vs_sqlite: set PARLITE_LONG=1 to run");
+        return;
+    }
+    use std::time::Instant;
+    let n: i64 = 200_000;
+    let mut rng = StdRng::seed_from_u64(9);
+    let random_keys: Vec<i64> = (0..n).map(|_| rng.gen_range(0..i64::MAX / 2)).collect();
+    let rec = enc(&[
+        V::Int(12345),
+        V::Text(b"a short text value of 25b".to_vec()),
+    ]);
+    for (label, keys) in [
+        ("ascending", (1..=n).collect::<Vec<i64>>()),
+        ("random", random_keys),
+    ] {
+        // parlite
+        let db = Database::open_in_memory(parlite_storage::OpenOptions::default()).unwrap();
+        let txn = db.begin_write(Duration::ZERO).unwrap();
+        let root = txn.create_btree(BtreeKind::Table).unwrap();
+        let t0 = Instant::now();
+        for &k in &keys {
+            txn.table_insert(root, k, &rec).unwrap();
+        }
+        let ours_ins = t0.elapsed();
+        let mut c = txn.cursor(root, BtreeKind::Table, None).unwrap();
+        let mut buf = Vec::new();
+        let t0 = Instant::now();
+        for &k in keys.iter().rev() {
+            assert!(c.seek_rowid(k, parlite_storage::SeekOp::Eq).unwrap());
+            c.record_into(&mut buf).unwrap();
+        }
+        let ours_get = t0.elapsed();
+        txn.commit().unwrap();
+        // SQLite
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE t(a, b); BEGIN").unwrap();
+        let t0 = Instant::now();
+        {
+            let mut st = conn
+                .prepare(
+                    "INSERT INTO t(rowid, a, b) VALUES (?1, 12345, 'a short text value of 25b')",
+                )
+                .unwrap();
+            for &k in &keys {
+                st.execute([k]).unwrap();
+            }
+        }
+        let sq_ins = t0.elapsed();
+        let t0 = Instant::now();
+        {
+            let mut st = conn.prepare("SELECT a, b FROM t WHERE rowid = ?1").unwrap();
+            for &k in keys.iter().rev() {
+                let _: i64 = st.query_row([k], |r| r.get(0)).unwrap();
+            }
+        }
+        let sq_get = t0.elapsed();
+        conn.execute_batch("COMMIT").unwrap();
+        eprintln!(
+            "{label} x{n}: insert parlite {:?} sqlite {:?} ({:.2}x); lookup parlite {:?} sqlite {:?} ({:.2}x)",
+            ours_ins,
+            sq_ins,
+            ours_ins.as_secs_f64() / sq_ins.as_secs_f64(),
+            ours_get,
+            sq_get,
+            ours_get.as_secs_f64() / sq_get.as_secs_f64()
+        );
+    }
+}

@@ -14,7 +14,7 @@
 use super::balance::{balance, node_read};
 use super::cell::{cell_size_fn, convert_cell};
 use super::cursor::{payload_of, TreeCursor};
-use super::insert::rebalance_if_underfull;
+use super::insert::{rebalance_if_underfull, Pos};
 use super::overflow::free_chain;
 use super::page::{drop_cell, insert_cell, INDEX_INTERIOR, INDEX_LEAF};
 use crate::error::{PageNo, Result, StorageError};
@@ -26,7 +26,7 @@ use std::cmp::Ordering;
 /// `free_overflow`.
 fn remove_leaf_cell<V: PageWrite + ?Sized>(
     v: &mut V,
-    tc: &TreeCursor,
+    tc: &mut TreeCursor,
     free_overflow: bool,
 ) -> Result<()> {
     let usable = v.usable_size();
@@ -34,13 +34,14 @@ fn remove_leaf_cell<V: PageWrite + ?Sized>(
         .stack
         .last()
         .ok_or_else(|| StorageError::misuse("no leaf"))?;
-    let (pgno, idx) = (top.pgno, top.idx);
-    let info = top.cell(idx, usable)?;
+    let info = top.cell(top.idx, usable)?;
+    let mut pos = Pos::take(tc)?;
+    let (pgno, idx) = pos.leaf();
     if free_overflow {
         free_chain(v, pgno, &info)?;
     }
     drop_cell(v.page_mut(pgno)?, pgno, usable, idx, info.size())?;
-    rebalance_if_underfull(v, tc, pgno)
+    rebalance_if_underfull(v, &mut pos.path)
 }
 
 /// Deletes row `rowid`; false if it was not there.
@@ -85,7 +86,7 @@ pub fn index_delete<V: PageWrite + ?Sized>(
     let (ipgno, c) = (top.pgno, top.idx);
     let old = top.cell(c, usable)?;
     let left = top.child(c, usable)?;
-    let mut path: Vec<(PageNo, usize)> = tc.stack.iter().map(|f| (f.pgno, f.idx)).collect();
+    let mut path: Vec<(PageNo, usize)> = Pos::take(tc)?.path;
     let mut pred_tc = TreeCursor::new(PageNo(left), false);
     if !pred_tc.last(v)? {
         return Err(StorageError::corrupt(
@@ -123,10 +124,10 @@ pub fn index_delete<V: PageWrite + ?Sized>(
         cell_size_fn(INDEX_INTERIOR, usable),
     )? {
         let mut node = node_read(v, ipgno, false)?;
-        if c > node.cells.len() {
+        if c > node.len() {
             return Err(StorageError::corrupt(ipgno, "cell index past the end"));
         }
-        node.cells.insert(c, new_cell);
+        node.insert(c, &new_cell);
         path.truncate(depth + 1);
         balance(v, &mut path, node)?;
     }

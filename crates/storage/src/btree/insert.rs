@@ -13,10 +13,45 @@ use super::balance::{balance, is_underfull, node_read, quick_balance};
 use super::cell::{build_index_leaf, build_table_leaf, cell_size_fn, local_len};
 use super::cursor::TreeCursor;
 use super::overflow::{free_chain, write_chain};
-use super::page::{free_space, insert_cell, PageHeader, INDEX_LEAF, TABLE_LEAF};
+use super::page::{drop_cell, free_space, insert_cell, PageHeader, INDEX_LEAF, TABLE_LEAF};
 use crate::error::{PageNo, Result, StorageError};
 use crate::pages::PageWrite;
 use crate::record::KeyCompare;
+
+/// Where a descent ended, without the page references a cursor holds: a held reference
+/// would make the first `page_mut` of each page copy it (copy-on-write), which cost a 4 KiB
+/// copy per insert before this existed.
+pub(crate) struct Pos {
+    /// (page, child index or cell index) from the root down to the leaf.
+    pub path: Vec<(PageNo, usize)>,
+    pub kind: u8,
+    pub ncells: usize,
+    /// Whether the leaf is its parent's right-most child.
+    pub rightmost: bool,
+}
+
+impl Pos {
+    /// Takes the descent's position out of `tc` and drops its page references.
+    pub(crate) fn take(tc: &mut TreeCursor) -> Result<Pos> {
+        let top = tc
+            .stack
+            .last()
+            .ok_or_else(|| StorageError::misuse("no leaf"))?;
+        let n = tc.stack.len();
+        let pos = Pos {
+            path: tc.stack.iter().map(|f| (f.pgno, f.idx)).collect(),
+            kind: top.hdr.kind,
+            ncells: top.hdr.ncells,
+            rightmost: n >= 2 && tc.stack[n - 2].idx == tc.stack[n - 2].hdr.ncells,
+        };
+        tc.invalidate();
+        Ok(pos)
+    }
+
+    pub(crate) fn leaf(&self) -> (PageNo, usize) {
+        self.path.last().copied().unwrap_or((PageNo(0), 0))
+    }
+}
 
 /// Builds the cell for a payload, writing its overflow chain first when it spills.
 /// The cell is padded to SQLite's 4-byte minimum.
@@ -48,56 +83,41 @@ fn make_cell<V: PageWrite + ?Sized>(
     Ok(())
 }
 
-fn path_of(tc: &TreeCursor) -> Vec<(PageNo, usize)> {
-    tc.stack.iter().map(|f| (f.pgno, f.idx)).collect()
-}
-
-/// Puts `cell` at position `idx` of the leaf at the end of the cursor's stack, balancing
-/// when it does not fit. `append` allows the quick balance. Returns true when it balanced
-/// (the cursor's path is then stale).
+/// Puts `cell` at the leaf position `pos`, balancing when it does not fit. `append` allows
+/// the quick balance. Returns true when it balanced.
 fn place_in_leaf<V: PageWrite + ?Sized>(
     v: &mut V,
-    tc: &TreeCursor,
+    pos: &mut Pos,
     cell: &[u8],
     append: bool,
 ) -> Result<bool> {
     let usable = v.usable_size();
-    let top = tc
-        .stack
-        .last()
-        .ok_or_else(|| StorageError::misuse("no leaf to insert into"))?;
-    let (pgno, idx, kind) = (top.pgno, top.idx, top.hdr.kind);
+    let (pgno, idx) = pos.leaf();
     if insert_cell(
         v.page_mut(pgno)?,
         pgno,
         usable,
         idx,
         cell,
-        cell_size_fn(kind, usable),
+        cell_size_fn(pos.kind, usable),
     )? {
         return Ok(false);
     }
-    let mut path = path_of(tc);
-    let n = tc.stack.len();
-    if append
-        && kind == TABLE_LEAF
-        && n >= 2
-        && idx == top.hdr.ncells
-        && tc.stack[n - 2].idx == tc.stack[n - 2].hdr.ncells
+    if append && pos.kind == TABLE_LEAF && pos.path.len() >= 2 && idx == pos.ncells && pos.rightmost
     {
-        quick_balance(v, &mut path, cell)?;
+        quick_balance(v, &mut pos.path, cell)?;
         return Ok(true);
     }
-    let mut node = node_read(v, pgno, kind == TABLE_LEAF)?;
-    if idx > node.cells.len() {
+    let mut node = node_read(v, pgno, pos.kind == TABLE_LEAF)?;
+    if idx > node.len() {
         return Err(StorageError::corrupt(pgno, "insert position past the end"));
     }
-    node.cells.insert(idx, cell.to_vec());
-    balance(v, &mut path, node)?;
+    node.insert(idx, cell);
+    balance(v, &mut pos.path, node)?;
     Ok(true)
 }
 
-/// Inserts or replaces the row `rowid` of the table rooted at `root`.
+/// Inserts or replaces the row `rowid` of the table rooted at the cursor's root.
 pub fn table_insert<V: PageWrite + ?Sized>(
     v: &mut V,
     tc: &mut TreeCursor,
@@ -107,43 +127,47 @@ pub fn table_insert<V: PageWrite + ?Sized>(
 ) -> Result<()> {
     let usable = v.usable_size();
     let found = tc.descend_table(v, rowid, false)?;
+    let old = if found {
+        let top = tc
+            .stack
+            .last()
+            .ok_or_else(|| StorageError::misuse("no leaf"))?;
+        Some((top.cell(top.idx, usable)?, top.cell_off(top.idx, usable)?))
+    } else {
+        None
+    };
+    let mut pos = Pos::take(tc)?;
     make_cell(v, Some(rowid), record, cell)?;
-    if !found {
-        place_in_leaf(v, tc, cell, true)?;
+    let Some((old, pc)) = old else {
+        place_in_leaf(v, &mut pos, cell, true)?;
         return Ok(());
-    }
+    };
     // Replace: free the old payload's overflow, then overwrite in place when the cell
     // size is unchanged (the common UPDATE), else remove and insert.
-    let top = tc
-        .stack
-        .last()
-        .ok_or_else(|| StorageError::misuse("no leaf"))?;
-    let (pgno, idx) = (top.pgno, top.idx);
-    let old = top.cell(idx, usable)?;
-    let pc = top.cell_off(idx, usable)?;
+    let (pgno, idx) = pos.leaf();
     free_chain(v, pgno, &old)?;
     if old.size() == cell.len() {
         v.page_mut(pgno)?[pc..pc + cell.len()].copy_from_slice(cell);
         return Ok(());
     }
-    super::page::drop_cell(v.page_mut(pgno)?, pgno, usable, idx, old.size())?;
-    if place_in_leaf(v, tc, cell, false)? || cell.len() >= old.size() {
+    drop_cell(v.page_mut(pgno)?, pgno, usable, idx, old.size())?;
+    if place_in_leaf(v, &mut pos, cell, false)? || cell.len() >= old.size() {
         return Ok(());
     }
-    rebalance_if_underfull(v, tc, pgno)
+    rebalance_if_underfull(v, &mut pos.path)
 }
 
-/// After a cell in the leaf `pgno` (the cursor's top frame) shrank or vanished, merges the
-/// leaf with its siblings when it is underfull.
+/// After a cell in the leaf at the end of `path` shrank or vanished, merges the leaf with
+/// its siblings when it is underfull.
 pub(crate) fn rebalance_if_underfull<V: PageWrite + ?Sized>(
     v: &mut V,
-    tc: &TreeCursor,
-    pgno: PageNo,
+    path: &mut Vec<(PageNo, usize)>,
 ) -> Result<()> {
     let usable = v.usable_size();
-    if tc.stack.len() < 2 {
+    if path.len() < 2 {
         return Ok(());
     }
+    let (pgno, _) = path[path.len() - 1];
     let page = v.page(pgno)?;
     let hdr = PageHeader::parse(&page, pgno, usable)?;
     let free = free_space(&page, &hdr, usable, pgno)?;
@@ -152,11 +176,7 @@ pub(crate) fn rebalance_if_underfull<V: PageWrite + ?Sized>(
         return Ok(());
     }
     let node = node_read(v, pgno, hdr.is_table())?;
-    let mut path = path_of(tc);
-    if path.last().map(|p| p.0) != Some(pgno) {
-        return Err(StorageError::misuse("cursor is not on the rebalanced page"));
-    }
-    balance(v, &mut path, node)
+    balance(v, path, node)
 }
 
 /// Inserts `key` into the index rooted at the cursor's root. An entry comparing equal is
@@ -174,17 +194,14 @@ pub fn index_insert<V: PageWrite + ?Sized>(
         super::delete::index_delete(v, tc, key, cmp, scratch)?;
         tc.descend_index(v, key, false, cmp, scratch)?;
     }
-    make_cell(v, None, key, cell)?;
-    let top = tc
-        .stack
-        .last()
-        .ok_or_else(|| StorageError::misuse("no leaf"))?;
-    if top.hdr.kind != INDEX_LEAF {
+    let mut pos = Pos::take(tc)?;
+    if pos.kind != INDEX_LEAF {
         return Err(StorageError::corrupt(
-            top.pgno,
+            pos.leaf().0,
             "index descent did not end on a leaf",
         ));
     }
-    place_in_leaf(v, tc, cell, false)?;
+    make_cell(v, None, key, cell)?;
+    place_in_leaf(v, &mut pos, cell, false)?;
     Ok(())
 }

@@ -462,21 +462,21 @@ fn free_range(
 
 /// Writes a whole page from a list of cells (each unpadded; padded here to 4 bytes), packed
 /// at the end of the page. `right` is the right-most child for interior pages.
-pub fn write_page<C: AsRef<[u8]>>(
+pub fn write_page<'a>(
     data: &mut [u8],
     pgno: PageNo,
     kind: u8,
     usable: usize,
-    cells: &[C],
+    cells: impl ExactSizeIterator<Item = &'a [u8]>,
     right: u32,
 ) -> Result<()> {
     let off = header_offset(pgno);
     let hl = header_len_of(kind);
     let mut top = usable;
     let ptr_start = off + hl;
-    let ptr_end = ptr_start + 2 * cells.len();
-    for (i, c) in cells.iter().enumerate() {
-        let c = c.as_ref();
+    let ncells = cells.len();
+    let ptr_end = ptr_start + 2 * ncells;
+    for (i, c) in cells.enumerate() {
         let size = c.len().max(4);
         if top < ptr_end + size {
             return Err(StorageError::corrupt(
@@ -491,7 +491,7 @@ pub fn write_page<C: AsRef<[u8]>>(
     }
     data[off] = kind;
     put_u16(data, off + 1, 0);
-    put_u16(data, off + 3, cells.len());
+    put_u16(data, off + 3, ncells);
     put_u16(data, off + 5, top & 0xffff);
     data[off + 7] = 0;
     if hl == 12 {

@@ -21,7 +21,7 @@ pub fn create<V: PageWrite + ?Sized>(v: &mut V, table: bool) -> Result<PageNo> {
         pg,
         if table { TABLE_LEAF } else { INDEX_LEAF },
         usable,
-        &[] as &[Vec<u8>],
+        std::iter::empty(),
         0,
     )?;
     Ok(pg)
@@ -124,7 +124,7 @@ pub fn destroy<V: PageWrite + ?Sized>(v: &mut V, root: PageNo, keep_root: bool) 
             root,
             leaf_of(root_kind),
             usable,
-            &[] as &[Vec<u8>],
+            std::iter::empty(),
             0,
         )?;
     } else {

@@ -1,0 +1,267 @@
+//! The durable log `<db>-plog`: commit frames appended by the writer, scanned at recovery,
+//! restarted (new generation) after each checkpoint. Byte layout in [`format`]; the whole
+//! protocol (commit path, checkpoint, recovery, crash points) in docs/log-and-recovery.md.
+//!
+//! Invariants:
+//! - G1. Frames are appended only at `end`, the byte after the last frame this process
+//!   wrote or validated, by the holder of the writer lock; the sequence numbers of one
+//!   generation are consecutive from `base_seq + 1`.
+//! - G2. A new generation is started only after every frame of the old one is in the
+//!   database file and the database file is synced (the checkpoint's job): it rewrites the
+//!   header with a salt different from the previous generation's, truncates the file to the
+//!   header and syncs, so no frame of an older generation can ever validate again (F1).
+//! - G3. When the previous header could not be read (a torn header, a new file), the file
+//!   is first truncated to zero, so whatever salt the new header gets, no stale frame
+//!   survives behind it.
+//! - G4. This module never syncs on its own initiative except when starting a generation;
+//!   group commit (pager) decides when the log is synced.
+
+pub mod format;
+
+use crate::error::{Result, StorageError};
+use crate::vfs::{read_zero_padded, VfsFile};
+use format::{
+    decode_frame_body, encode_frame, frame_checksum_ok, parse_frame_head, Frame, LogHeader,
+    PageDelta, FRAME_HEADER_BYTES, FRAME_MAX_BYTES, FRAME_MIN_BYTES, LOG_HEADER_BYTES,
+};
+use std::sync::Arc;
+
+/// The log's file name for the database at `db_path`.
+pub fn log_path(db_path: &str) -> String {
+    format!("{db_path}-plog")
+}
+
+/// The valid prefix of a log file.
+#[derive(Debug)]
+pub struct Scan {
+    /// `None`: no readable header, so nothing to redo.
+    pub header: Option<LogHeader>,
+    pub frames: Vec<Frame>,
+    /// Byte offset just past the last valid frame.
+    pub end: u64,
+    pub last_crc: u32,
+}
+
+impl Scan {
+    pub fn last_seq(&self) -> Option<u64> {
+        self.frames
+            .last()
+            .map(|f| f.seq)
+            .or(self.header.map(|h| h.base_seq))
+    }
+}
+
+/// Reads the header and every valid frame, stopping at the first invalid one (F1); a frame
+/// with a valid checksum but a malformed body is `Corrupt` (F2).
+pub fn scan(file: &dyn VfsFile) -> Result<Scan> {
+    let size = file.size()?;
+    let mut hb = [0u8; LOG_HEADER_BYTES];
+    let got = read_zero_padded(file, 0, &mut hb)?;
+    let header = if got == LOG_HEADER_BYTES {
+        LogHeader::parse(&hb)
+    } else {
+        None
+    };
+    let Some(h) = header else {
+        return Ok(Scan {
+            header: None,
+            frames: Vec::new(),
+            end: 0,
+            last_crc: 0,
+        });
+    };
+    let mut frames = Vec::new();
+    let mut end = LOG_HEADER_BYTES as u64;
+    let mut crc = h.chain_seed();
+    let mut next_seq = h.base_seq.wrapping_add(1);
+    loop {
+        if end + FRAME_MIN_BYTES as u64 > size {
+            break;
+        }
+        let mut head = [0u8; FRAME_HEADER_BYTES];
+        if read_zero_padded(file, end, &mut head)? != FRAME_HEADER_BYTES {
+            break;
+        }
+        let fh = parse_frame_head(&head);
+        let fits =
+            fh.len >= FRAME_MIN_BYTES as u64 && fh.len <= FRAME_MAX_BYTES && end + fh.len <= size;
+        if !fits || fh.salt != h.salt || fh.seq != next_seq {
+            break;
+        }
+        let mut buf = vec![0u8; fh.len as usize];
+        if read_zero_padded(file, end, &mut buf)? != buf.len() {
+            break;
+        }
+        let Some(new_crc) = frame_checksum_ok(&buf, crc) else {
+            break;
+        };
+        frames.push(decode_frame_body(&buf, h.page_size)?);
+        crc = new_crc;
+        end += fh.len;
+        next_seq = next_seq.wrapping_add(1);
+    }
+    Ok(Scan {
+        header: Some(h),
+        frames,
+        end,
+        last_crc: crc,
+    })
+}
+
+/// The open log of a writable database.
+pub struct LogFile {
+    file: Arc<dyn VfsFile>,
+    header: LogHeader,
+    end: u64,
+    last_crc: u32,
+    last_seq: u64,
+}
+
+impl LogFile {
+    /// Starts a fresh generation on `file` (G2, G3). `prev_salt`: the salt of the header
+    /// currently in the file, when it could be read.
+    pub fn start(
+        file: Arc<dyn VfsFile>,
+        page_size: u32,
+        prev_salt: Option<u32>,
+        base_seq: u64,
+    ) -> Result<LogFile> {
+        let salt = match prev_salt {
+            Some(s) => s.wrapping_add(1),
+            None => {
+                // G3: the old header is unreadable; clear the file before writing anew.
+                file.truncate(0)?;
+                0x5A17_0001 ^ (base_seq as u32)
+            }
+        };
+        let mut log = LogFile {
+            file,
+            header: LogHeader {
+                page_size,
+                salt,
+                base_seq,
+            },
+            end: 0,
+            last_crc: 0,
+            last_seq: 0,
+        };
+        log.write_header()?;
+        Ok(log)
+    }
+
+    /// Takes over a generation found by [`scan`]: appends would go at `end`. Open only uses
+    /// this to checkpoint the frames found and then [`LogFile::restart`] (a resumed tail
+    /// could sit before stale bytes of unacknowledged frames).
+    pub fn resume(
+        file: Arc<dyn VfsFile>,
+        header: LogHeader,
+        end: u64,
+        last_crc: u32,
+        last_seq: u64,
+    ) -> LogFile {
+        LogFile {
+            file,
+            header,
+            end,
+            last_crc,
+            last_seq,
+        }
+    }
+
+    fn write_header(&mut self) -> Result<()> {
+        // Order matters (G2): the new header first, so a crash before the truncate leaves
+        // old frames behind a header whose salt rejects them; then truncate; then sync.
+        self.file.write_at(0, &self.header.encode())?;
+        self.file.truncate(LOG_HEADER_BYTES as u64)?;
+        self.file.sync()?;
+        self.end = LOG_HEADER_BYTES as u64;
+        self.last_crc = self.header.chain_seed();
+        self.last_seq = self.header.base_seq;
+        Ok(())
+    }
+
+    /// Starts the next generation after a checkpoint folded everything up to `base_seq`
+    /// into the database file (G2).
+    pub fn restart(&mut self, base_seq: u64) -> Result<()> {
+        self.header.salt = self.header.salt.wrapping_add(1);
+        self.header.base_seq = base_seq;
+        self.write_header()
+    }
+
+    /// Appends the frame of commit `seq` (G1) with `write` only: durability is the caller's
+    /// decision (G4). Returns the frame's size in bytes.
+    pub fn append(&mut self, seq: u64, page_count: u32, pages: &[PageDelta]) -> Result<u64> {
+        if seq != self.last_seq.wrapping_add(1) {
+            return Err(StorageError::misuse(format!(
+                "log append of seq {seq} after {}",
+                self.last_seq
+            )));
+        }
+        let (bytes, crc) = encode_frame(self.header.salt, seq, page_count, pages, self.last_crc);
+        self.file.write_at(self.end, &bytes)?;
+        self.end += bytes.len() as u64;
+        self.last_crc = crc;
+        self.last_seq = seq;
+        Ok(bytes.len() as u64)
+    }
+
+    pub fn file(&self) -> &Arc<dyn VfsFile> {
+        &self.file
+    }
+
+    /// Bytes of frames in this generation.
+    pub fn frames_bytes(&self) -> u64 {
+        self.end.saturating_sub(LOG_HEADER_BYTES as u64)
+    }
+
+    pub fn base_seq(&self) -> u64 {
+        self.header.base_seq
+    }
+
+    pub fn last_seq(&self) -> u64 {
+        self.last_seq
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::PageNo;
+    use crate::vfs::{SimVfs, Vfs};
+    use format::Run;
+
+    fn delta(pgno: u32, byte: u8) -> Vec<PageDelta> {
+        vec![PageDelta {
+            pgno: PageNo(pgno),
+            runs: vec![Run {
+                offset: 100,
+                bytes: vec![byte; 10],
+            }],
+        }]
+    }
+
+    #[test]
+    fn append_scan_and_restart_rejects_old_frames() {
+        let vfs = SimVfs::new(3);
+        let f = vfs.open("db-plog", true).unwrap();
+        let mut log = LogFile::start(Arc::clone(&f), 512, None, 10).unwrap();
+        log.append(11, 2, &delta(1, 1)).unwrap();
+        log.append(12, 2, &delta(2, 2)).unwrap();
+        let s = scan(&*f).unwrap();
+        assert_eq!(
+            s.frames.iter().map(|f| f.seq).collect::<Vec<_>>(),
+            vec![11, 12]
+        );
+        assert_eq!(s.last_seq(), Some(12));
+        assert!(log.append(14, 2, &delta(2, 2)).is_err());
+        // A torn second frame ends the valid prefix.
+        let end = f.size().unwrap();
+        f.write_at(end - 3, &[0xAA]).unwrap();
+        assert_eq!(scan(&*f).unwrap().frames.len(), 1);
+        log.restart(12).unwrap();
+        assert!(scan(&*f).unwrap().frames.is_empty());
+        // Old frame bytes written back behind the new header do not validate (salt).
+        let s = scan(&*f).unwrap();
+        assert_eq!(s.header.unwrap().base_seq, 12);
+    }
+}

@@ -1,0 +1,1053 @@
+//! The file backend: a SQLite database file, parlite's log `<db>-plog` beside it, and a
+//! versioned page cache between them. Implements [`Backend`] (see `pages` for P1–P4).
+//!
+//! Life of a commit (the numbered steps of docs/log-and-recovery.md, "Commit path"):
+//! 1. the writer holds the writer lock (one writer at a time; readers never take it);
+//! 2. it stamps page 1's header (P3) and diffs each changed page against its base image;
+//! 3. it appends one frame to the log with `write` (no fsync yet);
+//! 4. it publishes the new page versions in the cache (readers who begin now see them);
+//! 5. it checkpoints if the log or the pinned pages passed their thresholds;
+//! 6. it releases the writer lock — the next writer may start while this one waits;
+//! 7. it waits until the frame is as durable as the synchronous mode promises (group
+//!    commit: one fsync covers every frame written before it).
+//!
+//! Durability invariants (cited by tests/crash_sim.rs, tests/kill_process.rs):
+//! - D1. `commit` returns Ok under `Synchronous::Full` only after an fsync of the log that
+//!   started after the commit's frame was written; under `Normal` only after the frame was
+//!   written to the OS; under `Off` after the frame was handed to `write`.
+//! - D2. A failed fsync, or a failed log write, on the commit path poisons the backend: every
+//!   later write transaction gets `ReadOnly` until the database is reopened. No fsync is
+//!   ever retried. The commit that saw the failure returns the error and may or may not
+//!   survive a crash.
+//! - D3. The checkpoint writes a page into the database file only after the log holding its
+//!   frames is synced, and starts a new log generation only after the database file is
+//!   synced. So at every instant, database file + valid log frames = the last durable state.
+//! - D4. Recovery (at open) syncs the log it found before writing any page it redoes, then
+//!   checkpoints (D3); a crash during recovery is recovered the same way at the next open.
+//! - D5. Redo is idempotent: applying a generation's frames in order to any page image that
+//!   is a sector-wise mix of the generation's base and later images gives the newest image
+//!   (log::format F3; the argument is in docs/log-and-recovery.md).
+//!
+//! Concurrency invariants:
+//! - K1. Lock order: writer slot → log mutex → {cache mutex, sync mutex} → poison mutex
+//!   (a leaf). The cache mutex is never held across I/O; group-commit fsyncs take no lock
+//!   at all (the log's file handle is set once at open), so they never wait for a
+//!   checkpoint that holds the log mutex.
+//! - K2. Readers never wait for the writer lock or for I/O of other transactions; a
+//!   snapshot stays stable across later commits and checkpoints (cache C2, C4, C5).
+//! - K3. The checkpoint runs under the writer lock, so no frame is appended while it
+//!   restarts the log.
+
+mod cache;
+
+use cache::Cache;
+
+use crate::error::{PageNo, Result, StorageError};
+use crate::header::{self, put_u32, DbHeader, HEADER_SIZE};
+use crate::lockfile::ProcessLock;
+use crate::log::format::{apply_runs, diff_runs, full_run, PageDelta};
+use crate::log::{self, LogFile};
+use crate::options::{OpenOptions, Synchronous};
+use crate::pages::{Backend, PageRead, PageRef, PageWrite, ReadView, WriteView};
+use crate::vfs::{read_zero_padded, Vfs, VfsFile};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
+use std::time::{Duration, Instant};
+
+/// Tunables of the file backend that are not part of `OpenOptions`.
+#[derive(Debug, Clone)]
+pub struct PagerConfig {
+    /// Checkpoint automatically once the log's frames pass this many bytes. 4 MiB keeps
+    /// recovery short (a few thousand frames) while amortising the checkpoint's two fsyncs.
+    pub checkpoint_log_bytes: u64,
+    /// Checkpoint automatically once dirty (pinned) pages pass this fraction of the cache,
+    /// in percent (C6).
+    pub checkpoint_dirty_percent: usize,
+}
+
+impl Default for PagerConfig {
+    fn default() -> Self {
+        PagerConfig {
+            checkpoint_log_bytes: 4 << 20,
+            checkpoint_dirty_percent: 50,
+        }
+    }
+}
+
+/// Counters for tests and benchmarks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PagerStats {
+    /// Commits that wrote a frame.
+    pub commits: u64,
+    /// fsyncs of the log issued to make commits durable (group commit leaders).
+    pub commit_syncs: u64,
+    pub checkpoints: u64,
+    pub log_frames_bytes: u64,
+    pub cache_pages: usize,
+    pub dirty_pages: usize,
+}
+
+fn sync_to_u8(s: Synchronous) -> u8 {
+    match s {
+        Synchronous::Off => 0,
+        Synchronous::Normal => 1,
+        Synchronous::Full => 2,
+    }
+}
+
+fn u8_to_sync(v: u8) -> Synchronous {
+    match v {
+        0 => Synchronous::Off,
+        1 => Synchronous::Normal,
+        _ => Synchronous::Full,
+    }
+}
+
+/// Group-commit state (D1): which commits are written and which are synced.
+#[derive(Debug, Default)]
+struct SyncState {
+    written_seq: u64,
+    synced_seq: u64,
+    syncing: bool,
+}
+
+struct Inner {
+    vfs: Arc<dyn Vfs>,
+    path: String,
+    registry_key: String,
+    db: Arc<dyn VfsFile>,
+    page_size: usize,
+    usable_size: usize,
+    read_only: bool,
+    config: PagerConfig,
+    synchronous: AtomicU8,
+    poison: Mutex<Option<String>>,
+    cache: Mutex<Cache>,
+    writer_held: Mutex<bool>,
+    writer_cv: Condvar,
+    /// `None` for read-only databases. Locked only by the writer-lock holder (K1).
+    log: Mutex<Option<LogFile>>,
+    /// The log's file handle, for group-commit fsyncs that must not wait for the log mutex
+    /// (an automatic checkpoint may hold it across its own I/O).
+    log_file: OnceLock<Arc<dyn VfsFile>>,
+    sync: Mutex<SyncState>,
+    sync_cv: Condvar,
+    commits: AtomicU64,
+    commit_syncs: AtomicU64,
+    checkpoints: AtomicU64,
+    /// Set once the backend is in the registry; `Drop` then removes it.
+    registered: std::sync::atomic::AtomicBool,
+    _process_lock: Option<ProcessLock>,
+}
+
+/// A mutex whose data stays consistent even if a holder panicked: every critical section
+/// here either completes its update or leaves the previous state (no partial writes), so
+/// the poison flag is ignored rather than turned into a panic.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The file backend. Cheap to clone; all clones share one cache and one log.
+#[derive(Clone)]
+pub struct FileBackend {
+    inner: Arc<Inner>,
+}
+
+type Registry = Mutex<HashMap<String, Weak<Inner>>>;
+
+/// One backend per database file per process (lockfile L3): path → live backend.
+fn registry() -> &'static (Registry, Condvar) {
+    static REGISTRY: OnceLock<(Registry, Condvar)> = OnceLock::new();
+    REGISTRY.get_or_init(|| (Mutex::new(HashMap::new()), Condvar::new()))
+}
+
+/// How long `open` waits for a previous backend of the same file, already unreachable, to
+/// finish closing (its final checkpoint) before reporting `Busy`.
+const CLOSE_WAIT: Duration = Duration::from_secs(30);
+
+/// How long an explicit checkpoint waits for the writer lock before reporting `Busy`.
+const CHECKPOINT_WAIT: Duration = Duration::from_secs(5);
+
+impl FileBackend {
+    /// Opens (or creates) the database at `path` on the real file system.
+    pub fn open(path: &str, opts: &OpenOptions) -> Result<FileBackend> {
+        FileBackend::open_with(
+            Arc::new(crate::vfs::OsVfs),
+            path,
+            opts,
+            PagerConfig::default(),
+        )
+    }
+
+    /// Opens through any [`Vfs`]. Opening a database already open in this process returns
+    /// the same backend (its options stay those of the first open).
+    pub fn open_with(
+        vfs: Arc<dyn Vfs>,
+        path: &str,
+        opts: &OpenOptions,
+        config: PagerConfig,
+    ) -> Result<FileBackend> {
+        let key = vfs
+            .registry_key(path)
+            .unwrap_or_else(|| format!("vfs:{:p}:{path}", Arc::as_ptr(&vfs)));
+        let (map, cv) = registry();
+        let mut reg = lock(map);
+        let deadline = Instant::now() + CLOSE_WAIT;
+        while let Some(weak) = reg.get(&key) {
+            if let Some(inner) = weak.upgrade() {
+                return Ok(FileBackend { inner });
+            }
+            // The last handle is gone but its close (checkpoint) is still running.
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(StorageError::Busy {
+                    reason: format!("{path} is still closing"),
+                });
+            }
+            reg = cv
+                .wait_timeout(reg, deadline - now)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        let inner = Arc::new(open_inner(vfs, path, key.clone(), opts, config)?);
+        reg.insert(key, Arc::downgrade(&inner));
+        inner.registered.store(true, Ordering::Release);
+        Ok(FileBackend { inner })
+    }
+
+    pub fn path(&self) -> &str {
+        &self.inner.path
+    }
+
+    pub fn set_synchronous(&self, s: Synchronous) {
+        self.inner
+            .synchronous
+            .store(sync_to_u8(s), Ordering::Relaxed);
+    }
+
+    pub fn synchronous(&self) -> Synchronous {
+        u8_to_sync(self.inner.synchronous.load(Ordering::Relaxed))
+    }
+
+    /// Why writes are refused after a failed fsync (D2), if they are.
+    pub fn poisoned(&self) -> Option<String> {
+        lock(&self.inner.poison).clone()
+    }
+
+    pub fn stats(&self) -> PagerStats {
+        let (cache_pages, dirty_pages) = {
+            let c = lock(&self.inner.cache);
+            (c.len(), c.dirty_count())
+        };
+        let log_frames_bytes = lock(&self.inner.log)
+            .as_ref()
+            .map_or(0, |l| l.frames_bytes());
+        PagerStats {
+            commits: self.inner.commits.load(Ordering::Relaxed),
+            commit_syncs: self.inner.commit_syncs.load(Ordering::Relaxed),
+            checkpoints: self.inner.checkpoints.load(Ordering::Relaxed),
+            log_frames_bytes,
+            cache_pages,
+            dirty_pages,
+        }
+    }
+}
+
+/// Refuses databases another engine still has un-applied changes for.
+fn check_foreign_logs(vfs: &dyn Vfs, path: &str) -> Result<()> {
+    let refuse = |what: &str| {
+        StorageError::CantOpen {
+        path: path.to_string(),
+        reason: format!(
+            "{what} holds changes stock SQLite has not applied yet; open the database once with \
+             sqlite3 (or run `PRAGMA wal_checkpoint(TRUNCATE)`) so they are checkpointed, then retry"
+        ),
+    }
+    };
+    let wal = format!("{path}-wal");
+    if vfs.exists(&wal)? && vfs.open(&wal, false)?.size()? > 0 {
+        return Err(refuse(&wal));
+    }
+    let journal = format!("{path}-journal");
+    if vfs.exists(&journal)? {
+        let f = vfs.open(&journal, false)?;
+        // SQLite's rule: a journal is hot when it is non-empty and its header is not zeroed
+        // (journal_mode=PERSIST zeroes the header on commit).
+        let mut head = [0u8; 28];
+        let n = read_zero_padded(&*f, 0, &mut head)?;
+        if n > 0 && head.iter().any(|b| *b != 0) {
+            return Err(refuse(&journal));
+        }
+    }
+    Ok(())
+}
+
+/// Opening: lock, scan the log, redo it over the database file, checkpoint (D4).
+fn open_inner(
+    vfs: Arc<dyn Vfs>,
+    path: &str,
+    registry_key: String,
+    opts: &OpenOptions,
+    config: PagerConfig,
+) -> Result<Inner> {
+    let create = opts.create && !opts.read_only;
+    if !vfs.exists(path)? && !create {
+        return Err(StorageError::CantOpen {
+            path: path.to_string(),
+            reason: "no such file".into(),
+        });
+    }
+    check_foreign_logs(&*vfs, path)?;
+    let process_lock = vfs.lock_process(path)?;
+    let db = vfs.open(path, create)?;
+    let db_size = db.size()?;
+
+    let lpath = log::log_path(path);
+    let (log_file, scan) = if vfs.exists(&lpath)? {
+        let f = vfs.open(&lpath, false)?;
+        let s = log::scan(&*f)?;
+        (Some(f), Some(s))
+    } else {
+        (None, None)
+    };
+    let log_header = scan.as_ref().and_then(|s| s.header);
+    let frames = scan.as_ref().map_or(&[][..], |s| &s.frames[..]);
+
+    // The page size comes from the log when it has frames: page 1 in the file may be torn
+    // by an interrupted checkpoint and is repaired by the redo below (D5). A log without
+    // frames has nothing to say about this database.
+    let page_size = match log_header.filter(|_| !frames.is_empty()) {
+        Some(h) => h.page_size as usize,
+        None if db_size == 0 => {
+            let ps = opts.page_size;
+            if !(512..=65536).contains(&ps) || !ps.is_power_of_two() {
+                return Err(StorageError::misuse(format!(
+                    "page size {ps} is not a power of two in 512..=65536"
+                )));
+            }
+            ps as usize
+        }
+        None => {
+            let mut h = [0u8; HEADER_SIZE];
+            read_zero_padded(&*db, 0, &mut h)?;
+            DbHeader::parse(&h)?.page_size as usize
+        }
+    };
+
+    // Redo (D5): every valid frame, in order, over pages read from the database file.
+    let mut redo: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
+    for frame in frames {
+        for delta in &frame.pages {
+            let page = match redo.entry(delta.pgno.0) {
+                std::collections::btree_map::Entry::Occupied(o) => o.into_mut(),
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    let mut buf = vec![0u8; page_size];
+                    read_zero_padded(&*db, (delta.pgno.0 as u64 - 1) * page_size as u64, &mut buf)?;
+                    v.insert(buf)
+                }
+            };
+            apply_runs(page, &delta.runs);
+        }
+    }
+    let last_frame_count = frames.last().map(|f| f.page_count);
+
+    // The header, from the redone page 1 or the file.
+    let (page_count, usable_size) = if db_size == 0 && last_frame_count.is_none() {
+        (0u32, page_size)
+    } else {
+        let page1 = match redo.get(&1) {
+            Some(p) => p.clone(),
+            None => {
+                let mut buf = vec![0u8; page_size.max(HEADER_SIZE)];
+                read_zero_padded(&*db, 0, &mut buf)?;
+                buf
+            }
+        };
+        let h = DbHeader::parse(&page1)?;
+        if h.page_size as usize != page_size {
+            return Err(StorageError::corrupt(
+                PageNo(1),
+                format!(
+                    "header page size {} differs from the log's {page_size}",
+                    h.page_size
+                ),
+            ));
+        }
+        let file_pages = u32::try_from(db_size.div_ceil(page_size as u64)).unwrap_or(u32::MAX);
+        let count = last_frame_count.unwrap_or_else(|| h.effective_page_count(file_pages));
+        (count, h.usable_size())
+    };
+    if page_count == 0 && db_size > 0 {
+        return Err(StorageError::NotADatabase {
+            reason: "database size is zero pages".into(),
+        });
+    }
+
+    let committed_seq = scan.as_ref().and_then(|s| s.last_seq()).unwrap_or(0);
+    let mut cache = Cache::new(committed_seq, page_count, opts.cache_pages_max);
+    for (pgno, img) in redo {
+        if pgno <= page_count {
+            cache.insert_recovered(PageNo(pgno), Arc::new(img));
+        }
+    }
+
+    let inner = Inner {
+        vfs: Arc::clone(&vfs),
+        path: path.to_string(),
+        registry_key,
+        db,
+        page_size,
+        usable_size,
+        read_only: opts.read_only,
+        config,
+        synchronous: AtomicU8::new(sync_to_u8(opts.synchronous)),
+        poison: Mutex::new(None),
+        cache: Mutex::new(cache),
+        writer_held: Mutex::new(false),
+        writer_cv: Condvar::new(),
+        log: Mutex::new(None),
+        log_file: OnceLock::new(),
+        sync: Mutex::new(SyncState {
+            written_seq: committed_seq,
+            synced_seq: committed_seq,
+            syncing: false,
+        }),
+        sync_cv: Condvar::new(),
+        commits: AtomicU64::new(0),
+        commit_syncs: AtomicU64::new(0),
+        checkpoints: AtomicU64::new(0),
+        registered: std::sync::atomic::AtomicBool::new(false),
+        _process_lock: process_lock,
+    };
+    if opts.read_only {
+        // Redone pages stay pinned in the cache; nothing is written.
+        return Ok(inner);
+    }
+
+    // Writable: take over the log and checkpoint everything recovered (D4). The log found
+    // is synced first (inside the checkpoint) so a second crash cannot lose frames whose
+    // pages were already written.
+    let file = match log_file {
+        Some(f) => f,
+        None => vfs.open(&lpath, true)?,
+    };
+    let mut log = match (scan, log_header) {
+        (Some(s), Some(h)) if h.page_size as usize == page_size => {
+            LogFile::resume(file, h, s.end, s.last_crc, committed_seq)
+        }
+        _ => LogFile::start(file, page_size as u32, None, committed_seq)?,
+    };
+    inner.checkpoint_locked(&mut log, true)?;
+    let _ = inner.log_file.set(Arc::clone(log.file()));
+    *lock(&inner.log) = Some(log);
+    Ok(inner)
+}
+
+impl Inner {
+    fn poison(&self, reason: String) {
+        let mut p = lock(&self.poison);
+        if p.is_none() {
+            *p = Some(reason);
+        }
+    }
+
+    fn check_writable(&self) -> Result<()> {
+        if self.read_only {
+            return Err(StorageError::ReadOnly {
+                reason: "the database was opened read-only".into(),
+            });
+        }
+        if let Some(reason) = lock(&self.poison).clone() {
+            return Err(StorageError::ReadOnly {
+                reason: format!("an earlier write failed ({reason}); reopen the database"),
+            });
+        }
+        Ok(())
+    }
+
+    /// Takes the writer lock, waiting up to `timeout`.
+    fn acquire_writer(self: &Arc<Self>, timeout: Duration) -> Result<WriterGuard> {
+        let deadline = Instant::now() + timeout;
+        let mut held = lock(&self.writer_held);
+        while *held {
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(StorageError::Busy {
+                    reason: "another write transaction is active".into(),
+                });
+            }
+            held = self
+                .writer_cv
+                .wait_timeout(held, deadline - now)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        *held = true;
+        Ok(WriterGuard {
+            inner: Arc::clone(self),
+        })
+    }
+
+    fn register_snapshot(self: &Arc<Self>) -> SnapshotGuard {
+        let (seq, page_count) = lock(&self.cache).register_snapshot();
+        SnapshotGuard {
+            inner: Arc::clone(self),
+            seq,
+            page_count,
+        }
+    }
+
+    /// Page `pgno` as snapshot `seq` sees it (P1, C2, C4).
+    fn read_page(&self, seq: u64, page_count: u32, pgno: PageNo) -> Result<PageRef> {
+        if pgno.0 == 0 || pgno.0 > page_count {
+            return Err(StorageError::corrupt(
+                pgno,
+                format!("page number out of range 1..={page_count}"),
+            ));
+        }
+        if let Some(found) = lock(&self.cache).lookup(pgno, seq) {
+            return found;
+        }
+        let mut buf = vec![0u8; self.page_size];
+        let got = read_zero_padded(
+            &*self.db,
+            (pgno.0 as u64 - 1) * self.page_size as u64,
+            &mut buf,
+        )?;
+        if got < self.page_size {
+            return Err(StorageError::corrupt(
+                pgno,
+                "page lies past the end of the database file",
+            ));
+        }
+        // C4: re-check under the lock — an entry created meanwhile wins over these bytes.
+        lock(&self.cache).insert_from_file(pgno, seq, Arc::new(buf))
+    }
+
+    /// D3: log sync → pages → db sync → new log generation. Caller holds the writer lock
+    /// (or is `open`, before anyone else can see the backend). `force`: restart the log even
+    /// when nothing is dirty (open always starts a fresh generation).
+    fn checkpoint_locked(&self, log: &mut LogFile, force: bool) -> Result<()> {
+        let (dirty, page_count, seq, keep_pages) = {
+            let c = lock(&self.cache);
+            let keep_pages = c.max_snapshot_page_count();
+            (
+                c.dirty_pages(c.page_count.max(keep_pages)),
+                c.page_count,
+                c.committed_seq,
+                keep_pages,
+            )
+        };
+        if !force && dirty.is_empty() && log.last_seq() == log.base_seq() {
+            return Ok(());
+        }
+        // Under `Full` a group-commit fsync has usually covered every frame already.
+        let synced = lock(&self.sync).synced_seq >= log.last_seq();
+        if !synced || force {
+            if let Err(e) = log.file().sync() {
+                self.poison(format!("log fsync failed during checkpoint: {e}"));
+                return Err(e);
+            }
+            self.mark_synced(log.last_seq());
+        }
+        for (pgno, img) in &dirty {
+            debug_assert_eq!(img.len(), self.page_size);
+            self.db
+                .write_at((pgno.0 as u64 - 1) * self.page_size as u64, img)?;
+        }
+        // Pages past the new count are cut off, unless a live snapshot may still read them
+        // from the file (cache C4); a later checkpoint trims them.
+        let want_len = page_count.max(keep_pages) as u64 * self.page_size as u64;
+        if self.db.size()? > want_len {
+            self.db.truncate(want_len)?;
+        }
+        if let Err(e) = self.db.sync() {
+            self.poison(format!("database fsync failed during checkpoint: {e}"));
+            return Err(e);
+        }
+        if let Err(e) = log.restart(seq) {
+            self.poison(format!("log restart failed during checkpoint: {e}"));
+            return Err(e);
+        }
+        lock(&self.cache).mark_clean();
+        self.checkpoints.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn mark_synced(&self, seq: u64) {
+        let mut s = lock(&self.sync);
+        if seq > s.synced_seq {
+            s.synced_seq = seq;
+        }
+        self.sync_cv.notify_all();
+    }
+
+    /// Group commit (D1): returns once an fsync that started after commit `seq` was
+    /// written has succeeded. Whoever finds no fsync running becomes the leader and syncs
+    /// every frame written so far; the others wait for it.
+    fn wait_durable(&self, seq: u64) -> Result<()> {
+        let mut s = lock(&self.sync);
+        loop {
+            if s.synced_seq >= seq {
+                return Ok(());
+            }
+            if let Some(reason) = lock(&self.poison).clone() {
+                return Err(StorageError::Io {
+                    op: "fdatasync",
+                    path: log::log_path(&self.path),
+                    message: reason,
+                });
+            }
+            if s.syncing {
+                s = self.sync_cv.wait(s).unwrap_or_else(|p| p.into_inner());
+                continue;
+            }
+            s.syncing = true;
+            let target = s.written_seq;
+            drop(s);
+            let result = match self.log_file.get() {
+                Some(f) => f.sync(),
+                None => Err(StorageError::misuse("commit on a database without a log")),
+            };
+            self.commit_syncs.fetch_add(1, Ordering::Relaxed);
+            s = lock(&self.sync);
+            s.syncing = false;
+            match result {
+                Ok(()) => {
+                    if target > s.synced_seq {
+                        s.synced_seq = target;
+                    }
+                }
+                Err(e) => {
+                    self.poison(format!("log fsync failed: {e}"));
+                    self.sync_cv.notify_all();
+                    return Err(e);
+                }
+            }
+            self.sync_cv.notify_all();
+        }
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Clean close: fold the log into the database file and remove it, so the file is
+        // a plain SQLite database. Errors leave the log for the next open's recovery.
+        let poisoned = self.poison.get_mut().map(|p| p.is_some()).unwrap_or(true);
+        if !self.read_only && !poisoned {
+            if let Some(mut log) = self.log.get_mut().ok().and_then(|l| l.take()) {
+                if self.checkpoint_locked(&mut log, false).is_ok() {
+                    drop(log);
+                    let _ = self.vfs.delete(&log::log_path(&self.path));
+                }
+            }
+        }
+        if !self.registered.load(Ordering::Acquire) {
+            // A failed open: the registry lock is held by this very thread.
+            return;
+        }
+        let (map, cv) = registry();
+        let mut reg = lock(map);
+        if reg
+            .get(&self.registry_key)
+            .is_some_and(|w| std::ptr::eq(w.as_ptr(), self as *const Inner))
+        {
+            reg.remove(&self.registry_key);
+        }
+        cv.notify_all();
+    }
+}
+
+/// The writer lock, released on drop.
+struct WriterGuard {
+    inner: Arc<Inner>,
+}
+
+impl Drop for WriterGuard {
+    fn drop(&mut self) {
+        *lock(&self.inner.writer_held) = false;
+        self.inner.writer_cv.notify_one();
+    }
+}
+
+/// A registered snapshot, released on drop (cache C2).
+struct SnapshotGuard {
+    inner: Arc<Inner>,
+    seq: u64,
+    page_count: u32,
+}
+
+impl Drop for SnapshotGuard {
+    fn drop(&mut self) {
+        lock(&self.inner.cache).release_snapshot(self.seq);
+    }
+}
+
+struct FileReadView {
+    snap: SnapshotGuard,
+}
+
+impl PageRead for FileReadView {
+    fn page_size(&self) -> usize {
+        self.snap.inner.page_size
+    }
+    fn usable_size(&self) -> usize {
+        self.snap.inner.usable_size
+    }
+    fn page_count(&self) -> u32 {
+        self.snap.page_count
+    }
+    fn page(&self, pgno: PageNo) -> Result<PageRef> {
+        self.snap
+            .inner
+            .read_page(self.snap.seq, self.snap.page_count, pgno)
+    }
+}
+
+impl ReadView for FileReadView {
+    fn snapshot_seq(&self) -> u64 {
+        self.snap.seq
+    }
+}
+
+/// A savepoint: the private state of each page changed since it was taken (P4).
+struct Savepoint {
+    id: u32,
+    page_count: u32,
+    /// pgno → the private image at savepoint time (`None`: the page was not private).
+    saved: HashMap<u32, Option<PageRef>>,
+}
+
+struct FileWriteView {
+    snap: SnapshotGuard,
+    writer: Option<WriterGuard>,
+    page_count: u32,
+    /// Private copies (P2); `Arc` so `page()` can hand them out and `page_mut` copies on
+    /// write only when a reader of this view still holds one.
+    private: BTreeMap<u32, PageRef>,
+    savepoints: Vec<Savepoint>,
+    next_savepoint: u32,
+}
+
+impl FileWriteView {
+    fn inner(&self) -> &Arc<Inner> {
+        &self.snap.inner
+    }
+
+    fn remember(&mut self, pgno: u32) {
+        if let Some(sp) = self.savepoints.last_mut() {
+            sp.saved
+                .entry(pgno)
+                .or_insert_with(|| self.private.get(&pgno).cloned());
+        }
+    }
+
+    /// Steps 2–7 of the commit path (module docs).
+    fn commit_inner(&mut self) -> Result<()> {
+        let inner = Arc::clone(self.inner());
+        inner.check_writable()?;
+        let base_count = self.snap.page_count;
+        if self.private.is_empty() && self.page_count == base_count {
+            return Ok(());
+        }
+        if self.page_count == 0 {
+            return Err(StorageError::misuse("a commit must leave at least page 1"));
+        }
+        let seq = self.snap.seq + 1;
+        // P3: stamp page 1's header.
+        if self.page_count >= 1 {
+            let count = self.page_count;
+            let p1 = self.page_mut(PageNo(1))?;
+            if p1.len() >= HEADER_SIZE {
+                let counter = header::get_u32(p1, header::OFFSET_CHANGE_COUNTER).wrapping_add(1);
+                put_u32(p1, header::OFFSET_CHANGE_COUNTER, counter);
+                put_u32(p1, header::OFFSET_PAGE_COUNT, count);
+                put_u32(p1, header::OFFSET_VERSION_VALID_FOR, counter);
+                put_u32(p1, header::OFFSET_WRITER_VERSION, header::WRITER_VERSION);
+                // Rollback-journal mode for stock SQLite: it must never look for a WAL.
+                p1[18] = 1;
+                p1[19] = 1;
+            }
+        }
+        // Step 2: diff against the base images (F3).
+        let mut deltas = Vec::new();
+        let mut publish = Vec::new();
+        let max_snap_count = lock(&inner.cache).max_snapshot_page_count();
+        for (&pgno, img) in self.private.range(1..=self.page_count) {
+            if pgno <= base_count {
+                let base = inner.read_page(self.snap.seq, base_count, PageNo(pgno))?;
+                let runs = diff_runs(&base, img);
+                if runs.is_empty() {
+                    continue;
+                }
+                deltas.push(PageDelta {
+                    pgno: PageNo(pgno),
+                    runs,
+                });
+                publish.push((PageNo(pgno), Some(base), Arc::clone(img)));
+            } else {
+                // New to the file: logged whole (F3). A snapshot from before a truncation
+                // may still see an older image of this page number; keep it for it (C5).
+                let old = if pgno <= max_snap_count && !lock(&inner.cache).contains(PageNo(pgno)) {
+                    let mut buf = vec![0u8; inner.page_size];
+                    read_zero_padded(
+                        &*inner.db,
+                        (pgno as u64 - 1) * inner.page_size as u64,
+                        &mut buf,
+                    )?;
+                    Some(Arc::new(buf))
+                } else {
+                    None
+                };
+                deltas.push(PageDelta {
+                    pgno: PageNo(pgno),
+                    runs: full_run(img),
+                });
+                publish.push((PageNo(pgno), old, Arc::clone(img)));
+            }
+        }
+        // Step 3: append the frame (D2 on failure).
+        let mut log_guard = lock(&inner.log);
+        let Some(log) = log_guard.as_mut() else {
+            return Err(StorageError::misuse("write on a database without a log"));
+        };
+        if let Err(e) = log.append(seq, self.page_count, &deltas) {
+            inner.poison(format!("log write failed: {e}"));
+            return Err(e);
+        }
+        lock(&inner.sync).written_seq = seq;
+        // Step 4: publish.
+        lock(&inner.cache).publish(seq, self.page_count, publish);
+        inner.commits.fetch_add(1, Ordering::Relaxed);
+        // Step 5: automatic checkpoint.
+        let dirty = lock(&inner.cache).dirty_count();
+        let cache_max = lock(&inner.cache).cache_pages_max;
+        let need = log.frames_bytes() > inner.config.checkpoint_log_bytes
+            || dirty * 100 > cache_max * inner.config.checkpoint_dirty_percent;
+        if need {
+            if let Err(e) = inner.checkpoint_locked(log, false) {
+                // The commit is published; whether it is durable depends on which step
+                // failed: a failed log fsync poisoned the backend (D2) and the commit
+                // reports it; a failed page write left the log synced, so it is durable.
+                if lock(&inner.poison).is_some() {
+                    return Err(e);
+                }
+            }
+        }
+        drop(log_guard);
+        // Step 6: let the next writer in before waiting for the disk.
+        self.writer = None;
+        // Step 7.
+        match u8_to_sync(inner.synchronous.load(Ordering::Relaxed)) {
+            Synchronous::Full => inner.wait_durable(seq),
+            Synchronous::Normal | Synchronous::Off => Ok(()),
+        }
+    }
+}
+
+impl PageRead for FileWriteView {
+    fn page_size(&self) -> usize {
+        self.inner().page_size
+    }
+    fn usable_size(&self) -> usize {
+        self.inner().usable_size
+    }
+    fn page_count(&self) -> u32 {
+        self.page_count
+    }
+    fn page(&self, pgno: PageNo) -> Result<PageRef> {
+        if pgno.0 == 0 || pgno.0 > self.page_count {
+            return Err(StorageError::corrupt(
+                pgno,
+                format!("page number out of range 1..={}", self.page_count),
+            ));
+        }
+        if let Some(p) = self.private.get(&pgno.0) {
+            return Ok(Arc::clone(p));
+        }
+        self.inner()
+            .read_page(self.snap.seq, self.snap.page_count, pgno)
+    }
+}
+
+impl PageWrite for FileWriteView {
+    fn page_mut(&mut self, pgno: PageNo) -> Result<&mut [u8]> {
+        if pgno.0 == 0 || pgno.0 > self.page_count {
+            return Err(StorageError::corrupt(
+                pgno,
+                format!("page number out of range 1..={}", self.page_count),
+            ));
+        }
+        self.remember(pgno.0);
+        if !self.private.contains_key(&pgno.0) {
+            let img = self
+                .inner()
+                .read_page(self.snap.seq, self.snap.page_count, pgno)?;
+            self.private.insert(pgno.0, img);
+        }
+        match self.private.get_mut(&pgno.0) {
+            // P2: the committed image is shared; make_mut copies it on first write.
+            Some(p) => Ok(Arc::make_mut(p).as_mut_slice()),
+            None => Err(StorageError::misuse("private page vanished")),
+        }
+    }
+
+    fn append_page(&mut self) -> Result<PageNo> {
+        let pgno = self.page_count.checked_add(1).ok_or(StorageError::Full)?;
+        self.remember(pgno);
+        self.private
+            .insert(pgno, Arc::new(vec![0u8; self.inner().page_size]));
+        self.page_count = pgno;
+        Ok(PageNo(pgno))
+    }
+
+    fn truncate(&mut self, n: u32) -> Result<()> {
+        if n > self.page_count {
+            return Err(StorageError::misuse(format!(
+                "truncate to {n} pages grows the database"
+            )));
+        }
+        self.page_count = n;
+        Ok(())
+    }
+
+    fn savepoint(&mut self) -> u32 {
+        self.next_savepoint += 1;
+        let id = self.next_savepoint;
+        self.savepoints.push(Savepoint {
+            id,
+            page_count: self.page_count,
+            saved: HashMap::new(),
+        });
+        id
+    }
+
+    fn rollback_to(&mut self, savepoint: u32) -> Result<()> {
+        let Some(pos) = self.savepoints.iter().position(|s| s.id == savepoint) else {
+            return Err(StorageError::misuse(format!("no savepoint {savepoint}")));
+        };
+        // Undo newest first, so the oldest saved image of each page is restored last (P4).
+        while self.savepoints.len() > pos {
+            let Some(sp) = self.savepoints.pop() else {
+                break;
+            };
+            for (pgno, img) in sp.saved {
+                match img {
+                    Some(img) => self.private.insert(pgno, img),
+                    None => self.private.remove(&pgno),
+                };
+            }
+            self.page_count = sp.page_count;
+            if self.savepoints.len() == pos {
+                // The savepoint stays open, now empty.
+                self.savepoints.push(Savepoint {
+                    id: sp.id,
+                    page_count: sp.page_count,
+                    saved: HashMap::new(),
+                });
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn release(&mut self, savepoint: u32) {
+        let Some(pos) = self.savepoints.iter().position(|s| s.id == savepoint) else {
+            return;
+        };
+        let released: Vec<Savepoint> = self.savepoints.drain(pos..).collect();
+        // The enclosing savepoint must still be able to undo what the released ones did:
+        // it inherits their oldest saved images for pages it has not saved itself.
+        if let Some(outer) = self.savepoints.last_mut() {
+            for sp in released {
+                for (pgno, img) in sp.saved {
+                    outer.saved.entry(pgno).or_insert(img);
+                }
+            }
+        }
+    }
+}
+
+impl WriteView for FileWriteView {
+    fn snapshot_seq(&self) -> u64 {
+        self.snap.seq
+    }
+
+    fn commit(mut self: Box<Self>) -> Result<()> {
+        self.commit_inner()
+    }
+
+    fn rollback(self: Box<Self>) {}
+}
+
+impl Backend for FileBackend {
+    fn begin_read(&self) -> Result<Box<dyn ReadView>> {
+        Ok(Box::new(FileReadView {
+            snap: self.inner.register_snapshot(),
+        }))
+    }
+
+    fn begin_write(&self, busy_timeout: Duration) -> Result<Box<dyn WriteView>> {
+        self.inner.check_writable()?;
+        let writer = self.inner.acquire_writer(busy_timeout)?;
+        // Re-checked under the lock: the previous writer may have failed an fsync (D2).
+        self.inner.check_writable()?;
+        let snap = self.inner.register_snapshot();
+        let page_count = snap.page_count;
+        Ok(Box::new(FileWriteView {
+            snap,
+            writer: Some(writer),
+            page_count,
+            private: BTreeMap::new(),
+            savepoints: Vec::new(),
+            next_savepoint: 0,
+        }))
+    }
+
+    fn upgrade(
+        &self,
+        read: Box<dyn ReadView>,
+        busy_timeout: Duration,
+    ) -> Result<Box<dyn WriteView>> {
+        let seq = read.snapshot_seq();
+        self.inner.check_writable()?;
+        let writer = self.inner.acquire_writer(busy_timeout)?;
+        self.inner.check_writable()?;
+        let snap = self.inner.register_snapshot();
+        if snap.seq != seq {
+            return Err(StorageError::BusySnapshot {
+                reason: format!(
+                    "snapshot {seq} is older than the latest commit {}",
+                    snap.seq
+                ),
+            });
+        }
+        drop(read);
+        let page_count = snap.page_count;
+        Ok(Box::new(FileWriteView {
+            snap,
+            writer: Some(writer),
+            page_count,
+            private: BTreeMap::new(),
+            savepoints: Vec::new(),
+            next_savepoint: 0,
+        }))
+    }
+
+    fn checkpoint(&self) -> Result<()> {
+        if self.inner.read_only {
+            return Ok(());
+        }
+        self.inner.check_writable()?;
+        let _writer = self.inner.acquire_writer(CHECKPOINT_WAIT)?;
+        let mut guard = lock(&self.inner.log);
+        match guard.as_mut() {
+            Some(log) => self.inner.checkpoint_locked(log, false),
+            None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

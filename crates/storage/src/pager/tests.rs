@@ -1,0 +1,374 @@
+//! Unit tests of the file backend through the `pages` traits, over the simulated disk.
+
+use super::*;
+use crate::header::init_header;
+use crate::vfs::SimVfs;
+
+const PS: usize = 512;
+
+fn opts() -> OpenOptions {
+    OpenOptions {
+        page_size: PS as u32,
+        cache_pages_max: 16,
+        ..OpenOptions::default()
+    }
+}
+
+fn open(vfs: &SimVfs) -> FileBackend {
+    FileBackend::open_with(Arc::new(vfs.clone()), "db", &opts(), PagerConfig::default()).unwrap()
+}
+
+/// Creates page 1 like `Database::with_backend` does for an empty backend.
+fn init(b: &FileBackend) {
+    let mut w = b.begin_write(Duration::from_secs(1)).unwrap();
+    assert_eq!(w.page_count(), 0);
+    let p = w.append_page().unwrap();
+    assert_eq!(p, PageNo(1));
+    init_header(w.page_mut(p).unwrap(), PS as u32);
+    w.commit().unwrap();
+}
+
+fn write_pages(b: &FileBackend, changes: &[(u32, u8)]) {
+    let mut w = b.begin_write(Duration::from_secs(1)).unwrap();
+    for &(pgno, byte) in changes {
+        while w.page_count() < pgno {
+            w.append_page().unwrap();
+        }
+        w.page_mut(PageNo(pgno)).unwrap()[200..300].fill(byte);
+    }
+    w.commit().unwrap();
+}
+
+fn byte_at(v: &dyn PageRead, pgno: u32) -> u8 {
+    v.page(PageNo(pgno)).unwrap()[250]
+}
+
+#[test]
+fn commit_is_visible_and_survives_reopen() {
+    let vfs = SimVfs::new(1);
+    {
+        let b = open(&vfs);
+        init(&b);
+        write_pages(&b, &[(2, 7), (3, 8)]);
+        let r = b.begin_read().unwrap();
+        assert_eq!(r.page_count(), 3);
+        assert_eq!(byte_at(&*r, 3), 8);
+        assert!(matches!(
+            r.page(PageNo(4)),
+            Err(StorageError::Corrupt { .. })
+        ));
+        assert!(matches!(
+            r.page(PageNo(0)),
+            Err(StorageError::Corrupt { .. })
+        ));
+    }
+    // Clean close: log folded and removed, header stamped (P3).
+    assert!(vfs.file_bytes("db-plog").is_none());
+    let bytes = vfs.file_bytes("db").unwrap();
+    assert_eq!(bytes.len(), 3 * PS);
+    let h = DbHeader::parse(&bytes).unwrap();
+    assert_eq!(h.page_count, 3);
+    assert_eq!(h.change_counter, h.version_valid_for);
+    assert_eq!(h.writer_version, header::WRITER_VERSION);
+    let b = open(&vfs);
+    let r = b.begin_read().unwrap();
+    assert_eq!(byte_at(&*r, 2), 7);
+}
+
+#[test]
+fn snapshot_is_stable_across_commits_and_checkpoints() {
+    let vfs = SimVfs::new(2);
+    let b = open(&vfs);
+    init(&b);
+    write_pages(&b, &(2..=40).map(|p| (p, 1)).collect::<Vec<_>>());
+    b.checkpoint().unwrap();
+    let old = b.begin_read().unwrap();
+    // Push old pages out of the cache and commit new versions of all of them.
+    for round in 2..6u8 {
+        write_pages(&b, &(2..=40).map(|p| (p, round)).collect::<Vec<_>>());
+        b.checkpoint().unwrap();
+    }
+    write_pages(&b, &[(41, 9)]);
+    for p in 2..=40 {
+        assert_eq!(byte_at(&*old, p), 1, "page {p}");
+    }
+    assert_eq!(old.page_count(), 40);
+    let new = b.begin_read().unwrap();
+    assert_eq!(byte_at(&*new, 40), 5);
+    assert_eq!(new.page_count(), 41);
+    drop(old);
+    // C6: the cache shrinks back once the old snapshot is gone.
+    let r = b.begin_read().unwrap();
+    for p in 1..=41 {
+        r.page(PageNo(p)).unwrap();
+    }
+    assert!(b.stats().cache_pages <= 16 + 1, "{:?}", b.stats());
+}
+
+#[test]
+fn snapshot_survives_truncation_and_checkpoint() {
+    let vfs = SimVfs::new(3);
+    let b = open(&vfs);
+    init(&b);
+    write_pages(&b, &(2..=30).map(|p| (p, 3)).collect::<Vec<_>>());
+    b.checkpoint().unwrap();
+    let old = b.begin_read().unwrap();
+    let mut w = b.begin_write(Duration::from_secs(1)).unwrap();
+    w.truncate(5).unwrap();
+    w.commit().unwrap();
+    b.checkpoint().unwrap();
+    // Re-grow with new content; the old snapshot still sees its pages.
+    write_pages(&b, &[(8, 4)]);
+    b.checkpoint().unwrap();
+    for p in 2..=30 {
+        assert_eq!(byte_at(&*old, p), 3, "page {p}");
+    }
+    let r = b.begin_read().unwrap();
+    assert_eq!(r.page_count(), 8);
+    assert_eq!(byte_at(&*r, 6), 0);
+    assert_eq!(byte_at(&*r, 8), 4);
+    drop((old, r));
+    b.checkpoint().unwrap();
+    write_pages(&b, &[(2, 5)]);
+    b.checkpoint().unwrap();
+    assert_eq!(vfs.file_bytes("db").unwrap().len(), 8 * PS);
+}
+
+#[test]
+fn savepoints_restore_pages_and_count() {
+    let vfs = SimVfs::new(4);
+    let b = open(&vfs);
+    init(&b);
+    write_pages(&b, &[(2, 1)]);
+    let mut w = b.begin_write(Duration::from_secs(1)).unwrap();
+    w.page_mut(PageNo(2)).unwrap()[250] = 2;
+    let sp1 = w.savepoint();
+    w.page_mut(PageNo(2)).unwrap()[250] = 3;
+    w.append_page().unwrap();
+    let sp2 = w.savepoint();
+    w.page_mut(PageNo(3)).unwrap()[250] = 4;
+    w.append_page().unwrap();
+    w.rollback_to(sp2).unwrap();
+    assert_eq!(w.page_count(), 3);
+    assert_eq!(w.page(PageNo(3)).unwrap()[250], 0);
+    w.page_mut(PageNo(3)).unwrap()[250] = 5;
+    w.release(sp2);
+    w.rollback_to(sp1).unwrap();
+    assert_eq!(w.page_count(), 2);
+    assert_eq!(w.page(PageNo(2)).unwrap()[250], 2);
+    // The savepoint stays open after rollback_to.
+    w.page_mut(PageNo(2)).unwrap()[250] = 6;
+    w.rollback_to(sp1).unwrap();
+    assert_eq!(w.page(PageNo(2)).unwrap()[250], 2);
+    w.commit().unwrap();
+    let r = b.begin_read().unwrap();
+    assert_eq!(byte_at(&*r, 2), 2);
+    assert_eq!(r.page_count(), 2);
+}
+
+#[test]
+fn rollback_and_dropped_view_change_nothing() {
+    let vfs = SimVfs::new(5);
+    let b = open(&vfs);
+    init(&b);
+    let mut w = b.begin_write(Duration::from_secs(1)).unwrap();
+    w.append_page().unwrap();
+    w.rollback();
+    let mut w = b.begin_write(Duration::from_secs(1)).unwrap();
+    w.append_page().unwrap();
+    drop(w);
+    assert_eq!(b.begin_read().unwrap().page_count(), 1);
+}
+
+#[test]
+fn writer_lock_busy_and_busy_snapshot() {
+    let vfs = SimVfs::new(6);
+    let b = open(&vfs);
+    init(&b);
+    let w = b.begin_write(Duration::from_secs(1)).unwrap();
+    assert!(matches!(
+        b.begin_write(Duration::from_millis(20)),
+        Err(StorageError::Busy { .. })
+    ));
+    drop(w);
+    let r = b.begin_read().unwrap();
+    let r2 = b.begin_read().unwrap();
+    write_pages(&b, &[(2, 1)]);
+    assert!(matches!(
+        b.upgrade(r, Duration::from_millis(20)),
+        Err(StorageError::BusySnapshot { .. })
+    ));
+    drop(r2);
+    let r = b.begin_read().unwrap();
+    let mut w = b.upgrade(r, Duration::from_millis(20)).unwrap();
+    w.page_mut(PageNo(2)).unwrap()[250] = 9;
+    w.commit().unwrap();
+    assert_eq!(byte_at(&*b.begin_read().unwrap(), 2), 9);
+}
+
+#[test]
+fn same_path_shares_one_backend() {
+    let vfs = SimVfs::new(7);
+    let a = open(&vfs);
+    let b = open(&vfs);
+    assert!(Arc::ptr_eq(&a.inner, &b.inner));
+    init(&a);
+    assert_eq!(b.begin_read().unwrap().page_count(), 1);
+}
+
+#[test]
+fn failed_fsync_poisons_until_reopen() {
+    let vfs = SimVfs::new(8);
+    let b = open(&vfs);
+    init(&b);
+    let mut w = b.begin_write(Duration::from_secs(1)).unwrap();
+    w.page_mut(PageNo(1)).unwrap()[300] = 1;
+    // The commit's calls: a read of the base page is cached, so the next calls are the log
+    // write and then the fsync; fail everything from the fsync on.
+    let n = vfs.io_calls();
+    vfs.fail_at(n + 1);
+    let err = w.commit().unwrap_err();
+    assert!(matches!(err, StorageError::Io { .. }), "{err:?}");
+    assert!(b.poisoned().is_some());
+    assert!(matches!(
+        b.begin_write(Duration::from_secs(1)),
+        Err(StorageError::ReadOnly { .. })
+    ));
+    // Readers still work.
+    assert_eq!(b.begin_read().unwrap().page(PageNo(1)).unwrap()[300], 1);
+    drop(b);
+    vfs.clear_faults();
+    let b = open(&vfs);
+    assert!(b.poisoned().is_none());
+    write_pages(&b, &[(2, 1)]);
+}
+
+#[test]
+fn large_database_with_small_cache() {
+    let vfs = SimVfs::new(9);
+    let b = open(&vfs);
+    init(&b);
+    for chunk in 0..10u32 {
+        write_pages(
+            &b,
+            &(2 + chunk * 20..2 + (chunk + 1) * 20)
+                .map(|p| (p, p as u8))
+                .collect::<Vec<_>>(),
+        );
+    }
+    let r = b.begin_read().unwrap();
+    for p in 2..202 {
+        assert_eq!(byte_at(&*r, p), p as u8);
+    }
+    assert!(b.stats().cache_pages <= 16 + 20, "{:?}", b.stats());
+}
+
+#[test]
+fn group_commit_needs_fewer_fsyncs_than_commits() {
+    let vfs = SimVfs::new(10);
+    let b = open(&vfs);
+    init(&b);
+    let threads: Vec<_> = (0..4u32)
+        .map(|t| {
+            let b = b.clone();
+            std::thread::spawn(move || {
+                for i in 0..100u32 {
+                    let mut w = b.begin_write(Duration::from_secs(10)).unwrap();
+                    while w.page_count() < 2 + t {
+                        w.append_page().unwrap();
+                    }
+                    w.page_mut(PageNo(2 + t)).unwrap()[..4].copy_from_slice(&i.to_be_bytes());
+                    w.commit().unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let s = b.stats();
+    assert_eq!(s.commits, 401);
+    assert!(s.commit_syncs <= s.commits, "{s:?}");
+}
+
+#[test]
+fn old_snapshot_sees_a_truncated_page_after_checkpoint_and_eviction() {
+    // A page changed, then cut off by a truncation, while a snapshot from before the
+    // truncation still reads it: the checkpoint must write its newest image into the file
+    // before the clean entry can be evicted (cache C4).
+    let vfs = SimVfs::new(11);
+    let b = open(&vfs);
+    init(&b);
+    write_pages(&b, &(2..=30).map(|p| (p, 1)).collect::<Vec<_>>());
+    b.checkpoint().unwrap();
+    write_pages(&b, &[(30, 2)]);
+    let old = b.begin_read().unwrap();
+    let mut w = b.begin_write(Duration::from_secs(1)).unwrap();
+    w.truncate(25).unwrap();
+    w.commit().unwrap();
+    b.checkpoint().unwrap();
+    // Evict everything that can go.
+    write_pages(&b, &(2..=25).map(|p| (p, 3)).collect::<Vec<_>>());
+    b.checkpoint().unwrap();
+    let r = b.begin_read().unwrap();
+    for _ in 0..3 {
+        for p in 1..=25 {
+            r.page(PageNo(p)).unwrap();
+        }
+    }
+    assert_eq!(byte_at(&*old, 30), 2);
+    assert_eq!(byte_at(&*old, 29), 1);
+}
+
+#[test]
+fn concurrent_readers_see_consistent_snapshots() {
+    // Every commit writes one value to all of pages 2..=40; a snapshot must see one value
+    // everywhere while commits, checkpoints and evictions (cache of 16) run (K2).
+    let vfs = SimVfs::new(12);
+    let b = FileBackend::open_with(
+        Arc::new(vfs.clone()),
+        "db",
+        &opts(),
+        PagerConfig {
+            checkpoint_log_bytes: 8 << 10,
+            checkpoint_dirty_percent: 50,
+        },
+    )
+    .unwrap();
+    init(&b);
+    write_pages(&b, &(2..=40).map(|p| (p, 0)).collect::<Vec<_>>());
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let readers: Vec<_> = (0..3)
+        .map(|_| {
+            let (b, stop) = (b.clone(), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                let mut checks = 0;
+                // At least one pass even if the writer finished before this thread ran.
+                while checks == 0 || !stop.load(Ordering::Relaxed) {
+                    let r = b.begin_read().unwrap();
+                    let want = byte_at(&*r, 2);
+                    for p in (2..=40).rev() {
+                        assert_eq!(
+                            byte_at(&*r, p),
+                            want,
+                            "page {p} of snapshot {}",
+                            r.snapshot_seq()
+                        );
+                    }
+                    checks += 1;
+                }
+                checks
+            })
+        })
+        .collect();
+    for v in 1..=60u8 {
+        write_pages(&b, &(2..=40).map(|p| (p, v)).collect::<Vec<_>>());
+        if v % 7 == 0 {
+            b.checkpoint().unwrap();
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    for r in readers {
+        assert!(r.join().unwrap() > 0);
+    }
+}
