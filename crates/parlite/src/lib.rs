@@ -126,7 +126,8 @@ impl Database {
             let storage = parlite_storage::Database::open_in_memory(OpenOptions::default())?;
             return Ok(Database { storage });
         }
-        Err(error(codes::SQLITE_CANTOPEN, format!("unable to open database file: {path} (file databases are not available in this build)")))
+        let storage = parlite_storage::Database::open(path, OpenOptions::default())?;
+        Ok(Database { storage })
     }
 
     pub fn connect(&self) -> Result<Connection> {
