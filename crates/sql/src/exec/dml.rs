@@ -433,9 +433,6 @@ impl Engine<'_> {
     // ---- statements -------------------------------------------------------------------
 
     pub fn insert(&mut self, ins: &ast::Insert) -> Result<Vec<Vec<Value>>> {
-        if ins.with.is_some() {
-            return Err(SqlError::msg("WITH on INSERT is not supported"));
-        }
         if !ins.upsert.is_empty() {
             return Err(SqlError::msg("upsert (ON CONFLICT DO) is not supported"));
         }
@@ -472,7 +469,11 @@ impl Engine<'_> {
         let rows: Vec<Vec<Value>> = match &ins.source {
             InsertSource::DefaultValues => vec![Vec::new()],
             InsertSource::Select(s) => {
-                let plan = self.binder_with_trigger_frame().bind_select(s)?;
+                let mut b = self.binder_with_trigger_frame();
+                if let Some(w) = &ins.with {
+                    b.push_with(w);
+                }
+                let plan = b.bind_select(s)?;
                 let n = plan.columns.len();
                 if n != targets.len() {
                     return Err(SqlError::msg(if ins.columns.is_empty() {
@@ -553,6 +554,7 @@ impl Engine<'_> {
     /// Rows (columns then rowid) of `table` matching `where_`, honouring ORDER BY/LIMIT.
     fn matching_rows(
         &self,
+        with: &Option<ast::With>,
         table: &ast::QualifiedName,
         alias: &Option<String>,
         where_: &Option<Expr>,
@@ -560,7 +562,7 @@ impl Engine<'_> {
         limit: &Option<ast::Limit>,
     ) -> Result<Vec<Vec<Value>>> {
         let sel = ast::Select {
-            with: None,
+            with: with.clone(),
             body: ast::SelectBody {
                 first: ast::SelectCore::Select(Box::new(ast::SelectCoreSelect {
                     distinct: false,
@@ -600,9 +602,9 @@ impl Engine<'_> {
     }
 
     pub fn update(&mut self, u: &ast::Update) -> Result<Vec<Vec<Value>>> {
-        if u.with.is_some() || u.from.is_some() || !u.returning.is_empty() {
+        if u.from.is_some() || !u.returning.is_empty() {
             return Err(SqlError::msg(
-                "UPDATE with WITH, FROM or RETURNING is not supported",
+                "UPDATE with FROM or RETURNING is not supported",
             ));
         }
         let t = self.table_for_write(&u.table)?;
@@ -610,6 +612,9 @@ impl Engine<'_> {
         let ncols = t.columns.len();
         // Bind the SET expressions against the table row (columns then rowid).
         let mut b = self.binder_with_trigger_frame();
+        if let Some(w) = &u.with {
+            b.push_with(w);
+        }
         b.push_table_frame(&t, u.alias.as_deref());
         let mut sets: Vec<(Option<usize>, CExpr)> = Vec::new();
         let mut bind_err = None;
@@ -646,7 +651,14 @@ impl Engine<'_> {
         if let Some(e) = bind_err {
             return Err(e);
         }
-        let rows = self.matching_rows(&u.table, &u.alias, &u.where_, &u.order_by, &u.limit)?;
+        let rows = self.matching_rows(
+            &u.with,
+            &u.table,
+            &u.alias,
+            &u.where_,
+            &u.order_by,
+            &u.limit,
+        )?;
         let changed_cols: Vec<String> = u.sets.iter().flat_map(|a| a.columns.clone()).collect();
         let event = TriggerEvent::Update(changed_cols);
         let before = self.triggers(&t.name, TriggerTime::Before, &event);
@@ -698,17 +710,22 @@ impl Engine<'_> {
     }
 
     pub fn delete(&mut self, d: &ast::Delete) -> Result<Vec<Vec<Value>>> {
-        if d.with.is_some() || !d.returning.is_empty() {
-            return Err(SqlError::msg(
-                "DELETE with WITH or RETURNING is not supported",
-            ));
+        if !d.returning.is_empty() {
+            return Err(SqlError::msg("DELETE with RETURNING is not supported"));
         }
         let t = self.table_for_write(&d.table)?;
         let w = self.writer(&t)?;
         let ncols = t.columns.len();
         let before = self.triggers(&t.name, TriggerTime::Before, &TriggerEvent::Delete);
         let after = self.triggers(&t.name, TriggerTime::After, &TriggerEvent::Delete);
-        let rows = self.matching_rows(&d.table, &d.alias, &d.where_, &d.order_by, &d.limit)?;
+        let rows = self.matching_rows(
+            &d.with,
+            &d.table,
+            &d.alias,
+            &d.where_,
+            &d.order_by,
+            &d.limit,
+        )?;
         for old in rows {
             let Some(Value::Integer(rowid)) = old.get(ncols).cloned() else {
                 continue;

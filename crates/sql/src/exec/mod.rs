@@ -162,6 +162,7 @@ impl<'a> Engine<'a> {
             conn: self.state,
             exec_id: self.exec_id,
             in_trigger: self.trigger_depth > 0,
+            working: Default::default(),
         }
     }
 
@@ -438,6 +439,10 @@ impl<'a> Engine<'a> {
                     }
                     (crate::plan::SourceKind::Subquery(_), _) => "SCAN (subquery)".to_string(),
                     (crate::plan::SourceKind::Schema, _) => "SCAN sqlite_schema".to_string(),
+                    (crate::plan::SourceKind::Recursive(_), _)
+                    | (crate::plan::SourceKind::Working(_), _) => {
+                        "SCAN (recursive CTE)".to_string()
+                    }
                 };
                 rows.push(vec![
                     Value::Integer(id),
