@@ -280,3 +280,24 @@ INSERT INTO tree VALUES(1, NULL, 'root'), (2, 1, 'a'), (3, 1, 'b'), (4, 2, 'c');
 WITH RECURSIVE sub(id, depth) AS (SELECT 1, 0 UNION ALL SELECT tree.id, depth + 1 FROM tree JOIN sub ON tree.parent = sub.id) SELECT id, depth FROM sub ORDER BY id;
 ");
 }
+
+#[test]
+fn upsert_and_returning() {
+    check("
+CREATE TABLE kv(k TEXT PRIMARY KEY, v INT, n INT DEFAULT 0);
+INSERT INTO kv VALUES('a', 1, 0) RETURNING *;
+INSERT INTO kv(k, v) VALUES('a', 5) ON CONFLICT(k) DO UPDATE SET v = excluded.v, n = n + 1 RETURNING k, v, n;
+INSERT INTO kv(k, v) VALUES('a', 7) ON CONFLICT DO NOTHING;
+INSERT INTO kv(k, v) VALUES('b', 2) ON CONFLICT(k) DO NOTHING RETURNING v * 10 AS ten;
+INSERT INTO kv(k, v) VALUES('b', 9) ON CONFLICT(k) DO UPDATE SET v = excluded.v WHERE excluded.v > 100;
+INSERT INTO kv(k, v) VALUES('c', 3) ON CONFLICT(v) DO NOTHING;
+SELECT * FROM kv ORDER BY k;
+UPDATE kv SET v = v + 1 RETURNING k, v;
+DELETE FROM kv WHERE k = 'a' RETURNING *;
+SELECT changes();
+CREATE TABLE ids(id INTEGER PRIMARY KEY, x);
+INSERT INTO ids VALUES(1, 'one');
+INSERT INTO ids VALUES(1, 'uno') ON CONFLICT(id) DO UPDATE SET x = excluded.x;
+SELECT * FROM ids;
+");
+}
