@@ -47,7 +47,8 @@ pub fn column_names(name: &str, has_value: bool) -> Vec<String> {
         | "auto_vacuum"
         | "temp_store"
         | "locking_mode"
-        | "read_uncommitted") => {
+        | "read_uncommitted"
+        | "threads") => {
             if has_value
                 && !matches!(
                     n,
