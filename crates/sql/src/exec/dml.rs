@@ -66,8 +66,20 @@ impl Engine<'_> {
                 name.name
             )));
         }
+        if let Some(reason) = self.schema.write_blocked.get(&k) {
+            return Err(SqlError::msg(format!(
+                "table {} is read-only in parlite: {reason}",
+                name.name
+            )));
+        }
         if let Some(t) = self.schema.table(&name.name) {
             return Ok(t.clone());
+        }
+        if let Some(reason) = self.schema.unsupported.get(&k) {
+            return Err(SqlError::msg(format!(
+                "table {} cannot be used: {reason}",
+                name.name
+            )));
         }
         if self.schema.views.contains_key(&k) {
             return Err(SqlError::msg(format!(

@@ -1626,6 +1626,9 @@ impl<'s> Binder<'s> {
                     });
                     (SourceKind::Schema, sname, cols)
                 } else {
+                    if let Some(reason) = self.schema.unsupported.get(&k) {
+                        return err(format!("table {} cannot be used: {reason}", name.name));
+                    }
                     let full = match &name.schema {
                         Some(s) => format!("{s}.{}", name.name),
                         None => name.name.clone(),
