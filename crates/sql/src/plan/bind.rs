@@ -73,6 +73,7 @@ struct Frame {
 struct CteDef {
     columns: Vec<String>,
     select: ast::Select,
+    recursive: bool,
 }
 
 pub struct Binder<'s> {
@@ -80,6 +81,12 @@ pub struct Binder<'s> {
     frames: Vec<Frame>,
     ctes: Vec<HashMap<String, CteDef>>,
     view_depth: usize,
+    /// CTE names whose own body is being bound (a non-recursive CTE's name there means the
+    /// table of that name, not the CTE).
+    hidden_ctes: Vec<String>,
+    /// Recursive CTEs whose step is being bound: (name, working table id, columns).
+    recursing: Vec<(String, usize, Vec<OutCol>)>,
+    next_working_id: usize,
 }
 
 fn err<T>(m: impl Into<String>) -> Result<T> {
@@ -115,6 +122,9 @@ impl<'s> Binder<'s> {
             frames: Vec::new(),
             ctes: Vec::new(),
             view_depth: 0,
+            hidden_ctes: Vec::new(),
+            recursing: Vec::new(),
+            next_working_id: 0,
         }
     }
 
@@ -752,34 +762,145 @@ impl<'s> Binder<'s> {
 
     /// Binds a SELECT in the frame already pushed for it (the frame is reused per core).
     fn select_in_frame(&mut self, s: &ast::Select) -> Result<SelectPlan> {
-        let pushed_ctes = if let Some(w) = &s.with {
-            let mut m = HashMap::new();
-            for c in &w.ctes {
-                m.insert(
-                    key(&c.name),
-                    CteDef {
-                        columns: c.columns.clone(),
-                        select: (*c.select).clone(),
-                    },
-                );
+        let pushed = match &s.with {
+            Some(w) => {
+                self.push_with(w);
+                true
             }
-            if w.recursive {
-                for c in &w.ctes {
-                    if select_mentions(&c.select, &c.name) {
-                        return err("recursive common table expressions are not supported");
-                    }
-                }
-            }
-            self.ctes.push(m);
-            true
-        } else {
-            false
+            None => false,
         };
         let r = self.select_body(s);
-        if pushed_ctes {
+        if pushed {
             self.ctes.pop();
         }
         r
+    }
+
+    /// Makes a WITH clause's tables visible; pair with `pop_with`.
+    pub fn push_with(&mut self, w: &ast::With) {
+        let mut m = HashMap::new();
+        for c in &w.ctes {
+            let recursive = w.recursive && select_mentions(&c.select, &c.name);
+            m.insert(
+                key(&c.name),
+                CteDef {
+                    columns: c.columns.clone(),
+                    select: (*c.select).clone(),
+                    recursive,
+                },
+            );
+        }
+        self.ctes.push(m);
+    }
+
+    pub fn pop_with(&mut self) {
+        self.ctes.pop();
+    }
+
+    /// Binds a CTE reference: a plain subquery, or for a recursive CTE its initial select and
+    /// recursive step (lang_with.html "Recursive Common Table Expressions").
+    fn bind_cte(&mut self, name: &str, cte: &CteDef) -> Result<(SourceKind, Vec<OutCol>)> {
+        let k = key(name);
+        if !cte.recursive {
+            self.hidden_ctes.push(k.clone());
+            let sub = self.detached_subplan(&cte.select, false);
+            self.hidden_ctes.pop();
+            let sub = sub?;
+            if !cte.columns.is_empty() && cte.columns.len() != sub.plan.columns.len() {
+                return err(format!(
+                    "table {} has {} values for {} columns",
+                    name,
+                    sub.plan.columns.len(),
+                    cte.columns.len()
+                ));
+            }
+            let cols = sub.plan.columns.clone();
+            return Ok((SourceKind::Subquery(Rc::new(sub)), cols));
+        }
+        let sel = &cte.select;
+        let Some(pos) = sel
+            .body
+            .compounds
+            .iter()
+            .position(|(_, c)| core_mentions(c, name))
+        else {
+            return err(format!("recursive reference in a subquery: {name}"));
+        };
+        if core_mentions(&sel.body.first, name) || pos + 1 != sel.body.compounds.len() {
+            return err(format!("circular reference: {name}"));
+        }
+        let (op, step_core) = &sel.body.compounds[pos];
+        let union_all = match op {
+            CompoundOp::UnionAll => true,
+            CompoundOp::Union => false,
+            _ => return err(format!("circular reference: {name}")),
+        };
+        if !sel.order_by.is_empty() {
+            return err("ORDER BY in a recursive common table expression is not supported");
+        }
+        let init_sel = ast::Select {
+            with: None,
+            body: ast::SelectBody {
+                first: sel.body.first.clone(),
+                compounds: sel.body.compounds[..pos].to_vec(),
+            },
+            order_by: Vec::new(),
+            limit: None,
+        };
+        self.hidden_ctes.push(k.clone());
+        let init = self.detached_subplan(&init_sel, false);
+        self.hidden_ctes.pop();
+        let init = init?;
+        if !cte.columns.is_empty() && cte.columns.len() != init.plan.columns.len() {
+            return err(format!(
+                "table {} has {} values for {} columns",
+                name,
+                init.plan.columns.len(),
+                cte.columns.len()
+            ));
+        }
+        let mut cols = init.plan.columns.clone();
+        for (i, c) in cols.iter_mut().enumerate() {
+            if let Some(n) = cte.columns.get(i) {
+                c.name = n.clone();
+            }
+        }
+        let id = self.next_working_id;
+        self.next_working_id += 1;
+        self.recursing.push((k, id, cols.clone()));
+        let step_sel = ast::Select {
+            with: None,
+            body: ast::SelectBody {
+                first: step_core.clone(),
+                compounds: Vec::new(),
+            },
+            order_by: Vec::new(),
+            limit: None,
+        };
+        let step = self.detached_subplan(&step_sel, false);
+        self.recursing.pop();
+        let mut step = step?;
+        if step.plan.columns.len() != cols.len() {
+            return err(format!(
+                "SELECTs to the left and right of {} do not have the same number of result columns",
+                if union_all { "UNION ALL" } else { "UNION" }
+            ));
+        }
+        // The step reads the working table, which changes every round: never cache it.
+        step.correlated = true;
+        let limit = match &sel.limit {
+            Some(l) => Some(self.bind_standalone(&l.limit)?),
+            None => None,
+        };
+        let plan = RecursivePlan {
+            init,
+            step,
+            union_all,
+            working_id: id,
+            limit,
+            cache: RefCell::new(None),
+        };
+        Ok((SourceKind::Recursive(Rc::new(plan)), cols))
     }
 
     fn select_body(&mut self, s: &ast::Select) -> Result<SelectPlan> {
@@ -941,30 +1062,31 @@ impl<'s> Binder<'s> {
                     .collect();
                 let mut keys = Vec::new();
                 for (ti, term) in order.iter().enumerate() {
-                    let idx =
-                        match &term.expr {
-                            Expr::Literal(Literal::Integer(k)) if *k >= 1 && (*k as usize) <= n => {
-                                *k as usize - 1
-                            }
-                            Expr::Column {
-                                table: None, name, ..
-                            } => match columns
-                                .iter()
-                                .position(|c| c.name.eq_ignore_ascii_case(name))
-                            {
-                                Some(i) => i,
-                                None => return err(format!(
-                                    "{} ORDER BY term does not match any column in the result set",
-                                    ordinal(ti + 1)
-                                )),
-                            },
-                            _ => {
+                    let idx = match &term.expr {
+                        Expr::Literal(Literal::Integer(k)) if *k >= 1 && (*k as usize) <= n => {
+                            *k as usize - 1
+                        }
+                        Expr::Column {
+                            table: None, name, ..
+                        } => match columns
+                            .iter()
+                            .position(|c| c.name.eq_ignore_ascii_case(name))
+                        {
+                            Some(i) => i,
+                            None => {
                                 return err(format!(
                                     "{} ORDER BY term does not match any column in the result set",
                                     ordinal(ti + 1)
                                 ))
                             }
-                        };
+                        },
+                        _ => {
+                            return err(format!(
+                                "{} ORDER BY term does not match any column in the result set",
+                                ordinal(ti + 1)
+                            ))
+                        }
+                    };
                     keys.push(SortKey {
                         idx,
                         desc: term.desc,
@@ -1023,12 +1145,18 @@ impl<'s> Binder<'s> {
             f.aliases = aliases;
         }
         // WHERE
-        let mut filters: Vec<Vec<CExpr>> = vec![Vec::new(); sources.len().max(1)];
+        let mut bound_terms = Vec::with_capacity(where_terms.len());
         for t in &where_terms {
-            let b = self.expr(t)?;
+            bound_terms.push(self.expr(t)?.e);
+        }
+        if sources.len() > 1 && sources.iter().all(|s| s.join == JoinType::Inner) {
+            self.reorder_joins(&mut sources, &bound_terms);
+        }
+        let mut filters: Vec<Vec<CExpr>> = vec![Vec::new(); sources.len().max(1)];
+        for e in bound_terms {
             let mut corr = false;
-            let lvl = b.e.max_source(&sources, &mut corr).unwrap_or(0);
-            filters[lvl].push(b.e);
+            let lvl = e.max_source(&sources, &mut corr).unwrap_or(0);
+            filters[lvl].push(e);
         }
         // Result columns (aggregates allowed from here on).
         if let Some(f) = self.frames.last_mut() {
@@ -1398,26 +1526,45 @@ impl<'s> Binder<'s> {
                     }
                 }
                 let k = key(&name.name);
-                let cte = if name.schema.is_none() {
-                    self.ctes.iter().rev().find_map(|m| m.get(&k).cloned())
+                if name.schema.is_none() && self.hidden_ctes.contains(&k) {
+                    return err(format!("circular reference: {}", name.name));
+                }
+                let working = if name.schema.is_none() {
+                    self.recursing
+                        .iter()
+                        .rev()
+                        .find(|(n, _, _)| *n == k)
+                        .cloned()
                 } else {
                     None
                 };
-                if let Some(cte) = cte {
+                let cte =
+                    if name.schema.is_none() && working.is_none() && !self.hidden_ctes.contains(&k)
+                    {
+                        self.ctes.iter().rev().find_map(|m| m.get(&k).cloned())
+                    } else {
+                        None
+                    };
+                if let Some((_, id, cols)) = working {
+                    let scols = out_cols_to_scope(&cols, &sname);
+                    (SourceKind::Working(id), sname, scols)
+                } else if let Some(cte) = cte {
                     self.view_guard()?;
-                    let sub = self.detached_subplan(&cte.select, false);
+                    let r = self.bind_cte(&name.name, &cte);
                     self.view_depth -= 1;
-                    let sub = sub?;
-                    if !cte.columns.is_empty() && cte.columns.len() != sub.plan.columns.len() {
-                        return err(format!(
-                            "table {} has {} values for {} columns",
-                            name.name,
-                            sub.plan.columns.len(),
-                            cte.columns.len()
-                        ));
-                    }
-                    let cols = sub_cols(&sub, &sname, &cte.columns);
-                    (SourceKind::Subquery(Rc::new(sub)), sname, cols)
+                    let (kind, cols) = r?;
+                    let scols = out_cols_to_scope(&cols, &sname);
+                    let scols = scols
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, mut c)| {
+                            if let Some(n) = cte.columns.get(i) {
+                                c.name = n.clone();
+                            }
+                            c
+                        })
+                        .collect();
+                    (kind, sname, scols)
                 } else if let Some(tab) = self.schema.table(&name.name).cloned() {
                     let mut cols: Vec<ScopeCol> = tab
                         .columns
@@ -1479,6 +1626,9 @@ impl<'s> Binder<'s> {
                     });
                     (SourceKind::Schema, sname, cols)
                 } else {
+                    if let Some(reason) = self.schema.unsupported.get(&k) {
+                        return err(format!("table {} cannot be used: {reason}", name.name));
+                    }
                     let full = match &name.schema {
                         Some(s) => format!("{s}.{}", name.name),
                         None => name.name.clone(),
@@ -1542,6 +1692,72 @@ impl<'s> Binder<'s> {
     }
 
     // ---- access paths -----------------------------------------------------------------
+
+    /// Greedy join ordering for inner joins: next comes the source best constrained by the
+    /// sources already placed (rowid equality, then an indexed equality, then any equality,
+    /// then any filter), so nested loops stay narrow. Row positions do not change; only the
+    /// loop order does.
+    fn reorder_joins(&self, sources: &mut Vec<Source>, terms: &[CExpr]) {
+        let n = sources.len();
+        let refs: Vec<Vec<usize>> = terms
+            .iter()
+            .map(|t| referenced_sources(t, sources))
+            .collect();
+        let mut used = vec![false; n];
+        let mut order = Vec::with_capacity(n);
+        for _ in 0..n {
+            let mut best: Option<(usize, u8)> = None;
+            for r in 0..n {
+                if used[r] {
+                    continue;
+                }
+                let mut score = 0u8;
+                for (ti, t) in terms.iter().enumerate() {
+                    if !refs[ti].contains(&r) || refs[ti].iter().any(|&s| s != r && !used[s]) {
+                        continue;
+                    }
+                    let s = match eq_column(t, r, sources) {
+                        Some(c) => {
+                            if let SourceKind::Table(tab) = &sources[r].kind {
+                                if c == tab.columns.len() || Some(c) == tab.rowid_alias {
+                                    5
+                                } else if tab
+                                    .indexes
+                                    .iter()
+                                    .filter_map(|i| self.schema.indexes.get(i))
+                                    .any(|ix| {
+                                        ix.columns.first().and_then(|ic| ic.column) == Some(c)
+                                    })
+                                {
+                                    4
+                                } else {
+                                    3
+                                }
+                            } else {
+                                3
+                            }
+                        }
+                        None => 1,
+                    };
+                    score = score.max(s);
+                }
+                if best.map_or(true, |(_, b)| score > b) {
+                    best = Some((r, score));
+                }
+            }
+            if let Some((r, _)) = best {
+                used[r] = true;
+                order.push(r);
+            }
+        }
+        let old = std::mem::take(sources);
+        let mut slots: Vec<Option<Source>> = old.into_iter().map(Some).collect();
+        for r in order {
+            if let Some(s) = slots[r].take() {
+                sources.push(s);
+            }
+        }
+    }
 
     fn choose_access(&self, sources: &mut [Source], filters: &mut [Vec<CExpr>]) {
         for i in 0..sources.len() {
@@ -1784,12 +2000,96 @@ impl<'s> Binder<'s> {
     }
 }
 
+/// Positions (in `sources`) of the sources an expression reads at level 0; a correlated
+/// subquery counts as reading all of them.
+fn referenced_sources(e: &CExpr, sources: &[Source]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut stack = vec![e];
+    while let Some(x) = stack.pop() {
+        match x {
+            CExpr::Col { level: 0, idx } => {
+                if let Some(p) = sources
+                    .iter()
+                    .position(|s| *idx >= s.start && *idx < s.start + s.width)
+                {
+                    if !out.contains(&p) {
+                        out.push(p);
+                    }
+                }
+            }
+            CExpr::Exists(sp) | CExpr::Scalar(sp) | CExpr::InSelect { sub: sp, .. }
+                if sp.correlated =>
+            {
+                return (0..sources.len()).collect();
+            }
+            CExpr::Agg(_) => return (0..sources.len()).collect(),
+            _ => {}
+        }
+        x.for_each_child(&mut |c| stack.push(c));
+    }
+    out
+}
+
+/// If `t` is `col = expr` with `col` in source `r` and `expr` not reading `r`, the column's
+/// index within the source.
+fn eq_column(t: &CExpr, r: usize, sources: &[Source]) -> Option<usize> {
+    let CExpr::Binary {
+        op: BinaryOp::Eq,
+        l,
+        r: rhs,
+        ..
+    } = t
+    else {
+        return None;
+    };
+    let s = &sources[r];
+    for (a, b) in [(l, rhs), (rhs, l)] {
+        if let CExpr::Col { level: 0, idx } = **a {
+            if idx >= s.start
+                && idx < s.start + s.width
+                && !referenced_sources(b, sources).contains(&r)
+            {
+                return Some(idx - s.start);
+            }
+        }
+    }
+    None
+}
+
 fn sources_width(t: &Table) -> usize {
     t.columns.len() + 1
 }
 
 fn sources_slice_upto(sources: &[Source], i: usize) -> Vec<Source> {
     sources[..=i].to_vec()
+}
+
+fn out_cols_to_scope(cols: &[OutCol], sname: &str) -> Vec<ScopeCol> {
+    cols.iter()
+        .map(|c| ScopeCol {
+            name: c.name.clone(),
+            source: sname.to_string(),
+            aff: c.aff,
+            coll: c.coll,
+            using_hidden: false,
+            is_rowid: false,
+            table_name: c.origin.as_ref().map(|o| o.0.clone()),
+        })
+        .collect()
+}
+
+/// Whether a select core's FROM clause (or anything in it) mentions `name`.
+fn core_mentions(c: &SelectCore, name: &str) -> bool {
+    let s = ast::Select {
+        with: None,
+        body: ast::SelectBody {
+            first: c.clone(),
+            compounds: Vec::new(),
+        },
+        order_by: Vec::new(),
+        limit: None,
+    };
+    select_mentions(&s, name)
 }
 
 fn sub_cols(sub: &SubPlan, sname: &str, names: &[String]) -> Vec<ScopeCol> {
