@@ -4,5 +4,9 @@
 //! with `value` (SQLite's dynamic typing) and `func` (built-in functions) beside them.
 
 pub mod collation;
+pub mod exec;
 pub mod func;
+pub mod parse;
+pub mod plan;
+pub mod schema;
 pub mod value;
