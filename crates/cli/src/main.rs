@@ -28,6 +28,10 @@ fn main() {
         stderr: Box::new(std::io::stderr()),
     };
     let code = parlite_cli::app::run(&opts, &mut backend, io);
+    // Close the database before exiting: the last handle's drop checkpoints the log into the
+    // database file and removes it, so stock sqlite3 sees every change (process::exit would
+    // skip the destructors and leave that to the next open's recovery).
+    drop(backend);
     std::process::exit(code);
 }
 
