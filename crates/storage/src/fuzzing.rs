@@ -336,14 +336,25 @@ pub fn log_recover(data: &[u8]) {
     if mode & 1 == 0 {
         fix_log_checksums(&mut log);
     }
-    let vfs = SimVfs::new(1);
-    vfs.put_file(DB_PATH, base.to_vec());
-    vfs.put_file(LOG_PATH, log);
-    let opts = seed_options();
-    let Ok(db) = Database::open_with_vfs(Arc::new(vfs), DB_PATH, opts) else {
+    let Ok(db) = open_on(base, log) else {
         return;
     };
     let _ = walk_database(&db, false);
+}
+
+/// Opens the base database of [`log_recover`] with `log` as its `-plog` (a fresh simulated
+/// disk): how tests replay a log the fuzzer found.
+pub fn open_with_log(log: Vec<u8>) -> Result<Database> {
+    let base = base_database()
+        .ok_or_else(|| crate::StorageError::misuse("base database could not be built"))?;
+    open_on(base, log)
+}
+
+fn open_on(base: &[u8], log: Vec<u8>) -> Result<Database> {
+    let vfs = SimVfs::new(1);
+    vfs.put_file(DB_PATH, base.to_vec());
+    vfs.put_file(LOG_PATH, log);
+    Database::open_with_vfs(Arc::new(vfs), DB_PATH, seed_options())
 }
 
 /// Recomputes the header checksum and the chain of frame checksums in place (log/format.rs

@@ -219,3 +219,48 @@ fn write_corpus() {
         }
     }
 }
+
+// Crashes found by cargo-fuzz (crates/storage/fuzz), kept as regression tests.
+
+/// `log_recover` OOM: a log frame with a valid checksum claimed 2,667,577,363 pages; open
+/// trusted it and the integrity check sized its page map by it (2.6 GB). Open now reports
+/// a page count past both the file and the log as corrupt.
+#[test]
+fn fuzz_log_frame_with_huge_page_count_is_corrupt() {
+    let input = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/fuzz/log_recover-huge-page-count"),
+    )
+    .unwrap();
+    fuzzing::log_recover(&input);
+    // The same damage made by hand, opened directly: Corrupt, not a 2.6 G-page database.
+    let mut log = fuzzing::seed_log(0).unwrap();
+    let mut at = 32;
+    while at + 28 <= log.len() {
+        // Every frame's page count: the last frame's is the one recovery uses.
+        log[at + 16..at + 20].copy_from_slice(&0x9f00_0000u32.to_be_bytes());
+        at += u32::from_be_bytes([log[at], log[at + 1], log[at + 2], log[at + 3]]) as usize;
+    }
+    fuzzing::fix_log_checksums(&mut log);
+    match fuzzing::open_with_log(log) {
+        Err(parlite_storage::StorageError::Corrupt { .. }) => {}
+        Err(e) => panic!("expected Corrupt, got {e}"),
+        Ok(_) => panic!("opened a database whose log claims 2.6 G pages"),
+    }
+}
+
+/// The same rule for the database header alone: a page count (trusted because
+/// version-valid-for matches the change counter) past the end of the file is corrupt.
+#[test]
+fn header_page_count_past_the_file_is_corrupt() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.db");
+    let mut img = fuzzing::seed_database(2).unwrap();
+    img[28..32].copy_from_slice(&0x7fff_0000u32.to_be_bytes());
+    std::fs::write(&path, &img).unwrap();
+    match parlite_storage::Database::open(&path, parlite_storage::OpenOptions::default()) {
+        Err(parlite_storage::StorageError::Corrupt { .. }) => {}
+        Err(e) => panic!("expected Corrupt, got {e}"),
+        Ok(_) => panic!("opened a file whose header claims more pages than it holds"),
+    }
+}
