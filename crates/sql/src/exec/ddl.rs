@@ -1,0 +1,607 @@
+//! CREATE, DROP and ALTER: B-trees allocated or freed, `sqlite_schema` rows written exactly
+//! as SQLite writes them, then the schema reloaded.
+//!
+//! Invariants:
+//! - `sqlite_schema` rows are (type, name, tbl_name, rootpage, sql); automatic indexes have
+//!   NULL sql; views and triggers have rootpage 0.
+//! - A failed CREATE INDEX leaves nothing behind (the connection rolls the statement back).
+
+use super::eval::{expand_row, Frame};
+use super::store::Row;
+use super::Engine;
+use crate::parse::ast::{self, AlterAction, CreateTableBody, ObjectKind, Stmt};
+use crate::plan::Binder;
+use crate::schema::{index_from_create, key, table_from_create, view_from_create, Index, Table};
+use crate::value::{Affinity, Result, SqlError, Value};
+use std::ops::Bound;
+
+fn err<T>(m: impl Into<String>) -> Result<T> {
+    Err(SqlError::msg(m))
+}
+
+/// Quotes an identifier the way SQLite's createTableStmt does: bare when it is a plain word.
+fn quote_ident(s: &str) -> String {
+    let plain = s
+        .bytes()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
+    if plain {
+        s.to_string()
+    } else {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    }
+}
+
+impl Engine<'_> {
+    fn insert_schema_row(
+        &self,
+        ty: &str,
+        name: &str,
+        tbl: &str,
+        root: u32,
+        sql: Option<&str>,
+    ) -> Result<()> {
+        let rowid = self.store.table_max_rowid(1)?.unwrap_or(0) + 1;
+        let row = vec![
+            Value::text(ty),
+            Value::text(name),
+            Value::text(tbl),
+            Value::Integer(i64::from(root)),
+            sql.map(Value::text).unwrap_or(Value::Null),
+        ];
+        self.store.table_insert(1, rowid, &row)
+    }
+
+    /// (rowid, row) of every sqlite_schema entry.
+    fn schema_rows(&self) -> Result<Vec<(i64, Row)>> {
+        let mut v = Vec::new();
+        for r in self
+            .store
+            .table_range(1, Bound::Unbounded, Bound::Unbounded, false)?
+        {
+            v.push(r?);
+        }
+        Ok(v)
+    }
+
+    fn check_new_name(
+        &self,
+        name: &ast::QualifiedName,
+        if_not_exists: bool,
+        kind: &str,
+    ) -> Result<bool> {
+        if let Some(s) = &name.schema {
+            if !s.eq_ignore_ascii_case("main") {
+                return err(format!("unknown database {s}"));
+            }
+        }
+        if let Some(existing) = self.schema.name_in_use(&name.name) {
+            if if_not_exists && existing == kind {
+                return Ok(false);
+            }
+            if if_not_exists
+                && kind != "index"
+                && kind != "trigger"
+                && (existing == "table" || existing == "view")
+            {
+                return Ok(false);
+            }
+            return err(format!("{existing} {} already exists", name.name));
+        }
+        if key(&name.name).starts_with("sqlite_") && key(&name.name) != "sqlite_sequence" {
+            return err(format!(
+                "object name reserved for internal use: {}",
+                name.name
+            ));
+        }
+        Ok(true)
+    }
+
+    pub fn create_table(&mut self, c: &ast::CreateTable) -> Result<Vec<Row>> {
+        if c.temp {
+            return err("TEMP tables are not supported");
+        }
+        if !self.check_new_name(&c.name, c.if_not_exists, "table")? {
+            return Ok(Vec::new());
+        }
+        let (def, sql, rows): (ast::CreateTable, String, Vec<Row>) = match &c.body {
+            CreateTableBody::Columns { .. } => (c.clone(), c.schema_sql.clone(), Vec::new()),
+            CreateTableBody::AsSelect(sel) => {
+                let plan = Binder::new(self.schema).bind_select(sel)?;
+                let rows = self.exec().run_select(&plan, None)?;
+                let mut cols_sql = Vec::new();
+                let mut defs = Vec::new();
+                let mut seen: Vec<String> = Vec::new();
+                for col in &plan.columns {
+                    // Duplicate names get ":1", ":2", ... suffixes as in SQLite.
+                    let mut name = col.name.clone();
+                    let mut n = 0;
+                    while seen.iter().any(|s| s.eq_ignore_ascii_case(&name)) {
+                        n += 1;
+                        name = format!("{}:{n}", col.name);
+                    }
+                    seen.push(name.clone());
+                    let ty = match col.aff {
+                        Some(Affinity::Text) => "TEXT",
+                        Some(Affinity::Numeric) => "NUM",
+                        Some(Affinity::Integer) => "INT",
+                        Some(Affinity::Real) => "REAL",
+                        _ => "",
+                    };
+                    cols_sql.push(if ty.is_empty() {
+                        quote_ident(&name)
+                    } else {
+                        format!("{} {ty}", quote_ident(&name))
+                    });
+                    defs.push(ast::ColumnDef {
+                        name,
+                        type_name: if ty.is_empty() {
+                            None
+                        } else {
+                            Some(ty.to_string())
+                        },
+                        constraints: Vec::new(),
+                    });
+                }
+                let sql = format!(
+                    "CREATE TABLE {}({})",
+                    quote_ident(&c.name.name),
+                    cols_sql.join(",")
+                );
+                let def = ast::CreateTable {
+                    temp: false,
+                    if_not_exists: false,
+                    name: c.name.clone(),
+                    body: CreateTableBody::Columns {
+                        columns: defs,
+                        constraints: Vec::new(),
+                        without_rowid: false,
+                        strict: false,
+                    },
+                    schema_sql: sql.clone(),
+                };
+                (def, sql, rows)
+            }
+        };
+        let (t, specs) = table_from_create(&def, 0)?;
+        let root = self.store.create_table_btree()?;
+        self.insert_schema_row("table", &t.name, &t.name, root, Some(&sql))?;
+        for (i, _) in specs.iter().enumerate() {
+            let iroot = self.store.create_index_btree()?;
+            let iname = format!("sqlite_autoindex_{}_{}", t.name, i + 1);
+            self.insert_schema_row("index", &iname, &t.name, iroot, None)?;
+        }
+        if t.autoincrement && self.schema.table("sqlite_sequence").is_none() {
+            let sroot = self.store.create_table_btree()?;
+            self.insert_schema_row(
+                "table",
+                "sqlite_sequence",
+                "sqlite_sequence",
+                sroot,
+                Some("CREATE TABLE sqlite_sequence(name,seq)"),
+            )?;
+        }
+        self.schema_changed()?;
+        if !rows.is_empty() {
+            let t = self
+                .schema
+                .table(&c.name.name)
+                .cloned()
+                .ok_or_else(|| SqlError::msg("table vanished"))?;
+            let w = self.writer(&t)?;
+            for r in rows {
+                self.write_row(&w, None, r, None, None)?;
+            }
+        }
+        Ok(Vec::new())
+    }
+
+    /// Inserts an entry for every row of `t` into `ix` (a new or cleared index).
+    pub fn populate_index(&self, t: &Table, ix: &Index) -> Result<()> {
+        let exec = self.exec();
+        let order = super::eval::Exec::key_order(ix);
+        let defaults = exec.column_defaults(t);
+        let pred = match &ix.partial {
+            Some(p) => Some(Binder::new(self.schema).bind_for_table(t, None, p)?),
+            None => None,
+        };
+        for r in self
+            .store
+            .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
+        {
+            let (rowid, vals) = r?;
+            let full = expand_row(t, rowid, vals, &defaults);
+            if let Some(p) = &pred {
+                if !exec.is_true(p, &Frame::new(&full, None))? {
+                    continue;
+                }
+            }
+            let mut k: Vec<Value> = ix
+                .columns
+                .iter()
+                .map(|c| {
+                    c.column
+                        .map(|i| full[i].clone())
+                        .unwrap_or(Value::Integer(rowid))
+                })
+                .collect();
+            if ix.unique && !k.iter().any(|v| v.is_null()) {
+                let probe = k.clone();
+                if self
+                    .store
+                    .index_range(
+                        ix.root,
+                        &order,
+                        Bound::Included(probe.clone()),
+                        Bound::Included(probe),
+                        false,
+                    )?
+                    .next()
+                    .is_some()
+                {
+                    let cols: Vec<String> = ix
+                        .columns
+                        .iter()
+                        .map(|c| {
+                            format!(
+                                "{}.{}",
+                                t.name,
+                                c.column
+                                    .map(|i| t.columns[i].name.clone())
+                                    .unwrap_or_default()
+                            )
+                        })
+                        .collect();
+                    return Err(SqlError::Code {
+                        code: 19,
+                        extended_code: super::dml::SQLITE_CONSTRAINT_UNIQUE,
+                        message: format!("UNIQUE constraint failed: {}", cols.join(", ")),
+                    });
+                }
+            }
+            k.push(Value::Integer(rowid));
+            self.store.index_insert(ix.root, &k, &order)?;
+        }
+        Ok(())
+    }
+
+    pub fn create_index(&mut self, c: &ast::CreateIndex) -> Result<Vec<Row>> {
+        let Some(t) = self.schema.table(&c.table).cloned() else {
+            if self.schema.views.contains_key(&key(&c.table)) {
+                return err("views may not be indexed");
+            }
+            return err(format!("no such table: main.{}", c.table));
+        };
+        if key(&t.name).starts_with("sqlite_") {
+            return err(format!("table {} may not be indexed", t.name));
+        }
+        if !self.check_new_name(&c.name, c.if_not_exists, "index")? {
+            return Ok(Vec::new());
+        }
+        let mut ix = index_from_create(c, &t)?;
+        if let Some(p) = &ix.partial {
+            Binder::new(self.schema).bind_for_table(&t, None, p)?;
+        }
+        ix.root = self.store.create_index_btree()?;
+        self.populate_index(&t, &ix)?;
+        self.insert_schema_row("index", &ix.name, &t.name, ix.root, Some(&c.schema_sql))?;
+        self.schema_changed()?;
+        Ok(Vec::new())
+    }
+
+    pub fn create_view(&mut self, c: &ast::CreateView) -> Result<Vec<Row>> {
+        if c.temp {
+            return err("TEMP views are not supported");
+        }
+        if !self.check_new_name(&c.name, c.if_not_exists, "view")? {
+            return Ok(Vec::new());
+        }
+        let v = view_from_create(c);
+        let plan = Binder::new(self.schema).bind_select(&v.select)?;
+        if !v.columns.is_empty() && v.columns.len() != plan.columns.len() {
+            return err(format!(
+                "expected {} columns for '{}' but got {}",
+                v.columns.len(),
+                v.name,
+                plan.columns.len()
+            ));
+        }
+        self.insert_schema_row("view", &v.name, &v.name, 0, Some(&c.schema_sql))?;
+        self.schema_changed()?;
+        Ok(Vec::new())
+    }
+
+    pub fn create_trigger(&mut self, c: &ast::CreateTrigger) -> Result<Vec<Row>> {
+        if c.temp {
+            return err("TEMP triggers are not supported");
+        }
+        if let Some(s) = &c.name.schema {
+            if !s.eq_ignore_ascii_case("main") {
+                return err(format!("unknown database {s}"));
+            }
+        }
+        if self.schema.triggers.contains_key(&key(&c.name.name)) {
+            if c.if_not_exists {
+                return Ok(Vec::new());
+            }
+            return err(format!("trigger {} already exists", c.name.name));
+        }
+        let is_view = self.schema.views.contains_key(&key(&c.table));
+        let Some(t) = self.schema.table(&c.table).cloned() else {
+            if is_view {
+                return err("INSTEAD OF triggers are not supported");
+            }
+            return err(format!("no such table: main.{}", c.table));
+        };
+        if c.time == Some(ast::TriggerTime::InsteadOf) {
+            return err(format!(
+                "cannot create INSTEAD OF trigger on table: {}",
+                t.name
+            ));
+        }
+        if key(&t.name).starts_with("sqlite_") {
+            return err("cannot create trigger on system table");
+        }
+        self.insert_schema_row("trigger", &c.name.name, &t.name, 0, Some(&c.schema_sql))?;
+        self.schema_changed()?;
+        Ok(Vec::new())
+    }
+
+    pub fn drop(
+        &mut self,
+        kind: ObjectKind,
+        if_exists: bool,
+        name: &ast::QualifiedName,
+    ) -> Result<Vec<Row>> {
+        let k = key(&name.name);
+        match kind {
+            ObjectKind::Table => {
+                let Some(t) = self.schema.table(&name.name).cloned() else {
+                    if self.schema.views.contains_key(&k) {
+                        return err(format!("use DROP VIEW to delete view {}", name.name));
+                    }
+                    if if_exists {
+                        return Ok(Vec::new());
+                    }
+                    if k == "sqlite_master" || k == "sqlite_schema" {
+                        return err(format!("table {} may not be dropped", name.name));
+                    }
+                    return err(format!("no such table: {}", name.name));
+                };
+                if k == "sqlite_sequence" {
+                    return err("table sqlite_sequence may not be dropped");
+                }
+                for ix in self.schema.table_indexes(&t) {
+                    if ix.root != 0 {
+                        self.store.drop_btree(ix.root)?;
+                    }
+                }
+                self.store.drop_btree(t.root)?;
+                for (rowid, row) in self.schema_rows()? {
+                    let tbl = row
+                        .get(2)
+                        .and_then(|v| v.to_text().map(|s| s.into_owned()))
+                        .unwrap_or_default();
+                    if tbl.eq_ignore_ascii_case(&t.name) {
+                        self.store.table_delete(1, rowid)?;
+                    }
+                }
+                if t.autoincrement {
+                    if let Some(seq) = self.schema.table("sqlite_sequence").cloned() {
+                        let mut del = Vec::new();
+                        for r in self.store.table_range(
+                            seq.root,
+                            Bound::Unbounded,
+                            Bound::Unbounded,
+                            false,
+                        )? {
+                            let (rowid, vals) = r?;
+                            if vals
+                                .first()
+                                .and_then(|v| v.to_text())
+                                .is_some_and(|n| n.eq_ignore_ascii_case(&t.name))
+                            {
+                                del.push(rowid);
+                            }
+                        }
+                        for r in del {
+                            self.store.table_delete(seq.root, r)?;
+                        }
+                    }
+                }
+            }
+            ObjectKind::Index => {
+                let Some(ix) = self.schema.indexes.get(&k).cloned() else {
+                    if if_exists {
+                        return Ok(Vec::new());
+                    }
+                    return err(format!("no such index: {}", name.name));
+                };
+                if ix.sql.is_none() {
+                    return err(
+                        "index associated with UNIQUE or PRIMARY KEY constraint cannot be dropped",
+                    );
+                }
+                self.store.drop_btree(ix.root)?;
+                self.delete_schema_entry("index", &ix.name)?;
+            }
+            ObjectKind::View => {
+                if !self.schema.views.contains_key(&k) {
+                    if self.schema.table(&name.name).is_some() {
+                        return err(format!("use DROP TABLE to delete table {}", name.name));
+                    }
+                    if if_exists {
+                        return Ok(Vec::new());
+                    }
+                    return err(format!("no such view: {}", name.name));
+                }
+                self.delete_schema_entry("view", &name.name)?;
+            }
+            ObjectKind::Trigger => {
+                if !self.schema.triggers.contains_key(&k) {
+                    if if_exists {
+                        return Ok(Vec::new());
+                    }
+                    return err(format!("no such trigger: {}", name.name));
+                }
+                self.delete_schema_entry("trigger", &name.name)?;
+            }
+        }
+        self.schema_changed()?;
+        Ok(Vec::new())
+    }
+
+    fn delete_schema_entry(&self, ty: &str, name: &str) -> Result<()> {
+        for (rowid, row) in self.schema_rows()? {
+            let t = row
+                .first()
+                .and_then(|v| v.to_text().map(|s| s.into_owned()))
+                .unwrap_or_default();
+            let n = row
+                .get(1)
+                .and_then(|v| v.to_text().map(|s| s.into_owned()))
+                .unwrap_or_default();
+            if t == ty && n.eq_ignore_ascii_case(name) {
+                self.store.table_delete(1, rowid)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn alter(&mut self, table: &ast::QualifiedName, action: &AlterAction) -> Result<Vec<Row>> {
+        let Some(t) = self.schema.table(&table.name).cloned() else {
+            return err(format!("no such table: {}", table.name));
+        };
+        if key(&t.name).starts_with("sqlite_") {
+            return err(format!("table {} may not be altered", t.name));
+        }
+        match action {
+            AlterAction::RenameTable(new) => {
+                if self.schema.name_in_use(new).is_some() {
+                    return err(format!(
+                        "there is already another table or index with this name: {new}"
+                    ));
+                }
+                for (rowid, mut row) in self.schema_rows()? {
+                    let ty = row[0].to_text_or_empty().into_owned();
+                    let tbl = row[2].to_text_or_empty().into_owned();
+                    if !tbl.eq_ignore_ascii_case(&t.name) {
+                        continue;
+                    }
+                    let sql = row.get(4).and_then(|v| v.to_text().map(|s| s.into_owned()));
+                    let new_sql = sql.map(|s| rename_in_sql(&s, &ty, &t.name, new));
+                    if ty == "table" {
+                        row[1] = Value::text(new.as_str());
+                    } else if ty == "index" && row[4].is_null() {
+                        let n = row[1].to_text_or_empty().into_owned();
+                        row[1] = Value::text(n.replacen(
+                            &format!("sqlite_autoindex_{}_", t.name),
+                            &format!("sqlite_autoindex_{new}_"),
+                            1,
+                        ));
+                    }
+                    row[2] = Value::text(new.as_str());
+                    if let Some(s) = new_sql {
+                        row[4] = Value::text(s);
+                    }
+                    self.store.table_insert(1, rowid, &row)?;
+                }
+            }
+            AlterAction::AddColumn(cd) => {
+                if t.column_index(&cd.name).is_some() {
+                    return err(format!("duplicate column name: {}", cd.name));
+                }
+                let mut default_null = true;
+                for c in &cd.constraints {
+                    match &c.constraint {
+                        ast::ColumnConstraint::PrimaryKey { .. } => {
+                            return err("Cannot add a PRIMARY KEY column")
+                        }
+                        ast::ColumnConstraint::Unique { .. } => {
+                            return err("Cannot add a UNIQUE column")
+                        }
+                        ast::ColumnConstraint::Default { expr, .. } => {
+                            if !matches!(expr, ast::Expr::Literal(_) | ast::Expr::Unary(..)) {
+                                return err("Cannot add a column with non-constant default");
+                            }
+                            default_null = matches!(expr, ast::Expr::Literal(ast::Literal::Null));
+                        }
+                        _ => {}
+                    }
+                }
+                if default_null
+                    && cd
+                        .constraints
+                        .iter()
+                        .any(|c| matches!(c.constraint, ast::ColumnConstraint::NotNull { .. }))
+                {
+                    return err("Cannot add a NOT NULL column with default value NULL");
+                }
+                for (rowid, mut row) in self.schema_rows()? {
+                    if row[0].to_text_or_empty() == "table"
+                        && row[1].to_text_or_empty().eq_ignore_ascii_case(&t.name)
+                    {
+                        let sql = row[4].to_text_or_empty().into_owned();
+                        let Some(p) = sql.rfind(')') else {
+                            return err("malformed table definition");
+                        };
+                        let new_sql = format!("{}, {}{}", &sql[..p], cd, &sql[p..]);
+                        // Validate before writing.
+                        match crate::parse::parse_first(&new_sql) {
+                            Ok(Some(p)) if matches!(p.stmt, Stmt::CreateTable(_)) => {}
+                            _ => return err("malformed table definition after ADD COLUMN"),
+                        }
+                        row[4] = Value::text(new_sql);
+                        self.store.table_insert(1, rowid, &row)?;
+                    }
+                }
+            }
+            AlterAction::RenameColumn { .. } => {
+                return err("ALTER TABLE RENAME COLUMN is not supported")
+            }
+            AlterAction::DropColumn(_) => return err("ALTER TABLE DROP COLUMN is not supported"),
+        }
+        self.schema_changed()?;
+        Ok(Vec::new())
+    }
+}
+
+/// Replaces the table name in a stored CREATE statement: the object's own name for a table,
+/// the `ON <table>` target for an index or trigger.
+fn rename_in_sql(sql: &str, ty: &str, old: &str, new: &str) -> String {
+    use crate::parse::lexer::{Lexer, Tok};
+    let mut lx = Lexer::new(sql);
+    let mut toks = Vec::new();
+    loop {
+        let t = lx.next_token();
+        if t.tok == Tok::Eof {
+            break;
+        }
+        toks.push(t);
+    }
+    let is_name = |t: &Tok| match t {
+        Tok::Word(w) => w.eq_ignore_ascii_case(old),
+        Tok::QuotedId { name, .. } | Tok::Str(name) => name.eq_ignore_ascii_case(old),
+        _ => false,
+    };
+    let target = match ty {
+        "table" => toks.iter().position(|t| is_name(&t.tok)),
+        _ => toks
+            .windows(2)
+            .position(|w| {
+                matches!(&w[0].tok, Tok::Word(x) if x.eq_ignore_ascii_case("ON"))
+                    && is_name(&w[1].tok)
+            })
+            .map(|p| p + 1),
+    };
+    match target {
+        Some(i) => format!(
+            "{}\"{}\"{}",
+            &sql[..toks[i].start],
+            new.replace('"', "\"\""),
+            &sql[toks[i].end..]
+        ),
+        None => sql.to_string(),
+    }
+}

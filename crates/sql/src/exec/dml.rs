@@ -1,0 +1,726 @@
+//! INSERT, UPDATE and DELETE: rows checked against the table's constraints and written with
+//! their index entries, with SQLite's conflict resolution and error texts.
+//!
+//! Invariants:
+//! - A row is written only after every constraint passed (NOT NULL, CHECK, then uniqueness
+//!   of the rowid and of each UNIQUE index, in that order, as SQLite checks them); REPLACE
+//!   deletes the conflicting rows first.
+//! - The table record stores NULL for the rowid alias column; index keys carry the real
+//!   value and end with the rowid.
+//! - UPDATE and DELETE first collect the affected rows, then write, so a statement never
+//!   sees its own changes.
+
+use super::eval::{Exec, Frame};
+use super::store::KeyOrder;
+use super::{ConnState, Engine};
+use crate::parse::ast::{
+    self, ConflictAction, Expr, InsertSource, ResultColumn, TriggerEvent, TriggerTime,
+};
+use crate::plan::{Binder, CExpr};
+use crate::schema::{key, Index, Table};
+use crate::value::{codes, Affinity, Result, SqlError, Value};
+use std::ops::Bound;
+use std::sync::Arc;
+
+pub const SQLITE_CONSTRAINT_CHECK: i32 = 275;
+pub const SQLITE_CONSTRAINT_NOTNULL: i32 = 1299;
+pub const SQLITE_CONSTRAINT_PRIMARYKEY: i32 = 1555;
+pub const SQLITE_CONSTRAINT_UNIQUE: i32 = 2067;
+
+fn constraint(ext: i32, msg: String) -> SqlError {
+    SqlError::Code {
+        code: codes::SQLITE_CONSTRAINT,
+        extended_code: ext,
+        message: msg,
+    }
+}
+
+/// Everything needed to write rows of one table, bound once per statement.
+pub struct TableWriter {
+    pub t: Arc<Table>,
+    pub indexes: Vec<(Arc<Index>, KeyOrder, Option<CExpr>)>,
+    pub checks: Vec<(String, CExpr)>,
+    pub defaults: Vec<Option<CExpr>>,
+}
+
+pub enum Written {
+    Row(i64),
+    Ignored,
+}
+
+impl Engine<'_> {
+    pub fn table_for_write(&self, name: &ast::QualifiedName) -> Result<Arc<Table>> {
+        let k = key(&name.name);
+        if k == "sqlite_master" || k == "sqlite_schema" {
+            return Err(SqlError::msg(format!(
+                "table {} may not be modified",
+                name.name
+            )));
+        }
+        if let Some(t) = self.schema.table(&name.name) {
+            return Ok(t.clone());
+        }
+        if self.schema.views.contains_key(&k) {
+            return Err(SqlError::msg(format!(
+                "cannot modify {} because it is a view",
+                name.name
+            )));
+        }
+        Err(SqlError::msg(format!("no such table: {}", name.name)))
+    }
+
+    pub fn writer(&self, t: &Arc<Table>) -> Result<TableWriter> {
+        let mut b = Binder::new(self.schema);
+        let mut indexes = Vec::new();
+        for ix in self.schema.table_indexes(t) {
+            let pred = match &ix.partial {
+                Some(p) => Some(b.bind_for_table(t, None, p)?),
+                None => None,
+            };
+            let order = Exec::key_order(&ix);
+            indexes.push((ix, order, pred));
+        }
+        let mut checks = Vec::new();
+        for c in &t.checks {
+            let name = c.name.clone().unwrap_or_else(|| c.expr.to_string());
+            checks.push((name, b.bind_for_table(t, None, &c.expr)?));
+        }
+        let mut defaults = Vec::new();
+        for c in &t.columns {
+            defaults.push(match &c.default {
+                Some(e) => Some(b.bind_standalone(e)?),
+                None => None,
+            });
+        }
+        Ok(TableWriter {
+            t: t.clone(),
+            indexes,
+            checks,
+            defaults,
+        })
+    }
+
+    fn index_key(ix: &Index, vals: &[Value], rowid: i64) -> Vec<Value> {
+        let mut k: Vec<Value> = ix
+            .columns
+            .iter()
+            .map(|c| {
+                c.column
+                    .and_then(|i| vals.get(i).cloned())
+                    .unwrap_or(Value::Integer(rowid))
+            })
+            .collect();
+        k.push(Value::Integer(rowid));
+        k
+    }
+
+    /// Row values with the rowid appended (the layout CHECK and partial-index predicates
+    /// were bound against).
+    fn with_rowid(vals: &[Value], rowid: i64) -> Vec<Value> {
+        let mut r = vals.to_vec();
+        r.push(Value::Integer(rowid));
+        r
+    }
+
+    /// Deletes one row and its index entries (no triggers).
+    pub fn delete_row(&self, w: &TableWriter, rowid: i64) -> Result<bool> {
+        let Some(stored) = self.store.table_get(w.t.root, rowid)? else {
+            return Ok(false);
+        };
+        let exec = self.exec();
+        let defaults = exec.column_defaults(&w.t);
+        let full = super::eval::expand_row(&w.t, rowid, stored, &defaults);
+        let vals = &full[..w.t.columns.len()];
+        for (ix, order, pred) in &w.indexes {
+            if let Some(p) = pred {
+                let row = Self::with_rowid(vals, rowid);
+                if !exec.is_true(p, &Frame::new(&row, None))? {
+                    continue;
+                }
+            }
+            self.store
+                .index_delete(ix.root, &Self::index_key(ix, vals, rowid), order)?;
+        }
+        self.store.table_delete(w.t.root, rowid)
+    }
+
+    /// Checks and writes one row. `old` is the row being updated (its rowid), `rowid_in` an
+    /// explicitly given rowid (INSERT with a rowid column), `conflict` the statement's OR
+    /// clause.
+    pub fn write_row(
+        &self,
+        w: &TableWriter,
+        old: Option<i64>,
+        mut vals: Vec<Value>,
+        rowid_in: Option<Value>,
+        conflict: Option<ConflictAction>,
+    ) -> Result<Written> {
+        let t = &w.t;
+        let exec = self.exec();
+        for (i, c) in t.columns.iter().enumerate() {
+            let v = std::mem::take(&mut vals[i]);
+            vals[i] = v.apply_affinity(c.affinity);
+        }
+        // Rowid.
+        let given = match t.rowid_alias {
+            Some(a) if !vals[a].is_null() => Some(vals[a].clone()),
+            _ => rowid_in.filter(|v| !v.is_null()),
+        };
+        let rowid = match given {
+            Some(v) => match v.apply_affinity(Affinity::Integer) {
+                Value::Integer(i) => i,
+                _ => {
+                    return Err(SqlError::Code {
+                        code: codes::SQLITE_MISMATCH,
+                        extended_code: codes::SQLITE_MISMATCH,
+                        message: "datatype mismatch".into(),
+                    })
+                }
+            },
+            None => match old {
+                Some(r) if t.rowid_alias.is_none() => r,
+                _ => self.new_rowid(t)?,
+            },
+        };
+        if let Some(a) = t.rowid_alias {
+            vals[a] = Value::Integer(rowid);
+        }
+        // NOT NULL.
+        for (i, c) in t.columns.iter().enumerate() {
+            let Some(col_action) = c.not_null else {
+                continue;
+            };
+            if !vals[i].is_null() || Some(i) == t.rowid_alias {
+                continue;
+            }
+            match conflict.unwrap_or(col_action) {
+                ConflictAction::Ignore => return Ok(Written::Ignored),
+                ConflictAction::Replace if w.defaults[i].is_some() => {
+                    let empty: [Value; 0] = [];
+                    if let Some(d) = &w.defaults[i] {
+                        vals[i] = exec
+                            .eval(d, &Frame::new(&empty, None))?
+                            .apply_affinity(c.affinity);
+                    }
+                    if vals[i].is_null() {
+                        return Err(constraint(
+                            SQLITE_CONSTRAINT_NOTNULL,
+                            format!("NOT NULL constraint failed: {}.{}", t.name, c.name),
+                        ));
+                    }
+                }
+                _ => {
+                    return Err(constraint(
+                        SQLITE_CONSTRAINT_NOTNULL,
+                        format!("NOT NULL constraint failed: {}.{}", t.name, c.name),
+                    ))
+                }
+            }
+        }
+        // CHECK.
+        if !w.checks.is_empty() {
+            let row = Self::with_rowid(&vals, rowid);
+            let fr = Frame::new(&row, None);
+            for (name, e) in &w.checks {
+                let v = exec.eval(e, &fr)?;
+                if crate::value::truth(&v) == Some(false) {
+                    if conflict == Some(ConflictAction::Ignore) {
+                        return Ok(Written::Ignored);
+                    }
+                    return Err(constraint(
+                        SQLITE_CONSTRAINT_CHECK,
+                        format!("CHECK constraint failed: {name}"),
+                    ));
+                }
+            }
+        }
+        // Uniqueness: the rowid, then each UNIQUE index.
+        let mut to_delete: Vec<i64> = Vec::new();
+        if old != Some(rowid) && self.store.table_get(t.root, rowid)?.is_some() {
+            match conflict.or(t.pk_conflict).unwrap_or(ConflictAction::Abort) {
+                ConflictAction::Ignore => return Ok(Written::Ignored),
+                ConflictAction::Replace => to_delete.push(rowid),
+                _ => {
+                    let col = t
+                        .rowid_alias
+                        .map(|a| t.columns[a].name.clone())
+                        .unwrap_or_else(|| "rowid".into());
+                    return Err(constraint(
+                        SQLITE_CONSTRAINT_PRIMARYKEY,
+                        format!("UNIQUE constraint failed: {}.{}", t.name, col),
+                    ));
+                }
+            }
+        }
+        for (ix, order, pred) in &w.indexes {
+            if !ix.unique {
+                continue;
+            }
+            if let Some(p) = pred {
+                let row = Self::with_rowid(&vals, rowid);
+                if !exec.is_true(p, &Frame::new(&row, None))? {
+                    continue;
+                }
+            }
+            let mut k = Self::index_key(ix, &vals, rowid);
+            k.pop();
+            if k.iter().any(|v| v.is_null()) {
+                continue;
+            }
+            let mut clash = Vec::new();
+            for e in self.store.index_range(
+                ix.root,
+                order,
+                Bound::Included(k.clone()),
+                Bound::Included(k.clone()),
+                false,
+            )? {
+                let e = e?;
+                if let Some(Value::Integer(r)) = e.last() {
+                    if Some(*r) != old && !to_delete.contains(r) {
+                        clash.push(*r);
+                    }
+                }
+            }
+            if clash.is_empty() {
+                continue;
+            }
+            match conflict.or(ix.on_conflict).unwrap_or(ConflictAction::Abort) {
+                ConflictAction::Ignore => return Ok(Written::Ignored),
+                ConflictAction::Replace => to_delete.extend(clash),
+                _ => {
+                    let cols: Vec<String> = ix
+                        .columns
+                        .iter()
+                        .map(|c| {
+                            format!(
+                                "{}.{}",
+                                t.name,
+                                c.column
+                                    .map(|i| t.columns[i].name.clone())
+                                    .unwrap_or_else(|| "rowid".into())
+                            )
+                        })
+                        .collect();
+                    let ext = if ix.origin == "pk" {
+                        SQLITE_CONSTRAINT_PRIMARYKEY
+                    } else {
+                        SQLITE_CONSTRAINT_UNIQUE
+                    };
+                    return Err(constraint(
+                        ext,
+                        format!("UNIQUE constraint failed: {}", cols.join(", ")),
+                    ));
+                }
+            }
+        }
+        for r in to_delete {
+            self.delete_row(w, r)?;
+        }
+        // Write.
+        if let Some(o) = old {
+            self.delete_row(w, o)?;
+        }
+        let mut record = vals.clone();
+        if let Some(a) = t.rowid_alias {
+            record[a] = Value::Null;
+        }
+        self.store.table_insert(t.root, rowid, &record)?;
+        for (ix, order, pred) in &w.indexes {
+            if let Some(p) = pred {
+                let row = Self::with_rowid(&vals, rowid);
+                if !exec.is_true(p, &Frame::new(&row, None))? {
+                    continue;
+                }
+            }
+            self.store
+                .index_insert(ix.root, &Self::index_key(ix, &vals, rowid), order)?;
+        }
+        if t.autoincrement {
+            self.bump_sequence(&t.name, rowid)?;
+        }
+        Ok(Written::Row(rowid))
+    }
+
+    fn new_rowid(&self, t: &Table) -> Result<i64> {
+        let max = self.store.table_max_rowid(t.root)?.unwrap_or(0);
+        let seq = if t.autoincrement {
+            self.sequence_value(&t.name)?.unwrap_or(0)
+        } else {
+            0
+        };
+        let m = max.max(seq);
+        if m == i64::MAX {
+            if t.autoincrement {
+                return Err(SqlError::Code {
+                    code: codes::SQLITE_FULL,
+                    extended_code: codes::SQLITE_FULL,
+                    message: "database or disk is full".into(),
+                });
+            }
+            // SQLite then tries random rowids; probe downward from the top instead.
+            let mut cand = i64::MAX - 1;
+            while self.store.table_get(t.root, cand)?.is_some() {
+                cand -= 1;
+            }
+            return Ok(cand);
+        }
+        Ok(m + 1)
+    }
+
+    fn sequence_row(&self, name: &str) -> Result<Option<(u32, i64, i64)>> {
+        let Some(seq) = self.schema.table("sqlite_sequence") else {
+            return Ok(None);
+        };
+        for r in self
+            .store
+            .table_range(seq.root, Bound::Unbounded, Bound::Unbounded, false)?
+        {
+            let (rowid, vals) = r?;
+            if vals
+                .first()
+                .and_then(|v| v.to_text())
+                .is_some_and(|n| n.eq_ignore_ascii_case(name))
+            {
+                return Ok(Some((
+                    seq.root,
+                    rowid,
+                    vals.get(1).map(|v| v.to_i64()).unwrap_or(0),
+                )));
+            }
+        }
+        Ok(None)
+    }
+
+    fn sequence_value(&self, name: &str) -> Result<Option<i64>> {
+        Ok(self.sequence_row(name)?.map(|(_, _, v)| v))
+    }
+
+    fn bump_sequence(&self, name: &str, rowid: i64) -> Result<()> {
+        match self.sequence_row(name)? {
+            Some((root, r, v)) => {
+                if rowid > v {
+                    self.store.table_insert(
+                        root,
+                        r,
+                        &[Value::text(name), Value::Integer(rowid)],
+                    )?;
+                }
+            }
+            None => {
+                let Some(seq) = self.schema.table("sqlite_sequence") else {
+                    return Ok(());
+                };
+                let r = self.store.table_max_rowid(seq.root)?.unwrap_or(0) + 1;
+                self.store.table_insert(
+                    seq.root,
+                    r,
+                    &[Value::text(name), Value::Integer(rowid)],
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    // ---- statements -------------------------------------------------------------------
+
+    pub fn insert(&mut self, ins: &ast::Insert) -> Result<Vec<Vec<Value>>> {
+        if ins.with.is_some() {
+            return Err(SqlError::msg("WITH on INSERT is not supported"));
+        }
+        if !ins.upsert.is_empty() {
+            return Err(SqlError::msg("upsert (ON CONFLICT DO) is not supported"));
+        }
+        if !ins.returning.is_empty() {
+            return Err(SqlError::msg("RETURNING is not supported"));
+        }
+        let t = self.table_for_write(&ins.table)?;
+        let w = self.writer(&t)?;
+        let ncols = t.columns.len();
+        // Target positions: Some(column) or None for an explicit rowid.
+        let targets: Vec<Option<usize>> = if ins.columns.is_empty() {
+            (0..ncols).map(Some).collect()
+        } else {
+            let mut v = Vec::new();
+            for c in &ins.columns {
+                match t.column_index(c) {
+                    Some(i) => v.push(Some(i)),
+                    None if ["rowid", "oid", "_rowid_"]
+                        .iter()
+                        .any(|r| r.eq_ignore_ascii_case(c)) =>
+                    {
+                        v.push(None)
+                    }
+                    None => {
+                        return Err(SqlError::msg(format!(
+                            "table {} has no column named {}",
+                            t.name, c
+                        )))
+                    }
+                }
+            }
+            v
+        };
+        let rows: Vec<Vec<Value>> = match &ins.source {
+            InsertSource::DefaultValues => vec![Vec::new()],
+            InsertSource::Select(s) => {
+                let plan = Binder::new(self.schema).bind_select(s)?;
+                let n = plan.columns.len();
+                if n != targets.len() {
+                    return Err(SqlError::msg(if ins.columns.is_empty() {
+                        format!(
+                            "table {} has {} columns but {} values were supplied",
+                            t.name, ncols, n
+                        )
+                    } else {
+                        format!("{} values for {} columns", n, targets.len())
+                    }));
+                }
+                self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent))?
+            }
+        };
+        let is_default = matches!(ins.source, InsertSource::DefaultValues);
+        let empty: [Value; 0] = [];
+        let triggers_before = self.triggers(&t.name, TriggerTime::Before, &TriggerEvent::Insert);
+        let triggers_after = self.triggers(&t.name, TriggerTime::After, &TriggerEvent::Insert);
+        for src in rows {
+            let mut vals = vec![Value::Null; ncols];
+            let mut given = vec![false; ncols];
+            let mut rowid_in = None;
+            if !is_default {
+                for (i, tgt) in targets.iter().enumerate() {
+                    match tgt {
+                        Some(c) => {
+                            vals[*c] = src[i].clone();
+                            given[*c] = true;
+                        }
+                        None => rowid_in = Some(src[i].clone()),
+                    }
+                }
+            }
+            for c in 0..ncols {
+                if !given[c] {
+                    if let Some(d) = &w.defaults[c] {
+                        vals[c] = self.exec().eval(d, &Frame::new(&empty, None))?;
+                    }
+                }
+            }
+            if !triggers_before.is_empty() {
+                let mut newrow = vals.clone();
+                for (i, c) in t.columns.iter().enumerate() {
+                    newrow[i] = std::mem::take(&mut newrow[i]).apply_affinity(c.affinity);
+                }
+                let rid = t
+                    .rowid_alias
+                    .map(|a| vals[a].clone())
+                    .or(rowid_in.clone())
+                    .unwrap_or(Value::Integer(-1));
+                newrow.push(if rid.is_null() {
+                    Value::Integer(-1)
+                } else {
+                    rid
+                });
+                if !self.fire(&triggers_before, None, Some(&newrow))? {
+                    continue;
+                }
+            }
+            match self.write_row(&w, None, vals, rowid_in, ins.or_conflict)? {
+                Written::Row(rowid) => {
+                    self.state.last_insert_rowid.set(rowid);
+                    self.count_change();
+                    if !triggers_after.is_empty() {
+                        if let Some(stored) = self.store.table_get(t.root, rowid)? {
+                            let defaults = self.exec().column_defaults(&t);
+                            let newrow = super::eval::expand_row(&t, rowid, stored, &defaults);
+                            self.fire(&triggers_after, None, Some(&newrow))?;
+                        }
+                    }
+                }
+                Written::Ignored => {}
+            }
+        }
+        Ok(Vec::new())
+    }
+
+    /// Rows (columns then rowid) of `table` matching `where_`, honouring ORDER BY/LIMIT.
+    fn matching_rows(
+        &self,
+        table: &ast::QualifiedName,
+        alias: &Option<String>,
+        where_: &Option<Expr>,
+        order_by: &[ast::OrderingTerm],
+        limit: &Option<ast::Limit>,
+    ) -> Result<Vec<Vec<Value>>> {
+        let sel = ast::Select {
+            with: None,
+            body: ast::SelectBody {
+                first: ast::SelectCore::Select(Box::new(ast::SelectCoreSelect {
+                    distinct: false,
+                    columns: vec![
+                        ResultColumn::Star,
+                        ResultColumn::Expr {
+                            expr: Expr::Column {
+                                schema: None,
+                                table: Some(alias.clone().unwrap_or_else(|| table.name.clone())),
+                                name: "rowid".into(),
+                                dq: false,
+                            },
+                            alias: None,
+                            span: "rowid".into(),
+                        },
+                    ],
+                    from: Some(ast::FromClause {
+                        first: ast::TableOrSubquery::Table {
+                            name: table.clone(),
+                            alias: alias.clone(),
+                            indexed: None,
+                        },
+                        joins: Vec::new(),
+                    }),
+                    where_: where_.clone(),
+                    group_by: Vec::new(),
+                    having: None,
+                    windows: Vec::new(),
+                })),
+                compounds: Vec::new(),
+            },
+            order_by: order_by.to_vec(),
+            limit: limit.clone(),
+        };
+        let plan = self.binder_with_trigger_frame().bind_select(&sel)?;
+        self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent))
+    }
+
+    pub fn update(&mut self, u: &ast::Update) -> Result<Vec<Vec<Value>>> {
+        if u.with.is_some() || u.from.is_some() || !u.returning.is_empty() {
+            return Err(SqlError::msg(
+                "UPDATE with WITH, FROM or RETURNING is not supported",
+            ));
+        }
+        let t = self.table_for_write(&u.table)?;
+        let w = self.writer(&t)?;
+        let ncols = t.columns.len();
+        // Bind the SET expressions against the table row (columns then rowid).
+        let mut b = self.binder_with_trigger_frame();
+        b.push_table_frame(&t, u.alias.as_deref());
+        let mut sets: Vec<(Option<usize>, CExpr)> = Vec::new();
+        let mut bind_err = None;
+        for a in &u.sets {
+            if a.columns.len() != 1 {
+                bind_err = Some(SqlError::msg(
+                    "row-value assignments in UPDATE are not supported",
+                ));
+                break;
+            }
+            let c = &a.columns[0];
+            let target = match t.column_index(c) {
+                Some(i) => Some(i),
+                None if ["rowid", "oid", "_rowid_"]
+                    .iter()
+                    .any(|r| r.eq_ignore_ascii_case(c)) =>
+                {
+                    None
+                }
+                None => {
+                    bind_err = Some(SqlError::msg(format!("no such column: {c}")));
+                    break;
+                }
+            };
+            match b.bind_expr(&a.expr) {
+                Ok(e) => sets.push((target, e)),
+                Err(e) => {
+                    bind_err = Some(e);
+                    break;
+                }
+            }
+        }
+        b.pop_frame();
+        if let Some(e) = bind_err {
+            return Err(e);
+        }
+        let rows = self.matching_rows(&u.table, &u.alias, &u.where_, &u.order_by, &u.limit)?;
+        let changed_cols: Vec<String> = u.sets.iter().flat_map(|a| a.columns.clone()).collect();
+        let event = TriggerEvent::Update(changed_cols);
+        let before = self.triggers(&t.name, TriggerTime::Before, &event);
+        let after = self.triggers(&t.name, TriggerTime::After, &event);
+        for old in rows {
+            let Some(Value::Integer(rowid)) = old.get(ncols).cloned() else {
+                continue;
+            };
+            let mut vals = old[..ncols].to_vec();
+            let mut new_rowid = None;
+            {
+                let exec = self.exec();
+                let parent_row = self.trigger_row.clone();
+                let pf = parent_row.as_ref().map(|r| Frame::new(r, None));
+                let fr = Frame::new(&old, pf.as_ref());
+                for (target, e) in &sets {
+                    let v = exec.eval(e, &fr)?;
+                    match target {
+                        Some(c) => vals[*c] = v,
+                        None => new_rowid = Some(v),
+                    }
+                }
+            }
+            if !before.is_empty() {
+                let mut newrow = vals.clone();
+                newrow.push(Value::Integer(rowid));
+                if !self.fire(&before, Some(&old), Some(&newrow))? {
+                    continue;
+                }
+            }
+            if let (Some(v), None) = (&new_rowid, t.rowid_alias) {
+                let _ = v;
+            }
+            match self.write_row(&w, Some(rowid), vals, new_rowid, u.or_conflict)? {
+                Written::Row(r) => {
+                    self.count_change();
+                    if !after.is_empty() {
+                        if let Some(stored) = self.store.table_get(t.root, r)? {
+                            let defaults = self.exec().column_defaults(&t);
+                            let newrow = super::eval::expand_row(&t, r, stored, &defaults);
+                            self.fire(&after, Some(&old), Some(&newrow))?;
+                        }
+                    }
+                }
+                Written::Ignored => {}
+            }
+        }
+        Ok(Vec::new())
+    }
+
+    pub fn delete(&mut self, d: &ast::Delete) -> Result<Vec<Vec<Value>>> {
+        if d.with.is_some() || !d.returning.is_empty() {
+            return Err(SqlError::msg(
+                "DELETE with WITH or RETURNING is not supported",
+            ));
+        }
+        let t = self.table_for_write(&d.table)?;
+        let w = self.writer(&t)?;
+        let ncols = t.columns.len();
+        let before = self.triggers(&t.name, TriggerTime::Before, &TriggerEvent::Delete);
+        let after = self.triggers(&t.name, TriggerTime::After, &TriggerEvent::Delete);
+        let rows = self.matching_rows(&d.table, &d.alias, &d.where_, &d.order_by, &d.limit)?;
+        for old in rows {
+            let Some(Value::Integer(rowid)) = old.get(ncols).cloned() else {
+                continue;
+            };
+            if !before.is_empty() && !self.fire(&before, Some(&old), None)? {
+                continue;
+            }
+            if self.delete_row(&w, rowid)? {
+                self.count_change();
+                if !after.is_empty() {
+                    self.fire(&after, Some(&old), None)?;
+                }
+            }
+        }
+        Ok(Vec::new())
+    }
+
+    fn count_change(&self) {
+        let s: &ConnState = self.state;
+        s.pending_changes.set(s.pending_changes.get() + 1);
+        s.total_changes.set(s.total_changes.get() + 1);
+    }
+}

@@ -1,0 +1,1141 @@
+//! Expression evaluation over row frames, and SELECT execution (nested-loop joins over the
+//! chosen access paths, grouping, compound operators, sorting, LIMIT).
+//!
+//! Invariants:
+//! - A `Frame` is the row of one query level plus its aggregate results; `parent` links to
+//!   the enclosing level, so `CExpr::Col { level, .. }` walks `level` links.
+//! - Non-correlated subqueries are computed at most once per statement execution
+//!   (`Exec::exec_id` tags the cache); correlated ones run per outer row.
+//! - Results are materialized: a query returns all its rows; `Statement::step` hands them
+//!   out one by one. This keeps every operator simple and restartable.
+
+use super::store::{KeyOrder, Row, Store};
+use crate::collation::Collation;
+use crate::func::{self, FunctionContext, Special};
+use crate::parse::ast::{BinaryOp, CompoundOp, LikeOp, RaiseKind, UnaryOp};
+use crate::plan::*;
+use crate::schema::Table;
+use crate::value::{self, codes, Affinity, ArithOp, BitOp, Result, SqlError, Value};
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, HashSet};
+use std::ops::Bound;
+use std::rc::Rc;
+
+pub struct Frame<'a> {
+    pub row: &'a [Value],
+    pub aggs: &'a [Value],
+    pub parent: Option<&'a Frame<'a>>,
+}
+
+impl<'a> Frame<'a> {
+    pub fn new(row: &'a [Value], parent: Option<&'a Frame<'a>>) -> Self {
+        Frame {
+            row,
+            aggs: &[],
+            parent,
+        }
+    }
+}
+
+/// What a RAISE(IGNORE) unwinds with: the trigger machinery catches it.
+pub const RAISE_IGNORE_MSG: &str = "\u{0}raise-ignore";
+
+pub struct Exec<'a> {
+    pub store: &'a dyn Store,
+    pub params: &'a [Value],
+    pub conn: &'a dyn FunctionContext,
+    pub exec_id: u64,
+    /// Inside a trigger program (RAISE is allowed).
+    pub in_trigger: bool,
+}
+
+fn err<T>(m: impl Into<String>) -> Result<T> {
+    Err(SqlError::msg(m))
+}
+
+/// Orders two rows for DISTINCT/compound/grouping: column by column with BINARY (or the
+/// given collations).
+pub fn row_cmp(a: &[Value], b: &[Value], colls: &[Collation]) -> Ordering {
+    for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
+        let o = x.compare(y, colls.get(i).copied().unwrap_or_default());
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+/// A row usable as an ordered map key.
+#[derive(Clone)]
+struct Key(Vec<Value>);
+
+impl PartialEq for Key {
+    fn eq(&self, o: &Self) -> bool {
+        row_cmp(&self.0, &o.0, &[]) == Ordering::Equal
+    }
+}
+impl Eq for Key {}
+impl PartialOrd for Key {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Key {
+    fn cmp(&self, o: &Self) -> Ordering {
+        row_cmp(&self.0, &o.0, &[])
+    }
+}
+
+/// Reads a table row into the combined-row layout: columns (padded with defaults when the
+/// record is shorter, as after ADD COLUMN), the rowid alias filled in, then the rowid.
+pub fn expand_row(t: &Table, rowid: i64, mut vals: Row, defaults: &[Value]) -> Row {
+    let n = t.columns.len();
+    if vals.len() > n {
+        vals.truncate(n);
+    }
+    while vals.len() < n {
+        vals.push(defaults.get(vals.len()).cloned().unwrap_or(Value::Null));
+    }
+    if let Some(a) = t.rowid_alias {
+        vals[a] = Value::Integer(rowid);
+    }
+    vals.push(Value::Integer(rowid));
+    vals
+}
+
+/// Converts a value to a rowid for lookups: integers, integral reals and numeric text.
+pub fn as_rowid(v: &Value) -> Option<i64> {
+    match v.clone().apply_affinity(Affinity::Numeric) {
+        Value::Integer(i) => Some(i),
+        Value::Real(r)
+            if r.fract() == 0.0 && r >= -9.223372036854776e18 && r < 9.223372036854776e18 =>
+        {
+            Some(r as i64)
+        }
+        _ => None,
+    }
+}
+
+impl<'a> Exec<'a> {
+    pub fn eval(&self, e: &CExpr, f: &Frame) -> Result<Value> {
+        match e {
+            CExpr::Lit(v) => Ok(v.clone()),
+            CExpr::Param(i) => Ok(self.params.get(i - 1).cloned().unwrap_or(Value::Null)),
+            CExpr::Col { level, idx } => {
+                let mut fr = f;
+                for _ in 0..*level {
+                    match fr.parent {
+                        Some(p) => fr = p,
+                        None => return err("internal error: column of a missing outer query"),
+                    }
+                }
+                Ok(fr.row.get(*idx).cloned().unwrap_or(Value::Null))
+            }
+            CExpr::Agg(i) => Ok(f.aggs.get(*i).cloned().unwrap_or(Value::Null)),
+            CExpr::Unary(op, x) => {
+                let v = self.eval(x, f)?;
+                Ok(match op {
+                    UnaryOp::Neg => value::negate(&v),
+                    UnaryOp::Plus => v,
+                    UnaryOp::BitNot => value::bit_not(&v),
+                    UnaryOp::Not => value::bool_value(value::not3(value::truth(&v))),
+                })
+            }
+            CExpr::Binary {
+                op,
+                l,
+                r,
+                coll,
+                laff,
+                raff,
+            } => self.binary(*op, l, r, *coll, *laff, *raff, f),
+            CExpr::Like { op, not, l, r, esc } => {
+                let lv = self.eval(l, f)?;
+                let rv = self.eval(r, f)?;
+                let res = match op {
+                    LikeOp::Like => {
+                        let mut args = vec![rv, lv];
+                        if let Some(e) = esc {
+                            args.push(self.eval(e, f)?);
+                        }
+                        func::like::like_fn(&args, self.conn.case_sensitive_like())?
+                    }
+                    LikeOp::Glob => func::like::glob_fn(&[rv, lv])?,
+                    LikeOp::Regexp => {
+                        return Err(SqlError::NoSuchFunction {
+                            name: "REGEXP".into(),
+                        })
+                    }
+                    LikeOp::Match => {
+                        return err("unable to use function MATCH in the requested context")
+                    }
+                };
+                if *not {
+                    Ok(value::bool_value(value::not3(value::truth(&res))))
+                } else {
+                    Ok(res)
+                }
+            }
+            CExpr::Between {
+                e,
+                not,
+                lo,
+                hi,
+                coll,
+                eaff,
+                loaff,
+                hiaff,
+            } => {
+                let v = self.eval(e, f)?;
+                let a = self.eval(lo, f)?;
+                let b = self.eval(hi, f)?;
+                let ge =
+                    value::compare_op(&v, *eaff, &a, *loaff, *coll).map(|o| o != Ordering::Less);
+                let le =
+                    value::compare_op(&v, *eaff, &b, *hiaff, *coll).map(|o| o != Ordering::Greater);
+                let r = value::and3(ge, le);
+                Ok(value::bool_value(if *not { value::not3(r) } else { r }))
+            }
+            CExpr::InList {
+                e,
+                not,
+                list,
+                coll,
+                eaff,
+                laffs,
+            } => {
+                let v = self.eval(e, f)?;
+                if list.is_empty() {
+                    return Ok(Value::Integer(i64::from(*not)));
+                }
+                if v.is_null() {
+                    return Ok(Value::Null);
+                }
+                let mut saw_null = false;
+                let mut found = false;
+                for (i, item) in list.iter().enumerate() {
+                    let iv = self.eval(item, f)?;
+                    // SQLite applies the left operand's affinity when it has one.
+                    let aff = if eaff.is_some() {
+                        *eaff
+                    } else {
+                        laffs.get(i).copied().flatten()
+                    };
+                    match value::compare_op(
+                        &v,
+                        *eaff,
+                        &iv,
+                        if eaff.is_some() { None } else { aff },
+                        *coll,
+                    ) {
+                        None => saw_null = true,
+                        Some(Ordering::Equal) => {
+                            found = true;
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                let r = if found {
+                    Some(true)
+                } else if saw_null {
+                    None
+                } else {
+                    Some(false)
+                };
+                Ok(value::bool_value(if *not { value::not3(r) } else { r }))
+            }
+            CExpr::InSelect {
+                e,
+                not,
+                sub,
+                coll,
+                eaff,
+            } => {
+                let v = self.eval(e, f)?;
+                let rows = self.subquery_rows(sub, f)?;
+                let lhs: Vec<Value> = match (&**e, &v) {
+                    (CExpr::Vector(items), _) => {
+                        let mut out = Vec::new();
+                        for it in items {
+                            out.push(self.eval(it, f)?);
+                        }
+                        out
+                    }
+                    _ => vec![v],
+                };
+                if rows.is_empty() {
+                    return Ok(Value::Integer(i64::from(*not)));
+                }
+                if lhs.iter().any(|x| x.is_null()) {
+                    return Ok(Value::Null);
+                }
+                let lhs: Vec<Value> = lhs
+                    .into_iter()
+                    .map(|x| x.apply_comparison_affinity(*eaff))
+                    .collect();
+                let mut saw_null = false;
+                let mut found = false;
+                for r in rows.iter() {
+                    let mut all_eq = true;
+                    let mut any_null = false;
+                    for (i, x) in lhs.iter().enumerate() {
+                        let y = r.get(i).cloned().unwrap_or(Value::Null);
+                        if y.is_null() {
+                            any_null = true;
+                            continue;
+                        }
+                        let y = y.apply_comparison_affinity(*eaff);
+                        if x.compare(&y, *coll) != Ordering::Equal {
+                            all_eq = false;
+                            break;
+                        }
+                    }
+                    if all_eq && !any_null {
+                        found = true;
+                        break;
+                    }
+                    if all_eq && any_null {
+                        saw_null = true;
+                    }
+                }
+                let r = if found {
+                    Some(true)
+                } else if saw_null {
+                    None
+                } else {
+                    Some(false)
+                };
+                Ok(value::bool_value(if *not { value::not3(r) } else { r }))
+            }
+            CExpr::Exists(sub) => {
+                let rows = self.subquery_rows(sub, f)?;
+                Ok(Value::Integer(i64::from(!rows.is_empty())))
+            }
+            CExpr::Scalar(sub) => {
+                let rows = self.subquery_rows(sub, f)?;
+                Ok(rows
+                    .first()
+                    .and_then(|r| r.first().cloned())
+                    .unwrap_or(Value::Null))
+            }
+            CExpr::IsNull { e, not } => {
+                let v = self.eval(e, f)?;
+                Ok(Value::Integer(i64::from(v.is_null() != *not)))
+            }
+            CExpr::Case {
+                base,
+                whens,
+                else_,
+                coll,
+                baff,
+            } => {
+                let bv = match base {
+                    Some(b) => Some(self.eval(b, f)?),
+                    None => None,
+                };
+                for (w, t) in whens {
+                    let wv = self.eval(w, f)?;
+                    let hit = match &bv {
+                        Some(b) => {
+                            value::compare_op(b, *baff, &wv, None, *coll) == Some(Ordering::Equal)
+                        }
+                        None => value::truth(&wv) == Some(true),
+                    };
+                    if hit {
+                        return self.eval(t, f);
+                    }
+                }
+                match else_ {
+                    Some(e) => self.eval(e, f),
+                    None => Ok(Value::Null),
+                }
+            }
+            CExpr::Cast { e, aff } => Ok(self.eval(e, f)?.cast(*aff)),
+            CExpr::Func { def, args, coll } => {
+                match def.special {
+                    Some(Special::Coalesce) => {
+                        for a in args {
+                            let v = self.eval(a, f)?;
+                            if !v.is_null() {
+                                return Ok(v);
+                            }
+                        }
+                        return Ok(Value::Null);
+                    }
+                    Some(Special::Iif) => {
+                        let mut i = 0;
+                        while i + 1 < args.len() {
+                            if value::truth(&self.eval(&args[i], f)?) == Some(true) {
+                                return self.eval(&args[i + 1], f);
+                            }
+                            i += 2;
+                        }
+                        return if i < args.len() {
+                            self.eval(&args[i], f)
+                        } else {
+                            Ok(Value::Null)
+                        };
+                    }
+                    Some(Special::Unlikely) => {
+                        if let Some(a) = args.first() {
+                            return self.eval(a, f);
+                        }
+                    }
+                    None => {}
+                }
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.eval(a, f)?);
+                }
+                let ctx = func::Ctx {
+                    conn: self.conn,
+                    collation: *coll,
+                };
+                def.call(&ctx, &vals)
+            }
+            CExpr::Vector(items) => {
+                if items.len() == 1 {
+                    return self.eval(&items[0], f);
+                }
+                err("row value misused")
+            }
+            CExpr::Raise { kind, msg } => {
+                if !self.in_trigger {
+                    return err("RAISE() may only be used within a trigger-program");
+                }
+                let m = match msg {
+                    Some(m) => self.eval(m, f)?.to_text_or_empty().into_owned(),
+                    None => String::new(),
+                };
+                match kind {
+                    RaiseKind::Ignore => err(RAISE_IGNORE_MSG),
+                    _ => Err(SqlError::Code {
+                        code: codes::SQLITE_CONSTRAINT,
+                        extended_code: 1811,
+                        message: m,
+                    }),
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn binary(
+        &self,
+        op: BinaryOp,
+        l: &CExpr,
+        r: &CExpr,
+        coll: Collation,
+        laff: Option<Affinity>,
+        raff: Option<Affinity>,
+        f: &Frame,
+    ) -> Result<Value> {
+        match op {
+            BinaryOp::And => {
+                let a = value::truth(&self.eval(l, f)?);
+                if a == Some(false) {
+                    return Ok(Value::Integer(0));
+                }
+                let b = value::truth(&self.eval(r, f)?);
+                return Ok(value::bool_value(value::and3(a, b)));
+            }
+            BinaryOp::Or => {
+                let a = value::truth(&self.eval(l, f)?);
+                if a == Some(true) {
+                    return Ok(Value::Integer(1));
+                }
+                let b = value::truth(&self.eval(r, f)?);
+                return Ok(value::bool_value(value::or3(a, b)));
+            }
+            _ => {}
+        }
+        if let (CExpr::Vector(a), CExpr::Vector(b)) = (l, r) {
+            return self.vector_cmp(op, a, b, f);
+        }
+        let lv = self.eval(l, f)?;
+        let rv = self.eval(r, f)?;
+        let cmp = |pred: fn(Ordering) -> bool| -> Value {
+            match value::compare_op(&lv, laff, &rv, raff, coll) {
+                Some(o) => Value::Integer(i64::from(pred(o))),
+                None => Value::Null,
+            }
+        };
+        Ok(match op {
+            BinaryOp::Eq => cmp(|o| o == Ordering::Equal),
+            BinaryOp::Ne => cmp(|o| o != Ordering::Equal),
+            BinaryOp::Lt => cmp(|o| o == Ordering::Less),
+            BinaryOp::Le => cmp(|o| o != Ordering::Greater),
+            BinaryOp::Gt => cmp(|o| o == Ordering::Greater),
+            BinaryOp::Ge => cmp(|o| o != Ordering::Less),
+            BinaryOp::Is => Value::Integer(i64::from(value::is_op(&lv, laff, &rv, raff, coll))),
+            BinaryOp::IsNot => Value::Integer(i64::from(!value::is_op(&lv, laff, &rv, raff, coll))),
+            BinaryOp::Add => value::arith(ArithOp::Add, &lv, &rv),
+            BinaryOp::Sub => value::arith(ArithOp::Sub, &lv, &rv),
+            BinaryOp::Mul => value::arith(ArithOp::Mul, &lv, &rv),
+            BinaryOp::Div => value::arith(ArithOp::Div, &lv, &rv),
+            BinaryOp::Rem => value::arith(ArithOp::Rem, &lv, &rv),
+            BinaryOp::BitAnd => value::bit_op(BitOp::And, &lv, &rv),
+            BinaryOp::BitOr => value::bit_op(BitOp::Or, &lv, &rv),
+            BinaryOp::Shl => value::bit_op(BitOp::ShiftLeft, &lv, &rv),
+            BinaryOp::Shr => value::bit_op(BitOp::ShiftRight, &lv, &rv),
+            BinaryOp::Concat => value::concat(&lv, &rv)?,
+            BinaryOp::Arrow | BinaryOp::Arrow2 => {
+                return Err(SqlError::NoSuchFunction { name: "->".into() })
+            }
+            BinaryOp::And | BinaryOp::Or => Value::Null,
+        })
+    }
+
+    fn vector_cmp(&self, op: BinaryOp, a: &[CExpr], b: &[CExpr], f: &Frame) -> Result<Value> {
+        let mut res: Option<Ordering> = Some(Ordering::Equal);
+        let mut any_null = false;
+        for (x, y) in a.iter().zip(b.iter()) {
+            let xv = self.eval(x, f)?;
+            let yv = self.eval(y, f)?;
+            if xv.is_null() || yv.is_null() {
+                any_null = true;
+                if !matches!(op, BinaryOp::Is | BinaryOp::IsNot) {
+                    res = None;
+                    if matches!(op, BinaryOp::Eq | BinaryOp::Ne) {
+                        continue;
+                    }
+                    break;
+                }
+                if xv.is_null() != yv.is_null() {
+                    res = Some(Ordering::Less);
+                    break;
+                }
+                continue;
+            }
+            let o = xv.compare(&yv, Collation::Binary);
+            if o != Ordering::Equal {
+                res = Some(o);
+                break;
+            }
+        }
+        let _ = any_null;
+        let v = match (op, res) {
+            (BinaryOp::Is, r) => Some(r == Some(Ordering::Equal)),
+            (BinaryOp::IsNot, r) => Some(r != Some(Ordering::Equal)),
+            (_, None) => None,
+            (BinaryOp::Eq, Some(o)) => Some(o == Ordering::Equal),
+            (BinaryOp::Ne, Some(o)) => Some(o != Ordering::Equal),
+            (BinaryOp::Lt, Some(o)) => Some(o == Ordering::Less),
+            (BinaryOp::Le, Some(o)) => Some(o != Ordering::Greater),
+            (BinaryOp::Gt, Some(o)) => Some(o == Ordering::Greater),
+            (BinaryOp::Ge, Some(o)) => Some(o != Ordering::Less),
+            _ => return err("row value misused"),
+        };
+        Ok(value::bool_value(v))
+    }
+
+    pub fn is_true(&self, e: &CExpr, f: &Frame) -> Result<bool> {
+        Ok(value::truth(&self.eval(e, f)?) == Some(true))
+    }
+
+    pub fn subquery_rows(&self, sub: &SubPlan, f: &Frame) -> Result<Rc<Vec<Row>>> {
+        if !sub.correlated {
+            if let Some((id, rows)) = &*sub.cache.borrow() {
+                if *id == self.exec_id {
+                    return Ok(rows.clone());
+                }
+            }
+        }
+        let rows = Rc::new(self.run_select(&sub.plan, Some(f))?);
+        if !sub.correlated {
+            *sub.cache.borrow_mut() = Some((self.exec_id, rows.clone()));
+        }
+        Ok(rows)
+    }
+
+    // ---- SELECT ---------------------------------------------------------------------
+
+    /// Runs a query; rows hold the visible columns only.
+    pub fn run_select(&self, plan: &SelectPlan, parent: Option<&Frame>) -> Result<Vec<Row>> {
+        let nvis = plan.columns.len();
+        let mut rows = self.run_core(&plan.cores[0], parent)?;
+        for (i, op) in plan.ops.iter().enumerate() {
+            let right = self.run_core(&plan.cores[i + 1], parent)?;
+            let colls: Vec<Collation> = plan.columns.iter().map(|c| c.coll).collect();
+            rows = match op {
+                CompoundOp::UnionAll => {
+                    rows.extend(right);
+                    rows
+                }
+                CompoundOp::Union => {
+                    rows.extend(right);
+                    rows.sort_by(|a, b| row_cmp(a, b, &colls));
+                    rows.dedup_by(|a, b| row_cmp(a, b, &colls) == Ordering::Equal);
+                    rows
+                }
+                CompoundOp::Intersect | CompoundOp::Except => {
+                    let mut r = right;
+                    r.sort_by(|a, b| row_cmp(a, b, &colls));
+                    rows.sort_by(|a, b| row_cmp(a, b, &colls));
+                    rows.dedup_by(|a, b| row_cmp(a, b, &colls) == Ordering::Equal);
+                    let keep_found = *op == CompoundOp::Intersect;
+                    rows.into_iter()
+                        .filter(|x| {
+                            r.binary_search_by(|y| row_cmp(y, x, &colls)).is_ok() == keep_found
+                        })
+                        .collect()
+                }
+            };
+        }
+        if !plan.order_by.is_empty() {
+            let keys = &plan.order_by;
+            rows.sort_by(|a, b| {
+                for k in keys {
+                    let (x, y) = (&a[k.idx], &b[k.idx]);
+                    let o = match (x.is_null(), y.is_null()) {
+                        (true, true) => Ordering::Equal,
+                        (true, false) => {
+                            if k.nulls_first {
+                                Ordering::Less
+                            } else {
+                                Ordering::Greater
+                            }
+                        }
+                        (false, true) => {
+                            if k.nulls_first {
+                                Ordering::Greater
+                            } else {
+                                Ordering::Less
+                            }
+                        }
+                        _ => {
+                            let o = x.compare(y, k.coll);
+                            if k.desc {
+                                o.reverse()
+                            } else {
+                                o
+                            }
+                        }
+                    };
+                    if o != Ordering::Equal {
+                        return o;
+                    }
+                }
+                Ordering::Equal
+            });
+        }
+        if plan.limit.is_some() || plan.offset.is_some() {
+            let empty: [Value; 0] = [];
+            let fr = Frame::new(&empty, parent);
+            let lim = match &plan.limit {
+                Some(e) => limit_value(self.eval(e, &fr)?)?,
+                None => -1,
+            };
+            let off = match &plan.offset {
+                Some(e) => limit_value(self.eval(e, &fr)?)?.max(0) as usize,
+                None => 0,
+            };
+            let rows_iter = rows.into_iter().skip(off);
+            rows = if lim < 0 {
+                rows_iter.collect()
+            } else {
+                rows_iter.take(lim as usize).collect()
+            };
+        }
+        for r in &mut rows {
+            r.truncate(nvis);
+        }
+        Ok(rows)
+    }
+
+    pub fn run_core(&self, core: &CorePlan, parent: Option<&Frame>) -> Result<Vec<Row>> {
+        if let Some(values) = &core.values {
+            let empty: [Value; 0] = [];
+            let fr = Frame::new(&empty, parent);
+            let mut out = Vec::new();
+            for row in values {
+                let mut r = Vec::with_capacity(row.len());
+                for e in row {
+                    r.push(self.eval(e, &fr)?);
+                }
+                out.push(r);
+            }
+            return Ok(out);
+        }
+        let mut out: Vec<Row> = Vec::new();
+        let mut seen: std::collections::BTreeSet<Key> = std::collections::BTreeSet::new();
+        let nvis = core.outputs.len();
+        if core.is_agg {
+            struct Group {
+                rep: Row,
+                accs: Vec<Box<dyn func::aggregate::Aggregate>>,
+            }
+            let mut groups: BTreeMap<Key, Group> = BTreeMap::new();
+            let mut order: Vec<Key> = Vec::new();
+            let mut row = vec![Value::Null; core.width];
+            self.scan_level(core, 0, &mut row, parent, &mut |r: &[Value]| {
+                let fr = Frame::new(r, parent);
+                let mut k = Vec::with_capacity(core.group_by.len());
+                for g in &core.group_by {
+                    k.push(self.eval(g, &fr)?);
+                }
+                let key = Key(k);
+                if !groups.contains_key(&key) {
+                    let mut accs = Vec::new();
+                    for a in &core.aggs {
+                        accs.push(a.def.new_aggregate(a.distinct, a.coll)?);
+                    }
+                    groups.insert(
+                        key.clone(),
+                        Group {
+                            rep: r.to_vec(),
+                            accs,
+                        },
+                    );
+                    order.push(key.clone());
+                }
+                let g = groups
+                    .get_mut(&key)
+                    .ok_or_else(|| SqlError::msg("internal error: lost group"))?;
+                g.rep.clear();
+                g.rep.extend_from_slice(r);
+                for (i, a) in core.aggs.iter().enumerate() {
+                    if let Some(flt) = &a.filter {
+                        if !self.is_true(flt, &fr)? {
+                            continue;
+                        }
+                    }
+                    let mut args = Vec::with_capacity(a.args.len());
+                    for x in &a.args {
+                        args.push(self.eval(x, &fr)?);
+                    }
+                    g.accs[i].step(&args)?;
+                }
+                Ok(())
+            })?;
+            if groups.is_empty() && core.group_by.is_empty() {
+                let mut accs = Vec::new();
+                for a in &core.aggs {
+                    accs.push(a.def.new_aggregate(a.distinct, a.coll)?);
+                }
+                groups.insert(
+                    Key(Vec::new()),
+                    Group {
+                        rep: vec![Value::Null; core.width],
+                        accs,
+                    },
+                );
+            }
+            for (_, mut g) in groups {
+                let mut aggv = Vec::with_capacity(g.accs.len());
+                for a in g.accs.iter_mut() {
+                    aggv.push(a.finalize()?);
+                }
+                let fr = Frame {
+                    row: &g.rep,
+                    aggs: &aggv,
+                    parent,
+                };
+                if let Some(h) = &core.having {
+                    if !self.is_true(h, &fr)? {
+                        continue;
+                    }
+                }
+                let mut o = Vec::with_capacity(nvis);
+                for e in &core.outputs {
+                    o.push(self.eval(e, &fr)?);
+                }
+                out.push(o);
+            }
+            let _ = order;
+        } else {
+            let mut row = vec![Value::Null; core.width];
+            self.scan_level(core, 0, &mut row, parent, &mut |r: &[Value]| {
+                let fr = Frame::new(r, parent);
+                let mut o = Vec::with_capacity(nvis);
+                for e in &core.outputs {
+                    o.push(self.eval(e, &fr)?);
+                }
+                out.push(o);
+                Ok(())
+            })?;
+        }
+        if core.distinct {
+            // Distinctness is over the visible columns only; hidden sort values follow them.
+            let nv = core.n_visible;
+            let mut kept = Vec::new();
+            for r in out {
+                let k = Key(r[..nv.min(r.len())].to_vec());
+                if seen.insert(k) {
+                    kept.push(r);
+                }
+            }
+            out = kept;
+        }
+        Ok(out)
+    }
+
+    /// Nested-loop join: binds source `i` for each of its candidate rows and recurses;
+    /// calls `emit` with the full combined row.
+    pub fn scan_level(
+        &self,
+        core: &CorePlan,
+        i: usize,
+        row: &mut Row,
+        parent: Option<&Frame>,
+        emit: &mut dyn FnMut(&[Value]) -> Result<()>,
+    ) -> Result<()> {
+        if core.sources.is_empty() {
+            let fr = Frame::new(row, parent);
+            for flt in core.filters.first().map(|v| v.as_slice()).unwrap_or(&[]) {
+                if !self.is_true(flt, &fr)? {
+                    return Ok(());
+                }
+            }
+            return emit(row);
+        }
+        if i == core.sources.len() {
+            return emit(row);
+        }
+        let src = &core.sources[i];
+        let mut matched = false;
+        let candidates = self.candidates(src, row, parent)?;
+        for cand in candidates {
+            let vals = cand?;
+            row[src.start..src.start + src.width]
+                .clone_from_slice(&vals[..src.width.min(vals.len())]);
+            let fr = Frame::new(row, parent);
+            if src.join == JoinType::Left {
+                let mut ok = true;
+                for t in &src.on {
+                    if !self.is_true(t, &fr)? {
+                        ok = false;
+                        break;
+                    }
+                }
+                if !ok {
+                    continue;
+                }
+                matched = true;
+            }
+            let mut ok = true;
+            for t in &core.filters[i] {
+                if !self.is_true(t, &fr)? {
+                    ok = false;
+                    break;
+                }
+            }
+            if ok {
+                self.scan_level(core, i + 1, row, parent, emit)?;
+            }
+        }
+        if src.join == JoinType::Left && !matched {
+            for v in &mut row[src.start..src.start + src.width] {
+                *v = Value::Null;
+            }
+            let fr = Frame::new(row, parent);
+            for t in &core.filters[i] {
+                if !self.is_true(t, &fr)? {
+                    return Ok(());
+                }
+            }
+            self.scan_level(core, i + 1, row, parent, emit)?;
+        }
+        Ok(())
+    }
+
+    /// The candidate rows of one source (in its row layout), per its access path.
+    fn candidates(
+        &self,
+        src: &Source,
+        row: &Row,
+        parent: Option<&Frame>,
+    ) -> Result<Box<dyn Iterator<Item = Result<Row>>>> {
+        match &src.kind {
+            SourceKind::Subquery(sp) => {
+                let fr = Frame::new(row, parent);
+                // FROM-subqueries see the enclosing query, not this level.
+                let rows = match parent {
+                    Some(p) => self.subquery_rows(sp, p)?,
+                    None => {
+                        let _ = fr;
+                        let empty: [Value; 0] = [];
+                        let top = Frame::new(&empty, None);
+                        self.subquery_rows(sp, &top)?
+                    }
+                };
+                let v: Vec<Result<Row>> = rows.iter().cloned().map(Ok).collect();
+                Ok(Box::new(v.into_iter()))
+            }
+            SourceKind::Schema => {
+                let it = self
+                    .store
+                    .table_range(1, Bound::Unbounded, Bound::Unbounded, false)?;
+                Ok(Box::new(it.map(|r| {
+                    r.map(|(rowid, mut vals)| {
+                        vals.resize(5, Value::Null);
+                        vals.push(Value::Integer(rowid));
+                        vals
+                    })
+                })))
+            }
+            SourceKind::Table(t) => {
+                let t = t.clone();
+                let defaults = self.column_defaults(&t);
+                let fr = Frame::new(row, parent);
+                match &src.access {
+                    Access::Scan => {
+                        let it = self.store.table_range(
+                            t.root,
+                            Bound::Unbounded,
+                            Bound::Unbounded,
+                            false,
+                        )?;
+                        Ok(Box::new(it.map(move |r| {
+                            r.map(|(rowid, vals)| expand_row(&t, rowid, vals, &defaults))
+                        })))
+                    }
+                    Access::RowidEq(exprs) => {
+                        let mut ids = Vec::new();
+                        for e in exprs {
+                            if let Some(id) = as_rowid(&self.eval(e, &fr)?) {
+                                if !ids.contains(&id) {
+                                    ids.push(id);
+                                }
+                            }
+                        }
+                        let mut out = Vec::new();
+                        for id in ids {
+                            if let Some(vals) = self.store.table_get(t.root, id)? {
+                                out.push(Ok(expand_row(&t, id, vals, &defaults)));
+                            }
+                        }
+                        Ok(Box::new(out.into_iter()))
+                    }
+                    Access::RowidRange { lo, hi } => {
+                        let lo_b = match lo {
+                            Some((e, incl)) => {
+                                match rowid_bound(&self.eval(e, &fr)?, *incl, true) {
+                                    Some(b) => b,
+                                    None => return Ok(Box::new(std::iter::empty())),
+                                }
+                            }
+                            None => Bound::Unbounded,
+                        };
+                        let hi_b = match hi {
+                            Some((e, incl)) => match rowid_bound(&self.eval(e, &fr)?, *incl, false)
+                            {
+                                Some(b) => b,
+                                None => return Ok(Box::new(std::iter::empty())),
+                            },
+                            None => Bound::Unbounded,
+                        };
+                        let it = self.store.table_range(t.root, lo_b, hi_b, false)?;
+                        Ok(Box::new(it.map(move |r| {
+                            r.map(|(rowid, vals)| expand_row(&t, rowid, vals, &defaults))
+                        })))
+                    }
+                    Access::Index {
+                        index,
+                        order,
+                        eq,
+                        lo,
+                        hi,
+                        range_aff,
+                    } => {
+                        // Candidate prefixes: the cartesian product of the equality values.
+                        let mut prefixes: Vec<Row> = vec![Vec::new()];
+                        for (exprs, aff) in eq {
+                            let mut vals = Vec::new();
+                            for e in exprs {
+                                let v = self.eval(e, &fr)?.apply_comparison_affinity(*aff);
+                                if !v.is_null() {
+                                    vals.push(v);
+                                }
+                            }
+                            let mut next = Vec::new();
+                            for p in &prefixes {
+                                for v in &vals {
+                                    let mut q = p.clone();
+                                    q.push(v.clone());
+                                    next.push(q);
+                                }
+                            }
+                            prefixes = next;
+                        }
+                        let lo_v = match lo {
+                            Some((e, incl)) => {
+                                let v = self.eval(e, &fr)?.apply_comparison_affinity(*range_aff);
+                                if v.is_null() {
+                                    return Ok(Box::new(std::iter::empty()));
+                                }
+                                Some((v, *incl))
+                            }
+                            None => None,
+                        };
+                        let hi_v = match hi {
+                            Some((e, incl)) => {
+                                let v = self.eval(e, &fr)?.apply_comparison_affinity(*range_aff);
+                                if v.is_null() {
+                                    return Ok(Box::new(std::iter::empty()));
+                                }
+                                Some((v, *incl))
+                            }
+                            None => None,
+                        };
+                        let multi = prefixes.len() > 1;
+                        let mut seen_ids: HashSet<i64> = HashSet::new();
+                        let mut out = Vec::new();
+                        let ncols = index.columns.len();
+                        for p in prefixes {
+                            let lo_b = match &lo_v {
+                                Some((v, incl)) => {
+                                    let mut k = p.clone();
+                                    k.push(v.clone());
+                                    if *incl {
+                                        Bound::Included(k)
+                                    } else {
+                                        Bound::Excluded(k)
+                                    }
+                                }
+                                // Skip NULLs of a ranged ascending column: `x < 5` never
+                                // matches NULL, and NULLs sort first.
+                                None if hi_v.is_some()
+                                    && !index.columns.get(p.len()).is_some_and(|c| c.desc) =>
+                                {
+                                    let mut k = p.clone();
+                                    k.push(Value::Null);
+                                    Bound::Excluded(k)
+                                }
+                                None if p.is_empty() => Bound::Unbounded,
+                                None => Bound::Included(p.clone()),
+                            };
+                            let hi_b = match &hi_v {
+                                Some((v, incl)) => {
+                                    let mut k = p.clone();
+                                    k.push(v.clone());
+                                    if *incl {
+                                        Bound::Included(k)
+                                    } else {
+                                        Bound::Excluded(k)
+                                    }
+                                }
+                                None if lo_v.is_some()
+                                    && index.columns.get(p.len()).is_some_and(|c| c.desc) =>
+                                {
+                                    let mut k = p.clone();
+                                    k.push(Value::Null);
+                                    Bound::Excluded(k)
+                                }
+                                None if p.is_empty() => Bound::Unbounded,
+                                None => Bound::Included(p.clone()),
+                            };
+                            for key in self
+                                .store
+                                .index_range(index.root, order, lo_b, hi_b, false)?
+                            {
+                                let key = key?;
+                                let Some(id) = key.get(ncols).and_then(|v| match v {
+                                    Value::Integer(i) => Some(*i),
+                                    _ => None,
+                                }) else {
+                                    return Err(SqlError::Code {
+                                        code: codes::SQLITE_CORRUPT,
+                                        extended_code: codes::SQLITE_CORRUPT,
+                                        message: "database disk image is malformed".into(),
+                                    });
+                                };
+                                if multi && !seen_ids.insert(id) {
+                                    continue;
+                                }
+                                if let Some(vals) = self.store.table_get(t.root, id)? {
+                                    out.push(Ok(expand_row(&t, id, vals, &defaults)));
+                                }
+                            }
+                        }
+                        Ok(Box::new(out.into_iter()))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Column defaults as values, for rows stored before ADD COLUMN.
+    pub fn column_defaults(&self, t: &Table) -> Vec<Value> {
+        t.columns
+            .iter()
+            .map(|c| match &c.default {
+                Some(crate::parse::ast::Expr::Literal(l)) => crate::plan::bind::literal_value(l),
+                Some(crate::parse::ast::Expr::Unary(UnaryOp::Neg, inner)) => match &**inner {
+                    crate::parse::ast::Expr::Literal(l) => {
+                        value::negate(&crate::plan::bind::literal_value(l))
+                    }
+                    _ => Value::Null,
+                },
+                _ => Value::Null,
+            })
+            .collect()
+    }
+
+    /// The key order of an index.
+    pub fn key_order(ix: &crate::schema::Index) -> KeyOrder {
+        KeyOrder {
+            columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect(),
+        }
+    }
+}
+
+/// LIMIT/OFFSET operand: an integer (numeric text converts), else `datatype mismatch`.
+fn limit_value(v: Value) -> Result<i64> {
+    match v.apply_affinity(Affinity::Numeric) {
+        Value::Integer(i) => Ok(i),
+        Value::Real(r) if r.fract() == 0.0 => Ok(r as i64),
+        Value::Null => Ok(-1),
+        _ => Err(SqlError::Code {
+            code: codes::SQLITE_MISMATCH,
+            extended_code: codes::SQLITE_MISMATCH,
+            message: "datatype mismatch".into(),
+        }),
+    }
+}
+
+/// A rowid range bound from a compared value; None when no rowid can satisfy it.
+fn rowid_bound(v: &Value, incl: bool, is_lo: bool) -> Option<Bound<i64>> {
+    match v.clone().apply_affinity(Affinity::Numeric) {
+        Value::Null => None,
+        Value::Integer(i) => Some(if incl {
+            Bound::Included(i)
+        } else {
+            Bound::Excluded(i)
+        }),
+        Value::Real(r) => {
+            if r.is_nan() {
+                return None;
+            }
+            if r >= 9.3e18 {
+                return if is_lo { None } else { Some(Bound::Unbounded) };
+            }
+            if r <= -9.3e18 {
+                return if is_lo { Some(Bound::Unbounded) } else { None };
+            }
+            let (fl, ce) = (r.floor() as i64, r.ceil() as i64);
+            if is_lo {
+                Some(if r.fract() == 0.0 && !incl {
+                    Bound::Excluded(fl)
+                } else {
+                    Bound::Included(ce)
+                })
+            } else {
+                Some(if r.fract() == 0.0 && !incl {
+                    Bound::Excluded(ce)
+                } else {
+                    Bound::Included(fl)
+                })
+            }
+        }
+        // Text and blobs sort after every number.
+        _ => {
+            if is_lo {
+                None
+            } else {
+                Some(Bound::Unbounded)
+            }
+        }
+    }
+}

@@ -1,0 +1,478 @@
+//! Executor: runs one parsed statement against a `Store` inside the caller's transaction.
+//!
+//! The connection layer (crate `parlite`) owns transactions and statement atomicity; this
+//! module owns what statements mean. `Engine` borrows the store, the schema cache and the
+//! connection counters for the duration of one statement.
+//!
+//! Invariants:
+//! - After any statement that changed `sqlite_schema`, the schema cookie has been bumped and
+//!   `schema` reloaded from the stored rows, so the cache never disagrees with the file.
+//! - Trigger programs run with `trigger_row` holding NEW then OLD (each the table's columns
+//!   plus rowid); statements inside see it as the enclosing frame. Depth is bounded.
+
+pub mod ddl;
+pub mod dml;
+pub mod eval;
+pub mod memstore;
+pub mod pragma;
+pub mod store;
+pub mod txnstore;
+
+use crate::func::FunctionContext;
+use crate::parse::ast::{self, Stmt, TriggerEvent, TriggerTime};
+use crate::plan::Binder;
+use crate::schema::{Schema, Table, Trigger};
+use crate::value::{Result, SqlError, Value};
+use eval::{Exec, Frame};
+use std::cell::Cell;
+use std::ops::Bound;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use store::{Row, Store};
+
+/// Per-connection counters and settings that statements read and update.
+#[derive(Debug, Default)]
+pub struct ConnState {
+    pub last_insert_rowid: Cell<i64>,
+    pub changes: Cell<i64>,
+    pub total_changes: Cell<i64>,
+    /// Changes of the running top-level statement.
+    pub pending_changes: Cell<i64>,
+    pub busy_timeout_ms: Cell<i64>,
+    pub cache_size: Cell<i64>,
+    pub synchronous: Cell<i64>,
+    pub foreign_keys: Cell<bool>,
+    pub case_sensitive_like: Cell<bool>,
+}
+
+impl FunctionContext for ConnState {
+    fn changes(&self) -> i64 {
+        self.changes.get()
+    }
+    fn total_changes(&self) -> i64 {
+        self.total_changes.get()
+    }
+    fn last_insert_rowid(&self) -> i64 {
+        self.last_insert_rowid.get()
+    }
+    fn case_sensitive_like(&self) -> bool {
+        self.case_sensitive_like.get()
+    }
+}
+
+static EXEC_IDS: AtomicU64 = AtomicU64::new(1);
+
+/// SQLite's limit on nested trigger programs (SQLITE_MAX_TRIGGER_DEPTH).
+const MAX_TRIGGER_DEPTH: usize = 1000;
+
+pub struct Engine<'a> {
+    pub store: &'a dyn Store,
+    pub schema: &'a mut Schema,
+    pub params: &'a [Value],
+    pub state: &'a ConnState,
+    pub exec_id: u64,
+    trigger_row: Option<Vec<Value>>,
+    trigger_table: Option<Arc<Table>>,
+    trigger_depth: usize,
+    active_triggers: Vec<String>,
+}
+
+/// Reads `sqlite_schema` and builds the schema.
+pub fn load_schema(store: &dyn Store) -> Result<Schema> {
+    let mut rows = Vec::new();
+    for r in store.table_range(1, Bound::Unbounded, Bound::Unbounded, false)? {
+        let (_, v) = r?;
+        let text = |i: usize| {
+            v.get(i)
+                .and_then(|x| x.to_text().map(|s| s.into_owned()))
+                .unwrap_or_default()
+        };
+        let sql = v.get(4).and_then(|x| x.to_text().map(|s| s.into_owned()));
+        rows.push((
+            text(0),
+            text(1),
+            text(2),
+            v.get(3).map(|x| x.to_i64()).unwrap_or(0),
+            sql,
+        ));
+    }
+    Schema::load(&rows, store.schema_cookie()?)
+}
+
+/// Output column names of a statement, as sqlite3_column_name reports them.
+pub fn column_names(stmt: &Stmt, schema: &Schema) -> Result<Vec<String>> {
+    match stmt {
+        Stmt::Select(s) => Ok(Binder::new(schema)
+            .bind_select(s)?
+            .columns
+            .into_iter()
+            .map(|c| c.name)
+            .collect()),
+        Stmt::Explain {
+            query_plan: true, ..
+        } => Ok(vec![
+            "id".into(),
+            "parent".into(),
+            "notused".into(),
+            "detail".into(),
+        ]),
+        Stmt::Pragma { name, value } => Ok(pragma::column_names(&name.name, value.is_some())),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// Whether a statement leaves the database unchanged (sqlite3_stmt_readonly).
+pub fn is_readonly(stmt: &Stmt) -> bool {
+    match stmt {
+        Stmt::Select(_) | Stmt::Explain { .. } => true,
+        Stmt::Pragma { value, .. } => value.is_none(),
+        Stmt::Begin { .. }
+        | Stmt::Commit
+        | Stmt::Rollback { .. }
+        | Stmt::Savepoint(_)
+        | Stmt::Release(_) => true,
+        _ => false,
+    }
+}
+
+impl<'a> Engine<'a> {
+    pub fn new(
+        store: &'a dyn Store,
+        schema: &'a mut Schema,
+        params: &'a [Value],
+        state: &'a ConnState,
+    ) -> Self {
+        Engine {
+            store,
+            schema,
+            params,
+            state,
+            exec_id: EXEC_IDS.fetch_add(1, Ordering::Relaxed),
+            trigger_row: None,
+            trigger_table: None,
+            trigger_depth: 0,
+            active_triggers: Vec::new(),
+        }
+    }
+
+    pub fn exec(&self) -> Exec<'_> {
+        Exec {
+            store: self.store,
+            params: self.params,
+            conn: self.state,
+            exec_id: self.exec_id,
+            in_trigger: self.trigger_depth > 0,
+        }
+    }
+
+    /// Runs `f` with the trigger frame (if any) as the enclosing frame.
+    pub fn exec_with_parent<T>(
+        &self,
+        f: impl FnOnce(&Exec, Option<&Frame>) -> Result<T>,
+    ) -> Result<T> {
+        let ex = self.exec();
+        match &self.trigger_row {
+            Some(r) => {
+                let fr = Frame::new(r, None);
+                f(&ex, Some(&fr))
+            }
+            None => f(&ex, None),
+        }
+    }
+
+    /// A binder whose outermost frame holds NEW and OLD when running a trigger program.
+    pub fn binder_with_trigger_frame(&self) -> Binder<'_> {
+        let mut b = Binder::new(self.schema);
+        if let Some(t) = &self.trigger_table {
+            b.push_trigger_frame(t);
+        }
+        b
+    }
+
+    /// Reloads the schema after a change to `sqlite_schema`, bumping the cookie.
+    pub fn schema_changed(&mut self) -> Result<()> {
+        let c = self.store.schema_cookie()?.wrapping_add(1);
+        self.store.set_schema_cookie(c)?;
+        *self.schema = load_schema(self.store)?;
+        Ok(())
+    }
+
+    /// Runs one statement (not transaction control, which the connection handles) and
+    /// returns its result rows.
+    pub fn execute(&mut self, stmt: &Stmt) -> Result<Vec<Row>> {
+        let is_dml = matches!(stmt, Stmt::Insert(_) | Stmt::Update(_) | Stmt::Delete(_));
+        if is_dml {
+            self.state.pending_changes.set(0);
+        }
+        let r = self.execute_inner(stmt);
+        if is_dml && r.is_ok() {
+            self.state.changes.set(self.state.pending_changes.get());
+        }
+        r
+    }
+
+    fn execute_inner(&mut self, stmt: &Stmt) -> Result<Vec<Row>> {
+        match stmt {
+            Stmt::Select(s) => {
+                let plan = self.binder_with_trigger_frame().bind_select(s)?;
+                self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent))
+            }
+            Stmt::Insert(i) => self.insert(i),
+            Stmt::Update(u) => self.update(u),
+            Stmt::Delete(d) => self.delete(d),
+            Stmt::CreateTable(c) => self.create_table(c),
+            Stmt::CreateIndex(c) => self.create_index(c),
+            Stmt::CreateView(c) => self.create_view(c),
+            Stmt::CreateTrigger(c) => self.create_trigger(c),
+            Stmt::CreateVirtualTable(v) => {
+                Err(SqlError::msg(format!("no such module: {}", v.module)))
+            }
+            Stmt::Drop {
+                kind,
+                if_exists,
+                name,
+            } => self.drop(*kind, *if_exists, name),
+            Stmt::AlterTable { table, action } => self.alter(table, action),
+            Stmt::Pragma { name, value } => self.pragma(name, value.as_ref()),
+            Stmt::Explain {
+                query_plan: true,
+                stmt,
+            } => self.explain_query_plan(stmt),
+            Stmt::Explain {
+                query_plan: false, ..
+            } => Err(SqlError::msg(
+                "EXPLAIN is not supported (parlite has no bytecode); use EXPLAIN QUERY PLAN",
+            )),
+            Stmt::Reindex(target) => self.reindex(target.as_ref()),
+            Stmt::Vacuum { .. } => Err(SqlError::msg("VACUUM is not supported")),
+            Stmt::Analyze(_) => Err(SqlError::msg("ANALYZE is not supported")),
+            Stmt::Attach { .. } | Stmt::Detach(_) => {
+                Err(SqlError::msg("ATTACH and DETACH are not supported"))
+            }
+            Stmt::Begin { .. }
+            | Stmt::Commit
+            | Stmt::Rollback { .. }
+            | Stmt::Savepoint(_)
+            | Stmt::Release(_) => Err(SqlError::msg(
+                "internal error: transaction control reached the executor",
+            )),
+        }
+    }
+
+    // ---- triggers ---------------------------------------------------------------------
+
+    pub fn triggers(
+        &self,
+        table: &str,
+        time: TriggerTime,
+        event: &TriggerEvent,
+    ) -> Vec<Arc<Trigger>> {
+        self.schema
+            .triggers_for(table)
+            .into_iter()
+            .filter(|t| {
+                let tt = t.def.time.unwrap_or(TriggerTime::Before);
+                let ev_ok = match (&t.def.event, event) {
+                    (TriggerEvent::Insert, TriggerEvent::Insert)
+                    | (TriggerEvent::Delete, TriggerEvent::Delete) => true,
+                    (TriggerEvent::Update(cols), TriggerEvent::Update(changed)) => {
+                        cols.is_empty()
+                            || cols
+                                .iter()
+                                .any(|c| changed.iter().any(|x| x.eq_ignore_ascii_case(c)))
+                    }
+                    _ => false,
+                };
+                tt == time && ev_ok
+            })
+            .collect()
+    }
+
+    /// Fires row triggers with the given OLD/NEW rows (columns then rowid). Returns false
+    /// when a BEFORE trigger's RAISE(IGNORE) asks to skip the row.
+    pub fn fire(
+        &mut self,
+        triggers: &[Arc<Trigger>],
+        old: Option<&Row>,
+        new: Option<&Row>,
+    ) -> Result<bool> {
+        for trig in triggers {
+            // Without recursive_triggers a trigger does not fire itself again.
+            if self
+                .active_triggers
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case(&trig.name))
+            {
+                continue;
+            }
+            if self.trigger_depth >= MAX_TRIGGER_DEPTH {
+                return Err(SqlError::msg("too many levels of trigger recursion"));
+            }
+            let Some(t) = self.schema.table(&trig.table).cloned() else {
+                continue;
+            };
+            let w = t.columns.len() + 1;
+            let mut row = Vec::with_capacity(2 * w);
+            match new {
+                Some(n) => row.extend(n.iter().take(w).cloned()),
+                None => row.extend(std::iter::repeat(Value::Null).take(w)),
+            }
+            row.resize(w, Value::Null);
+            match old {
+                Some(o) => row.extend(o.iter().take(w).cloned()),
+                None => row.extend(std::iter::repeat(Value::Null).take(w)),
+            }
+            row.resize(2 * w, Value::Null);
+            let saved_row = self.trigger_row.replace(row);
+            let saved_table = self.trigger_table.replace(t.clone());
+            self.trigger_depth += 1;
+            self.active_triggers.push(trig.name.clone());
+            let r = self.run_trigger(trig, &t);
+            self.active_triggers.pop();
+            self.trigger_depth -= 1;
+            self.trigger_row = saved_row;
+            self.trigger_table = saved_table;
+            match r {
+                Ok(()) => {}
+                Err(e) if e.to_string() == eval::RAISE_IGNORE_MSG => return Ok(false),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(true)
+    }
+
+    fn run_trigger(&mut self, trig: &Trigger, t: &Table) -> Result<()> {
+        if let Some(w) = &trig.def.when {
+            let mut b = Binder::new(self.schema);
+            b.push_trigger_frame(t);
+            let e = b.bind_expr(w)?;
+            let row = self.trigger_row.clone().unwrap_or_default();
+            if !self.exec().is_true(&e, &Frame::new(&row, None))? {
+                return Ok(());
+            }
+        }
+        for s in &trig.def.body {
+            match s {
+                Stmt::Insert(i) => {
+                    self.insert(i)?;
+                }
+                Stmt::Update(u) => {
+                    self.update(u)?;
+                }
+                Stmt::Delete(d) => {
+                    self.delete(d)?;
+                }
+                Stmt::Select(sel) => {
+                    let plan = self.binder_with_trigger_frame().bind_select(sel)?;
+                    self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent))?;
+                }
+                _ => return Err(SqlError::msg("unsupported statement in trigger program")),
+            }
+        }
+        Ok(())
+    }
+
+    // ---- EXPLAIN QUERY PLAN -----------------------------------------------------------
+
+    fn explain_query_plan(&mut self, stmt: &Stmt) -> Result<Vec<Row>> {
+        let sel = match stmt {
+            Stmt::Select(s) => s.clone(),
+            _ => return Ok(Vec::new()),
+        };
+        let plan = Binder::new(self.schema).bind_select(&sel)?;
+        let mut rows = Vec::new();
+        let mut id = 2;
+        for core in &plan.cores {
+            for src in &core.sources {
+                let detail = match (&src.kind, &src.access) {
+                    (crate::plan::SourceKind::Table(t), crate::plan::Access::Scan) => {
+                        format!("SCAN {}", t.name)
+                    }
+                    (crate::plan::SourceKind::Table(t), crate::plan::Access::RowidEq(_)) => {
+                        format!("SEARCH {} USING INTEGER PRIMARY KEY (rowid=?)", t.name)
+                    }
+                    (
+                        crate::plan::SourceKind::Table(t),
+                        crate::plan::Access::RowidRange { lo, hi },
+                    ) => {
+                        let cond = match (lo, hi) {
+                            (Some(_), Some(_)) => "rowid>? AND rowid<?",
+                            (Some(_), None) => "rowid>?",
+                            _ => "rowid<?",
+                        };
+                        format!("SEARCH {} USING INTEGER PRIMARY KEY ({cond})", t.name)
+                    }
+                    (
+                        crate::plan::SourceKind::Table(t),
+                        crate::plan::Access::Index {
+                            index, eq, lo, hi, ..
+                        },
+                    ) => {
+                        let mut conds: Vec<String> = Vec::new();
+                        for (i, _) in eq.iter().enumerate() {
+                            if let Some(c) = index.columns.get(i).and_then(|c| c.column) {
+                                conds.push(format!("{}=?", t.columns[c].name));
+                            }
+                        }
+                        if let Some(c) = index.columns.get(eq.len()).and_then(|c| c.column) {
+                            if lo.is_some() {
+                                conds.push(format!("{}>?", t.columns[c].name));
+                            }
+                            if hi.is_some() {
+                                conds.push(format!("{}<?", t.columns[c].name));
+                            }
+                        }
+                        format!(
+                            "SEARCH {} USING INDEX {} ({})",
+                            t.name,
+                            index.name,
+                            conds.join(" AND ")
+                        )
+                    }
+                    (crate::plan::SourceKind::Subquery(_), _) => "SCAN (subquery)".to_string(),
+                    (crate::plan::SourceKind::Schema, _) => "SCAN sqlite_schema".to_string(),
+                };
+                rows.push(vec![
+                    Value::Integer(id),
+                    Value::Integer(0),
+                    Value::Integer(0),
+                    Value::text(detail),
+                ]);
+                id += 1;
+            }
+        }
+        if !plan.order_by.is_empty() {
+            rows.push(vec![
+                Value::Integer(id),
+                Value::Integer(0),
+                Value::Integer(0),
+                Value::text("USE TEMP B-TREE FOR ORDER BY"),
+            ]);
+        }
+        Ok(rows)
+    }
+
+    fn reindex(&mut self, target: Option<&ast::QualifiedName>) -> Result<Vec<Row>> {
+        let tables: Vec<Arc<Table>> = match target {
+            None => self.schema.tables.values().cloned().collect(),
+            Some(n) => {
+                if let Some(t) = self.schema.table(&n.name) {
+                    vec![t.clone()]
+                } else if let Some(ix) = self.schema.indexes.get(&crate::schema::key(&n.name)) {
+                    self.schema.table(&ix.table).into_iter().cloned().collect()
+                } else {
+                    return Err(SqlError::msg(format!(
+                        "unable to identify the object to be reindexed"
+                    )));
+                }
+            }
+        };
+        for t in tables {
+            for ix in self.schema.table_indexes(&t) {
+                self.store.clear_btree(ix.root)?;
+                self.populate_index(&t, &ix)?;
+            }
+        }
+        Ok(Vec::new())
+    }
+}

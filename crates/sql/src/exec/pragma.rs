@@ -1,0 +1,366 @@
+//! PRAGMA statements (pragma.html): schema introspection, header fields, connection
+//! settings, and integrity checks.
+//!
+//! Unknown pragmas are ignored without error, as in SQLite. Settings that belong to the
+//! connection (busy_timeout, synchronous, cache_size, foreign_keys) live in `ConnState`;
+//! the connection layer applies them to storage.
+
+use super::eval::expand_row;
+use super::store::Row;
+use super::Engine;
+use crate::parse::ast::{Expr, Literal, PragmaValue, QualifiedName, UnaryOp};
+use crate::schema::key;
+use crate::value::{Result, SqlError, Value};
+use std::ops::Bound;
+
+pub fn column_names(name: &str, has_value: bool) -> Vec<String> {
+    let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect();
+    match key(name).as_str() {
+        "table_info" => v(&["cid", "name", "type", "notnull", "dflt_value", "pk"]),
+        "table_xinfo" => v(&[
+            "cid",
+            "name",
+            "type",
+            "notnull",
+            "dflt_value",
+            "pk",
+            "hidden",
+        ]),
+        "index_list" => v(&["seq", "name", "unique", "origin", "partial"]),
+        "index_info" => v(&["seqno", "cid", "name"]),
+        "database_list" => v(&["seq", "name", "file"]),
+        "integrity_check" | "quick_check" => v(&[key(name).as_str()]),
+        n @ ("user_version"
+        | "schema_version"
+        | "page_size"
+        | "cache_size"
+        | "synchronous"
+        | "journal_mode"
+        | "busy_timeout"
+        | "foreign_keys"
+        | "encoding"
+        | "page_count"
+        | "freelist_count"
+        | "application_id"
+        | "case_sensitive_like"
+        | "recursive_triggers"
+        | "auto_vacuum"
+        | "temp_store"
+        | "locking_mode"
+        | "read_uncommitted") => {
+            if has_value && !matches!(n, "journal_mode" | "busy_timeout" | "locking_mode") {
+                Vec::new()
+            } else if n == "busy_timeout" {
+                v(&["timeout"])
+            } else {
+                v(&[n])
+            }
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn pragma_arg(e: &Expr) -> Value {
+    match e {
+        Expr::Literal(Literal::Integer(i)) => Value::Integer(*i),
+        Expr::Literal(Literal::Float { value, .. }) => Value::real(*value),
+        Expr::Literal(Literal::String(s)) => Value::text(s.as_str()),
+        Expr::Column { name, .. } => Value::text(name.as_str()),
+        Expr::Unary(UnaryOp::Neg, inner) => match pragma_arg(inner) {
+            Value::Integer(i) => Value::Integer(-i),
+            Value::Real(r) => Value::real(-r),
+            v => v,
+        },
+        _ => Value::Null,
+    }
+}
+
+/// ON/TRUE/YES/1 → true (pragma boolean parsing).
+fn as_bool(v: &Value) -> bool {
+    match v {
+        Value::Integer(i) => *i != 0,
+        Value::Text(s) => matches!(
+            s.to_ascii_lowercase().as_str(),
+            "on" | "true" | "yes" | "1" | "full" | "normal"
+        ),
+        _ => false,
+    }
+}
+
+impl Engine<'_> {
+    pub fn pragma(
+        &mut self,
+        name: &QualifiedName,
+        value: Option<&PragmaValue>,
+    ) -> Result<Vec<Row>> {
+        if let Some(s) = &name.schema {
+            if !s.eq_ignore_ascii_case("main") {
+                return Err(SqlError::msg(format!("unknown database {s}")));
+            }
+        }
+        let arg = value.map(|v| match v {
+            PragmaValue::Assign(e) | PragmaValue::Call(e) => pragma_arg(e),
+        });
+        let one = |v: Value| Ok(vec![vec![v]]);
+        match key(&name.name).as_str() {
+            "table_info" | "table_xinfo" => {
+                let Some(tn) = arg else { return Ok(Vec::new()) };
+                let tn = tn.to_text_or_empty().into_owned();
+                let xinfo = key(&name.name) == "table_xinfo";
+                if let Some(t) = self.schema.table(&tn) {
+                    return Ok(t
+                        .columns
+                        .iter()
+                        .enumerate()
+                        .map(|(i, c)| {
+                            let mut r = vec![
+                                Value::Integer(i as i64),
+                                Value::text(c.name.as_str()),
+                                Value::text(c.decl_type.as_str()),
+                                Value::Integer(i64::from(c.not_null.is_some())),
+                                c.default_text
+                                    .as_deref()
+                                    .map(Value::text)
+                                    .unwrap_or(Value::Null),
+                                Value::Integer(c.pk as i64),
+                            ];
+                            if xinfo {
+                                r.push(Value::Integer(0));
+                            }
+                            r
+                        })
+                        .collect());
+                }
+                if let Some(v) = self.schema.views.get(&key(&tn)).cloned() {
+                    let plan = crate::plan::Binder::new(self.schema).bind_select(&v.select)?;
+                    return Ok(plan
+                        .columns
+                        .iter()
+                        .enumerate()
+                        .map(|(i, c)| {
+                            let n = v.columns.get(i).cloned().unwrap_or_else(|| c.name.clone());
+                            let mut r = vec![
+                                Value::Integer(i as i64),
+                                Value::text(n),
+                                Value::text(""),
+                                Value::Integer(0),
+                                Value::Null,
+                                Value::Integer(0),
+                            ];
+                            if xinfo {
+                                r.push(Value::Integer(0));
+                            }
+                            r
+                        })
+                        .collect());
+                }
+                Ok(Vec::new())
+            }
+            "index_list" => {
+                let Some(tn) = arg else { return Ok(Vec::new()) };
+                let Some(t) = self.schema.table(&tn.to_text_or_empty()).cloned() else {
+                    return Ok(Vec::new());
+                };
+                let mut ixs = self.schema.table_indexes(&t);
+                ixs.reverse();
+                Ok(ixs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, ix)| {
+                        vec![
+                            Value::Integer(i as i64),
+                            Value::text(ix.name.as_str()),
+                            Value::Integer(i64::from(ix.unique)),
+                            Value::text(ix.origin),
+                            Value::Integer(i64::from(ix.partial.is_some())),
+                        ]
+                    })
+                    .collect())
+            }
+            "index_info" => {
+                let Some(iname) = arg else {
+                    return Ok(Vec::new());
+                };
+                let Some(ix) = self
+                    .schema
+                    .indexes
+                    .get(&key(&iname.to_text_or_empty()))
+                    .cloned()
+                else {
+                    return Ok(Vec::new());
+                };
+                let t = self.schema.table(&ix.table).cloned();
+                Ok(ix
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        let (cid, n) = match (c.column, &t) {
+                            (Some(ci), Some(t)) => {
+                                (ci as i64, Value::text(t.columns[ci].name.as_str()))
+                            }
+                            _ => (-1, Value::Null),
+                        };
+                        vec![Value::Integer(i as i64), Value::Integer(cid), n]
+                    })
+                    .collect())
+            }
+            "database_list" => Ok(vec![vec![
+                Value::Integer(0),
+                Value::text("main"),
+                Value::text(""),
+            ]]),
+            "user_version" => match arg {
+                Some(v) => {
+                    self.store.set_user_version(v.to_i64() as u32)?;
+                    Ok(Vec::new())
+                }
+                None => one(Value::Integer(i64::from(self.store.user_version()? as i32))),
+            },
+            "schema_version" => match arg {
+                Some(_) => Err(SqlError::msg("setting schema_version is not supported")),
+                None => one(Value::Integer(i64::from(self.store.schema_cookie()?))),
+            },
+            "page_size" => match arg {
+                Some(_) => Ok(Vec::new()),
+                None => one(Value::Integer(4096)),
+            },
+            "cache_size" => match arg {
+                Some(v) => {
+                    self.state.cache_size.set(v.to_i64());
+                    Ok(Vec::new())
+                }
+                None => one(Value::Integer(if self.state.cache_size.get() == 0 {
+                    -2000
+                } else {
+                    self.state.cache_size.get()
+                })),
+            },
+            "synchronous" => match arg {
+                Some(v) => {
+                    let level = match v.to_text_or_empty().to_ascii_lowercase().as_str() {
+                        "off" | "0" => 0,
+                        "normal" | "1" => 1,
+                        "full" | "2" => 2,
+                        "extra" | "3" => 3,
+                        _ => 2,
+                    };
+                    self.state.synchronous.set(level);
+                    Ok(Vec::new())
+                }
+                None => one(Value::Integer(self.state.synchronous.get())),
+            },
+            "journal_mode" => one(Value::text("wal")),
+            "locking_mode" => one(Value::text("normal")),
+            "encoding" => match arg {
+                Some(_) => Ok(Vec::new()),
+                None => one(Value::text("UTF-8")),
+            },
+            "busy_timeout" => {
+                if let Some(v) = arg {
+                    self.state.busy_timeout_ms.set(v.to_i64().max(0));
+                }
+                one(Value::Integer(self.state.busy_timeout_ms.get()))
+            }
+            "foreign_keys" => match arg {
+                Some(v) => {
+                    if as_bool(&v) {
+                        return Err(SqlError::msg("foreign key enforcement is not supported"));
+                    }
+                    self.state.foreign_keys.set(false);
+                    Ok(Vec::new())
+                }
+                None => one(Value::Integer(0)),
+            },
+            "case_sensitive_like" => {
+                if let Some(v) = arg {
+                    self.state.case_sensitive_like.set(as_bool(&v));
+                }
+                Ok(Vec::new())
+            }
+            "recursive_triggers" | "auto_vacuum" | "temp_store" | "read_uncommitted" => match arg {
+                Some(_) => Ok(Vec::new()),
+                None => one(Value::Integer(0)),
+            },
+            "integrity_check" | "quick_check" => {
+                let problems = self.integrity_problems()?;
+                if problems.is_empty() {
+                    one(Value::text("ok"))
+                } else {
+                    Ok(problems.into_iter().map(|p| vec![Value::text(p)]).collect())
+                }
+            }
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// Cross-checks every table against its indexes (SQLite's wording for the findings).
+    fn integrity_problems(&self) -> Result<Vec<String>> {
+        let mut out = Vec::new();
+        let exec = self.exec();
+        let mut tables: Vec<_> = self.schema.tables.values().cloned().collect();
+        tables.sort_by(|a, b| a.name.cmp(&b.name));
+        for t in tables {
+            let defaults = exec.column_defaults(&t);
+            let ixs = self.schema.table_indexes(&t);
+            let mut nrows = 0usize;
+            for r in self
+                .store
+                .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
+            {
+                let (rowid, vals) = r?;
+                nrows += 1;
+                let full = expand_row(&t, rowid, vals, &defaults);
+                for (i, c) in t.columns.iter().enumerate() {
+                    if c.not_null.is_some() && full[i].is_null() && Some(i) != t.rowid_alias {
+                        out.push(format!("NULL value in {}.{}", t.name, c.name));
+                    }
+                }
+                for ix in &ixs {
+                    if ix.partial.is_some() {
+                        continue;
+                    }
+                    let mut k: Vec<Value> = ix
+                        .columns
+                        .iter()
+                        .map(|c| {
+                            c.column
+                                .map(|i| full[i].clone())
+                                .unwrap_or(Value::Integer(rowid))
+                        })
+                        .collect();
+                    k.push(Value::Integer(rowid));
+                    let order = super::eval::Exec::key_order(ix);
+                    if self
+                        .store
+                        .index_range(
+                            ix.root,
+                            &order,
+                            Bound::Included(k.clone()),
+                            Bound::Included(k),
+                            false,
+                        )?
+                        .next()
+                        .is_none()
+                    {
+                        out.push(format!("row {nrows} missing from index {}", ix.name));
+                    }
+                }
+            }
+            for ix in &ixs {
+                if ix.partial.is_some() {
+                    continue;
+                }
+                let order = super::eval::Exec::key_order(ix);
+                let n = self
+                    .store
+                    .index_range(ix.root, &order, Bound::Unbounded, Bound::Unbounded, false)?
+                    .count();
+                if n != nrows {
+                    out.push(format!("wrong # of entries in index {}", ix.name));
+                }
+            }
+        }
+        Ok(out)
+    }
+}

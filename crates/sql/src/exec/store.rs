@@ -1,0 +1,105 @@
+//! The executor's view of storage: tables of rows keyed by rowid and indexes of keys, in
+//! terms of `Value`s rather than record bytes.
+//!
+//! Invariants:
+//! - An index key is the indexed column values followed by the rowid; keys are ordered by
+//!   `KeyOrder` (per-column collation and direction, rowid last, ascending, BINARY).
+//! - Range bounds on an index are key *prefixes*: a bound with k fields compares only the
+//!   first k fields of each stored key (storage-api.md's seek semantics), so `Included(p)`
+//!   on both ends selects every key that starts with `p`.
+//! - Iterators returned here own what they need (a transaction handle or a copy), so the
+//!   executor can hold several at once; callers never modify a tree while iterating it
+//!   (DML collects rowids first).
+
+use crate::collation::Collation;
+use crate::value::{Result, Value};
+use std::cmp::Ordering;
+use std::ops::Bound;
+
+pub type Row = Vec<Value>;
+
+/// How an index orders its keys: one entry per indexed column (the rowid follows, BINARY
+/// ascending).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyOrder {
+    pub columns: Vec<(Collation, bool)>,
+}
+
+impl KeyOrder {
+    /// Compares two keys over the shorter one's fields (prefix semantics).
+    pub fn compare(&self, a: &[Value], b: &[Value]) -> Ordering {
+        for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
+            let (coll, desc) = self
+                .columns
+                .get(i)
+                .copied()
+                .unwrap_or((Collation::Binary, false));
+            let o = x.compare(y, coll);
+            if o != Ordering::Equal {
+                return if desc { o.reverse() } else { o };
+            }
+        }
+        Ordering::Equal
+    }
+}
+
+pub type RowIter = Box<dyn Iterator<Item = Result<(i64, Row)>>>;
+pub type KeyIter = Box<dyn Iterator<Item = Result<Row>>>;
+
+/// One database's B-trees as the executor uses them, inside one transaction.
+pub trait Store {
+    fn create_table_btree(&self) -> Result<u32>;
+    fn create_index_btree(&self) -> Result<u32>;
+    fn drop_btree(&self, root: u32) -> Result<()>;
+    fn clear_btree(&self, root: u32) -> Result<()>;
+
+    /// Rows with rowid in `lo..hi`, ascending (descending when `reverse`).
+    fn table_range(
+        &self,
+        root: u32,
+        lo: Bound<i64>,
+        hi: Bound<i64>,
+        reverse: bool,
+    ) -> Result<RowIter>;
+    fn table_get(&self, root: u32, rowid: i64) -> Result<Option<Row>>;
+    fn table_max_rowid(&self, root: u32) -> Result<Option<i64>>;
+    /// Inserts or replaces the row with this rowid.
+    fn table_insert(&self, root: u32, rowid: i64, row: &[Value]) -> Result<()>;
+    fn table_delete(&self, root: u32, rowid: i64) -> Result<bool>;
+
+    fn index_insert(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<()>;
+    fn index_delete(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<bool>;
+    /// Keys between the prefix bounds, ascending (descending when `reverse`).
+    fn index_range(
+        &self,
+        root: u32,
+        order: &KeyOrder,
+        lo: Bound<Row>,
+        hi: Bound<Row>,
+        reverse: bool,
+    ) -> Result<KeyIter>;
+
+    fn schema_cookie(&self) -> Result<u32>;
+    fn set_schema_cookie(&self, v: u32) -> Result<()>;
+    fn user_version(&self) -> Result<u32>;
+    fn set_user_version(&self, v: u32) -> Result<()>;
+
+    fn savepoint(&self) -> Result<u32>;
+    fn rollback_to(&self, sp: u32) -> Result<()>;
+    fn release(&self, sp: u32) -> Result<()>;
+}
+
+/// True when `key` lies within the prefix bounds.
+pub fn key_in_bounds(order: &KeyOrder, key: &[Value], lo: &Bound<Row>, hi: &Bound<Row>) -> bool {
+    let lo_ok = match lo {
+        Bound::Unbounded => true,
+        Bound::Included(p) => order.compare(key, p) != Ordering::Less,
+        Bound::Excluded(p) => order.compare(key, p) == Ordering::Greater,
+    };
+    let hi_ok = match hi {
+        Bound::Unbounded => true,
+        Bound::Included(p) => order.compare(key, p) != Ordering::Greater,
+        Bound::Excluded(p) => order.compare(key, p) == Ordering::Less,
+    };
+    lo_ok && hi_ok
+}

@@ -1,0 +1,320 @@
+//! `Store` over a storage transaction: values encoded as SQLite records, rows in table
+//! B-trees keyed by rowid, index keys in index B-trees ordered by `RecordCompare`.
+//!
+//! Invariants:
+//! - The comparator given to storage for an index is built from the same `KeyOrder` the
+//!   executor uses to test range bounds, so both agree on key order (SQLite's order, the
+//!   index columns' collations and directions, rowid last).
+//! - Iterators own a storage `Cursor` (which holds a transaction clone); they stop at the
+//!   first key outside the requested bounds.
+
+use super::store::{key_in_bounds, KeyIter, KeyOrder, Row, RowIter, Store};
+use crate::collation::Collation;
+use crate::value::{Result, Value};
+use parlite_storage::record::{self, RecordCompare, ValueRef};
+use parlite_storage::{BtreeKind, Cursor, HeaderField, KeyCompare, PageNo, SeekOp, Txn};
+use std::cmp::Ordering;
+use std::ops::Bound;
+use std::sync::Arc;
+
+pub struct TxnStore {
+    pub txn: Txn,
+}
+
+struct CollationAdapter(Collation);
+
+impl parlite_storage::Collation for CollationAdapter {
+    fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
+        self.0.compare_bytes(a, b)
+    }
+}
+
+fn comparator(order: &KeyOrder) -> Arc<RecordCompare> {
+    let desc = order.columns.iter().map(|c| c.1).collect();
+    let colls = order
+        .columns
+        .iter()
+        .map(|c| match c.0 {
+            Collation::Binary => None,
+            other => Some(Arc::new(CollationAdapter(other)) as Arc<dyn parlite_storage::Collation>),
+        })
+        .collect();
+    Arc::new(RecordCompare::new(desc, colls))
+}
+
+fn to_ref(v: &Value) -> ValueRef<'_> {
+    match v {
+        Value::Null => ValueRef::Null,
+        Value::Integer(i) => ValueRef::Integer(*i),
+        Value::Real(r) => ValueRef::Real(*r),
+        Value::Text(s) => ValueRef::Text(s.as_bytes()),
+        Value::Blob(b) => ValueRef::Blob(b),
+    }
+}
+
+pub fn encode(vals: &[Value]) -> Vec<u8> {
+    let refs: Vec<ValueRef> = vals.iter().map(to_ref).collect();
+    record::encode(&refs)
+}
+
+pub fn decode(rec: &[u8]) -> Result<Row> {
+    Ok(record::decode(rec)?
+        .into_iter()
+        .map(|r| match r {
+            ValueRef::Null => Value::Null,
+            ValueRef::Integer(i) => Value::Integer(i),
+            ValueRef::Real(x) => Value::real(x),
+            ValueRef::Text(b) => Value::text_from_bytes(b),
+            ValueRef::Blob(b) => Value::blob(b.to_vec()),
+        })
+        .collect())
+}
+
+struct TableIter {
+    cur: Cursor,
+    started: bool,
+    lo: Bound<i64>,
+    hi: Bound<i64>,
+    reverse: bool,
+    done: bool,
+}
+
+impl TableIter {
+    fn step(&mut self) -> Result<Option<(i64, Row)>> {
+        if self.done {
+            return Ok(None);
+        }
+        let ok = if !self.started {
+            self.started = true;
+            if self.reverse {
+                match self.hi {
+                    Bound::Unbounded => self.cur.last()?,
+                    Bound::Included(h) => self.cur.seek_rowid(h, SeekOp::Le)?,
+                    Bound::Excluded(h) => self.cur.seek_rowid(h, SeekOp::Lt)?,
+                }
+            } else {
+                match self.lo {
+                    Bound::Unbounded => self.cur.first()?,
+                    Bound::Included(l) => self.cur.seek_rowid(l, SeekOp::Ge)?,
+                    Bound::Excluded(l) => self.cur.seek_rowid(l, SeekOp::Gt)?,
+                }
+            }
+        } else if self.reverse {
+            self.cur.prev()?
+        } else {
+            self.cur.next()?
+        };
+        if !ok || !self.cur.valid() {
+            self.done = true;
+            return Ok(None);
+        }
+        let rowid = self.cur.rowid()?;
+        let inside = if self.reverse {
+            match self.lo {
+                Bound::Unbounded => true,
+                Bound::Included(l) => rowid >= l,
+                Bound::Excluded(l) => rowid > l,
+            }
+        } else {
+            match self.hi {
+                Bound::Unbounded => true,
+                Bound::Included(h) => rowid <= h,
+                Bound::Excluded(h) => rowid < h,
+            }
+        };
+        if !inside {
+            self.done = true;
+            return Ok(None);
+        }
+        Ok(Some((rowid, decode(&self.cur.record()?)?)))
+    }
+}
+
+impl Iterator for TableIter {
+    type Item = Result<(i64, Row)>;
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.step() {
+            Ok(Some(r)) => Some(Ok(r)),
+            Ok(None) => None,
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+struct IndexIter {
+    cur: Cursor,
+    order: KeyOrder,
+    started: bool,
+    lo: Bound<Row>,
+    hi: Bound<Row>,
+    reverse: bool,
+    done: bool,
+}
+
+impl IndexIter {
+    fn step(&mut self) -> Result<Option<Row>> {
+        if self.done {
+            return Ok(None);
+        }
+        let ok = if !self.started {
+            self.started = true;
+            if self.reverse {
+                match &self.hi {
+                    Bound::Unbounded => self.cur.last()?,
+                    Bound::Included(h) => self.cur.seek_key(&encode(h), SeekOp::Le)?,
+                    Bound::Excluded(h) => self.cur.seek_key(&encode(h), SeekOp::Lt)?,
+                }
+            } else {
+                match &self.lo {
+                    Bound::Unbounded => self.cur.first()?,
+                    Bound::Included(l) => self.cur.seek_key(&encode(l), SeekOp::Ge)?,
+                    Bound::Excluded(l) => self.cur.seek_key(&encode(l), SeekOp::Gt)?,
+                }
+            }
+        } else if self.reverse {
+            self.cur.prev()?
+        } else {
+            self.cur.next()?
+        };
+        if !ok || !self.cur.valid() {
+            self.done = true;
+            return Ok(None);
+        }
+        let key = decode(&self.cur.record()?)?;
+        let (lo, hi) = if self.reverse {
+            (&self.lo, &Bound::Unbounded)
+        } else {
+            (&Bound::Unbounded, &self.hi)
+        };
+        if !key_in_bounds(&self.order, &key, lo, hi) {
+            self.done = true;
+            return Ok(None);
+        }
+        Ok(Some(key))
+    }
+}
+
+impl Iterator for IndexIter {
+    type Item = Result<Row>;
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.step() {
+            Ok(Some(r)) => Some(Ok(r)),
+            Ok(None) => None,
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+impl Store for TxnStore {
+    fn create_table_btree(&self) -> Result<u32> {
+        Ok(self.txn.create_btree(BtreeKind::Table)?.0)
+    }
+    fn create_index_btree(&self) -> Result<u32> {
+        Ok(self.txn.create_btree(BtreeKind::Index)?.0)
+    }
+    fn drop_btree(&self, root: u32) -> Result<()> {
+        Ok(self.txn.drop_btree(PageNo(root))?)
+    }
+    fn clear_btree(&self, root: u32) -> Result<()> {
+        self.txn.clear_btree(PageNo(root))?;
+        Ok(())
+    }
+    fn table_range(
+        &self,
+        root: u32,
+        lo: Bound<i64>,
+        hi: Bound<i64>,
+        reverse: bool,
+    ) -> Result<RowIter> {
+        let cur = self.txn.cursor(PageNo(root), BtreeKind::Table, None)?;
+        Ok(Box::new(TableIter {
+            cur,
+            started: false,
+            lo,
+            hi,
+            reverse,
+            done: false,
+        }))
+    }
+    fn table_get(&self, root: u32, rowid: i64) -> Result<Option<Row>> {
+        let mut cur = self.txn.cursor(PageNo(root), BtreeKind::Table, None)?;
+        if cur.seek_rowid(rowid, SeekOp::Eq)? && cur.valid() {
+            Ok(Some(decode(&cur.record()?)?))
+        } else {
+            Ok(None)
+        }
+    }
+    fn table_max_rowid(&self, root: u32) -> Result<Option<i64>> {
+        let mut cur = self.txn.cursor(PageNo(root), BtreeKind::Table, None)?;
+        if cur.last()? && cur.valid() {
+            Ok(Some(cur.rowid()?))
+        } else {
+            Ok(None)
+        }
+    }
+    fn table_insert(&self, root: u32, rowid: i64, row: &[Value]) -> Result<()> {
+        Ok(self.txn.table_insert(PageNo(root), rowid, &encode(row))?)
+    }
+    fn table_delete(&self, root: u32, rowid: i64) -> Result<bool> {
+        Ok(self.txn.table_delete(PageNo(root), rowid)?)
+    }
+    fn index_insert(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<()> {
+        let cmp = comparator(order);
+        Ok(self
+            .txn
+            .index_insert(PageNo(root), &encode(key), cmp.as_ref() as &dyn KeyCompare)?)
+    }
+    fn index_delete(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<bool> {
+        let cmp = comparator(order);
+        Ok(self
+            .txn
+            .index_delete(PageNo(root), &encode(key), cmp.as_ref() as &dyn KeyCompare)?)
+    }
+    fn index_range(
+        &self,
+        root: u32,
+        order: &KeyOrder,
+        lo: Bound<Row>,
+        hi: Bound<Row>,
+        reverse: bool,
+    ) -> Result<KeyIter> {
+        let cmp: Arc<dyn KeyCompare> = comparator(order);
+        let cur = self.txn.cursor(PageNo(root), BtreeKind::Index, Some(cmp))?;
+        Ok(Box::new(IndexIter {
+            cur,
+            order: order.clone(),
+            started: false,
+            lo,
+            hi,
+            reverse,
+            done: false,
+        }))
+    }
+    fn schema_cookie(&self) -> Result<u32> {
+        Ok(self.txn.header()?.schema_cookie)
+    }
+    fn set_schema_cookie(&self, v: u32) -> Result<()> {
+        Ok(self.txn.set_header_field(HeaderField::SchemaCookie, v)?)
+    }
+    fn user_version(&self) -> Result<u32> {
+        Ok(self.txn.header()?.user_version)
+    }
+    fn set_user_version(&self, v: u32) -> Result<()> {
+        Ok(self.txn.set_header_field(HeaderField::UserVersion, v)?)
+    }
+    fn savepoint(&self) -> Result<u32> {
+        Ok(self.txn.savepoint()?)
+    }
+    fn rollback_to(&self, sp: u32) -> Result<()> {
+        Ok(self.txn.rollback_to(sp)?)
+    }
+    fn release(&self, sp: u32) -> Result<()> {
+        Ok(self.txn.release(sp)?)
+    }
+}

@@ -1,0 +1,348 @@
+//! Aggregate functions (lang_aggfunc.html) behind one accumulator API.
+//!
+//! The executor creates one accumulator per group with [`new_aggregate`], calls
+//! [`Aggregate::step`] once per input row with the evaluated arguments, and
+//! [`Aggregate::finalize`] once at the end of the group (an empty group still finalizes:
+//! count → 0, sum → NULL, total → 0.0). DISTINCT is a wrapper that drops argument values
+//! already seen, comparing them as SQLite's ephemeral DISTINCT index does (sort-order
+//! equality under the argument's collation, so 1 and 1.0 are the same value).
+//!
+//! sum/total/avg reproduce SQLite 3.50's arithmetic exactly: integer accumulation until
+//! the first non-integer input or overflow, then Kahan-Babuska-Neumaier compensated
+//! summation of reals; sum() reports "integer overflow" only when every input was an
+//! integer (a later real input clears the condition, as in SQLite).
+
+use super::AggKind;
+use crate::collation::Collation;
+use crate::value::{Affinity, Result, SqlError, Value, MAX_LENGTH_BYTES};
+use std::cmp::Ordering;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// One group's accumulator.
+pub trait Aggregate: Send {
+    /// Adds one row's arguments (already evaluated; for count(*) the slice is empty).
+    fn step(&mut self, args: &[Value]) -> Result<()>;
+    /// The group's result. Called once, after the last step.
+    fn finalize(&mut self) -> Result<Value>;
+}
+
+/// A fresh accumulator for `kind`; `distinct` for `agg(DISTINCT x)`; `collation` is the
+/// argument's collation (min/max ordering and DISTINCT equality).
+pub fn new_aggregate(kind: AggKind, distinct: bool, collation: Collation) -> Box<dyn Aggregate> {
+    let inner: Box<dyn Aggregate> = match kind {
+        AggKind::Count => Box::new(Count { n: 0 }),
+        AggKind::Sum => Box::new(Sum::new(SumResult::Sum)),
+        AggKind::Total => Box::new(Sum::new(SumResult::Total)),
+        AggKind::Avg => Box::new(Sum::new(SumResult::Avg)),
+        AggKind::Min => Box::new(MinMax {
+            best: None,
+            max: false,
+            collation,
+        }),
+        AggKind::Max => Box::new(MinMax {
+            best: None,
+            max: true,
+            collation,
+        }),
+        AggKind::GroupConcat => Box::new(GroupConcat { acc: None }),
+    };
+    if distinct {
+        Box::new(Distinct {
+            seen: BTreeSet::new(),
+            collation,
+            inner,
+        })
+    } else {
+        inner
+    }
+}
+
+struct Count {
+    n: i64,
+}
+
+impl Aggregate for Count {
+    fn step(&mut self, args: &[Value]) -> Result<()> {
+        if args.first().map_or(true, |v| !v.is_null()) {
+            self.n += 1;
+        }
+        Ok(())
+    }
+    fn finalize(&mut self) -> Result<Value> {
+        Ok(Value::Integer(self.n))
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SumResult {
+    Sum,
+    Total,
+    Avg,
+}
+
+/// SQLite's SumCtx.
+struct Sum {
+    what: SumResult,
+    r_sum: f64,
+    r_err: f64,
+    i_sum: i64,
+    cnt: i64,
+    approx: bool,
+    overflow: bool,
+}
+
+impl Sum {
+    fn new(what: SumResult) -> Self {
+        Sum {
+            what,
+            r_sum: 0.0,
+            r_err: 0.0,
+            i_sum: 0,
+            cnt: 0,
+            approx: false,
+            overflow: false,
+        }
+    }
+
+    fn kbn_step(&mut self, r: f64) {
+        let s = self.r_sum;
+        let t = s + r;
+        if s.abs() > r.abs() {
+            self.r_err += (s - t) + r;
+        } else {
+            self.r_err += (r - t) + s;
+        }
+        self.r_sum = t;
+    }
+
+    /// Adds a possibly huge integer without losing its low bits to f64 rounding.
+    fn kbn_step_i64(&mut self, v: i64) {
+        if !(-4503599627370495..=4503599627370495).contains(&v) {
+            let small = v % 16384;
+            self.kbn_step((v - small) as f64);
+            self.kbn_step(small as f64);
+        } else {
+            self.kbn_step(v as f64);
+        }
+    }
+
+    fn kbn_init(&mut self, v: i64) {
+        if !(-4503599627370495..=4503599627370495).contains(&v) {
+            let small = v % 16384;
+            self.r_sum = (v - small) as f64;
+            self.r_err = small as f64;
+        } else {
+            self.r_sum = v as f64;
+            self.r_err = 0.0;
+        }
+    }
+
+    fn real_total(&self) -> f64 {
+        if self.approx {
+            // sqlite3IsOverflow: an infinite or NaN error term is dropped.
+            if self.r_err.is_finite() {
+                self.r_sum + self.r_err
+            } else {
+                self.r_sum
+            }
+        } else {
+            self.i_sum as f64
+        }
+    }
+}
+
+impl Aggregate for Sum {
+    fn step(&mut self, args: &[Value]) -> Result<()> {
+        let Some(v) = args.first() else {
+            return Ok(());
+        };
+        // sqlite3_value_numeric_type: numeric-looking text counts as a number.
+        let v = v.clone().apply_comparison_affinity(Some(Affinity::Numeric));
+        if v.is_null() {
+            return Ok(());
+        }
+        self.cnt += 1;
+        if !self.approx {
+            match v {
+                Value::Integer(i) => match self.i_sum.checked_add(i) {
+                    Some(s) => self.i_sum = s,
+                    None => {
+                        self.overflow = true;
+                        self.kbn_init(self.i_sum);
+                        self.approx = true;
+                        self.kbn_step_i64(i);
+                    }
+                },
+                other => {
+                    self.kbn_init(self.i_sum);
+                    self.approx = true;
+                    self.kbn_step(other.to_f64());
+                }
+            }
+        } else {
+            match v {
+                Value::Integer(i) => self.kbn_step_i64(i),
+                other => {
+                    self.overflow = false;
+                    self.kbn_step(other.to_f64());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finalize(&mut self) -> Result<Value> {
+        match self.what {
+            SumResult::Sum => {
+                if self.cnt == 0 {
+                    Ok(Value::Null)
+                } else if self.approx {
+                    if self.overflow {
+                        Err(SqlError::IntegerOverflow)
+                    } else {
+                        Ok(Value::real(self.real_total()))
+                    }
+                } else {
+                    Ok(Value::Integer(self.i_sum))
+                }
+            }
+            SumResult::Total => Ok(Value::real(self.real_total())),
+            SumResult::Avg => {
+                if self.cnt == 0 {
+                    Ok(Value::Null)
+                } else {
+                    Ok(Value::real(self.real_total() / self.cnt as f64))
+                }
+            }
+        }
+    }
+}
+
+struct MinMax {
+    best: Option<Value>,
+    max: bool,
+    collation: Collation,
+}
+
+impl Aggregate for MinMax {
+    fn step(&mut self, args: &[Value]) -> Result<()> {
+        let Some(v) = args.first() else {
+            return Ok(());
+        };
+        if v.is_null() {
+            return Ok(());
+        }
+        let replace = match &self.best {
+            None => true,
+            Some(b) => {
+                let c = b.compare(v, self.collation);
+                if self.max {
+                    c == Ordering::Less
+                } else {
+                    c == Ordering::Greater
+                }
+            }
+        };
+        if replace {
+            self.best = Some(v.clone());
+        }
+        Ok(())
+    }
+    fn finalize(&mut self) -> Result<Value> {
+        Ok(self.best.take().unwrap_or(Value::Null))
+    }
+}
+
+/// group_concat(X [, SEP]) and string_agg(X, SEP): the separator of each row goes before
+/// that row's value (the first row's separator is unused); the default separator is ",".
+struct GroupConcat {
+    acc: Option<String>,
+}
+
+impl Aggregate for GroupConcat {
+    fn step(&mut self, args: &[Value]) -> Result<()> {
+        let Some(v) = args.first() else {
+            return Ok(());
+        };
+        let Some(text) = v.to_text() else {
+            return Ok(());
+        };
+        match &mut self.acc {
+            None => self.acc = Some(text.into_owned()),
+            Some(acc) => {
+                let sep = match args.get(1) {
+                    None => Some(std::borrow::Cow::Borrowed(",")),
+                    Some(s) => s.to_text(),
+                };
+                let extra = sep.as_ref().map_or(0, |s| s.len()) + text.len();
+                if acc.len().saturating_add(extra) > MAX_LENGTH_BYTES {
+                    return Err(SqlError::TooBig);
+                }
+                if let Some(s) = sep {
+                    acc.push_str(&s);
+                }
+                acc.push_str(&text);
+            }
+        }
+        Ok(())
+    }
+    fn finalize(&mut self) -> Result<Value> {
+        Ok(match self.acc.take() {
+            None => Value::Null,
+            Some(s) => Value::Text(Arc::from(s)),
+        })
+    }
+}
+
+/// A value ordered by SQLite's sort order under a collation (DISTINCT set key).
+struct DistinctKey {
+    value: Value,
+    collation: Collation,
+}
+
+impl PartialEq for DistinctKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for DistinctKey {}
+impl PartialOrd for DistinctKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for DistinctKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.value.compare(&other.value, self.collation)
+    }
+}
+
+struct Distinct {
+    seen: BTreeSet<DistinctKey>,
+    collation: Collation,
+    inner: Box<dyn Aggregate>,
+}
+
+impl Aggregate for Distinct {
+    fn step(&mut self, args: &[Value]) -> Result<()> {
+        let Some(v) = args.first() else {
+            return self.inner.step(args);
+        };
+        if v.is_null() {
+            // Every built-in aggregate ignores NULL; pass it through unrecorded.
+            return self.inner.step(args);
+        }
+        if self.seen.insert(DistinctKey {
+            value: v.clone(),
+            collation: self.collation,
+        }) {
+            self.inner.step(args)
+        } else {
+            Ok(())
+        }
+    }
+    fn finalize(&mut self) -> Result<Value> {
+        self.inner.finalize()
+    }
+}

@@ -1,0 +1,336 @@
+//! Built-in SQL functions (lang_corefunc.html, lang_aggfunc.html) and their registry.
+//!
+//! - [`lookup`] resolves a name and argument count to a [`FuncDef`], with SQLite's errors
+//!   (`no such function: X`, `wrong number of arguments to function X()`). Names are
+//!   case-insensitive. A definition with an exact argument count wins over a variadic one,
+//!   which is how `max(x)` is the aggregate and `max(x, y)` the scalar.
+//! - `scalar`: the scalar functions, `fn(&Ctx, &[Value]) -> Result<Value>`.
+//! - `aggregate`: the accumulator API ([`aggregate::Aggregate`]) and built-in aggregates.
+//! - `printf`: SQLite's printf engine behind `printf()`/`format()`.
+//! - `like`: LIKE and GLOB matching.
+//!
+//! Functions take what they need from the connection through [`FunctionContext`], which the
+//! executor implements; they never reach into other layers.
+
+pub mod aggregate;
+pub mod like;
+pub mod printf;
+mod rng;
+pub mod scalar;
+
+use crate::collation::Collation;
+use crate::value::{Result, SqlError, Value};
+
+/// What functions need from the connection running the statement.
+pub trait FunctionContext {
+    /// `sqlite3_changes64()`: rows changed by the most recent INSERT/UPDATE/DELETE.
+    fn changes(&self) -> i64;
+    /// `sqlite3_total_changes64()`.
+    fn total_changes(&self) -> i64;
+    /// `sqlite3_last_insert_rowid()`.
+    fn last_insert_rowid(&self) -> i64;
+    /// `PRAGMA case_sensitive_like`.
+    fn case_sensitive_like(&self) -> bool {
+        false
+    }
+}
+
+/// A context with no connection: changes() and friends return 0. For constant folding
+/// and tests.
+pub struct NoConnection;
+
+impl FunctionContext for NoConnection {
+    fn changes(&self) -> i64 {
+        0
+    }
+    fn total_changes(&self) -> i64 {
+        0
+    }
+    fn last_insert_rowid(&self) -> i64 {
+        0
+    }
+}
+
+/// The per-call context of a scalar function.
+pub struct Ctx<'a> {
+    pub conn: &'a dyn FunctionContext,
+    /// The collation the call uses (min/max/nullif): the first argument's explicit or
+    /// column collation, else BINARY — as the planner resolves it.
+    pub collation: Collation,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(conn: &'a dyn FunctionContext) -> Self {
+        Ctx {
+            conn,
+            collation: Collation::Binary,
+        }
+    }
+}
+
+pub type ScalarFn = fn(&Ctx<'_>, &[Value]) -> Result<Value>;
+
+/// The built-in aggregates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AggKind {
+    Count,
+    Sum,
+    Total,
+    Avg,
+    Min,
+    Max,
+    GroupConcat,
+}
+
+#[derive(Clone, Copy)]
+pub enum FuncImpl {
+    Scalar(ScalarFn),
+    Aggregate(AggKind),
+}
+
+/// Functions SQLite compiles inline with lazy argument evaluation. The executor should
+/// evaluate these itself; the scalar implementations exist for constant folding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Special {
+    /// coalesce / ifnull: stop at the first non-NULL argument.
+    Coalesce,
+    /// iif / if: CASE WHEN a0 THEN a1 [WHEN a2 THEN a3 ...] [ELSE last] END.
+    Iif,
+    /// likely / unlikely / likelihood: the first argument (planner hints).
+    Unlikely,
+}
+
+#[derive(Clone, Copy)]
+pub struct FuncDef {
+    /// Lower-case name.
+    pub name: &'static str,
+    pub min_args: usize,
+    /// None: no upper bound.
+    pub max_args: Option<usize>,
+    /// Same arguments give the same result within a statement (SQLITE_DETERMINISTIC); false
+    /// for random(), randomblob(), changes(), total_changes(), last_insert_rowid().
+    pub deterministic: bool,
+    /// min/max/nullif compare their arguments with the call's collation.
+    pub needs_collation: bool,
+    pub special: Option<Special>,
+    pub imp: FuncImpl,
+}
+
+impl FuncDef {
+    pub fn is_aggregate(&self) -> bool {
+        matches!(self.imp, FuncImpl::Aggregate(_))
+    }
+
+    /// Calls a scalar function (an error for an aggregate definition).
+    pub fn call(&self, ctx: &Ctx<'_>, args: &[Value]) -> Result<Value> {
+        match self.imp {
+            FuncImpl::Scalar(f) => f(ctx, args),
+            FuncImpl::Aggregate(_) => Err(SqlError::msg(format!(
+                "misuse of aggregate function {}()",
+                self.name
+            ))),
+        }
+    }
+
+    /// A new accumulator (an error for a scalar definition).
+    pub fn new_aggregate(
+        &self,
+        distinct: bool,
+        collation: Collation,
+    ) -> Result<Box<dyn aggregate::Aggregate>> {
+        match self.imp {
+            FuncImpl::Aggregate(kind) => Ok(aggregate::new_aggregate(kind, distinct, collation)),
+            FuncImpl::Scalar(_) => Err(SqlError::msg(format!(
+                "{}() is not an aggregate function",
+                self.name
+            ))),
+        }
+    }
+
+    fn accepts(&self, n: usize) -> bool {
+        n >= self.min_args && self.max_args.map_or(true, |m| n <= m)
+    }
+
+    fn exact(&self, n: usize) -> bool {
+        self.min_args == n && self.max_args == Some(n)
+    }
+}
+
+const fn scalar(name: &'static str, min: usize, max: Option<usize>, f: ScalarFn) -> FuncDef {
+    FuncDef {
+        name,
+        min_args: min,
+        max_args: max,
+        deterministic: true,
+        needs_collation: false,
+        special: None,
+        imp: FuncImpl::Scalar(f),
+    }
+}
+
+const fn volatile(mut d: FuncDef) -> FuncDef {
+    d.deterministic = false;
+    d
+}
+
+const fn with_coll(mut d: FuncDef) -> FuncDef {
+    d.needs_collation = true;
+    d
+}
+
+const fn special(mut d: FuncDef, s: Special) -> FuncDef {
+    d.special = Some(s);
+    d
+}
+
+const fn agg(name: &'static str, min: usize, max: usize, kind: AggKind) -> FuncDef {
+    FuncDef {
+        name,
+        min_args: min,
+        max_args: Some(max),
+        deterministic: true,
+        needs_collation: matches!(kind, AggKind::Min | AggKind::Max),
+        special: None,
+        imp: FuncImpl::Aggregate(kind),
+    }
+}
+
+use scalar as s;
+
+/// Every built-in function. Order matters only among same-name entries: exact arities
+/// are preferred by `lookup` regardless of order.
+pub static BUILTINS: &[FuncDef] = &[
+    scalar("abs", 1, Some(1), s::abs),
+    volatile(scalar("changes", 0, Some(0), s::changes)),
+    scalar("char", 0, None, s::char_fn),
+    special(scalar("coalesce", 2, None, s::coalesce), Special::Coalesce),
+    scalar("concat", 1, None, s::concat),
+    scalar("concat_ws", 2, None, s::concat_ws),
+    scalar("format", 0, None, s::printf),
+    scalar("glob", 2, Some(2), s::glob),
+    scalar("hex", 1, Some(1), s::hex),
+    special(scalar("ifnull", 2, Some(2), s::ifnull), Special::Coalesce),
+    special(scalar("iif", 2, None, s::iif), Special::Iif),
+    special(scalar("if", 2, None, s::iif), Special::Iif),
+    scalar("instr", 2, Some(2), s::instr),
+    volatile(scalar(
+        "last_insert_rowid",
+        0,
+        Some(0),
+        s::last_insert_rowid,
+    )),
+    scalar("length", 1, Some(1), s::length),
+    scalar("like", 2, Some(3), s::like),
+    special(
+        scalar("likelihood", 2, Some(2), s::first_arg),
+        Special::Unlikely,
+    ),
+    special(
+        scalar("likely", 1, Some(1), s::first_arg),
+        Special::Unlikely,
+    ),
+    scalar("lower", 1, Some(1), s::lower),
+    scalar("ltrim", 1, Some(2), s::ltrim),
+    with_coll(scalar("max", 1, None, s::max_scalar)),
+    with_coll(scalar("min", 1, None, s::min_scalar)),
+    with_coll(scalar("nullif", 2, Some(2), s::nullif)),
+    scalar("octet_length", 1, Some(1), s::octet_length),
+    scalar("printf", 0, None, s::printf),
+    scalar("quote", 1, Some(1), s::quote),
+    volatile(scalar("random", 0, Some(0), s::random)),
+    volatile(scalar("randomblob", 1, Some(1), s::randomblob)),
+    scalar("replace", 3, Some(3), s::replace),
+    scalar("round", 1, Some(2), s::round),
+    scalar("rtrim", 1, Some(2), s::rtrim),
+    scalar("sign", 1, Some(1), s::sign),
+    scalar("soundex", 1, Some(1), s::soundex),
+    scalar("sqlite_source_id", 0, Some(0), s::sqlite_source_id),
+    scalar("sqlite_version", 0, Some(0), s::sqlite_version),
+    scalar("substr", 2, Some(3), s::substr),
+    scalar("substring", 2, Some(3), s::substr),
+    scalar("subtype", 1, Some(1), s::subtype),
+    scalar("trim", 1, Some(2), s::trim),
+    scalar("typeof", 1, Some(1), s::typeof_fn),
+    scalar("unhex", 1, Some(2), s::unhex),
+    scalar("unicode", 1, Some(1), s::unicode),
+    scalar("unistr", 1, Some(1), s::unistr),
+    special(
+        scalar("unlikely", 1, Some(1), s::first_arg),
+        Special::Unlikely,
+    ),
+    scalar("upper", 1, Some(1), s::upper),
+    volatile(scalar("total_changes", 0, Some(0), s::total_changes)),
+    scalar("zeroblob", 1, Some(1), s::zeroblob),
+    agg("avg", 1, 1, AggKind::Avg),
+    agg("count", 0, 1, AggKind::Count),
+    agg("group_concat", 1, 2, AggKind::GroupConcat),
+    agg("max", 1, 1, AggKind::Max),
+    agg("min", 1, 1, AggKind::Min),
+    agg("string_agg", 2, 2, AggKind::GroupConcat),
+    agg("sum", 1, 1, AggKind::Sum),
+    agg("total", 1, 1, AggKind::Total),
+];
+
+/// Resolves a function call. `name` is matched case-insensitively; errors quote it as
+/// written, as SQLite does.
+pub fn lookup(name: &str, n_args: usize) -> Result<&'static FuncDef> {
+    let mut named = false;
+    let mut fallback: Option<&'static FuncDef> = None;
+    for d in BUILTINS
+        .iter()
+        .filter(|d| d.name.eq_ignore_ascii_case(name))
+    {
+        named = true;
+        if d.accepts(n_args) {
+            if d.exact(n_args) || d.is_aggregate() {
+                return Ok(d);
+            }
+            fallback.get_or_insert(d);
+        }
+    }
+    match fallback {
+        Some(d) => Ok(d),
+        None if named => Err(SqlError::WrongArgCount {
+            name: name.to_string(),
+        }),
+        None => Err(SqlError::NoSuchFunction {
+            name: name.to_string(),
+        }),
+    }
+}
+
+/// True when some built-in has this name (any arity).
+pub fn exists(name: &str) -> bool {
+    BUILTINS.iter().any(|d| d.name.eq_ignore_ascii_case(name))
+}
+
+/// Convenience for tests and constant folding: resolve and call a scalar function.
+pub fn call_scalar(name: &str, args: &[Value], conn: &dyn FunctionContext) -> Result<Value> {
+    let def = lookup(name, args.len())?;
+    def.call(&Ctx::new(conn), args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_errors_and_overloads() {
+        assert!(lookup("MAX", 1).map(|d| d.is_aggregate()).unwrap_or(false));
+        assert!(lookup("max", 2).map(|d| !d.is_aggregate()).unwrap_or(false));
+        assert_eq!(
+            lookup("max", 0).err().map(|e| e.to_string()),
+            Some("wrong number of arguments to function max()".into())
+        );
+        assert_eq!(
+            lookup("nosuch", 1).err().map(|e| e.to_string()),
+            Some("no such function: nosuch".into())
+        );
+        assert_eq!(
+            lookup("Coalesce", 1).err().map(|e| e.to_string()),
+            Some("wrong number of arguments to function Coalesce()".into())
+        );
+        assert!(lookup("count", 0).is_ok());
+        assert!(lookup("substr", 4).is_err());
+    }
+}

@@ -1,0 +1,2657 @@
+//! Recursive-descent parser for SQLite's grammar (parse.y), producing `ast::Stmt`.
+//!
+//! Invariants:
+//! - Errors are worded as SQLite words them: `near "X": syntax error` at the first token that
+//!   cannot continue the statement, `incomplete input` when the input ends early, and
+//!   `unrecognized token: "X"` when the offending token could not be tokenized.
+//! - Recursion is bounded: nesting deeper than `MAX_DEPTH` (expressions, subqueries) and
+//!   expression trees higher than `MAX_EXPR_HEIGHT` are errors, never a stack overflow.
+//! - Keywords are recognised by context (SQLite's `%fallback ID`): a word is a name unless it
+//!   is one of the `RESERVED` keywords that SQLite never lets stand for an identifier.
+//! - Parameters are numbered as sqlite3_bind_* expects: `?` takes the next number, `?N`
+//!   sets it, a repeated `:name` reuses its first number.
+
+use super::ast::*;
+use super::lexer::{Lexer, Tok, Token};
+
+/// SQLite's SQLITE_MAX_EXPR_DEPTH.
+pub const MAX_EXPR_HEIGHT: usize = 1000;
+/// Bound on parser recursion (parenthesised expressions, subqueries, prefix operators).
+/// Debug builds use large stack frames, so this stays below SQLite's expression limit; it
+/// is still far beyond what real SQL nests.
+pub const MAX_DEPTH: usize = 250;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub message: String,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+type PResult<T> = Result<T, ParseError>;
+
+fn perr<T>(msg: impl Into<String>) -> PResult<T> {
+    Err(ParseError {
+        message: msg.into(),
+    })
+}
+
+/// Keywords SQLite never accepts as identifiers (its keyword list minus the `%fallback ID`
+/// set, JOIN_KW and INDEXED).
+const RESERVED: &[&str] = &[
+    "ADD",
+    "ALL",
+    "ALTER",
+    "AND",
+    "AS",
+    "AUTOINCREMENT",
+    "BETWEEN",
+    "CASE",
+    "CHECK",
+    "COLLATE",
+    "COMMIT",
+    "CONSTRAINT",
+    "CREATE",
+    "DEFAULT",
+    "DEFERRABLE",
+    "DELETE",
+    "DISTINCT",
+    "DROP",
+    "ELSE",
+    "ESCAPE",
+    "EXCEPT",
+    "EXISTS",
+    "FOREIGN",
+    "FROM",
+    "GROUP",
+    "HAVING",
+    "IN",
+    "INDEX",
+    "INSERT",
+    "INTERSECT",
+    "INTO",
+    "IS",
+    "ISNULL",
+    "JOIN",
+    "LIMIT",
+    "NOT",
+    "NOTNULL",
+    "NULL",
+    "ON",
+    "OR",
+    "ORDER",
+    "PRIMARY",
+    "REFERENCES",
+    "RETURNING",
+    "SELECT",
+    "SET",
+    "TABLE",
+    "THEN",
+    "TO",
+    "TRANSACTION",
+    "UNION",
+    "UNIQUE",
+    "UPDATE",
+    "USING",
+    "VALUES",
+    "WHEN",
+    "WHERE",
+];
+
+const JOIN_KW: &[&str] = &[
+    "CROSS", "FULL", "INNER", "LEFT", "NATURAL", "OUTER", "RIGHT",
+];
+
+fn is_reserved(w: &str) -> bool {
+    RESERVED.iter().any(|k| k.eq_ignore_ascii_case(w))
+}
+
+fn is_join_kw(w: &str) -> bool {
+    JOIN_KW.iter().any(|k| k.eq_ignore_ascii_case(w))
+}
+
+/// Parameter names by 1-based index (`None` for anonymous `?`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Params {
+    pub names: Vec<Option<String>>,
+}
+
+impl Params {
+    pub fn count(&self) -> usize {
+        self.names.len()
+    }
+}
+
+pub struct Parser<'a> {
+    src: &'a str,
+    lx: Lexer<'a>,
+    toks: Vec<Token>,
+    pos: usize,
+    last_end: usize,
+    depth: usize,
+    pub params: Params,
+}
+
+// Binding powers, lowest first (lang_expr.html "Operators", parse.y %left lines).
+const P_OR: u8 = 1;
+const P_AND: u8 = 2;
+const P_NOT: u8 = 3;
+const P_EQ: u8 = 4;
+const P_CMP: u8 = 5;
+const P_BIT: u8 = 7;
+const P_ADD: u8 = 8;
+const P_MUL: u8 = 9;
+const P_CONCAT: u8 = 10;
+const P_COLLATE: u8 = 11;
+const P_UNARY: u8 = 12;
+
+impl<'a> Parser<'a> {
+    pub fn new(src: &'a str) -> Self {
+        Parser {
+            src,
+            lx: Lexer::new(src),
+            toks: Vec::new(),
+            pos: 0,
+            last_end: 0,
+            depth: 0,
+            params: Params::default(),
+        }
+    }
+
+    // ---- token access -----------------------------------------------------------------
+
+    fn fill(&mut self, n: usize) {
+        while self.toks.len() <= self.pos + n {
+            if matches!(self.toks.last(), Some(Token { tok: Tok::Eof, .. })) {
+                let t = self.toks[self.toks.len() - 1].clone();
+                self.toks.push(t);
+            } else {
+                let t = self.lx.next_token();
+                self.toks.push(t);
+            }
+        }
+    }
+
+    fn peek_n(&mut self, n: usize) -> &Tok {
+        self.fill(n);
+        &self.toks[self.pos + n].tok
+    }
+
+    fn peek(&mut self) -> &Tok {
+        self.peek_n(0)
+    }
+
+    fn cur_start(&mut self) -> usize {
+        self.fill(0);
+        self.toks[self.pos].start
+    }
+
+    fn advance(&mut self) -> Token {
+        self.fill(0);
+        let t = self.toks[self.pos].clone();
+        if t.tok != Tok::Eof {
+            self.pos += 1;
+            self.last_end = t.end;
+        }
+        t
+    }
+
+    fn is_kw_at(&mut self, n: usize, kw: &str) -> bool {
+        matches!(self.peek_n(n), Tok::Word(w) if w.eq_ignore_ascii_case(kw))
+    }
+
+    fn is_kw(&mut self, kw: &str) -> bool {
+        self.is_kw_at(0, kw)
+    }
+
+    fn eat_kw(&mut self, kw: &str) -> bool {
+        if self.is_kw(kw) {
+            self.advance();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect_kw(&mut self, kw: &str) -> PResult<()> {
+        if self.eat_kw(kw) {
+            Ok(())
+        } else {
+            self.syntax_error()
+        }
+    }
+
+    fn is(&mut self, t: &Tok) -> bool {
+        self.peek() == t
+    }
+
+    fn eat(&mut self, t: &Tok) -> bool {
+        if self.is(t) {
+            self.advance();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, t: &Tok) -> PResult<()> {
+        if self.eat(t) {
+            Ok(())
+        } else {
+            self.syntax_error()
+        }
+    }
+
+    /// The error SQLite reports at the current token.
+    fn syntax_error<T>(&mut self) -> PResult<T> {
+        self.fill(0);
+        let t = &self.toks[self.pos];
+        match &t.tok {
+            Tok::Eof => perr("incomplete input"),
+            Tok::Illegal(s) => perr(format!("unrecognized token: \"{s}\"")),
+            _ => perr(format!(
+                "near \"{}\": syntax error",
+                &self.src[t.start..t.end]
+            )),
+        }
+    }
+
+    fn enter(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return perr(format!(
+                "Expression tree is too large (maximum depth {MAX_EXPR_HEIGHT})"
+            ));
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    fn text(&self, start: usize, end: usize) -> String {
+        self.src.get(start..end).unwrap_or("").to_string()
+    }
+
+    // ---- names ----------------------------------------------------------------------
+
+    /// `nm`: an identifier, a quoted identifier, a string, or a join keyword.
+    fn name(&mut self) -> PResult<String> {
+        match self.peek().clone() {
+            Tok::Word(w) if !is_reserved(&w) => {
+                self.advance();
+                Ok(w)
+            }
+            Tok::QuotedId { name, .. } | Tok::Str(name) => {
+                self.advance();
+                Ok(name)
+            }
+            _ => self.syntax_error(),
+        }
+    }
+
+    fn is_name_start(&mut self) -> bool {
+        match self.peek() {
+            Tok::Word(w) => !is_reserved(w),
+            Tok::QuotedId { .. } | Tok::Str(_) => true,
+            _ => false,
+        }
+    }
+
+    /// `nm [. nm]`, returning the start offset of the unqualified name.
+    fn qualified_name(&mut self) -> PResult<(QualifiedName, usize)> {
+        let mut start = self.cur_start();
+        let first = self.name()?;
+        if self.eat(&Tok::Dot) {
+            start = self.cur_start();
+            let second = self.name()?;
+            Ok((
+                QualifiedName {
+                    schema: Some(first),
+                    name: second,
+                },
+                start,
+            ))
+        } else {
+            Ok((
+                QualifiedName {
+                    schema: None,
+                    name: first,
+                },
+                start,
+            ))
+        }
+    }
+
+    /// An optional alias: `AS nm` or a bare identifier/string that cannot continue the
+    /// surrounding clause.
+    fn alias(&mut self) -> PResult<Option<String>> {
+        if self.eat_kw("AS") {
+            return Ok(Some(self.name()?));
+        }
+        match self.peek().clone() {
+            Tok::Word(w)
+                if !is_reserved(&w)
+                    && !is_join_kw(&w)
+                    && !["INDEXED", "LIKE", "GLOB", "REGEXP", "MATCH", "WINDOW"]
+                        .iter()
+                        .any(|k| k.eq_ignore_ascii_case(&w)) =>
+            {
+                self.advance();
+                Ok(Some(w))
+            }
+            Tok::QuotedId { name, .. } | Tok::Str(name) => {
+                self.advance();
+                Ok(Some(name))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn name_list_paren(&mut self) -> PResult<Vec<String>> {
+        self.expect(&Tok::LParen)?;
+        let mut v = vec![self.name()?];
+        while self.eat(&Tok::Comma) {
+            v.push(self.name()?);
+        }
+        self.expect(&Tok::RParen)?;
+        Ok(v)
+    }
+
+    // ---- statements -----------------------------------------------------------------
+
+    /// Parses the next statement. Skips empty statements (`;`). Returns `None` at the end of
+    /// input, else the statement and the byte offset just past it (and its `;`).
+    pub fn next_statement(&mut self) -> PResult<Option<(Stmt, usize)>> {
+        while self.eat(&Tok::Semi) {}
+        if self.is(&Tok::Eof) {
+            return Ok(None);
+        }
+        let stmt = self.statement()?;
+        match self.peek() {
+            Tok::Semi => {
+                self.advance();
+            }
+            Tok::Eof => {}
+            _ => return self.syntax_error(),
+        }
+        Ok(Some((stmt, self.last_end)))
+    }
+
+    fn statement(&mut self) -> PResult<Stmt> {
+        if self.eat_kw("EXPLAIN") {
+            let query_plan = if self.eat_kw("QUERY") {
+                self.expect_kw("PLAN")?;
+                true
+            } else {
+                false
+            };
+            let stmt = self.statement_inner()?;
+            return Ok(Stmt::Explain {
+                query_plan,
+                stmt: Box::new(stmt),
+            });
+        }
+        self.statement_inner()
+    }
+
+    fn statement_inner(&mut self) -> PResult<Stmt> {
+        let w = match self.peek() {
+            Tok::Word(w) => w.to_ascii_uppercase(),
+            _ => return self.syntax_error(),
+        };
+        match w.as_str() {
+            "SELECT" | "VALUES" => Ok(Stmt::Select(Box::new(self.select()?))),
+            "WITH" => {
+                let with = self.with_clause()?;
+                self.dml_after_with(Some(with))
+            }
+            "INSERT" | "REPLACE" => Ok(Stmt::Insert(Box::new(self.insert(None)?))),
+            "UPDATE" => Ok(Stmt::Update(Box::new(self.update(None)?))),
+            "DELETE" => Ok(Stmt::Delete(Box::new(self.delete(None)?))),
+            "CREATE" => self.create(),
+            "DROP" => self.drop(),
+            "ALTER" => self.alter(),
+            "BEGIN" => {
+                self.advance();
+                let mode = if self.eat_kw("DEFERRED") {
+                    Some(TxnMode::Deferred)
+                } else if self.eat_kw("IMMEDIATE") {
+                    Some(TxnMode::Immediate)
+                } else if self.eat_kw("EXCLUSIVE") {
+                    Some(TxnMode::Exclusive)
+                } else if self.eat_kw("CONCURRENT") {
+                    Some(TxnMode::Concurrent)
+                } else {
+                    None
+                };
+                self.opt_transaction_name()?;
+                Ok(Stmt::Begin { mode })
+            }
+            "COMMIT" | "END" => {
+                self.advance();
+                self.opt_transaction_name()?;
+                Ok(Stmt::Commit)
+            }
+            "ROLLBACK" => {
+                self.advance();
+                self.opt_transaction_name()?;
+                let savepoint = if self.eat_kw("TO") {
+                    self.eat_kw("SAVEPOINT");
+                    Some(self.name()?)
+                } else {
+                    None
+                };
+                Ok(Stmt::Rollback { savepoint })
+            }
+            "SAVEPOINT" => {
+                self.advance();
+                Ok(Stmt::Savepoint(self.name()?))
+            }
+            "RELEASE" => {
+                self.advance();
+                self.eat_kw("SAVEPOINT");
+                Ok(Stmt::Release(self.name()?))
+            }
+            "PRAGMA" => self.pragma(),
+            "REINDEX" => {
+                self.advance();
+                let target = if self.is_name_start() {
+                    Some(self.qualified_name()?.0)
+                } else {
+                    None
+                };
+                Ok(Stmt::Reindex(target))
+            }
+            "ANALYZE" => {
+                self.advance();
+                let target = if self.is_name_start() {
+                    Some(self.qualified_name()?.0)
+                } else {
+                    None
+                };
+                Ok(Stmt::Analyze(target))
+            }
+            "VACUUM" => {
+                self.advance();
+                let schema = if self.is_name_start() && !self.is_kw("INTO") {
+                    Some(self.name()?)
+                } else {
+                    None
+                };
+                let into = if self.eat_kw("INTO") {
+                    Some(self.expr()?)
+                } else {
+                    None
+                };
+                Ok(Stmt::Vacuum { schema, into })
+            }
+            "ATTACH" => {
+                self.advance();
+                self.eat_kw("DATABASE");
+                let file = self.expr()?;
+                self.expect_kw("AS")?;
+                let schema = self.expr()?;
+                let key = if self.eat_kw("KEY") {
+                    Some(self.expr()?)
+                } else {
+                    None
+                };
+                Ok(Stmt::Attach { file, schema, key })
+            }
+            "DETACH" => {
+                self.advance();
+                self.eat_kw("DATABASE");
+                Ok(Stmt::Detach(self.expr()?))
+            }
+            _ => self.syntax_error(),
+        }
+    }
+
+    fn opt_transaction_name(&mut self) -> PResult<()> {
+        if self.eat_kw("TRANSACTION") && self.is_name_start() && !self.is_kw("TO") {
+            self.name()?;
+        }
+        Ok(())
+    }
+
+    fn dml_after_with(&mut self, with: Option<With>) -> PResult<Stmt> {
+        if self.is_kw("SELECT") || self.is_kw("VALUES") {
+            let mut s = self.select_no_with()?;
+            s.with = with;
+            Ok(Stmt::Select(Box::new(s)))
+        } else if self.is_kw("INSERT") || self.is_kw("REPLACE") {
+            Ok(Stmt::Insert(Box::new(self.insert(with)?)))
+        } else if self.is_kw("UPDATE") {
+            Ok(Stmt::Update(Box::new(self.update(with)?)))
+        } else if self.is_kw("DELETE") {
+            Ok(Stmt::Delete(Box::new(self.delete(with)?)))
+        } else {
+            self.syntax_error()
+        }
+    }
+
+    fn pragma(&mut self) -> PResult<Stmt> {
+        self.expect_kw("PRAGMA")?;
+        let (name, _) = self.qualified_name()?;
+        let value = if self.eat(&Tok::Eq) {
+            Some(PragmaValue::Assign(self.pragma_value()?))
+        } else if self.eat(&Tok::LParen) {
+            let v = self.pragma_value()?;
+            self.expect(&Tok::RParen)?;
+            Some(PragmaValue::Call(v))
+        } else {
+            None
+        };
+        Ok(Stmt::Pragma { name, value })
+    }
+
+    /// `nmnum`: a signed number, a name, a string, or ON/DELETE/DEFAULT/...
+    fn pragma_value(&mut self) -> PResult<Expr> {
+        match self.peek().clone() {
+            Tok::Plus | Tok::Minus | Tok::Number(_) => self.signed_number(),
+            Tok::Str(s) => {
+                self.advance();
+                Ok(Expr::Literal(Literal::String(s)))
+            }
+            Tok::Word(w) => {
+                self.advance();
+                Ok(Expr::Column {
+                    schema: None,
+                    table: None,
+                    name: w,
+                    dq: false,
+                })
+            }
+            Tok::QuotedId { name, .. } => {
+                self.advance();
+                Ok(Expr::Column {
+                    schema: None,
+                    table: None,
+                    name,
+                    dq: false,
+                })
+            }
+            _ => self.syntax_error(),
+        }
+    }
+
+    fn signed_number(&mut self) -> PResult<Expr> {
+        let neg = if self.eat(&Tok::Minus) {
+            true
+        } else {
+            self.eat(&Tok::Plus);
+            false
+        };
+        match self.peek().clone() {
+            Tok::Number(n) => {
+                self.advance();
+                let lit = number_literal(&n, neg)?;
+                Ok(Expr::Literal(lit))
+            }
+            _ => self.syntax_error(),
+        }
+    }
+
+    // ---- SELECT ---------------------------------------------------------------------
+
+    fn with_clause(&mut self) -> PResult<With> {
+        self.expect_kw("WITH")?;
+        let recursive = self.eat_kw("RECURSIVE");
+        let mut ctes = Vec::new();
+        loop {
+            let name = self.name()?;
+            let columns = if self.is(&Tok::LParen) {
+                self.name_list_paren()?
+            } else {
+                Vec::new()
+            };
+            self.expect_kw("AS")?;
+            let materialized = if self.eat_kw("MATERIALIZED") {
+                Some(true)
+            } else if self.is_kw("NOT") && self.is_kw_at(1, "MATERIALIZED") {
+                self.advance();
+                self.advance();
+                Some(false)
+            } else {
+                None
+            };
+            self.expect(&Tok::LParen)?;
+            let select = self.select()?;
+            self.expect(&Tok::RParen)?;
+            ctes.push(Cte {
+                name,
+                columns,
+                materialized,
+                select: Box::new(select),
+            });
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        Ok(With { recursive, ctes })
+    }
+
+    pub fn select(&mut self) -> PResult<Select> {
+        self.enter()?;
+        let r = self.select_inner();
+        self.leave();
+        r
+    }
+
+    fn select_inner(&mut self) -> PResult<Select> {
+        let with = if self.is_kw("WITH") {
+            Some(self.with_clause()?)
+        } else {
+            None
+        };
+        let mut s = self.select_no_with()?;
+        s.with = with;
+        Ok(s)
+    }
+
+    fn select_no_with(&mut self) -> PResult<Select> {
+        let first = self.select_core()?;
+        let mut compounds = Vec::new();
+        loop {
+            let op = if self.eat_kw("UNION") {
+                if self.eat_kw("ALL") {
+                    CompoundOp::UnionAll
+                } else {
+                    CompoundOp::Union
+                }
+            } else if self.eat_kw("INTERSECT") {
+                CompoundOp::Intersect
+            } else if self.eat_kw("EXCEPT") {
+                CompoundOp::Except
+            } else {
+                break;
+            };
+            compounds.push((op, self.select_core()?));
+        }
+        let order_by = self.opt_order_by()?;
+        let limit = self.opt_limit()?;
+        Ok(Select {
+            with: None,
+            body: SelectBody { first, compounds },
+            order_by,
+            limit,
+        })
+    }
+
+    fn opt_order_by(&mut self) -> PResult<Vec<OrderingTerm>> {
+        if self.is_kw("ORDER") && self.is_kw_at(1, "BY") {
+            self.advance();
+            self.advance();
+            self.ordering_terms()
+        } else {
+            Ok(Vec::new())
+        }
+    }
+
+    fn ordering_terms(&mut self) -> PResult<Vec<OrderingTerm>> {
+        let mut v = Vec::new();
+        loop {
+            let expr = self.expr()?;
+            let desc = if self.eat_kw("DESC") {
+                true
+            } else {
+                self.eat_kw("ASC");
+                false
+            };
+            let nulls_first = if self.eat_kw("NULLS") {
+                if self.eat_kw("FIRST") {
+                    Some(true)
+                } else {
+                    self.expect_kw("LAST")?;
+                    Some(false)
+                }
+            } else {
+                None
+            };
+            v.push(OrderingTerm {
+                expr,
+                desc,
+                nulls_first,
+            });
+            if !self.eat(&Tok::Comma) {
+                return Ok(v);
+            }
+        }
+    }
+
+    fn opt_limit(&mut self) -> PResult<Option<Limit>> {
+        if !self.eat_kw("LIMIT") {
+            return Ok(None);
+        }
+        let first = self.expr()?;
+        if self.eat_kw("OFFSET") {
+            let offset = self.expr()?;
+            Ok(Some(Limit {
+                limit: first,
+                offset: Some(offset),
+            }))
+        } else if self.eat(&Tok::Comma) {
+            // `LIMIT off, n`: the first number is the offset.
+            let n = self.expr()?;
+            Ok(Some(Limit {
+                limit: n,
+                offset: Some(first),
+            }))
+        } else {
+            Ok(Some(Limit {
+                limit: first,
+                offset: None,
+            }))
+        }
+    }
+
+    fn select_core(&mut self) -> PResult<SelectCore> {
+        if self.eat_kw("VALUES") {
+            let mut rows: Vec<Vec<Expr>> = Vec::new();
+            loop {
+                self.expect(&Tok::LParen)?;
+                let row = self.expr_list()?;
+                self.expect(&Tok::RParen)?;
+                if let Some(first) = rows.first() {
+                    if first.len() != row.len() {
+                        return perr("all VALUES must have the same number of terms");
+                    }
+                }
+                rows.push(row);
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+            }
+            return Ok(SelectCore::Values(rows));
+        }
+        self.expect_kw("SELECT")?;
+        let distinct = if self.eat_kw("DISTINCT") {
+            true
+        } else {
+            self.eat_kw("ALL");
+            false
+        };
+        let columns = self.result_columns()?;
+        let from = if self.eat_kw("FROM") {
+            Some(self.from_clause()?)
+        } else {
+            None
+        };
+        let where_ = if self.eat_kw("WHERE") {
+            Some(self.expr()?)
+        } else {
+            None
+        };
+        let mut group_by = Vec::new();
+        let mut having = None;
+        if self.is_kw("GROUP") {
+            self.advance();
+            self.expect_kw("BY")?;
+            group_by = self.expr_list()?;
+            if self.eat_kw("HAVING") {
+                having = Some(self.expr()?);
+            }
+        } else if self.eat_kw("HAVING") {
+            // SQLite accepts HAVING without GROUP BY (3.39+).
+            having = Some(self.expr()?);
+        }
+        let mut windows = Vec::new();
+        if self.is_kw("WINDOW") {
+            self.advance();
+            loop {
+                let name = self.name()?;
+                self.expect_kw("AS")?;
+                windows.push((name, self.window_def()?));
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        Ok(SelectCore::Select(Box::new(SelectCoreSelect {
+            distinct,
+            columns,
+            from,
+            where_,
+            group_by,
+            having,
+            windows,
+        })))
+    }
+
+    fn result_columns(&mut self) -> PResult<Vec<ResultColumn>> {
+        let mut v = Vec::new();
+        loop {
+            v.push(self.result_column()?);
+            if !self.eat(&Tok::Comma) {
+                return Ok(v);
+            }
+        }
+    }
+
+    fn result_column(&mut self) -> PResult<ResultColumn> {
+        if self.eat(&Tok::Star) {
+            return Ok(ResultColumn::Star);
+        }
+        let is_table_star = matches!(self.peek(), Tok::Word(_) | Tok::QuotedId { .. })
+            && *self.peek_n(1) == Tok::Dot
+            && *self.peek_n(2) == Tok::Star;
+        if is_table_star {
+            let t = self.name()?;
+            self.advance();
+            self.advance();
+            return Ok(ResultColumn::TableStar(t));
+        }
+        let start = self.cur_start();
+        let expr = self.expr()?;
+        let span = self.text(start, self.last_end);
+        let alias = self.alias()?;
+        Ok(ResultColumn::Expr { expr, alias, span })
+    }
+
+    fn from_clause(&mut self) -> PResult<FromClause> {
+        let first = self.table_or_subquery()?;
+        let mut joins = Vec::new();
+        loop {
+            let op = if self.eat(&Tok::Comma) {
+                JoinOp {
+                    comma: true,
+                    natural: false,
+                    kind: JoinKind::Inner,
+                }
+            } else if let Some(op) = self.join_op()? {
+                op
+            } else {
+                break;
+            };
+            let table = self.table_or_subquery()?;
+            let constraint = if self.eat_kw("ON") {
+                Some(JoinConstraint::On(self.expr()?))
+            } else if self.eat_kw("USING") {
+                Some(JoinConstraint::Using(self.name_list_paren()?))
+            } else {
+                None
+            };
+            joins.push(Join {
+                op,
+                table,
+                constraint,
+            });
+        }
+        Ok(FromClause { first, joins })
+    }
+
+    fn join_op(&mut self) -> PResult<Option<JoinOp>> {
+        let natural = self.eat_kw("NATURAL");
+        let kind = if self.eat_kw("LEFT") {
+            self.eat_kw("OUTER");
+            JoinKind::Left
+        } else if self.eat_kw("RIGHT") {
+            self.eat_kw("OUTER");
+            JoinKind::Right
+        } else if self.eat_kw("FULL") {
+            self.eat_kw("OUTER");
+            JoinKind::Full
+        } else if self.eat_kw("INNER") {
+            JoinKind::Inner
+        } else if self.eat_kw("CROSS") {
+            JoinKind::Cross
+        } else if self.is_kw("JOIN") {
+            JoinKind::Plain
+        } else if natural {
+            return self.syntax_error();
+        } else {
+            return Ok(None);
+        };
+        if !self.eat_kw("JOIN") {
+            return match self.peek().clone() {
+                Tok::Word(w) => perr(format!("unknown join type: {w}")),
+                _ => self.syntax_error(),
+            };
+        }
+        Ok(Some(JoinOp {
+            comma: false,
+            natural,
+            kind,
+        }))
+    }
+
+    fn table_or_subquery(&mut self) -> PResult<TableOrSubquery> {
+        if self.eat(&Tok::LParen) {
+            if self.is_kw("SELECT") || self.is_kw("VALUES") || self.is_kw("WITH") {
+                let select = self.select()?;
+                self.expect(&Tok::RParen)?;
+                let alias = self.alias()?;
+                return Ok(TableOrSubquery::Subquery {
+                    select: Box::new(select),
+                    alias,
+                });
+            }
+            self.enter()?;
+            let from = self.from_clause();
+            self.leave();
+            let from = from?;
+            self.expect(&Tok::RParen)?;
+            let alias = self.alias()?;
+            return Ok(TableOrSubquery::Nested {
+                from: Box::new(from),
+                alias,
+            });
+        }
+        let (name, _) = self.qualified_name()?;
+        if self.eat(&Tok::LParen) {
+            let args = if self.is(&Tok::RParen) {
+                Vec::new()
+            } else {
+                self.expr_list()?
+            };
+            self.expect(&Tok::RParen)?;
+            let alias = self.alias()?;
+            return Ok(TableOrSubquery::TableFunction { name, args, alias });
+        }
+        let alias = self.alias()?;
+        let indexed = if self.is_kw("INDEXED") {
+            self.advance();
+            self.expect_kw("BY")?;
+            Some(Indexed::By(self.name()?))
+        } else if self.is_kw("NOT") && self.is_kw_at(1, "INDEXED") {
+            self.advance();
+            self.advance();
+            Some(Indexed::NotIndexed)
+        } else {
+            None
+        };
+        Ok(TableOrSubquery::Table {
+            name,
+            alias,
+            indexed,
+        })
+    }
+
+    fn window_def(&mut self) -> PResult<WindowDef> {
+        self.expect(&Tok::LParen)?;
+        let base = if self.is_name_start()
+            && !self.is_kw("PARTITION")
+            && !self.is_kw("ORDER")
+            && !self.is_kw("RANGE")
+            && !self.is_kw("ROWS")
+            && !self.is_kw("GROUPS")
+        {
+            Some(self.name()?)
+        } else {
+            None
+        };
+        let partition_by = if self.eat_kw("PARTITION") {
+            self.expect_kw("BY")?;
+            self.expr_list()?
+        } else {
+            Vec::new()
+        };
+        let order_by = self.opt_order_by()?;
+        let frame = if self.is_kw("RANGE") || self.is_kw("ROWS") || self.is_kw("GROUPS") {
+            let units = match self.advance().tok {
+                Tok::Word(w) => w.to_ascii_uppercase(),
+                _ => String::new(),
+            };
+            let (start, end) = if self.eat_kw("BETWEEN") {
+                let s = self.frame_bound()?;
+                self.expect_kw("AND")?;
+                (s, Some(self.frame_bound()?))
+            } else {
+                (self.frame_bound()?, None)
+            };
+            let exclude = if self.eat_kw("EXCLUDE") {
+                if self.eat_kw("NO") {
+                    self.expect_kw("OTHERS")?;
+                    Some("NO OTHERS".to_string())
+                } else if self.eat_kw("CURRENT") {
+                    self.expect_kw("ROW")?;
+                    Some("CURRENT ROW".to_string())
+                } else if self.eat_kw("GROUP") {
+                    Some("GROUP".to_string())
+                } else {
+                    self.expect_kw("TIES")?;
+                    Some("TIES".to_string())
+                }
+            } else {
+                None
+            };
+            Some(FrameSpec {
+                units,
+                start,
+                end,
+                exclude,
+            })
+        } else {
+            None
+        };
+        self.expect(&Tok::RParen)?;
+        Ok(WindowDef {
+            base,
+            partition_by,
+            order_by,
+            frame,
+        })
+    }
+
+    fn frame_bound(&mut self) -> PResult<FrameBound> {
+        if self.is_kw("UNBOUNDED") {
+            self.advance();
+            if self.eat_kw("PRECEDING") {
+                return Ok(FrameBound::UnboundedPreceding);
+            }
+            self.expect_kw("FOLLOWING")?;
+            return Ok(FrameBound::UnboundedFollowing);
+        }
+        if self.is_kw("CURRENT") && self.is_kw_at(1, "ROW") {
+            self.advance();
+            self.advance();
+            return Ok(FrameBound::CurrentRow);
+        }
+        let e = self.expr()?;
+        if self.eat_kw("PRECEDING") {
+            Ok(FrameBound::Preceding(Box::new(e)))
+        } else {
+            self.expect_kw("FOLLOWING")?;
+            Ok(FrameBound::Following(Box::new(e)))
+        }
+    }
+
+    // ---- INSERT / UPDATE / DELETE -------------------------------------------------------
+
+    fn conflict_action(&mut self) -> PResult<ConflictAction> {
+        if self.eat_kw("ROLLBACK") {
+            Ok(ConflictAction::Rollback)
+        } else if self.eat_kw("ABORT") {
+            Ok(ConflictAction::Abort)
+        } else if self.eat_kw("FAIL") {
+            Ok(ConflictAction::Fail)
+        } else if self.eat_kw("IGNORE") {
+            Ok(ConflictAction::Ignore)
+        } else if self.eat_kw("REPLACE") {
+            Ok(ConflictAction::Replace)
+        } else {
+            self.syntax_error()
+        }
+    }
+
+    fn opt_or_conflict(&mut self) -> PResult<Option<ConflictAction>> {
+        if self.eat_kw("OR") {
+            Ok(Some(self.conflict_action()?))
+        } else {
+            Ok(None)
+        }
+    }
+
+    fn insert(&mut self, with: Option<With>) -> PResult<Insert> {
+        let (or_conflict, replace_keyword) = if self.eat_kw("REPLACE") {
+            (Some(ConflictAction::Replace), true)
+        } else {
+            self.expect_kw("INSERT")?;
+            (self.opt_or_conflict()?, false)
+        };
+        self.expect_kw("INTO")?;
+        let (table, _) = self.qualified_name()?;
+        let alias = if self.eat_kw("AS") {
+            Some(self.name()?)
+        } else {
+            None
+        };
+        let columns = if self.is(&Tok::LParen) {
+            self.name_list_paren()?
+        } else {
+            Vec::new()
+        };
+        let source = if self.is_kw("DEFAULT") {
+            self.advance();
+            self.expect_kw("VALUES")?;
+            InsertSource::DefaultValues
+        } else if self.is_kw("SELECT") || self.is_kw("VALUES") || self.is_kw("WITH") {
+            InsertSource::Select(Box::new(self.select()?))
+        } else {
+            return self.syntax_error();
+        };
+        let mut upsert = Vec::new();
+        while self.is_kw("ON") && self.is_kw_at(1, "CONFLICT") {
+            self.advance();
+            self.advance();
+            let target = if self.eat(&Tok::LParen) {
+                let columns = self.indexed_columns_tail()?;
+                let where_ = if self.eat_kw("WHERE") {
+                    Some(self.expr()?)
+                } else {
+                    None
+                };
+                Some(UpsertTarget { columns, where_ })
+            } else {
+                None
+            };
+            self.expect_kw("DO")?;
+            let action = if self.eat_kw("NOTHING") {
+                UpsertAction::Nothing
+            } else {
+                self.expect_kw("UPDATE")?;
+                self.expect_kw("SET")?;
+                let sets = self.assignments()?;
+                let where_ = if self.eat_kw("WHERE") {
+                    Some(self.expr()?)
+                } else {
+                    None
+                };
+                UpsertAction::Update { sets, where_ }
+            };
+            upsert.push(Upsert { target, action });
+        }
+        let returning = self.opt_returning()?;
+        Ok(Insert {
+            with,
+            or_conflict,
+            replace_keyword,
+            table,
+            alias,
+            columns,
+            source,
+            upsert,
+            returning,
+        })
+    }
+
+    fn opt_returning(&mut self) -> PResult<Vec<ResultColumn>> {
+        if self.eat_kw("RETURNING") {
+            self.result_columns()
+        } else {
+            Ok(Vec::new())
+        }
+    }
+
+    fn assignments(&mut self) -> PResult<Vec<Assignment>> {
+        let mut v = Vec::new();
+        loop {
+            let columns = if self.is(&Tok::LParen) {
+                self.name_list_paren()?
+            } else {
+                vec![self.name()?]
+            };
+            self.expect(&Tok::Eq)?;
+            let expr = self.expr()?;
+            v.push(Assignment { columns, expr });
+            if !self.eat(&Tok::Comma) {
+                return Ok(v);
+            }
+        }
+    }
+
+    fn opt_indexed(&mut self) -> PResult<Option<Indexed>> {
+        if self.is_kw("INDEXED") {
+            self.advance();
+            self.expect_kw("BY")?;
+            Ok(Some(Indexed::By(self.name()?)))
+        } else if self.is_kw("NOT") && self.is_kw_at(1, "INDEXED") {
+            self.advance();
+            self.advance();
+            Ok(Some(Indexed::NotIndexed))
+        } else {
+            Ok(None)
+        }
+    }
+
+    fn update(&mut self, with: Option<With>) -> PResult<Update> {
+        self.expect_kw("UPDATE")?;
+        let or_conflict = self.opt_or_conflict()?;
+        let (table, _) = self.qualified_name()?;
+        let alias = if self.eat_kw("AS") {
+            Some(self.name()?)
+        } else if self.is_name_start() && !self.is_kw("INDEXED") {
+            Some(self.name()?)
+        } else {
+            None
+        };
+        let indexed = self.opt_indexed()?;
+        self.expect_kw("SET")?;
+        let sets = self.assignments()?;
+        let from = if self.eat_kw("FROM") {
+            Some(self.from_clause()?)
+        } else {
+            None
+        };
+        let where_ = if self.eat_kw("WHERE") {
+            Some(self.expr()?)
+        } else {
+            None
+        };
+        let returning = self.opt_returning()?;
+        let order_by = self.opt_order_by()?;
+        let limit = self.opt_limit()?;
+        Ok(Update {
+            with,
+            or_conflict,
+            table,
+            alias,
+            indexed,
+            sets,
+            from,
+            where_,
+            returning,
+            order_by,
+            limit,
+        })
+    }
+
+    fn delete(&mut self, with: Option<With>) -> PResult<Delete> {
+        self.expect_kw("DELETE")?;
+        self.expect_kw("FROM")?;
+        let (table, _) = self.qualified_name()?;
+        let alias = if self.eat_kw("AS") {
+            Some(self.name()?)
+        } else if self.is_name_start() && !self.is_kw("INDEXED") {
+            Some(self.name()?)
+        } else {
+            None
+        };
+        let indexed = self.opt_indexed()?;
+        let where_ = if self.eat_kw("WHERE") {
+            Some(self.expr()?)
+        } else {
+            None
+        };
+        let returning = self.opt_returning()?;
+        let order_by = self.opt_order_by()?;
+        let limit = self.opt_limit()?;
+        Ok(Delete {
+            with,
+            table,
+            alias,
+            indexed,
+            where_,
+            returning,
+            order_by,
+            limit,
+        })
+    }
+
+    // ---- CREATE / DROP / ALTER ---------------------------------------------------------
+
+    fn opt_if_not_exists(&mut self) -> PResult<bool> {
+        if self.is_kw("IF") && self.is_kw_at(1, "NOT") {
+            self.advance();
+            self.advance();
+            self.expect_kw("EXISTS")?;
+            Ok(true)
+        } else {
+            Ok(false)
+        }
+    }
+
+    fn create(&mut self) -> PResult<Stmt> {
+        self.expect_kw("CREATE")?;
+        let temp = self.eat_kw("TEMP") || self.eat_kw("TEMPORARY");
+        if self.eat_kw("TABLE") {
+            return self.create_table(temp);
+        }
+        if !temp && self.eat_kw("UNIQUE") {
+            self.expect_kw("INDEX")?;
+            return self.create_index(true);
+        }
+        if !temp && self.eat_kw("INDEX") {
+            return self.create_index(false);
+        }
+        if self.eat_kw("VIEW") {
+            let if_not_exists = self.opt_if_not_exists()?;
+            let (name, name_start) = self.qualified_name()?;
+            let columns = if self.is(&Tok::LParen) {
+                self.name_list_paren()?
+            } else {
+                Vec::new()
+            };
+            self.expect_kw("AS")?;
+            let select = self.select()?;
+            let schema_sql = format!("CREATE VIEW {}", self.text(name_start, self.last_end));
+            return Ok(Stmt::CreateView(Box::new(CreateView {
+                temp,
+                if_not_exists,
+                name,
+                columns,
+                select: Box::new(select),
+                schema_sql,
+            })));
+        }
+        if self.eat_kw("TRIGGER") {
+            return self.create_trigger(temp);
+        }
+        if !temp && self.eat_kw("VIRTUAL") {
+            self.expect_kw("TABLE")?;
+            let if_not_exists = self.opt_if_not_exists()?;
+            let (name, name_start) = self.qualified_name()?;
+            self.expect_kw("USING")?;
+            let module = self.name()?;
+            let mut args = Vec::new();
+            if self.eat(&Tok::LParen) {
+                let mut depth = 0usize;
+                let mut arg_start = self.cur_start();
+                loop {
+                    match self.peek().clone() {
+                        Tok::Eof => return self.syntax_error(),
+                        Tok::LParen => depth += 1,
+                        Tok::RParen if depth == 0 => {
+                            let s = self.cur_start();
+                            let a = self.text(arg_start, s).trim().to_string();
+                            if !a.is_empty() {
+                                args.push(a);
+                            }
+                            self.advance();
+                            break;
+                        }
+                        Tok::RParen => depth -= 1,
+                        Tok::Comma if depth == 0 => {
+                            let s = self.cur_start();
+                            args.push(self.text(arg_start, s).trim().to_string());
+                            self.advance();
+                            arg_start = self.cur_start();
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    self.advance();
+                }
+            }
+            let schema_sql = format!(
+                "CREATE VIRTUAL TABLE {}",
+                self.text(name_start, self.last_end)
+            );
+            return Ok(Stmt::CreateVirtualTable(Box::new(CreateVirtualTable {
+                if_not_exists,
+                name,
+                module,
+                args,
+                schema_sql,
+            })));
+        }
+        self.syntax_error()
+    }
+
+    fn create_table(&mut self, temp: bool) -> PResult<Stmt> {
+        let if_not_exists = self.opt_if_not_exists()?;
+        let (name, name_start) = self.qualified_name()?;
+        if self.eat_kw("AS") {
+            let select = self.select()?;
+            let schema_sql = format!("CREATE TABLE {}", self.text(name_start, self.last_end));
+            return Ok(Stmt::CreateTable(Box::new(CreateTable {
+                temp,
+                if_not_exists,
+                name,
+                body: CreateTableBody::AsSelect(Box::new(select)),
+                schema_sql,
+            })));
+        }
+        self.expect(&Tok::LParen)?;
+        let mut columns = Vec::new();
+        let mut constraints = Vec::new();
+        loop {
+            if self.is_table_constraint_start() {
+                break;
+            }
+            columns.push(self.column_def()?);
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        if !self.is(&Tok::RParen) {
+            loop {
+                constraints.push(self.table_constraint()?);
+                if self.eat(&Tok::Comma) {
+                    continue;
+                }
+                if self.is(&Tok::RParen) {
+                    break;
+                }
+            }
+        }
+        self.expect(&Tok::RParen)?;
+        let mut without_rowid = false;
+        let mut strict = false;
+        loop {
+            if self.is_kw("WITHOUT") {
+                self.advance();
+                match self.peek().clone() {
+                    Tok::Word(w) if w.eq_ignore_ascii_case("ROWID") => {
+                        self.advance();
+                        without_rowid = true;
+                    }
+                    Tok::Word(w) => {
+                        self.advance();
+                        return perr(format!("unknown table option: {w}"));
+                    }
+                    _ => return self.syntax_error(),
+                }
+            } else if self.is_kw("STRICT") {
+                self.advance();
+                strict = true;
+            } else if let Tok::Word(w) = self.peek().clone() {
+                if is_reserved(&w) {
+                    return self.syntax_error();
+                }
+                self.advance();
+                return perr(format!("unknown table option: {w}"));
+            } else {
+                break;
+            }
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        let schema_sql = format!("CREATE TABLE {}", self.text(name_start, self.last_end));
+        Ok(Stmt::CreateTable(Box::new(CreateTable {
+            temp,
+            if_not_exists,
+            name,
+            body: CreateTableBody::Columns {
+                columns,
+                constraints,
+                without_rowid,
+                strict,
+            },
+            schema_sql,
+        })))
+    }
+
+    fn is_table_constraint_start(&mut self) -> bool {
+        ["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK", "FOREIGN"]
+            .iter()
+            .any(|k| self.is_kw(k))
+    }
+
+    fn column_def(&mut self) -> PResult<ColumnDef> {
+        let name = self.name()?;
+        let type_name = self.opt_type_name()?;
+        let mut constraints = Vec::new();
+        loop {
+            let cname = if self.eat_kw("CONSTRAINT") {
+                Some(self.name()?)
+            } else {
+                None
+            };
+            let c = if self.is_kw("PRIMARY") {
+                self.advance();
+                self.expect_kw("KEY")?;
+                let desc = if self.eat_kw("DESC") {
+                    Some(true)
+                } else if self.eat_kw("ASC") {
+                    Some(false)
+                } else {
+                    None
+                };
+                let conflict = self.opt_on_conflict()?;
+                let autoincrement = self.eat_kw("AUTOINCREMENT");
+                ColumnConstraint::PrimaryKey {
+                    desc,
+                    conflict,
+                    autoincrement,
+                }
+            } else if self.is_kw("NOT") {
+                self.advance();
+                self.expect_kw("NULL")?;
+                ColumnConstraint::NotNull {
+                    conflict: self.opt_on_conflict()?,
+                }
+            } else if self.eat_kw("NULL") {
+                ColumnConstraint::Null {
+                    conflict: self.opt_on_conflict()?,
+                }
+            } else if self.eat_kw("UNIQUE") {
+                ColumnConstraint::Unique {
+                    conflict: self.opt_on_conflict()?,
+                }
+            } else if self.eat_kw("CHECK") {
+                self.expect(&Tok::LParen)?;
+                let e = self.expr()?;
+                self.expect(&Tok::RParen)?;
+                ColumnConstraint::Check(e)
+            } else if self.eat_kw("DEFAULT") {
+                self.default_value()?
+            } else if self.eat_kw("COLLATE") {
+                ColumnConstraint::Collate(self.name()?)
+            } else if self.eat_kw("REFERENCES") {
+                ColumnConstraint::References(self.foreign_key_clause()?)
+            } else if (self.is_kw("GENERATED") && self.is_kw_at(1, "ALWAYS")) || self.is_kw("AS") {
+                if self.eat_kw("GENERATED") {
+                    self.expect_kw("ALWAYS")?;
+                }
+                self.expect_kw("AS")?;
+                self.expect(&Tok::LParen)?;
+                let expr = self.expr()?;
+                self.expect(&Tok::RParen)?;
+                let stored = if self.eat_kw("STORED") {
+                    true
+                } else {
+                    self.eat_kw("VIRTUAL");
+                    false
+                };
+                ColumnConstraint::Generated { expr, stored }
+            } else if cname.is_some() {
+                return self.syntax_error();
+            } else {
+                break;
+            };
+            constraints.push(NamedColumnConstraint {
+                name: cname,
+                constraint: c,
+            });
+        }
+        Ok(ColumnDef {
+            name,
+            type_name,
+            constraints,
+        })
+    }
+
+    fn default_value(&mut self) -> PResult<ColumnConstraint> {
+        match self.peek().clone() {
+            Tok::LParen => {
+                self.advance();
+                let start = self.cur_start();
+                let expr = self.expr()?;
+                let span = self.text(start, self.last_end);
+                self.expect(&Tok::RParen)?;
+                Ok(ColumnConstraint::Default { expr, span })
+            }
+            Tok::Plus | Tok::Minus | Tok::Number(_) => {
+                let start = self.cur_start();
+                let neg = self.is(&Tok::Minus);
+                if matches!(self.peek(), Tok::Plus | Tok::Minus) {
+                    self.advance();
+                }
+                let expr = match self.peek().clone() {
+                    Tok::Number(n) => {
+                        self.advance();
+                        Expr::Literal(number_literal(&n, neg)?)
+                    }
+                    _ => {
+                        let t = self.primary()?;
+                        if neg {
+                            Expr::Unary(UnaryOp::Neg, Box::new(t))
+                        } else {
+                            t
+                        }
+                    }
+                };
+                Ok(ColumnConstraint::Default {
+                    expr,
+                    span: self.text(start, self.last_end),
+                })
+            }
+            Tok::Str(_) | Tok::Blob(_) => {
+                let start = self.cur_start();
+                let expr = self.primary()?;
+                Ok(ColumnConstraint::Default {
+                    expr,
+                    span: self.text(start, self.last_end),
+                })
+            }
+            Tok::Word(w) => {
+                let start = self.cur_start();
+                let up = w.to_ascii_uppercase();
+                let expr = match up.as_str() {
+                    "NULL" => Expr::Literal(Literal::Null),
+                    "CURRENT_TIME" => Expr::Literal(Literal::CurrentTime),
+                    "CURRENT_DATE" => Expr::Literal(Literal::CurrentDate),
+                    "CURRENT_TIMESTAMP" => Expr::Literal(Literal::CurrentTimestamp),
+                    // `DEFAULT TRUE`/`FALSE` are the integers; any other bare word is text.
+                    "TRUE" => Expr::Literal(Literal::Integer(1)),
+                    "FALSE" => Expr::Literal(Literal::Integer(0)),
+                    _ if is_reserved(&w) => return self.syntax_error(),
+                    _ => Expr::Literal(Literal::String(w.clone())),
+                };
+                self.advance();
+                Ok(ColumnConstraint::Default {
+                    expr,
+                    span: self.text(start, self.last_end),
+                })
+            }
+            Tok::QuotedId { name, .. } => {
+                let start = self.cur_start();
+                self.advance();
+                Ok(ColumnConstraint::Default {
+                    expr: Expr::Literal(Literal::String(name)),
+                    span: self.text(start, self.last_end),
+                })
+            }
+            _ => self.syntax_error(),
+        }
+    }
+
+    fn opt_on_conflict(&mut self) -> PResult<Option<ConflictAction>> {
+        if self.is_kw("ON") && self.is_kw_at(1, "CONFLICT") {
+            self.advance();
+            self.advance();
+            Ok(Some(self.conflict_action()?))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// A type name: one or more words, then an optional `(n)` or `(n, m)`. Returns the text
+    /// as written (SQLite keeps the declared type verbatim).
+    fn opt_type_name(&mut self) -> PResult<Option<String>> {
+        let start = self.cur_start();
+        let mut any = false;
+        loop {
+            let is_type_word = match self.peek() {
+                Tok::Word(w) => !is_reserved(w),
+                Tok::Str(_) | Tok::QuotedId { .. } => true,
+                _ => false,
+            };
+            if !is_type_word {
+                break;
+            }
+            if self.is_kw("GENERATED") && self.is_kw_at(1, "ALWAYS") {
+                break;
+            }
+            self.advance();
+            any = true;
+        }
+        if !any {
+            return Ok(None);
+        }
+        if self.eat(&Tok::LParen) {
+            self.signed_number()?;
+            if self.eat(&Tok::Comma) {
+                self.signed_number()?;
+            }
+            self.expect(&Tok::RParen)?;
+        }
+        Ok(Some(self.text(start, self.last_end)))
+    }
+
+    fn foreign_key_clause(&mut self) -> PResult<ForeignKeyClause> {
+        let table = self.name()?;
+        let columns = if self.is(&Tok::LParen) {
+            self.name_list_paren()?
+        } else {
+            Vec::new()
+        };
+        let mut actions = Vec::new();
+        loop {
+            let start = self.cur_start();
+            if self.is_kw("ON") && (self.is_kw_at(1, "DELETE") || self.is_kw_at(1, "UPDATE")) {
+                self.advance();
+                self.advance();
+                if self.eat_kw("SET") {
+                    if !self.eat_kw("NULL") {
+                        self.expect_kw("DEFAULT")?;
+                    }
+                } else if self.eat_kw("NO") {
+                    self.expect_kw("ACTION")?;
+                } else if !self.eat_kw("CASCADE") {
+                    self.expect_kw("RESTRICT")?;
+                }
+            } else if self.eat_kw("MATCH") {
+                self.name()?;
+            } else if self.is_kw("DEFERRABLE")
+                || (self.is_kw("NOT") && self.is_kw_at(1, "DEFERRABLE"))
+            {
+                self.eat_kw("NOT");
+                self.advance();
+                if self.eat_kw("INITIALLY") && !self.eat_kw("DEFERRED") {
+                    self.expect_kw("IMMEDIATE")?;
+                }
+            } else {
+                break;
+            }
+            actions.push(self.text(start, self.last_end));
+        }
+        Ok(ForeignKeyClause {
+            table,
+            columns,
+            actions,
+        })
+    }
+
+    fn table_constraint(&mut self) -> PResult<TableConstraint> {
+        let name = if self.eat_kw("CONSTRAINT") {
+            Some(self.name()?)
+        } else {
+            None
+        };
+        let constraint = if self.eat_kw("PRIMARY") {
+            self.expect_kw("KEY")?;
+            self.expect(&Tok::LParen)?;
+            let columns = self.indexed_columns_tail()?;
+            let autoincrement = self.eat_kw("AUTOINCREMENT");
+            let conflict = self.opt_on_conflict()?;
+            TableConstraintKind::PrimaryKey {
+                columns,
+                conflict,
+                autoincrement,
+            }
+        } else if self.eat_kw("UNIQUE") {
+            self.expect(&Tok::LParen)?;
+            let columns = self.indexed_columns_tail()?;
+            TableConstraintKind::Unique {
+                columns,
+                conflict: self.opt_on_conflict()?,
+            }
+        } else if self.eat_kw("CHECK") {
+            self.expect(&Tok::LParen)?;
+            let e = self.expr()?;
+            self.expect(&Tok::RParen)?;
+            TableConstraintKind::Check(e)
+        } else if self.eat_kw("FOREIGN") {
+            self.expect_kw("KEY")?;
+            let columns = self.name_list_paren()?;
+            self.expect_kw("REFERENCES")?;
+            TableConstraintKind::ForeignKey {
+                columns,
+                clause: self.foreign_key_clause()?,
+            }
+        } else {
+            return self.syntax_error();
+        };
+        Ok(NamedTableConstraint { name, constraint })
+    }
+
+    /// Indexed columns after the opening parenthesis, through the closing one.
+    fn indexed_columns_tail(&mut self) -> PResult<Vec<IndexedColumn>> {
+        let mut v = Vec::new();
+        loop {
+            let mut expr = self.expr()?;
+            let mut collation = None;
+            if let Expr::Collate {
+                expr: inner,
+                collation: c,
+            } = expr
+            {
+                collation = Some(c);
+                expr = *inner;
+            }
+            let desc = if self.eat_kw("DESC") {
+                Some(true)
+            } else if self.eat_kw("ASC") {
+                Some(false)
+            } else {
+                None
+            };
+            v.push(IndexedColumn {
+                expr,
+                collation,
+                desc,
+            });
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        self.expect(&Tok::RParen)?;
+        Ok(v)
+    }
+
+    fn create_index(&mut self, unique: bool) -> PResult<Stmt> {
+        let if_not_exists = self.opt_if_not_exists()?;
+        let (name, name_start) = self.qualified_name()?;
+        self.expect_kw("ON")?;
+        let table = self.name()?;
+        self.expect(&Tok::LParen)?;
+        let columns = self.indexed_columns_tail()?;
+        let where_ = if self.eat_kw("WHERE") {
+            Some(self.expr()?)
+        } else {
+            None
+        };
+        let prefix = if unique {
+            "CREATE UNIQUE INDEX"
+        } else {
+            "CREATE INDEX"
+        };
+        let schema_sql = format!("{prefix} {}", self.text(name_start, self.last_end));
+        Ok(Stmt::CreateIndex(Box::new(CreateIndex {
+            unique,
+            if_not_exists,
+            name,
+            table,
+            columns,
+            where_,
+            schema_sql,
+        })))
+    }
+
+    fn create_trigger(&mut self, temp: bool) -> PResult<Stmt> {
+        let if_not_exists = self.opt_if_not_exists()?;
+        let (name, name_start) = self.qualified_name()?;
+        let time = if self.eat_kw("BEFORE") {
+            Some(TriggerTime::Before)
+        } else if self.eat_kw("AFTER") {
+            Some(TriggerTime::After)
+        } else if self.eat_kw("INSTEAD") {
+            self.expect_kw("OF")?;
+            Some(TriggerTime::InsteadOf)
+        } else {
+            None
+        };
+        let event = if self.eat_kw("DELETE") {
+            TriggerEvent::Delete
+        } else if self.eat_kw("INSERT") {
+            TriggerEvent::Insert
+        } else if self.eat_kw("UPDATE") {
+            let mut cols = Vec::new();
+            if self.eat_kw("OF") {
+                cols.push(self.name()?);
+                while self.eat(&Tok::Comma) {
+                    cols.push(self.name()?);
+                }
+            }
+            TriggerEvent::Update(cols)
+        } else {
+            return self.syntax_error();
+        };
+        self.expect_kw("ON")?;
+        let table = {
+            let (q, _) = self.qualified_name()?;
+            q.name
+        };
+        let for_each_row = if self.eat_kw("FOR") {
+            self.expect_kw("EACH")?;
+            self.expect_kw("ROW")?;
+            true
+        } else {
+            false
+        };
+        let when = if self.eat_kw("WHEN") {
+            Some(self.expr()?)
+        } else {
+            None
+        };
+        self.expect_kw("BEGIN")?;
+        let mut body = Vec::new();
+        loop {
+            if self.is_kw("END") {
+                break;
+            }
+            let s = if self.is_kw("WITH") {
+                let with = self.with_clause()?;
+                self.dml_after_with(Some(with))?
+            } else if self.is_kw("SELECT") || self.is_kw("VALUES") {
+                Stmt::Select(Box::new(self.select()?))
+            } else if self.is_kw("INSERT") || self.is_kw("REPLACE") {
+                Stmt::Insert(Box::new(self.insert(None)?))
+            } else if self.is_kw("UPDATE") {
+                Stmt::Update(Box::new(self.update(None)?))
+            } else if self.is_kw("DELETE") {
+                Stmt::Delete(Box::new(self.delete(None)?))
+            } else {
+                return self.syntax_error();
+            };
+            body.push(s);
+            self.expect(&Tok::Semi)?;
+        }
+        if body.is_empty() {
+            return self.syntax_error();
+        }
+        self.expect_kw("END")?;
+        let schema_sql = format!("CREATE TRIGGER {}", self.text(name_start, self.last_end));
+        Ok(Stmt::CreateTrigger(Box::new(CreateTrigger {
+            temp,
+            if_not_exists,
+            name,
+            time,
+            event,
+            table,
+            for_each_row,
+            when,
+            body,
+            schema_sql,
+        })))
+    }
+
+    fn drop(&mut self) -> PResult<Stmt> {
+        self.expect_kw("DROP")?;
+        let kind = if self.eat_kw("TABLE") {
+            ObjectKind::Table
+        } else if self.eat_kw("INDEX") {
+            ObjectKind::Index
+        } else if self.eat_kw("VIEW") {
+            ObjectKind::View
+        } else if self.eat_kw("TRIGGER") {
+            ObjectKind::Trigger
+        } else {
+            return self.syntax_error();
+        };
+        let if_exists = if self.is_kw("IF") && self.is_kw_at(1, "EXISTS") {
+            self.advance();
+            self.advance();
+            true
+        } else {
+            false
+        };
+        let (name, _) = self.qualified_name()?;
+        Ok(Stmt::Drop {
+            kind,
+            if_exists,
+            name,
+        })
+    }
+
+    fn alter(&mut self) -> PResult<Stmt> {
+        self.expect_kw("ALTER")?;
+        self.expect_kw("TABLE")?;
+        let (table, _) = self.qualified_name()?;
+        let action = if self.eat_kw("RENAME") {
+            if self.eat_kw("TO") {
+                AlterAction::RenameTable(self.name()?)
+            } else {
+                self.eat_kw("COLUMN");
+                let old = self.name()?;
+                self.expect_kw("TO")?;
+                let new = self.name()?;
+                AlterAction::RenameColumn { old, new }
+            }
+        } else if self.eat_kw("ADD") {
+            self.eat_kw("COLUMN");
+            AlterAction::AddColumn(self.column_def()?)
+        } else if self.eat_kw("DROP") {
+            self.eat_kw("COLUMN");
+            AlterAction::DropColumn(self.name()?)
+        } else {
+            return self.syntax_error();
+        };
+        Ok(Stmt::AlterTable { table, action })
+    }
+
+    // ---- expressions ------------------------------------------------------------------
+
+    pub fn expr_list(&mut self) -> PResult<Vec<Expr>> {
+        let mut v = vec![self.expr()?];
+        while self.eat(&Tok::Comma) {
+            v.push(self.expr()?);
+        }
+        Ok(v)
+    }
+
+    /// A complete expression; enforces SQLite's expression height limit.
+    pub fn expr(&mut self) -> PResult<Expr> {
+        let e = self.expr_prec(P_OR)?;
+        if e.height() > MAX_EXPR_HEIGHT {
+            return perr(format!(
+                "Expression tree is too large (maximum depth {MAX_EXPR_HEIGHT})"
+            ));
+        }
+        Ok(e)
+    }
+
+    fn expr_prec(&mut self, min: u8) -> PResult<Expr> {
+        self.enter()?;
+        let r = self.expr_prec_inner(min);
+        self.leave();
+        r
+    }
+
+    fn expr_prec_inner(&mut self, min: u8) -> PResult<Expr> {
+        let mut lhs = self.operand()?;
+        loop {
+            let tok = self.peek().clone();
+            let (prec, op) = match &tok {
+                Tok::Word(w) => {
+                    let up = w.to_ascii_uppercase();
+                    match up.as_str() {
+                        "OR" => (P_OR, None),
+                        "AND" => (P_AND, None),
+                        "IS" | "IN" | "LIKE" | "GLOB" | "REGEXP" | "MATCH" | "BETWEEN"
+                        | "ISNULL" | "NOTNULL" => (P_EQ, None),
+                        "NOT" => {
+                            let next_ok = match self.peek_n(1) {
+                                Tok::Word(n) => {
+                                    ["IN", "LIKE", "GLOB", "REGEXP", "MATCH", "BETWEEN", "NULL"]
+                                        .iter()
+                                        .any(|k| k.eq_ignore_ascii_case(n))
+                                }
+                                _ => false,
+                            };
+                            if !next_ok {
+                                break;
+                            }
+                            (P_EQ, None)
+                        }
+                        "COLLATE" => (P_COLLATE, None),
+                        _ => break,
+                    }
+                }
+                Tok::Eq | Tok::EqEq => (P_EQ, Some(BinaryOp::Eq)),
+                Tok::Ne | Tok::LtGt => (P_EQ, Some(BinaryOp::Ne)),
+                Tok::Lt => (P_CMP, Some(BinaryOp::Lt)),
+                Tok::Le => (P_CMP, Some(BinaryOp::Le)),
+                Tok::Gt => (P_CMP, Some(BinaryOp::Gt)),
+                Tok::Ge => (P_CMP, Some(BinaryOp::Ge)),
+                Tok::BitAnd => (P_BIT, Some(BinaryOp::BitAnd)),
+                Tok::BitOr => (P_BIT, Some(BinaryOp::BitOr)),
+                Tok::Shl => (P_BIT, Some(BinaryOp::Shl)),
+                Tok::Shr => (P_BIT, Some(BinaryOp::Shr)),
+                Tok::Plus => (P_ADD, Some(BinaryOp::Add)),
+                Tok::Minus => (P_ADD, Some(BinaryOp::Sub)),
+                Tok::Star => (P_MUL, Some(BinaryOp::Mul)),
+                Tok::Slash => (P_MUL, Some(BinaryOp::Div)),
+                Tok::Percent => (P_MUL, Some(BinaryOp::Rem)),
+                Tok::Concat => (P_CONCAT, Some(BinaryOp::Concat)),
+                Tok::Arrow => (P_CONCAT, Some(BinaryOp::Arrow)),
+                Tok::Arrow2 => (P_CONCAT, Some(BinaryOp::Arrow2)),
+                _ => break,
+            };
+            if prec < min {
+                break;
+            }
+            if let Some(op) = op {
+                self.advance();
+                let rhs = self.expr_prec(prec + 1)?;
+                lhs = Expr::Binary(Box::new(lhs), op, Box::new(rhs));
+                continue;
+            }
+            let w = match tok {
+                Tok::Word(w) => w.to_ascii_uppercase(),
+                _ => break,
+            };
+            self.advance();
+            lhs = match w.as_str() {
+                "OR" => Expr::Binary(
+                    Box::new(lhs),
+                    BinaryOp::Or,
+                    Box::new(self.expr_prec(P_OR + 1)?),
+                ),
+                "AND" => Expr::Binary(
+                    Box::new(lhs),
+                    BinaryOp::And,
+                    Box::new(self.expr_prec(P_AND + 1)?),
+                ),
+                "COLLATE" => Expr::Collate {
+                    expr: Box::new(lhs),
+                    collation: self.name()?,
+                },
+                "ISNULL" => Expr::IsNull {
+                    expr: Box::new(lhs),
+                    not: false,
+                },
+                "NOTNULL" => Expr::IsNull {
+                    expr: Box::new(lhs),
+                    not: true,
+                },
+                "IS" => {
+                    let mut not = self.eat_kw("NOT");
+                    if self.eat_kw("DISTINCT") {
+                        self.expect_kw("FROM")?;
+                        not = !not;
+                    }
+                    let rhs = self.expr_prec(P_EQ + 1)?;
+                    Expr::Binary(
+                        Box::new(lhs),
+                        if not { BinaryOp::IsNot } else { BinaryOp::Is },
+                        Box::new(rhs),
+                    )
+                }
+                "NOT" => {
+                    if self.eat_kw("NULL") {
+                        Expr::IsNull {
+                            expr: Box::new(lhs),
+                            not: true,
+                        }
+                    } else {
+                        self.negatable_op(lhs, true)?
+                    }
+                }
+                _ => {
+                    // Put the keyword back for negatable_op, which reads it.
+                    self.pos -= 1;
+                    self.negatable_op(lhs, false)?
+                }
+            };
+        }
+        Ok(lhs)
+    }
+
+    /// `[NOT] IN ...`, `[NOT] LIKE ...`, `[NOT] BETWEEN ...` with the current token being the
+    /// operator keyword.
+    fn negatable_op(&mut self, lhs: Expr, not: bool) -> PResult<Expr> {
+        let w = match self.advance().tok {
+            Tok::Word(w) => w.to_ascii_uppercase(),
+            _ => return self.syntax_error(),
+        };
+        let lhs = Box::new(lhs);
+        match w.as_str() {
+            "BETWEEN" => {
+                let low = self.expr_prec(P_EQ + 1)?;
+                self.expect_kw("AND")?;
+                let high = self.expr_prec(P_EQ + 1)?;
+                Ok(Expr::Between {
+                    expr: lhs,
+                    not,
+                    low: Box::new(low),
+                    high: Box::new(high),
+                })
+            }
+            "IN" => {
+                if self.eat(&Tok::LParen) {
+                    if self.is_kw("SELECT") || self.is_kw("VALUES") || self.is_kw("WITH") {
+                        let select = self.select()?;
+                        self.expect(&Tok::RParen)?;
+                        return Ok(Expr::InSelect {
+                            expr: lhs,
+                            not,
+                            select: Box::new(select),
+                        });
+                    }
+                    let list = if self.is(&Tok::RParen) {
+                        Vec::new()
+                    } else {
+                        self.expr_list()?
+                    };
+                    self.expect(&Tok::RParen)?;
+                    return Ok(Expr::InList {
+                        expr: lhs,
+                        not,
+                        list,
+                    });
+                }
+                let (table, _) = self.qualified_name()?;
+                let args = if self.eat(&Tok::LParen) {
+                    let a = if self.is(&Tok::RParen) {
+                        Vec::new()
+                    } else {
+                        self.expr_list()?
+                    };
+                    self.expect(&Tok::RParen)?;
+                    a
+                } else {
+                    Vec::new()
+                };
+                Ok(Expr::InTable {
+                    expr: lhs,
+                    not,
+                    table,
+                    args,
+                })
+            }
+            "LIKE" | "GLOB" | "REGEXP" | "MATCH" => {
+                let op = match w.as_str() {
+                    "LIKE" => LikeOp::Like,
+                    "GLOB" => LikeOp::Glob,
+                    "REGEXP" => LikeOp::Regexp,
+                    _ => LikeOp::Match,
+                };
+                let rhs = self.expr_prec(P_EQ + 1)?;
+                let escape = if self.eat_kw("ESCAPE") {
+                    Some(Box::new(self.expr_prec(P_BIT)?))
+                } else {
+                    None
+                };
+                Ok(Expr::Like {
+                    lhs,
+                    not,
+                    op,
+                    rhs: Box::new(rhs),
+                    escape,
+                })
+            }
+            _ => {
+                self.pos -= 1;
+                self.syntax_error()
+            }
+        }
+    }
+
+    /// Prefix operators, then a primary.
+    fn operand(&mut self) -> PResult<Expr> {
+        match self.peek() {
+            Tok::Minus => {
+                self.advance();
+                // Fold `-<integer>` so that -9223372036854775808 is an integer, as in SQLite.
+                if let Tok::Number(n) = self.peek().clone() {
+                    if !matches!(self.peek_n(1), Tok::Word(w) if w.eq_ignore_ascii_case("COLLATE"))
+                    {
+                        if let Ok(Literal::Integer(i)) = number_literal(&n, true) {
+                            self.advance();
+                            return Ok(Expr::Literal(Literal::Integer(i)));
+                        }
+                    }
+                }
+                let e = self.expr_prec(P_UNARY)?;
+                Ok(Expr::Unary(UnaryOp::Neg, Box::new(e)))
+            }
+            Tok::Plus => {
+                self.advance();
+                let e = self.expr_prec(P_UNARY)?;
+                Ok(Expr::Unary(UnaryOp::Plus, Box::new(e)))
+            }
+            Tok::BitNot => {
+                self.advance();
+                let e = self.expr_prec(P_UNARY)?;
+                Ok(Expr::Unary(UnaryOp::BitNot, Box::new(e)))
+            }
+            Tok::Word(w) if w.eq_ignore_ascii_case("NOT") => {
+                self.advance();
+                let e = self.expr_prec(P_NOT)?;
+                Ok(Expr::Unary(UnaryOp::Not, Box::new(e)))
+            }
+            _ => self.primary(),
+        }
+    }
+
+    fn primary(&mut self) -> PResult<Expr> {
+        let tok = self.peek().clone();
+        match tok {
+            Tok::Number(n) => {
+                self.advance();
+                Ok(Expr::Literal(number_literal(&n, false)?))
+            }
+            Tok::Str(s) => {
+                self.advance();
+                Ok(Expr::Literal(Literal::String(s)))
+            }
+            Tok::Blob(b) => {
+                self.advance();
+                Ok(Expr::Literal(Literal::Blob(b)))
+            }
+            Tok::Variable(v) => {
+                self.advance();
+                let index = self.param_index(&v)?;
+                Ok(Expr::Param { index, name: v })
+            }
+            Tok::LParen => {
+                self.advance();
+                if self.is_kw("SELECT") || self.is_kw("VALUES") || self.is_kw("WITH") {
+                    let s = self.select()?;
+                    self.expect(&Tok::RParen)?;
+                    return Ok(Expr::Subquery(Box::new(s)));
+                }
+                let mut list = self.expr_list()?;
+                self.expect(&Tok::RParen)?;
+                if list.len() == 1 {
+                    Ok(list.remove(0))
+                } else {
+                    Ok(Expr::Vector(list))
+                }
+            }
+            Tok::QuotedId { name, dq } => {
+                self.advance();
+                self.after_name(name, dq)
+            }
+            Tok::Word(w) => {
+                let up = w.to_ascii_uppercase();
+                match up.as_str() {
+                    "NULL" => {
+                        self.advance();
+                        Ok(Expr::Literal(Literal::Null))
+                    }
+                    "CURRENT_TIME" | "CURRENT_DATE" | "CURRENT_TIMESTAMP" => {
+                        self.advance();
+                        Ok(Expr::Literal(match up.as_str() {
+                            "CURRENT_TIME" => Literal::CurrentTime,
+                            "CURRENT_DATE" => Literal::CurrentDate,
+                            _ => Literal::CurrentTimestamp,
+                        }))
+                    }
+                    "CAST" if *self.peek_n(1) == Tok::LParen => {
+                        self.advance();
+                        self.advance();
+                        let e = self.expr()?;
+                        self.expect_kw("AS")?;
+                        let type_name = self.opt_type_name()?.unwrap_or_default();
+                        self.expect(&Tok::RParen)?;
+                        Ok(Expr::Cast {
+                            expr: Box::new(e),
+                            type_name,
+                        })
+                    }
+                    "CASE" => self.case_expr(),
+                    "EXISTS" => {
+                        self.advance();
+                        self.expect(&Tok::LParen)?;
+                        let s = self.select()?;
+                        self.expect(&Tok::RParen)?;
+                        Ok(Expr::Exists(Box::new(s)))
+                    }
+                    "RAISE" if *self.peek_n(1) == Tok::LParen => {
+                        self.advance();
+                        self.advance();
+                        let kind = if self.eat_kw("IGNORE") {
+                            RaiseKind::Ignore
+                        } else if self.eat_kw("ROLLBACK") {
+                            RaiseKind::Rollback
+                        } else if self.eat_kw("ABORT") {
+                            RaiseKind::Abort
+                        } else if self.eat_kw("FAIL") {
+                            RaiseKind::Fail
+                        } else {
+                            return self.syntax_error();
+                        };
+                        let message = if kind != RaiseKind::Ignore {
+                            self.expect(&Tok::Comma)?;
+                            Some(Box::new(self.expr()?))
+                        } else {
+                            None
+                        };
+                        self.expect(&Tok::RParen)?;
+                        Ok(Expr::Raise { kind, message })
+                    }
+                    _ if is_reserved(&w) => self.syntax_error(),
+                    _ => {
+                        self.advance();
+                        self.after_name(w, false)
+                    }
+                }
+            }
+            _ => self.syntax_error(),
+        }
+    }
+
+    /// After an identifier in an expression: a function call, a qualified column, or a column.
+    fn after_name(&mut self, name: String, dq: bool) -> PResult<Expr> {
+        if self.is(&Tok::LParen) {
+            self.advance();
+            return self.function_call(name);
+        }
+        if self.eat(&Tok::Dot) {
+            let second = self.name()?;
+            if self.eat(&Tok::Dot) {
+                let third = self.name()?;
+                return Ok(Expr::Column {
+                    schema: Some(name),
+                    table: Some(second),
+                    name: third,
+                    dq: false,
+                });
+            }
+            return Ok(Expr::Column {
+                schema: None,
+                table: Some(name),
+                name: second,
+                dq: false,
+            });
+        }
+        Ok(Expr::Column {
+            schema: None,
+            table: None,
+            name,
+            dq,
+        })
+    }
+
+    fn function_call(&mut self, name: String) -> PResult<Expr> {
+        let mut distinct = false;
+        let mut order_by = Vec::new();
+        let args = if self.eat(&Tok::Star) {
+            FunctionArgs::Star
+        } else if self.is(&Tok::RParen) {
+            FunctionArgs::List(Vec::new())
+        } else {
+            if self.eat_kw("DISTINCT") {
+                distinct = true;
+            } else {
+                self.eat_kw("ALL");
+            }
+            let list = self.expr_list()?;
+            order_by = self.opt_order_by()?;
+            FunctionArgs::List(list)
+        };
+        self.expect(&Tok::RParen)?;
+        let filter = if self.is_kw("FILTER") && *self.peek_n(1) == Tok::LParen {
+            self.advance();
+            self.advance();
+            self.expect_kw("WHERE")?;
+            let e = self.expr()?;
+            self.expect(&Tok::RParen)?;
+            Some(e)
+        } else {
+            None
+        };
+        let over = if self.is_kw("OVER")
+            && matches!(
+                self.peek_n(1),
+                Tok::LParen | Tok::Word(_) | Tok::QuotedId { .. }
+            ) {
+            self.advance();
+            if self.is(&Tok::LParen) {
+                Some(Over::Window(self.window_def()?))
+            } else {
+                Some(Over::Name(self.name()?))
+            }
+        } else {
+            None
+        };
+        Ok(Expr::Function(Box::new(FunctionCall {
+            name,
+            distinct,
+            args,
+            order_by,
+            filter,
+            over,
+        })))
+    }
+
+    fn case_expr(&mut self) -> PResult<Expr> {
+        self.expect_kw("CASE")?;
+        let base = if self.is_kw("WHEN") {
+            None
+        } else {
+            Some(Box::new(self.expr()?))
+        };
+        let mut whens = Vec::new();
+        while self.eat_kw("WHEN") {
+            let w = self.expr()?;
+            self.expect_kw("THEN")?;
+            let t = self.expr()?;
+            whens.push((w, t));
+        }
+        if whens.is_empty() {
+            return self.syntax_error();
+        }
+        let else_ = if self.eat_kw("ELSE") {
+            Some(Box::new(self.expr()?))
+        } else {
+            None
+        };
+        self.expect_kw("END")?;
+        Ok(Expr::Case { base, whens, else_ })
+    }
+
+    fn param_index(&mut self, v: &str) -> PResult<usize> {
+        const MAX_VARIABLE_NUMBER: usize = 32766;
+        if v == "?" {
+            self.params.names.push(None);
+            return Ok(self.params.names.len());
+        }
+        if let Some(num) = v.strip_prefix('?') {
+            let n: usize = match num.parse() {
+                Ok(n) if (1..=MAX_VARIABLE_NUMBER).contains(&n) => n,
+                _ => {
+                    return perr(format!(
+                        "variable number must be between ?1 and ?{MAX_VARIABLE_NUMBER}"
+                    ))
+                }
+            };
+            if self.params.names.len() < n {
+                self.params.names.resize(n, None);
+            }
+            if self.params.names[n - 1].is_none() {
+                self.params.names[n - 1] = Some(v.to_string());
+            }
+            return Ok(n);
+        }
+        if let Some(i) = self
+            .params
+            .names
+            .iter()
+            .position(|x| x.as_deref() == Some(v))
+        {
+            return Ok(i + 1);
+        }
+        if self.params.names.len() >= MAX_VARIABLE_NUMBER {
+            return perr("too many SQL variables");
+        }
+        self.params.names.push(Some(v.to_string()));
+        Ok(self.params.names.len())
+    }
+}
+
+/// Converts a numeric token to a literal: decimal integers that fit i64 stay integers, larger
+/// ones become reals (as SQLite does); hex literals are 64-bit two's complement.
+fn number_literal(text: &str, negate: bool) -> PResult<Literal> {
+    if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        let digits = hex.trim_start_matches('0');
+        if digits.len() > 16 {
+            return perr(format!(
+                "hex literal too big: {}{}",
+                if negate { "-" } else { "" },
+                text
+            ));
+        }
+        let v = u64::from_str_radix(if digits.is_empty() { "0" } else { digits }, 16).map_err(
+            |_| ParseError {
+                message: format!("hex literal too big: {text}"),
+            },
+        )?;
+        let i = v as i64;
+        return Ok(Literal::Integer(if negate { i.wrapping_neg() } else { i }));
+    }
+    let is_int = text.bytes().all(|b| b.is_ascii_digit());
+    if is_int {
+        let signed = if negate {
+            format!("-{text}")
+        } else {
+            text.to_string()
+        };
+        if let Ok(i) = signed.parse::<i64>() {
+            return Ok(Literal::Integer(i));
+        }
+    }
+    let value: f64 = text.parse().unwrap_or(0.0);
+    let value = if negate { -value } else { value };
+    Ok(Literal::Float {
+        value,
+        text: if negate {
+            format!("-{text}")
+        } else {
+            text.to_string()
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse1(s: &str) -> Stmt {
+        match Parser::new(s).next_statement() {
+            Ok(Some((st, _))) => st,
+            other => panic!("{s}: {other:?}"),
+        }
+    }
+
+    fn err(s: &str) -> String {
+        let mut p = Parser::new(s);
+        loop {
+            match p.next_statement() {
+                Ok(Some(_)) => continue,
+                Ok(None) => panic!("no error for {s}"),
+                Err(e) => return e.message,
+            }
+        }
+    }
+
+    #[test]
+    fn error_messages() {
+        assert_eq!(err("SELEC 1"), "near \"SELEC\": syntax error");
+        assert_eq!(err("SELECT 1 +"), "incomplete input");
+        assert_eq!(err("SELECT 1 +;"), "near \";\": syntax error");
+        assert_eq!(err("SELECT 'abc"), "unrecognized token: \"'abc\"");
+        assert_eq!(err("SELECT 1 FROM"), "incomplete input");
+        assert_eq!(err("SELECT * FROM t WHERE"), "incomplete input");
+        assert_eq!(err("SELECT !1"), "unrecognized token: \"!\"");
+        assert_eq!(
+            err("CREATE TABLE t(a) garbage"),
+            "unknown table option: garbage"
+        );
+    }
+
+    #[test]
+    fn precedence() {
+        match parse1("SELECT 1 + 2 * 3 = 7 AND NOT 0 OR 1") {
+            Stmt::Select(s) => match &s.body.first {
+                SelectCore::Select(c) => match &c.columns[0] {
+                    ResultColumn::Expr {
+                        expr: Expr::Binary(l, BinaryOp::Or, _),
+                        span,
+                        ..
+                    } => {
+                        assert_eq!(span, "1 + 2 * 3 = 7 AND NOT 0 OR 1");
+                        assert!(matches!(**l, Expr::Binary(_, BinaryOp::And, _)));
+                    }
+                    other => panic!("{other:?}"),
+                },
+                _ => panic!(),
+            },
+            _ => panic!(),
+        }
+    }
+
+    #[test]
+    fn keywords_as_names() {
+        parse1("CREATE TABLE t(key, replace, abort, action TEXT, left INTEGER)");
+        parse1("SELECT key, replace FROM t WHERE abort = 1");
+        parse1("SELECT a FROM t1 LEFT JOIN t2 ON t1.a = t2.b");
+    }
+
+    #[test]
+    fn schema_sql_text() {
+        match parse1("create table IF NOT EXISTS main.t1(a INTEGER PRIMARY KEY, b)") {
+            Stmt::CreateTable(c) => {
+                assert_eq!(c.schema_sql, "CREATE TABLE t1(a INTEGER PRIMARY KEY, b)")
+            }
+            _ => panic!(),
+        }
+        match parse1("create unique index i1 on t1(b desc) where b > 0;") {
+            Stmt::CreateIndex(c) => assert_eq!(
+                c.schema_sql,
+                "CREATE UNIQUE INDEX i1 on t1(b desc) where b > 0"
+            ),
+            _ => panic!(),
+        }
+    }
+
+    #[test]
+    fn params_numbering() {
+        let mut p = Parser::new("SELECT ?, :a, ?5, :a, ?");
+        assert!(p.next_statement().is_ok());
+        assert_eq!(p.params.count(), 6);
+        assert_eq!(p.params.names[1].as_deref(), Some(":a"));
+    }
+
+    #[test]
+    fn min_int_literal() {
+        match parse1("SELECT -9223372036854775808") {
+            Stmt::Select(s) => match &s.body.first {
+                SelectCore::Select(c) => {
+                    assert!(matches!(
+                        &c.columns[0],
+                        ResultColumn::Expr {
+                            expr: Expr::Literal(Literal::Integer(i64::MIN)),
+                            ..
+                        }
+                    ))
+                }
+                _ => panic!(),
+            },
+            _ => panic!(),
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = format!("SELECT {}1{}", "(".repeat(5000), ")".repeat(5000));
+        assert!(err(&deep).contains("too large"));
+        let long = format!("SELECT 1{}", "+1".repeat(2000));
+        assert!(err(&long).contains("too large"));
+        let nots = format!("SELECT {}1", "NOT ".repeat(5000));
+        assert!(err(&nots).contains("too large"));
+    }
+}

@@ -1,0 +1,1866 @@
+//! Name resolution and SELECT planning: AST → `SelectPlan` / `CExpr`.
+//!
+//! Invariants:
+//! - `frames` is the stack of query levels being bound; the last is the innermost. A column
+//!   found `n` frames down becomes `CExpr::Col { level: n, .. }` and marks every frame above
+//!   it as correlated.
+//! - Views, CTE bodies and FROM-subqueries are bound without the current level's columns in
+//!   scope (SQLite does not let them see their siblings).
+//! - Names resolve as SQLite resolves them: a column of this level's FROM, then of enclosing
+//!   levels, then (WHERE/GROUP BY/HAVING/ORDER BY) a result-column alias, then a lone
+//!   double-quoted name is a string literal.
+
+use super::*;
+use crate::func;
+use crate::parse::ast::{
+    self, Expr, FunctionArgs, JoinConstraint, JoinKind, Literal, ResultColumn, SelectCore,
+    TableOrSubquery,
+};
+use crate::schema::{key, Schema};
+use crate::value::{affinity_of_type_name, comparison_affinity, Result, SqlError};
+use std::collections::HashMap;
+
+/// A bound expression with what comparisons need to know about it.
+#[derive(Debug, Clone)]
+pub struct Bound {
+    pub e: CExpr,
+    pub aff: Option<Affinity>,
+    /// (collation, explicit COLLATE)
+    pub coll: Option<(Collation, bool)>,
+    /// Set for a plain column reference: (level, row index).
+    pub col: Option<(usize, usize)>,
+}
+
+impl Bound {
+    fn plain(e: CExpr) -> Bound {
+        Bound {
+            e,
+            aff: None,
+            coll: None,
+            col: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ScopeCol {
+    pub name: String,
+    /// Lower-case name of the source this column belongs to.
+    pub source: String,
+    pub aff: Option<Affinity>,
+    pub coll: Collation,
+    /// Not found by unqualified names or `*` (the right side of USING/NATURAL).
+    pub using_hidden: bool,
+    pub is_rowid: bool,
+    /// For rowid positions: the real table (rowid is only reachable in tables).
+    pub table_name: Option<String>,
+}
+
+#[derive(Default)]
+struct Frame {
+    cols: Vec<ScopeCol>,
+    /// Lower-case source names in FROM order, with (start, width).
+    sources: Vec<(String, usize, usize)>,
+    aggs: Vec<AggCall>,
+    agg_allowed: bool,
+    correlated: bool,
+    /// Result aliases usable as a fallback: (lower-case alias, expression).
+    aliases: Vec<(String, Expr)>,
+    alias_depth: usize,
+}
+
+#[derive(Clone)]
+struct CteDef {
+    columns: Vec<String>,
+    select: ast::Select,
+}
+
+pub struct Binder<'s> {
+    pub schema: &'s Schema,
+    frames: Vec<Frame>,
+    ctes: Vec<HashMap<String, CteDef>>,
+    view_depth: usize,
+}
+
+fn err<T>(m: impl Into<String>) -> Result<T> {
+    Err(SqlError::msg(m))
+}
+
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// Splits a conjunction into its terms.
+pub fn conjuncts(e: &Expr, out: &mut Vec<Expr>) {
+    match e {
+        Expr::Binary(l, BinaryOp::And, r) => {
+            conjuncts(l, out);
+            conjuncts(r, out);
+        }
+        _ => out.push(e.clone()),
+    }
+}
+
+impl<'s> Binder<'s> {
+    pub fn new(schema: &'s Schema) -> Self {
+        Binder {
+            schema,
+            frames: Vec::new(),
+            ctes: Vec::new(),
+            view_depth: 0,
+        }
+    }
+
+    // ---- expressions ------------------------------------------------------------------
+
+    /// Binds an expression in a scope that has no FROM (defaults, VALUES outside a query).
+    pub fn bind_standalone(&mut self, e: &Expr) -> Result<CExpr> {
+        self.frames.push(Frame::default());
+        let r = self.expr(e);
+        self.frames.pop();
+        Ok(r?.e)
+    }
+
+    /// Binds `e` against a single table's row (CHECK constraints, UPDATE/DELETE WHERE,
+    /// partial index predicates); the row layout is the table's columns then its rowid.
+    pub fn bind_for_table(&mut self, t: &Table, alias: Option<&str>, e: &Expr) -> Result<CExpr> {
+        self.push_table_frame(t, alias);
+        let r = self.expr(e);
+        self.frames.pop();
+        Ok(r?.e)
+    }
+
+    /// Pushes a frame holding one table (for DML); pair with `pop_frame`.
+    pub fn push_table_frame(&mut self, t: &Table, alias: Option<&str>) {
+        let mut f = Frame::default();
+        let sname = key(alias.unwrap_or(&t.name));
+        for c in &t.columns {
+            f.cols.push(ScopeCol {
+                name: c.name.clone(),
+                source: sname.clone(),
+                aff: Some(c.affinity),
+                coll: c.collation,
+                using_hidden: false,
+                is_rowid: false,
+                table_name: Some(t.name.clone()),
+            });
+        }
+        f.cols.push(ScopeCol {
+            name: "rowid".into(),
+            source: sname.clone(),
+            aff: Some(Affinity::Integer),
+            coll: Collation::Binary,
+            using_hidden: true,
+            is_rowid: true,
+            table_name: Some(t.name.clone()),
+        });
+        f.sources.push((sname, 0, t.columns.len() + 1));
+        self.frames.push(f);
+    }
+
+    /// Adds a pseudo-source (e.g. `excluded`, or NEW/OLD for triggers) to the top frame at
+    /// the given row offset.
+    pub fn add_pseudo_source(&mut self, name: &str, t: &Table, start: usize) {
+        if let Some(f) = self.frames.last_mut() {
+            let sname = key(name);
+            while f.cols.len() < start {
+                f.cols.push(ScopeCol {
+                    name: String::new(),
+                    source: String::new(),
+                    aff: None,
+                    coll: Collation::Binary,
+                    using_hidden: true,
+                    is_rowid: false,
+                    table_name: None,
+                });
+            }
+            for c in &t.columns {
+                f.cols.push(ScopeCol {
+                    name: c.name.clone(),
+                    source: sname.clone(),
+                    aff: Some(c.affinity),
+                    coll: c.collation,
+                    using_hidden: true,
+                    is_rowid: false,
+                    table_name: Some(t.name.clone()),
+                });
+            }
+            f.cols.push(ScopeCol {
+                name: "rowid".into(),
+                source: sname.clone(),
+                aff: Some(Affinity::Integer),
+                coll: Collation::Binary,
+                using_hidden: true,
+                is_rowid: true,
+                table_name: Some(t.name.clone()),
+            });
+            f.sources.push((sname, start, t.columns.len() + 1));
+        }
+    }
+
+    /// Pushes the frame a trigger program sees: NEW (columns, rowid) then OLD.
+    pub fn push_trigger_frame(&mut self, t: &Table) {
+        self.frames.push(Frame::default());
+        self.add_pseudo_source("new", t, 0);
+        self.add_pseudo_source("old", t, t.columns.len() + 1);
+    }
+
+    pub fn pop_frame(&mut self) {
+        self.frames.pop();
+    }
+
+    /// Binds an expression in the current top frame.
+    pub fn bind_expr(&mut self, e: &Expr) -> Result<CExpr> {
+        Ok(self.expr(e)?.e)
+    }
+
+    pub fn expr(&mut self, e: &Expr) -> Result<Bound> {
+        match e {
+            Expr::Literal(l) => Ok(Bound::plain(CExpr::Lit(literal_value(l)))),
+            Expr::Param { index, .. } => Ok(Bound::plain(CExpr::Param(*index))),
+            Expr::Column {
+                schema,
+                table,
+                name,
+                dq,
+            } => self.column(schema.as_deref(), table.as_deref(), name, *dq),
+            Expr::Unary(op, inner) => {
+                let b = self.expr(inner)?;
+                // Unary plus keeps the operand's affinity and collation (SQLite treats it as
+                // a no-op for typing).
+                if *op == UnaryOp::Plus {
+                    return Ok(Bound {
+                        e: CExpr::Unary(*op, Box::new(b.e)),
+                        aff: b.aff,
+                        coll: b.coll,
+                        col: None,
+                    });
+                }
+                Ok(Bound::plain(CExpr::Unary(*op, Box::new(b.e))))
+            }
+            Expr::Binary(l, op, r) => {
+                let lb = self.expr(l)?;
+                let rb = self.expr(r)?;
+                let coll = pick_collation(&lb, &rb);
+                let is_cmp = matches!(
+                    op,
+                    BinaryOp::Eq
+                        | BinaryOp::Ne
+                        | BinaryOp::Lt
+                        | BinaryOp::Le
+                        | BinaryOp::Gt
+                        | BinaryOp::Ge
+                        | BinaryOp::Is
+                        | BinaryOp::IsNot
+                );
+                if is_cmp {
+                    if let (CExpr::Vector(a), CExpr::Vector(b)) = (&lb.e, &rb.e) {
+                        if a.len() != b.len() {
+                            return err("row value misused");
+                        }
+                    }
+                }
+                Ok(Bound::plain(CExpr::Binary {
+                    op: *op,
+                    l: Box::new(lb.e),
+                    r: Box::new(rb.e),
+                    coll,
+                    laff: lb.aff,
+                    raff: rb.aff,
+                }))
+            }
+            Expr::Like {
+                lhs,
+                not,
+                op,
+                rhs,
+                escape,
+            } => {
+                let l = self.expr(lhs)?.e;
+                let r = self.expr(rhs)?.e;
+                let esc = match escape {
+                    Some(x) => Some(Box::new(self.expr(x)?.e)),
+                    None => None,
+                };
+                Ok(Bound::plain(CExpr::Like {
+                    op: *op,
+                    not: *not,
+                    l: Box::new(l),
+                    r: Box::new(r),
+                    esc,
+                }))
+            }
+            Expr::Between {
+                expr,
+                not,
+                low,
+                high,
+            } => {
+                let eb = self.expr(expr)?;
+                let lo = self.expr(low)?;
+                let hi = self.expr(high)?;
+                let coll = pick_collation(&eb, &lo);
+                Ok(Bound::plain(CExpr::Between {
+                    e: Box::new(eb.e),
+                    not: *not,
+                    lo: Box::new(lo.e),
+                    hi: Box::new(hi.e),
+                    coll,
+                    eaff: eb.aff,
+                    loaff: lo.aff,
+                    hiaff: hi.aff,
+                }))
+            }
+            Expr::InList { expr, not, list } => {
+                let eb = self.expr(expr)?;
+                let mut items = Vec::new();
+                let mut affs = Vec::new();
+                for x in list {
+                    let b = self.expr(x)?;
+                    affs.push(b.aff);
+                    items.push(b.e);
+                }
+                let coll = eb.coll.map(|c| c.0).unwrap_or_default();
+                Ok(Bound::plain(CExpr::InList {
+                    e: Box::new(eb.e),
+                    not: *not,
+                    list: items,
+                    coll,
+                    eaff: eb.aff,
+                    laffs: affs,
+                }))
+            }
+            Expr::InSelect { expr, not, select } => {
+                let eb = self.expr(expr)?;
+                let sub = self.subplan(select)?;
+                let width = match &eb.e {
+                    CExpr::Vector(v) => v.len(),
+                    _ => 1,
+                };
+                if sub.plan.columns.len() != width {
+                    return err(format!(
+                        "sub-select returns {} columns - expected {}",
+                        sub.plan.columns.len(),
+                        width
+                    ));
+                }
+                let saff = sub.plan.columns.first().and_then(|c| c.aff);
+                let aff = comparison_affinity(eb.aff, saff);
+                let coll = eb
+                    .coll
+                    .map(|c| c.0)
+                    .or(sub.plan.columns.first().map(|c| c.coll))
+                    .unwrap_or_default();
+                Ok(Bound::plain(CExpr::InSelect {
+                    e: Box::new(eb.e),
+                    not: *not,
+                    sub: Rc::new(sub),
+                    coll,
+                    eaff: aff,
+                }))
+            }
+            Expr::InTable {
+                expr,
+                not,
+                table,
+                args,
+            } => {
+                if !args.is_empty() {
+                    return err(format!("no such table-valued function: {}", table.name));
+                }
+                let sel = ast::Select {
+                    with: None,
+                    body: ast::SelectBody {
+                        first: SelectCore::Select(Box::new(ast::SelectCoreSelect {
+                            distinct: false,
+                            columns: vec![ResultColumn::Star],
+                            from: Some(ast::FromClause {
+                                first: TableOrSubquery::Table {
+                                    name: table.clone(),
+                                    alias: None,
+                                    indexed: None,
+                                },
+                                joins: Vec::new(),
+                            }),
+                            where_: None,
+                            group_by: Vec::new(),
+                            having: None,
+                            windows: Vec::new(),
+                        })),
+                        compounds: Vec::new(),
+                    },
+                    order_by: Vec::new(),
+                    limit: None,
+                };
+                self.expr(&Expr::InSelect {
+                    expr: expr.clone(),
+                    not: *not,
+                    select: Box::new(sel),
+                })
+            }
+            Expr::IsNull { expr, not } => {
+                let b = self.expr(expr)?;
+                Ok(Bound::plain(CExpr::IsNull {
+                    e: Box::new(b.e),
+                    not: *not,
+                }))
+            }
+            Expr::Exists(s) => {
+                let sub = self.subplan(s)?;
+                Ok(Bound::plain(CExpr::Exists(Rc::new(sub))))
+            }
+            Expr::Subquery(s) => {
+                let sub = self.subplan(s)?;
+                if sub.plan.columns.len() != 1 {
+                    return err(format!(
+                        "sub-select returns {} columns - expected 1",
+                        sub.plan.columns.len()
+                    ));
+                }
+                let aff = sub.plan.columns[0].aff;
+                Ok(Bound {
+                    e: CExpr::Scalar(Rc::new(sub)),
+                    aff,
+                    coll: None,
+                    col: None,
+                })
+            }
+            Expr::Case { base, whens, else_ } => {
+                let bb = match base {
+                    Some(b) => Some(self.expr(b)?),
+                    None => None,
+                };
+                let mut ws = Vec::new();
+                let mut coll = bb
+                    .as_ref()
+                    .and_then(|b| b.coll)
+                    .map(|c| c.0)
+                    .unwrap_or_default();
+                for (w, t) in whens {
+                    let wb = self.expr(w)?;
+                    if let (Some(b), None) = (&bb, bb.as_ref().and_then(|b| b.coll)) {
+                        let _ = b;
+                        if let Some(c) = wb.coll {
+                            coll = c.0;
+                        }
+                    }
+                    ws.push((wb.e, self.expr(t)?.e));
+                }
+                let el = match else_ {
+                    Some(x) => Some(Box::new(self.expr(x)?.e)),
+                    None => None,
+                };
+                let baff = bb.as_ref().and_then(|b| b.aff);
+                Ok(Bound::plain(CExpr::Case {
+                    base: bb.map(|b| Box::new(b.e)),
+                    whens: ws,
+                    else_: el,
+                    coll,
+                    baff,
+                }))
+            }
+            Expr::Cast { expr, type_name } => {
+                let b = self.expr(expr)?;
+                let aff = affinity_of_type_name(type_name);
+                Ok(Bound {
+                    e: CExpr::Cast {
+                        e: Box::new(b.e),
+                        aff,
+                    },
+                    aff: Some(aff),
+                    coll: b.coll,
+                    col: None,
+                })
+            }
+            Expr::Collate { expr, collation } => {
+                let c = Collation::from_name(collation)?;
+                let b = self.expr(expr)?;
+                Ok(Bound {
+                    e: b.e,
+                    aff: b.aff,
+                    coll: Some((c, true)),
+                    col: b.col,
+                })
+            }
+            Expr::Function(fc) => self.function(fc),
+            Expr::Vector(v) => {
+                let mut items = Vec::new();
+                for x in v {
+                    items.push(self.expr(x)?.e);
+                }
+                Ok(Bound::plain(CExpr::Vector(items)))
+            }
+            Expr::Raise { kind, message } => {
+                let msg = match message {
+                    Some(m) => Some(Box::new(self.expr(m)?.e)),
+                    None => None,
+                };
+                Ok(Bound::plain(CExpr::Raise { kind: *kind, msg }))
+            }
+        }
+    }
+
+    fn function(&mut self, fc: &ast::FunctionCall) -> Result<Bound> {
+        if fc.over.is_some() {
+            return err("window functions are not supported");
+        }
+        let nargs = match &fc.args {
+            FunctionArgs::Star => 0,
+            FunctionArgs::List(a) => a.len(),
+        };
+        let def = func::lookup(&fc.name, nargs)?;
+        if let FunctionArgs::Star = fc.args {
+            if !def.is_aggregate() || !def.name.eq_ignore_ascii_case("count") {
+                return err(format!(
+                    "wrong number of arguments to function {}()",
+                    fc.name
+                ));
+            }
+        }
+        let args_ast: &[Expr] = match &fc.args {
+            FunctionArgs::Star => &[],
+            FunctionArgs::List(a) => a,
+        };
+        if def.is_aggregate() {
+            let allowed = self.frames.last().map(|f| f.agg_allowed).unwrap_or(false);
+            if !allowed {
+                return err(format!("misuse of aggregate function {}()", fc.name));
+            }
+            if fc.distinct && args_ast.len() != 1 {
+                return err("DISTINCT aggregates must have exactly one argument");
+            }
+            if let Some(f) = self.frames.last_mut() {
+                f.agg_allowed = false;
+            }
+            let mut args = Vec::new();
+            let mut coll = Collation::Binary;
+            let mut res: Result<()> = Ok(());
+            for (i, a) in args_ast.iter().enumerate() {
+                match self.expr(a) {
+                    Ok(b) => {
+                        if i == 0 {
+                            coll = b.coll.map(|c| c.0).unwrap_or_default();
+                        }
+                        args.push(b.e)
+                    }
+                    Err(e) => {
+                        res = Err(e);
+                        break;
+                    }
+                }
+            }
+            let filter = match (&res, &fc.filter) {
+                (Ok(()), Some(f)) => match self.expr(f) {
+                    Ok(b) => Some(b.e),
+                    Err(e) => {
+                        res = Err(e);
+                        None
+                    }
+                },
+                _ => None,
+            };
+            if let Some(f) = self.frames.last_mut() {
+                f.agg_allowed = true;
+            }
+            res?;
+            let f = self
+                .frames
+                .last_mut()
+                .ok_or_else(|| SqlError::msg("aggregate outside a query"))?;
+            f.aggs.push(AggCall {
+                def: FnRef(def),
+                args,
+                distinct: fc.distinct,
+                coll,
+                filter,
+            });
+            return Ok(Bound::plain(CExpr::Agg(f.aggs.len() - 1)));
+        }
+        if fc.filter.is_some() {
+            return err(format!(
+                "FILTER may not be used with non-aggregate {}()",
+                fc.name
+            ));
+        }
+        if fc.distinct {
+            return err(format!(
+                "DISTINCT is not allowed for non-aggregate function {}()",
+                fc.name
+            ));
+        }
+        let mut args = Vec::new();
+        let mut coll = None;
+        for a in args_ast {
+            let b = self.expr(a)?;
+            if coll.is_none() {
+                coll = b.coll.map(|c| c.0);
+            }
+            args.push(b.e);
+        }
+        Ok(Bound::plain(CExpr::Func {
+            def: FnRef(def),
+            args,
+            coll: coll.unwrap_or_default(),
+        }))
+    }
+
+    fn column(
+        &mut self,
+        schema: Option<&str>,
+        table: Option<&str>,
+        name: &str,
+        dq: bool,
+    ) -> Result<Bound> {
+        let _ = schema;
+        let n = self.frames.len();
+        for level in 0..n {
+            let fi = n - 1 - level;
+            let found = {
+                let f = &self.frames[fi];
+                let mut hits: Vec<usize> = Vec::new();
+                for (i, c) in f.cols.iter().enumerate() {
+                    let name_ok = c.name.eq_ignore_ascii_case(name) && !c.is_rowid;
+                    match table {
+                        Some(t) => {
+                            if c.source == key(t) && name_ok {
+                                hits.push(i);
+                            }
+                        }
+                        None => {
+                            if name_ok && !c.using_hidden {
+                                hits.push(i);
+                            }
+                        }
+                    }
+                }
+                if hits.is_empty()
+                    && ["rowid", "oid", "_rowid_"]
+                        .iter()
+                        .any(|r| r.eq_ignore_ascii_case(name))
+                {
+                    for (i, c) in f.cols.iter().enumerate() {
+                        if c.is_rowid && table.map_or(true, |t| c.source == key(t)) {
+                            hits.push(i);
+                        }
+                    }
+                    if table.is_none() && hits.len() > 1 {
+                        // Only a single table source makes a bare rowid unambiguous.
+                        return err(format!("ambiguous column name: {name}"));
+                    }
+                }
+                if hits.len() > 1 {
+                    let what = match table {
+                        Some(t) => format!("{t}.{name}"),
+                        None => name.to_string(),
+                    };
+                    return err(format!("ambiguous column name: {what}"));
+                }
+                hits.first().map(|&i| (i, f.cols[i].clone()))
+            };
+            if let Some((idx, c)) = found {
+                if level > 0 {
+                    for f in &mut self.frames[fi + 1..] {
+                        f.correlated = true;
+                    }
+                }
+                return Ok(Bound {
+                    e: CExpr::Col { level, idx },
+                    aff: c.aff,
+                    coll: Some((c.coll, false)),
+                    col: Some((level, idx)),
+                });
+            }
+            // Result-column aliases of this level (only for the innermost frame).
+            if level == 0 && table.is_none() {
+                let alias = self.frames[fi]
+                    .aliases
+                    .iter()
+                    .find(|(a, _)| a.eq_ignore_ascii_case(name))
+                    .map(|(_, e)| e.clone());
+                if let Some(e) = alias {
+                    if self.frames[fi].alias_depth < 8 {
+                        self.frames[fi].alias_depth += 1;
+                        let r = self.expr(&e);
+                        self.frames[fi].alias_depth -= 1;
+                        return r;
+                    }
+                }
+            }
+        }
+        if dq && table.is_none() {
+            return Ok(Bound::plain(CExpr::Lit(Value::text(name))));
+        }
+        if name.eq_ignore_ascii_case("true") && table.is_none() {
+            return Ok(Bound::plain(CExpr::Lit(Value::Integer(1))));
+        }
+        if name.eq_ignore_ascii_case("false") && table.is_none() {
+            return Ok(Bound::plain(CExpr::Lit(Value::Integer(0))));
+        }
+        match table {
+            Some(t) => err(format!("no such column: {t}.{name}")),
+            None => err(format!("no such column: {name}")),
+        }
+    }
+
+    fn subplan(&mut self, s: &ast::Select) -> Result<SubPlan> {
+        self.frames.push(Frame::default());
+        let plan = self.select_in_frame(s);
+        let f = self.frames.pop();
+        let plan = plan?;
+        let correlated = f.map(|f| f.correlated).unwrap_or(false);
+        Ok(SubPlan {
+            plan,
+            correlated,
+            cache: RefCell::new(None),
+        })
+    }
+
+    /// Binds a query whose level is not nested in the current one (views, CTEs, FROM
+    /// subqueries): the current frame's columns are hidden from it.
+    fn detached_subplan(&mut self, s: &ast::Select, keep_outer: bool) -> Result<SubPlan> {
+        let saved_top = if keep_outer { self.frames.pop() } else { None };
+        let saved_all = if keep_outer {
+            Vec::new()
+        } else {
+            std::mem::take(&mut self.frames)
+        };
+        let r = self.subplan(s);
+        if keep_outer {
+            if let Some(t) = saved_top {
+                self.frames.push(t);
+            }
+        } else {
+            self.frames = saved_all;
+        }
+        r
+    }
+
+    // ---- SELECT ---------------------------------------------------------------------
+
+    /// Binds a top-level SELECT.
+    pub fn bind_select(&mut self, s: &ast::Select) -> Result<SelectPlan> {
+        let sub = self.subplan(s)?;
+        Ok(sub.plan)
+    }
+
+    /// Binds a SELECT in the frame already pushed for it (the frame is reused per core).
+    fn select_in_frame(&mut self, s: &ast::Select) -> Result<SelectPlan> {
+        let pushed_ctes = if let Some(w) = &s.with {
+            let mut m = HashMap::new();
+            for c in &w.ctes {
+                m.insert(
+                    key(&c.name),
+                    CteDef {
+                        columns: c.columns.clone(),
+                        select: (*c.select).clone(),
+                    },
+                );
+            }
+            if w.recursive {
+                for c in &w.ctes {
+                    if select_mentions(&c.select, &c.name) {
+                        return err("recursive common table expressions are not supported");
+                    }
+                }
+            }
+            self.ctes.push(m);
+            true
+        } else {
+            false
+        };
+        let r = self.select_body(s);
+        if pushed_ctes {
+            self.ctes.pop();
+        }
+        r
+    }
+
+    fn select_body(&mut self, s: &ast::Select) -> Result<SelectPlan> {
+        let simple = s.body.compounds.is_empty();
+        let mut cores = Vec::new();
+        let mut ops = Vec::new();
+        let mut columns = Vec::new();
+        let mut order_by = Vec::new();
+        if simple {
+            let (core, cols, keys) = self.core(&s.body.first, &s.order_by)?;
+            cores.push(core);
+            columns = cols;
+            order_by = keys;
+        } else {
+            let all: Vec<&SelectCore> = std::iter::once(&s.body.first)
+                .chain(s.body.compounds.iter().map(|(_, c)| c))
+                .collect();
+            let mut first_exprs: Vec<(Option<String>, Option<Expr>)> = Vec::new();
+            for (i, c) in all.iter().enumerate() {
+                let outer_frame = self.frames.pop();
+                self.frames.push(Frame::default());
+                let r = self.core(c, &[]);
+                self.frames.pop();
+                if let Some(f) = outer_frame {
+                    self.frames.push(f);
+                }
+                let (core, cols, _) = r?;
+                if i == 0 {
+                    columns = cols;
+                    if let SelectCore::Select(sc) = c {
+                        for rc in &sc.columns {
+                            if let ResultColumn::Expr { expr, alias, .. } = rc {
+                                first_exprs.push((alias.clone(), Some(expr.clone())));
+                            } else {
+                                first_exprs.push((None, None));
+                            }
+                        }
+                    }
+                } else if cols.len() != columns.len() {
+                    let op = s.body.compounds[i - 1].0;
+                    let name = match op {
+                        CompoundOp::Union => "UNION",
+                        CompoundOp::UnionAll => "UNION ALL",
+                        CompoundOp::Intersect => "INTERSECT",
+                        CompoundOp::Except => "EXCEPT",
+                    };
+                    return err(format!("SELECTs to the left and right of {name} do not have the same number of result columns"));
+                }
+                cores.push(core);
+            }
+            ops = s.body.compounds.iter().map(|(op, _)| *op).collect();
+            for (ti, term) in s.order_by.iter().enumerate() {
+                let mut e = &term.expr;
+                let mut coll = None;
+                if let Expr::Collate { expr, collation } = e {
+                    coll = Some(Collation::from_name(collation)?);
+                    e = expr;
+                }
+                let idx = match e {
+                    Expr::Literal(Literal::Integer(k)) => {
+                        if *k < 1 || *k as usize > columns.len() {
+                            return err(format!(
+                                "{} ORDER BY term out of range - should be between 1 and {}",
+                                ordinal(ti + 1),
+                                columns.len()
+                            ));
+                        }
+                        Some(*k as usize - 1)
+                    }
+                    Expr::Column {
+                        table: None, name, ..
+                    } => columns
+                        .iter()
+                        .position(|c| c.name.eq_ignore_ascii_case(name)),
+                    _ => None,
+                };
+                let idx = match idx {
+                    Some(i) => Some(i),
+                    None => first_exprs
+                        .iter()
+                        .position(|(_, fe)| fe.as_ref() == Some(e)),
+                };
+                let Some(idx) = idx else {
+                    return err(format!(
+                        "{} ORDER BY term does not match any column in the result set",
+                        ordinal(ti + 1)
+                    ));
+                };
+                order_by.push(SortKey {
+                    idx,
+                    desc: term.desc,
+                    nulls_first: term.nulls_first.unwrap_or(!term.desc),
+                    coll: coll.unwrap_or(columns[idx].coll),
+                });
+            }
+        }
+        let (limit, offset) = match &s.limit {
+            Some(l) => {
+                let lim = self.bind_standalone_in_frame(&l.limit)?;
+                let off = match &l.offset {
+                    Some(o) => Some(self.bind_standalone_in_frame(o)?),
+                    None => None,
+                };
+                (Some(lim), off)
+            }
+            None => (None, None),
+        };
+        Ok(SelectPlan {
+            cores,
+            ops,
+            columns,
+            order_by,
+            limit,
+            offset,
+        })
+    }
+
+    /// LIMIT/OFFSET: may reference outer queries but not this level's FROM.
+    fn bind_standalone_in_frame(&mut self, e: &Expr) -> Result<CExpr> {
+        let saved = self.frames.pop();
+        self.frames.push(Frame::default());
+        let r = self.expr(e);
+        let f = self.frames.pop();
+        if let Some(mut s) = saved {
+            if f.is_some_and(|f| f.correlated) {
+                s.correlated = true;
+            }
+            self.frames.push(s);
+        }
+        // Evaluated by the executor in a frame with an empty row above the enclosing rows,
+        // so levels bound here are the levels seen at run time.
+        Ok(r?.e)
+    }
+
+    /// Binds one core in the top frame. Returns the plan, output columns and sort keys.
+    fn core(
+        &mut self,
+        core: &SelectCore,
+        order: &[ast::OrderingTerm],
+    ) -> Result<(CorePlan, Vec<OutCol>, Vec<SortKey>)> {
+        match core {
+            SelectCore::Values(rows) => {
+                let mut out = Vec::new();
+                for row in rows {
+                    let mut r = Vec::new();
+                    for e in row {
+                        r.push(self.expr(e)?.e);
+                    }
+                    out.push(r);
+                }
+                let n = rows.first().map_or(0, |r| r.len());
+                let columns: Vec<OutCol> = (0..n)
+                    .map(|i| OutCol {
+                        name: format!("column{}", i + 1),
+                        aff: None,
+                        coll: Collation::Binary,
+                        origin: None,
+                    })
+                    .collect();
+                let mut keys = Vec::new();
+                for (ti, term) in order.iter().enumerate() {
+                    let idx =
+                        match &term.expr {
+                            Expr::Literal(Literal::Integer(k)) if *k >= 1 && (*k as usize) <= n => {
+                                *k as usize - 1
+                            }
+                            Expr::Column {
+                                table: None, name, ..
+                            } => match columns
+                                .iter()
+                                .position(|c| c.name.eq_ignore_ascii_case(name))
+                            {
+                                Some(i) => i,
+                                None => return err(format!(
+                                    "{} ORDER BY term does not match any column in the result set",
+                                    ordinal(ti + 1)
+                                )),
+                            },
+                            _ => {
+                                return err(format!(
+                                    "{} ORDER BY term does not match any column in the result set",
+                                    ordinal(ti + 1)
+                                ))
+                            }
+                        };
+                    keys.push(SortKey {
+                        idx,
+                        desc: term.desc,
+                        nulls_first: term.nulls_first.unwrap_or(!term.desc),
+                        coll: Collation::Binary,
+                    });
+                }
+                let plan = CorePlan {
+                    sources: Vec::new(),
+                    width: 0,
+                    filters: vec![Vec::new()],
+                    group_by: Vec::new(),
+                    having: None,
+                    aggs: Vec::new(),
+                    is_agg: false,
+                    outputs: Vec::new(),
+                    n_visible: n,
+                    distinct: false,
+                    values: Some(out),
+                };
+                Ok((plan, columns, keys))
+            }
+            SelectCore::Select(sc) => self.select_core(sc, order),
+        }
+    }
+
+    fn select_core(
+        &mut self,
+        sc: &ast::SelectCoreSelect,
+        order: &[ast::OrderingTerm],
+    ) -> Result<(CorePlan, Vec<OutCol>, Vec<SortKey>)> {
+        // FROM
+        let mut sources: Vec<Source> = Vec::new();
+        let mut where_terms: Vec<Expr> = Vec::new();
+        if let Some(from) = &sc.from {
+            self.from_clause(from, &mut sources, &mut where_terms)?;
+        }
+        let width = self.frames.last().map_or(0, |f| f.cols.len());
+        if let Some(w) = &sc.where_ {
+            conjuncts(w, &mut where_terms);
+        }
+        // Result-column aliases may be used in WHERE/GROUP BY/HAVING/ORDER BY.
+        let aliases: Vec<(String, Expr)> = sc
+            .columns
+            .iter()
+            .filter_map(|rc| match rc {
+                ResultColumn::Expr {
+                    expr,
+                    alias: Some(a),
+                    ..
+                } => Some((a.clone(), expr.clone())),
+                _ => None,
+            })
+            .collect();
+        if let Some(f) = self.frames.last_mut() {
+            f.aliases = aliases;
+        }
+        // WHERE
+        let mut filters: Vec<Vec<CExpr>> = vec![Vec::new(); sources.len().max(1)];
+        for t in &where_terms {
+            let b = self.expr(t)?;
+            let mut corr = false;
+            let lvl = b.e.max_source(&sources, &mut corr).unwrap_or(0);
+            filters[lvl].push(b.e);
+        }
+        // Result columns (aggregates allowed from here on).
+        if let Some(f) = self.frames.last_mut() {
+            f.agg_allowed = true;
+        }
+        let mut outputs = Vec::new();
+        let mut columns = Vec::new();
+        for rc in &sc.columns {
+            match rc {
+                ResultColumn::Star | ResultColumn::TableStar(_) => {
+                    let only = match rc {
+                        ResultColumn::TableStar(t) => Some(key(t)),
+                        _ => None,
+                    };
+                    if sc.from.is_none() {
+                        return err("no tables specified");
+                    }
+                    let f = self
+                        .frames
+                        .last()
+                        .ok_or_else(|| SqlError::msg("no frame"))?;
+                    if let Some(t) = &only {
+                        if !f.sources.iter().any(|(n, _, _)| n == t) {
+                            return err(format!(
+                                "no such table: {}",
+                                match rc {
+                                    ResultColumn::TableStar(t) => t.as_str(),
+                                    _ => "",
+                                }
+                            ));
+                        }
+                    }
+                    let mut any = false;
+                    for (i, c) in f.cols.iter().enumerate() {
+                        if c.is_rowid || (c.using_hidden && only.is_none()) {
+                            continue;
+                        }
+                        if let Some(t) = &only {
+                            if &c.source != t {
+                                continue;
+                            }
+                        }
+                        any = true;
+                        outputs.push(CExpr::Col { level: 0, idx: i });
+                        columns.push(OutCol {
+                            name: c.name.clone(),
+                            aff: c.aff,
+                            coll: c.coll,
+                            origin: c.table_name.clone().map(|t| (t, c.name.clone())),
+                        });
+                    }
+                    if !any && only.is_none() {
+                        return err("no tables specified");
+                    }
+                }
+                ResultColumn::Expr { expr, alias, span } => {
+                    let b = self.expr(expr)?;
+                    let name = match alias {
+                        Some(a) => a.clone(),
+                        None => match (expr, &b.col) {
+                            (Expr::Column { .. }, Some((0, idx))) => {
+                                let c = &self.frames.last().map(|f| f.cols[*idx].clone());
+                                match c {
+                                    Some(c) if !c.is_rowid => c.name.clone(),
+                                    _ => span.clone(),
+                                }
+                            }
+                            _ => span.clone(),
+                        },
+                    };
+                    let origin = match &b.col {
+                        Some((0, idx)) => self.frames.last().and_then(|f| {
+                            f.cols[*idx]
+                                .table_name
+                                .clone()
+                                .map(|t| (t, f.cols[*idx].name.clone()))
+                        }),
+                        _ => None,
+                    };
+                    columns.push(OutCol {
+                        name,
+                        aff: b.aff,
+                        coll: b.coll.map(|c| c.0).unwrap_or_default(),
+                        origin,
+                    });
+                    outputs.push(b.e);
+                }
+            }
+        }
+        // GROUP BY
+        let mut group_by = Vec::new();
+        for g in &sc.group_by {
+            let e = match g {
+                Expr::Literal(Literal::Integer(k)) => {
+                    let k = *k;
+                    if k < 1 || k as usize > outputs.len() {
+                        return err(format!(
+                            "{} GROUP BY term out of range - should be between 1 and {}",
+                            ordinal(group_by.len() + 1),
+                            outputs.len()
+                        ));
+                    }
+                    let e = outputs[k as usize - 1].clone();
+                    if contains_agg(&e) {
+                        return err("aggregate functions are not allowed in the GROUP BY clause");
+                    }
+                    e
+                }
+                _ => {
+                    if let Some(f) = self.frames.last_mut() {
+                        f.agg_allowed = false;
+                    }
+                    let r = self.expr(g);
+                    if let Some(f) = self.frames.last_mut() {
+                        f.agg_allowed = true;
+                    }
+                    match r {
+                        Ok(b) => b.e,
+                        Err(e) if e.to_string().starts_with("misuse of aggregate") => {
+                            return err(
+                                "aggregate functions are not allowed in the GROUP BY clause",
+                            );
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+            };
+            group_by.push(e);
+        }
+        let having = match &sc.having {
+            Some(h) => Some(self.expr(h)?.e),
+            None => None,
+        };
+        // ORDER BY (single core): by number, by alias, or any expression.
+        let n_visible = outputs.len();
+        let mut keys = Vec::new();
+        for (ti, term) in order.iter().enumerate() {
+            let mut e = &term.expr;
+            let mut coll = None;
+            if let Expr::Collate { expr, collation } = e {
+                coll = Some(Collation::from_name(collation)?);
+                e = expr;
+            }
+            let idx = match e {
+                Expr::Literal(Literal::Integer(k)) => {
+                    if *k < 1 || *k as usize > n_visible {
+                        return err(format!("{} ORDER BY term out of range - should be between 1 and {}", ordinal(ti + 1), n_visible));
+                    }
+                    *k as usize - 1
+                }
+                Expr::Column { table: None, name, .. }
+                    if sc.columns.iter().any(|rc| matches!(rc, ResultColumn::Expr { alias: Some(a), .. } if a.eq_ignore_ascii_case(name))) =>
+                {
+                    sc.columns
+                        .iter()
+                        .filter(|rc| !matches!(rc, ResultColumn::Star | ResultColumn::TableStar(_)))
+                        .position(|rc| matches!(rc, ResultColumn::Expr { alias: Some(a), .. } if a.eq_ignore_ascii_case(name)))
+                        .map(|p| self.expr_position(sc, p))
+                        .unwrap_or(0)
+                }
+                _ => {
+                    let b = self.expr(e)?;
+                    if coll.is_none() {
+                        coll = b.coll.map(|c| c.0);
+                    }
+                    outputs.push(b.e);
+                    outputs.len() - 1
+                }
+            };
+            let coll = coll.unwrap_or_else(|| {
+                columns
+                    .get(idx)
+                    .map(|c: &OutCol| c.coll)
+                    .unwrap_or_default()
+            });
+            keys.push(SortKey {
+                idx,
+                desc: term.desc,
+                nulls_first: term.nulls_first.unwrap_or(!term.desc),
+                coll,
+            });
+        }
+        let f = self
+            .frames
+            .last_mut()
+            .ok_or_else(|| SqlError::msg("no frame"))?;
+        f.agg_allowed = false;
+        let aggs = std::mem::take(&mut f.aggs);
+        let is_agg = !aggs.is_empty() || !group_by.is_empty() || having.is_some();
+        if having.is_some() && group_by.is_empty() && aggs.is_empty() {
+            return err("a GROUP BY clause is required before HAVING");
+        }
+        self.choose_access(&mut sources, &mut filters);
+        let plan = CorePlan {
+            sources,
+            width,
+            filters,
+            group_by,
+            having,
+            aggs,
+            is_agg,
+            outputs,
+            n_visible,
+            distinct: sc.distinct,
+            values: None,
+        };
+        Ok((plan, columns, keys))
+    }
+
+    /// Output position of the p-th non-star result column.
+    fn expr_position(&self, sc: &ast::SelectCoreSelect, p: usize) -> usize {
+        // Stars expand to several outputs; count what precedes.
+        let f = self.frames.last();
+        let mut pos = 0;
+        let mut seen = 0;
+        for rc in &sc.columns {
+            match rc {
+                ResultColumn::Star => {
+                    pos += f.map_or(0, |f| {
+                        f.cols
+                            .iter()
+                            .filter(|c| !c.is_rowid && !c.using_hidden)
+                            .count()
+                    })
+                }
+                ResultColumn::TableStar(t) => {
+                    pos += f.map_or(0, |f| {
+                        f.cols
+                            .iter()
+                            .filter(|c| !c.is_rowid && c.source == key(t))
+                            .count()
+                    })
+                }
+                ResultColumn::Expr { .. } => {
+                    if seen == p {
+                        return pos;
+                    }
+                    seen += 1;
+                    pos += 1;
+                }
+            }
+        }
+        pos
+    }
+
+    fn from_clause(
+        &mut self,
+        from: &ast::FromClause,
+        sources: &mut Vec<Source>,
+        where_terms: &mut Vec<Expr>,
+    ) -> Result<()> {
+        self.add_source(&from.first, JoinType::Inner, sources)?;
+        for j in &from.joins {
+            let jt = match j.op.kind {
+                JoinKind::Left => JoinType::Left,
+                JoinKind::Right | JoinKind::Full => {
+                    return err("RIGHT and FULL OUTER JOINs are not currently supported")
+                }
+                _ => JoinType::Inner,
+            };
+            let left_cols: Vec<(usize, ScopeCol)> = self
+                .frames
+                .last()
+                .map(|f| {
+                    f.cols
+                        .iter()
+                        .cloned()
+                        .enumerate()
+                        .filter(|(_, c)| !c.is_rowid && !c.using_hidden)
+                        .collect()
+                })
+                .unwrap_or_default();
+            self.add_source(&j.table, jt, sources)?;
+            let si = sources.len() - 1;
+            let (start, w) = (sources[si].start, sources[si].width);
+            let mut using: Vec<String> = match &j.constraint {
+                Some(JoinConstraint::Using(cols)) => cols.clone(),
+                _ => Vec::new(),
+            };
+            if j.op.natural {
+                if j.constraint.is_some() {
+                    return err("a NATURAL join may not have an ON or USING clause");
+                }
+                let f = self
+                    .frames
+                    .last()
+                    .ok_or_else(|| SqlError::msg("no frame"))?;
+                for c in &f.cols[start..start + w] {
+                    if !c.is_rowid
+                        && left_cols
+                            .iter()
+                            .any(|(_, l)| l.name.eq_ignore_ascii_case(&c.name))
+                    {
+                        using.push(c.name.clone());
+                    }
+                }
+            }
+            let mut on_terms: Vec<Expr> = Vec::new();
+            for u in &using {
+                let f = self
+                    .frames
+                    .last_mut()
+                    .ok_or_else(|| SqlError::msg("no frame"))?;
+                let Some((li, lc)) = left_cols
+                    .iter()
+                    .find(|(_, c)| c.name.eq_ignore_ascii_case(u))
+                    .cloned()
+                else {
+                    return err(format!(
+                        "cannot join using column {u} - column not present in both tables"
+                    ));
+                };
+                let Some(ri) = (start..start + w)
+                    .find(|&i| !f.cols[i].is_rowid && f.cols[i].name.eq_ignore_ascii_case(u))
+                else {
+                    return err(format!(
+                        "cannot join using column {u} - column not present in both tables"
+                    ));
+                };
+                f.cols[ri].using_hidden = true;
+                let _ = li;
+                on_terms.push(Expr::Binary(
+                    Box::new(Expr::Column {
+                        schema: None,
+                        table: Some(lc.source.clone()),
+                        name: lc.name.clone(),
+                        dq: false,
+                    }),
+                    BinaryOp::Eq,
+                    Box::new(Expr::Column {
+                        schema: None,
+                        table: Some(f.cols[ri].source.clone()),
+                        name: f.cols[ri].name.clone(),
+                        dq: false,
+                    }),
+                ));
+            }
+            if let Some(JoinConstraint::On(e)) = &j.constraint {
+                conjuncts(e, &mut on_terms);
+            }
+            match jt {
+                JoinType::Inner => where_terms.extend(on_terms),
+                JoinType::Left => {
+                    for t in on_terms {
+                        let b = self.expr(&t)?;
+                        sources[si].on.push(b.e);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn add_source(
+        &mut self,
+        t: &TableOrSubquery,
+        join: JoinType,
+        sources: &mut Vec<Source>,
+    ) -> Result<()> {
+        let start = self.frames.last().map_or(0, |f| f.cols.len());
+        let (kind, sname, cols): (SourceKind, String, Vec<ScopeCol>) = match t {
+            TableOrSubquery::Table { name, alias, .. } => {
+                let sname = key(alias.as_deref().unwrap_or(&name.name));
+                if let Some(s) = &name.schema {
+                    if !s.eq_ignore_ascii_case("main") && !s.eq_ignore_ascii_case("temp") {
+                        return err(format!("unknown database {s}"));
+                    }
+                }
+                let k = key(&name.name);
+                let cte = if name.schema.is_none() {
+                    self.ctes.iter().rev().find_map(|m| m.get(&k).cloned())
+                } else {
+                    None
+                };
+                if let Some(cte) = cte {
+                    self.view_guard()?;
+                    let sub = self.detached_subplan(&cte.select, false);
+                    self.view_depth -= 1;
+                    let sub = sub?;
+                    if !cte.columns.is_empty() && cte.columns.len() != sub.plan.columns.len() {
+                        return err(format!(
+                            "table {} has {} values for {} columns",
+                            name.name,
+                            sub.plan.columns.len(),
+                            cte.columns.len()
+                        ));
+                    }
+                    let cols = sub_cols(&sub, &sname, &cte.columns);
+                    (SourceKind::Subquery(Rc::new(sub)), sname, cols)
+                } else if let Some(tab) = self.schema.table(&name.name).cloned() {
+                    let mut cols: Vec<ScopeCol> = tab
+                        .columns
+                        .iter()
+                        .map(|c| ScopeCol {
+                            name: c.name.clone(),
+                            source: sname.clone(),
+                            aff: Some(c.affinity),
+                            coll: c.collation,
+                            using_hidden: false,
+                            is_rowid: false,
+                            table_name: Some(tab.name.clone()),
+                        })
+                        .collect();
+                    cols.push(ScopeCol {
+                        name: "rowid".into(),
+                        source: sname.clone(),
+                        aff: Some(Affinity::Integer),
+                        coll: Collation::Binary,
+                        using_hidden: false,
+                        is_rowid: true,
+                        table_name: Some(tab.name.clone()),
+                    });
+                    (SourceKind::Table(tab), sname, cols)
+                } else if let Some(v) = self.schema.views.get(&k).cloned() {
+                    self.view_guard()?;
+                    let sub = self.detached_subplan(&v.select, false);
+                    self.view_depth -= 1;
+                    let sub = sub?;
+                    let cols = sub_cols(&sub, &sname, &v.columns);
+                    (SourceKind::Subquery(Rc::new(sub)), sname, cols)
+                } else if k == "sqlite_master"
+                    || k == "sqlite_schema"
+                    || k == "sqlite_temp_master"
+                    || k == "sqlite_temp_schema"
+                {
+                    let st = crate::schema::schema_table();
+                    let mut cols: Vec<ScopeCol> = st
+                        .columns
+                        .iter()
+                        .map(|c| ScopeCol {
+                            name: c.name.clone(),
+                            source: sname.clone(),
+                            aff: Some(c.affinity),
+                            coll: c.collation,
+                            using_hidden: false,
+                            is_rowid: false,
+                            table_name: Some(name.name.clone()),
+                        })
+                        .collect();
+                    cols.push(ScopeCol {
+                        name: "rowid".into(),
+                        source: sname.clone(),
+                        aff: Some(Affinity::Integer),
+                        coll: Collation::Binary,
+                        using_hidden: false,
+                        is_rowid: true,
+                        table_name: Some(name.name.clone()),
+                    });
+                    (SourceKind::Schema, sname, cols)
+                } else {
+                    let full = match &name.schema {
+                        Some(s) => format!("{s}.{}", name.name),
+                        None => name.name.clone(),
+                    };
+                    return err(format!("no such table: {full}"));
+                }
+            }
+            TableOrSubquery::Subquery { select, alias } => {
+                let sub = self.detached_subplan(select, true)?;
+                let sname = key(alias.as_deref().unwrap_or(""));
+                let cols = sub_cols(&sub, &sname, &[]);
+                (SourceKind::Subquery(Rc::new(sub)), sname, cols)
+            }
+            TableOrSubquery::TableFunction { name, .. } => {
+                return err(format!("no such table-valued function: {}", name.name))
+            }
+            TableOrSubquery::Nested { from, alias } => {
+                if alias.is_some() {
+                    return err("aliases on parenthesized joins are not supported");
+                }
+                let mut terms = Vec::new();
+                self.from_clause(from, sources, &mut terms)?;
+                if !terms.is_empty() || sources.iter().any(|s| s.join == JoinType::Left) {
+                    return err("parenthesized joins with join constraints are not supported");
+                }
+                return Ok(());
+            }
+        };
+        if !sname.is_empty() {
+            if let Some(f) = self.frames.last() {
+                if f.sources.iter().any(|(n, _, _)| *n == sname) {
+                    // SQLite allows duplicate names but then every reference is ambiguous.
+                }
+            }
+        }
+        let width = cols.len();
+        let f = self
+            .frames
+            .last_mut()
+            .ok_or_else(|| SqlError::msg("no frame"))?;
+        f.cols.extend(cols);
+        f.sources.push((sname, start, width));
+        sources.push(Source {
+            kind,
+            start,
+            width,
+            join,
+            on: Vec::new(),
+            access: Access::Scan,
+        });
+        Ok(())
+    }
+
+    fn view_guard(&mut self) -> Result<()> {
+        self.view_depth += 1;
+        if self.view_depth > 50 {
+            self.view_depth -= 1;
+            return err("view nesting too deep (a view or CTE refers to itself?)");
+        }
+        Ok(())
+    }
+
+    // ---- access paths -----------------------------------------------------------------
+
+    fn choose_access(&self, sources: &mut [Source], filters: &mut [Vec<CExpr>]) {
+        for i in 0..sources.len() {
+            let SourceKind::Table(tab) = &sources[i].kind else {
+                continue;
+            };
+            let tab = tab.clone();
+            let terms: Vec<CExpr> = match sources[i].join {
+                JoinType::Inner => filters[i].clone(),
+                JoinType::Left => sources[i].on.clone(),
+            };
+            let start = sources[i].start;
+            let rowid_pos = start + tab.columns.len();
+            let prior = &sources[..i];
+            // Candidate (column-in-source, op, other side, other affinity, collation).
+            let mut cands: Vec<(usize, BinaryOp, Vec<CExpr>, Option<Affinity>, Collation)> =
+                Vec::new();
+            for t in &terms {
+                let mut push_cmp = |col: &CExpr,
+                                    op: BinaryOp,
+                                    other: &CExpr,
+                                    oaff: Option<Affinity>,
+                                    coll: Collation| {
+                    if let CExpr::Col { level: 0, idx } = col {
+                        if *idx >= start && *idx < start + sources_width(&tab) {
+                            let mut corr = false;
+                            let ms = other.max_source(prior, &mut corr);
+                            let depends_on_self = {
+                                let mut c2 = false;
+                                let all =
+                                    other.max_source(&sources_slice_upto(sources, i), &mut c2);
+                                all == Some(i)
+                            };
+                            let _ = ms;
+                            if !depends_on_self && !contains_agg(other) {
+                                cands.push((*idx - start, op, vec![other.clone()], oaff, coll));
+                            }
+                        }
+                    }
+                };
+                match t {
+                    CExpr::Binary {
+                        op,
+                        l,
+                        r,
+                        coll,
+                        laff,
+                        raff,
+                    } if matches!(
+                        op,
+                        BinaryOp::Eq | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
+                    ) =>
+                    {
+                        push_cmp(l, *op, r, *raff, *coll);
+                        let flipped = match op {
+                            BinaryOp::Lt => BinaryOp::Gt,
+                            BinaryOp::Le => BinaryOp::Ge,
+                            BinaryOp::Gt => BinaryOp::Lt,
+                            BinaryOp::Ge => BinaryOp::Le,
+                            o => *o,
+                        };
+                        push_cmp(r, flipped, l, *laff, *coll);
+                        let _ = laff;
+                    }
+                    CExpr::Between {
+                        e,
+                        not: false,
+                        lo,
+                        hi,
+                        coll,
+                        loaff,
+                        hiaff,
+                        ..
+                    } => {
+                        push_cmp(e, BinaryOp::Ge, lo, *loaff, *coll);
+                        push_cmp(e, BinaryOp::Le, hi, *hiaff, *coll);
+                    }
+                    CExpr::InList {
+                        e,
+                        not: false,
+                        list,
+                        coll,
+                        laffs,
+                        ..
+                    } if !list.is_empty() => {
+                        if let CExpr::Col { level: 0, idx } = &**e {
+                            if *idx >= start
+                                && *idx < start + sources_width(&tab)
+                                && list.iter().all(|x| x.is_constant())
+                            {
+                                let aff = laffs.iter().copied().next().flatten();
+                                if laffs.iter().all(|a| *a == aff) {
+                                    cands.push((
+                                        *idx - start,
+                                        BinaryOp::Eq,
+                                        list.clone(),
+                                        aff,
+                                        *coll,
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if cands.is_empty() {
+                continue;
+            }
+            let ncols = tab.columns.len();
+            let is_rowid_col = |c: usize| c == ncols || Some(c) == tab.rowid_alias;
+            // Affinity compatibility (see module docs): the column side must not be converted.
+            let col_aff = |c: usize| {
+                if is_rowid_col(c) {
+                    Affinity::Integer
+                } else {
+                    tab.columns[c].affinity
+                }
+            };
+            let usable = |c: usize, oaff: Option<Affinity>| -> bool {
+                let ca = col_aff(c);
+                match ca {
+                    a if a.is_numeric() => true,
+                    Affinity::Text => {
+                        matches!(oaff, None | Some(Affinity::Text) | Some(Affinity::Blob))
+                    }
+                    _ => comparison_affinity(Some(ca), oaff).is_none(),
+                }
+            };
+            // 1. rowid equality
+            if let Some((_, _, vals, _, _)) = cands
+                .iter()
+                .find(|(c, op, _, _, _)| is_rowid_col(*c) && *op == BinaryOp::Eq)
+            {
+                sources[i].access = Access::RowidEq(vals.clone());
+                let _ = rowid_pos;
+                continue;
+            }
+            // 2. best index: longest equality prefix, then a range.
+            let mut best: Option<(usize, Access)> = None;
+            for ixname in &tab.indexes {
+                let Some(ix) = self.schema.indexes.get(ixname) else {
+                    continue;
+                };
+                if ix.partial.is_some() || ix.root == 0 {
+                    continue;
+                }
+                let mut eq = Vec::new();
+                let mut lo = None;
+                let mut hi = None;
+                let mut range_aff = None;
+                for icol in &ix.columns {
+                    let Some(c) = icol.column else { break };
+                    let found = cands.iter().find(|(cc, op, _, oaff, coll)| {
+                        *cc == c
+                            && *op == BinaryOp::Eq
+                            && *coll == icol.collation
+                            && usable(c, *oaff)
+                    });
+                    if let Some((_, _, vals, oaff, _)) = found {
+                        eq.push((vals.clone(), comparison_affinity(Some(col_aff(c)), *oaff)));
+                        continue;
+                    }
+                    for (cc, op, vals, oaff, coll) in &cands {
+                        if *cc != c
+                            || *coll != icol.collation
+                            || !usable(c, *oaff)
+                            || vals.len() != 1
+                        {
+                            continue;
+                        }
+                        let v = vals[0].clone();
+                        let aff = comparison_affinity(Some(col_aff(c)), *oaff);
+                        // For a DESC column, the key order is reversed, so bounds swap.
+                        let (is_lo, incl) = match op {
+                            BinaryOp::Gt => (true, false),
+                            BinaryOp::Ge => (true, true),
+                            BinaryOp::Lt => (false, false),
+                            BinaryOp::Le => (false, true),
+                            _ => continue,
+                        };
+                        let is_lo = is_lo != icol.desc;
+                        if is_lo && lo.is_none() {
+                            lo = Some((v, incl));
+                            range_aff = aff;
+                        } else if !is_lo && hi.is_none() {
+                            hi = Some((v, incl));
+                            range_aff = aff;
+                        }
+                    }
+                    break;
+                }
+                if eq.is_empty() && lo.is_none() && hi.is_none() {
+                    continue;
+                }
+                let score = eq.len() * 4
+                    + usize::from(lo.is_some())
+                    + usize::from(hi.is_some())
+                    + usize::from(ix.unique && eq.len() == ix.columns.len()) * 2;
+                if best.as_ref().map_or(true, |(s, _)| score > *s) {
+                    let order = KeyOrder {
+                        columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect(),
+                    };
+                    best = Some((
+                        score,
+                        Access::Index {
+                            index: ix.clone(),
+                            order,
+                            eq,
+                            lo,
+                            hi,
+                            range_aff,
+                        },
+                    ));
+                }
+            }
+            // 3. rowid range
+            let mut rlo = None;
+            let mut rhi = None;
+            for (c, op, vals, _, _) in &cands {
+                if !is_rowid_col(*c) || vals.len() != 1 {
+                    continue;
+                }
+                match op {
+                    BinaryOp::Gt if rlo.is_none() => rlo = Some((vals[0].clone(), false)),
+                    BinaryOp::Ge if rlo.is_none() => rlo = Some((vals[0].clone(), true)),
+                    BinaryOp::Lt if rhi.is_none() => rhi = Some((vals[0].clone(), false)),
+                    BinaryOp::Le if rhi.is_none() => rhi = Some((vals[0].clone(), true)),
+                    _ => {}
+                }
+            }
+            let rowid_score = usize::from(rlo.is_some()) + usize::from(rhi.is_some());
+            match best {
+                Some((s, acc)) if s >= 4 || s > rowid_score => sources[i].access = acc,
+                _ if rowid_score > 0 => sources[i].access = Access::RowidRange { lo: rlo, hi: rhi },
+                Some((_, acc)) => sources[i].access = acc,
+                None => {}
+            }
+        }
+    }
+}
+
+fn sources_width(t: &Table) -> usize {
+    t.columns.len() + 1
+}
+
+fn sources_slice_upto(sources: &[Source], i: usize) -> Vec<Source> {
+    sources[..=i].to_vec()
+}
+
+fn sub_cols(sub: &SubPlan, sname: &str, names: &[String]) -> Vec<ScopeCol> {
+    sub.plan
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| ScopeCol {
+            name: names.get(i).cloned().unwrap_or_else(|| c.name.clone()),
+            source: sname.to_string(),
+            aff: c.aff,
+            coll: c.coll,
+            using_hidden: false,
+            is_rowid: false,
+            table_name: c.origin.as_ref().map(|o| o.0.clone()),
+        })
+        .collect()
+}
+
+/// Collation for a binary comparison (datatype3.html §7.1): an explicit COLLATE on the left,
+/// then on the right, then the left column's, then the right column's, else BINARY.
+fn pick_collation(l: &Bound, r: &Bound) -> Collation {
+    match (l.coll, r.coll) {
+        (Some((c, true)), _) => c,
+        (_, Some((c, true))) => c,
+        (Some((c, false)), _) => c,
+        (_, Some((c, false))) => c,
+        _ => Collation::Binary,
+    }
+}
+
+pub fn literal_value(l: &Literal) -> Value {
+    match l {
+        Literal::Null => Value::Null,
+        Literal::Integer(i) => Value::Integer(*i),
+        Literal::Float { value, .. } => Value::real(*value),
+        Literal::String(s) => Value::text(s.as_str()),
+        Literal::Blob(b) => Value::blob(b.clone()),
+        // Evaluated at run time by the executor through functions; planned as calls.
+        Literal::CurrentTime => current_fn("time"),
+        Literal::CurrentDate => current_fn("date"),
+        Literal::CurrentTimestamp => current_fn("datetime"),
+    }
+}
+
+fn current_fn(name: &str) -> Value {
+    let ctx = crate::func::NoConnection;
+    match crate::func::lookup(name, 0) {
+        Ok(def) => def
+            .call(&crate::func::Ctx::new(&ctx), &[])
+            .unwrap_or(Value::Null),
+        Err(_) => Value::Null,
+    }
+}
+
+pub fn contains_agg(e: &CExpr) -> bool {
+    let mut found = false;
+    let mut stack = vec![e];
+    while let Some(x) = stack.pop() {
+        if matches!(x, CExpr::Agg(_)) {
+            found = true;
+        }
+        x.for_each_child(&mut |c| stack.push(c));
+    }
+    found
+}
+
+/// Whether a SELECT's FROM clauses mention `name` (to detect recursive CTEs).
+fn select_mentions(s: &ast::Select, name: &str) -> bool {
+    let text = s.to_string().to_ascii_lowercase();
+    let n = name.to_ascii_lowercase();
+    text.split(|c: char| !c.is_alphanumeric() && c != '_')
+        .any(|w| w == n)
+}

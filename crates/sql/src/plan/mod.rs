@@ -1,0 +1,351 @@
+//! Planner: binds AST names to row positions and chooses access paths, producing plans the
+//! executor walks (`exec`).
+//!
+//! Row layout: a query's FROM clause produces one combined row, the sources' columns side by
+//! side; a table source contributes its columns followed by its rowid. `CExpr::Col { level,
+//! idx }` reads position `idx` of the row `level` frames up (0: this query, 1: the enclosing
+//! query, ...), which is how correlated subqueries see their outer row.
+//!
+//! Invariants:
+//! - Every WHERE/ON conjunct stays a filter even when an index lookup is derived from it, so
+//!   an access path can only narrow the rows examined, never change the result.
+//! - Comparisons carry the affinity and collation SQLite would apply (datatype3.html §4.2,
+//!   §7.1), decided here once, not per row.
+//! - Aggregate calls are collected per query level and evaluated over groups; elsewhere they
+//!   are errors (`misuse of aggregate function f()`).
+
+pub mod bind;
+
+use crate::collation::Collation;
+use crate::exec::store::KeyOrder;
+use crate::func::FuncDef;
+use crate::parse::ast::{BinaryOp, CompoundOp, LikeOp, RaiseKind, UnaryOp};
+use crate::schema::{Index, Table};
+use crate::value::{Affinity, Value};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+pub use bind::Binder;
+
+/// A bound expression.
+#[derive(Debug, Clone)]
+pub enum CExpr {
+    Lit(Value),
+    Param(usize),
+    Col {
+        level: usize,
+        idx: usize,
+    },
+    Unary(UnaryOp, Box<CExpr>),
+    /// Comparison and arithmetic; `coll`/affinities matter only for comparisons.
+    Binary {
+        op: BinaryOp,
+        l: Box<CExpr>,
+        r: Box<CExpr>,
+        coll: Collation,
+        laff: Option<Affinity>,
+        raff: Option<Affinity>,
+    },
+    Like {
+        op: LikeOp,
+        not: bool,
+        l: Box<CExpr>,
+        r: Box<CExpr>,
+        esc: Option<Box<CExpr>>,
+    },
+    Between {
+        e: Box<CExpr>,
+        not: bool,
+        lo: Box<CExpr>,
+        hi: Box<CExpr>,
+        coll: Collation,
+        eaff: Option<Affinity>,
+        loaff: Option<Affinity>,
+        hiaff: Option<Affinity>,
+    },
+    InList {
+        e: Box<CExpr>,
+        not: bool,
+        list: Vec<CExpr>,
+        coll: Collation,
+        eaff: Option<Affinity>,
+        laffs: Vec<Option<Affinity>>,
+    },
+    InSelect {
+        e: Box<CExpr>,
+        not: bool,
+        sub: Rc<SubPlan>,
+        coll: Collation,
+        eaff: Option<Affinity>,
+    },
+    Exists(Rc<SubPlan>),
+    Scalar(Rc<SubPlan>),
+    IsNull {
+        e: Box<CExpr>,
+        not: bool,
+    },
+    Case {
+        base: Option<Box<CExpr>>,
+        whens: Vec<(CExpr, CExpr)>,
+        else_: Option<Box<CExpr>>,
+        coll: Collation,
+        baff: Option<Affinity>,
+    },
+    Cast {
+        e: Box<CExpr>,
+        aff: Affinity,
+    },
+    Func {
+        def: FnRef,
+        args: Vec<CExpr>,
+        coll: Collation,
+    },
+    Agg(usize),
+    Vector(Vec<CExpr>),
+    Raise {
+        kind: RaiseKind,
+        msg: Option<Box<CExpr>>,
+    },
+}
+
+/// A built-in function definition (a `Debug`-printable reference).
+#[derive(Clone, Copy)]
+pub struct FnRef(pub &'static FuncDef);
+
+impl std::fmt::Debug for FnRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}()", self.0.name)
+    }
+}
+
+impl std::ops::Deref for FnRef {
+    type Target = FuncDef;
+    fn deref(&self) -> &FuncDef {
+        self.0
+    }
+}
+
+/// An aggregate call of one query level.
+#[derive(Debug, Clone)]
+pub struct AggCall {
+    pub def: FnRef,
+    pub args: Vec<CExpr>,
+    pub distinct: bool,
+    pub coll: Collation,
+    pub filter: Option<CExpr>,
+}
+
+/// A subquery inside an expression; `correlated` when it reads an enclosing row, in which
+/// case it is re-run per outer row, else its result is computed once per execution.
+#[derive(Debug)]
+pub struct SubPlan {
+    pub plan: SelectPlan,
+    pub correlated: bool,
+    pub cache: RefCell<Option<(u64, Rc<Vec<Vec<Value>>>)>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct OutCol {
+    pub name: String,
+    pub aff: Option<Affinity>,
+    pub coll: Collation,
+    /// (table name, column name) when the column is a plain table column.
+    pub origin: Option<(String, String)>,
+}
+
+/// Sort key: position in the output row.
+#[derive(Debug, Clone)]
+pub struct SortKey {
+    pub idx: usize,
+    pub desc: bool,
+    pub nulls_first: bool,
+    pub coll: Collation,
+}
+
+#[derive(Debug, Clone)]
+pub struct SelectPlan {
+    pub cores: Vec<CorePlan>,
+    pub ops: Vec<CompoundOp>,
+    pub columns: Vec<OutCol>,
+    /// Output rows carry `columns.len()` visible values, then hidden sort values.
+    pub order_by: Vec<SortKey>,
+    pub limit: Option<CExpr>,
+    pub offset: Option<CExpr>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JoinType {
+    Inner,
+    Left,
+}
+
+#[derive(Debug, Clone)]
+pub enum SourceKind {
+    Table(Arc<Table>),
+    /// A view, FROM-subquery or CTE, materialized when scanned.
+    Subquery(Rc<SubPlan>),
+    /// The sqlite_schema table (root page 1, read-only).
+    Schema,
+}
+
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub kind: SourceKind,
+    /// First position of this source in the combined row.
+    pub start: usize,
+    /// Number of positions (columns, plus the rowid for tables).
+    pub width: usize,
+    pub join: JoinType,
+    /// ON terms of a LEFT JOIN, tested before deciding the row matched.
+    pub on: Vec<CExpr>,
+    pub access: Access,
+}
+
+/// How a source's rows are found.
+#[derive(Debug, Clone)]
+pub enum Access {
+    Scan,
+    /// `rowid = e` (each of several values for IN).
+    RowidEq(Vec<CExpr>),
+    RowidRange {
+        lo: Option<(CExpr, bool)>,
+        hi: Option<(CExpr, bool)>,
+    },
+    /// Equality on a prefix of the index columns (each with one or more candidate values),
+    /// then an optional range on the next column. Bounds carry (expr, inclusive).
+    Index {
+        index: Arc<Index>,
+        order: KeyOrder,
+        eq: Vec<(Vec<CExpr>, Option<Affinity>)>,
+        lo: Option<(CExpr, bool)>,
+        hi: Option<(CExpr, bool)>,
+        range_aff: Option<Affinity>,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct CorePlan {
+    pub sources: Vec<Source>,
+    pub width: usize,
+    /// Filters checked once the sources up to index i are bound (index = sources.len() when
+    /// there are no sources: a FROM-less select).
+    pub filters: Vec<Vec<CExpr>>,
+    pub group_by: Vec<CExpr>,
+    pub having: Option<CExpr>,
+    pub aggs: Vec<AggCall>,
+    pub is_agg: bool,
+    /// Visible outputs then hidden sort values.
+    pub outputs: Vec<CExpr>,
+    /// How many of `outputs` are visible (DISTINCT compares only these).
+    pub n_visible: usize,
+    pub distinct: bool,
+    /// A VALUES core: rows of expressions, no FROM.
+    pub values: Option<Vec<Vec<CExpr>>>,
+}
+
+impl CExpr {
+    /// Calls `f` on direct children, including those of nested subplans' outer references
+    /// (not the subplans themselves).
+    pub fn for_each_child<'a>(&'a self, f: &mut dyn FnMut(&'a CExpr)) {
+        match self {
+            CExpr::Lit(_)
+            | CExpr::Param(_)
+            | CExpr::Col { .. }
+            | CExpr::Agg(_)
+            | CExpr::Exists(_)
+            | CExpr::Scalar(_) => {}
+            CExpr::Unary(_, e) | CExpr::IsNull { e, .. } | CExpr::Cast { e, .. } => f(e),
+            CExpr::Binary { l, r, .. } => {
+                f(l);
+                f(r)
+            }
+            CExpr::Like { l, r, esc, .. } => {
+                f(l);
+                f(r);
+                if let Some(e) = esc {
+                    f(e)
+                }
+            }
+            CExpr::Between { e, lo, hi, .. } => {
+                f(e);
+                f(lo);
+                f(hi)
+            }
+            CExpr::InList { e, list, .. } => {
+                f(e);
+                list.iter().for_each(|x| f(x))
+            }
+            CExpr::InSelect { e, .. } => f(e),
+            CExpr::Case {
+                base, whens, else_, ..
+            } => {
+                if let Some(b) = base {
+                    f(b)
+                }
+                for (w, t) in whens {
+                    f(w);
+                    f(t)
+                }
+                if let Some(e) = else_ {
+                    f(e)
+                }
+            }
+            CExpr::Func { args, .. } => args.iter().for_each(|x| f(x)),
+            CExpr::Vector(v) => v.iter().for_each(|x| f(x)),
+            CExpr::Raise { msg, .. } => {
+                if let Some(m) = msg {
+                    f(m)
+                }
+            }
+        }
+    }
+
+    /// The highest source index (in `sources`) this expression reads at level 0, or None if
+    /// it reads no column of this level. `correlated` is set when a subplan or a column
+    /// refers beyond level 0.
+    pub fn max_source(&self, sources: &[Source], correlated: &mut bool) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            match e {
+                CExpr::Col { level: 0, idx } => {
+                    let s = sources
+                        .iter()
+                        .position(|s| *idx >= s.start && *idx < s.start + s.width);
+                    best = best.max(s);
+                }
+                CExpr::Col { .. } => *correlated = true,
+                CExpr::Exists(sp) | CExpr::Scalar(sp) | CExpr::InSelect { sub: sp, .. } => {
+                    if sp.correlated {
+                        // A correlated subquery may read any source of this level.
+                        *correlated = true;
+                        best = best.max(sources.len().checked_sub(1));
+                    }
+                }
+                CExpr::Agg(_) => best = best.max(sources.len().checked_sub(1)),
+                _ => {}
+            }
+            e.for_each_child(&mut |c| stack.push(c));
+        }
+        best
+    }
+
+    pub fn is_constant(&self) -> bool {
+        let mut c = false;
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            match e {
+                CExpr::Col { .. }
+                | CExpr::Agg(_)
+                | CExpr::Exists(_)
+                | CExpr::Scalar(_)
+                | CExpr::InSelect { .. } => c = true,
+                CExpr::Func { def, .. } if !def.deterministic => c = true,
+                _ => {}
+            }
+            e.for_each_child(&mut |x| stack.push(x));
+        }
+        !c
+    }
+}

@@ -1,0 +1,600 @@
+//! The in-memory schema: tables, indexes, views and triggers, built from CREATE statements.
+//!
+//! Invariants:
+//! - The schema is a cache of `sqlite_schema` (the table B-tree at page 1). It is rebuilt by
+//!   parsing the stored `sql` texts whenever the schema cookie differs from `cookie`, so a
+//!   database written by stock SQLite loads the same way as one written by parlite.
+//! - Names are looked up case-insensitively (ASCII), keyed by their lower-case form.
+//! - An `INTEGER PRIMARY KEY` column (type exactly "INTEGER", not DESC) is the rowid alias:
+//!   it is stored as NULL in the record and reads back as the rowid.
+//! - UNIQUE and non-rowid PRIMARY KEY constraints own `sqlite_autoindex_<table>_<N>` indexes,
+//!   numbered in declaration order (column constraints first, then table constraints), the
+//!   way SQLite numbers them; identical constraints share one index.
+
+use crate::collation::Collation;
+use crate::parse::ast::{
+    ColumnConstraint, ConflictAction, CreateIndex, CreateTable, CreateTableBody, CreateTrigger,
+    CreateView, Expr, Select, Stmt, TableConstraintKind,
+};
+use crate::value::{affinity_of_type_name, Affinity, Result, SqlError};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+#[derive(Debug, Clone)]
+pub struct Column {
+    pub name: String,
+    pub decl_type: String,
+    pub affinity: Affinity,
+    pub not_null: Option<ConflictAction>,
+    pub default: Option<Expr>,
+    /// The default as written, for PRAGMA table_info.
+    pub default_text: Option<String>,
+    pub collation: Collation,
+    /// 1-based position in the primary key, 0 if not part of it.
+    pub pk: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct IndexColumn {
+    /// Table column index; None for the rowid itself.
+    pub column: Option<usize>,
+    pub collation: Collation,
+    pub desc: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Index {
+    pub name: String,
+    pub table: String,
+    pub root: u32,
+    pub columns: Vec<IndexColumn>,
+    pub unique: bool,
+    pub on_conflict: Option<ConflictAction>,
+    pub partial: Option<Expr>,
+    /// None for automatic indexes (stored with NULL sql).
+    pub sql: Option<String>,
+    /// "c" (CREATE INDEX), "u" (UNIQUE constraint) or "pk" (PRIMARY KEY), as PRAGMA index_list.
+    pub origin: &'static str,
+}
+
+#[derive(Debug, Clone)]
+pub struct Check {
+    pub name: Option<String>,
+    pub expr: Expr,
+}
+
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub name: String,
+    pub root: u32,
+    pub columns: Vec<Column>,
+    pub rowid_alias: Option<usize>,
+    pub autoincrement: bool,
+    pub without_rowid: bool,
+    pub checks: Vec<Check>,
+    /// Lower-case names of this table's indexes, automatic ones first, in creation order.
+    pub indexes: Vec<String>,
+    pub sql: String,
+    /// Conflict clause of an INTEGER PRIMARY KEY (`PRIMARY KEY ON CONFLICT x`).
+    pub pk_conflict: Option<ConflictAction>,
+}
+
+impl Table {
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
+    }
+}
+
+/// A constraint that needs an automatic index, before it has a root page.
+#[derive(Debug, Clone)]
+pub struct AutoIndexSpec {
+    pub columns: Vec<IndexColumn>,
+    pub on_conflict: Option<ConflictAction>,
+    pub origin: &'static str,
+}
+
+#[derive(Debug, Clone)]
+pub struct View {
+    pub name: String,
+    pub columns: Vec<String>,
+    pub select: Select,
+    pub sql: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Trigger {
+    pub name: String,
+    pub table: String,
+    pub def: CreateTrigger,
+    pub sql: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Schema {
+    pub tables: HashMap<String, Arc<Table>>,
+    pub indexes: HashMap<String, Arc<Index>>,
+    pub views: HashMap<String, Arc<View>>,
+    pub triggers: HashMap<String, Arc<Trigger>>,
+    pub cookie: u32,
+}
+
+pub fn key(name: &str) -> String {
+    name.to_ascii_lowercase()
+}
+
+/// The table that describes the schema itself.
+pub fn schema_table() -> Table {
+    let col = |n: &str, t: &str| Column {
+        name: n.to_string(),
+        decl_type: t.to_string(),
+        affinity: affinity_of_type_name(t),
+        not_null: None,
+        default: None,
+        default_text: None,
+        collation: Collation::Binary,
+        pk: 0,
+    };
+    Table {
+        name: "sqlite_schema".to_string(),
+        root: 1,
+        columns: vec![
+            col("type", "text"),
+            col("name", "text"),
+            col("tbl_name", "text"),
+            col("rootpage", "int"),
+            col("sql", "text"),
+        ],
+        rowid_alias: None,
+        autoincrement: false,
+        without_rowid: false,
+        checks: Vec::new(),
+        indexes: Vec::new(),
+        sql: "CREATE TABLE sqlite_schema(type text,name text,tbl_name text,rootpage int,sql text)"
+            .to_string(),
+        pk_conflict: None,
+    }
+}
+
+impl Schema {
+    pub fn table(&self, name: &str) -> Option<&Arc<Table>> {
+        let k = key(name);
+        if k == "sqlite_master" || k == "sqlite_schema" {
+            return None;
+        }
+        self.tables.get(&k)
+    }
+
+    pub fn table_indexes(&self, t: &Table) -> Vec<Arc<Index>> {
+        t.indexes
+            .iter()
+            .filter_map(|n| self.indexes.get(n).cloned())
+            .collect()
+    }
+
+    pub fn triggers_for(&self, table: &str) -> Vec<Arc<Trigger>> {
+        let mut v: Vec<Arc<Trigger>> = self
+            .triggers
+            .values()
+            .filter(|t| t.table.eq_ignore_ascii_case(table))
+            .cloned()
+            .collect();
+        v.sort_by(|a, b| a.name.cmp(&b.name));
+        v
+    }
+
+    /// Whether any object (table, index, view, trigger) already has this name.
+    pub fn name_in_use(&self, name: &str) -> Option<&'static str> {
+        let k = key(name);
+        if self.tables.contains_key(&k) {
+            Some("table")
+        } else if self.views.contains_key(&k) {
+            Some("view")
+        } else if self.indexes.contains_key(&k) {
+            Some("index")
+        } else if self.triggers.contains_key(&k) {
+            Some("trigger")
+        } else {
+            None
+        }
+    }
+
+    /// Rebuilds the schema from `sqlite_schema` rows: (type, name, tbl_name, rootpage, sql).
+    pub fn load(
+        rows: &[(String, String, String, i64, Option<String>)],
+        cookie: u32,
+    ) -> Result<Schema> {
+        let mut s = Schema {
+            cookie,
+            ..Schema::default()
+        };
+        let parse_one = |sql: &str| -> Result<Stmt> {
+            match crate::parse::parse_first(sql) {
+                Ok(Some(p)) => Ok(p.stmt),
+                Ok(None) => Err(SqlError::msg(format!(
+                    "malformed database schema - empty sql for {sql}"
+                ))),
+                Err(e) => Err(SqlError::msg(format!("malformed database schema - {e}"))),
+            }
+        };
+        let mut autoindex_roots: HashMap<String, u32> = HashMap::new();
+        for (ty, name, _tbl, root, sql) in rows {
+            if ty == "index" && sql.is_none() {
+                autoindex_roots.insert(key(name), *root as u32);
+            }
+        }
+        for (ty, _name, _tbl, root, sql) in rows {
+            let Some(sql) = sql else { continue };
+            if ty == "table" {
+                if let Stmt::CreateTable(ct) = parse_one(sql)? {
+                    let (mut t, specs) = table_from_create(&ct, *root as u32)?;
+                    t.sql = sql.clone();
+                    let mut autos = Vec::new();
+                    for (i, spec) in specs.into_iter().enumerate() {
+                        let iname = format!("sqlite_autoindex_{}_{}", t.name, i + 1);
+                        let iroot = autoindex_roots.get(&key(&iname)).copied().unwrap_or(0);
+                        autos.push(Index {
+                            name: iname,
+                            table: t.name.clone(),
+                            root: iroot,
+                            columns: spec.columns,
+                            unique: true,
+                            on_conflict: spec.on_conflict,
+                            partial: None,
+                            sql: None,
+                            origin: spec.origin,
+                        });
+                    }
+                    for ix in autos {
+                        t.indexes.push(key(&ix.name));
+                        s.indexes.insert(key(&ix.name), Arc::new(ix));
+                    }
+                    s.tables.insert(key(&t.name), Arc::new(t));
+                }
+            }
+        }
+        for (ty, _name, _tbl, root, sql) in rows {
+            let Some(sql) = sql else { continue };
+            match ty.as_str() {
+                "index" => {
+                    if let Stmt::CreateIndex(ci) = parse_one(sql)? {
+                        let Some(t) = s.tables.get(&key(&ci.table)).cloned() else {
+                            continue;
+                        };
+                        let mut ix = index_from_create(&ci, &t)?;
+                        ix.root = *root as u32;
+                        ix.sql = Some(sql.clone());
+                        s.add_index(ix);
+                    }
+                }
+                "view" => {
+                    if let Stmt::CreateView(cv) = parse_one(sql)? {
+                        let mut v = view_from_create(&cv);
+                        v.sql = sql.clone();
+                        s.views.insert(key(&v.name), Arc::new(v));
+                    }
+                }
+                "trigger" => {
+                    if let Stmt::CreateTrigger(ct) = parse_one(sql)? {
+                        let t = Trigger {
+                            name: ct.name.name.clone(),
+                            table: ct.table.clone(),
+                            sql: sql.clone(),
+                            def: *ct,
+                        };
+                        s.triggers.insert(key(&t.name), Arc::new(t));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(s)
+    }
+
+    pub fn add_index(&mut self, ix: Index) {
+        let k = key(&ix.name);
+        if let Some(t) = self.tables.get_mut(&key(&ix.table)) {
+            let t = Arc::make_mut(t);
+            if !t.indexes.contains(&k) {
+                t.indexes.push(k.clone());
+            }
+        }
+        self.indexes.insert(k, Arc::new(ix));
+    }
+}
+
+/// Builds a table from its CREATE TABLE (column list form) plus the automatic indexes its
+/// constraints need, in SQLite's numbering order.
+pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<AutoIndexSpec>)> {
+    let CreateTableBody::Columns {
+        columns: defs,
+        constraints,
+        without_rowid,
+        ..
+    } = &ct.body
+    else {
+        return Err(SqlError::msg(
+            "CREATE TABLE AS must be expanded before building a table",
+        ));
+    };
+    let tname = ct.name.name.clone();
+    let mut columns: Vec<Column> = Vec::new();
+    let mut checks = Vec::new();
+    let mut specs: Vec<AutoIndexSpec> = Vec::new();
+    let mut pk_cols: Option<(Vec<IndexColumn>, Option<ConflictAction>, bool, Option<bool>)> = None;
+    for (ci, d) in defs.iter().enumerate() {
+        if columns.iter().any(|c| c.name.eq_ignore_ascii_case(&d.name)) {
+            return Err(SqlError::msg(format!("duplicate column name: {}", d.name)));
+        }
+        let decl_type = d.type_name.clone().unwrap_or_default();
+        let mut col = Column {
+            name: d.name.clone(),
+            affinity: affinity_of_type_name(&decl_type),
+            decl_type,
+            not_null: None,
+            default: None,
+            default_text: None,
+            collation: Collation::Binary,
+            pk: 0,
+        };
+        for c in &d.constraints {
+            if let ColumnConstraint::Collate(name) = &c.constraint {
+                col.collation = Collation::from_name(name)?;
+            }
+        }
+        for c in &d.constraints {
+            match &c.constraint {
+                ColumnConstraint::PrimaryKey {
+                    desc,
+                    conflict,
+                    autoincrement,
+                } => {
+                    if pk_cols.is_some() {
+                        return Err(SqlError::msg(format!(
+                            "table \"{tname}\" has more than one primary key"
+                        )));
+                    }
+                    pk_cols = Some((
+                        vec![IndexColumn {
+                            column: Some(ci),
+                            collation: col.collation,
+                            desc: *desc == Some(true),
+                        }],
+                        *conflict,
+                        *autoincrement,
+                        *desc,
+                    ));
+                    // Reserve this position in the autoindex numbering; dropped later if the
+                    // column turns out to be the rowid alias.
+                    specs.push(AutoIndexSpec {
+                        columns: Vec::new(),
+                        on_conflict: *conflict,
+                        origin: "pk",
+                    });
+                }
+                ColumnConstraint::NotNull { conflict } => {
+                    col.not_null = Some(conflict.unwrap_or(ConflictAction::Abort))
+                }
+                ColumnConstraint::Unique { conflict } => specs.push(AutoIndexSpec {
+                    columns: vec![IndexColumn {
+                        column: Some(ci),
+                        collation: col.collation,
+                        desc: false,
+                    }],
+                    on_conflict: *conflict,
+                    origin: "u",
+                }),
+                ColumnConstraint::Check(e) => checks.push(Check {
+                    name: c.name.clone(),
+                    expr: e.clone(),
+                }),
+                ColumnConstraint::Default { expr, span } => {
+                    col.default = Some(expr.clone());
+                    col.default_text = Some(span.clone());
+                }
+                ColumnConstraint::Generated { .. } => {
+                    return Err(SqlError::msg("generated columns are not supported"));
+                }
+                ColumnConstraint::Null { .. }
+                | ColumnConstraint::Collate(_)
+                | ColumnConstraint::References(_) => {}
+            }
+        }
+        columns.push(col);
+    }
+    let resolve = |ics: &[crate::parse::ast::IndexedColumn],
+                   columns: &[Column]|
+     -> Result<Vec<IndexColumn>> {
+        let mut out = Vec::new();
+        for ic in ics {
+            let name = match &ic.expr {
+                Expr::Column {
+                    table: None, name, ..
+                } => name.clone(),
+                Expr::Literal(crate::parse::ast::Literal::String(s)) => s.clone(),
+                _ => {
+                    return Err(SqlError::msg(
+                        "expressions prohibited in PRIMARY KEY and UNIQUE constraints",
+                    ))
+                }
+            };
+            let Some(ci) = columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(&name))
+            else {
+                return Err(SqlError::msg(format!("no such column: {name}")));
+            };
+            let collation = match &ic.collation {
+                Some(c) => Collation::from_name(c)?,
+                None => columns[ci].collation,
+            };
+            out.push(IndexColumn {
+                column: Some(ci),
+                collation,
+                desc: ic.desc == Some(true),
+            });
+        }
+        Ok(out)
+    };
+    let mut pk_spec_pos = specs.iter().position(|s| s.origin == "pk");
+    for tc in constraints {
+        match &tc.constraint {
+            TableConstraintKind::PrimaryKey {
+                columns: ics,
+                conflict,
+                autoincrement,
+            } => {
+                if pk_cols.is_some() {
+                    return Err(SqlError::msg(format!(
+                        "table \"{tname}\" has more than one primary key"
+                    )));
+                }
+                let cols = resolve(ics, &columns)?;
+                let desc = ics.first().and_then(|c| c.desc);
+                pk_cols = Some((cols, *conflict, *autoincrement, desc));
+                pk_spec_pos = Some(specs.len());
+                specs.push(AutoIndexSpec {
+                    columns: Vec::new(),
+                    on_conflict: *conflict,
+                    origin: "pk",
+                });
+            }
+            TableConstraintKind::Unique {
+                columns: ics,
+                conflict,
+            } => {
+                let cols = resolve(ics, &columns)?;
+                specs.push(AutoIndexSpec {
+                    columns: cols,
+                    on_conflict: *conflict,
+                    origin: "u",
+                });
+            }
+            TableConstraintKind::Check(e) => checks.push(Check {
+                name: tc.name.clone(),
+                expr: e.clone(),
+            }),
+            TableConstraintKind::ForeignKey { .. } => {}
+        }
+    }
+    let mut rowid_alias = None;
+    let mut autoincrement = false;
+    let mut pk_conflict = None;
+    if let Some((cols, conflict, autoinc, desc)) = &pk_cols {
+        for (i, ic) in cols.iter().enumerate() {
+            if let Some(c) = ic.column {
+                columns[c].pk = i + 1;
+            }
+        }
+        let is_alias = cols.len() == 1
+            && cols[0]
+                .column
+                .is_some_and(|c| columns[c].decl_type.eq_ignore_ascii_case("INTEGER"))
+            && *desc != Some(true)
+            && !*without_rowid;
+        if is_alias {
+            rowid_alias = cols[0].column;
+            autoincrement = *autoinc;
+            pk_conflict = *conflict;
+            if let Some(p) = pk_spec_pos {
+                specs.remove(p);
+            }
+        } else {
+            if *autoinc {
+                return Err(SqlError::msg(
+                    "AUTOINCREMENT is only allowed on an INTEGER PRIMARY KEY",
+                ));
+            }
+            if let Some(p) = pk_spec_pos {
+                specs[p].columns = cols.clone();
+            }
+        }
+    }
+    if *without_rowid {
+        return Err(SqlError::msg("WITHOUT ROWID tables are not supported"));
+    }
+    // Identical UNIQUE constraints share one index (SQLite keeps the first).
+    let mut deduped: Vec<AutoIndexSpec> = Vec::new();
+    for s in specs {
+        let same = |a: &AutoIndexSpec| {
+            a.columns.len() == s.columns.len()
+                && a.columns
+                    .iter()
+                    .zip(&s.columns)
+                    .all(|(x, y)| x.column == y.column && x.collation == y.collation)
+        };
+        if !deduped.iter().any(same) {
+            deduped.push(s);
+        }
+    }
+    let table = Table {
+        name: tname,
+        root,
+        columns,
+        rowid_alias,
+        autoincrement,
+        without_rowid: *without_rowid,
+        checks,
+        indexes: Vec::new(),
+        sql: ct.schema_sql.clone(),
+        pk_conflict,
+    };
+    Ok((table, deduped))
+}
+
+pub fn index_from_create(ci: &CreateIndex, t: &Table) -> Result<Index> {
+    let mut cols = Vec::new();
+    for ic in &ci.columns {
+        let (name, dq) = match &ic.expr {
+            Expr::Column {
+                table: None,
+                name,
+                dq,
+                ..
+            } => (name.clone(), *dq),
+            Expr::Literal(crate::parse::ast::Literal::String(s)) => (s.clone(), false),
+            _ => return Err(SqlError::msg("indexes on expressions are not supported")),
+        };
+        let _ = dq;
+        let column = if let Some(c) = t.column_index(&name) {
+            Some(c)
+        } else if ["rowid", "oid", "_rowid_"]
+            .iter()
+            .any(|r| r.eq_ignore_ascii_case(&name))
+        {
+            return Err(SqlError::msg("indexes on the rowid are not supported"));
+        } else {
+            return Err(SqlError::msg(format!("no such column: {name}")));
+        };
+        let collation = match &ic.collation {
+            Some(c) => Collation::from_name(c)?,
+            None => column.map(|c| t.columns[c].collation).unwrap_or_default(),
+        };
+        cols.push(IndexColumn {
+            column,
+            collation,
+            desc: ic.desc == Some(true),
+        });
+    }
+    Ok(Index {
+        name: ci.name.name.clone(),
+        table: t.name.clone(),
+        root: 0,
+        columns: cols,
+        unique: ci.unique,
+        on_conflict: None,
+        partial: ci.where_.clone(),
+        sql: Some(ci.schema_sql.clone()),
+        origin: "c",
+    })
+}
+
+pub fn view_from_create(cv: &CreateView) -> View {
+    View {
+        name: cv.name.name.clone(),
+        columns: cv.columns.clone(),
+        select: (*cv.select).clone(),
+        sql: cv.schema_sql.clone(),
+    }
+}
