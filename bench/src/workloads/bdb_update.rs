@@ -8,7 +8,7 @@
 //! and counts in `retries` (`conflicts` when the engine lost the whole transaction).
 //! Headline figure: committed tps (commits finished before the deadline / S).
 
-use super::{check_db, cleanup, fsync_fields, run_point, Ctx, Outcome, Rnd};
+use super::{check_db, cleanup, fsync_fields, run_point, sqlite_check, Ctx, Outcome, Rnd};
 use crate::engine::{DbError, Kind, Target};
 use crate::report::{quantile, CpuSnap, Line};
 use std::sync::{Barrier, Mutex};
@@ -152,6 +152,7 @@ fn point(ctx: &mut Ctx, o: &Opts, kind: Kind, n: usize) -> Result<Outcome, DbErr
     let check = check_db(&target, &settings, "SELECT count(*) FROM test", o.rows)?;
     let lib = target.lib();
     drop(target);
+    let sqlite_check = sqlite_check(ctx, kind, &path, "SELECT count(*) FROM test", o.rows);
     cleanup(ctx, &path);
 
     let tps = commits as f64 / o.seconds;
@@ -181,6 +182,7 @@ fn point(ctx: &mut Ctx, o: &Opts, kind: Kind, n: usize) -> Result<Outcome, DbErr
         );
     fsync_fields(&mut line, fs_before, fs_after, commits);
     line.kv("check", check.label())
+        .kv("sqlite_check", sqlite_check)
         .kv("setup_s", format!("{setup_s:.1}"))
         .kv("load1", format!("{l1:.2}"));
     cpu0.report(&cpu1, &mut line);

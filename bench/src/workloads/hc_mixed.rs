@@ -82,6 +82,12 @@ pub fn run(ctx: &mut Ctx, o: &Opts) {
                     Ok((target, seed_s)) => {
                         point(ctx, o, target, *seed_s, &settings, n, nupd, nscan)
                     }
+                    Err(e) if !o.plain_columns && e.message.contains("expression") => {
+                        let mut e = e.clone();
+                        e.message
+                            .push_str(" (try --plain-columns: the C program's -P schema)");
+                        Err(e)
+                    }
                     Err(e) => Err(e.clone()),
                 }
             });

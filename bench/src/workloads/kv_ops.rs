@@ -8,7 +8,7 @@
 //! Figures: ms per operation per phase. Headline (and ratio): total time; each phase's ratio
 //! is printed too.
 
-use super::{check_conn, cleanup, fsync_fields, Check, Ctx, Rnd};
+use super::{check_conn, cleanup, fsync_fields, sqlite_check, Check, Ctx, Rnd};
 use crate::engine::{DbError, Kind, Target};
 use crate::report::{CpuSnap, Line};
 use std::time::Instant;
@@ -209,6 +209,13 @@ fn point(ctx: &mut Ctx, o: &Opts, kind: Kind) -> Result<Measured, DbError> {
     let lib = target.lib();
     drop(conn);
     drop(target);
+    let sqlite_check = sqlite_check(
+        ctx,
+        kind,
+        &path,
+        "SELECT count(*) FROM test_table",
+        (nk - nd) as i64,
+    );
     cleanup(ctx, &path);
 
     let ms = |a: Instant, b: Instant, n: usize| {
@@ -231,6 +238,7 @@ fn point(ctx: &mut Ctx, o: &Opts, kind: Kind) -> Result<Measured, DbError> {
         .kv("errors", errors + mismatches);
     fsync_fields(&mut line, fs_before, fs_after, (nk + nk + nd) as u64);
     line.kv("check", check.label())
+        .kv("sqlite_check", sqlite_check)
         .kv("load1", format!("{l1:.2}"));
     cpu0.report(&cpu1, &mut line);
     line.kv("lib", lib);

@@ -273,3 +273,37 @@ pub fn cleanup(ctx: &Ctx, path: &Path) {
         crate::engine::rm_db(path);
     }
 }
+
+/// DESIGN: a parlite database is a SQLite 3 file; after a clean close stock SQLite opens it
+/// and passes `PRAGMA integrity_check`. Run on parlite's file points once every handle is
+/// dropped; printed as `sqlite_check=` (n/a for SQLite and in-memory runs). A failure is
+/// reported loudly on stderr but kept apart from `check=` (parlite's own view of its data).
+pub fn sqlite_check(ctx: &Ctx, kind: Kind, path: &Path, count_sql: &str, want: i64) -> String {
+    if kind != Kind::Parlite || ctx.memory {
+        return "n/a".into();
+    }
+    let verdict = (|| -> Result<Check, DbError> {
+        let conn = rusqlite::Connection::open_with_flags(
+            path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        check_conn(&Conn::S(conn), count_sql, want)
+    })();
+    match verdict {
+        Ok(Check::Ok) => "ok".into(),
+        Ok(Check::Failed(why)) => {
+            eprintln!(
+                "!!!!! stock SQLite rejects parlite's file {}: {why}",
+                path.display()
+            );
+            "FAILED".into()
+        }
+        Err(e) => {
+            eprintln!(
+                "!!!!! stock SQLite cannot read parlite's file {}: {e}",
+                path.display()
+            );
+            "FAILED".into()
+        }
+    }
+}

@@ -6,7 +6,7 @@
 //! answer that reaches the app is retried (the statement in autocommit mode; the whole
 //! transaction in batch mode). Headline figure: wall time (lower is better).
 
-use super::{check_db, cleanup, fsync_fields, run_point, Ctx, Outcome};
+use super::{check_db, cleanup, fsync_fields, run_point, sqlite_check, Ctx, Outcome};
 use crate::engine::{DbError, Kind, Settings, Target};
 use crate::report::{CpuSnap, Line};
 use std::sync::Barrier;
@@ -114,6 +114,7 @@ fn point(ctx: &mut Ctx, o: &Opts, kind: Kind, n: usize) -> Result<Outcome, DbErr
     };
     let lib = target.lib();
     drop(target);
+    let sqlite_check = sqlite_check(ctx, kind, &path, "SELECT count(*) FROM log", want);
     cleanup(ctx, &path);
 
     let commits = if o.batch { n as u64 } else { done };
@@ -130,6 +131,7 @@ fn point(ctx: &mut Ctx, o: &Opts, kind: Kind, n: usize) -> Result<Outcome, DbErr
         .kv("rows", rows);
     fsync_fields(&mut line, fs_before, fs_after, commits);
     line.kv("check", check.label())
+        .kv("sqlite_check", sqlite_check)
         .kv("load1", format!("{l1:.2}"));
     cpu0.report(&cpu1, &mut line);
     line.kv("lib", lib);

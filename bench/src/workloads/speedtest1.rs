@@ -14,7 +14,7 @@
 //! SQLite's. Statement errors are counted (`errors=`, first message kept) and the replay
 //! goes on, as the shell does. `PRAGMA integrity_check` runs at the end of each script.
 
-use super::{check_conn, cleanup, Check, Ctx};
+use super::{check_conn, cleanup, sqlite_check, Check, Ctx};
 use crate::engine::{DbError, Kind, Target};
 use crate::report::{CpuSnap, Line};
 use anyhow::{bail, Context, Result};
@@ -55,6 +55,7 @@ struct EngineRun {
     check: Check,
     timed_out: bool,
     journal: String,
+    sqlite_check: String,
     load1: f64,
     cpu: Line,
     lib: String,
@@ -284,6 +285,7 @@ fn replay(
     let lib = target.lib();
     drop(conn);
     drop(target);
+    let sqlite_check = sqlite_check(ctx, kind, &path, "SELECT 1", 1);
     cleanup(ctx, &path);
     Ok(EngineRun {
         kind,
@@ -292,6 +294,7 @@ fn replay(
         check,
         timed_out,
         journal,
+        sqlite_check,
         load1: l1,
         cpu,
         lib,
@@ -346,9 +349,13 @@ fn print_script(ctx: &mut Ctx, o: &Opts, name: &str, segs: &[Segment], runs: &[E
             let mut line = head.clone();
             line.kv("engine", "ratio");
             match (&p.segs[i], &s.segs[i]) {
-                (Some(pr), Some(sr)) if pr.ms > 0.0 => {
+                (Some(pr), Some(sr)) if clean(pr, sr) && pr.ms > 0.0 => {
                     line.kv("ratio", format!("{:.3}", sr.ms / pr.ms))
                 }
+                // A failed statement is fast: no ratio unless both did the same work.
+                (Some(_), Some(_)) => line
+                    .kv("ratio", "n/a")
+                    .kv("why", "errors_or_different_results"),
                 _ => line.kv("ratio", "n/a"),
             };
             line.kv("ratio_of", "ms")
@@ -404,6 +411,7 @@ fn print_script(ctx: &mut Ctx, o: &Opts, name: &str, segs: &[Segment], runs: &[E
             ctx.incomplete = true;
         }
         line.kv("check", run.check.label())
+            .kv("sqlite_check", &run.sqlite_check)
             .kv("load1", format!("{:.2}", run.load1));
         line.fields.extend(run.cpu.fields.iter().cloned());
         line.kv("lib", &run.lib);
@@ -412,15 +420,41 @@ fn print_script(ctx: &mut Ctx, o: &Opts, name: &str, segs: &[Segment], runs: &[E
     if let (Some(p), Some(s)) = (parlite, sqlite) {
         let mut line = head.clone();
         line.kv("engine", "ratio");
-        if p.timed_out || s.timed_out || p.total_ms <= 0.0 {
+        let pairs: Vec<(&SegResult, &SegResult)> = p
+            .segs
+            .iter()
+            .zip(&s.segs)
+            .zip(segs)
+            .filter(|(_, seg)| seg.test.is_some())
+            .filter_map(|((a, b), _)| a.as_ref().zip(b.as_ref()))
+            .collect();
+        let ntests = segs.iter().filter(|s| s.test.is_some()).count();
+        let all_clean = pairs.len() == ntests && pairs.iter().all(|(a, b)| clean(a, b));
+        if p.timed_out || s.timed_out || p.total_ms <= 0.0 || !all_clean {
             line.kv("ratio", "n/a");
         } else {
             line.kv("ratio", format!("{:.3}", s.total_ms / p.total_ms));
+        }
+        // Over the subtests both engines ran cleanly with the same results only.
+        let ok: Vec<_> = pairs.iter().filter(|(a, b)| clean(a, b)).collect();
+        let (pm, sm) = ok
+            .iter()
+            .fold((0.0, 0.0), |(x, y), (a, b)| (x + a.ms, y + b.ms));
+        line.kv("clean_tests", format!("{}/{}", ok.len(), ntests));
+        if pm > 0.0 {
+            line.kv("ratio_clean_tests", format!("{:.3}", sm / pm));
+        } else {
+            line.kv("ratio_clean_tests", "n/a");
         }
         line.kv("ratio_of", "total_ms")
             .kv("ratio_means", "sqlite/parlite,>1=parlite_better");
         ctx.emit(&line, name, "ratio");
     }
+}
+
+/// Both engines ran the subtest without errors and with the same results.
+fn clean(p: &SegResult, s: &SegResult) -> bool {
+    p.errors == 0 && s.errors == 0 && p.digest == s.digest && p.rows == s.rows
 }
 
 #[cfg(test)]
