@@ -94,15 +94,25 @@ pub fn run(ctx: &mut Ctx, o: &Opts) {
         }
     }
     for (kind, r) in seeded {
+        let was_open = r.is_ok();
         drop(r);
-        if !ctx.memory {
-            let k = if kind == "parlite" {
-                Kind::Parlite
-            } else {
-                Kind::Sqlite
-            };
-            crate::engine::rm_db(&ctx.db_path(db_name(o), k));
+        let k = if kind == "parlite" {
+            Kind::Parlite
+        } else {
+            Kind::Sqlite
+        };
+        let path = ctx.db_path(db_name(o), k);
+        if was_open && k == Kind::Parlite && !ctx.memory {
+            let verdict = super::sqlite_check(ctx, k, &path, "SELECT count(*) FROM tbl", o.rows);
+            let mut line = Line::new();
+            line.kv("workload", "hc_mixed")
+                .kv("engine", "parlite")
+                .kv("after", "all_points")
+                .kv("schema", schema)
+                .kv("sqlite_check", verdict);
+            println!("{}", line.render());
         }
+        super::cleanup(ctx, &path);
     }
 }
 
