@@ -24,7 +24,12 @@ impl Line {
     }
 
     pub fn kv(&mut self, key: &str, value: impl Display) -> &mut Line {
-        let mut v = value.to_string();
+        // One line per record: control characters (newlines in SQL text) become spaces.
+        let mut v: String = value
+            .to_string()
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
         if v.is_empty() || v.contains(char::is_whitespace) {
             v = format!("\"{}\"", v.replace('"', "'"));
         }
@@ -199,5 +204,15 @@ impl Csv {
             esc(line.render())
         )?;
         Ok(())
+    }
+}
+
+/// A ratio with 3 decimals, or 3 significant digits in exponent form below 0.01 (so a
+/// parlite 1,000x slower than SQLite does not print as 0.000).
+pub fn fmt_ratio(r: f64) -> String {
+    if r >= 0.01 || r == 0.0 {
+        format!("{r:.3}")
+    } else {
+        format!("{r:.2e}")
     }
 }

@@ -76,10 +76,10 @@ pub fn run(ctx: &mut Ctx, o: &Opts) {
     let s = got.iter().find(|(k, _)| *k == Kind::Sqlite).map(|g| &g.1);
     match (p, s) {
         (Some(p), Some(s)) if p.total_s > 0.0 => {
-            line.kv("ratio", format!("{:.3}", s.total_s / p.total_s));
+            line.kv("ratio", crate::report::fmt_ratio(s.total_s / p.total_s));
             for (i, name) in ["insert", "select", "update", "delete"].iter().enumerate() {
                 let r = if p.phases_ms_op[i] > 0.0 {
-                    format!("{:.3}", s.phases_ms_op[i] / p.phases_ms_op[i])
+                    crate::report::fmt_ratio(s.phases_ms_op[i] / p.phases_ms_op[i])
                 } else {
                     "n/a".into()
                 };

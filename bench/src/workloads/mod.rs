@@ -230,7 +230,7 @@ pub fn run_point(
         _ => None,
     };
     match ratio {
-        Some(r) => line.kv("ratio", format!("{r:.3}")),
+        Some(r) => line.kv("ratio", crate::report::fmt_ratio(r)),
         None => line.kv("ratio", "n/a"),
     };
     line.kv("ratio_of", metric).kv(

@@ -350,7 +350,7 @@ fn print_script(ctx: &mut Ctx, o: &Opts, name: &str, segs: &[Segment], runs: &[E
             line.kv("engine", "ratio");
             match (&p.segs[i], &s.segs[i]) {
                 (Some(pr), Some(sr)) if clean(pr, sr) && pr.ms > 0.0 => {
-                    line.kv("ratio", format!("{:.3}", sr.ms / pr.ms))
+                    line.kv("ratio", crate::report::fmt_ratio(sr.ms / pr.ms))
                 }
                 // A failed statement is fast: no ratio unless both did the same work.
                 (Some(_), Some(_)) => line
@@ -433,7 +433,7 @@ fn print_script(ctx: &mut Ctx, o: &Opts, name: &str, segs: &[Segment], runs: &[E
         if p.timed_out || s.timed_out || p.total_ms <= 0.0 || !all_clean {
             line.kv("ratio", "n/a");
         } else {
-            line.kv("ratio", format!("{:.3}", s.total_ms / p.total_ms));
+            line.kv("ratio", crate::report::fmt_ratio(s.total_ms / p.total_ms));
         }
         // Over the subtests both engines ran cleanly with the same results only.
         let ok: Vec<_> = pairs.iter().filter(|(a, b)| clean(a, b)).collect();
@@ -442,7 +442,7 @@ fn print_script(ctx: &mut Ctx, o: &Opts, name: &str, segs: &[Segment], runs: &[E
             .fold((0.0, 0.0), |(x, y), (a, b)| (x + a.ms, y + b.ms));
         line.kv("clean_tests", format!("{}/{}", ok.len(), ntests));
         if pm > 0.0 {
-            line.kv("ratio_clean_tests", format!("{:.3}", sm / pm));
+            line.kv("ratio_clean_tests", crate::report::fmt_ratio(sm / pm));
         } else {
             line.kv("ratio_clean_tests", "n/a");
         }
