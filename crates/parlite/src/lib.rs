@@ -126,7 +126,8 @@ impl Database {
             let storage = parlite_storage::Database::open_in_memory(OpenOptions::default())?;
             return Ok(Database { storage });
         }
-        Err(error(codes::SQLITE_CANTOPEN, format!("unable to open database file: {path} (file databases are not available in this build)")))
+        let storage = parlite_storage::Database::open(path, OpenOptions::default())?;
+        Ok(Database { storage })
     }
 
     pub fn connect(&self) -> Result<Connection> {
@@ -167,7 +168,9 @@ impl ConnInner {
         let cookie = txn.header()?.schema_cookie;
         if !self.schema_loaded || cookie != self.schema.cookie {
             let store = TxnStore { txn: txn.clone() };
-            self.schema = exec::load_schema(&store)?;
+            let mut fresh = exec::load_schema(&store)?;
+            fresh.carry_temp_from(&self.schema);
+            self.schema = fresh;
             self.schema_loaded = true;
         }
         Ok(())

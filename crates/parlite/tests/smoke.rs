@@ -39,3 +39,74 @@ fn smoke() {
     assert_eq!(e.message, "UNIQUE constraint failed: t1.a");
     assert_eq!(c.last_insert_rowid(), 2);
 }
+
+#[test]
+fn file_database_round_trip_with_sqlite() {
+    let dir = std::env::temp_dir().join(format!("parlite-smoke-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join("a.db");
+    let _ = std::fs::remove_file(&path);
+    let p = path.to_str().expect("utf8 path");
+    {
+        let c = Connection::open(p).unwrap();
+        c.execute_batch("CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT UNIQUE); INSERT INTO t(b) VALUES('x'),('y'); CREATE INDEX tb ON t(b, a);").unwrap();
+    }
+    {
+        let c = Connection::open(p).unwrap();
+        assert_eq!(
+            rows(&c, "SELECT a, b FROM t WHERE b = 'y'"),
+            vec![vec![Value::Integer(2), Value::Text("y".into())]]
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn opens_a_database_written_by_sqlite() {
+    let dir = std::env::temp_dir().join(format!("parlite-compat-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join("s.db");
+    let _ = std::fs::remove_file(&path);
+    {
+        let s = rusqlite::Connection::open(&path).unwrap();
+        s.execute_batch(
+            "CREATE TABLE artist(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, born INT);
+             CREATE INDEX artist_born ON artist(born DESC);
+             CREATE VIEW old AS SELECT name FROM artist WHERE born < 1950;
+             CREATE TABLE log(msg);
+             CREATE TRIGGER t_ins AFTER INSERT ON artist BEGIN INSERT INTO log VALUES(new.name); END;
+             INSERT INTO artist(name, born) VALUES('a', 1940), ('b', 1960), ('c', 1930);",
+        )
+        .unwrap();
+    }
+    let p = path.to_str().expect("utf8 path");
+    let c = Connection::open(p).unwrap();
+    assert_eq!(
+        rows(&c, "SELECT name FROM old ORDER BY name"),
+        vec![vec![Value::Text("a".into())], vec![Value::Text("c".into())]]
+    );
+    assert_eq!(
+        rows(&c, "SELECT name FROM artist WHERE born = 1960"),
+        vec![vec![Value::Text("b".into())]]
+    );
+    c.execute_batch("INSERT INTO artist(name, born) VALUES('d', 2000)")
+        .unwrap();
+    assert_eq!(
+        rows(&c, "SELECT count(*) FROM log"),
+        vec![vec![Value::Integer(4)]]
+    );
+    assert_eq!(
+        rows(&c, "SELECT seq FROM sqlite_sequence WHERE name = 'artist'"),
+        vec![vec![Value::Integer(4)]]
+    );
+    let e = c
+        .execute_batch("INSERT INTO artist(name) VALUES('a')")
+        .unwrap_err();
+    assert_eq!(e.message, "UNIQUE constraint failed: artist.name");
+    assert_eq!(
+        rows(&c, "PRAGMA integrity_check"),
+        vec![vec![Value::Text("ok".into())]]
+    );
+    drop(c);
+    let _ = std::fs::remove_dir_all(&dir);
+}

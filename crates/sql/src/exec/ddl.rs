@@ -292,9 +292,14 @@ impl Engine<'_> {
 
     pub fn create_view(&mut self, c: &ast::CreateView) -> Result<Vec<Row>> {
         if c.temp {
-            return err("TEMP views are not supported");
+            if self.schema.temp_views.contains_key(&key(&c.name.name)) {
+                if c.if_not_exists {
+                    return Ok(Vec::new());
+                }
+                return err(format!("view {} already exists", c.name.name));
+            }
         }
-        if !self.check_new_name(&c.name, c.if_not_exists, "view")? {
+        if !c.temp && !self.check_new_name(&c.name, c.if_not_exists, "view")? {
             return Ok(Vec::new());
         }
         let v = view_from_create(c);
@@ -306,6 +311,12 @@ impl Engine<'_> {
                 v.name,
                 plan.columns.len()
             ));
+        }
+        if c.temp {
+            let v = std::sync::Arc::new(v);
+            self.schema.temp_views.insert(key(&c.name.name), v.clone());
+            self.schema.views.insert(key(&c.name.name), v);
+            return Ok(Vec::new());
         }
         self.insert_schema_row("view", &v.name, &v.name, 0, Some(&c.schema_sql))?;
         self.schema_changed()?;
@@ -436,6 +447,10 @@ impl Engine<'_> {
                     }
                     return err(format!("no such view: {}", name.name));
                 }
+                if self.schema.temp_views.remove(&k).is_some() {
+                    self.schema.views.remove(&k);
+                    return Ok(Vec::new());
+                }
                 self.delete_schema_entry("view", &name.name)?;
             }
             ObjectKind::Trigger => {
@@ -508,7 +523,7 @@ impl Engine<'_> {
                     self.store.table_insert(1, rowid, &row)?;
                 }
             }
-            AlterAction::AddColumn(cd) => {
+            AlterAction::AddColumn { def: cd, text } => {
                 if t.column_index(&cd.name).is_some() {
                     return err(format!("duplicate column name: {}", cd.name));
                 }
@@ -546,7 +561,7 @@ impl Engine<'_> {
                         let Some(p) = sql.rfind(')') else {
                             return err("malformed table definition");
                         };
-                        let new_sql = format!("{}, {}{}", &sql[..p], cd, &sql[p..]);
+                        let new_sql = format!("{}, {}{}", &sql[..p], text, &sql[p..]);
                         // Validate before writing.
                         match crate::parse::parse_first(&new_sql) {
                             Ok(Some(p)) if matches!(p.stmt, Stmt::CreateTable(_)) => {}

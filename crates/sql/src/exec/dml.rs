@@ -179,7 +179,15 @@ impl Engine<'_> {
             },
             None => match old {
                 Some(r) if t.rowid_alias.is_none() => r,
-                _ => self.new_rowid(t)?,
+                _ => {
+                    let r = self.new_rowid(t)?;
+                    // SQLite records an allocated AUTOINCREMENT rowid even when the row is
+                    // then ignored by a conflict clause.
+                    if t.autoincrement {
+                        self.bump_sequence(&t.name, r)?;
+                    }
+                    r
+                }
             },
         };
         if let Some(a) = t.rowid_alias {
@@ -464,7 +472,7 @@ impl Engine<'_> {
         let rows: Vec<Vec<Value>> = match &ins.source {
             InsertSource::DefaultValues => vec![Vec::new()],
             InsertSource::Select(s) => {
-                let plan = Binder::new(self.schema).bind_select(s)?;
+                let plan = self.binder_with_trigger_frame().bind_select(s)?;
                 let n = plan.columns.len();
                 if n != targets.len() {
                     return Err(SqlError::msg(if ins.columns.is_empty() {

@@ -193,7 +193,9 @@ impl<'a> Engine<'a> {
     pub fn schema_changed(&mut self) -> Result<()> {
         let c = self.store.schema_cookie()?.wrapping_add(1);
         self.store.set_schema_cookie(c)?;
-        *self.schema = load_schema(self.store)?;
+        let mut fresh = load_schema(self.store)?;
+        fresh.carry_temp_from(self.schema);
+        *self.schema = fresh;
         Ok(())
     }
 
@@ -205,8 +207,13 @@ impl<'a> Engine<'a> {
             self.state.pending_changes.set(0);
         }
         let r = self.execute_inner(stmt);
-        if is_dml && r.is_ok() {
-            self.state.changes.set(self.state.pending_changes.get());
+        if is_dml {
+            // A failed statement is rolled back, and SQLite then reports no changes.
+            self.state.changes.set(if r.is_ok() {
+                self.state.pending_changes.get()
+            } else {
+                0
+            });
         }
         r
     }

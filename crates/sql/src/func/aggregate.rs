@@ -12,9 +12,12 @@
 //! summation of reals; sum() reports "integer overflow" only when every input was an
 //! integer (a later real input clears the condition, as in SQLite).
 
+// `Option::is_none_or` is newer than the workspace's minimum Rust version (1.80).
+#![allow(clippy::unnecessary_map_or)]
+
 use super::AggKind;
 use crate::collation::Collation;
-use crate::value::{Affinity, Result, SqlError, Value, MAX_LENGTH_BYTES};
+use crate::value::{Affinity, CollatedKey, Result, SqlError, Value, MAX_LENGTH_BYTES};
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -295,31 +298,8 @@ impl Aggregate for GroupConcat {
     }
 }
 
-/// A value ordered by SQLite's sort order under a collation (DISTINCT set key).
-struct DistinctKey {
-    value: Value,
-    collation: Collation,
-}
-
-impl PartialEq for DistinctKey {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for DistinctKey {}
-impl PartialOrd for DistinctKey {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for DistinctKey {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.value.compare(&other.value, self.collation)
-    }
-}
-
 struct Distinct {
-    seen: BTreeSet<DistinctKey>,
+    seen: BTreeSet<CollatedKey>,
     collation: Collation,
     inner: Box<dyn Aggregate>,
 }
@@ -333,10 +313,10 @@ impl Aggregate for Distinct {
             // Every built-in aggregate ignores NULL; pass it through unrecorded.
             return self.inner.step(args);
         }
-        if self.seen.insert(DistinctKey {
-            value: v.clone(),
-            collation: self.collation,
-        }) {
+        if self
+            .seen
+            .insert(CollatedKey::new(v.clone(), self.collation))
+        {
             self.inner.step(args)
         } else {
             Ok(())

@@ -11,8 +11,10 @@
 //! "any run" tokens, and matched iteratively with single-star backtracking: O(len(pattern)
 //! × len(text)) time, no recursion (SQLite recurses once per `%`; a 50,000-byte pattern of
 //! `%a%a...` would need a deep stack here). The result is the same as SQLite's: its
-//! NOWILDCARDMATCH early exit only prunes.
+//! NOWILDCARDMATCH early exit only prunes. Inputs are read as bytes with SQLite's lenient
+//! UTF-8 decoder, so blobs holding invalid UTF-8 match exactly as in SQLite.
 
+use super::utf8;
 use crate::value::{Result, SqlError, Value};
 
 /// SQLITE_MAX_LIKE_PATTERN_LENGTH's default, in bytes.
@@ -24,29 +26,33 @@ enum Tok {
     AnyRun,
     /// `_` / `?`: any one character.
     AnyOne,
-    Lit(char),
+    Lit(u32),
     /// `[...]`: ranges (single members as (c, c)), negated with `^`.
     Set {
-        ranges: Vec<(char, char)>,
+        ranges: Vec<(u32, u32)>,
         invert: bool,
     },
     /// A malformed tail (escape at the end, unterminated set): matches nothing.
     Never,
 }
 
-fn until_nul(s: &str) -> &str {
-    match s.find('\0') {
-        Some(n) => &s[..n],
-        None => s,
-    }
-}
+const PERCENT: u32 = b'%' as u32;
+const UNDERSCORE: u32 = b'_' as u32;
 
-fn compile_like(pattern: &str, escape: Option<char>) -> Vec<Tok> {
+fn compile_like(pattern: &[u8], escape: Option<u32>) -> Vec<Tok> {
     // An escape equal to a wildcard disables that wildcard (func.c likeFunc).
-    let match_all = if escape == Some('%') { None } else { Some('%') };
-    let match_one = if escape == Some('_') { None } else { Some('_') };
+    let match_all = if escape == Some(PERCENT) {
+        None
+    } else {
+        Some(PERCENT)
+    };
+    let match_one = if escape == Some(UNDERSCORE) {
+        None
+    } else {
+        Some(UNDERSCORE)
+    };
     let mut toks = Vec::with_capacity(pattern.len());
-    let mut chars = until_nul(pattern).chars();
+    let mut chars = utf8::decode(utf8::until_nul(pattern)).into_iter();
     while let Some(c) = chars.next() {
         if Some(c) == match_all {
             toks.push(Tok::AnyRun);
@@ -64,20 +70,20 @@ fn compile_like(pattern: &str, escape: Option<char>) -> Vec<Tok> {
     toks
 }
 
-fn compile_glob(pattern: &str) -> Vec<Tok> {
-    let chars: Vec<char> = until_nul(pattern).chars().collect();
+fn compile_glob(pattern: &[u8]) -> Vec<Tok> {
+    let chars: Vec<u32> = utf8::decode(utf8::until_nul(pattern));
     let mut toks = Vec::with_capacity(chars.len());
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
         i += 1;
-        match c {
+        match char::from_u32(c).unwrap_or('\u{fffd}') {
             '*' => toks.push(Tok::AnyRun),
             '?' => toks.push(Tok::AnyOne),
             '[' => {
                 let mut ranges = Vec::new();
                 let mut invert = false;
-                let next = |i: &mut usize| -> Option<char> {
+                let next = |i: &mut usize| -> Option<u32> {
                     let c = chars.get(*i).copied();
                     if c.is_some() {
                         *i += 1;
@@ -85,22 +91,27 @@ fn compile_glob(pattern: &str) -> Vec<Tok> {
                     c
                 };
                 let mut c2 = next(&mut i);
-                if c2 == Some('^') {
+                if c2 == Some(u32::from(b'^')) {
                     invert = true;
                     c2 = next(&mut i);
                 }
-                if c2 == Some(']') {
-                    ranges.push((']', ']'));
+                let close = u32::from(b']');
+                if c2 == Some(close) {
+                    ranges.push((close, close));
                     c2 = next(&mut i);
                 }
-                let mut prior: Option<char> = None;
+                let mut prior: Option<u32> = None;
                 while let Some(m) = c2 {
-                    if m == ']' {
+                    if m == close {
                         break;
                     }
                     let peek = chars.get(i).copied();
-                    if m == '-' && peek.is_some() && peek != Some(']') && prior.is_some() {
-                        let hi = next(&mut i).unwrap_or('-');
+                    if m == u32::from(b'-')
+                        && peek.is_some()
+                        && peek != Some(close)
+                        && prior.is_some()
+                    {
+                        let hi = next(&mut i).unwrap_or(m);
                         if let Some(lo) = prior {
                             ranges.push((lo, hi));
                         }
@@ -117,25 +128,33 @@ fn compile_glob(pattern: &str) -> Vec<Tok> {
                     toks.push(Tok::Set { ranges, invert });
                 }
             }
-            c => toks.push(Tok::Lit(c)),
+            _ => toks.push(Tok::Lit(c)),
         }
     }
     toks
 }
 
-fn tok_matches(tok: &Tok, c: char, no_case: bool) -> bool {
+fn ascii_lower(c: u32) -> u32 {
+    if (u32::from(b'A')..=u32::from(b'Z')).contains(&c) {
+        c + 32
+    } else {
+        c
+    }
+}
+
+fn tok_matches(tok: &Tok, c: u32, no_case: bool) -> bool {
     match tok {
         Tok::AnyOne => true,
         Tok::Lit(p) => {
-            *p == c || (no_case && p.is_ascii() && c.is_ascii() && p.eq_ignore_ascii_case(&c))
+            *p == c || (no_case && *p < 0x80 && c < 0x80 && ascii_lower(*p) == ascii_lower(c))
         }
         Tok::Set { ranges, invert } => ranges.iter().any(|&(lo, hi)| c >= lo && c <= hi) != *invert,
         Tok::Never | Tok::AnyRun => false,
     }
 }
 
-fn run(toks: &[Tok], text: &str, no_case: bool) -> bool {
-    let text: Vec<char> = until_nul(text).chars().collect();
+fn run(toks: &[Tok], text: &[u8], no_case: bool) -> bool {
+    let text: Vec<u32> = utf8::decode(utf8::until_nul(text));
     let (mut p, mut s) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
     loop {
@@ -166,11 +185,31 @@ fn run(toks: &[Tok], text: &str, no_case: bool) -> bool {
 
 /// `text LIKE pattern [ESCAPE escape]` on already-converted text.
 pub fn like_match(pattern: &str, text: &str, escape: Option<char>, case_sensitive: bool) -> bool {
+    like_match_bytes(
+        pattern.as_bytes(),
+        text.as_bytes(),
+        escape.map(u32::from),
+        case_sensitive,
+    )
+}
+
+/// LIKE on raw bytes (text or blob content), decoded leniently as SQLite does.
+pub fn like_match_bytes(
+    pattern: &[u8],
+    text: &[u8],
+    escape: Option<u32>,
+    case_sensitive: bool,
+) -> bool {
     run(&compile_like(pattern, escape), text, !case_sensitive)
 }
 
 /// `text GLOB pattern`.
 pub fn glob_match(pattern: &str, text: &str) -> bool {
+    glob_match_bytes(pattern.as_bytes(), text.as_bytes())
+}
+
+/// GLOB on raw bytes.
+pub fn glob_match_bytes(pattern: &[u8], text: &[u8]) -> bool {
     run(&compile_glob(pattern), text, false)
 }
 
@@ -187,24 +226,24 @@ pub fn like_fn(args: &[Value], case_sensitive: bool) -> Result<Value> {
     let escape = match args.get(2) {
         None => None,
         Some(e) => {
-            let Some(e) = e.to_text() else {
+            let Some(e) = e.to_bytes() else {
                 return Ok(Value::Null);
             };
-            let mut it = e.chars();
-            match (it.next(), it.next()) {
-                (Some(c), None) => Some(c),
-                _ => {
-                    return Err(SqlError::msg(
-                        "ESCAPE expression must be a single character",
-                    ))
-                }
+            // sqlite3Utf8CharLen(zEsc, -1) == 1: exactly one character before any NUL.
+            let e = utf8::until_nul(&e);
+            let (c, n) = utf8::read(e);
+            if e.is_empty() || n != e.len() {
+                return Err(SqlError::msg(
+                    "ESCAPE expression must be a single character",
+                ));
             }
+            Some(c)
         }
     };
-    let (Some(p), Some(t)) = (pat.to_text(), text.to_text()) else {
+    let (Some(p), Some(t)) = (pat.to_bytes(), text.to_bytes()) else {
         return Ok(Value::Null);
     };
-    Ok(Value::Integer(i64::from(like_match(
+    Ok(Value::Integer(i64::from(like_match_bytes(
         &p,
         &t,
         escape,
@@ -220,10 +259,10 @@ pub fn glob_fn(args: &[Value]) -> Result<Value> {
     if pat.byte_len() > LIKE_PATTERN_MAX_BYTES {
         return Err(SqlError::msg("LIKE or GLOB pattern too complex"));
     }
-    let (Some(p), Some(t)) = (pat.to_text(), text.to_text()) else {
+    let (Some(p), Some(t)) = (pat.to_bytes(), text.to_bytes()) else {
         return Ok(Value::Null);
     };
-    Ok(Value::Integer(i64::from(glob_match(&p, &t))))
+    Ok(Value::Integer(i64::from(glob_match_bytes(&p, &t))))
 }
 
 #[cfg(test)]

@@ -8,15 +8,23 @@
 //! - `aggregate`: the accumulator API ([`aggregate::Aggregate`]) and built-in aggregates.
 //! - `printf`: SQLite's printf engine behind `printf()`/`format()`.
 //! - `like`: LIKE and GLOB matching.
+//! - `datetime`: the date and time functions.
+//! - `math`: the math functions (SQLITE_ENABLE_MATH_FUNCTIONS).
 //!
 //! Functions take what they need from the connection through [`FunctionContext`], which the
 //! executor implements; they never reach into other layers.
 
+// `Option::is_none_or` is newer than the workspace's minimum Rust version (1.80).
+#![allow(clippy::unnecessary_map_or)]
+
 pub mod aggregate;
+pub mod datetime;
 pub mod like;
+pub mod math;
 pub mod printf;
 mod rng;
 pub mod scalar;
+mod utf8;
 
 use crate::collation::Collation;
 use crate::value::{Result, SqlError, Value};
@@ -32,6 +40,17 @@ pub trait FunctionContext {
     /// `PRAGMA case_sensitive_like`.
     fn case_sensitive_like(&self) -> bool {
         false
+    }
+    /// The statement's current time as a julian day in milliseconds ('now'). SQLite
+    /// fixes it once per statement (`sqlite3StmtCurrentTime`) so that every 'now' in a
+    /// statement agrees; the executor should do the same. Default: the system clock.
+    fn current_time_jd_ms(&self) -> i64 {
+        datetime::system_now_jd_ms()
+    }
+    /// The local time zone's offset from UTC, in seconds, at the given unix time (the
+    /// `localtime` and `utc` modifiers). Default: 0 (UTC).
+    fn local_offset_seconds(&self, _unix_time_s: i64) -> i64 {
+        0
     }
 }
 
@@ -261,6 +280,45 @@ pub static BUILTINS: &[FuncDef] = &[
     scalar("upper", 1, Some(1), s::upper),
     volatile(scalar("total_changes", 0, Some(0), s::total_changes)),
     scalar("zeroblob", 1, Some(1), s::zeroblob),
+    scalar("date", 0, None, datetime::date),
+    scalar("time", 0, None, datetime::time),
+    scalar("datetime", 0, None, datetime::datetime),
+    scalar("julianday", 0, None, datetime::julianday),
+    scalar("unixepoch", 0, None, datetime::unixepoch),
+    scalar("strftime", 0, None, datetime::strftime),
+    scalar("timediff", 2, Some(2), datetime::timediff),
+    scalar("current_date", 0, Some(0), datetime::current_date),
+    scalar("current_time", 0, Some(0), datetime::current_time),
+    scalar("current_timestamp", 0, Some(0), datetime::current_timestamp),
+    scalar("acos", 1, Some(1), math::acos),
+    scalar("acosh", 1, Some(1), math::acosh),
+    scalar("asin", 1, Some(1), math::asin),
+    scalar("asinh", 1, Some(1), math::asinh),
+    scalar("atan", 1, Some(1), math::atan),
+    scalar("atan2", 2, Some(2), math::atan2),
+    scalar("atanh", 1, Some(1), math::atanh),
+    scalar("ceil", 1, Some(1), math::ceil),
+    scalar("ceiling", 1, Some(1), math::ceil),
+    scalar("cos", 1, Some(1), math::cos),
+    scalar("cosh", 1, Some(1), math::cosh),
+    scalar("degrees", 1, Some(1), math::degrees),
+    scalar("exp", 1, Some(1), math::exp),
+    scalar("floor", 1, Some(1), math::floor),
+    scalar("ln", 1, Some(1), math::ln),
+    scalar("log", 1, Some(2), math::log),
+    scalar("log10", 1, Some(1), math::log),
+    scalar("log2", 1, Some(1), math::log2),
+    scalar("mod", 2, Some(2), math::fmod),
+    scalar("pi", 0, Some(0), math::pi),
+    scalar("pow", 2, Some(2), math::pow),
+    scalar("power", 2, Some(2), math::pow),
+    scalar("radians", 1, Some(1), math::radians),
+    scalar("sin", 1, Some(1), math::sin),
+    scalar("sinh", 1, Some(1), math::sinh),
+    scalar("sqrt", 1, Some(1), math::sqrt),
+    scalar("tan", 1, Some(1), math::tan),
+    scalar("tanh", 1, Some(1), math::tanh),
+    scalar("trunc", 1, Some(1), math::trunc),
     agg("avg", 1, 1, AggKind::Avg),
     agg("count", 0, 1, AggKind::Count),
     agg("group_concat", 1, 2, AggKind::GroupConcat),

@@ -12,6 +12,9 @@
 //! SQLITE_TOOBIG. Text is assembled as bytes because `%.Ns` may cut a UTF-8 sequence, as
 //! in SQLite; the result is converted lossily at the end (value invariant 2).
 
+// `u64::is_multiple_of` is newer than the workspace's minimum Rust version (1.80).
+#![allow(clippy::manual_is_multiple_of)]
+
 use crate::value::num::{format_float, FloatFormat, FloatStyle};
 use crate::value::{Value, MAX_LENGTH_BYTES};
 use std::borrow::Cow;
@@ -494,22 +497,25 @@ fn render_char(out: &mut Out, spec: &mut Spec, arg: Option<Cow<[u8]>>) -> Vec<u8
         // SQLite emits a NUL byte for an empty or NULL argument.
         _ => ch.push(0),
     }
-    // SQLite pads the repeated characters as a whole, counting width in characters.
-    let reps = if spec.precision > 1 {
-        spec.precision as usize
-    } else {
-        1
-    };
-    if !out.room(reps.saturating_mul(ch.len())) {
-        return Vec::new();
+    // As SQLite: all but the last copy go out directly (after left padding computed in
+    // characters); the last copy is padded like any field, its width widened by its
+    // UTF-8 continuation bytes.
+    if spec.precision > 1 {
+        let copies = (spec.precision - 1) as usize;
+        if !out.room(copies.saturating_mul(ch.len())) {
+            return Vec::new();
+        }
+        spec.width -= spec.precision - 1;
+        if spec.width > 1 && !spec.left {
+            out.pad((spec.width - 1) as usize, b' ');
+            spec.width = 0;
+        }
+        for _ in 0..copies {
+            out.push(&ch);
+        }
     }
-    let mut body = Vec::with_capacity(reps * ch.len());
-    for _ in 0..reps {
-        body.extend_from_slice(&ch);
-    }
-    // %c always counts width in characters.
-    adjust_width_for_utf8(spec, &body, true);
-    body
+    adjust_width_for_utf8(spec, &ch, true);
+    ch
 }
 
 /// %s / %z: the text, cut to `precision` bytes (characters under `!`).
@@ -661,9 +667,9 @@ mod tests {
         assert_eq!(
             f(
                 "%.2f %e %g",
-                &[3.14159.into(), 1234.5.into(), 0.0001.into()]
+                &[1.23456.into(), 1234.5.into(), 0.0001.into()]
             ),
-            "3.14 1.234500e+03 0.0001"
+            "1.23 1.234500e+03 0.0001"
         );
         assert_eq!(
             f(

@@ -494,8 +494,12 @@ pub fn soundex(_: &Ctx, args: &[Value]) -> Result<Value> {
         }
         t
     };
-    let text = arg(args, 0).to_text_or_empty();
-    let z = until_nul(&text).as_bytes();
+    // Bytes, not lossy text: SQLite masks each byte with 0x7f, even in invalid UTF-8.
+    let bytes = arg(args, 0).to_bytes().unwrap_or(Cow::Borrowed(&[]));
+    let z = match bytes.iter().position(|&b| b == 0) {
+        Some(n) => &bytes[..n],
+        None => &bytes[..],
+    };
     let mut i = 0;
     while i < z.len() && !z[i].is_ascii_alphabetic() {
         i += 1;
@@ -555,6 +559,8 @@ pub fn substr(_: &Ctx, args: &[Value]) -> Result<Value> {
         return Ok(Value::Null);
     }
     let blob_bytes: Option<&[u8]> = match x {
+        // A zero-length blob has no data pointer in SQLite: the result is NULL.
+        Value::Blob(b) if b.is_empty() => return Ok(Value::Null),
         Value::Blob(b) => Some(b),
         _ => None,
     };
@@ -675,15 +681,16 @@ fn hex_val(c: u8) -> u8 {
     }
 }
 
-/// `unicode(X)`: code point of the first character; NULL for empty text.
+/// `unicode(X)`: code point of the first character; NULL for empty text. Blob bytes are
+/// decoded with SQLite's lenient UTF-8 reader, so invalid bytes give what SQLite gives.
 pub fn unicode(_: &Ctx, args: &[Value]) -> Result<Value> {
-    Ok(match arg(args, 0).to_text() {
-        Some(t) => match t.chars().next() {
-            Some(c) if c != '\0' => Value::Integer(i64::from(u32::from(c))),
-            _ => Value::Null,
-        },
-        None => Value::Null,
-    })
+    let Some(bytes) = arg(args, 0).to_bytes() else {
+        return Ok(Value::Null);
+    };
+    match bytes.first() {
+        None | Some(0) => Ok(Value::Null),
+        Some(_) => Ok(Value::Integer(i64::from(super::utf8::read(&bytes).0))),
+    }
 }
 
 /// `unistr(X)`: decodes \XXXX, \+XXXXXX, \uXXXX, \UXXXXXXXX and \\ escapes.

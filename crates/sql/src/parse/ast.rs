@@ -84,8 +84,15 @@ pub enum PragmaValue {
 #[derive(Debug, Clone, PartialEq)]
 pub enum AlterAction {
     RenameTable(String),
-    RenameColumn { old: String, new: String },
-    AddColumn(ColumnDef),
+    RenameColumn {
+        old: String,
+        new: String,
+    },
+    /// `text` is the column definition as written (SQLite appends it to the stored CREATE).
+    AddColumn {
+        def: ColumnDef,
+        text: String,
+    },
     DropColumn(String),
 }
 

@@ -1141,7 +1141,7 @@ impl Display for Stmt {
                     AlterAction::RenameColumn { old, new } => {
                         write!(f, "RENAME COLUMN {} TO {}", Ident(old), Ident(new))
                     }
-                    AlterAction::AddColumn(c) => write!(f, "ADD COLUMN {c}"),
+                    AlterAction::AddColumn { def, .. } => write!(f, "ADD COLUMN {def}"),
                     AlterAction::DropColumn(c) => write!(f, "DROP COLUMN {}", Ident(c)),
                 }
             }

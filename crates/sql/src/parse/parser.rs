@@ -1951,7 +1951,14 @@ impl<'a> Parser<'a> {
             }
         } else if self.eat_kw("ADD") {
             self.eat_kw("COLUMN");
-            AlterAction::AddColumn(self.column_def()?)
+            {
+                let start = self.cur_start();
+                let def = self.column_def()?;
+                AlterAction::AddColumn {
+                    def,
+                    text: self.text(start, self.last_end),
+                }
+            }
         } else if self.eat_kw("DROP") {
             self.eat_kw("COLUMN");
             AlterAction::DropColumn(self.name()?)

@@ -941,30 +941,31 @@ impl<'s> Binder<'s> {
                     .collect();
                 let mut keys = Vec::new();
                 for (ti, term) in order.iter().enumerate() {
-                    let idx =
-                        match &term.expr {
-                            Expr::Literal(Literal::Integer(k)) if *k >= 1 && (*k as usize) <= n => {
-                                *k as usize - 1
-                            }
-                            Expr::Column {
-                                table: None, name, ..
-                            } => match columns
-                                .iter()
-                                .position(|c| c.name.eq_ignore_ascii_case(name))
-                            {
-                                Some(i) => i,
-                                None => return err(format!(
-                                    "{} ORDER BY term does not match any column in the result set",
-                                    ordinal(ti + 1)
-                                )),
-                            },
-                            _ => {
+                    let idx = match &term.expr {
+                        Expr::Literal(Literal::Integer(k)) if *k >= 1 && (*k as usize) <= n => {
+                            *k as usize - 1
+                        }
+                        Expr::Column {
+                            table: None, name, ..
+                        } => match columns
+                            .iter()
+                            .position(|c| c.name.eq_ignore_ascii_case(name))
+                        {
+                            Some(i) => i,
+                            None => {
                                 return err(format!(
                                     "{} ORDER BY term does not match any column in the result set",
                                     ordinal(ti + 1)
                                 ))
                             }
-                        };
+                        },
+                        _ => {
+                            return err(format!(
+                                "{} ORDER BY term does not match any column in the result set",
+                                ordinal(ti + 1)
+                            ))
+                        }
+                    };
                     keys.push(SortKey {
                         idx,
                         desc: term.desc,
@@ -1023,12 +1024,18 @@ impl<'s> Binder<'s> {
             f.aliases = aliases;
         }
         // WHERE
-        let mut filters: Vec<Vec<CExpr>> = vec![Vec::new(); sources.len().max(1)];
+        let mut bound_terms = Vec::with_capacity(where_terms.len());
         for t in &where_terms {
-            let b = self.expr(t)?;
+            bound_terms.push(self.expr(t)?.e);
+        }
+        if sources.len() > 1 && sources.iter().all(|s| s.join == JoinType::Inner) {
+            self.reorder_joins(&mut sources, &bound_terms);
+        }
+        let mut filters: Vec<Vec<CExpr>> = vec![Vec::new(); sources.len().max(1)];
+        for e in bound_terms {
             let mut corr = false;
-            let lvl = b.e.max_source(&sources, &mut corr).unwrap_or(0);
-            filters[lvl].push(b.e);
+            let lvl = e.max_source(&sources, &mut corr).unwrap_or(0);
+            filters[lvl].push(e);
         }
         // Result columns (aggregates allowed from here on).
         if let Some(f) = self.frames.last_mut() {
@@ -1543,6 +1550,72 @@ impl<'s> Binder<'s> {
 
     // ---- access paths -----------------------------------------------------------------
 
+    /// Greedy join ordering for inner joins: next comes the source best constrained by the
+    /// sources already placed (rowid equality, then an indexed equality, then any equality,
+    /// then any filter), so nested loops stay narrow. Row positions do not change; only the
+    /// loop order does.
+    fn reorder_joins(&self, sources: &mut Vec<Source>, terms: &[CExpr]) {
+        let n = sources.len();
+        let refs: Vec<Vec<usize>> = terms
+            .iter()
+            .map(|t| referenced_sources(t, sources))
+            .collect();
+        let mut used = vec![false; n];
+        let mut order = Vec::with_capacity(n);
+        for _ in 0..n {
+            let mut best: Option<(usize, u8)> = None;
+            for r in 0..n {
+                if used[r] {
+                    continue;
+                }
+                let mut score = 0u8;
+                for (ti, t) in terms.iter().enumerate() {
+                    if !refs[ti].contains(&r) || refs[ti].iter().any(|&s| s != r && !used[s]) {
+                        continue;
+                    }
+                    let s = match eq_column(t, r, sources) {
+                        Some(c) => {
+                            if let SourceKind::Table(tab) = &sources[r].kind {
+                                if c == tab.columns.len() || Some(c) == tab.rowid_alias {
+                                    5
+                                } else if tab
+                                    .indexes
+                                    .iter()
+                                    .filter_map(|i| self.schema.indexes.get(i))
+                                    .any(|ix| {
+                                        ix.columns.first().and_then(|ic| ic.column) == Some(c)
+                                    })
+                                {
+                                    4
+                                } else {
+                                    3
+                                }
+                            } else {
+                                3
+                            }
+                        }
+                        None => 1,
+                    };
+                    score = score.max(s);
+                }
+                if best.map_or(true, |(_, b)| score > b) {
+                    best = Some((r, score));
+                }
+            }
+            if let Some((r, _)) = best {
+                used[r] = true;
+                order.push(r);
+            }
+        }
+        let old = std::mem::take(sources);
+        let mut slots: Vec<Option<Source>> = old.into_iter().map(Some).collect();
+        for r in order {
+            if let Some(s) = slots[r].take() {
+                sources.push(s);
+            }
+        }
+    }
+
     fn choose_access(&self, sources: &mut [Source], filters: &mut [Vec<CExpr>]) {
         for i in 0..sources.len() {
             let SourceKind::Table(tab) = &sources[i].kind else {
@@ -1782,6 +1855,62 @@ impl<'s> Binder<'s> {
             }
         }
     }
+}
+
+/// Positions (in `sources`) of the sources an expression reads at level 0; a correlated
+/// subquery counts as reading all of them.
+fn referenced_sources(e: &CExpr, sources: &[Source]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut stack = vec![e];
+    while let Some(x) = stack.pop() {
+        match x {
+            CExpr::Col { level: 0, idx } => {
+                if let Some(p) = sources
+                    .iter()
+                    .position(|s| *idx >= s.start && *idx < s.start + s.width)
+                {
+                    if !out.contains(&p) {
+                        out.push(p);
+                    }
+                }
+            }
+            CExpr::Exists(sp) | CExpr::Scalar(sp) | CExpr::InSelect { sub: sp, .. }
+                if sp.correlated =>
+            {
+                return (0..sources.len()).collect();
+            }
+            CExpr::Agg(_) => return (0..sources.len()).collect(),
+            _ => {}
+        }
+        x.for_each_child(&mut |c| stack.push(c));
+    }
+    out
+}
+
+/// If `t` is `col = expr` with `col` in source `r` and `expr` not reading `r`, the column's
+/// index within the source.
+fn eq_column(t: &CExpr, r: usize, sources: &[Source]) -> Option<usize> {
+    let CExpr::Binary {
+        op: BinaryOp::Eq,
+        l,
+        r: rhs,
+        ..
+    } = t
+    else {
+        return None;
+    };
+    let s = &sources[r];
+    for (a, b) in [(l, rhs), (rhs, l)] {
+        if let CExpr::Col { level: 0, idx } = **a {
+            if idx >= s.start
+                && idx < s.start + s.width
+                && !referenced_sources(b, sources).contains(&r)
+            {
+                return Some(idx - s.start);
+            }
+        }
+    }
+    None
 }
 
 fn sources_width(t: &Table) -> usize {

@@ -118,6 +118,8 @@ pub struct Schema {
     pub views: HashMap<String, Arc<View>>,
     pub triggers: HashMap<String, Arc<Trigger>>,
     pub cookie: u32,
+    /// TEMP views: connection-private, never in `sqlite_schema`; they shadow main objects.
+    pub temp_views: HashMap<String, Arc<View>>,
 }
 
 pub fn key(name: &str) -> String {
@@ -290,6 +292,14 @@ impl Schema {
             }
         }
         Ok(s)
+    }
+
+    /// Keeps the connection's TEMP objects across a reload of the main schema.
+    pub fn carry_temp_from(&mut self, old: &Schema) {
+        self.temp_views = old.temp_views.clone();
+        for (k, v) in &old.temp_views {
+            self.views.insert(k.clone(), v.clone());
+        }
     }
 
     pub fn add_index(&mut self, ix: Index) {

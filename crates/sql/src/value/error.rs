@@ -25,6 +25,16 @@ pub mod codes {
     pub const SQLITE_RANGE: i32 = 25;
     pub const SQLITE_NOTADB: i32 = 26;
     pub const SQLITE_BUSY_SNAPSHOT: i32 = 517;
+    pub const SQLITE_ABORT: i32 = 4;
+    pub const SQLITE_INTERRUPT: i32 = 9;
+    pub const SQLITE_CONSTRAINT_CHECK: i32 = 275;
+    pub const SQLITE_CONSTRAINT_FOREIGNKEY: i32 = 787;
+    pub const SQLITE_CONSTRAINT_NOTNULL: i32 = 1299;
+    pub const SQLITE_CONSTRAINT_PRIMARYKEY: i32 = 1555;
+    pub const SQLITE_CONSTRAINT_TRIGGER: i32 = 1811;
+    pub const SQLITE_CONSTRAINT_UNIQUE: i32 = 2067;
+    pub const SQLITE_CONSTRAINT_ROWID: i32 = 2579;
+    pub const SQLITE_CONSTRAINT_DATATYPE: i32 = 3091;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -58,6 +68,17 @@ impl SqlError {
     /// A plain SQLITE_ERROR with SQLite's wording.
     pub fn msg(message: impl Into<String>) -> Self {
         SqlError::Error(message.into())
+    }
+
+    /// An error with an explicit (extended) result code, e.g.
+    /// `SqlError::with_code(codes::SQLITE_CONSTRAINT_UNIQUE, "UNIQUE constraint failed: t.a")`.
+    /// The primary code is the low byte of the extended code.
+    pub fn with_code(extended_code: i32, message: impl Into<String>) -> Self {
+        SqlError::Code {
+            code: extended_code & 0xff,
+            extended_code,
+            message: message.into(),
+        }
     }
 
     /// The primary SQLite result code.

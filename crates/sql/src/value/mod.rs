@@ -19,10 +19,12 @@
 //! integer prefix of text), while `CAST('1e3' AS NUMERIC)` is 1000.
 
 mod error;
+mod key;
 pub mod num;
 mod ops;
 
 pub use error::{codes, Result, SqlError};
+pub use key::CollatedKey;
 pub use ops::*;
 
 use crate::collation::Collation;
@@ -465,11 +467,23 @@ pub fn compare_op(
         return None;
     }
     let aff = comparison_affinity(lhs_aff, rhs_aff);
-    if aff.is_none() {
-        return Some(lhs.compare(rhs, coll));
-    }
-    let l = lhs.clone().apply_comparison_affinity(aff);
-    let r = rhs.clone().apply_comparison_affinity(aff);
+    // Only text under a numeric affinity, or a number under TEXT affinity, changes;
+    // everything else compares in place (the common case in an executor's inner loop).
+    let converts = |v: &Value| match aff {
+        Some(a) if a.is_numeric() => matches!(v, Value::Text(_)),
+        Some(Affinity::Text) => matches!(v, Value::Integer(_) | Value::Real(_)),
+        _ => false,
+    };
+    let l: Cow<'_, Value> = if converts(lhs) {
+        Cow::Owned(lhs.clone().apply_comparison_affinity(aff))
+    } else {
+        Cow::Borrowed(lhs)
+    };
+    let r: Cow<'_, Value> = if converts(rhs) {
+        Cow::Owned(rhs.clone().apply_comparison_affinity(aff))
+    } else {
+        Cow::Borrowed(rhs)
+    };
     Some(l.compare(&r, coll))
 }
 
@@ -550,5 +564,159 @@ impl From<Vec<u8>> for Value {
 impl<T: Into<Value>> From<Option<T>> for Value {
     fn from(o: Option<T>) -> Value {
         o.map_or(Value::Null, Into::into)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Affinity::*;
+
+    fn t(s: &str) -> Value {
+        Value::text(s)
+    }
+
+    #[test]
+    fn affinity_on_store() {
+        assert_eq!(t("3.0").apply_affinity(Integer), Value::Integer(3));
+        assert_eq!(t("3.0").apply_affinity(Numeric), Value::Integer(3));
+        assert_eq!(t("3.5").apply_affinity(Numeric), Value::Real(3.5));
+        assert_eq!(t(" 12 ").apply_affinity(Numeric), Value::Integer(12));
+        assert_eq!(t("0x10").apply_affinity(Numeric), t("0x10"));
+        assert_eq!(t("1e3").apply_affinity(Integer), Value::Integer(1000));
+        assert_eq!(
+            t("9223372036854775808").apply_affinity(Numeric),
+            Value::Real(9223372036854775808.0)
+        );
+        assert_eq!(Value::Integer(5).apply_affinity(Real), Value::Real(5.0));
+        assert_eq!(t("5").apply_affinity(Real), Value::Real(5.0));
+        assert_eq!(Value::Real(2.0).apply_affinity(Numeric), Value::Integer(2));
+        assert_eq!(Value::Real(1.0).apply_affinity(Text), t("1.0"));
+        assert_eq!(
+            Value::blob(vec![b'1']).apply_affinity(Numeric),
+            Value::blob(vec![b'1'])
+        );
+        assert_eq!(affinity_of_type_name("VARCHAR(10)"), Text);
+        assert_eq!(affinity_of_type_name("FLOATING POINT"), Integer);
+        assert_eq!(affinity_of_type_name(""), Blob);
+        assert_eq!(affinity_of_type_name("DOUBLE PRECISION"), Real);
+        assert_eq!(affinity_of_type_name("DECIMAL(10,5)"), Numeric);
+    }
+
+    #[test]
+    fn cast_and_text() {
+        assert_eq!(t("12abc").cast(Integer), Value::Integer(12));
+        assert_eq!(t("1e3").cast(Integer), Value::Integer(1));
+        assert_eq!(t("1e3").cast(Numeric), Value::Integer(1000));
+        assert_eq!(Value::Real(1e20).cast(Integer), Value::Integer(i64::MAX));
+        assert_eq!(Value::Real(1e20).cast(Text), t("1.0e+20"));
+        assert_eq!(Value::Real(0.1).cast(Text), t("0.1"));
+        assert_eq!(Value::Integer(42).cast(Blob), Value::blob(b"42".to_vec()));
+        assert_eq!(Value::Null.cast(Integer), Value::Null);
+    }
+
+    #[test]
+    fn sort_order_and_comparison() {
+        let ord = |a: &Value, b: &Value| a.compare(b, Collation::Binary);
+        assert_eq!(ord(&Value::Null, &Value::Integer(i64::MIN)), Ordering::Less);
+        assert_eq!(ord(&Value::Real(f64::INFINITY), &t("")), Ordering::Less);
+        assert_eq!(ord(&t("z"), &Value::blob(vec![])), Ordering::Less);
+        // Beyond 2^53 integers and reals compare exactly.
+        assert_eq!(
+            ord(
+                &Value::Integer(9007199254740993),
+                &Value::Real(9007199254740992.0)
+            ),
+            Ordering::Greater
+        );
+        assert_eq!(
+            ord(
+                &Value::Integer(i64::MAX),
+                &Value::Real(9223372036854775808.0)
+            ),
+            Ordering::Less
+        );
+        // Column affinity: a TEXT column holding '10' vs the number 9.
+        assert_eq!(
+            compare_op(&t("10"), Some(Integer), &t("9"), None, Collation::Binary),
+            Some(Ordering::Greater)
+        );
+        assert_eq!(
+            compare_op(&t("10"), None, &t("9"), None, Collation::Binary),
+            Some(Ordering::Less)
+        );
+        assert_eq!(
+            compare_op(
+                &Value::Integer(1),
+                Some(Text),
+                &t("1"),
+                None,
+                Collation::Binary
+            ),
+            Some(Ordering::Equal)
+        );
+        assert_eq!(
+            compare_op(&Value::Null, None, &Value::Null, None, Collation::Binary),
+            None
+        );
+        assert!(is_op(
+            &Value::Null,
+            None,
+            &Value::Null,
+            None,
+            Collation::Binary
+        ));
+    }
+
+    #[test]
+    fn operators() {
+        assert_eq!(
+            arith(ArithOp::Add, &Value::Integer(i64::MAX), &Value::Integer(1)),
+            Value::Real(9223372036854775808.0)
+        );
+        assert_eq!(
+            arith(ArithOp::Div, &Value::Integer(7), &Value::Integer(-2)),
+            Value::Integer(-3)
+        );
+        assert_eq!(
+            arith(ArithOp::Div, &Value::Integer(1), &Value::Integer(0)),
+            Value::Null
+        );
+        assert_eq!(
+            arith(ArithOp::Rem, &Value::Real(5.5), &Value::Integer(0)),
+            Value::Null
+        );
+        assert_eq!(
+            arith(ArithOp::Add, &t("12abc"), &Value::Integer(1)),
+            Value::Integer(13)
+        );
+        assert_eq!(
+            negate(&Value::Integer(i64::MIN)),
+            Value::Real(9223372036854775808.0)
+        );
+        assert_eq!(
+            bit_op(BitOp::ShiftRight, &Value::Integer(-8), &Value::Integer(100)),
+            Value::Integer(-1)
+        );
+        assert_eq!(
+            bit_op(BitOp::ShiftLeft, &Value::Integer(1), &Value::Integer(-1)),
+            Value::Integer(0)
+        );
+        assert_eq!(truth(&t("1abc")), Some(true));
+        assert_eq!(truth(&t("abc")), Some(false));
+        assert_eq!(and3(None, Some(false)), Some(false));
+        assert_eq!(or3(None, Some(false)), None);
+        assert_eq!(concat(&Value::Integer(1), &Value::Real(2.0)), Ok(t("12.0")));
+    }
+
+    #[test]
+    fn c_api_conversions() {
+        assert_eq!(t("  42xyz").to_i64(), 42);
+        assert_eq!(t("4.9").to_i64(), 4);
+        assert_eq!(Value::Real(-1e300).to_i64(), i64::MIN);
+        assert_eq!(Value::Integer(0x1_0000_0005).to_i32(), 5);
+        assert_eq!(t("1.5e3x").to_f64(), 1500.0);
+        assert_eq!(Value::Real(100.0).to_text().as_deref(), Some("100.0"));
+        assert_eq!(Value::Null.to_text(), None);
     }
 }

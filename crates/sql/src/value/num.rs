@@ -11,6 +11,12 @@
 //! Invariants: every function here is total (no panics, no overflow traps) on any input
 //! bytes; integers are never parsed from hex here (hex literals are the lexer's business).
 
+// The scaling constants are written digit for digit as in SQLite's util.c so that the two
+// can be compared by eye; they parse to the same binary64 values either way.
+#![allow(clippy::excessive_precision)]
+// `u64::is_multiple_of` is newer than the workspace's minimum Rust version (1.80).
+#![allow(clippy::manual_is_multiple_of)]
+
 /// SQLite's `sqlite3Isspace`: the six ASCII whitespace bytes (not Unicode spaces).
 #[inline]
 pub fn is_space(b: u8) -> bool {
@@ -49,8 +55,8 @@ fn dekker_mul2(x: &mut [f64; 2], y: f64, yy: f64) {
     let p = hx * hy;
     let q = hx * ty + tx * hy;
     let c = p + q;
-    let mut cc = p - c + q + tx * ty;
-    cc = x[0] * yy + x[1] * y + cc;
+    let cc = p - c + q + tx * ty;
+    let cc = x[0] * yy + x[1] * y + cc;
     x[0] = c + cc;
     x[1] = c - x[0];
     x[1] += cc;
@@ -312,6 +318,25 @@ pub fn atoi64(z: &[u8]) -> (i64, IntParse) {
     } else {
         (value, IntParse::Pow63)
     }
+}
+
+/// The value of a decimal numeric literal token as SQLite's code generator computes it
+/// (`codeInteger` / `codeReal`): digits that fit an i64 (after the optional unary minus
+/// the parser folded in) are an INTEGER — including -9223372036854775808 — and anything
+/// else (too large, or with `.`/exponent) is a REAL read with SQLite's own text→real
+/// conversion, which differs from correctly rounded parsing in the last bit for some
+/// literals with far exponents. Hex literals are the parser's business.
+pub fn decimal_literal(text: &str, negate: bool) -> super::Value {
+    let z = text.as_bytes();
+    if !z.is_empty() && z.iter().all(u8::is_ascii_digit) {
+        match atoi64(z) {
+            (v, IntParse::Exact) => return super::Value::Integer(if negate { -v } else { v }),
+            (_, IntParse::Pow63) if negate => return super::Value::Integer(i64::MIN),
+            _ => {}
+        }
+    }
+    let r = atof(z).0;
+    super::Value::real(if negate { -r } else { r })
 }
 
 /// `sqlite3RealToI64`: nearest-toward-zero integer, saturating at the i64 range.
@@ -709,6 +734,26 @@ mod tests {
         assert_eq!(atof(b"1.5e").1, NumClass::RealPrefix);
         assert_eq!(atof(b".").1, NumClass::NotNumeric);
         assert_eq!(atof(b"1e999999999").0, f64::INFINITY);
+    }
+
+    #[test]
+    fn literals() {
+        use super::super::Value;
+        assert_eq!(
+            decimal_literal("9223372036854775807", false),
+            Value::Integer(i64::MAX)
+        );
+        assert_eq!(
+            decimal_literal("9223372036854775808", true),
+            Value::Integer(i64::MIN)
+        );
+        assert_eq!(
+            decimal_literal("9223372036854775808", false),
+            Value::Real(9223372036854775808.0)
+        );
+        assert_eq!(decimal_literal("1.5", true), Value::Real(-1.5));
+        assert_eq!(decimal_literal("1e999", false), Value::Real(f64::INFINITY));
+        assert_eq!(decimal_literal(".5", false), Value::Real(0.5));
     }
 
     #[test]

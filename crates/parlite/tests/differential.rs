@@ -1,0 +1,262 @@
+//! Differential tests: the same SQL through parlite and through SQLite (rusqlite, bundled);
+//! result rows (with storage classes), column names and error messages must agree.
+
+use rusqlite::types::ValueRef;
+
+#[derive(Debug, PartialEq)]
+enum Out {
+    Rows {
+        names: Vec<String>,
+        rows: Vec<Vec<parlite::Value>>,
+    },
+    Err(String),
+}
+
+fn run_sqlite(c: &rusqlite::Connection, sql: &str) -> Out {
+    let mut st = match c.prepare(sql) {
+        Ok(s) => s,
+        Err(e) => return Out::Err(msg(e)),
+    };
+    let names: Vec<String> = st.column_names().iter().map(|s| s.to_string()).collect();
+    let n = names.len();
+    let mut rows = Vec::new();
+    let mut r = st.raw_query();
+    loop {
+        match r.next() {
+            Ok(Some(row)) => {
+                let mut v = Vec::new();
+                for i in 0..n {
+                    v.push(match row.get_ref(i).expect("col") {
+                        ValueRef::Null => parlite::Value::Null,
+                        ValueRef::Integer(i) => parlite::Value::Integer(i),
+                        ValueRef::Real(f) => parlite::Value::Real(f),
+                        ValueRef::Text(t) => {
+                            parlite::Value::Text(String::from_utf8_lossy(t).into_owned())
+                        }
+                        ValueRef::Blob(b) => parlite::Value::Blob(b.to_vec()),
+                    });
+                }
+                rows.push(v);
+            }
+            Ok(None) => break,
+            Err(e) => return Out::Err(msg(e)),
+        }
+    }
+    Out::Rows { names, rows }
+}
+
+fn msg(e: rusqlite::Error) -> String {
+    match e {
+        // Newer SQLite appends " in <sql> at offset N"; parlite reports the bare message.
+        rusqlite::Error::SqlInputError { msg, .. } => msg,
+        rusqlite::Error::SqliteFailure(_, Some(m)) => match m.find(" in ") {
+            Some(i) if m.contains(" at offset ") => m[..i].to_string(),
+            _ => m,
+        },
+        other => other.to_string(),
+    }
+}
+
+fn run_parlite(c: &parlite::Connection, sql: &str) -> Out {
+    let mut st = match c.prepare(sql) {
+        Ok(Some((s, _))) => s,
+        Ok(None) => {
+            return Out::Rows {
+                names: Vec::new(),
+                rows: Vec::new(),
+            }
+        }
+        Err(e) => return Out::Err(e.message),
+    };
+    let names: Vec<String> = (0..st.column_count())
+        .map(|i| st.column_name(i).to_string())
+        .collect();
+    let mut rows = Vec::new();
+    loop {
+        match st.step() {
+            Ok(true) => rows.push((0..names.len()).map(|i| st.column(i)).collect()),
+            Ok(false) => break,
+            Err(e) => return Out::Err(e.message),
+        }
+    }
+    Out::Rows { names, rows }
+}
+
+/// Runs a script (statements separated by lines ending in `;`) in both engines and compares
+/// each statement's outcome.
+fn check(script: &str) {
+    let s = rusqlite::Connection::open_in_memory().expect("sqlite");
+    let p = parlite::Connection::open(":memory:").expect("parlite");
+    let mut rest = script;
+    let mut failures = Vec::new();
+    while let Ok(Some(parsed)) = parlite_sql::parse::parse_first(rest) {
+        let tail = &rest[parsed.tail..];
+        let stmt_text = &rest[..parsed.tail];
+        let a = run_sqlite(&s, stmt_text.trim());
+        let b = run_parlite(&p, stmt_text.trim());
+        if a != b {
+            failures.push(format!(
+                "{}\n  sqlite:  {a:?}\n  parlite: {b:?}",
+                stmt_text.trim()
+            ));
+        }
+        rest = tail;
+    }
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+const SETUP: &str = "
+CREATE TABLE t1(a INTEGER PRIMARY KEY, b TEXT, c REAL, d);
+INSERT INTO t1 VALUES(1,'one',1.5,NULL),(2,'two',2,'x'),(3,'Three',NULL,3),(4,NULL,4.25,x'00ff');
+CREATE TABLE t2(x INTEGER, y TEXT COLLATE NOCASE, z NUMERIC);
+INSERT INTO t2 VALUES(1,'A','10'),(1,'b','1e2'),(3,'C','abc'),(NULL,'a',NULL),(5,'B','3.0');
+CREATE INDEX t2x ON t2(x);
+CREATE UNIQUE INDEX t2y ON t2(y, x);
+";
+
+#[test]
+fn selects() {
+    check(&format!("{SETUP}
+SELECT * FROM t1;
+SELECT a, b, c+1, d FROM t1 WHERE a > 1 ORDER BY a DESC;
+SELECT b AS name, a*2 FROM t1 ORDER BY name;
+SELECT t1.a, t2.y FROM t1, t2 WHERE t1.a = t2.x ORDER BY 1, 2;
+SELECT t1.a, t2.y FROM t1 LEFT JOIN t2 ON t1.a = t2.x ORDER BY 1, 2;
+SELECT x, count(*), sum(z), avg(x), min(y), max(y), group_concat(y) FROM t2 GROUP BY x ORDER BY x;
+SELECT count(*) FROM t2 WHERE y = 'a';
+SELECT y FROM t2 ORDER BY y, x;
+SELECT y FROM t2 ORDER BY y COLLATE BINARY;
+SELECT DISTINCT x FROM t2 ORDER BY x NULLS LAST;
+SELECT z, typeof(z) FROM t2 ORDER BY rowid;
+SELECT a FROM t1 UNION SELECT x FROM t2 ORDER BY 1;
+SELECT a FROM t1 INTERSECT SELECT x FROM t2;
+SELECT a FROM t1 EXCEPT SELECT x FROM t2;
+SELECT a FROM t1 UNION ALL SELECT z FROM t2 LIMIT 3 OFFSET 2;
+SELECT (SELECT max(x) FROM t2), EXISTS(SELECT 1 FROM t2 WHERE x = t1.a) FROM t1;
+SELECT a FROM t1 WHERE a IN (SELECT x FROM t2) ORDER BY a;
+SELECT a FROM t1 WHERE a NOT IN (SELECT x FROM t2 WHERE x IS NOT NULL) ORDER BY a;
+SELECT a, CASE WHEN a < 2 THEN 'small' WHEN a < 4 THEN 'mid' ELSE 'big' END FROM t1;
+SELECT CAST('12abc' AS INTEGER), CAST(3.7 AS INTEGER), CAST(5 AS TEXT), 1/0, 5 % 3, -7 / 2;
+SELECT 'a' || 1 || NULL, 'abc' LIKE 'A%', 'abc' GLOB 'A*', 1 BETWEEN 0 AND 2, NULL IS NULL;
+SELECT a, b FROM t1 WHERE b LIKE '%o%' ORDER BY a;
+SELECT * FROM (SELECT a AS k, b FROM t1 WHERE a < 3) AS s WHERE s.k > 1;
+SELECT x, count(*) FROM t2 GROUP BY x HAVING count(*) > 1;
+SELECT sum(a), total(c), count(d), count(DISTINCT x) FROM t1, t2 WHERE t1.a = 1;
+SELECT a+1 AS q FROM t1 WHERE q > 2 ORDER BY q;
+SELECT coalesce(NULL, b, 'z'), ifnull(c, -1), nullif(a, 2), abs(-a), length(b), upper(b), lower(b), substr(b, 2, 2) FROM t1;
+SELECT typeof(1), typeof(1.0), typeof('x'), typeof(x'00'), typeof(NULL);
+SELECT 1 = 1.0, '1' = 1, 'abc' < 'abd', x'01' > 'z';
+SELECT a FROM t1 ORDER BY c NULLS FIRST, a;
+WITH c(n) AS (SELECT a FROM t1 WHERE a > 2) SELECT n * 10 FROM c;
+SELECT t1.*, t2.x FROM t1 JOIN t2 USING (rowid) ORDER BY 1;
+SELECT min(a), max(b) FROM t1 WHERE a > 100;
+SELECT count(*) FROM t1 NATURAL JOIN t1 AS u;
+SELECT * FROM t2 WHERE x = 1 AND y = 'B';
+SELECT * FROM t2 WHERE x > 1 ORDER BY x;
+SELECT * FROM t1 WHERE a >= 2 AND a < 4;
+SELECT * FROM t1 WHERE rowid = 3;
+SELECT a, b FROM t1 WHERE a IN (4, 2, 9) ORDER BY a;
+SELECT 1 FROM nosuch;
+SELECT nosuch FROM t1;
+SELECT count(*) + 1, 2 FROM t1;
+SELECT a FROM t1 WHERE b = 'two' OR c = 1.5 ORDER BY a;
+VALUES(1, 'a'), (2, 'b');
+SELECT max(1, 2, 3), min('a', 'B'), round(2.5), round(-2.567, 2);
+"));
+}
+
+#[test]
+fn writes_and_constraints() {
+    check(&format!("{SETUP}
+CREATE TABLE u(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, n INT DEFAULT 7 CHECK (n > 0), r REAL);
+INSERT INTO u(name) VALUES('a');
+INSERT INTO u(name, n) VALUES('b', 3);
+INSERT INTO u(name) VALUES('a');
+INSERT INTO u(name) VALUES(NULL);
+INSERT INTO u(name, n) VALUES('c', 0);
+INSERT OR IGNORE INTO u(name) VALUES('a');
+INSERT OR REPLACE INTO u(name, n) VALUES('a', 9);
+REPLACE INTO u(id, name) VALUES(10, 'z');
+SELECT * FROM u ORDER BY id;
+SELECT * FROM sqlite_sequence;
+UPDATE u SET n = n + 1 WHERE name <> 'z';
+UPDATE u SET name = 'b' WHERE name = 'z';
+UPDATE OR REPLACE u SET name = 'b' WHERE name = 'z';
+SELECT id, name, n FROM u ORDER BY id;
+DELETE FROM u WHERE n > 8;
+SELECT id, name, n FROM u ORDER BY id;
+INSERT INTO u(name, r) VALUES('r1', '2.5'), ('r2', 3), ('r3', 'x');
+SELECT name, r, typeof(r) FROM u WHERE name LIKE 'r%';
+INSERT INTO u VALUES(1, 2);
+INSERT INTO u(nope) VALUES(1);
+INSERT INTO t1 SELECT a + 10, b, c, d FROM t1;
+SELECT count(*), max(a) FROM t1;
+DELETE FROM t2 WHERE x IS NULL;
+SELECT * FROM t2 ORDER BY rowid;
+CREATE TABLE k(a TEXT PRIMARY KEY, b UNIQUE, UNIQUE(a, b));
+SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name;
+INSERT INTO k VALUES('x', 1), ('y', 2);
+INSERT INTO k VALUES('x', 3);
+INSERT INTO k VALUES('w', 2);
+PRAGMA index_list(k);
+PRAGMA table_info(u);
+PRAGMA index_info(t2y);
+DROP INDEX sqlite_autoindex_k_1;
+DROP TABLE k;
+DROP TABLE k;
+DROP TABLE IF EXISTS k;
+CREATE TABLE t1(q);
+CREATE TABLE IF NOT EXISTS t1(q);
+SELECT changes(), total_changes() > 0, last_insert_rowid();
+"));
+}
+
+#[test]
+fn views_triggers_transactions() {
+    check(&format!("{SETUP}
+CREATE VIEW v1 AS SELECT a, b FROM t1 WHERE a > 1;
+SELECT * FROM v1 ORDER BY a;
+SELECT b FROM v1 WHERE a = 3;
+CREATE VIEW v2(p, q) AS SELECT a, b FROM t1;
+SELECT p FROM v2 ORDER BY p;
+INSERT INTO v1 VALUES(9, 'nine');
+DROP VIEW v2;
+CREATE TABLE log(msg TEXT, n INT);
+CREATE TRIGGER tr1 AFTER INSERT ON t1 BEGIN INSERT INTO log VALUES('ins ' || new.b, new.a); END;
+CREATE TRIGGER tr2 BEFORE DELETE ON t1 WHEN old.a > 2 BEGIN INSERT INTO log VALUES('del', old.a); END;
+CREATE TRIGGER tr3 AFTER UPDATE OF b ON t1 BEGIN UPDATE log SET n = n + 100 WHERE n = new.a; END;
+INSERT INTO t1(a, b) VALUES(7, 'seven');
+DELETE FROM t1 WHERE a >= 3;
+UPDATE t1 SET b = 'uno' WHERE a = 1;
+INSERT INTO t1(a, b) VALUES(1, 'dup');
+SELECT * FROM log ORDER BY rowid;
+SELECT * FROM t1 ORDER BY a;
+BEGIN;
+INSERT INTO t1(a, b) VALUES(20, 'twenty');
+SAVEPOINT s1;
+INSERT INTO t1(a, b) VALUES(21, 'x');
+ROLLBACK TO s1;
+INSERT INTO t1(a, b) VALUES(20, 'again');
+RELEASE s1;
+COMMIT;
+SELECT a, b FROM t1 WHERE a >= 20;
+BEGIN;
+DELETE FROM t1;
+ROLLBACK;
+SELECT count(*) FROM t1;
+COMMIT;
+ALTER TABLE t1 ADD COLUMN e INTEGER DEFAULT 5;
+SELECT a, e FROM t1 ORDER BY a;
+ALTER TABLE t1 RENAME TO t9;
+SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name;
+SELECT count(*) FROM t9;
+PRAGMA integrity_check;
+PRAGMA user_version = 42;
+PRAGMA user_version;
+"));
+}
