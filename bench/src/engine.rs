@@ -201,6 +201,19 @@ impl Target {
     }
 }
 
+/// Runs `f` until it does not answer a retryable error, for up to `patience`.
+fn retry_setup<T>(patience: Duration, mut f: impl FnMut() -> DbResult<T>) -> DbResult<T> {
+    let start = std::time::Instant::now();
+    loop {
+        match f() {
+            Err(e) if e.is_retry() && start.elapsed() < patience => {
+                std::thread::sleep(Duration::from_millis(1))
+            }
+            other => return other,
+        }
+    }
+}
+
 fn open_sqlite(name: &str) -> DbResult<rusqlite::Connection> {
     use rusqlite::OpenFlags as F;
     let flags = F::SQLITE_OPEN_READ_WRITE
@@ -218,17 +231,29 @@ pub enum Conn {
 
 impl Conn {
     /// Applies `s`; returns the journal mode the engine reports.
+    ///
+    /// The busy timeout comes first, as common.h does (`set_busy` before `set_mode`). Each
+    /// setup statement is retried on a retryable answer for up to the busy timeout: parlite
+    /// (at the `parser` merge 29fd0d9) runs every PRAGMA that sets a value, `busy_timeout`
+    /// included, as a write transaction, so connections configuring at once can get
+    /// SQLITE_BUSY before their timeout is set. Setup is not measured.
     fn configure(&self, s: &Settings) -> DbResult<String> {
-        let journal = self
-            .query_text(&format!("PRAGMA journal_mode={}", s.journal))?
-            .unwrap_or_default();
-        self.exec(&format!("PRAGMA synchronous={}", s.sync))?;
+        let patience = Duration::from_millis(u64::from(s.busy_timeout_ms.max(1000)));
         match self {
             Conn::S(c) => c.busy_timeout(Duration::from_millis(u64::from(s.busy_timeout_ms)))?,
-            Conn::P(_) => self.exec(&format!("PRAGMA busy_timeout={}", s.busy_timeout_ms))?,
+            Conn::P(_) => retry_setup(patience, || {
+                self.exec(&format!("PRAGMA busy_timeout={}", s.busy_timeout_ms))
+            })?,
         }
+        let journal = retry_setup(patience, || {
+            self.query_text(&format!("PRAGMA journal_mode={}", s.journal))
+        })?
+        .unwrap_or_default();
+        retry_setup(patience, || {
+            self.exec(&format!("PRAGMA synchronous={}", s.sync))
+        })?;
         for sql in &s.extra_sql {
-            self.exec(sql)?;
+            retry_setup(patience, || self.exec(sql))?;
         }
         Ok(journal.to_ascii_lowercase())
     }

@@ -180,7 +180,7 @@ fn point(ctx: &mut Ctx, o: &Opts, kind: Kind, n: usize) -> Result<Outcome, DbErr
             "thr_max",
             stats.iter().map(|t| t.commits).max().unwrap_or(0),
         );
-    fsync_fields(&mut line, fs_before, fs_after, commits);
+    fsync_fields(&mut line, &o.sync, fs_before, fs_after, commits);
     line.kv("check", check.label())
         .kv("sqlite_check", sqlite_check)
         .kv("setup_s", format!("{setup_s:.1}"))

@@ -283,7 +283,7 @@ fn point(
             stats.iter().map(|t| t.commits).max().unwrap_or(0),
         )
         .kv("scan_rows", sum(|t| t.scan_rows));
-    fsync_fields(&mut line, fs_before, fs_after, commits);
+    fsync_fields(&mut line, &o.sync, fs_before, fs_after, commits);
     line.kv("check", check.label())
         .kv("seed_s", format!("{seed_s:.1}"))
         .kv("load1", format!("{l1:.2}"));

@@ -236,7 +236,13 @@ fn point(ctx: &mut Ctx, o: &Opts, kind: Kind) -> Result<Measured, DbError> {
         .kv("delete_ms_op", format!("{:.4}", phases[3]))
         .kv("total_s", format!("{total_s:.3}"))
         .kv("errors", errors + mismatches);
-    fsync_fields(&mut line, fs_before, fs_after, (nk + nk + nd) as u64);
+    fsync_fields(
+        &mut line,
+        &o.sync,
+        fs_before,
+        fs_after,
+        (nk + nk + nd) as u64,
+    );
     line.kv("check", check.label())
         .kv("sqlite_check", sqlite_check)
         .kv("load1", format!("{l1:.2}"));

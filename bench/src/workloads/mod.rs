@@ -105,11 +105,23 @@ pub struct Outcome {
 }
 
 /// Adds `fsyncs=` and `fsyncs_per_commit=` from two counter readings.
-pub fn fsync_fields(line: &mut Line, before: Option<u64>, after: Option<u64>, commits: u64) {
+///
+/// Under `sync=off` an engine that honours `PRAGMA synchronous` never fsyncs; if it did,
+/// `sync_honoured=no` says so (a measured fact, not a guess).
+pub fn fsync_fields(
+    line: &mut Line,
+    sync: &str,
+    before: Option<u64>,
+    after: Option<u64>,
+    commits: u64,
+) {
     match (before, after) {
         (Some(a), Some(b)) => {
             let n = b.saturating_sub(a);
             line.kv("fsyncs", n);
+            if sync == "off" && n > 0 {
+                line.kv("sync_honoured", "no");
+            }
             if commits > 0 {
                 line.kv(
                     "fsyncs_per_commit",

@@ -129,7 +129,7 @@ fn point(ctx: &mut Ctx, o: &Opts, kind: Kind, n: usize) -> Result<Outcome, DbErr
         .kv("max_row_retries", max_row_retries)
         .kv("errors", errors)
         .kv("rows", rows);
-    fsync_fields(&mut line, fs_before, fs_after, commits);
+    fsync_fields(&mut line, &o.sync, fs_before, fs_after, commits);
     line.kv("check", check.label())
         .kv("sqlite_check", sqlite_check)
         .kv("load1", format!("{l1:.2}"));
