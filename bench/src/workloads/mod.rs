@@ -196,8 +196,10 @@ pub fn run_point(
         match run(ctx, kind) {
             Ok(o) => {
                 line.kv("status", "ok");
-                // As the C harnesses: statement errors fail the run (not as data loss).
-                if o.line.get("errors").is_some_and(|v| v != "0") {
+                // As the C harnesses: statement errors fail the run (not as data loss), and
+                // a point with errors did not do the workload's work: no ratio for it.
+                let had_errors = o.line.get("errors").is_some_and(|v| v != "0");
+                if had_errors {
                     ctx.incomplete = true;
                 }
                 line.fields.extend(o.line.fields);
@@ -209,7 +211,7 @@ pub fn run_point(
                         kind.name(),
                         variant
                     );
-                } else {
+                } else if !had_errors {
                     values.push((kind, o.value));
                 }
                 ctx.emit(&line, variant, metric);
