@@ -94,7 +94,11 @@ pub fn run(input: &Path, out: &Path) -> Result<()> {
             continue;
         }
         let line = get(c_line);
-        if kv_get(line, "status").as_deref() != Some("ok") {
+        // Only points that ran cleanly: no statement errors, checks passed.
+        if kv_get(line, "status").as_deref() != Some("ok")
+            || kv_get(line, "errors").is_some_and(|e| e != "0")
+            || kv_get(line, "check").is_some_and(|c| c != "ok")
+        {
             continue;
         }
         let (Ok(threads), Ok(tps)) = (get(c_threads).parse::<u32>(), get(c_value).parse::<f64>())
