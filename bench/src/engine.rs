@@ -293,7 +293,7 @@ impl Conn {
     pub fn prepare(&self, sql: &str) -> DbResult<Stmt<'_>> {
         match self {
             Conn::P(c) => match c.prepare(sql)? {
-                Some((st, _tail)) => Ok(Stmt::P(st)),
+                Some((st, _tail)) => Ok(Stmt::P(Box::new(st))),
                 None => Err(DbError {
                     code: 1,
                     extended: 1,
@@ -337,7 +337,7 @@ impl Val {
 
 /// A prepared statement of either engine.
 pub enum Stmt<'c> {
-    P(parlite::Statement),
+    P(Box<parlite::Statement>),
     S(rusqlite::Statement<'c>),
 }
 
