@@ -184,12 +184,20 @@ fn worker(
         }
     };
 
+    // `--busy-timeout-ms 0` (mt_insert.c `-t 0`): no busy timeout; the app retries at once
+    // after yielding the CPU.
+    let no_timeout = settings.busy_timeout_ms == 0;
     'again: loop {
         if o.batch {
             loop {
                 match begin.run() {
                     Ok(()) => break,
-                    Err(e) if e.is_retry() => t.retries += 1,
+                    Err(e) if e.is_retry() => {
+                        t.retries += 1;
+                        if no_timeout {
+                            std::thread::yield_now();
+                        }
+                    }
                     Err(e) => {
                         note_err(&mut t, &e);
                         break 'again;
@@ -213,6 +221,9 @@ fn worker(
                         if o.batch {
                             let _ = rollback.run();
                             continue 'again;
+                        }
+                        if no_timeout {
+                            std::thread::yield_now();
                         }
                     }
                     other => break other,
