@@ -266,6 +266,10 @@ impl ConnInner {
                     .txn
                     .clone()
                     .ok_or_else(|| error(codes::SQLITE_ERROR, "no transaction"))?;
+                // Storage savepoints live in write transactions.
+                if !t.is_write() {
+                    t.upgrade(self.busy_timeout())?;
+                }
                 let sp = t.savepoint()?;
                 self.savepoints.push((name.clone(), sp));
                 Ok(Vec::new())
@@ -308,6 +312,10 @@ impl ConnInner {
                 t.upgrade(self.busy_timeout())?;
             }
             self.refresh_schema(&t)?;
+            if !t.is_write() {
+                // A read snapshot has nothing to undo; no statement savepoint needed.
+                return self.execute(&t, stmt, params);
+            }
             let sp = t.savepoint()?;
             let r = self.execute(&t, stmt, params);
             match r {

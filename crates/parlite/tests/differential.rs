@@ -260,3 +260,44 @@ PRAGMA user_version = 42;
 PRAGMA user_version;
 "));
 }
+
+#[test]
+fn ctes() {
+    check("
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10) SELECT sum(x), count(*) FROM c;
+WITH RECURSIVE c(x) AS (VALUES(1) UNION ALL SELECT x + 1 FROM c LIMIT 5) SELECT x FROM c;
+WITH RECURSIVE c(x) AS (SELECT 1 UNION SELECT (x + 1) % 4 FROM c) SELECT x FROM c ORDER BY x;
+CREATE TABLE t(a, b);
+WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 100) INSERT INTO t SELECT i, i * i FROM s;
+SELECT count(*), sum(b) FROM t;
+WITH big AS (SELECT a FROM t WHERE a > 90) DELETE FROM t WHERE a IN big;
+WITH big AS (SELECT a FROM t WHERE a > 80) UPDATE t SET b = 0 WHERE a IN (SELECT a FROM big);
+SELECT count(*), sum(b) FROM t;
+WITH t AS (SELECT count(*) AS n FROM t) SELECT n FROM t;
+WITH a(x) AS (SELECT 1), b(y) AS (SELECT x + 1 FROM a) SELECT * FROM a, b;
+CREATE TABLE tree(id INTEGER PRIMARY KEY, parent INT, name TEXT);
+INSERT INTO tree VALUES(1, NULL, 'root'), (2, 1, 'a'), (3, 1, 'b'), (4, 2, 'c');
+WITH RECURSIVE sub(id, depth) AS (SELECT 1, 0 UNION ALL SELECT tree.id, depth + 1 FROM tree JOIN sub ON tree.parent = sub.id) SELECT id, depth FROM sub ORDER BY id;
+");
+}
+
+#[test]
+fn upsert_and_returning() {
+    check("
+CREATE TABLE kv(k TEXT PRIMARY KEY, v INT, n INT DEFAULT 0);
+INSERT INTO kv VALUES('a', 1, 0) RETURNING *;
+INSERT INTO kv(k, v) VALUES('a', 5) ON CONFLICT(k) DO UPDATE SET v = excluded.v, n = n + 1 RETURNING k, v, n;
+INSERT INTO kv(k, v) VALUES('a', 7) ON CONFLICT DO NOTHING;
+INSERT INTO kv(k, v) VALUES('b', 2) ON CONFLICT(k) DO NOTHING RETURNING v * 10 AS ten;
+INSERT INTO kv(k, v) VALUES('b', 9) ON CONFLICT(k) DO UPDATE SET v = excluded.v WHERE excluded.v > 100;
+INSERT INTO kv(k, v) VALUES('c', 3) ON CONFLICT(v) DO NOTHING;
+SELECT * FROM kv ORDER BY k;
+UPDATE kv SET v = v + 1 RETURNING k, v;
+DELETE FROM kv WHERE k = 'a' RETURNING *;
+SELECT changes();
+CREATE TABLE ids(id INTEGER PRIMARY KEY, x);
+INSERT INTO ids VALUES(1, 'one');
+INSERT INTO ids VALUES(1, 'uno') ON CONFLICT(id) DO UPDATE SET x = excluded.x;
+SELECT * FROM ids;
+");
+}

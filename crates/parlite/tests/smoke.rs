@@ -110,3 +110,34 @@ fn opens_a_database_written_by_sqlite() {
     drop(c);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn unsupported_objects_do_not_block_the_rest_of_a_sqlite_file() {
+    let dir = std::env::temp_dir().join(format!("parlite-unsup-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join("u.db");
+    let _ = std::fs::remove_file(&path);
+    {
+        let s = rusqlite::Connection::open(&path).unwrap();
+        s.execute_batch(
+            "CREATE TABLE w(a TEXT PRIMARY KEY, b) WITHOUT ROWID;
+             CREATE TABLE e(x, y);
+             CREATE INDEX e_expr ON e(x + y);
+             CREATE TABLE ok(v);
+             INSERT INTO ok VALUES(1); INSERT INTO e VALUES(1, 2);",
+        )
+        .unwrap();
+    }
+    let c = Connection::open(path.to_str().expect("utf8")).unwrap();
+    assert_eq!(rows(&c, "SELECT v FROM ok"), vec![vec![Value::Integer(1)]]);
+    assert_eq!(
+        rows(&c, "SELECT x, y FROM e"),
+        vec![vec![Value::Integer(1), Value::Integer(2)]]
+    );
+    let e = c.execute_batch("INSERT INTO e VALUES(3, 4)").unwrap_err();
+    assert!(e.message.contains("read-only"), "{}", e.message);
+    let e = c.execute_batch("SELECT * FROM w").unwrap_err();
+    assert!(e.message.contains("WITHOUT ROWID"), "{}", e.message);
+    drop(c);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -41,11 +41,20 @@ pub struct TableWriter {
     pub indexes: Vec<(Arc<Index>, KeyOrder, Option<CExpr>)>,
     pub checks: Vec<(String, CExpr)>,
     pub defaults: Vec<Option<CExpr>>,
+    /// Report aborting uniqueness conflicts as `Written::Conflict` (INSERT ... ON CONFLICT).
+    pub upsert: bool,
 }
 
 pub enum Written {
     Row(i64),
     Ignored,
+    /// A uniqueness conflict with row `rowid` on `columns` (None: the rowid), reported
+    /// instead of `error` because the INSERT has an upsert clause to consult.
+    Conflict {
+        rowid: i64,
+        columns: Option<Vec<usize>>,
+        error: SqlError,
+    },
 }
 
 impl Engine<'_> {
@@ -57,8 +66,20 @@ impl Engine<'_> {
                 name.name
             )));
         }
+        if let Some(reason) = self.schema.write_blocked.get(&k) {
+            return Err(SqlError::msg(format!(
+                "table {} is read-only in parlite: {reason}",
+                name.name
+            )));
+        }
         if let Some(t) = self.schema.table(&name.name) {
             return Ok(t.clone());
+        }
+        if let Some(reason) = self.schema.unsupported.get(&k) {
+            return Err(SqlError::msg(format!(
+                "table {} cannot be used: {reason}",
+                name.name
+            )));
         }
         if self.schema.views.contains_key(&k) {
             return Err(SqlError::msg(format!(
@@ -97,6 +118,7 @@ impl Engine<'_> {
             indexes,
             checks,
             defaults,
+            upsert: false,
         })
     }
 
@@ -253,10 +275,18 @@ impl Engine<'_> {
                         .rowid_alias
                         .map(|a| t.columns[a].name.clone())
                         .unwrap_or_else(|| "rowid".into());
-                    return Err(constraint(
+                    let error = constraint(
                         SQLITE_CONSTRAINT_PRIMARYKEY,
                         format!("UNIQUE constraint failed: {}.{}", t.name, col),
-                    ));
+                    );
+                    if w.upsert && conflict.is_none() {
+                        return Ok(Written::Conflict {
+                            rowid,
+                            columns: None,
+                            error,
+                        });
+                    }
+                    return Err(error);
                 }
             }
         }
@@ -315,10 +345,19 @@ impl Engine<'_> {
                     } else {
                         SQLITE_CONSTRAINT_UNIQUE
                     };
-                    return Err(constraint(
+                    let error = constraint(
                         ext,
                         format!("UNIQUE constraint failed: {}", cols.join(", ")),
-                    ));
+                    );
+                    if w.upsert && conflict.is_none() {
+                        let cols: Vec<usize> = ix.columns.iter().filter_map(|c| c.column).collect();
+                        return Ok(Written::Conflict {
+                            rowid: clash[0],
+                            columns: Some(cols),
+                            error,
+                        });
+                    }
+                    return Err(error);
                 }
             }
         }
@@ -433,17 +472,12 @@ impl Engine<'_> {
     // ---- statements -------------------------------------------------------------------
 
     pub fn insert(&mut self, ins: &ast::Insert) -> Result<Vec<Vec<Value>>> {
-        if ins.with.is_some() {
-            return Err(SqlError::msg("WITH on INSERT is not supported"));
-        }
-        if !ins.upsert.is_empty() {
-            return Err(SqlError::msg("upsert (ON CONFLICT DO) is not supported"));
-        }
-        if !ins.returning.is_empty() {
-            return Err(SqlError::msg("RETURNING is not supported"));
-        }
         let t = self.table_for_write(&ins.table)?;
-        let w = self.writer(&t)?;
+        let mut w = self.writer(&t)?;
+        w.upsert = !ins.upsert.is_empty();
+        let upserts = self.bind_upserts(&t, ins)?;
+        let returning = self.returning_exprs(&t, ins.alias.as_deref(), &ins.returning)?;
+        let mut out_rows = Vec::new();
         let ncols = t.columns.len();
         // Target positions: Some(column) or None for an explicit rowid.
         let targets: Vec<Option<usize>> = if ins.columns.is_empty() {
@@ -472,7 +506,11 @@ impl Engine<'_> {
         let rows: Vec<Vec<Value>> = match &ins.source {
             InsertSource::DefaultValues => vec![Vec::new()],
             InsertSource::Select(s) => {
-                let plan = self.binder_with_trigger_frame().bind_select(s)?;
+                let mut b = self.binder_with_trigger_frame();
+                if let Some(w) = &ins.with {
+                    b.push_with(w);
+                }
+                let plan = b.bind_select(s)?;
                 let n = plan.columns.len();
                 if n != targets.len() {
                     return Err(SqlError::msg(if ins.columns.is_empty() {
@@ -532,10 +570,29 @@ impl Engine<'_> {
                     continue;
                 }
             }
-            match self.write_row(&w, None, vals, rowid_in, ins.or_conflict)? {
+            let mut result =
+                self.write_row(&w, None, vals.clone(), rowid_in.clone(), ins.or_conflict)?;
+            if let Written::Conflict {
+                rowid: existing,
+                columns,
+                error,
+            } = result
+            {
+                result =
+                    self.apply_upsert(&w, &upserts, existing, columns, error, vals, rowid_in)?;
+                if let Written::Row(r) = result {
+                    // An upsert's DO UPDATE counts as a change but is not an insert.
+                    self.count_change();
+                    self.push_returning(&t, r, &returning, &mut out_rows)?;
+                    continue;
+                }
+            }
+            match result {
+                Written::Conflict { error, .. } => return Err(error),
                 Written::Row(rowid) => {
                     self.state.last_insert_rowid.set(rowid);
                     self.count_change();
+                    self.push_returning(&t, rowid, &returning, &mut out_rows)?;
                     if !triggers_after.is_empty() {
                         if let Some(stored) = self.store.table_get(t.root, rowid)? {
                             let defaults = self.exec().column_defaults(&t);
@@ -547,12 +604,240 @@ impl Engine<'_> {
                 Written::Ignored => {}
             }
         }
-        Ok(Vec::new())
+        Ok(out_rows)
+    }
+
+    /// Binds the ON CONFLICT clauses: (target columns or None, DO UPDATE sets and WHERE).
+    /// SET and WHERE see the existing row (the table's columns, rowid) then `excluded`.
+    #[allow(clippy::type_complexity)]
+    fn bind_upserts(
+        &self,
+        t: &Table,
+        ins: &ast::Insert,
+    ) -> Result<
+        Vec<(
+            Option<Vec<usize>>,
+            Option<(Vec<(usize, CExpr)>, Option<CExpr>)>,
+        )>,
+    > {
+        let mut out = Vec::new();
+        for u in &ins.upsert {
+            let target = match &u.target {
+                None => None,
+                Some(tg) => {
+                    let mut cols = Vec::new();
+                    for ic in &tg.columns {
+                        let Expr::Column { name, .. } = &ic.expr else {
+                            return Err(SqlError::msg("ON CONFLICT clause does not match any PRIMARY KEY or UNIQUE constraint"));
+                        };
+                        match t.column_index(name) {
+                            Some(c) => cols.push(c),
+                            None => return Err(SqlError::msg(format!("no such column: {name}"))),
+                        }
+                    }
+                    cols.sort_unstable();
+                    let matches_pk = cols.len() == 1 && Some(cols[0]) == t.rowid_alias;
+                    let matches_ix = self.schema.table_indexes(t).iter().any(|ix| {
+                        let mut ic: Vec<usize> =
+                            ix.columns.iter().filter_map(|c| c.column).collect();
+                        ic.sort_unstable();
+                        ix.unique && ix.partial.is_none() && ic == cols
+                    });
+                    if !matches_pk && !matches_ix {
+                        return Err(SqlError::msg("ON CONFLICT clause does not match any PRIMARY KEY or UNIQUE constraint"));
+                    }
+                    Some(cols)
+                }
+            };
+            let action = match &u.action {
+                ast::UpsertAction::Nothing => None,
+                ast::UpsertAction::Update { sets, where_ } => {
+                    let mut b = self.binder_with_trigger_frame();
+                    b.push_table_frame(t, ins.alias.as_deref());
+                    b.add_pseudo_source("excluded", t, t.columns.len() + 1);
+                    let mut bound = Vec::new();
+                    let mut res: Result<()> = Ok(());
+                    for a in sets {
+                        for c in &a.columns {
+                            match t.column_index(c) {
+                                Some(ci) if a.columns.len() == 1 => match b.bind_expr(&a.expr) {
+                                    Ok(e) => bound.push((ci, e)),
+                                    Err(e) => res = Err(e),
+                                },
+                                Some(_) => {
+                                    res = Err(SqlError::msg(
+                                        "row-value assignments are not supported",
+                                    ))
+                                }
+                                None => res = Err(SqlError::msg(format!("no such column: {c}"))),
+                            }
+                        }
+                    }
+                    let wh = match (&res, where_) {
+                        (Ok(()), Some(x)) => match b.bind_expr(x) {
+                            Ok(e) => Some(e),
+                            Err(e) => {
+                                res = Err(e);
+                                None
+                            }
+                        },
+                        _ => None,
+                    };
+                    b.pop_frame();
+                    res?;
+                    Some((bound, wh))
+                }
+            };
+            out.push((target, action));
+        }
+        Ok(out)
+    }
+
+    /// Resolves a uniqueness conflict through the first matching ON CONFLICT clause.
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn apply_upsert(
+        &mut self,
+        w: &TableWriter,
+        upserts: &[(
+            Option<Vec<usize>>,
+            Option<(Vec<(usize, CExpr)>, Option<CExpr>)>,
+        )],
+        existing: i64,
+        columns: Option<Vec<usize>>,
+        error: SqlError,
+        proposed: Vec<Value>,
+        rowid_in: Option<Value>,
+    ) -> Result<Written> {
+        let t = &w.t;
+        let conflict_cols: Vec<usize> = match columns {
+            Some(mut c) => {
+                c.sort_unstable();
+                c
+            }
+            None => t.rowid_alias.into_iter().collect(),
+        };
+        let Some((_, action)) = upserts
+            .iter()
+            .find(|(target, _)| target.as_ref().map_or(true, |tc| *tc == conflict_cols))
+        else {
+            return Err(error);
+        };
+        let Some((sets, wh)) = action else {
+            return Ok(Written::Ignored);
+        };
+        let Some(stored) = self.store.table_get(t.root, existing)? else {
+            return Err(error);
+        };
+        let defaults = self.exec().column_defaults(t);
+        let old = super::eval::expand_row(t, existing, stored, &defaults);
+        let mut excluded: Vec<Value> = proposed
+            .iter()
+            .zip(&t.columns)
+            .map(|(v, c)| v.clone().apply_affinity(c.affinity))
+            .collect();
+        excluded.push(rowid_in.unwrap_or(Value::Null));
+        let mut row = old.clone();
+        row.extend(excluded);
+        let mut vals = old[..t.columns.len()].to_vec();
+        {
+            let exec = self.exec();
+            let parent_row = self.trigger_row.clone();
+            let pf = parent_row.as_ref().map(|r| Frame::new(r, None));
+            let fr = Frame::new(&row, pf.as_ref());
+            if let Some(x) = wh {
+                if !exec.is_true(x, &fr)? {
+                    return Ok(Written::Ignored);
+                }
+            }
+            for (c, e) in sets {
+                vals[*c] = exec.eval(e, &fr)?;
+            }
+        }
+        let plain = TableWriter {
+            t: w.t.clone(),
+            indexes: w.indexes.clone(),
+            checks: w.checks.clone(),
+            defaults: w.defaults.clone(),
+            upsert: false,
+        };
+        self.write_row(&plain, Some(existing), vals, None, None)
+    }
+
+    /// Binds RETURNING expressions against the table row (columns, then rowid).
+    pub fn returning_exprs(
+        &self,
+        t: &Table,
+        alias: Option<&str>,
+        cols: &[ResultColumn],
+    ) -> Result<Vec<CExpr>> {
+        let mut out = Vec::new();
+        if cols.is_empty() {
+            return Ok(out);
+        }
+        let mut b = self.binder_with_trigger_frame();
+        b.push_table_frame(t, alias);
+        let mut res = Ok(());
+        for rc in cols {
+            match rc {
+                ResultColumn::Star | ResultColumn::TableStar(_) => {
+                    for i in 0..t.columns.len() {
+                        out.push(CExpr::Col { level: 0, idx: i });
+                    }
+                }
+                ResultColumn::Expr { expr, .. } => match b.bind_expr(expr) {
+                    Ok(e) => out.push(e),
+                    Err(e) => {
+                        res = Err(e);
+                        break;
+                    }
+                },
+            }
+        }
+        b.pop_frame();
+        res.map(|_| out)
+    }
+
+    /// Evaluates RETURNING for the row now stored at `rowid`.
+    fn push_returning(
+        &self,
+        t: &Table,
+        rowid: i64,
+        exprs: &[CExpr],
+        out: &mut Vec<Vec<Value>>,
+    ) -> Result<()> {
+        if exprs.is_empty() {
+            return Ok(());
+        }
+        let Some(stored) = self.store.table_get(t.root, rowid)? else {
+            return Ok(());
+        };
+        let defaults = self.exec().column_defaults(t);
+        let row = super::eval::expand_row(t, rowid, stored, &defaults);
+        self.push_returning_row(&row, exprs, out)
+    }
+
+    fn push_returning_row(
+        &self,
+        row: &[Value],
+        exprs: &[CExpr],
+        out: &mut Vec<Vec<Value>>,
+    ) -> Result<()> {
+        let exec = self.exec();
+        let parent_row = self.trigger_row.clone();
+        let pf = parent_row.as_ref().map(|r| Frame::new(r, None));
+        let fr = Frame::new(row, pf.as_ref());
+        let mut r = Vec::with_capacity(exprs.len());
+        for e in exprs {
+            r.push(exec.eval(e, &fr)?);
+        }
+        out.push(r);
+        Ok(())
     }
 
     /// Rows (columns then rowid) of `table` matching `where_`, honouring ORDER BY/LIMIT.
     fn matching_rows(
         &self,
+        with: &Option<ast::With>,
         table: &ast::QualifiedName,
         alias: &Option<String>,
         where_: &Option<Expr>,
@@ -560,7 +845,7 @@ impl Engine<'_> {
         limit: &Option<ast::Limit>,
     ) -> Result<Vec<Vec<Value>>> {
         let sel = ast::Select {
-            with: None,
+            with: with.clone(),
             body: ast::SelectBody {
                 first: ast::SelectCore::Select(Box::new(ast::SelectCoreSelect {
                     distinct: false,
@@ -600,16 +885,19 @@ impl Engine<'_> {
     }
 
     pub fn update(&mut self, u: &ast::Update) -> Result<Vec<Vec<Value>>> {
-        if u.with.is_some() || u.from.is_some() || !u.returning.is_empty() {
-            return Err(SqlError::msg(
-                "UPDATE with WITH, FROM or RETURNING is not supported",
-            ));
+        if u.from.is_some() {
+            return Err(SqlError::msg("UPDATE ... FROM is not supported"));
         }
         let t = self.table_for_write(&u.table)?;
         let w = self.writer(&t)?;
         let ncols = t.columns.len();
+        let returning = self.returning_exprs(&t, u.alias.as_deref(), &u.returning)?;
+        let mut out_rows = Vec::new();
         // Bind the SET expressions against the table row (columns then rowid).
         let mut b = self.binder_with_trigger_frame();
+        if let Some(w) = &u.with {
+            b.push_with(w);
+        }
         b.push_table_frame(&t, u.alias.as_deref());
         let mut sets: Vec<(Option<usize>, CExpr)> = Vec::new();
         let mut bind_err = None;
@@ -646,7 +934,14 @@ impl Engine<'_> {
         if let Some(e) = bind_err {
             return Err(e);
         }
-        let rows = self.matching_rows(&u.table, &u.alias, &u.where_, &u.order_by, &u.limit)?;
+        let rows = self.matching_rows(
+            &u.with,
+            &u.table,
+            &u.alias,
+            &u.where_,
+            &u.order_by,
+            &u.limit,
+        )?;
         let changed_cols: Vec<String> = u.sets.iter().flat_map(|a| a.columns.clone()).collect();
         let event = TriggerEvent::Update(changed_cols);
         let before = self.triggers(&t.name, TriggerTime::Before, &event);
@@ -677,12 +972,11 @@ impl Engine<'_> {
                     continue;
                 }
             }
-            if let (Some(v), None) = (&new_rowid, t.rowid_alias) {
-                let _ = v;
-            }
             match self.write_row(&w, Some(rowid), vals, new_rowid, u.or_conflict)? {
+                Written::Conflict { error, .. } => return Err(error),
                 Written::Row(r) => {
                     self.count_change();
+                    self.push_returning(&t, r, &returning, &mut out_rows)?;
                     if !after.is_empty() {
                         if let Some(stored) = self.store.table_get(t.root, r)? {
                             let defaults = self.exec().column_defaults(&t);
@@ -694,27 +988,34 @@ impl Engine<'_> {
                 Written::Ignored => {}
             }
         }
-        Ok(Vec::new())
+        Ok(out_rows)
     }
 
     pub fn delete(&mut self, d: &ast::Delete) -> Result<Vec<Vec<Value>>> {
-        if d.with.is_some() || !d.returning.is_empty() {
-            return Err(SqlError::msg(
-                "DELETE with WITH or RETURNING is not supported",
-            ));
-        }
         let t = self.table_for_write(&d.table)?;
         let w = self.writer(&t)?;
         let ncols = t.columns.len();
+        let returning = self.returning_exprs(&t, d.alias.as_deref(), &d.returning)?;
+        let mut out_rows = Vec::new();
         let before = self.triggers(&t.name, TriggerTime::Before, &TriggerEvent::Delete);
         let after = self.triggers(&t.name, TriggerTime::After, &TriggerEvent::Delete);
-        let rows = self.matching_rows(&d.table, &d.alias, &d.where_, &d.order_by, &d.limit)?;
+        let rows = self.matching_rows(
+            &d.with,
+            &d.table,
+            &d.alias,
+            &d.where_,
+            &d.order_by,
+            &d.limit,
+        )?;
         for old in rows {
             let Some(Value::Integer(rowid)) = old.get(ncols).cloned() else {
                 continue;
             };
             if !before.is_empty() && !self.fire(&before, Some(&old), None)? {
                 continue;
+            }
+            if !returning.is_empty() {
+                self.push_returning_row(&old, &returning, &mut out_rows)?;
             }
             if self.delete_row(&w, rowid)? {
                 self.count_change();
@@ -723,7 +1024,7 @@ impl Engine<'_> {
                 }
             }
         }
-        Ok(Vec::new())
+        Ok(out_rows)
     }
 
     fn count_change(&self) {

@@ -47,6 +47,8 @@ pub struct Exec<'a> {
     pub exec_id: u64,
     /// Inside a trigger program (RAISE is allowed).
     pub in_trigger: bool,
+    /// Working tables of recursive CTEs being computed, by id.
+    pub working: std::cell::RefCell<std::collections::HashMap<usize, Rc<Vec<Row>>>>,
 }
 
 fn err<T>(m: impl Into<String>) -> Result<T> {
@@ -863,6 +865,16 @@ impl<'a> Exec<'a> {
                 let v: Vec<Result<Row>> = rows.iter().cloned().map(Ok).collect();
                 Ok(Box::new(v.into_iter()))
             }
+            SourceKind::Recursive(rp) => {
+                let rows = self.recursive_rows(rp, parent)?;
+                let v: Vec<Result<Row>> = rows.iter().cloned().map(Ok).collect();
+                Ok(Box::new(v.into_iter()))
+            }
+            SourceKind::Working(id) => {
+                let rows = self.working.borrow().get(id).cloned().unwrap_or_default();
+                let v: Vec<Result<Row>> = rows.iter().cloned().map(Ok).collect();
+                Ok(Box::new(v.into_iter()))
+            }
             SourceKind::Schema => {
                 let it = self
                     .store
@@ -1054,6 +1066,55 @@ impl<'a> Exec<'a> {
                 }
             }
         }
+    }
+
+    /// Computes a recursive CTE to its fixpoint: the initial rows, then rounds of the step
+    /// over the previous round's rows (the working table) until a round adds nothing (or
+    /// LIMIT rows exist). UNION (not ALL) discards rows already produced.
+    fn recursive_rows(&self, rp: &RecursivePlan, parent: Option<&Frame>) -> Result<Rc<Vec<Row>>> {
+        if let Some((id, rows)) = &*rp.cache.borrow() {
+            if *id == self.exec_id {
+                return Ok(rows.clone());
+            }
+        }
+        let limit = match &rp.limit {
+            Some(e) => {
+                let empty: [Value; 0] = [];
+                limit_value(self.eval(e, &Frame::new(&empty, parent))?)?
+            }
+            None => -1,
+        };
+        let mut seen: std::collections::BTreeSet<Key> = std::collections::BTreeSet::new();
+        let mut all: Vec<Row> = Vec::new();
+        let mut queue: Vec<Row> = Vec::new();
+        let full = |n: usize| limit >= 0 && n as i64 >= limit;
+        for r in self.run_select(&rp.init.plan, parent)? {
+            if full(all.len()) {
+                break;
+            }
+            if rp.union_all || seen.insert(Key(r.clone())) {
+                all.push(r.clone());
+                queue.push(r);
+            }
+        }
+        while !queue.is_empty() && !full(all.len()) {
+            self.working
+                .borrow_mut()
+                .insert(rp.working_id, Rc::new(std::mem::take(&mut queue)));
+            for r in self.run_select(&rp.step.plan, parent)? {
+                if full(all.len()) {
+                    break;
+                }
+                if rp.union_all || seen.insert(Key(r.clone())) {
+                    all.push(r.clone());
+                    queue.push(r);
+                }
+            }
+        }
+        self.working.borrow_mut().remove(&rp.working_id);
+        let rows = Rc::new(all);
+        *rp.cache.borrow_mut() = Some((self.exec_id, rows.clone()));
+        Ok(rows)
     }
 
     /// Column defaults as values, for rows stored before ADD COLUMN.

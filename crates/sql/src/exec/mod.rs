@@ -117,8 +117,40 @@ pub fn column_names(stmt: &Stmt, schema: &Schema) -> Result<Vec<String>> {
             "detail".into(),
         ]),
         Stmt::Pragma { name, value } => Ok(pragma::column_names(&name.name, value.is_some())),
+        Stmt::Insert(i) if !i.returning.is_empty() => {
+            Ok(returning_names(schema, &i.table.name, &i.returning))
+        }
+        Stmt::Update(u) if !u.returning.is_empty() => {
+            Ok(returning_names(schema, &u.table.name, &u.returning))
+        }
+        Stmt::Delete(d) if !d.returning.is_empty() => {
+            Ok(returning_names(schema, &d.table.name, &d.returning))
+        }
         _ => Ok(Vec::new()),
     }
+}
+
+/// Names of RETURNING columns: alias, else the column's name, else the text as written.
+fn returning_names(schema: &Schema, table: &str, cols: &[ast::ResultColumn]) -> Vec<String> {
+    let mut out = Vec::new();
+    for rc in cols {
+        match rc {
+            ast::ResultColumn::Star | ast::ResultColumn::TableStar(_) => {
+                if let Some(t) = schema.table(table) {
+                    out.extend(t.columns.iter().map(|c| c.name.clone()));
+                }
+            }
+            ast::ResultColumn::Expr { expr, alias, span } => out.push(match (alias, expr) {
+                (Some(a), _) => a.clone(),
+                (None, ast::Expr::Column { name, .. }) => schema
+                    .table(table)
+                    .and_then(|t| t.column_index(name).map(|i| t.columns[i].name.clone()))
+                    .unwrap_or_else(|| span.clone()),
+                _ => span.clone(),
+            }),
+        }
+    }
+    out
 }
 
 /// Whether a statement leaves the database unchanged (sqlite3_stmt_readonly).
@@ -162,6 +194,7 @@ impl<'a> Engine<'a> {
             conn: self.state,
             exec_id: self.exec_id,
             in_trigger: self.trigger_depth > 0,
+            working: Default::default(),
         }
     }
 
@@ -438,6 +471,10 @@ impl<'a> Engine<'a> {
                     }
                     (crate::plan::SourceKind::Subquery(_), _) => "SCAN (subquery)".to_string(),
                     (crate::plan::SourceKind::Schema, _) => "SCAN sqlite_schema".to_string(),
+                    (crate::plan::SourceKind::Recursive(_), _)
+                    | (crate::plan::SourceKind::Working(_), _) => {
+                        "SCAN (recursive CTE)".to_string()
+                    }
                 };
                 rows.push(vec![
                     Value::Integer(id),

@@ -47,8 +47,14 @@ pub fn column_names(name: &str, has_value: bool) -> Vec<String> {
         | "auto_vacuum"
         | "temp_store"
         | "locking_mode"
-        | "read_uncommitted") => {
-            if has_value && !matches!(n, "journal_mode" | "busy_timeout" | "locking_mode") {
+        | "read_uncommitted"
+        | "threads") => {
+            if has_value
+                && !matches!(
+                    n,
+                    "journal_mode" | "busy_timeout" | "locking_mode" | "threads"
+                )
+            {
                 Vec::new()
             } else if n == "busy_timeout" {
                 v(&["timeout"])
@@ -251,6 +257,8 @@ impl Engine<'_> {
                 None => one(Value::Integer(self.state.synchronous.get())),
             },
             "journal_mode" => one(Value::text("wal")),
+            // parlite runs each statement on the calling thread: no helper threads.
+            "threads" => one(Value::Integer(0)),
             "locking_mode" => one(Value::text("normal")),
             "encoding" => match arg {
                 Some(_) => Ok(Vec::new()),

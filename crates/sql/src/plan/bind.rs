@@ -73,6 +73,7 @@ struct Frame {
 struct CteDef {
     columns: Vec<String>,
     select: ast::Select,
+    recursive: bool,
 }
 
 pub struct Binder<'s> {
@@ -80,6 +81,12 @@ pub struct Binder<'s> {
     frames: Vec<Frame>,
     ctes: Vec<HashMap<String, CteDef>>,
     view_depth: usize,
+    /// CTE names whose own body is being bound (a non-recursive CTE's name there means the
+    /// table of that name, not the CTE).
+    hidden_ctes: Vec<String>,
+    /// Recursive CTEs whose step is being bound: (name, working table id, columns).
+    recursing: Vec<(String, usize, Vec<OutCol>)>,
+    next_working_id: usize,
 }
 
 fn err<T>(m: impl Into<String>) -> Result<T> {
@@ -115,6 +122,9 @@ impl<'s> Binder<'s> {
             frames: Vec::new(),
             ctes: Vec::new(),
             view_depth: 0,
+            hidden_ctes: Vec::new(),
+            recursing: Vec::new(),
+            next_working_id: 0,
         }
     }
 
@@ -752,34 +762,145 @@ impl<'s> Binder<'s> {
 
     /// Binds a SELECT in the frame already pushed for it (the frame is reused per core).
     fn select_in_frame(&mut self, s: &ast::Select) -> Result<SelectPlan> {
-        let pushed_ctes = if let Some(w) = &s.with {
-            let mut m = HashMap::new();
-            for c in &w.ctes {
-                m.insert(
-                    key(&c.name),
-                    CteDef {
-                        columns: c.columns.clone(),
-                        select: (*c.select).clone(),
-                    },
-                );
+        let pushed = match &s.with {
+            Some(w) => {
+                self.push_with(w);
+                true
             }
-            if w.recursive {
-                for c in &w.ctes {
-                    if select_mentions(&c.select, &c.name) {
-                        return err("recursive common table expressions are not supported");
-                    }
-                }
-            }
-            self.ctes.push(m);
-            true
-        } else {
-            false
+            None => false,
         };
         let r = self.select_body(s);
-        if pushed_ctes {
+        if pushed {
             self.ctes.pop();
         }
         r
+    }
+
+    /// Makes a WITH clause's tables visible; pair with `pop_with`.
+    pub fn push_with(&mut self, w: &ast::With) {
+        let mut m = HashMap::new();
+        for c in &w.ctes {
+            let recursive = w.recursive && select_mentions(&c.select, &c.name);
+            m.insert(
+                key(&c.name),
+                CteDef {
+                    columns: c.columns.clone(),
+                    select: (*c.select).clone(),
+                    recursive,
+                },
+            );
+        }
+        self.ctes.push(m);
+    }
+
+    pub fn pop_with(&mut self) {
+        self.ctes.pop();
+    }
+
+    /// Binds a CTE reference: a plain subquery, or for a recursive CTE its initial select and
+    /// recursive step (lang_with.html "Recursive Common Table Expressions").
+    fn bind_cte(&mut self, name: &str, cte: &CteDef) -> Result<(SourceKind, Vec<OutCol>)> {
+        let k = key(name);
+        if !cte.recursive {
+            self.hidden_ctes.push(k.clone());
+            let sub = self.detached_subplan(&cte.select, false);
+            self.hidden_ctes.pop();
+            let sub = sub?;
+            if !cte.columns.is_empty() && cte.columns.len() != sub.plan.columns.len() {
+                return err(format!(
+                    "table {} has {} values for {} columns",
+                    name,
+                    sub.plan.columns.len(),
+                    cte.columns.len()
+                ));
+            }
+            let cols = sub.plan.columns.clone();
+            return Ok((SourceKind::Subquery(Rc::new(sub)), cols));
+        }
+        let sel = &cte.select;
+        let Some(pos) = sel
+            .body
+            .compounds
+            .iter()
+            .position(|(_, c)| core_mentions(c, name))
+        else {
+            return err(format!("recursive reference in a subquery: {name}"));
+        };
+        if core_mentions(&sel.body.first, name) || pos + 1 != sel.body.compounds.len() {
+            return err(format!("circular reference: {name}"));
+        }
+        let (op, step_core) = &sel.body.compounds[pos];
+        let union_all = match op {
+            CompoundOp::UnionAll => true,
+            CompoundOp::Union => false,
+            _ => return err(format!("circular reference: {name}")),
+        };
+        if !sel.order_by.is_empty() {
+            return err("ORDER BY in a recursive common table expression is not supported");
+        }
+        let init_sel = ast::Select {
+            with: None,
+            body: ast::SelectBody {
+                first: sel.body.first.clone(),
+                compounds: sel.body.compounds[..pos].to_vec(),
+            },
+            order_by: Vec::new(),
+            limit: None,
+        };
+        self.hidden_ctes.push(k.clone());
+        let init = self.detached_subplan(&init_sel, false);
+        self.hidden_ctes.pop();
+        let init = init?;
+        if !cte.columns.is_empty() && cte.columns.len() != init.plan.columns.len() {
+            return err(format!(
+                "table {} has {} values for {} columns",
+                name,
+                init.plan.columns.len(),
+                cte.columns.len()
+            ));
+        }
+        let mut cols = init.plan.columns.clone();
+        for (i, c) in cols.iter_mut().enumerate() {
+            if let Some(n) = cte.columns.get(i) {
+                c.name = n.clone();
+            }
+        }
+        let id = self.next_working_id;
+        self.next_working_id += 1;
+        self.recursing.push((k, id, cols.clone()));
+        let step_sel = ast::Select {
+            with: None,
+            body: ast::SelectBody {
+                first: step_core.clone(),
+                compounds: Vec::new(),
+            },
+            order_by: Vec::new(),
+            limit: None,
+        };
+        let step = self.detached_subplan(&step_sel, false);
+        self.recursing.pop();
+        let mut step = step?;
+        if step.plan.columns.len() != cols.len() {
+            return err(format!(
+                "SELECTs to the left and right of {} do not have the same number of result columns",
+                if union_all { "UNION ALL" } else { "UNION" }
+            ));
+        }
+        // The step reads the working table, which changes every round: never cache it.
+        step.correlated = true;
+        let limit = match &sel.limit {
+            Some(l) => Some(self.bind_standalone(&l.limit)?),
+            None => None,
+        };
+        let plan = RecursivePlan {
+            init,
+            step,
+            union_all,
+            working_id: id,
+            limit,
+            cache: RefCell::new(None),
+        };
+        Ok((SourceKind::Recursive(Rc::new(plan)), cols))
     }
 
     fn select_body(&mut self, s: &ast::Select) -> Result<SelectPlan> {
@@ -1405,26 +1526,45 @@ impl<'s> Binder<'s> {
                     }
                 }
                 let k = key(&name.name);
-                let cte = if name.schema.is_none() {
-                    self.ctes.iter().rev().find_map(|m| m.get(&k).cloned())
+                if name.schema.is_none() && self.hidden_ctes.contains(&k) {
+                    return err(format!("circular reference: {}", name.name));
+                }
+                let working = if name.schema.is_none() {
+                    self.recursing
+                        .iter()
+                        .rev()
+                        .find(|(n, _, _)| *n == k)
+                        .cloned()
                 } else {
                     None
                 };
-                if let Some(cte) = cte {
+                let cte =
+                    if name.schema.is_none() && working.is_none() && !self.hidden_ctes.contains(&k)
+                    {
+                        self.ctes.iter().rev().find_map(|m| m.get(&k).cloned())
+                    } else {
+                        None
+                    };
+                if let Some((_, id, cols)) = working {
+                    let scols = out_cols_to_scope(&cols, &sname);
+                    (SourceKind::Working(id), sname, scols)
+                } else if let Some(cte) = cte {
                     self.view_guard()?;
-                    let sub = self.detached_subplan(&cte.select, false);
+                    let r = self.bind_cte(&name.name, &cte);
                     self.view_depth -= 1;
-                    let sub = sub?;
-                    if !cte.columns.is_empty() && cte.columns.len() != sub.plan.columns.len() {
-                        return err(format!(
-                            "table {} has {} values for {} columns",
-                            name.name,
-                            sub.plan.columns.len(),
-                            cte.columns.len()
-                        ));
-                    }
-                    let cols = sub_cols(&sub, &sname, &cte.columns);
-                    (SourceKind::Subquery(Rc::new(sub)), sname, cols)
+                    let (kind, cols) = r?;
+                    let scols = out_cols_to_scope(&cols, &sname);
+                    let scols = scols
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, mut c)| {
+                            if let Some(n) = cte.columns.get(i) {
+                                c.name = n.clone();
+                            }
+                            c
+                        })
+                        .collect();
+                    (kind, sname, scols)
                 } else if let Some(tab) = self.schema.table(&name.name).cloned() {
                     let mut cols: Vec<ScopeCol> = tab
                         .columns
@@ -1486,6 +1626,9 @@ impl<'s> Binder<'s> {
                     });
                     (SourceKind::Schema, sname, cols)
                 } else {
+                    if let Some(reason) = self.schema.unsupported.get(&k) {
+                        return err(format!("table {} cannot be used: {reason}", name.name));
+                    }
                     let full = match &name.schema {
                         Some(s) => format!("{s}.{}", name.name),
                         None => name.name.clone(),
@@ -1919,6 +2062,34 @@ fn sources_width(t: &Table) -> usize {
 
 fn sources_slice_upto(sources: &[Source], i: usize) -> Vec<Source> {
     sources[..=i].to_vec()
+}
+
+fn out_cols_to_scope(cols: &[OutCol], sname: &str) -> Vec<ScopeCol> {
+    cols.iter()
+        .map(|c| ScopeCol {
+            name: c.name.clone(),
+            source: sname.to_string(),
+            aff: c.aff,
+            coll: c.coll,
+            using_hidden: false,
+            is_rowid: false,
+            table_name: c.origin.as_ref().map(|o| o.0.clone()),
+        })
+        .collect()
+}
+
+/// Whether a select core's FROM clause (or anything in it) mentions `name`.
+fn core_mentions(c: &SelectCore, name: &str) -> bool {
+    let s = ast::Select {
+        with: None,
+        body: ast::SelectBody {
+            first: c.clone(),
+            compounds: Vec::new(),
+        },
+        order_by: Vec::new(),
+        limit: None,
+    };
+    select_mentions(&s, name)
 }
 
 fn sub_cols(sub: &SubPlan, sname: &str, names: &[String]) -> Vec<ScopeCol> {

@@ -187,6 +187,21 @@ pub enum SourceKind {
     Subquery(Rc<SubPlan>),
     /// The sqlite_schema table (root page 1, read-only).
     Schema,
+    /// A recursive CTE, computed to a fixpoint when scanned.
+    Recursive(Rc<RecursivePlan>),
+    /// The working table of the recursive CTE being computed (the rows of the last round).
+    Working(usize),
+}
+
+/// `init UNION [ALL] step`, where `step` reads working table `working_id`.
+#[derive(Debug)]
+pub struct RecursivePlan {
+    pub init: SubPlan,
+    pub step: SubPlan,
+    pub union_all: bool,
+    pub working_id: usize,
+    pub limit: Option<CExpr>,
+    pub cache: RefCell<Option<(u64, Rc<Vec<Vec<Value>>>)>>,
 }
 
 #[derive(Debug, Clone)]

@@ -120,6 +120,12 @@ pub struct Schema {
     pub cookie: u32,
     /// TEMP views: connection-private, never in `sqlite_schema`; they shadow main objects.
     pub temp_views: HashMap<String, Arc<View>>,
+    /// Tables in the file that parlite cannot use (WITHOUT ROWID, virtual, generated
+    /// columns...), with the reason; loading the rest of the schema still succeeds.
+    pub unsupported: HashMap<String, String>,
+    /// Tables parlite can read but must not write, because one of their indexes is of a
+    /// kind it cannot maintain (writing would leave that index stale).
+    pub write_blocked: HashMap<String, String>,
 }
 
 pub fn key(name: &str) -> String {
@@ -189,7 +195,7 @@ impl Schema {
     /// Whether any object (table, index, view, trigger) already has this name.
     pub fn name_in_use(&self, name: &str) -> Option<&'static str> {
         let k = key(name);
-        if self.tables.contains_key(&k) {
+        if self.tables.contains_key(&k) || self.unsupported.contains_key(&k) {
             Some("table")
         } else if self.views.contains_key(&k) {
             Some("view")
@@ -226,11 +232,23 @@ impl Schema {
                 autoindex_roots.insert(key(name), *root as u32);
             }
         }
-        for (ty, _name, _tbl, root, sql) in rows {
+        for (ty, name, _tbl, root, sql) in rows {
             let Some(sql) = sql else { continue };
             if ty == "table" {
-                if let Stmt::CreateTable(ct) = parse_one(sql)? {
-                    let (mut t, specs) = table_from_create(&ct, *root as u32)?;
+                let stmt = parse_one(sql)?;
+                if let Stmt::CreateVirtualTable(vt) = &stmt {
+                    s.unsupported
+                        .insert(key(name), format!("no such module: {}", vt.module));
+                    continue;
+                }
+                if let Stmt::CreateTable(ct) = stmt {
+                    let (mut t, specs) = match table_from_create(&ct, *root as u32) {
+                        Ok(x) => x,
+                        Err(e) => {
+                            s.unsupported.insert(key(name), e.to_string());
+                            continue;
+                        }
+                    };
                     t.sql = sql.clone();
                     let mut autos = Vec::new();
                     for (i, spec) in specs.into_iter().enumerate() {
@@ -264,7 +282,19 @@ impl Schema {
                         let Some(t) = s.tables.get(&key(&ci.table)).cloned() else {
                             continue;
                         };
-                        let mut ix = index_from_create(&ci, &t)?;
+                        let mut ix = match index_from_create(&ci, &t) {
+                            Ok(ix) => ix,
+                            Err(e) => {
+                                s.write_blocked.insert(
+                                    key(&t.name),
+                                    format!(
+                                        "index {} cannot be maintained by parlite: {e}",
+                                        ci.name.name
+                                    ),
+                                );
+                                continue;
+                            }
+                        };
                         ix.root = *root as u32;
                         ix.sql = Some(sql.clone());
                         s.add_index(ix);
