@@ -188,7 +188,7 @@ pub fn run_point(
     metric: &str,
     higher_better: bool,
     run: &mut dyn FnMut(&mut Ctx, Kind) -> Result<Outcome, DbError>,
-) {
+) -> Option<f64> {
     let mut values: Vec<(Kind, f64)> = Vec::new();
     for kind in ctx.engines.clone() {
         let mut line = head.clone();
@@ -229,7 +229,7 @@ pub fn run_point(
         }
     }
     if ctx.engines.len() < 2 {
-        return;
+        return None;
     }
     let mut line = head.clone();
     line.kv("engine", "ratio");
@@ -256,6 +256,7 @@ pub fn run_point(
         },
     );
     ctx.emit(&line, variant, "ratio");
+    ratio
 }
 
 /// xorshift64* (common.h `rnd`): deterministic per-thread PRNG, same streams as the C code.
@@ -319,5 +320,83 @@ pub fn sqlite_check(ctx: &Ctx, kind: Kind, path: &Path, count_sql: &str, want: i
             );
             "FAILED".into()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx() -> Ctx {
+        Ctx {
+            engines: vec![Kind::Parlite, Kind::Sqlite],
+            dir: std::env::temp_dir(),
+            memory: true,
+            journal: "wal".into(),
+            busy_timeout_ms: 1000,
+            extra_sql: Vec::new(),
+            csv: Csv::open(None).expect("no csv"),
+            fsyncs: FsyncCounter::open(),
+            failed: false,
+            incomplete: false,
+        }
+    }
+
+    fn outcome(value: f64, check: Check) -> Outcome {
+        let mut line = Line::new();
+        line.kv("errors", 0);
+        Outcome { line, value, check }
+    }
+
+    #[test]
+    fn ratio_above_one_means_parlite_is_better_both_ways() {
+        let head = Line::new();
+        for (higher_better, p, s) in [(true, 200.0, 100.0), (false, 50.0, 100.0)] {
+            let mut c = ctx();
+            let r = run_point(&mut c, &head, "", "x", higher_better, &mut |_, k| {
+                Ok(outcome(if k == Kind::Parlite { p } else { s }, Check::Ok))
+            });
+            assert_eq!(r, Some(2.0), "higher_better={higher_better}");
+            assert!(!c.failed && !c.incomplete);
+        }
+    }
+
+    #[test]
+    fn a_failed_check_fails_the_run() {
+        let mut c = ctx();
+        let r = run_point(&mut c, &Line::new(), "", "x", true, &mut |_, _| {
+            Ok(outcome(1.0, Check::Failed("lost a row".into())))
+        });
+        assert!(c.failed);
+        assert_eq!(r, None, "no ratio from a failed point");
+    }
+
+    #[test]
+    fn check_finds_a_wrong_row_count_and_passes_a_right_one() {
+        let t = Target::open(Kind::Sqlite, Path::new("unused"), true).expect("memdb");
+        let s = ctx().settings("full");
+        let (conn, _) = t.connect(&s).expect("connect");
+        conn.exec("CREATE TABLE t(a)").expect("create");
+        conn.exec("INSERT INTO t VALUES (1), (2)").expect("insert");
+        assert_eq!(
+            check_db(&t, &s, "SELECT count(*) FROM t", 2).expect("check"),
+            Check::Ok
+        );
+        assert!(matches!(
+            check_db(&t, &s, "SELECT count(*) FROM t", 3).expect("check"),
+            Check::Failed(_)
+        ));
+    }
+
+    #[test]
+    fn rnd_matches_the_c_xorshift() {
+        // common.h rnd(): x ^= x>>12; x ^= x<<25; x ^= x>>27; return x * 0x2545F4914F6CDD1D.
+        let mut r = Rnd(42);
+        let mut x: u64 = 42;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        assert_eq!(r.next(), x.wrapping_mul(0x2545_F491_4F6C_DD1D));
+        assert_eq!(Rnd(42).hex(16).len(), 16);
     }
 }
