@@ -212,17 +212,13 @@ fn worker(
     let mut t = ThreadStats::default();
     let mut seed = Rnd(0x9E37_79B9_7F4A_7C15u64.wrapping_mul(id as u64 + 1));
     // Open before the barrier; a failure still reaches both barriers so main never hangs.
-    let opened = target.connect(settings);
-    let conn = match opened {
-        Ok((c, _)) => Some(c),
+    let conn = match target.connect(settings) {
+        Ok((c, _)) => c,
         Err(e) => {
             barrier.wait();
             barrier.wait();
             return Err(e);
         }
-    };
-    let Some(conn) = conn else {
-        return Ok(t);
     };
     let prepared = (|| {
         Ok::<_, DbError>((
