@@ -343,6 +343,12 @@ impl WriteView for MemWrite {
         self.base_seq
     }
     fn commit(mut self: Box<Self>) -> Result<()> {
+        if !self.locked {
+            // P5: a detached view never publishes without the writer lock.
+            return Err(StorageError::misuse(
+                "a detached write view cannot commit without the writer lock",
+            ));
+        }
         if self.dirty && self.pages.count > 0 {
             let p1 = self.pages.get_mut(PageNo(1))?;
             let counter = get_u32(p1, OFFSET_CHANGE_COUNTER).wrapping_add(1);
@@ -369,6 +375,18 @@ impl WriteView for MemWrite {
     fn rollback(mut self: Box<Self>) {
         self.release_lock();
     }
+    fn attach_writer(&mut self, busy_timeout: Duration) -> Result<bool> {
+        if self.locked {
+            return Ok(true);
+        }
+        self.shared.lock_writer(busy_timeout)?;
+        if self.shared.current().seq != self.base_seq {
+            self.shared.unlock_writer();
+            return Ok(false);
+        }
+        self.locked = true;
+        Ok(true)
+    }
 }
 
 impl Backend for MemBackend {
@@ -390,6 +408,19 @@ impl Backend for MemBackend {
             savepoints: Vec::new(),
             next_savepoint: 0,
             locked: true,
+        }))
+    }
+
+    fn begin_detached(&self) -> Result<Box<dyn WriteView>> {
+        let image = self.shared.current();
+        Ok(Box::new(MemWrite {
+            shared: self.shared.clone(),
+            base_seq: image.seq,
+            pages: image.pages.clone(),
+            dirty: false,
+            savepoints: Vec::new(),
+            next_savepoint: 0,
+            locked: false,
         }))
     }
 
