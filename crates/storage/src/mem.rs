@@ -10,7 +10,9 @@
 //! the new image after stamping page 1's header (P3); nothing is durable.
 //!
 //! One writer at a time: a mutex-guarded flag plus a condvar, waited on up to the busy
-//! timeout. The writer view releases the lock on commit, rollback or drop.
+//! timeout. The writer view releases the lock on commit, rollback or drop. A detached view
+//! (`begin_detached`, pages.rs P5) starts unlocked and may commit only after
+//! `attach_writer` took the lock on a still-latest snapshot.
 
 // `x % n == 0` rather than `is_multiple_of`: the workspace's MSRV (1.80) predates it.
 #![allow(clippy::manual_is_multiple_of)]

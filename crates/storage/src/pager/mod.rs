@@ -37,6 +37,10 @@
 //!   snapshot stays stable across later commits and checkpoints (cache C2, C4, C5).
 //! - K3. The checkpoint runs under the writer lock, so no frame is appended while it
 //!   restarts the log.
+//! - K4. A detached write view (`begin_detached`, pages.rs P5) holds a registered snapshot
+//!   but no writer slot; `commit_inner` refuses to run without the slot, which only
+//!   `attach_writer` gives it, after checking under the slot that the snapshot is the latest
+//!   (so the diff base of step 2 is the latest committed image).
 
 mod cache;
 
