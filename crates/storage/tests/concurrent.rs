@@ -13,6 +13,7 @@
 
 use parlite_storage::record::{decode, encode};
 use parlite_storage::vfs::{CrashMode, SimVfs};
+use parlite_storage::KeyCompare as _;
 use parlite_storage::{
     BtreeKind, Database, Isolation, OpenOptions, PageNo, PagerConfig, RecordCompare, SeekOp,
     StorageError, Synchronous, Txn, ValueRef,
@@ -288,7 +289,6 @@ fn lock_holding_writers_are_validated_against() {
 }
 
 fn cmp_prefix(stored: &[u8], probe: &[u8]) -> bool {
-    use parlite_storage::KeyCompare;
     RecordCompare::default().compare(stored, probe).unwrap() == std::cmp::Ordering::Equal
 }
 
@@ -648,4 +648,84 @@ fn crash_keeps_exactly_the_acknowledged_concurrent_commits() {
         let errors = r.integrity_check(&[(root, BtreeKind::Table)], 10).unwrap();
         assert!(errors.is_empty(), "seed {seed}: {errors:?}");
     }
+}
+
+#[test]
+fn savepoint_rollback_drops_the_undone_operations_from_the_replay() {
+    for (name, db) in both() {
+        let root = table(&db, &[]);
+        let a = db.begin_concurrent().unwrap();
+        a.table_insert(root, 1, &val(1)).unwrap();
+        let sp = a.savepoint().unwrap();
+        a.table_insert(root, 2, &val(2)).unwrap();
+        a.rollback_to(sp).unwrap();
+        a.release(sp).unwrap();
+        a.table_insert(root, 3, &val(3)).unwrap();
+        // Another commit first, so `a` goes through validation and replay (C5).
+        let b = db.begin_concurrent().unwrap();
+        b.table_insert(root, 9, &val(9)).unwrap();
+        b.commit().unwrap();
+        a.commit().unwrap();
+        let r = db.begin_read().unwrap();
+        let rows: Vec<_> = [1, 2, 3, 9].iter().map(|&k| get(&r, root, k)).collect();
+        assert_eq!(rows, vec![Some(1), None, Some(3), Some(9)], "{name}");
+    }
+}
+
+#[test]
+fn busy_commit_and_opaque_writers() {
+    for (name, db) in both() {
+        let root = table(&db, &[1]);
+        // A lock-holding writer that began before any concurrent transaction records no
+        // keys: its commit is opaque to the concurrent transactions it overlaps (C3).
+        let w = db.begin_write(TIMEOUT).unwrap();
+        let a = db.begin_concurrent().unwrap();
+        a.table_insert(root, 2, &val(2)).unwrap();
+        // The writer holds the lock: the commit waits, then gives up.
+        db.set_concurrent_busy_timeout(Duration::from_millis(20));
+        assert!(
+            matches!(a.commit(), Err(StorageError::Busy { .. })),
+            "{name}"
+        );
+        let a = db.begin_concurrent().unwrap();
+        a.table_insert(root, 2, &val(2)).unwrap();
+        w.table_insert(root, 5, &val(5)).unwrap();
+        w.commit().unwrap();
+        db.set_concurrent_busy_timeout(TIMEOUT);
+        assert!(is_conflict(a.commit(), PageNo(1)), "{name}: opaque");
+        // From now on writers record their keys: a disjoint write commits.
+        let a = db.begin_concurrent().unwrap();
+        a.table_insert(root, 2, &val(2)).unwrap();
+        let w = db.begin_write(TIMEOUT).unwrap();
+        w.table_insert(root, 6, &val(6)).unwrap();
+        w.commit().unwrap();
+        a.commit().unwrap();
+    }
+}
+
+/// A comparator that cannot be kept for the replay.
+struct Borrowed;
+
+impl parlite_storage::KeyCompare for Borrowed {
+    fn compare(&self, stored: &[u8], probe: &[u8]) -> parlite_storage::Result<std::cmp::Ordering> {
+        RecordCompare::default().compare(stored, probe)
+    }
+}
+
+#[test]
+fn index_writes_need_a_shareable_comparator() {
+    let db = mem_db();
+    let w = db.begin_write(TIMEOUT).unwrap();
+    let idx = w.create_btree(BtreeKind::Index).unwrap();
+    w.index_insert(idx, &val(1), &Borrowed).unwrap();
+    w.commit().unwrap();
+    let a = db.begin_concurrent().unwrap();
+    assert!(matches!(
+        a.index_insert(idx, &val(2), &Borrowed),
+        Err(StorageError::Misuse { .. })
+    ));
+    a.index_insert(idx, &val(2), &RecordCompare::default())
+        .unwrap();
+    a.commit().unwrap();
+    assert_eq!(db.begin_read().unwrap().count(idx).unwrap(), 2);
 }
