@@ -20,6 +20,7 @@
 //!   until `attach_writer` has taken the writer lock and found its snapshot still the
 //!   latest (then it commits like any writer). Dropping or rolling it back releases
 //!   whatever it holds.
+//!
 //! The B-tree layer owns the *content* of pages (cells, freelist, header fields other than
 //! those in P3); the backend never interprets page bytes except page 1's header in P3.
 
