@@ -12,7 +12,9 @@
 //!   If its entry was deleted, it lands on the successor: `next` returns that successor and
 //!   `prev` the predecessor, as if the entry were still there.
 //! - T3. After `commit` or `rollback` the transaction is finished: every further call is
-//!   `Misuse`. A failed `upgrade` (`Busy`, `BusySnapshot`) leaves it a usable reader.
+//!   `Misuse`. A failed `upgrade` (`Busy`, `BusySnapshot`) leaves it a usable reader; a
+//!   concurrent transaction's commit that fails with `Busy` leaves it open (commit again or
+//!   roll back); any other commit failure (`Conflict` included) finishes it.
 //! - T4. A concurrent transaction (`begin_concurrent`) records every cursor positioning as a
 //!   read interval and every write as a key and a logical operation before returning
 //!   (concurrent.rs); a lock-holding writer records its written keys. Both hand their write
@@ -675,10 +677,21 @@ impl Txn {
         let view = std::mem::replace(&mut g.view, View::Done);
         if let Some(c) = g.conc.take() {
             let db = g.db.clone();
-            let r = match view {
-                View::Write(w) => commit_concurrent(&db, w, &c),
-                View::Read(_) | View::Done => Err(StorageError::misuse("transaction has ended")),
+            let mut slot = match view {
+                View::Write(w) => Some(w),
+                View::Read(_) | View::Done => None,
             };
+            let r = commit_concurrent(&db, &mut slot, &c);
+            if let (Err(StorageError::Busy { .. }), Some(w)) = (&r, slot.take()) {
+                // T3: the writer lock was not had in time; the transaction stays open, as
+                // SQLite's COMMIT after SQLITE_BUSY.
+                g.view = View::Write(w);
+                g.conc = Some(c);
+                return r;
+            }
+            if let Some(w) = slot {
+                w.rollback();
+            }
             // T5: only now, after validation, may the entries it needed go.
             lock(&db.inner.history).unregister(c.snapshot);
             return r;
@@ -763,16 +776,26 @@ fn conc_comparator(g: &TxnInner, cmp: &dyn KeyCompare) -> Result<Option<Arc<dyn 
     }
 }
 
-/// Commits a concurrent transaction (concurrent.rs C3–C6).
-fn commit_concurrent(db: &Database, mut w: Box<dyn WriteView>, c: &ConcTxn) -> Result<()> {
+/// Commits a concurrent transaction (concurrent.rs C3–C6). On `Busy` the view is left in
+/// `slot` (the caller keeps the transaction open); otherwise the view is consumed.
+fn commit_concurrent(
+    db: &Database,
+    slot: &mut Option<Box<dyn WriteView>>,
+    c: &ConcTxn,
+) -> Result<()> {
+    let Some(w) = slot.as_mut() else {
+        return Err(StorageError::misuse("transaction has ended"));
+    };
     if c.ops.is_empty() {
         // Read-only: its reads were of a consistent snapshot; nothing to validate.
-        w.rollback();
         return Ok(());
     }
     let timeout = *lock(&db.inner.concurrent_busy_timeout);
     // C6, fast path: nothing committed since the snapshot, so the view is the latest state.
     if w.attach_writer(timeout)? {
+        let Some(w) = slot.take() else {
+            return Err(StorageError::misuse("transaction has ended"));
+        };
         lock(&db.inner.history).push(c.snapshot + 1, c.writes.clone());
         w.commit()?;
         let mut h = lock(&db.inner.history);
@@ -780,8 +803,10 @@ fn commit_concurrent(db: &Database, mut w: Box<dyn WriteView>, c: &ConcTxn) -> R
         h.stats.concurrent_fast_commits += 1;
         return Ok(());
     }
-    w.rollback();
     let mut fresh = db.inner.backend.begin_write(timeout)?;
+    if let Some(w) = slot.take() {
+        w.rollback();
+    }
     // C3, under the writer lock.
     let later = lock(&db.inner.history).since(c.snapshot);
     let checked = later
