@@ -689,8 +689,8 @@ fn busy_commit_and_opaque_writers() {
             matches!(a.commit(), Err(StorageError::Busy { .. })),
             "{name}"
         );
-        let a = db.begin_concurrent().unwrap();
-        a.table_insert(root, 2, &val(2)).unwrap();
+        // T3: still open after Busy.
+        assert_eq!(get(&a, root, 2), Some(2));
         w.table_insert(root, 5, &val(5)).unwrap();
         w.commit().unwrap();
         db.set_concurrent_busy_timeout(TIMEOUT);
