@@ -97,7 +97,7 @@ fn is_conflict(r: parlite_storage::Result<()>, want: PageNo) -> bool {
 
 #[test]
 fn lost_update_is_refused_under_both_levels() {
-    // C3: write-write.
+    // C3: write-write; C4: the loser publishes nothing (the row holds the winner's value).
     for (name, db) in both() {
         for iso in [Isolation::Serializable, Isolation::Snapshot] {
             db.set_concurrent_isolation(iso);
@@ -378,7 +378,7 @@ fn index_ranges_and_schema_changes_conflict() {
 
 #[test]
 fn detached_views_cannot_commit_without_the_lock() {
-    // P5 / C6.
+    // P5 / C6 (pager K4 on the file backend).
     for (name, db) in both() {
         let v = db.backend().begin_detached().unwrap();
         assert!(
