@@ -5,7 +5,9 @@
 //! SQLITE_NOTADB (26), `Busy` → SQLITE_BUSY (5), `BusySnapshot` → SQLITE_BUSY_SNAPSHOT (517),
 //! `Locked` (another process) → SQLITE_BUSY (5), `Io` → SQLITE_IOERR (10), `ReadOnly` →
 //! SQLITE_READONLY (8), `Full` → SQLITE_FULL (13), `TooBig` → SQLITE_TOOBIG (18),
-//! `Misuse` → SQLITE_MISUSE (21), `CantOpen` → SQLITE_CANTOPEN (14).
+//! `Misuse` → SQLITE_MISUSE (21), `CantOpen` → SQLITE_CANTOPEN (14), `Conflict` (a
+//! concurrent transaction failed validation at commit and was rolled back) →
+//! SQLITE_BUSY_SNAPSHOT (517); the SQL layer names the table from `root`.
 
 use std::fmt;
 
@@ -45,6 +47,9 @@ pub enum StorageError {
     Busy { reason: String },
     /// A read transaction tried to become a writer but its snapshot is no longer the latest.
     BusySnapshot { reason: String },
+    /// A concurrent transaction failed validation at commit (concurrent.rs C3) and was
+    /// rolled back: a later commit wrote what it read or wrote in the tree at `root`.
+    Conflict { root: PageNo, reason: String },
     /// Writes are refused: opened read-only, or an fsync failed on the commit path
     /// (the database refuses further writes until reopened; fsyncs are never retried).
     ReadOnly { reason: String },
@@ -116,6 +121,12 @@ impl fmt::Display for StorageError {
             StorageError::Busy { reason } => write!(f, "database is locked ({reason})"),
             StorageError::BusySnapshot { reason } => {
                 write!(f, "database is locked (snapshot is stale: {reason})")
+            }
+            StorageError::Conflict { root, reason } => {
+                write!(
+                    f,
+                    "database is locked (conflict in the tree at page {root}: {reason})"
+                )
             }
             StorageError::ReadOnly { reason } => {
                 write!(f, "attempt to write a readonly database ({reason})")

@@ -12,10 +12,12 @@
 //! - `mem`     — the in-memory backend (`:memory:` databases, tests)
 //! - `vfs`     — the file abstraction: the OS, and a simulated disk for crash tests
 //! - `pager`, `log` — the file backend: page cache, durable log, recovery, checkpoint
+//! - `concurrent` — optimistic concurrent transactions: read/write sets, history, validation
 //! - `txn`     — `Database`, `Txn`, `Cursor`: the API the SQL layer uses
 //! - `fuzzing` — fuzz target bodies (hidden; used by `fuzz/` and tests/fuzz_smoke.rs)
 
 pub mod btree;
+pub mod concurrent;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -32,6 +34,7 @@ pub mod txn;
 pub mod varint;
 pub mod vfs;
 
+pub use concurrent::{ConcurrencyStats, Isolation};
 pub use error::{PageNo, Result, StorageError};
 pub use header::HeaderField;
 pub use mem::MemBackend;

@@ -10,7 +10,9 @@
 //! the new image after stamping page 1's header (P3); nothing is durable.
 //!
 //! One writer at a time: a mutex-guarded flag plus a condvar, waited on up to the busy
-//! timeout. The writer view releases the lock on commit, rollback or drop.
+//! timeout. The writer view releases the lock on commit, rollback or drop. A detached view
+//! (`begin_detached`, pages.rs P5) starts unlocked and may commit only after
+//! `attach_writer` took the lock on a still-latest snapshot.
 
 // `x % n == 0` rather than `is_multiple_of`: the workspace's MSRV (1.80) predates it.
 #![allow(clippy::manual_is_multiple_of)]
@@ -343,6 +345,12 @@ impl WriteView for MemWrite {
         self.base_seq
     }
     fn commit(mut self: Box<Self>) -> Result<()> {
+        if !self.locked {
+            // P5: a detached view never publishes without the writer lock.
+            return Err(StorageError::misuse(
+                "a detached write view cannot commit without the writer lock",
+            ));
+        }
         if self.dirty && self.pages.count > 0 {
             let p1 = self.pages.get_mut(PageNo(1))?;
             let counter = get_u32(p1, OFFSET_CHANGE_COUNTER).wrapping_add(1);
@@ -369,6 +377,18 @@ impl WriteView for MemWrite {
     fn rollback(mut self: Box<Self>) {
         self.release_lock();
     }
+    fn attach_writer(&mut self, busy_timeout: Duration) -> Result<bool> {
+        if self.locked {
+            return Ok(true);
+        }
+        self.shared.lock_writer(busy_timeout)?;
+        if self.shared.current().seq != self.base_seq {
+            self.shared.unlock_writer();
+            return Ok(false);
+        }
+        self.locked = true;
+        Ok(true)
+    }
 }
 
 impl Backend for MemBackend {
@@ -390,6 +410,19 @@ impl Backend for MemBackend {
             savepoints: Vec::new(),
             next_savepoint: 0,
             locked: true,
+        }))
+    }
+
+    fn begin_detached(&self) -> Result<Box<dyn WriteView>> {
+        let image = self.shared.current();
+        Ok(Box::new(MemWrite {
+            shared: self.shared.clone(),
+            base_seq: image.seq,
+            pages: image.pages.clone(),
+            dirty: false,
+            savepoints: Vec::new(),
+            next_savepoint: 0,
+            locked: false,
         }))
     }
 

@@ -16,6 +16,11 @@
 //!   (28), version-valid-for (92) and SQLite version (96) on page 1 as part of commit.
 //! - P4. `rollback_to(sp)` restores every page to its image at `savepoint()` time, and the page
 //!   count too.
+//! - P5. A *detached* write view (`begin_detached`) holds no lock; its `commit` is `Misuse`
+//!   until `attach_writer` has taken the writer lock and found its snapshot still the
+//!   latest (then it commits like any writer). Dropping or rolling it back releases
+//!   whatever it holds.
+//!
 //! The B-tree layer owns the *content* of pages (cells, freelist, header fields other than
 //! those in P3); the backend never interprets page bytes except page 1's header in P3.
 
@@ -65,6 +70,13 @@ pub trait WriteView: PageWrite + Send {
     fn commit(self: Box<Self>) -> Result<()>;
     /// Discards every change.
     fn rollback(self: Box<Self>);
+    /// Detached views (P5): takes the writer lock, waiting up to `busy_timeout` (then
+    /// `Busy`). Returns true, keeping the lock, if the view's snapshot is still the latest
+    /// committed state (the view may now `commit`); false, releasing the lock, if a commit
+    /// happened since. Views that already hold the lock return true.
+    fn attach_writer(&mut self, _busy_timeout: Duration) -> Result<bool> {
+        Ok(true)
+    }
 }
 
 /// A store of pages: the pager over a file, or memory. Shared by all transactions.
@@ -79,6 +91,13 @@ pub trait Backend: Send + Sync {
         read: Box<dyn ReadView>,
         busy_timeout: Duration,
     ) -> Result<Box<dyn WriteView>>;
+    /// A write view on the latest snapshot that holds no lock (P5): private copy-on-write
+    /// pages for an optimistic concurrent transaction.
+    fn begin_detached(&self) -> Result<Box<dyn WriteView>> {
+        Err(crate::error::StorageError::misuse(
+            "this backend has no detached write views",
+        ))
+    }
     /// Folds committed changes into the database file. No-op for memory.
     fn checkpoint(&self) -> Result<()>;
     /// How durable later commits must be before they return (`PRAGMA synchronous`).

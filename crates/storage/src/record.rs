@@ -309,6 +309,12 @@ pub trait Collation: Send + Sync {
 pub trait KeyCompare: Send + Sync {
     /// Compares a stored index record with a probe record over the probe's fields only.
     fn compare(&self, stored: &[u8], probe: &[u8]) -> Result<Ordering>;
+    /// An owned copy of this comparator. Concurrent transactions keep one to replay their
+    /// index writes at commit (concurrent.rs C5); a comparator that returns `None` cannot be
+    /// used for index writes in a concurrent transaction.
+    fn to_shared(&self) -> Option<std::sync::Arc<dyn KeyCompare>> {
+        None
+    }
 }
 
 /// The standard index comparator: column by column in SQLite order, each column optionally
@@ -327,6 +333,10 @@ impl RecordCompare {
 }
 
 impl KeyCompare for RecordCompare {
+    fn to_shared(&self) -> Option<Arc<dyn KeyCompare>> {
+        Some(Arc::new(self.clone()))
+    }
+
     fn compare(&self, stored: &[u8], probe: &[u8]) -> Result<Ordering> {
         let mut s = FieldIter::new(stored)?;
         let mut p = FieldIter::new(probe)?;

@@ -12,12 +12,21 @@
 //!   If its entry was deleted, it lands on the successor: `next` returns that successor and
 //!   `prev` the predecessor, as if the entry were still there.
 //! - T3. After `commit` or `rollback` the transaction is finished: every further call is
-//!   `Misuse`. A failed `upgrade` (`Busy`, `BusySnapshot`) leaves it a usable reader.
+//!   `Misuse`. A failed `upgrade` (`Busy`, `BusySnapshot`) leaves it a usable reader; a
+//!   concurrent transaction's commit that fails with `Busy` leaves it open (commit again or
+//!   roll back); any other commit failure (`Conflict` included) finishes it.
+//! - T4. A concurrent transaction (`begin_concurrent`) records every cursor positioning as a
+//!   read interval and every write as a key and a logical operation before returning
+//!   (concurrent.rs); a lock-holding writer records its written keys. Both hand their write
+//!   set to the history before their commit is published (concurrent.rs C1).
+//! - T5. A concurrent transaction's snapshot stays registered in the history from
+//!   `begin_concurrent` until it commits, rolls back or is dropped (concurrent.rs C2).
 
 use crate::btree::check::{check, TreeSpec};
 use crate::btree::cursor::{payload_of, TreeCursor};
 use crate::btree::page::{write_page, TABLE_LEAF};
 use crate::btree::{delete, insert, tree};
+use crate::concurrent::{ConcTxn, ConcurrencyStats, History, Isolation, Key, Op, WriteSet};
 use crate::error::{PageNo, Result, StorageError};
 use crate::header::{get_u32, init_header, put_u32, DbHeader, HeaderField};
 use crate::mem::MemBackend;
@@ -68,6 +77,33 @@ struct DbInner {
     backend: Arc<dyn Backend>,
     synchronous: Mutex<Synchronous>,
     read_only: bool,
+    /// Write sets of recent commits and live concurrent snapshots (concurrent.rs C1, C2).
+    /// One `Database` per backend: a second one over the same backend would keep its own.
+    history: Mutex<History>,
+    /// Isolation of concurrent transactions begun from now on.
+    isolation: Mutex<Isolation>,
+    /// How long a concurrent transaction's commit waits for the writer lock.
+    concurrent_busy_timeout: Mutex<Duration>,
+}
+
+/// Default wait for the writer lock at a concurrent transaction's commit.
+const CONCURRENT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl DbInner {
+    fn new(backend: Arc<dyn Backend>, synchronous: Synchronous, read_only: bool) -> DbInner {
+        DbInner {
+            backend,
+            synchronous: Mutex::new(synchronous),
+            read_only,
+            history: Mutex::new(History::default()),
+            isolation: Mutex::new(Isolation::default()),
+            concurrent_busy_timeout: Mutex::new(CONCURRENT_BUSY_TIMEOUT),
+        }
+    }
 }
 
 /// A database: shared by all connections and threads. Cheap to clone.
@@ -110,11 +146,7 @@ impl Database {
             }
         }
         Ok(Database {
-            inner: Arc::new(DbInner {
-                backend,
-                synchronous: Mutex::new(Synchronous::Full),
-                read_only: false,
-            }),
+            inner: Arc::new(DbInner::new(backend, Synchronous::Full, false)),
         })
     }
 
@@ -122,11 +154,7 @@ impl Database {
     /// `read_only` (the file backend's `Database::open` uses this).
     pub fn with_backend_opts(backend: Arc<dyn Backend>, opts: &OpenOptions) -> Result<Database> {
         let db = Database::with_backend(backend)?;
-        let inner = DbInner {
-            backend: db.inner.backend.clone(),
-            synchronous: Mutex::new(opts.synchronous),
-            read_only: opts.read_only,
-        };
+        let inner = DbInner::new(db.inner.backend.clone(), opts.synchronous, opts.read_only);
         Ok(Database {
             inner: Arc::new(inner),
         })
@@ -156,7 +184,55 @@ impl Database {
             });
         }
         let view = self.inner.backend.begin_write(busy_timeout)?;
-        Ok(Txn::new(self.clone(), View::Write(view)))
+        let txn = Txn::new(self.clone(), View::Write(view));
+        txn.lock().start_recording_writes();
+        Ok(txn)
+    }
+
+    /// Starts an optimistic concurrent write transaction (docs/concurrency.md): it runs on
+    /// its snapshot without the writer lock, beside other concurrent transactions and the
+    /// lock-holding writer; its commit validates it against the commits made since its
+    /// snapshot and fails with `Conflict` (rolled back) if it read or wrote what they wrote.
+    pub fn begin_concurrent(&self) -> Result<Txn> {
+        if self.inner.read_only {
+            return Err(StorageError::ReadOnly {
+                reason: "database opened read-only".into(),
+            });
+        }
+        let isolation = *lock(&self.inner.isolation);
+        // C2: the snapshot is taken and registered in one critical section.
+        let mut h = lock(&self.inner.history);
+        let view = self.inner.backend.begin_detached()?;
+        let seq = view.snapshot_seq();
+        h.register(seq);
+        drop(h);
+        let txn = Txn::new(self.clone(), View::Write(view));
+        txn.lock().conc = Some(Box::new(ConcTxn::new(seq, isolation)));
+        Ok(txn)
+    }
+
+    /// Isolation of concurrent transactions begun from now on (default Serializable).
+    pub fn set_concurrent_isolation(&self, isolation: Isolation) {
+        *lock(&self.inner.isolation) = isolation;
+    }
+
+    pub fn concurrent_isolation(&self) -> Isolation {
+        *lock(&self.inner.isolation)
+    }
+
+    /// How long a concurrent transaction's commit waits for the writer lock (default 5 s).
+    pub fn set_concurrent_busy_timeout(&self, busy_timeout: Duration) {
+        *lock(&self.inner.concurrent_busy_timeout) = busy_timeout;
+    }
+
+    /// Commits of each kind and conflicts by root.
+    pub fn concurrency_stats(&self) -> ConcurrencyStats {
+        lock(&self.inner.history).stats.clone()
+    }
+
+    /// Number of commit write sets the history keeps (its memory bound, concurrent.rs C2).
+    pub fn concurrent_history_len(&self) -> usize {
+        lock(&self.inner.history).len()
     }
 
     pub fn checkpoint(&self) -> Result<()> {
@@ -204,6 +280,20 @@ struct TxnInner {
     append_hint: Option<(PageNo, u64, Vec<(PageNo, usize)>)>,
     scratch: Vec<u8>,
     cell: Vec<u8>,
+    /// A concurrent transaction's reads, writes and operations (T4).
+    conc: Option<Box<ConcTxn>>,
+    /// A lock-holding writer's written keys; `None`: not recorded (the history had not been
+    /// enabled when it began), which leaves an opaque entry (concurrent.rs C3).
+    locked_writes: Option<WriteSet>,
+}
+
+impl Drop for TxnInner {
+    fn drop(&mut self) {
+        // T5.
+        if let Some(c) = self.conc.take() {
+            lock(&self.db.inner.history).unregister(c.snapshot);
+        }
+    }
 }
 
 /// Runs `$body` with `$v` bound to the transaction's view as a `PageRead` (either kind).
@@ -224,6 +314,38 @@ macro_rules! with_view {
 }
 
 impl TxnInner {
+    fn start_recording_writes(&mut self) {
+        if lock(&self.db.inner.history).enabled {
+            self.locked_writes = Some(WriteSet::default());
+        }
+    }
+
+    /// The write set this transaction records into, if any (T4).
+    fn write_set(&mut self) -> Option<&mut WriteSet> {
+        match self.conc.as_mut() {
+            Some(c) => Some(&mut c.writes),
+            None => self.locked_writes.as_mut(),
+        }
+    }
+
+    fn note_key(&mut self, root: PageNo, k: Key) {
+        if let Some(ws) = self.write_set() {
+            ws.key(root, k);
+        }
+    }
+
+    fn note_schema(&mut self, root: PageNo) {
+        if let Some(ws) = self.write_set() {
+            ws.schema.insert(root);
+        }
+    }
+
+    fn note_op(&mut self, op: Op) {
+        if let Some(c) = self.conc.as_mut() {
+            c.ops.push(op);
+        }
+    }
+
     fn writer(&mut self) -> Result<&mut dyn WriteView> {
         match &mut self.view {
             View::Write(w) => Ok(&mut **w),
@@ -250,6 +372,8 @@ impl Txn {
                 append_hint: None,
                 scratch: Vec::new(),
                 cell: Vec::new(),
+                conc: None,
+                locked_writes: None,
             })),
         }
     }
@@ -300,13 +424,35 @@ impl Txn {
                 }
                 drop(r);
                 g.view = View::Write(w);
+                g.start_recording_writes();
                 Ok(())
             }
         }
     }
 
+    /// Sets the isolation of this concurrent transaction (`Misuse` for other kinds).
+    pub fn set_isolation(&self, isolation: Isolation) -> Result<()> {
+        match self.lock().conc.as_mut() {
+            Some(c) => {
+                c.isolation = isolation;
+                Ok(())
+            }
+            None => Err(StorageError::misuse(
+                "isolation applies to concurrent transactions only",
+            )),
+        }
+    }
+
+    /// Whether this is a concurrent transaction (`begin_concurrent`).
+    pub fn is_concurrent(&self) -> bool {
+        self.lock().conc.is_some()
+    }
+
     pub fn header(&self) -> Result<HeaderInfo> {
-        let g = self.lock();
+        let mut g = self.lock();
+        if let Some(c) = g.conc.as_mut() {
+            c.header_read = true;
+        }
         with_view!(g, v => {
             let p1 = v.page(PageNo(1))?;
             Ok(HeaderInfo {
@@ -326,6 +472,10 @@ impl Txn {
         let mut g = self.lock();
         put_u32(g.writer()?.page_mut(PageNo(1))?, f.offset(), value);
         g.changes += 1;
+        if let Some(ws) = g.write_set() {
+            ws.header.insert(f.offset());
+        }
+        g.note_op(Op::SetHeader(f.offset(), value));
         Ok(())
     }
 
@@ -333,6 +483,8 @@ impl Txn {
         let mut g = self.lock();
         let root = tree::create(g.writer()?, kind == BtreeKind::Table)?;
         g.changes += 1;
+        g.note_schema(root);
+        g.note_op(Op::Create(kind == BtreeKind::Table, root));
         Ok(root)
     }
 
@@ -341,6 +493,8 @@ impl Txn {
         let mut g = self.lock();
         tree::destroy(g.writer()?, root, false)?;
         g.changes += 1;
+        g.note_schema(root);
+        g.note_op(Op::Drop(root));
         Ok(())
     }
 
@@ -349,12 +503,17 @@ impl Txn {
         let mut g = self.lock();
         let n = tree::destroy(g.writer()?, root, true)?;
         g.changes += 1;
+        g.note_schema(root);
+        g.note_op(Op::Clear(root));
         Ok(n)
     }
 
     /// Number of entries in the tree.
     pub fn count(&self, root: PageNo) -> Result<u64> {
-        let g = self.lock();
+        let mut g = self.lock();
+        if let Some(c) = g.conc.as_mut() {
+            c.read(root, None, None, None);
+        }
         with_view!(g, v => tree::count(v, root))
     }
 
@@ -370,10 +529,15 @@ impl Txn {
                 "an index cursor needs a key comparator",
             ));
         }
-        if matches!(self.lock().view, View::Done) {
-            return Err(StorageError::misuse("transaction has ended"));
-        }
+        let record_reads = {
+            let g = self.lock();
+            if matches!(g.view, View::Done) {
+                return Err(StorageError::misuse("transaction has ended"));
+            }
+            g.conc.is_some()
+        };
         Ok(Cursor {
+            record_reads,
             txn: self.clone(),
             tc: TreeCursor::new(root, kind == BtreeKind::Table),
             cmp,
@@ -402,6 +566,10 @@ impl Txn {
         g.changes += 1;
         let next_hint = insert::table_insert(v, &mut g.tc, rowid, record, &mut g.cell, hint)?;
         g.append_hint = next_hint.map(|path| (root, g.changes, path));
+        g.note_key(root, Key::Row(rowid));
+        if g.conc.is_some() {
+            g.note_op(Op::TableInsert(root, rowid, record.to_vec()));
+        }
         Ok(())
     }
 
@@ -417,13 +585,17 @@ impl Txn {
         g.tc.root = root;
         g.tc.table = true;
         g.changes += 1;
-        delete::table_delete(v, &mut g.tc, rowid)
+        let found = delete::table_delete(v, &mut g.tc, rowid)?;
+        g.note_key(root, Key::Row(rowid));
+        g.note_op(Op::TableDelete(root, rowid));
+        Ok(found)
     }
 
     /// Inserts an index entry (an entry comparing equal is replaced).
     pub fn index_insert(&self, root: PageNo, key: &[u8], cmp: &dyn KeyCompare) -> Result<()> {
         let mut g = self.lock();
         let g = &mut *g;
+        let shared = conc_comparator(g, cmp)?;
         let v = match &mut g.view {
             View::Write(w) => &mut **w,
             View::Read(_) => return Err(StorageError::misuse("write in a read transaction")),
@@ -432,13 +604,19 @@ impl Txn {
         g.tc.root = root;
         g.tc.table = false;
         g.changes += 1;
-        insert::index_insert(v, &mut g.tc, key, cmp, &mut g.scratch, &mut g.cell)
+        insert::index_insert(v, &mut g.tc, key, cmp, &mut g.scratch, &mut g.cell)?;
+        g.note_key(root, Key::Idx(key.to_vec()));
+        if let Some(c) = shared {
+            g.note_op(Op::IndexInsert(root, key.to_vec(), c));
+        }
+        Ok(())
     }
 
     /// Deletes the index entry comparing equal to `key`; false if there was none.
     pub fn index_delete(&self, root: PageNo, key: &[u8], cmp: &dyn KeyCompare) -> Result<bool> {
         let mut g = self.lock();
         let g = &mut *g;
+        let shared = conc_comparator(g, cmp)?;
         let v = match &mut g.view {
             View::Write(w) => &mut **w,
             View::Read(_) => return Err(StorageError::misuse("write in a read transaction")),
@@ -447,12 +625,22 @@ impl Txn {
         g.tc.root = root;
         g.tc.table = false;
         g.changes += 1;
-        delete::index_delete(v, &mut g.tc, key, cmp, &mut g.scratch)
+        let found = delete::index_delete(v, &mut g.tc, key, cmp, &mut g.scratch)?;
+        g.note_key(root, Key::Idx(key.to_vec()));
+        if let Some(c) = shared {
+            g.note_op(Op::IndexDelete(root, key.to_vec(), c));
+        }
+        Ok(found)
     }
 
     pub fn savepoint(&self) -> Result<u32> {
         let mut g = self.lock();
-        Ok(g.writer()?.savepoint())
+        let id = g.writer()?.savepoint();
+        if let Some(c) = g.conc.as_mut() {
+            let n = c.ops.len();
+            c.savepoints.push((id, n));
+        }
+        Ok(id)
     }
 
     /// Restores the state at `savepoint`, which stays open.
@@ -460,20 +648,67 @@ impl Txn {
         let mut g = self.lock();
         g.writer()?.rollback_to(sp)?;
         g.changes += 1;
+        // The operations after the savepoint are undone; its reads and written keys stay
+        // recorded (conservative: spurious conflicts only).
+        if let Some(c) = g.conc.as_mut() {
+            if let Some(pos) = c.savepoints.iter().position(|&(id, _)| id == sp) {
+                let n = c.savepoints[pos].1;
+                c.ops.truncate(n);
+                c.savepoints.truncate(pos + 1);
+            }
+        }
         Ok(())
     }
 
     pub fn release(&self, sp: u32) -> Result<()> {
         let mut g = self.lock();
         g.writer()?.release(sp);
+        if let Some(c) = g.conc.as_mut() {
+            if let Some(pos) = c.savepoints.iter().position(|&(id, _)| id == sp) {
+                c.savepoints.truncate(pos);
+            }
+        }
         Ok(())
     }
 
     /// Commits a write transaction; a read transaction just ends.
     pub fn commit(&self) -> Result<()> {
         let mut g = self.lock();
-        match std::mem::replace(&mut g.view, View::Done) {
-            View::Write(w) => w.commit(),
+        let view = std::mem::replace(&mut g.view, View::Done);
+        if let Some(c) = g.conc.take() {
+            let db = g.db.clone();
+            let mut slot = match view {
+                View::Write(w) => Some(w),
+                View::Read(_) | View::Done => None,
+            };
+            let r = commit_concurrent(&db, &mut slot, &c);
+            if let (Err(StorageError::Busy { .. }), Some(w)) = (&r, slot.take()) {
+                // T3: the writer lock was not had in time; the transaction stays open, as
+                // SQLite's COMMIT after SQLITE_BUSY.
+                g.view = View::Write(w);
+                g.conc = Some(c);
+                return r;
+            }
+            if let Some(w) = slot {
+                w.rollback();
+            }
+            // T5: only now, after validation, may the entries it needed go.
+            lock(&db.inner.history).unregister(c.snapshot);
+            return r;
+        }
+        match view {
+            View::Write(w) => {
+                // C1: the entry goes in before the commit is published (the writer lock is
+                // held, so the commit's sequence number is the snapshot's + 1).
+                let ws = g.locked_writes.take().unwrap_or(WriteSet {
+                    opaque: true,
+                    ..WriteSet::default()
+                });
+                lock(&g.db.inner.history).push(w.snapshot_seq() + 1, ws);
+                w.commit()?;
+                lock(&g.db.inner.history).stats.locked_commits += 1;
+                Ok(())
+            }
             View::Read(_) => Ok(()),
             View::Done => Err(StorageError::misuse("transaction has ended")),
         }
@@ -483,6 +718,9 @@ impl Txn {
         let mut g = self.lock();
         if let View::Write(w) = std::mem::replace(&mut g.view, View::Done) {
             w.rollback();
+        }
+        if let Some(c) = g.conc.take() {
+            lock(&g.db.inner.history).unregister(c.snapshot);
         }
     }
 
@@ -524,9 +762,121 @@ impl Txn {
     }
 }
 
+/// For an index write in a concurrent transaction: an owned comparator for the replay
+/// (concurrent.rs C5), checked before anything changes. `None` for other transactions.
+fn conc_comparator(g: &TxnInner, cmp: &dyn KeyCompare) -> Result<Option<Arc<dyn KeyCompare>>> {
+    if g.conc.is_none() {
+        return Ok(None);
+    }
+    match cmp.to_shared() {
+        Some(c) => Ok(Some(c)),
+        None => Err(StorageError::misuse(
+            "index writes in a concurrent transaction need a comparator whose to_shared() is Some",
+        )),
+    }
+}
+
+/// Commits a concurrent transaction (concurrent.rs C3–C6). On `Busy` the view is left in
+/// `slot` (the caller keeps the transaction open); otherwise the view is consumed.
+fn commit_concurrent(
+    db: &Database,
+    slot: &mut Option<Box<dyn WriteView>>,
+    c: &ConcTxn,
+) -> Result<()> {
+    let Some(w) = slot.as_mut() else {
+        return Err(StorageError::misuse("transaction has ended"));
+    };
+    if c.ops.is_empty() {
+        // Read-only: its reads were of a consistent snapshot; nothing to validate.
+        return Ok(());
+    }
+    let timeout = *lock(&db.inner.concurrent_busy_timeout);
+    // C6, fast path: nothing committed since the snapshot, so the view is the latest state.
+    if w.attach_writer(timeout)? {
+        let Some(w) = slot.take() else {
+            return Err(StorageError::misuse("transaction has ended"));
+        };
+        lock(&db.inner.history).push(c.snapshot + 1, c.writes.clone());
+        w.commit()?;
+        let mut h = lock(&db.inner.history);
+        h.stats.concurrent_commits += 1;
+        h.stats.concurrent_fast_commits += 1;
+        return Ok(());
+    }
+    let mut fresh = db.inner.backend.begin_write(timeout)?;
+    if let Some(w) = slot.take() {
+        w.rollback();
+    }
+    // C3, under the writer lock.
+    let later = lock(&db.inner.history).since(c.snapshot);
+    let checked = later
+        .iter()
+        .try_for_each(|e| c.validate(e))
+        .and_then(|()| replay(&mut *fresh, &c.ops));
+    if let Err(e) = checked {
+        // C4.
+        fresh.rollback();
+        if let StorageError::Conflict { root, .. } = &e {
+            lock(&db.inner.history).conflict(*root);
+        }
+        return Err(e);
+    }
+    // C1, C5.
+    lock(&db.inner.history).push(fresh.snapshot_seq() + 1, c.writes.clone());
+    fresh.commit()?;
+    lock(&db.inner.history).stats.concurrent_commits += 1;
+    Ok(())
+}
+
+/// C5: applies a concurrent transaction's operations, in order, to `v`.
+fn replay(v: &mut dyn WriteView, ops: &[Op]) -> Result<()> {
+    let (mut cell, mut scratch) = (Vec::new(), Vec::new());
+    for op in ops {
+        match op {
+            Op::TableInsert(root, rowid, rec) => {
+                let mut tc = TreeCursor::new(*root, true);
+                insert::table_insert(v, &mut tc, *rowid, rec, &mut cell, None)?;
+            }
+            Op::TableDelete(root, rowid) => {
+                let mut tc = TreeCursor::new(*root, true);
+                delete::table_delete(v, &mut tc, *rowid)?;
+            }
+            Op::IndexInsert(root, key, cmp) => {
+                let mut tc = TreeCursor::new(*root, false);
+                insert::index_insert(v, &mut tc, key, &**cmp, &mut scratch, &mut cell)?;
+            }
+            Op::IndexDelete(root, key, cmp) => {
+                let mut tc = TreeCursor::new(*root, false);
+                delete::index_delete(v, &mut tc, key, &**cmp, &mut scratch)?;
+            }
+            Op::Create(table, expected) => {
+                let root = tree::create(v, *table)?;
+                if root != *expected {
+                    return Err(StorageError::Conflict {
+                        root: *expected,
+                        reason: format!(
+                            "the tree created at page {expected} would be at page {root} after later commits"
+                        ),
+                    });
+                }
+            }
+            Op::Drop(root) => {
+                tree::destroy(v, *root, false)?;
+            }
+            Op::Clear(root) => {
+                tree::destroy(v, *root, true)?;
+            }
+            Op::SetHeader(offset, value) => put_u32(v.page_mut(PageNo(1))?, *offset, *value),
+        }
+    }
+    Ok(())
+}
+
 /// A position in one B-tree, usable across modifications made through its `Txn` (T2).
 pub struct Cursor {
     txn: Txn,
+    /// The transaction is concurrent: positionings are recorded as reads (T4).
+    record_reads: bool,
     tc: TreeCursor,
     cmp: Option<Arc<dyn KeyCompare>>,
     /// The txn's change counter when the cursor was last positioned.
@@ -547,6 +897,43 @@ enum Restored {
 }
 
 impl Cursor {
+    /// The key the cursor is on, for read recording (T4).
+    fn here(&self) -> Option<Key> {
+        if !self.tc.valid {
+            None
+        } else if self.tc.table {
+            Some(Key::Row(self.saved_rowid))
+        } else {
+            Some(Key::Idx(self.saved_key.clone()))
+        }
+    }
+
+    /// Records that the transaction saw every key from `lo` to `hi` (T4); a failed move
+    /// records the whole tree.
+    fn note_read(&self, r: &Result<bool>, lo: Option<Key>, hi: Option<Key>) {
+        let (lo, hi) = if r.is_ok() { (lo, hi) } else { (None, None) };
+        if let Some(c) = self.txn.lock().conc.as_mut() {
+            c.read(self.tc.root, lo, hi, self.cmp.as_ref());
+        }
+    }
+
+    /// Records a seek from `probe`: forward ops read up to the landing entry (or the end),
+    /// backward ops down to it; an `Eq` miss reads the point.
+    fn note_seek(&self, r: &Result<bool>, probe: Key, op: SeekOp) {
+        let here = if matches!(r, Ok(true)) {
+            self.here()
+        } else {
+            None
+        };
+        match op {
+            SeekOp::Eq if !matches!(r, Ok(true)) => {
+                self.note_read(r, Some(probe.clone()), Some(probe))
+            }
+            SeekOp::Eq | SeekOp::Ge | SeekOp::Gt => self.note_read(r, Some(probe), here),
+            SeekOp::Le | SeekOp::Lt => self.note_read(r, here, Some(probe)),
+        }
+    }
+
     fn cmp(&self) -> Result<Arc<dyn KeyCompare>> {
         self.cmp
             .clone()
@@ -624,7 +1011,11 @@ impl Cursor {
 
     pub fn first(&mut self) -> Result<bool> {
         let r = self.first_inner();
-        self.guard(r)
+        let r = self.guard(r);
+        if self.record_reads {
+            self.note_read(&r, None, self.here());
+        }
+        r
     }
 
     fn first_inner(&mut self) -> Result<bool> {
@@ -639,7 +1030,11 @@ impl Cursor {
 
     pub fn last(&mut self) -> Result<bool> {
         let r = self.last_inner();
-        self.guard(r)
+        let r = self.guard(r);
+        if self.record_reads {
+            self.note_read(&r, self.here(), None);
+        }
+        r
     }
 
     fn last_inner(&mut self) -> Result<bool> {
@@ -654,8 +1049,20 @@ impl Cursor {
 
     #[allow(clippy::should_implement_trait)] // fallible; not an Iterator
     pub fn next(&mut self) -> Result<bool> {
+        if !self.record_reads {
+            let r = self.next_inner();
+            return self.guard(r);
+        }
+        let from = self.here();
         let r = self.next_inner();
-        self.guard(r)
+        let r = self.guard(r);
+        let to = if matches!(r, Ok(true)) {
+            self.here()
+        } else {
+            None
+        };
+        self.note_read(&r, from, to);
+        r
     }
 
     fn next_inner(&mut self) -> Result<bool> {
@@ -673,8 +1080,20 @@ impl Cursor {
     }
 
     pub fn prev(&mut self) -> Result<bool> {
+        if !self.record_reads {
+            let r = self.prev_inner();
+            return self.guard(r);
+        }
+        let from = self.here();
         let r = self.prev_inner();
-        self.guard(r)
+        let r = self.guard(r);
+        let to = if matches!(r, Ok(true)) {
+            self.here()
+        } else {
+            None
+        };
+        self.note_read(&r, to, from);
+        r
     }
 
     fn prev_inner(&mut self) -> Result<bool> {
@@ -694,7 +1113,11 @@ impl Cursor {
     /// on an entry satisfying `op`; for `Eq` a miss leaves the cursor invalid.
     pub fn seek_rowid(&mut self, rowid: i64, op: SeekOp) -> Result<bool> {
         let r = self.seek_rowid_inner(rowid, op);
-        self.guard(r)
+        let r = self.guard(r);
+        if self.record_reads {
+            self.note_seek(&r, Key::Row(rowid), op);
+        }
+        r
     }
 
     fn seek_rowid_inner(&mut self, rowid: i64, op: SeekOp) -> Result<bool> {
@@ -749,7 +1172,11 @@ impl Cursor {
     /// invalid.
     pub fn seek_key(&mut self, probe: &[u8], op: SeekOp) -> Result<bool> {
         let r = self.seek_key_inner(probe, op);
-        self.guard(r)
+        let r = self.guard(r);
+        if self.record_reads {
+            self.note_seek(&r, Key::Idx(probe.to_vec()), op);
+        }
+        r
     }
 
     fn seek_key_inner(&mut self, probe: &[u8], op: SeekOp) -> Result<bool> {

@@ -37,6 +37,10 @@
 //!   snapshot stays stable across later commits and checkpoints (cache C2, C4, C5).
 //! - K3. The checkpoint runs under the writer lock, so no frame is appended while it
 //!   restarts the log.
+//! - K4. A detached write view (`begin_detached`, pages.rs P5) holds a registered snapshot
+//!   but no writer slot; `commit_inner` refuses to run without the slot, which only
+//!   `attach_writer` gives it, after checking under the slot that the snapshot is the latest
+//!   (so the diff base of step 2 is the latest committed image).
 
 mod cache;
 
@@ -765,6 +769,12 @@ impl FileWriteView {
 
     /// Steps 2–7 of the commit path (module docs).
     fn commit_inner(&mut self) -> Result<()> {
+        if self.writer.is_none() {
+            // P5: a detached view never publishes without the writer lock.
+            return Err(StorageError::misuse(
+                "a detached write view cannot commit without the writer lock",
+            ));
+        }
         let inner = Arc::clone(self.inner());
         inner.check_writable()?;
         let base_count = self.snap.page_count;
@@ -999,6 +1009,22 @@ impl WriteView for FileWriteView {
     }
 
     fn rollback(self: Box<Self>) {}
+
+    fn attach_writer(&mut self, busy_timeout: Duration) -> Result<bool> {
+        if self.writer.is_some() {
+            return Ok(true);
+        }
+        let inner = Arc::clone(self.inner());
+        inner.check_writable()?;
+        let writer = inner.acquire_writer(busy_timeout)?;
+        inner.check_writable()?;
+        let latest = inner.register_snapshot();
+        if latest.seq != self.snap.seq {
+            return Ok(false);
+        }
+        self.writer = Some(writer);
+        Ok(true)
+    }
 }
 
 impl Backend for FileBackend {
@@ -1018,6 +1044,20 @@ impl Backend for FileBackend {
         Ok(Box::new(FileWriteView {
             snap,
             writer: Some(writer),
+            page_count,
+            private: BTreeMap::new(),
+            savepoints: Vec::new(),
+            next_savepoint: 0,
+        }))
+    }
+
+    fn begin_detached(&self) -> Result<Box<dyn WriteView>> {
+        self.inner.check_writable()?;
+        let snap = self.inner.register_snapshot();
+        let page_count = snap.page_count;
+        Ok(Box::new(FileWriteView {
+            snap,
+            writer: None,
             page_count,
             private: BTreeMap::new(),
             savepoints: Vec::new(),
