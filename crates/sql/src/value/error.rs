@@ -103,7 +103,9 @@ impl SqlError {
                 StorageError::NotADatabase { .. } => SQLITE_NOTADB,
                 StorageError::CantOpen { .. } => SQLITE_CANTOPEN,
                 StorageError::Locked { .. } | StorageError::Busy { .. } => SQLITE_BUSY,
-                StorageError::BusySnapshot { .. } => SQLITE_BUSY_SNAPSHOT,
+                StorageError::BusySnapshot { .. } | StorageError::Conflict { .. } => {
+                    SQLITE_BUSY_SNAPSHOT
+                }
                 StorageError::ReadOnly { .. } => SQLITE_READONLY,
                 StorageError::Full => SQLITE_FULL,
                 StorageError::TooBig { .. } => SQLITE_TOOBIG,
