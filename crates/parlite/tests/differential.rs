@@ -301,3 +301,32 @@ INSERT INTO ids VALUES(1, 'uno') ON CONFLICT(id) DO UPDATE SET x = excluded.x;
 SELECT * FROM ids;
 ");
 }
+
+#[test]
+fn alter_table() {
+    check(
+        "
+CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c INT CHECK (c >= 0), d);
+CREATE INDEX tb ON t(b) WHERE b IS NOT NULL;
+INSERT INTO t VALUES(1, 'x', 1, 'd1'), (2, 'y', 2, 'd2');
+ALTER TABLE t RENAME COLUMN b TO bee;
+SELECT sql FROM sqlite_master ORDER BY name;
+SELECT bee FROM t WHERE bee = 'y';
+ALTER TABLE t RENAME COLUMN nope TO x;
+ALTER TABLE t RENAME COLUMN c TO a;
+ALTER TABLE t DROP COLUMN d;
+SELECT * FROM t;
+SELECT sql FROM sqlite_master WHERE name = 't';
+ALTER TABLE t DROP COLUMN a;
+ALTER TABLE t ADD COLUMN e TEXT DEFAULT 'z';
+ALTER TABLE t DROP COLUMN e;
+SELECT * FROM t;
+CREATE TABLE u(x, y, z);
+INSERT INTO u VALUES(1, 2, 3);
+ALTER TABLE u DROP COLUMN x;
+SELECT * FROM u;
+SELECT sql FROM sqlite_master WHERE name = 'u';
+PRAGMA integrity_check;
+",
+    );
+}

@@ -572,13 +572,234 @@ impl Engine<'_> {
                     }
                 }
             }
-            AlterAction::RenameColumn { .. } => {
-                return err("ALTER TABLE RENAME COLUMN is not supported")
+            AlterAction::RenameColumn { old, new } => {
+                let Some(ci) = t.column_index(old) else {
+                    return err(format!("no such column: \"{old}\""));
+                };
+                if t.column_index(new).is_some() {
+                    return err(format!(
+                        "error in table {} after rename: duplicate column name: {new}",
+                        t.name
+                    ));
+                }
+                let old_name = t.columns[ci].name.clone();
+                let quoted = crate::parse::display::Ident(new).to_string();
+                for (rowid, mut row) in self.schema_rows()? {
+                    let ty = row[0].to_text_or_empty().into_owned();
+                    let tbl = row[2].to_text_or_empty().into_owned();
+                    if !tbl.eq_ignore_ascii_case(&t.name) || row[4].is_null() {
+                        continue;
+                    }
+                    let sql = row[4].to_text_or_empty().into_owned();
+                    let new_sql = match ty.as_str() {
+                        "table" => rename_column_in_sql(&sql, &old_name, &quoted, true),
+                        "index" => rename_column_in_sql(&sql, &old_name, &quoted, false),
+                        // Trigger bodies are not rewritten; refuse rather than leave them stale.
+                        _ => {
+                            if sql
+                                .to_ascii_lowercase()
+                                .contains(&old_name.to_ascii_lowercase())
+                            {
+                                return err(format!("cannot rename column {old_name}: trigger or view text refers to it (not rewritten by parlite)"));
+                            }
+                            continue;
+                        }
+                    };
+                    row[4] = Value::text(new_sql);
+                    self.store.table_insert(1, rowid, &row)?;
+                }
+                for v in self.schema.views.values() {
+                    if v.sql
+                        .to_ascii_lowercase()
+                        .contains(&old_name.to_ascii_lowercase())
+                        && v.sql
+                            .to_ascii_lowercase()
+                            .contains(&t.name.to_ascii_lowercase())
+                    {
+                        return err(format!("cannot rename column {old_name}: view {} refers to it (not rewritten by parlite)", v.name));
+                    }
+                }
             }
-            AlterAction::DropColumn(_) => return err("ALTER TABLE DROP COLUMN is not supported"),
+            AlterAction::DropColumn(name) => {
+                let Some(ci) = t.column_index(name) else {
+                    return err(format!("no such column: \"{name}\""));
+                };
+                let cname = t.columns[ci].name.clone();
+                if t.columns[ci].pk > 0 {
+                    return err(format!("cannot drop PRIMARY KEY column: \"{cname}\""));
+                }
+                for ix in self.schema.table_indexes(&t) {
+                    if ix.columns.iter().any(|c| c.column == Some(ci)) {
+                        return err(if ix.sql.is_none() {
+                            format!("cannot drop UNIQUE column: \"{cname}\"")
+                        } else {
+                            format!(
+                                "error in index {} after drop column: no such column: {cname}",
+                                ix.name
+                            )
+                        });
+                    }
+                }
+                if t.columns.len() == 1 {
+                    return err(format!(
+                        "cannot drop column \"{cname}\": no other columns exist"
+                    ));
+                }
+                if t.checks.iter().any(|c| {
+                    c.expr
+                        .to_string()
+                        .to_ascii_lowercase()
+                        .contains(&cname.to_ascii_lowercase())
+                }) {
+                    return err(format!(
+                        "error in table {} after drop column: no such column: {cname}",
+                        t.name
+                    ));
+                }
+                for (rowid, mut row) in self.schema_rows()? {
+                    if row[0].to_text_or_empty() == "table"
+                        && row[1].to_text_or_empty().eq_ignore_ascii_case(&t.name)
+                    {
+                        let sql = row[4].to_text_or_empty().into_owned();
+                        let Some(new_sql) = drop_column_in_sql(&sql, ci) else {
+                            return err("malformed table definition");
+                        };
+                        row[4] = Value::text(new_sql);
+                        self.store.table_insert(1, rowid, &row)?;
+                    }
+                }
+                // Rewrite every row without the column (rows may be shorter after ADD COLUMN).
+                let mut rows = Vec::new();
+                for r in
+                    self.store
+                        .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
+                {
+                    rows.push(r?);
+                }
+                for (rowid, mut vals) in rows {
+                    if ci < vals.len() {
+                        vals.remove(ci);
+                        self.store.table_insert(t.root, rowid, &vals)?;
+                    }
+                }
+            }
         }
         self.schema_changed()?;
         Ok(Vec::new())
+    }
+}
+
+fn lex_all(sql: &str) -> Vec<crate::parse::lexer::Token> {
+    let mut lx = crate::parse::lexer::Lexer::new(sql);
+    let mut toks = Vec::new();
+    loop {
+        let t = lx.next_token();
+        if t.tok == crate::parse::lexer::Tok::Eof {
+            return toks;
+        }
+        toks.push(t);
+    }
+}
+
+/// Renames a column inside a stored CREATE TABLE / CREATE INDEX text. In a table, the
+/// column-definition name (first token of a definition) and names nested in parentheses
+/// (constraints, CHECK, defaults) are renamed, never type names; in an index, names inside
+/// the parentheses and the WHERE clause.
+fn rename_column_in_sql(sql: &str, old: &str, new_quoted: &str, is_table: bool) -> String {
+    use crate::parse::lexer::Tok;
+    let toks = lex_all(sql);
+    let mut depth = 0usize;
+    let mut after_sep = false;
+    let mut seen_on = false;
+    let mut seen_where = false;
+    let mut spans = Vec::new();
+    for t in &toks {
+        let is_old = match &t.tok {
+            Tok::Word(w) => w.eq_ignore_ascii_case(old),
+            Tok::QuotedId { name, .. } => name.eq_ignore_ascii_case(old),
+            _ => false,
+        };
+        if let Tok::Word(w) = &t.tok {
+            if w.eq_ignore_ascii_case("ON") {
+                seen_on = true;
+            }
+            if w.eq_ignore_ascii_case("WHERE") {
+                seen_where = true;
+            }
+        }
+        let hit = if is_table {
+            is_old && ((depth == 1 && after_sep) || depth >= 2)
+        } else {
+            is_old && ((seen_on && depth >= 1) || seen_where)
+        };
+        if hit {
+            spans.push((t.start, t.end));
+        }
+        after_sep = false;
+        match t.tok {
+            Tok::LParen => {
+                depth += 1;
+                after_sep = depth == 1;
+            }
+            Tok::RParen => depth = depth.saturating_sub(1),
+            Tok::Comma if depth == 1 => after_sep = true,
+            _ => {}
+        }
+    }
+    let mut out = sql.to_string();
+    for (a, b) in spans.into_iter().rev() {
+        out.replace_range(a..b, new_quoted);
+    }
+    out
+}
+
+/// Removes the `ci`-th column definition from a CREATE TABLE text.
+fn drop_column_in_sql(sql: &str, ci: usize) -> Option<String> {
+    use crate::parse::lexer::Tok;
+    let toks = lex_all(sql);
+    let mut depth = 0usize;
+    // Boundaries of top-level items inside the outer parentheses: (start, end) byte spans.
+    let mut items: Vec<(usize, usize)> = Vec::new();
+    let mut item_start = None;
+    for t in &toks {
+        match t.tok {
+            Tok::LParen => {
+                depth += 1;
+                if depth == 1 {
+                    item_start = Some(t.end);
+                    continue;
+                }
+            }
+            Tok::RParen => {
+                if depth == 1 {
+                    items.push((item_start?, t.start));
+                }
+                depth = depth.saturating_sub(1);
+            }
+            Tok::Comma if depth == 1 => {
+                items.push((item_start?, t.start));
+                item_start = Some(t.end);
+            }
+            _ => {}
+        }
+    }
+    let (a, b) = *items.get(ci)?;
+    let mut out = sql.to_string();
+    // Remove the item and one adjacent comma.
+    if ci + 1 < items.len() {
+        let next_start = items[ci + 1].0;
+        out.replace_range(a..next_start, "");
+        if ci == 0 {
+            // No space right after the opening parenthesis.
+            while out[a..].starts_with(|c: char| c.is_ascii_whitespace()) {
+                out.remove(a);
+            }
+        }
+        Some(out)
+    } else {
+        let prev_end = items.get(ci.checked_sub(1)?)?.1;
+        out.replace_range(prev_end..b, "");
+        Some(out)
     }
 }
 
