@@ -89,7 +89,19 @@ fn check(script: &str) {
     let p = parlite::Connection::open(":memory:").expect("parlite");
     let mut rest = script;
     let mut failures = Vec::new();
-    while let Ok(Some(parsed)) = parlite_sql::parse::parse_first(rest) {
+    let mut count = 0;
+    loop {
+        let parsed = match parlite_sql::parse::parse_first(rest) {
+            Ok(Some(p)) => p,
+            Ok(None) => break,
+            Err(e) => {
+                failures.push(format!(
+                    "parlite cannot parse the rest of the script: {e}\n{rest}"
+                ));
+                break;
+            }
+        };
+        count += 1;
         let tail = &rest[parsed.tail..];
         let stmt_text = &rest[..parsed.tail];
         let a = run_sqlite(&s, stmt_text.trim());
@@ -102,6 +114,7 @@ fn check(script: &str) {
         }
         rest = tail;
     }
+    assert!(count > 0, "empty script");
     assert!(
         failures.is_empty(),
         "{} mismatches:\n{}",
@@ -329,4 +342,22 @@ SELECT sql FROM sqlite_master WHERE name = 'u';
 PRAGMA integrity_check;
 ",
     );
+}
+
+#[test]
+fn window_functions() {
+    check("
+CREATE TABLE s(dept TEXT, name TEXT, pay INT);
+INSERT INTO s VALUES('a', 'x', 10), ('a', 'y', 20), ('a', 'z', 20), ('b', 'p', 5), ('b', 'q', NULL), ('c', 'r', 7);
+SELECT name, row_number() OVER (ORDER BY name) FROM s ORDER BY name;
+SELECT name, rank() OVER (PARTITION BY dept ORDER BY pay DESC), dense_rank() OVER (PARTITION BY dept ORDER BY pay DESC) FROM s ORDER BY name;
+SELECT name, sum(pay) OVER (PARTITION BY dept) AS total, sum(pay) OVER (PARTITION BY dept ORDER BY pay) AS running FROM s ORDER BY name;
+SELECT name, lag(pay) OVER (ORDER BY name), lead(pay, 2, -1) OVER (ORDER BY name) FROM s ORDER BY name;
+SELECT name, first_value(name) OVER w, last_value(name) OVER w, nth_value(name, 2) OVER w FROM s WINDOW w AS (PARTITION BY dept ORDER BY name ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) ORDER BY name;
+SELECT name, avg(pay) OVER (ORDER BY name ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM s ORDER BY name;
+SELECT name, ntile(4) OVER (ORDER BY name), percent_rank() OVER (ORDER BY pay), cume_dist() OVER (ORDER BY pay) FROM s ORDER BY name;
+SELECT dept, count(*), sum(count(*)) OVER () FROM s GROUP BY dept ORDER BY dept;
+SELECT count(*) OVER (PARTITION BY dept) FROM s WHERE row_number() OVER () > 1;
+SELECT name, row_number() OVER (ORDER BY pay DESC, name) AS r FROM s ORDER BY r LIMIT 3;
+");
 }

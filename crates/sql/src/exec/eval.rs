@@ -24,6 +24,8 @@ use std::rc::Rc;
 pub struct Frame<'a> {
     pub row: &'a [Value],
     pub aggs: &'a [Value],
+    /// Window function values for this output row.
+    pub wins: &'a [Value],
     pub parent: Option<&'a Frame<'a>>,
 }
 
@@ -32,6 +34,7 @@ impl<'a> Frame<'a> {
         Frame {
             row,
             aggs: &[],
+            wins: &[],
             parent,
         }
     }
@@ -134,6 +137,7 @@ impl<'a> Exec<'a> {
                 Ok(fr.row.get(*idx).cloned().unwrap_or(Value::Null))
             }
             CExpr::Agg(i) => Ok(f.aggs.get(*i).cloned().unwrap_or(Value::Null)),
+            CExpr::Win(i) => Ok(f.wins.get(*i).cloned().unwrap_or(Value::Null)),
             CExpr::Unary(op, x) => {
                 let v = self.eval(x, f)?;
                 Ok(match op {
@@ -663,6 +667,8 @@ impl<'a> Exec<'a> {
         let mut out: Vec<Row> = Vec::new();
         let mut seen: std::collections::BTreeSet<Key> = std::collections::BTreeSet::new();
         let nvis = core.outputs.len();
+        // Rows (and their aggregate values) awaiting window computation.
+        let mut pending: Vec<(Row, Vec<Value>)> = Vec::new();
         if core.is_agg {
             struct Group {
                 rep: Row,
@@ -732,12 +738,17 @@ impl<'a> Exec<'a> {
                 let fr = Frame {
                     row: &g.rep,
                     aggs: &aggv,
+                    wins: &[],
                     parent,
                 };
                 if let Some(h) = &core.having {
                     if !self.is_true(h, &fr)? {
                         continue;
                     }
+                }
+                if !core.windows.is_empty() {
+                    pending.push((std::mem::take(&mut g.rep), aggv));
+                    continue;
                 }
                 let mut o = Vec::with_capacity(nvis);
                 for e in &core.outputs {
@@ -748,7 +759,12 @@ impl<'a> Exec<'a> {
             let _ = order;
         } else {
             let mut row = vec![Value::Null; core.width];
+            let windowed = !core.windows.is_empty();
             self.scan_level(core, 0, &mut row, parent, &mut |r: &[Value]| {
+                if windowed {
+                    pending.push((r.to_vec(), Vec::new()));
+                    return Ok(());
+                }
                 let fr = Frame::new(r, parent);
                 let mut o = Vec::with_capacity(nvis);
                 for e in &core.outputs {
@@ -757,6 +773,22 @@ impl<'a> Exec<'a> {
                 out.push(o);
                 Ok(())
             })?;
+        }
+        if !core.windows.is_empty() {
+            let wins = self.compute_windows(core, &pending, parent)?;
+            for ((row, aggv), w) in pending.iter().zip(wins.iter()) {
+                let fr = Frame {
+                    row,
+                    aggs: aggv,
+                    wins: w,
+                    parent,
+                };
+                let mut o = Vec::with_capacity(nvis);
+                for e in &core.outputs {
+                    o.push(self.eval(e, &fr)?);
+                }
+                out.push(o);
+            }
         }
         if core.distinct {
             // Distinctness is over the visible columns only; hidden sort values follow them.
@@ -771,6 +803,286 @@ impl<'a> Exec<'a> {
             out = kept;
         }
         Ok(out)
+    }
+
+    /// Computes every window call for the rows reaching the output: rows are sorted by
+    /// partition then window order, each partition is walked in order, and each row gets
+    /// its value from its partition, peers and frame (lang_windowfunc.html). Aggregates over a
+    /// frame are recomputed per row (O(rows x frame)).
+    fn compute_windows(
+        &self,
+        core: &CorePlan,
+        rows: &[(Row, Vec<Value>)],
+        parent: Option<&Frame>,
+    ) -> Result<Vec<Vec<Value>>> {
+        let n = rows.len();
+        let mut out = vec![vec![Value::Null; core.windows.len()]; n];
+        for (wi, w) in core.windows.iter().enumerate() {
+            let mut pkeys = Vec::with_capacity(n);
+            let mut okeys = Vec::with_capacity(n);
+            let mut args = Vec::with_capacity(n);
+            for (row, aggv) in rows {
+                let fr = Frame {
+                    row,
+                    aggs: aggv,
+                    wins: &[],
+                    parent,
+                };
+                let mut p = Vec::with_capacity(w.partition.len());
+                for e in &w.partition {
+                    p.push(self.eval(e, &fr)?);
+                }
+                let mut o = Vec::with_capacity(w.order.len());
+                for (e, ..) in &w.order {
+                    o.push(self.eval(e, &fr)?);
+                }
+                let mut a = Vec::with_capacity(w.args.len());
+                for e in &w.args {
+                    a.push(self.eval(e, &fr)?);
+                }
+                pkeys.push(p);
+                okeys.push(o);
+                args.push(a);
+            }
+            let order_cmp = |a: &[Value], b: &[Value]| -> Ordering {
+                for (k, (x, y)) in w.order.iter().zip(a.iter().zip(b.iter())) {
+                    let (_, desc, nulls_first, coll) = k;
+                    let o = match (x.is_null(), y.is_null()) {
+                        (true, true) => Ordering::Equal,
+                        (true, false) => {
+                            if *nulls_first {
+                                Ordering::Less
+                            } else {
+                                Ordering::Greater
+                            }
+                        }
+                        (false, true) => {
+                            if *nulls_first {
+                                Ordering::Greater
+                            } else {
+                                Ordering::Less
+                            }
+                        }
+                        _ => {
+                            let o = x.compare(y, *coll);
+                            if *desc {
+                                o.reverse()
+                            } else {
+                                o
+                            }
+                        }
+                    };
+                    if o != Ordering::Equal {
+                        return o;
+                    }
+                }
+                Ordering::Equal
+            };
+            let mut idx: Vec<usize> = (0..n).collect();
+            idx.sort_by(|&a, &b| {
+                row_cmp(&pkeys[a], &pkeys[b], &[]).then_with(|| order_cmp(&okeys[a], &okeys[b]))
+            });
+            let mut start = 0;
+            while start < n {
+                let mut end = start + 1;
+                while end < n
+                    && row_cmp(&pkeys[idx[start]], &pkeys[idx[end]], &[]) == Ordering::Equal
+                {
+                    end += 1;
+                }
+                let part = &idx[start..end];
+                self.window_partition(
+                    w, part, &okeys, &args, rows, parent, wi, &mut out, &order_cmp,
+                )?;
+                start = end;
+            }
+        }
+        Ok(out)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn window_partition(
+        &self,
+        w: &WinCall,
+        part: &[usize],
+        okeys: &[Vec<Value>],
+        args: &[Vec<Value>],
+        rows: &[(Row, Vec<Value>)],
+        parent: Option<&Frame>,
+        wi: usize,
+        out: &mut [Vec<Value>],
+        order_cmp: &dyn Fn(&[Value], &[Value]) -> Ordering,
+    ) -> Result<()> {
+        let len = part.len();
+        // Peer groups: rows with equal window-order keys.
+        let mut group_start = vec![0usize; len];
+        let mut group_end = vec![0usize; len];
+        let mut dense = vec![0usize; len];
+        let mut g = 0;
+        let mut i = 0;
+        while i < len {
+            let mut j = i + 1;
+            while j < len && order_cmp(&okeys[part[i]], &okeys[part[j]]) == Ordering::Equal {
+                j += 1;
+            }
+            g += 1;
+            for k in i..j {
+                group_start[k] = i;
+                group_end[k] = j - 1;
+                dense[k] = g;
+            }
+            i = j;
+        }
+        let offset_value = |row: usize, e: &CExpr| -> Result<i64> {
+            let (r, aggv) = &rows[row];
+            let v = self.eval(
+                e,
+                &Frame {
+                    row: r,
+                    aggs: aggv,
+                    wins: &[],
+                    parent,
+                },
+            )?;
+            match v.apply_affinity(Affinity::Integer) {
+                Value::Integer(i) if i >= 0 => Ok(i),
+                _ => err("frame starting offset must be a non-negative integer"),
+            }
+        };
+        for pos in 0..len {
+            let row = part[pos];
+            let a = &args[row];
+            let v = match &w.kind {
+                WinKind::RowNumber => Value::Integer(pos as i64 + 1),
+                WinKind::Rank => Value::Integer(group_start[pos] as i64 + 1),
+                WinKind::DenseRank => Value::Integer(dense[pos] as i64),
+                WinKind::PercentRank => Value::real(if len > 1 {
+                    group_start[pos] as f64 / (len - 1) as f64
+                } else {
+                    0.0
+                }),
+                WinKind::CumeDist => Value::real((group_end[pos] + 1) as f64 / len as f64),
+                WinKind::Ntile => {
+                    let nt = match a
+                        .first()
+                        .map(|x| x.clone().apply_affinity(Affinity::Integer))
+                    {
+                        Some(Value::Integer(k)) if k > 0 => k as usize,
+                        _ => return err("argument of ntile must be a positive integer"),
+                    };
+                    let size = len / nt;
+                    let rem = len % nt;
+                    // The first `rem` buckets hold one extra row.
+                    let big = rem * (size + 1);
+                    let bucket = if pos < big {
+                        pos / (size + 1)
+                    } else {
+                        rem + (pos - big) / size.max(1)
+                    };
+                    Value::Integer(bucket as i64 + 1)
+                }
+                WinKind::Lag | WinKind::Lead => {
+                    let off = match a.get(1) {
+                        Some(x) => match x.clone().apply_affinity(Affinity::Integer) {
+                            Value::Integer(k) => k,
+                            _ => 1,
+                        },
+                        None => 1,
+                    };
+                    let target = if matches!(w.kind, WinKind::Lag) {
+                        pos as i64 - off
+                    } else {
+                        pos as i64 + off
+                    };
+                    if target >= 0 && (target as usize) < len {
+                        args[part[target as usize]]
+                            .first()
+                            .cloned()
+                            .unwrap_or(Value::Null)
+                    } else {
+                        a.get(2).cloned().unwrap_or(Value::Null)
+                    }
+                }
+                _ => {
+                    // Frame-based functions.
+                    let (fs, fe): (i64, i64) = match &w.frame {
+                        WinFrame::Partition => (0, len as i64 - 1),
+                        WinFrame::ToCurrentPeers => (0, group_end[pos] as i64),
+                        WinFrame::Rows { start, end } => {
+                            let edge = |e: &FrameEdge| -> Result<i64> {
+                                Ok(match e {
+                                    FrameEdge::UnboundedPreceding => 0,
+                                    FrameEdge::Preceding(x) => pos as i64 - offset_value(row, x)?,
+                                    FrameEdge::CurrentRow => pos as i64,
+                                    FrameEdge::Following(x) => pos as i64 + offset_value(row, x)?,
+                                    FrameEdge::UnboundedFollowing => len as i64 - 1,
+                                })
+                            };
+                            (edge(start)?.max(0), edge(end)?.min(len as i64 - 1))
+                        }
+                    };
+                    match &w.kind {
+                        WinKind::FirstValue => {
+                            if fs <= fe {
+                                args[part[fs as usize]]
+                                    .first()
+                                    .cloned()
+                                    .unwrap_or(Value::Null)
+                            } else {
+                                Value::Null
+                            }
+                        }
+                        WinKind::LastValue => {
+                            if fs <= fe {
+                                args[part[fe as usize]]
+                                    .first()
+                                    .cloned()
+                                    .unwrap_or(Value::Null)
+                            } else {
+                                Value::Null
+                            }
+                        }
+                        WinKind::NthValue => {
+                            let k =
+                                match a
+                                    .get(1)
+                                    .map(|x| x.clone().apply_affinity(Affinity::Integer))
+                                {
+                                    Some(Value::Integer(k)) if k > 0 => k,
+                                    _ => return err(
+                                        "second argument to nth_value must be a positive integer",
+                                    ),
+                                };
+                            let t = fs + k - 1;
+                            if t <= fe {
+                                args[part[t as usize]]
+                                    .first()
+                                    .cloned()
+                                    .unwrap_or(Value::Null)
+                            } else {
+                                Value::Null
+                            }
+                        }
+                        WinKind::Agg {
+                            def,
+                            distinct,
+                            coll,
+                        } => {
+                            let mut acc = def.new_aggregate(*distinct, *coll)?;
+                            let mut k = fs;
+                            while k <= fe {
+                                acc.step(&args[part[k as usize]])?;
+                                k += 1;
+                            }
+                            acc.finalize()?
+                        }
+                        _ => Value::Null,
+                    }
+                }
+            };
+            out[row][wi] = v;
+        }
+        Ok(())
     }
 
     /// Nested-loop join: binds source `i` for each of its candidate rows and recurses;

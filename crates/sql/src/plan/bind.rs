@@ -63,6 +63,10 @@ struct Frame {
     sources: Vec<(String, usize, usize)>,
     aggs: Vec<AggCall>,
     agg_allowed: bool,
+    wins: Vec<WinCall>,
+    win_allowed: bool,
+    /// The WINDOW clause of the core being bound.
+    named_windows: Vec<(String, ast::WindowDef)>,
     correlated: bool,
     /// Result aliases usable as a fallback: (lower-case alias, expression).
     aliases: Vec<(String, Expr)>,
@@ -518,8 +522,8 @@ impl<'s> Binder<'s> {
     }
 
     fn function(&mut self, fc: &ast::FunctionCall) -> Result<Bound> {
-        if fc.over.is_some() {
-            return err("window functions are not supported");
+        if let Some(over) = &fc.over {
+            return self.window_call(fc, over);
         }
         let nargs = match &fc.args {
             FunctionArgs::Star => 0,
@@ -619,6 +623,187 @@ impl<'s> Binder<'s> {
             args,
             coll: coll.unwrap_or_default(),
         }))
+    }
+
+    /// Binds `f(...) OVER (...)` into the current frame's window calls.
+    fn window_call(&mut self, fc: &ast::FunctionCall, over: &ast::Over) -> Result<Bound> {
+        let allowed = self.frames.last().is_some_and(|f| f.win_allowed);
+        if !allowed {
+            return err(format!("misuse of window function {}()", fc.name));
+        }
+        let named = self
+            .frames
+            .last()
+            .map(|f| f.named_windows.clone())
+            .unwrap_or_default();
+        let find = |n: &str| {
+            named
+                .iter()
+                .find(|(w, _)| w.eq_ignore_ascii_case(n))
+                .map(|(_, d)| d.clone())
+        };
+        let def = match over {
+            ast::Over::Name(n) => {
+                find(n).ok_or_else(|| SqlError::msg(format!("no such window: {n}")))?
+            }
+            ast::Over::Window(d) => match &d.base {
+                Some(b) => {
+                    let base =
+                        find(b).ok_or_else(|| SqlError::msg(format!("no such window: {b}")))?;
+                    ast::WindowDef {
+                        base: None,
+                        partition_by: base.partition_by,
+                        order_by: if d.order_by.is_empty() {
+                            base.order_by
+                        } else {
+                            d.order_by.clone()
+                        },
+                        frame: d.frame.clone().or(base.frame),
+                    }
+                }
+                None => d.clone(),
+            },
+        };
+        let args_ast: Vec<Expr> = match &fc.args {
+            FunctionArgs::Star => Vec::new(),
+            FunctionArgs::List(a) => a.clone(),
+        };
+        let n = args_ast.len();
+        let lname = fc.name.to_ascii_lowercase();
+        let arity = |lo: usize, hi: usize| -> Result<()> {
+            if n < lo || n > hi {
+                return err(format!(
+                    "wrong number of arguments to function {}()",
+                    fc.name
+                ));
+            }
+            Ok(())
+        };
+        let kind = match lname.as_str() {
+            "row_number" => arity(0, 0).map(|_| WinKind::RowNumber)?,
+            "rank" => arity(0, 0).map(|_| WinKind::Rank)?,
+            "dense_rank" => arity(0, 0).map(|_| WinKind::DenseRank)?,
+            "percent_rank" => arity(0, 0).map(|_| WinKind::PercentRank)?,
+            "cume_dist" => arity(0, 0).map(|_| WinKind::CumeDist)?,
+            "ntile" => arity(1, 1).map(|_| WinKind::Ntile)?,
+            "lag" => arity(1, 3).map(|_| WinKind::Lag)?,
+            "lead" => arity(1, 3).map(|_| WinKind::Lead)?,
+            "first_value" => arity(1, 1).map(|_| WinKind::FirstValue)?,
+            "last_value" => arity(1, 1).map(|_| WinKind::LastValue)?,
+            "nth_value" => arity(2, 2).map(|_| WinKind::NthValue)?,
+            _ => {
+                let d = func::lookup(&fc.name, n)?;
+                if !d.is_aggregate() {
+                    return err(format!(
+                        "{}() may not be used as a window function",
+                        fc.name
+                    ));
+                }
+                WinKind::Agg {
+                    def: FnRef(d),
+                    distinct: fc.distinct,
+                    coll: Collation::Binary,
+                }
+            }
+        };
+        if let Some(f) = self.frames.last_mut() {
+            f.win_allowed = false;
+        }
+        let r = self.window_parts(kind, &args_ast, &def);
+        if let Some(f) = self.frames.last_mut() {
+            f.win_allowed = true;
+        }
+        let call = r?;
+        let f = self
+            .frames
+            .last_mut()
+            .ok_or_else(|| SqlError::msg("window function outside a query"))?;
+        f.wins.push(call);
+        Ok(Bound::plain(CExpr::Win(f.wins.len() - 1)))
+    }
+
+    fn window_parts(
+        &mut self,
+        kind: WinKind,
+        args_ast: &[Expr],
+        def: &ast::WindowDef,
+    ) -> Result<WinCall> {
+        let mut args = Vec::new();
+        let mut first_coll = Collation::Binary;
+        for (i, a) in args_ast.iter().enumerate() {
+            let b = self.expr(a)?;
+            if i == 0 {
+                first_coll = b.coll.map(|c| c.0).unwrap_or_default();
+            }
+            args.push(b.e);
+        }
+        let kind = match kind {
+            WinKind::Agg { def, distinct, .. } => WinKind::Agg {
+                def,
+                distinct,
+                coll: first_coll,
+            },
+            k => k,
+        };
+        let mut partition = Vec::new();
+        for p in &def.partition_by {
+            partition.push(self.expr(p)?.e);
+        }
+        let mut order = Vec::new();
+        for o in &def.order_by {
+            let b = self.expr(&o.expr)?;
+            let coll = b.coll.map(|c| c.0).unwrap_or_default();
+            order.push((b.e, o.desc, o.nulls_first.unwrap_or(!o.desc), coll));
+        }
+        let frame = match &def.frame {
+            None => {
+                if order.is_empty() {
+                    WinFrame::Partition
+                } else {
+                    WinFrame::ToCurrentPeers
+                }
+            }
+            Some(fs) => {
+                if fs.exclude.is_some() {
+                    return err("EXCLUDE in window frames is not supported");
+                }
+                let end = fs.end.clone().unwrap_or(ast::FrameBound::CurrentRow);
+                if fs.units == "ROWS" {
+                    let start = self.frame_edge(&fs.start)?;
+                    let end = self.frame_edge(&end)?;
+                    WinFrame::Rows { start, end }
+                } else {
+                    match (&fs.start, &end) {
+                        (ast::FrameBound::UnboundedPreceding, ast::FrameBound::CurrentRow) => {
+                            if order.is_empty() {
+                                WinFrame::Partition
+                            } else {
+                                WinFrame::ToCurrentPeers
+                            }
+                        }
+                        (ast::FrameBound::UnboundedPreceding, ast::FrameBound::UnboundedFollowing) => WinFrame::Partition,
+                        _ => return err(format!("{} frames other than UNBOUNDED PRECEDING to CURRENT ROW or UNBOUNDED FOLLOWING are not supported", fs.units)),
+                    }
+                }
+            }
+        };
+        Ok(WinCall {
+            kind,
+            args,
+            partition,
+            order,
+            frame,
+        })
+    }
+
+    fn frame_edge(&mut self, b: &ast::FrameBound) -> Result<FrameEdge> {
+        Ok(match b {
+            ast::FrameBound::UnboundedPreceding => FrameEdge::UnboundedPreceding,
+            ast::FrameBound::Preceding(e) => FrameEdge::Preceding(self.expr(e)?.e),
+            ast::FrameBound::CurrentRow => FrameEdge::CurrentRow,
+            ast::FrameBound::Following(e) => FrameEdge::Following(self.expr(e)?.e),
+            ast::FrameBound::UnboundedFollowing => FrameEdge::UnboundedFollowing,
+        })
     }
 
     fn column(
@@ -1104,6 +1289,7 @@ impl<'s> Binder<'s> {
                     is_agg: false,
                     outputs: Vec::new(),
                     n_visible: n,
+                    windows: Vec::new(),
                     distinct: false,
                     values: Some(out),
                 };
@@ -1143,6 +1329,7 @@ impl<'s> Binder<'s> {
             .collect();
         if let Some(f) = self.frames.last_mut() {
             f.aliases = aliases;
+            f.named_windows = sc.windows.clone();
         }
         // WHERE
         let mut bound_terms = Vec::with_capacity(where_terms.len());
@@ -1158,9 +1345,10 @@ impl<'s> Binder<'s> {
             let lvl = e.max_source(&sources, &mut corr).unwrap_or(0);
             filters[lvl].push(e);
         }
-        // Result columns (aggregates allowed from here on).
+        // Result columns (aggregates and window functions allowed from here on).
         if let Some(f) = self.frames.last_mut() {
             f.agg_allowed = true;
+            f.win_allowed = true;
         }
         let mut outputs = Vec::new();
         let mut columns = Vec::new();
@@ -1246,6 +1434,9 @@ impl<'s> Binder<'s> {
                 }
             }
         }
+        if let Some(f) = self.frames.last_mut() {
+            f.win_allowed = false;
+        }
         // GROUP BY
         let mut group_by = Vec::new();
         for g in &sc.group_by {
@@ -1290,6 +1481,9 @@ impl<'s> Binder<'s> {
             Some(h) => Some(self.expr(h)?.e),
             None => None,
         };
+        if let Some(f) = self.frames.last_mut() {
+            f.win_allowed = true;
+        }
         // ORDER BY (single core): by number, by alias, or any expression.
         let n_visible = outputs.len();
         let mut keys = Vec::new();
@@ -1344,7 +1538,9 @@ impl<'s> Binder<'s> {
             .last_mut()
             .ok_or_else(|| SqlError::msg("no frame"))?;
         f.agg_allowed = false;
+        f.win_allowed = false;
         let aggs = std::mem::take(&mut f.aggs);
+        let windows = std::mem::take(&mut f.wins);
         let is_agg = !aggs.is_empty() || !group_by.is_empty() || having.is_some();
         if having.is_some() && group_by.is_empty() && aggs.is_empty() {
             return err("a GROUP BY clause is required before HAVING");
@@ -1360,6 +1556,7 @@ impl<'s> Binder<'s> {
             is_agg,
             outputs,
             n_visible,
+            windows,
             distinct: sc.distinct,
             values: None,
         };
@@ -2022,7 +2219,7 @@ fn referenced_sources(e: &CExpr, sources: &[Source]) -> Vec<usize> {
             {
                 return (0..sources.len()).collect();
             }
-            CExpr::Agg(_) => return (0..sources.len()).collect(),
+            CExpr::Agg(_) | CExpr::Win(_) => return (0..sources.len()).collect(),
             _ => {}
         }
         x.for_each_child(&mut |c| stack.push(c));
@@ -2149,7 +2346,7 @@ pub fn contains_agg(e: &CExpr) -> bool {
     let mut found = false;
     let mut stack = vec![e];
     while let Some(x) = stack.pop() {
-        if matches!(x, CExpr::Agg(_)) {
+        if matches!(x, CExpr::Agg(_) | CExpr::Win(_)) {
             found = true;
         }
         x.for_each_child(&mut |c| stack.push(c));
