@@ -1112,8 +1112,11 @@ impl<'a> Exec<'a> {
         let candidates = self.candidates(src, row, parent)?;
         for cand in candidates {
             let vals = cand?;
-            row[src.start..src.start + src.width]
-                .clone_from_slice(&vals[..src.width.min(vals.len())]);
+            // Copy what the source produced; pad defensively so a short row can never
+            // misalign the combined row.
+            for (k, slot) in row[src.start..src.start + src.width].iter_mut().enumerate() {
+                *slot = vals.get(k).cloned().unwrap_or(Value::Null);
+            }
             let fr = Frame::new(row, parent);
             if src.join == JoinType::Left {
                 let mut ok = true;
