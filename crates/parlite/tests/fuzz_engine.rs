@@ -68,7 +68,7 @@ fn mutate(rng: &mut rand::rngs::StdRng, s: &str) -> String {
 fn mutated_statements_never_panic() {
     let seed = 0xfa11_u64;
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    for round in 0..40 {
+    for round in 0..400 {
         let c = parlite::Connection::open(":memory:").expect("open");
         for (i, s) in SEEDS.iter().enumerate() {
             let sql = if rng.gen_bool(0.5) {
