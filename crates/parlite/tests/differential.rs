@@ -361,3 +361,17 @@ SELECT count(*) OVER (PARTITION BY dept) FROM s WHERE row_number() OVER () > 1;
 SELECT name, row_number() OVER (ORDER BY pay DESC, name) AS r FROM s ORDER BY r LIMIT 3;
 ");
 }
+
+#[test]
+fn update_from() {
+    check("
+CREATE TABLE inv(item TEXT PRIMARY KEY, qty INT);
+CREATE TABLE sales(item TEXT, n INT);
+INSERT INTO inv VALUES('a', 10), ('b', 20), ('c', 30);
+INSERT INTO sales VALUES('a', 1), ('b', 5), ('b', 2);
+UPDATE inv SET qty = qty - s.total FROM (SELECT item, sum(n) AS total FROM sales GROUP BY item) AS s WHERE s.item = inv.item;
+SELECT * FROM inv ORDER BY item;
+UPDATE inv AS i SET qty = sales.n FROM sales WHERE sales.item = i.item AND sales.n > 1 RETURNING item, qty;
+SELECT changes();
+");
+}

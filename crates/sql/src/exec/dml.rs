@@ -834,6 +834,93 @@ impl Engine<'_> {
         Ok(())
     }
 
+    /// UPDATE ... FROM: joins the target with the FROM tables and returns, per target row
+    /// (the last match wins), the old row (columns, rowid) and the SET values.
+    fn update_from_rows(
+        &self,
+        u: &ast::Update,
+        from: &ast::FromClause,
+        ncols: usize,
+    ) -> Result<(Vec<Vec<Value>>, Vec<Vec<Value>>)> {
+        let tname = u.alias.clone().unwrap_or_else(|| u.table.name.clone());
+        let mut columns = vec![
+            ResultColumn::TableStar(tname.clone()),
+            ResultColumn::Expr {
+                expr: Expr::Column {
+                    schema: None,
+                    table: Some(tname),
+                    name: "rowid".into(),
+                    dq: false,
+                },
+                alias: None,
+                span: "rowid".into(),
+            },
+        ];
+        for a in &u.sets {
+            columns.push(ResultColumn::Expr {
+                expr: a.expr.clone(),
+                alias: None,
+                span: String::new(),
+            });
+        }
+        let mut joins = vec![ast::Join {
+            op: ast::JoinOp {
+                comma: true,
+                natural: false,
+                kind: ast::JoinKind::Inner,
+            },
+            table: from.first.clone(),
+            constraint: None,
+        }];
+        joins.extend(from.joins.iter().cloned());
+        let sel = ast::Select {
+            with: u.with.clone(),
+            body: ast::SelectBody {
+                first: ast::SelectCore::Select(Box::new(ast::SelectCoreSelect {
+                    distinct: false,
+                    columns,
+                    from: Some(ast::FromClause {
+                        first: ast::TableOrSubquery::Table {
+                            name: u.table.clone(),
+                            alias: u.alias.clone(),
+                            indexed: None,
+                        },
+                        joins,
+                    }),
+                    where_: u.where_.clone(),
+                    group_by: Vec::new(),
+                    having: None,
+                    windows: Vec::new(),
+                })),
+                compounds: Vec::new(),
+            },
+            order_by: u.order_by.clone(),
+            limit: u.limit.clone(),
+        };
+        let plan = self.binder_with_trigger_frame().bind_select(&sel)?;
+        let all = self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent))?;
+        // Several join rows may match one target row; SQLite leaves the choice unspecified
+        // and in practice the last one wins (each match updates the row again).
+        let mut seen: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
+        let mut rows = Vec::new();
+        let mut sets = Vec::new();
+        for mut r in all {
+            let Some(Value::Integer(id)) = r.get(ncols).cloned() else {
+                continue;
+            };
+            let tail = r.split_off(ncols + 1);
+            match seen.get(&id) {
+                Some(&i) => sets[i] = tail,
+                None => {
+                    seen.insert(id, rows.len());
+                    rows.push(r);
+                    sets.push(tail);
+                }
+            }
+        }
+        Ok((rows, sets))
+    }
+
     /// Rows (columns then rowid) of `table` matching `where_`, honouring ORDER BY/LIMIT.
     fn matching_rows(
         &self,
@@ -885,9 +972,6 @@ impl Engine<'_> {
     }
 
     pub fn update(&mut self, u: &ast::Update) -> Result<Vec<Vec<Value>>> {
-        if u.from.is_some() {
-            return Err(SqlError::msg("UPDATE ... FROM is not supported"));
-        }
         let t = self.table_for_write(&u.table)?;
         let w = self.writer(&t)?;
         let ncols = t.columns.len();
@@ -922,7 +1006,13 @@ impl Engine<'_> {
                     break;
                 }
             };
-            match b.bind_expr(&a.expr) {
+            // With FROM the values are computed by the join (see update_from_rows).
+            let bound = if u.from.is_some() {
+                Ok(CExpr::Lit(Value::Null))
+            } else {
+                b.bind_expr(&a.expr)
+            };
+            match bound {
                 Ok(e) => sets.push((target, e)),
                 Err(e) => {
                     bind_err = Some(e);
@@ -934,25 +1024,43 @@ impl Engine<'_> {
         if let Some(e) = bind_err {
             return Err(e);
         }
-        let rows = self.matching_rows(
-            &u.with,
-            &u.table,
-            &u.alias,
-            &u.where_,
-            &u.order_by,
-            &u.limit,
-        )?;
+        // With FROM, the SET values come out of the join; otherwise they are evaluated per
+        // row below.
+        let (rows, joined_sets): (Vec<Vec<Value>>, Option<Vec<Vec<Value>>>) = match &u.from {
+            None => (
+                self.matching_rows(
+                    &u.with,
+                    &u.table,
+                    &u.alias,
+                    &u.where_,
+                    &u.order_by,
+                    &u.limit,
+                )?,
+                None,
+            ),
+            Some(from) => {
+                let (r, v) = self.update_from_rows(u, from, ncols)?;
+                (r, Some(v))
+            }
+        };
         let changed_cols: Vec<String> = u.sets.iter().flat_map(|a| a.columns.clone()).collect();
         let event = TriggerEvent::Update(changed_cols);
         let before = self.triggers(&t.name, TriggerTime::Before, &event);
         let after = self.triggers(&t.name, TriggerTime::After, &event);
-        for old in rows {
+        for (ri, old) in rows.into_iter().enumerate() {
             let Some(Value::Integer(rowid)) = old.get(ncols).cloned() else {
                 continue;
             };
             let mut vals = old[..ncols].to_vec();
             let mut new_rowid = None;
-            {
+            if let Some(js) = &joined_sets {
+                for ((target, _), v) in sets.iter().zip(js[ri].iter()) {
+                    match target {
+                        Some(c) => vals[*c] = v.clone(),
+                        None => new_rowid = Some(v.clone()),
+                    }
+                }
+            } else {
                 let exec = self.exec();
                 let parent_row = self.trigger_row.clone();
                 let pf = parent_row.as_ref().map(|r| Frame::new(r, None));
