@@ -204,3 +204,67 @@ fn operators_never_panic() {
         );
     }
 }
+
+#[test]
+fn json_deep_inputs_do_not_overflow() {
+    let ctx = Ctx::new(&NoConnection);
+    let deep = "[".repeat(100_000);
+    let r = func::lookup("json", 1).and_then(|d| d.call(&ctx, &[Value::text(deep)]));
+    assert!(r.is_err());
+    let nested = "[".repeat(999) + &"]".repeat(999);
+    let r = func::lookup("json", 1).and_then(|d| d.call(&ctx, &[Value::text(nested.clone())]));
+    assert!(matches!(r, Ok(Value::Text(t)) if t.len() == nested.len()));
+    let path = format!("${}", ".a".repeat(50_000));
+    let r = func::lookup("json_set", 3).and_then(|d| {
+        d.call(
+            &ctx,
+            &[Value::text("{}"), Value::text(path), Value::Integer(1)],
+        )
+    });
+    assert!(r.is_ok());
+    let long_path = format!("${}", "[0]".repeat(50_000));
+    let r = func::lookup("json_extract", 2)
+        .and_then(|d| d.call(&ctx, &[Value::text(nested), Value::text(long_path)]));
+    assert!(r.is_ok());
+}
+
+#[test]
+fn tzif_parser_never_panics() {
+    use parlite_sql::func::tz::{PosixTz, Zone};
+    let mut rng = StdRng::seed_from_u64(80);
+    let real = std::fs::read("/usr/share/zoneinfo/America/New_York").unwrap_or_default();
+    for _ in 0..3_000 {
+        let mut b = if !real.is_empty() && rng.gen_bool(0.7) {
+            real.clone()
+        } else {
+            let mut v = b"TZif2".to_vec();
+            v.extend((0..rng.gen_range(0..200)).map(|_| rng.gen::<u8>()));
+            v
+        };
+        for _ in 0..rng.gen_range(0..6) {
+            if !b.is_empty() {
+                let i = rng.gen_range(0..b.len());
+                b[i] = rng.gen();
+            }
+        }
+        if rng.gen_bool(0.2) && !b.is_empty() {
+            let n = rng.gen_range(0..b.len());
+            b.truncate(n);
+        }
+        if let Some(z) = Zone::from_tzif(&b) {
+            let _ = z.offset_at(rng.gen());
+            let _ = z.offset_at(rng.gen_range(-10_000_000_000..10_000_000_000));
+        }
+    }
+    let alphabet = b"ESTDT<>+-:,./0123456789MJ";
+    for _ in 0..20_000 {
+        let s: String = (0..rng.gen_range(0..24))
+            .map(|_| alphabet[rng.gen_range(0..alphabet.len())] as char)
+            .collect();
+        if let Some(tz) = PosixTz::parse(&s) {
+            let _ = tz.offset_at(rng.gen_range(-100_000_000_000..100_000_000_000));
+            let _ = tz.offset_at(i64::MAX);
+            let _ = tz.offset_at(i64::MIN);
+        }
+    }
+}

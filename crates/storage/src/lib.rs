@@ -35,5 +35,5 @@ pub use mem::MemBackend;
 pub use options::{OpenOptions, Synchronous};
 pub use pager::{FileBackend, PagerConfig, PagerStats};
 pub use record::{Collation, KeyCompare, RecordCompare, ValueRef};
-pub use txn::{BtreeKind, Cursor, Database, HeaderInfo, SeekOp, Txn};
+pub use txn::{BtreeKind, CheckRoot, Cursor, Database, HeaderInfo, SeekOp, Txn};
 pub use vfs::{OsVfs, SimVfs, Vfs, VfsFile};

@@ -12,6 +12,9 @@
 //! One writer at a time: a mutex-guarded flag plus a condvar, waited on up to the busy
 //! timeout. The writer view releases the lock on commit, rollback or drop.
 
+// `x % n == 0` rather than `is_multiple_of`: the workspace's MSRV (1.80) predates it.
+#![allow(clippy::manual_is_multiple_of)]
+
 use crate::error::{PageNo, Result, StorageError};
 use crate::header::{
     get_u32, put_u32, DbHeader, OFFSET_CHANGE_COUNTER, OFFSET_PAGE_COUNT, OFFSET_VERSION_VALID_FOR,

@@ -92,6 +92,34 @@ mod tests {
     }
 
     #[test]
+    fn synchronous_set_on_the_database_reaches_the_file_backend() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db").display().to_string();
+        let db = Database::open(&path, OpenOptions::default()).unwrap();
+        let commit_one = |rowid: i64| {
+            let t = db.begin_write(Duration::from_secs(1)).unwrap();
+            let rec = encode(&[ValueRef::Integer(rowid)]);
+            t.table_insert(PageNo(1), rowid, &rec).unwrap();
+            t.commit().unwrap();
+        };
+        commit_one(1);
+        let full = db.stats();
+        assert_eq!(
+            full.commit_syncs, full.commits,
+            "FULL syncs each lone commit"
+        );
+        db.set_synchronous(Synchronous::Off);
+        commit_one(2);
+        commit_one(3);
+        let off = db.stats();
+        assert_eq!(off.commits, full.commits + 2);
+        assert_eq!(
+            off.commit_syncs, full.commit_syncs,
+            "OFF never syncs a commit"
+        );
+    }
+
+    #[test]
     fn stock_sqlite_files_open_and_stay_valid_after_parlite_writes() {
         let dir = tempfile::tempdir().unwrap();
         for wal in [false, true] {

@@ -81,4 +81,11 @@ pub trait Backend: Send + Sync {
     ) -> Result<Box<dyn WriteView>>;
     /// Folds committed changes into the database file. No-op for memory.
     fn checkpoint(&self) -> Result<()>;
+    /// How durable later commits must be before they return (`PRAGMA synchronous`).
+    /// Backends without a disk ignore it.
+    fn set_synchronous(&self, _mode: crate::options::Synchronous) {}
+    /// Commit, fsync and checkpoint counters (all zero for backends without a disk).
+    fn stats(&self) -> crate::pager::PagerStats {
+        crate::pager::PagerStats::default()
+    }
 }

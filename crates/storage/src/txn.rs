@@ -11,8 +11,8 @@
 //!   its key before doing anything else (SQLite's saveCursorPosition/restoreCursorPosition).
 //!   If its entry was deleted, it lands on the successor: `next` returns that successor and
 //!   `prev` the predecessor, as if the entry were still there.
-//! - T3. After `commit` or `rollback` (or a failed `upgrade`, which consumes the read
-//!   snapshot) the transaction is finished: every further call is `Misuse`.
+//! - T3. After `commit` or `rollback` the transaction is finished: every further call is
+//!   `Misuse`. A failed `upgrade` (`Busy`, `BusySnapshot`) leaves it a usable reader.
 
 use crate::btree::check::{check, TreeSpec};
 use crate::btree::cursor::{payload_of, TreeCursor};
@@ -46,6 +46,10 @@ pub enum SeekOp {
     Le,
     Lt,
 }
+
+/// A tree for [`Txn::integrity_check_with`]: root, kind, and the comparator whose order
+/// the index entries must follow (None: structure only).
+pub type CheckRoot = (PageNo, BtreeKind, Option<Arc<dyn KeyCompare>>);
 
 /// The database header fields the SQL layer reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,9 +118,10 @@ impl Database {
         })
     }
 
-    /// A fresh in-memory database (":memory:").
-    pub fn open_in_memory(opts: OpenOptions) -> Result<Database> {
-        let db = Database::with_backend(Arc::new(MemBackend::new(opts.page_size)?))?;
+    /// Like [`with_backend`](Self::with_backend), keeping the options' `synchronous` and
+    /// `read_only` (the file backend's `Database::open` uses this).
+    pub fn with_backend_opts(backend: Arc<dyn Backend>, opts: &OpenOptions) -> Result<Database> {
+        let db = Database::with_backend(backend)?;
         let inner = DbInner {
             backend: db.inner.backend.clone(),
             synchronous: Mutex::new(opts.synchronous),
@@ -125,6 +130,11 @@ impl Database {
         Ok(Database {
             inner: Arc::new(inner),
         })
+    }
+
+    /// A fresh in-memory database (":memory:").
+    pub fn open_in_memory(opts: OpenOptions) -> Result<Database> {
+        Database::with_backend_opts(Arc::new(MemBackend::new(opts.page_size)?), &opts)
     }
 
     /// The backend this database runs on.
@@ -153,7 +163,13 @@ impl Database {
         self.inner.backend.checkpoint()
     }
 
+    /// Commit, fsync and checkpoint counters of the backend.
+    pub fn stats(&self) -> crate::pager::PagerStats {
+        self.inner.backend.stats()
+    }
+
     pub fn set_synchronous(&self, s: Synchronous) {
+        self.inner.backend.set_synchronous(s);
         *self
             .inner
             .synchronous
@@ -183,6 +199,9 @@ struct TxnInner {
     changes: u64,
     /// Reused buffers and descent stack for modifications.
     tc: TreeCursor,
+    /// Right-edge path of the last append: (root, change counter after it, path). Valid
+    /// only while the counter has not moved since (insert.rs, `table_insert`).
+    append_hint: Option<(PageNo, u64, Vec<(PageNo, usize)>)>,
     scratch: Vec<u8>,
     cell: Vec<u8>,
 }
@@ -228,6 +247,7 @@ impl Txn {
                 view,
                 changes: 0,
                 tc: TreeCursor::new(PageNo(1), true),
+                append_hint: None,
                 scratch: Vec::new(),
                 cell: Vec::new(),
             })),
@@ -242,8 +262,9 @@ impl Txn {
         matches!(self.lock().view, View::Write(_))
     }
 
-    /// Read → write (SQLite WAL DEFERRED semantics). On failure (`Busy`, `BusySnapshot`)
-    /// the transaction has ended (T3) and must be rolled back.
+    /// Read → write (SQLite WAL DEFERRED semantics): `Busy` after the timeout,
+    /// `BusySnapshot` if a commit happened since this snapshot; either way the transaction
+    /// stays a usable read transaction.
     pub fn upgrade(&self, busy_timeout: Duration) -> Result<()> {
         let mut g = self.lock();
         match std::mem::replace(&mut g.view, View::Done) {
@@ -253,22 +274,31 @@ impl Txn {
             }
             View::Done => Err(StorageError::misuse("transaction has ended")),
             View::Read(r) => {
-                // A stale snapshot can never become the writer: say so while the read
-                // transaction is still intact (the backend's upgrade consumes it).
-                let latest = g.db.inner.backend.begin_read().map(|l| l.snapshot_seq());
-                if latest.is_ok_and(|seq| seq != r.snapshot_seq()) {
-                    g.view = View::Read(r);
-                    return Err(StorageError::BusySnapshot {
-                        reason: "a commit happened after this transaction's snapshot".into(),
-                    });
-                }
                 if g.db.inner.read_only {
                     g.view = View::Read(r);
                     return Err(StorageError::ReadOnly {
                         reason: "database opened read-only".into(),
                     });
                 }
-                let w = g.db.inner.backend.upgrade(r, busy_timeout)?;
+                // Take the writer lock first and compare snapshots, rather than handing the
+                // read view to `Backend::upgrade` (which consumes it): this way a `Busy` or
+                // `BusySnapshot` leaves the read transaction intact, as in SQLite. A writer
+                // whose snapshot has the reader's sequence number sees the same pages.
+                let w = match g.db.inner.backend.begin_write(busy_timeout) {
+                    Ok(w) => w,
+                    Err(e) => {
+                        g.view = View::Read(r);
+                        return Err(e);
+                    }
+                };
+                if w.snapshot_seq() != r.snapshot_seq() {
+                    w.rollback();
+                    g.view = View::Read(r);
+                    return Err(StorageError::BusySnapshot {
+                        reason: "a commit happened after this transaction's snapshot".into(),
+                    });
+                }
+                drop(r);
                 g.view = View::Write(w);
                 Ok(())
             }
@@ -363,10 +393,16 @@ impl Txn {
             View::Read(_) => return Err(StorageError::misuse("write in a read transaction")),
             View::Done => return Err(StorageError::misuse("transaction has ended")),
         };
+        let hint = match g.append_hint.take() {
+            Some((r, changes, path)) if r == root && changes == g.changes => Some(path),
+            _ => None,
+        };
         g.tc.root = root;
         g.tc.table = true;
         g.changes += 1;
-        insert::table_insert(v, &mut g.tc, rowid, record, &mut g.cell)
+        let next_hint = insert::table_insert(v, &mut g.tc, rowid, record, &mut g.cell, hint)?;
+        g.append_hint = next_hint.map(|path| (root, g.changes, path));
+        Ok(())
     }
 
     /// Deletes the row; false if there was none.
@@ -457,8 +493,7 @@ impl Txn {
         roots: &[(PageNo, BtreeKind)],
         max_errors: usize,
     ) -> Result<Vec<String>> {
-        let specs: Vec<(PageNo, BtreeKind, Option<Arc<dyn KeyCompare>>)> =
-            roots.iter().map(|&(r, k)| (r, k, None)).collect();
+        let specs: Vec<CheckRoot> = roots.iter().map(|&(r, k)| (r, k, None)).collect();
         self.integrity_check_with(&specs, max_errors)
     }
 
@@ -466,7 +501,7 @@ impl Txn {
     /// index trees for which a comparator is given.
     pub fn integrity_check_with(
         &self,
-        roots: &[(PageNo, BtreeKind, Option<Arc<dyn KeyCompare>>)],
+        roots: &[CheckRoot],
         max_errors: usize,
     ) -> Result<Vec<String>> {
         let mut specs: Vec<TreeSpec> = Vec::with_capacity(roots.len() + 1);
@@ -546,7 +581,13 @@ impl Cursor {
 
     /// Re-seeks the saved key when the tree may have changed.
     fn restore<V: PageRead + ?Sized>(&mut self, v: &V, changes: u64) -> Result<Restored> {
-        if changes == self.seen || !self.tc.valid {
+        if changes == self.seen {
+            return Ok(Restored::Same);
+        }
+        if !self.tc.valid {
+            // Not on an entry, but frames may remain (an Eq miss keeps them for reuse):
+            // they are stale now, and `seen` is about to move past them.
+            self.tc.invalidate();
             return Ok(Restored::Same);
         }
         let usable = v.usable_size();
@@ -611,6 +652,7 @@ impl Cursor {
         })
     }
 
+    #[allow(clippy::should_implement_trait)] // fallible; not an Iterator
     pub fn next(&mut self) -> Result<bool> {
         let r = self.next_inner();
         self.guard(r)
@@ -661,16 +703,30 @@ impl Cursor {
         }
         let txn = self.txn.clone();
         let g = txn.lock();
+        // The stack was built under the current change counter: its pages are current.
+        let fresh = g.changes == self.seen && !self.tc.stack.is_empty();
         with_view!(g, v => {
-            let usable = v.usable_size();
+            let shortcut = match op {
+                SeekOp::Eq | SeekOp::Ge | SeekOp::Gt if fresh => self.tc.seek_in_leaf(v, rowid, op == SeekOp::Gt)?,
+                _ => None,
+            };
+            if let Some(found) = shortcut {
+                let ok = match op {
+                    SeekOp::Eq if !found => {
+                        self.tc.valid = false;
+                        false
+                    }
+                    _ => true,
+                };
+                self.save(v, g.changes)?;
+                return Ok(ok);
+            }
+            self.tc.frames_current = fresh;
             let ok = match op {
                 SeekOp::Eq => {
+                    // A miss keeps the (current) frames for the next seek's reuse.
                     let found = self.tc.descend_table(v, rowid, false)?;
-                    if found {
-                        self.tc.valid = true;
-                    } else {
-                        self.tc.invalidate();
-                    }
+                    self.tc.valid = found;
                     found
                 }
                 SeekOp::Ge => self.tc.seek_table(v, rowid, false)?,
@@ -683,7 +739,6 @@ impl Cursor {
                     }
                 }
             };
-            let _ = usable;
             self.save(v, g.changes)?;
             Ok(ok)
         })
@@ -704,6 +759,8 @@ impl Cursor {
         let cmp = self.cmp()?;
         let txn = self.txn.clone();
         let g = txn.lock();
+        // Every arm below starts with a descent, which consumes this.
+        self.tc.frames_current = g.changes == self.seen && !self.tc.stack.is_empty();
         with_view!(g, v => {
             let usable = v.usable_size();
             let ok = match op {
@@ -966,6 +1023,24 @@ mod tests {
         send_sync::<Database>();
         send::<Txn>();
         send::<Cursor>();
+    }
+
+    #[test]
+    fn busy_upgrade_keeps_the_reader() {
+        let db = Database::open_in_memory(OpenOptions::default()).unwrap();
+        let r = db.begin_read().unwrap();
+        let w = db.begin_write(Duration::ZERO).unwrap();
+        assert!(matches!(
+            r.upgrade(Duration::from_millis(5)),
+            Err(StorageError::Busy { .. })
+        ));
+        assert_eq!(r.header().unwrap().page_count, 1);
+        w.rollback();
+        r.upgrade(Duration::ZERO).unwrap();
+        assert!(r.is_write());
+        r.create_btree(BtreeKind::Table).unwrap();
+        r.commit().unwrap();
+        assert_eq!(db.begin_read().unwrap().header().unwrap().page_count, 2);
     }
 
     #[test]

@@ -10,13 +10,21 @@
 
 /// Decodes a varint at the start of `buf`: `(value, bytes used)`, or `None` if `buf` ends
 /// before the varint does.
-#[inline]
+#[inline(always)]
 pub fn get_varint(buf: &[u8]) -> Option<(u64, usize)> {
-    // One-byte values are by far the most common (record headers, small sizes).
-    let first = *buf.first()?;
-    if first < 0x80 {
-        return Some((first as u64, 1));
+    // One- and two-byte varints are by far the most common (record headers, payload sizes,
+    // rowids below 16384); keeping them inline and the rest out of line took the binary
+    // search of a rowid lookup from a function call per probe to a few instructions.
+    match buf {
+        [a, ..] if *a < 0x80 => Some((*a as u64, 1)),
+        [a, b, ..] if *b < 0x80 => Some((((*a as u64 & 0x7f) << 7) | *b as u64, 2)),
+        _ => get_varint_slow(buf),
     }
+}
+
+#[cold]
+#[inline(never)]
+fn get_varint_slow(buf: &[u8]) -> Option<(u64, usize)> {
     let mut v: u64 = 0;
     for i in 0..8 {
         let b = *buf.get(i)?;

@@ -51,7 +51,7 @@ fn payload(rng: &mut StdRng, page_size: u32, tag: i64) -> Vec<u8> {
     v
 }
 
-fn check(txn: &Txn, roots: &[(PageNo, BtreeKind, Option<Arc<dyn KeyCompare>>)]) {
+fn check(txn: &Txn, roots: &[parlite_storage::CheckRoot]) {
     let errs = txn.integrity_check_with(roots, 20).unwrap();
     assert!(errs.is_empty(), "integrity check failed: {errs:#?}");
 }
@@ -76,6 +76,17 @@ fn scan_table(txn: &Txn, root: PageNo, model: &BTreeMap<i64, Vec<u8>>) {
     }
     assert!(it.next().is_none(), "backward: tree has fewer rows");
     assert_eq!(txn.count(root).unwrap(), model.len() as u64);
+    // Runs of seeks on one cursor with no modification in between (the same-leaf shortcut),
+    // walking keys near each other and then jumping.
+    let keys: Vec<i64> = model.keys().copied().collect();
+    for (i, &base) in keys.iter().enumerate().step_by((keys.len() / 20).max(1)) {
+        for (j, delta) in [-1i64, 0, 1, 2, 0, -3, 5].into_iter().enumerate() {
+            let k = base + delta;
+            let op = OPS[(i + j) % 5];
+            let got = c.seek_rowid(k, op).unwrap().then(|| c.rowid().unwrap());
+            assert_eq!(got, expect_seek(model, k, op), "seek {op:?} {k}");
+        }
+    }
 }
 
 fn expect_seek(model: &BTreeMap<i64, Vec<u8>>, k: i64, op: SeekOp) -> Option<i64> {
@@ -385,10 +396,7 @@ fn index_key(rng: &mut StdRng, page_size: u32, space: i64) -> (Vec<u8>, Vec<u8>)
             } else {
                 rng.gen_range(0..20)
             };
-            text = format!("{v:08}")
-                .bytes()
-                .chain(std::iter::repeat(b'x').take(len))
-                .collect();
+            text = format!("{v:08}").bytes().chain(vec![b'x'; len]).collect();
             ValueRef::Text(&text)
         }
         _ => {
@@ -428,18 +436,42 @@ fn scan_index(txn: &Txn, root: PageNo, cmp: &Arc<dyn KeyCompare>, model: &BTreeS
     }
     assert!(it.next().is_none());
     assert_eq!(txn.count(root).unwrap(), model.len() as u64);
+    // Runs of seeks on one cursor (frames reused between them), full keys and prefixes.
+    let keys: Vec<&Key> = model.iter().collect();
+    for (i, k) in keys.iter().enumerate().step_by((keys.len() / 20).max(1)) {
+        let first = parlite_storage::record::decode(&k.0).unwrap()[0];
+        let prefix = encode(&[first]);
+        for (j, probe) in [&k.0, &prefix, &k.0].into_iter().enumerate() {
+            let op = OPS[(i + j) % 5];
+            let got = c.seek_key(probe, op).unwrap().then(|| c.record().unwrap());
+            assert_eq!(got, expect_index_seek(model, probe, op), "seek {op:?}");
+        }
+    }
 }
 
-/// Expected result of a (prefix) seek, computed from the model.
+/// Expected result of a (prefix) seek, computed from the model with range queries: a
+/// one-field probe [v] is bracketed by the full keys [v, i64::MIN] and [v, i64::MAX] (every
+/// model key is [value, rowid]).
 fn expect_index_seek(model: &BTreeSet<Key>, probe: &[u8], op: SeekOp) -> Option<Vec<u8>> {
-    let c = key_cmp();
-    let ord = |k: &Key| c.compare(&k.0, probe).unwrap();
+    use std::ops::Bound::{Excluded, Included, Unbounded};
+    let fields = parlite_storage::record::decode(probe).unwrap();
+    let (lo, hi) = if fields.len() == 1 {
+        (
+            Key(encode(&[fields[0], ValueRef::Integer(i64::MIN)])),
+            Key(encode(&[fields[0], ValueRef::Integer(i64::MAX)])),
+        )
+    } else {
+        (Key(probe.to_vec()), Key(probe.to_vec()))
+    };
     let r = match op {
-        SeekOp::Eq => model.iter().find(|k| ord(k) == Ordering::Equal),
-        SeekOp::Ge => model.iter().find(|k| ord(k) != Ordering::Less),
-        SeekOp::Gt => model.iter().find(|k| ord(k) == Ordering::Greater),
-        SeekOp::Le => model.iter().rev().find(|k| ord(k) != Ordering::Greater),
-        SeekOp::Lt => model.iter().rev().find(|k| ord(k) == Ordering::Less),
+        SeekOp::Eq => model
+            .range((Included(&lo), Unbounded))
+            .next()
+            .filter(|k| key_cmp().compare(&k.0, probe).unwrap() == Ordering::Equal),
+        SeekOp::Ge => model.range((Included(&lo), Unbounded)).next(),
+        SeekOp::Gt => model.range((Excluded(&hi), Unbounded)).next(),
+        SeekOp::Le => model.range((Unbounded, Included(&hi))).next_back(),
+        SeekOp::Lt => model.range((Unbounded, Excluded(&lo))).next_back(),
     };
     r.map(|k| k.0.clone())
 }
@@ -577,4 +609,227 @@ fn create_drop_clear_account_for_every_page() {
     let h = txn.header().unwrap();
     assert!(h.freelist_count > 0);
     txn.commit().unwrap();
+}
+
+/// An index cursor keeps its place while entries (its own included, interior ones too) are
+/// deleted and inserted through the same transaction.
+#[test]
+fn index_cursor_survives_modifications() {
+    let seed = seed_for("index_cursor_survives_modifications");
+    let mut rng = StdRng::seed_from_u64(seed);
+    let db = db(512);
+    let txn = db.begin_write(Duration::ZERO).unwrap();
+    let root = txn.create_btree(BtreeKind::Index).unwrap();
+    let cmp: Arc<dyn KeyCompare> = Arc::new(key_cmp());
+    let mut model: BTreeSet<Key> = BTreeSet::new();
+    let key = |i: i64| encode(&[ValueRef::Integer(i * 2), ValueRef::Integer(i)]);
+    for i in 0..3000 {
+        txn.index_insert(root, &key(i), &*cmp).unwrap();
+        model.insert(Key(key(i)));
+    }
+    let expected: Vec<Vec<u8>> = model.iter().map(|k| k.0.clone()).collect();
+    let mut c = txn
+        .cursor(root, BtreeKind::Index, Some(cmp.clone()))
+        .unwrap();
+    let mut seen = Vec::new();
+    let mut ok = c.first().unwrap();
+    let mut step = 0;
+    while ok {
+        let cur = c.record().unwrap();
+        seen.push(cur.clone());
+        if step % 2 == 0 {
+            assert!(txn.index_delete(root, &cur, &*cmp).unwrap());
+            model.remove(&Key(cur.clone()));
+        }
+        if rng.gen_bool(0.3) {
+            // Behind the cursor (a smaller first column): never visited.
+            let i: i64 = rng.gen_range(0..3000);
+            let k = encode(&[ValueRef::Integer(-1 - i), ValueRef::Integer(i)]);
+            txn.index_insert(root, &k, &*cmp).unwrap();
+            model.insert(Key(k));
+        }
+        step += 1;
+        ok = c.next().unwrap();
+    }
+    assert_eq!(seen, expected);
+    scan_index(&txn, root, &cmp, &model);
+    check(&txn, &[(root, BtreeKind::Index, Some(cmp.clone()))]);
+}
+
+/// Readers on other threads see stable snapshots while a writer commits.
+#[test]
+fn concurrent_readers_see_stable_snapshots() {
+    let db = db(1024);
+    let w = db.begin_write(Duration::ZERO).unwrap();
+    let root = w.create_btree(BtreeKind::Table).unwrap();
+    w.commit().unwrap();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            let db = db.clone();
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let mut checks = 0;
+                while checks == 0 || !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let r = db.begin_read().unwrap();
+                    let n = r.count(root).unwrap();
+                    // Rows are committed in batches of 100 with rowids 1..=n.
+                    assert_eq!(n % 100, 0);
+                    let mut c = r.cursor(root, BtreeKind::Table, None).unwrap();
+                    if n > 0 {
+                        assert!(c.last().unwrap());
+                        assert_eq!(c.rowid().unwrap(), n as i64);
+                    }
+                    assert_eq!(r.count(root).unwrap(), n);
+                    checks += 1;
+                }
+                checks
+            })
+        })
+        .collect();
+    let mut next = 1i64;
+    for _ in 0..50 {
+        let w = db.begin_write(Duration::from_secs(5)).unwrap();
+        for _ in 0..100 {
+            w.table_insert(root, next, &encode(&[ValueRef::Integer(next)]))
+                .unwrap();
+            next += 1;
+        }
+        w.commit().unwrap();
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for r in readers {
+        assert!(r.join().unwrap() > 0);
+    }
+    assert_eq!(db.begin_read().unwrap().count(root).unwrap(), 5000);
+}
+
+/// One long-lived cursor seeking between modifications of its tree (its saved frames must
+/// never be reused once pages changed), including misses and steps off the ends.
+#[test]
+fn long_lived_cursor_seeks_between_modifications() {
+    let seed = seed_for("long_lived_cursor_seeks_between_modifications");
+    let mut rng = StdRng::seed_from_u64(seed);
+    for ps in [512u32, 4096] {
+        let db = db(ps);
+        let txn = db.begin_write(Duration::ZERO).unwrap();
+        let root = txn.create_btree(BtreeKind::Table).unwrap();
+        let mut model: BTreeMap<i64, Vec<u8>> = BTreeMap::new();
+        let mut c = txn.cursor(root, BtreeKind::Table, None).unwrap();
+        for step in 0..40_000 {
+            let k = rng.gen_range(0..3000i64);
+            if step % 500 == 0 {
+                // Targeted: a miss keeps frames; a burst of inserts restructures the tree;
+                // a step on the invalid cursor; then seeks must not trust the old frames.
+                assert!(!c.seek_rowid(-1, SeekOp::Eq).unwrap());
+                for _ in 0..40 {
+                    let k = rng.gen_range(0..3000i64);
+                    let v = payload(&mut rng, ps, k);
+                    txn.table_insert(root, k, &v).unwrap();
+                    model.insert(k, v);
+                }
+                assert!(!c.next().unwrap());
+                for k in [k, k + 1, k + 50] {
+                    let got = c
+                        .seek_rowid(k, SeekOp::Ge)
+                        .unwrap()
+                        .then(|| c.rowid().unwrap());
+                    assert_eq!(
+                        got,
+                        expect_seek(&model, k, SeekOp::Ge),
+                        "seek Ge {k} after burst (step {step})"
+                    );
+                }
+            }
+            match rng.gen_range(0..10) {
+                0..=3 => {
+                    let v = payload(&mut rng, ps, k);
+                    txn.table_insert(root, k, &v).unwrap();
+                    model.insert(k, v);
+                }
+                4..=5 => {
+                    assert_eq!(
+                        txn.table_delete(root, k).unwrap(),
+                        model.remove(&k).is_some()
+                    );
+                }
+                6 => {
+                    let got = c.next().unwrap();
+                    if got {
+                        let r = c.rowid().unwrap();
+                        assert!(
+                            model.contains_key(&r),
+                            "next landed on missing row {r} (step {step})"
+                        );
+                    }
+                }
+                _ => {
+                    for _ in 0..rng.gen_range(1..4) {
+                        let k = k + rng.gen_range(-3..4);
+                        let op = OPS[rng.gen_range(0..5)];
+                        let got = c.seek_rowid(k, op).unwrap().then(|| c.rowid().unwrap());
+                        assert_eq!(
+                            got,
+                            expect_seek(&model, k, op),
+                            "seek {op:?} {k} (step {step})"
+                        );
+                        if let Some(g) = got {
+                            assert_eq!(c.record().unwrap(), model[&g]);
+                        }
+                    }
+                }
+            }
+        }
+        check(&txn, &[(root, BtreeKind::Table, None)]);
+    }
+}
+
+/// The index analogue: one cursor seeking while its index changes underneath.
+#[test]
+fn long_lived_index_cursor_seeks_between_modifications() {
+    let seed = seed_for("long_lived_index_cursor_seeks_between_modifications");
+    let mut rng = StdRng::seed_from_u64(seed);
+    let ps = 512;
+    let db = db(ps);
+    let txn = db.begin_write(Duration::ZERO).unwrap();
+    let root = txn.create_btree(BtreeKind::Index).unwrap();
+    let cmp: Arc<dyn KeyCompare> = Arc::new(key_cmp());
+    let mut model: BTreeSet<Key> = BTreeSet::new();
+    let mut c = txn
+        .cursor(root, BtreeKind::Index, Some(cmp.clone()))
+        .unwrap();
+    for step in 0..20_000 {
+        let (full, prefix) = index_key(&mut rng, ps, 2000);
+        match rng.gen_range(0..10) {
+            0..=3 => {
+                txn.index_insert(root, &full, &*cmp).unwrap();
+                model.insert(Key(full));
+            }
+            4..=5 => {
+                let target = model
+                    .range(Key(full.clone())..)
+                    .next()
+                    .map(|k| k.0.clone())
+                    .unwrap_or(full);
+                let removed = model.remove(&Key(target.clone()));
+                assert_eq!(txn.index_delete(root, &target, &*cmp).unwrap(), removed);
+            }
+            6 => {
+                let _ = c.next().unwrap();
+            }
+            _ => {
+                for probe in [&full, &prefix] {
+                    let op = OPS[rng.gen_range(0..5)];
+                    let got = c.seek_key(probe, op).unwrap().then(|| c.record().unwrap());
+                    assert_eq!(
+                        got,
+                        expect_index_seek(&model, probe, op),
+                        "seek {op:?} (step {step})"
+                    );
+                }
+            }
+        }
+    }
+    check(&txn, &[(root, BtreeKind::Index, Some(cmp.clone()))]);
+    scan_index(&txn, root, &cmp, &model);
 }

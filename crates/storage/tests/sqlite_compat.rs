@@ -277,16 +277,23 @@ fn verify_with_sqlite(bytes: &[u8], tables: &[TableSpec]) {
 
 #[test]
 fn parlite_files_pass_sqlite_integrity_check() {
-    for (i, (ps, ntables, rows)) in [
+    let mut configs = vec![
         (4096u32, 6usize, 400usize),
         (512, 4, 300),
         (1024, 12, 150),
         (65536, 3, 300),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let seed = 1000 + i as u64;
+    ];
+    if std::env::var("PARLITE_LONG").as_deref() == Ok("1") {
+        // Deeper trees: small pages, many rows.
+        configs.extend([(512, 2, 6000), (1024, 3, 4000), (4096, 40, 300)]);
+    }
+    for (i, (ps, ntables, rows)) in configs.into_iter().enumerate() {
+        let base: u64 = std::env::var("PARLITE_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1000);
+        let seed = base + i as u64;
+        eprintln!("page size {ps}: seed {seed}");
         let (bytes, tables) = build_with_parlite(ps, ntables, rows, seed);
         verify_with_sqlite(&bytes, &tables);
     }
@@ -314,9 +321,11 @@ fn parlite_file_with_big_tables_and_freelist() {
     verify_with_sqlite(&bytes, &tables);
     // SQLite can keep writing to our file, and we can read what it wrote.
     let (dir, conn) = open_with_sqlite(&bytes);
-    conn.execute_batch(
-        "INSERT INTO t0(a,b,c,d) SELECT a,b,c,d FROM t1; DELETE FROM t2 WHERE rowid % 3 = 0;",
-    )
+    // (Some tables may have been dropped while building: use the survivors' names.)
+    let (x, y) = (&tables[0].name, &tables[tables.len() - 1].name);
+    conn.execute_batch(&format!(
+        "INSERT INTO {x}(a,b,c,d) SELECT a,b,c,d FROM {y}; DELETE FROM {y} WHERE rowid % 3 = 0;"
+    ))
     .unwrap();
     assert_eq!(integrity(&conn), vec!["ok".to_string()]);
     drop(conn);
@@ -483,17 +492,22 @@ fn chinook_reads_back_equal() {
 
 /// Rough speed comparison with SQLite on the same machine and build profile: rowid inserts
 /// (ascending and random) and point lookups. SQLite's figures include its SQL layer, so
-/// this bounds our B-tree from above. Only with PARLITE_LONG=1 (it prints, asserts little).
+/// this bounds our B-tree from above. Only with PARLITE_LONG=1 (it prints, asserts nothing).
 #[test]
 fn speed_vs_sqlite() {
     if std::env::var("PARLITE_LONG").as_deref() != Ok("1") {
         eprintln!("speed_vs_sqlite: set PARLITE_LONG=1 to run");
         return;
     }
-    use std::time::Instant;
     let n: i64 = 200_000;
     let mut rng = StdRng::seed_from_u64(9);
-    let random_keys: Vec<i64> = (0..n).map(|_| rng.gen_range(0..i64::MAX / 2)).collect();
+    // Distinct random rowids of realistic size (3-4 byte varints).
+    let mut random_keys: Vec<i64> = (1..=n).map(|i| i * 7919 % (n * 4) + 1).collect();
+    random_keys.sort_unstable();
+    random_keys.dedup();
+    for i in (1..random_keys.len()).rev() {
+        random_keys.swap(i, rng.gen_range(0..=i));
+    }
     let rec = enc(&[
         V::Int(12345),
         V::Text(b"a short text value of 25b".to_vec()),
@@ -502,56 +516,159 @@ fn speed_vs_sqlite() {
         ("ascending", (1..=n).collect::<Vec<i64>>()),
         ("random", random_keys),
     ] {
-        // parlite
-        let db = Database::open_in_memory(parlite_storage::OpenOptions::default()).unwrap();
-        let txn = db.begin_write(Duration::ZERO).unwrap();
-        let root = txn.create_btree(BtreeKind::Table).unwrap();
-        let t0 = Instant::now();
-        for &k in &keys {
-            txn.table_insert(root, k, &rec).unwrap();
-        }
-        let ours_ins = t0.elapsed();
-        let mut c = txn.cursor(root, BtreeKind::Table, None).unwrap();
-        let mut buf = Vec::new();
-        let t0 = Instant::now();
-        for &k in keys.iter().rev() {
-            assert!(c.seek_rowid(k, parlite_storage::SeekOp::Eq).unwrap());
-            c.record_into(&mut buf).unwrap();
-        }
-        let ours_get = t0.elapsed();
-        txn.commit().unwrap();
-        // SQLite
-        let conn = rusqlite::Connection::open_in_memory().unwrap();
-        conn.execute_batch("CREATE TABLE t(a, b); BEGIN").unwrap();
-        let t0 = Instant::now();
-        {
-            let mut st = conn
-                .prepare(
-                    "INSERT INTO t(rowid, a, b) VALUES (?1, 12345, 'a short text value of 25b')",
-                )
-                .unwrap();
-            for &k in &keys {
-                st.execute([k]).unwrap();
+        // Best of three: the machine is shared, so single runs are noisy.
+        let mut best = [Duration::MAX; 4];
+        for _ in 0..3 {
+            let t = speed_round(&keys, &rec);
+            for i in 0..4 {
+                best[i] = best[i].min(t[i]);
             }
         }
-        let sq_ins = t0.elapsed();
-        let t0 = Instant::now();
-        {
-            let mut st = conn.prepare("SELECT a, b FROM t WHERE rowid = ?1").unwrap();
-            for &k in keys.iter().rev() {
-                let _: i64 = st.query_row([k], |r| r.get(0)).unwrap();
-            }
-        }
-        let sq_get = t0.elapsed();
-        conn.execute_batch("COMMIT").unwrap();
+        let [oi, og, si, sg] = best;
         eprintln!(
-            "{label} x{n}: insert parlite {:?} sqlite {:?} ({:.2}x); lookup parlite {:?} sqlite {:?} ({:.2}x)",
-            ours_ins,
-            sq_ins,
-            ours_ins.as_secs_f64() / sq_ins.as_secs_f64(),
-            ours_get,
-            sq_get,
-            ours_get.as_secs_f64() / sq_get.as_secs_f64()
+            "{label} x{n}: insert parlite {oi:?} sqlite {si:?} ({:.2}x); lookup parlite {og:?} sqlite {sg:?} ({:.2}x)",
+            oi.as_secs_f64() / si.as_secs_f64(),
+            og.as_secs_f64() / sg.as_secs_f64()
         );
     }
+}
+
+/// One round: [parlite insert, parlite lookup, SQLite insert, SQLite lookup].
+fn speed_round(keys: &[i64], rec: &[u8]) -> [Duration; 4] {
+    use std::time::Instant;
+    let db = Database::open_in_memory(parlite_storage::OpenOptions::default()).unwrap();
+    let txn = db.begin_write(Duration::ZERO).unwrap();
+    let root = txn.create_btree(BtreeKind::Table).unwrap();
+    let t0 = Instant::now();
+    for &k in keys {
+        txn.table_insert(root, k, rec).unwrap();
+    }
+    let ours_ins = t0.elapsed();
+    let mut c = txn.cursor(root, BtreeKind::Table, None).unwrap();
+    let mut buf = Vec::new();
+    let t0 = Instant::now();
+    for &k in keys.iter().rev() {
+        assert!(c.seek_rowid(k, parlite_storage::SeekOp::Eq).unwrap());
+        c.record_into(&mut buf).unwrap();
+    }
+    let ours_get = t0.elapsed();
+    txn.commit().unwrap();
+    let conn = rusqlite::Connection::open_in_memory().unwrap();
+    conn.execute_batch("CREATE TABLE t(a, b); BEGIN").unwrap();
+    let t0 = Instant::now();
+    {
+        let mut st = conn
+            .prepare("INSERT INTO t(rowid, a, b) VALUES (?1, 12345, 'a short text value of 25b')")
+            .unwrap();
+        for &k in keys {
+            st.execute([k]).unwrap();
+        }
+    }
+    let sq_ins = t0.elapsed();
+    let t0 = Instant::now();
+    {
+        let mut st = conn.prepare("SELECT a, b FROM t WHERE rowid = ?1").unwrap();
+        for &k in keys.iter().rev() {
+            let _: i64 = st.query_row([k], |r| r.get(0)).unwrap();
+        }
+    }
+    let sq_get = t0.elapsed();
+    conn.execute_batch("COMMIT").unwrap();
+    [ours_ins, ours_get, sq_ins, sq_get]
+}
+
+/// SQLite's NOCASE: folds ASCII letters only.
+struct NoCase;
+impl parlite_storage::Collation for NoCase {
+    fn compare(&self, a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+        let fold = |c: &u8| c.to_ascii_lowercase();
+        a.iter().map(fold).cmp(b.iter().map(fold))
+    }
+}
+
+/// Index order with DESC columns and a NOCASE collation, built by parlite's RecordCompare,
+/// is the order SQLite expects (its integrity check seeks every row's index entry).
+#[test]
+fn desc_and_collated_indexes_match_sqlite_order() {
+    let mut rng = StdRng::seed_from_u64(11);
+    let mem = MemBackend::new(1024).unwrap();
+    let db = Database::with_backend(Arc::new(mem.clone())).unwrap();
+    let txn = db.begin_write(Duration::ZERO).unwrap();
+    let t = txn.create_btree(BtreeKind::Table).unwrap();
+    let i1 = txn.create_btree(BtreeKind::Index).unwrap();
+    let i2 = txn.create_btree(BtreeKind::Index).unwrap();
+    let c1 = RecordCompare::new(vec![true, false], vec![None, None]);
+    let c2 = RecordCompare::new(vec![false], vec![Some(Arc::new(NoCase))]);
+    let words = [
+        "apple", "Apple", "APPLE", "banana", "Banana", "cherry", "b", "B", "", "a b",
+    ];
+    let mut rows = BTreeMap::new();
+    for rowid in 1..=1500i64 {
+        let a = match rng.gen_range(0..4) {
+            0 => V::Int(rng.gen_range(-50..50)),
+            1 => V::Real(rng.gen_range(-50.0..50.0)),
+            2 => V::Null,
+            _ => V::Text(words[rng.gen_range(0..words.len())].as_bytes().to_vec()),
+        };
+        let b = V::Text(words[rng.gen_range(0..words.len())].as_bytes().to_vec());
+        let row = vec![a.clone(), b.clone()];
+        txn.table_insert(t, rowid, &enc(&row)).unwrap();
+        txn.index_insert(i1, &enc(&[a.clone(), b.clone(), V::Int(rowid)]), &c1)
+            .unwrap();
+        txn.index_insert(i2, &enc(&[b.clone(), V::Int(rowid)]), &c2)
+            .unwrap();
+        rows.insert(rowid, row);
+    }
+    // Delete a third, through both indexes.
+    for rowid in (1..=1500i64).filter(|r| r % 3 == 0) {
+        let row = rows.remove(&rowid).unwrap();
+        assert!(txn.table_delete(t, rowid).unwrap());
+        assert!(txn
+            .index_delete(
+                i1,
+                &enc(&[row[0].clone(), row[1].clone(), V::Int(rowid)]),
+                &c1
+            )
+            .unwrap());
+        assert!(txn
+            .index_delete(i2, &enc(&[row[1].clone(), V::Int(rowid)]), &c2)
+            .unwrap());
+    }
+    let schema = [
+        ("table", "t", t, "CREATE TABLE t(a, b)"),
+        ("index", "t_ab", i1, "CREATE INDEX t_ab ON t(a DESC, b)"),
+        (
+            "index",
+            "t_b",
+            i2,
+            "CREATE INDEX t_b ON t(b COLLATE NOCASE)",
+        ),
+    ];
+    for (n, (kind, name, root, sql)) in schema.iter().enumerate() {
+        let row = [
+            V::Text(kind.as_bytes().to_vec()),
+            V::Text(name.as_bytes().to_vec()),
+            V::Text(b"t".to_vec()),
+            V::Int(root.0 as i64),
+            V::Text(sql.as_bytes().to_vec()),
+        ];
+        txn.table_insert(PageNo(1), n as i64 + 1, &enc(&row))
+            .unwrap();
+    }
+    txn.set_header_field(HeaderField::SchemaCookie, 1).unwrap();
+    txn.commit().unwrap();
+    let (_dir, conn) = open_with_sqlite(&mem.to_bytes());
+    assert_eq!(integrity(&conn), vec!["ok".to_string()]);
+    let n: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM t INDEXED BY t_b WHERE b = 'APPLE' COLLATE NOCASE",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let want = rows
+        .values()
+        .filter(|r| matches!(&r[1], V::Text(t) if t.eq_ignore_ascii_case(b"apple")))
+        .count();
+    assert_eq!(n as usize, want);
 }

@@ -28,6 +28,9 @@ pub trait Aggregate: Send {
     fn step(&mut self, args: &[Value]) -> Result<()>;
     /// The group's result. Called once, after the last step.
     fn finalize(&mut self) -> Result<Value>;
+    /// The result so far, without ending the group (`xValue`): window aggregates over
+    /// growing frames step once per row and read the value at each row.
+    fn value(&self) -> Result<Value>;
 }
 
 /// A fresh accumulator for `kind`; `distinct` for `agg(DISTINCT x)`; `collation` is the
@@ -49,6 +52,8 @@ pub fn new_aggregate(kind: AggKind, distinct: bool, collation: Collation) -> Box
             collation,
         }),
         AggKind::GroupConcat => Box::new(GroupConcat { acc: None }),
+        AggKind::JsonGroupArray => Box::new(super::json::GroupArray::default()),
+        AggKind::JsonGroupObject => Box::new(super::json::GroupObject::default()),
     };
     if distinct {
         Box::new(Distinct {
@@ -73,6 +78,9 @@ impl Aggregate for Count {
         Ok(())
     }
     fn finalize(&mut self) -> Result<Value> {
+        self.value()
+    }
+    fn value(&self) -> Result<Value> {
         Ok(Value::Integer(self.n))
     }
 }
@@ -196,6 +204,10 @@ impl Aggregate for Sum {
     }
 
     fn finalize(&mut self) -> Result<Value> {
+        self.value()
+    }
+
+    fn value(&self) -> Result<Value> {
         match self.what {
             SumResult::Sum => {
                 if self.cnt == 0 {
@@ -255,6 +267,9 @@ impl Aggregate for MinMax {
     fn finalize(&mut self) -> Result<Value> {
         Ok(self.best.take().unwrap_or(Value::Null))
     }
+    fn value(&self) -> Result<Value> {
+        Ok(self.best.clone().unwrap_or(Value::Null))
+    }
 }
 
 /// group_concat(X [, SEP]) and string_agg(X, SEP): the separator of each row goes before
@@ -296,6 +311,15 @@ impl Aggregate for GroupConcat {
             Some(s) => Value::Text(Arc::from(s)),
         })
     }
+    fn value(&self) -> Result<Value> {
+        Ok(match self.acc.as_deref() {
+            None => Value::Null,
+            // SQLite's groupConcatValue returns `"", 1` for an empty accumulation: a
+            // one-byte text holding NUL. Reproduced, since window results show it.
+            Some("") => Value::text("\0"),
+            Some(s) => Value::text(s),
+        })
+    }
 }
 
 struct Distinct {
@@ -324,5 +348,8 @@ impl Aggregate for Distinct {
     }
     fn finalize(&mut self) -> Result<Value> {
         self.inner.finalize()
+    }
+    fn value(&self) -> Result<Value> {
+        self.inner.value()
     }
 }

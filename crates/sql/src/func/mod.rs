@@ -8,8 +8,11 @@
 //! - `aggregate`: the accumulator API ([`aggregate::Aggregate`]) and built-in aggregates.
 //! - `printf`: SQLite's printf engine behind `printf()`/`format()`.
 //! - `like`: LIKE and GLOB matching.
-//! - `datetime`: the date and time functions.
+//! - `datetime`: the date and time functions; `tz`: the local time zone they consult.
 //! - `math`: the math functions (SQLITE_ENABLE_MATH_FUNCTIONS).
+//! - `window`: the built-in window functions, computed a partition at a time.
+//! - `json`: the JSON functions; `->` and `->>` are registered under those names for the
+//!   parser's operators.
 //!
 //! Functions take what they need from the connection through [`FunctionContext`], which the
 //! executor implements; they never reach into other layers.
@@ -19,12 +22,15 @@
 
 pub mod aggregate;
 pub mod datetime;
+pub mod json;
 pub mod like;
 pub mod math;
 pub mod printf;
 mod rng;
 pub mod scalar;
+pub mod tz;
 mod utf8;
+pub mod window;
 
 use crate::collation::Collation;
 use crate::value::{Result, SqlError, Value};
@@ -47,10 +53,11 @@ pub trait FunctionContext {
     fn current_time_jd_ms(&self) -> i64 {
         datetime::system_now_jd_ms()
     }
-    /// The local time zone's offset from UTC, in seconds, at the given unix time (the
-    /// `localtime` and `utc` modifiers). Default: 0 (UTC).
-    fn local_offset_seconds(&self, _unix_time_s: i64) -> i64 {
-        0
+    /// The local time zone's offset from UTC, in seconds east, at the given unix time
+    /// (the `localtime` and `utc` modifiers). Default: the process's zone, as the C
+    /// library would use it (`TZ`, else `/etc/localtime`; see `tz`).
+    fn local_offset_seconds(&self, unix_time_s: i64) -> i64 {
+        tz::system_local_offset_seconds(unix_time_s)
     }
 }
 
@@ -99,6 +106,8 @@ pub enum AggKind {
     Min,
     Max,
     GroupConcat,
+    JsonGroupArray,
+    JsonGroupObject,
 }
 
 #[derive(Clone, Copy)]
@@ -273,6 +282,20 @@ pub static BUILTINS: &[FuncDef] = &[
     scalar("unhex", 1, Some(2), s::unhex),
     scalar("unicode", 1, Some(1), s::unicode),
     scalar("unistr", 1, Some(1), s::unistr),
+    scalar("unistr_quote", 1, Some(1), s::unistr_quote),
+    scalar(
+        "sqlite_compileoption_used",
+        1,
+        Some(1),
+        s::sqlite_compileoption_used,
+    ),
+    scalar(
+        "sqlite_compileoption_get",
+        1,
+        Some(1),
+        s::sqlite_compileoption_get,
+    ),
+    volatile(scalar("load_extension", 1, Some(2), s::load_extension)),
     special(
         scalar("unlikely", 1, Some(1), s::first_arg),
         Special::Unlikely,
@@ -319,6 +342,23 @@ pub static BUILTINS: &[FuncDef] = &[
     scalar("tan", 1, Some(1), math::tan),
     scalar("tanh", 1, Some(1), math::tanh),
     scalar("trunc", 1, Some(1), math::trunc),
+    scalar("json", 1, Some(1), json::json),
+    scalar("json_valid", 1, Some(2), json::json_valid),
+    scalar("json_quote", 1, Some(1), json::json_quote),
+    scalar("json_type", 1, Some(2), json::json_type),
+    scalar("json_array_length", 1, Some(2), json::json_array_length),
+    scalar("json_extract", 0, None, json::json_extract),
+    scalar("json_array", 0, None, json::json_array),
+    scalar("json_object", 0, None, json::json_object),
+    scalar("json_insert", 1, None, json::json_insert),
+    scalar("json_replace", 1, None, json::json_replace),
+    scalar("json_set", 1, None, json::json_set),
+    scalar("json_remove", 1, None, json::json_remove),
+    scalar("json_patch", 2, Some(2), json::json_patch),
+    scalar("->", 2, Some(2), json::arrow_json),
+    scalar("->>", 2, Some(2), json::arrow_sql),
+    agg("json_group_array", 1, 1, AggKind::JsonGroupArray),
+    agg("json_group_object", 2, 2, AggKind::JsonGroupObject),
     agg("avg", 1, 1, AggKind::Avg),
     agg("count", 0, 1, AggKind::Count),
     agg("group_concat", 1, 2, AggKind::GroupConcat),

@@ -322,6 +322,94 @@ pub fn quote(_: &Ctx, args: &[Value]) -> Result<Value> {
     text_result(quote_value(arg(args, 0)))
 }
 
+/// `unistr_quote(X)`: like quote(), but text containing control characters becomes a
+/// `unistr('...')` call with `\uXXXX` escapes (and backslashes doubled), so the literal
+/// survives tools that mangle control characters.
+pub fn unistr_quote(_: &Ctx, args: &[Value]) -> Result<Value> {
+    match arg(args, 0) {
+        Value::Text(t) => {
+            let t = until_nul(t);
+            if !t.bytes().any(|b| b <= 0x1f) {
+                return text_result(quote_value(arg(args, 0)));
+            }
+            let mut s = String::with_capacity(t.len() + 12);
+            s.push_str("unistr('");
+            for c in t.chars() {
+                match c {
+                    '\'' => s.push_str("''"),
+                    '\\' => s.push_str("\\\\"),
+                    c if (c as u32) <= 0x1f => s.push_str(&format!("\\u{:04x}", c as u32)),
+                    c => s.push(c),
+                }
+            }
+            s.push_str("')");
+            text_result(s)
+        }
+        v => text_result(quote_value(v)),
+    }
+}
+
+/// The compile-time options parlite reports (`sqlite_compileoption_used/get`,
+/// `PRAGMA compile_options`): the ones whose behaviour it reproduces.
+pub const COMPILE_OPTIONS: &[&str] = &["ENABLE_MATH_FUNCTIONS", "SOUNDEX", "THREADSAFE=1"];
+
+/// `sqlite_compileoption_used(X)`: 1 if option X (with or without "SQLITE_") is set.
+pub fn sqlite_compileoption_used(_: &Ctx, args: &[Value]) -> Result<Value> {
+    let Some(name) = arg(args, 0).to_text() else {
+        return Ok(Value::Null);
+    };
+    // Byte comparisons: the name may be any text (slicing a str could split a character).
+    let name = name.as_bytes();
+    let name = if name.len() >= 7 && name[..7].eq_ignore_ascii_case(b"SQLITE_") {
+        &name[7..]
+    } else {
+        name
+    };
+    let used = COMPILE_OPTIONS.iter().any(|opt| {
+        let opt = opt.as_bytes();
+        opt.len() >= name.len()
+            && opt[..name.len()].eq_ignore_ascii_case(name)
+            && !opt
+                .get(name.len())
+                .is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_')
+    });
+    Ok(Value::Integer(i64::from(used)))
+}
+
+/// `sqlite_compileoption_get(N)`: the N-th option, NULL past the end.
+pub fn sqlite_compileoption_get(_: &Ctx, args: &[Value]) -> Result<Value> {
+    let n = arg(args, 0).to_i64();
+    Ok(usize::try_from(n)
+        .ok()
+        .and_then(|i| COMPILE_OPTIONS.get(i))
+        .map_or(Value::Null, |o| Value::text(*o)))
+}
+
+/// `load_extension(X [, Y])`: parlite loads no native extensions.
+pub fn load_extension(_: &Ctx, _: &[Value]) -> Result<Value> {
+    Err(SqlError::msg("not authorized"))
+}
+
+/// A real as JSON text (`%!0.15g`; infinity becomes 9.0e+999 as in SQLite).
+pub fn real_json_text(r: f64) -> String {
+    let mut s = String::new();
+    num::format_float(
+        &mut s,
+        r,
+        &FloatFormat {
+            style: FloatStyle::General,
+            precision: 15,
+            alternate: false,
+            alt2: true,
+            sign_char: None,
+            zero_pad: true,
+            thousands: false,
+            upper: false,
+        },
+    );
+    s
+}
+
 /// The text of `quote(v)`.
 pub fn quote_value(v: &Value) -> String {
     match v {
@@ -670,6 +758,11 @@ pub fn unhex(_: &Ctx, args: &[Value]) -> Result<Value> {
         i += 2;
     }
     Ok(Value::Blob(Arc::from(out)))
+}
+
+/// The value of an ASCII hex digit (0 for anything else).
+pub(crate) fn hex_digit_value(c: u8) -> u8 {
+    hex_val(c)
 }
 
 fn hex_val(c: u8) -> u8 {

@@ -12,7 +12,18 @@
 //!    `CAST(x'ff' AS TEXT)`); parlite replaces invalid sequences with U+FFFD when bytes
 //!    become text. This is the one deliberate divergence; it only shows in values that
 //!    were not valid text to begin with.
-//! 3. Every function here is total: no input panics, overflows or allocates unboundedly.
+//! 3. Every function here is total: no input panics or overflows, and nothing allocates
+//!    past [`MAX_LENGTH_BYTES`] (SQLITE_MAX_LENGTH) for one value.
+//!
+//! The API at a glance: [`Value`] and its C-API conversions (`to_i64`, `to_f64`,
+//! `to_text`, `to_bytes`); [`affinity_of_type_name`], [`Value::apply_affinity`] (storing
+//! into a column), [`Value::cast`]; [`Value::compare`] (sort order under a collation),
+//! [`comparison_affinity`] + [`compare_op`] / [`is_op`] (SQL comparison operators);
+//! [`arith`], [`negate`], [`bit_op`], [`bit_not`], [`concat()`] (operators); [`truth`],
+//! [`and3`], [`or3`], [`not3`], [`bool_value`] (three-valued logic); [`CollatedKey`]
+//! (hash/ordered keys with SQL equality); [`num`] (SQLite's exact text↔number
+//! conversions, including [`num::decimal_literal`] for the parser); [`SqlError`] (the
+//! layer's error, with SQLite's wording and result codes).
 //!
 //! Conversions follow SQLite's C code (vdbemem.c, vdbe.c, util.c) rather than the prose of
 //! datatype3.html where they differ: e.g. `CAST('1e3' AS INTEGER)` is 1 (SQLite takes the

@@ -130,6 +130,9 @@ pub struct TreeCursor {
     pub table: bool,
     pub stack: Vec<Frame>,
     pub valid: bool,
+    /// Set by the owner when no page has changed since the stack was built; the next
+    /// descent may then reuse its frames (consumed by that descent).
+    pub frames_current: bool,
 }
 
 impl TreeCursor {
@@ -139,12 +142,14 @@ impl TreeCursor {
             table,
             stack: Vec::with_capacity(8),
             valid: false,
+            frames_current: false,
         }
     }
 
     pub fn invalidate(&mut self) {
         self.stack.clear();
         self.valid = false;
+        self.frames_current = false;
     }
 
     fn push<V: PageRead + ?Sized>(&mut self, v: &V, pgno: u32) -> Result<()> {
@@ -317,6 +322,44 @@ impl TreeCursor {
         self.settle_backward(v)
     }
 
+    /// SQLite-style shortcut for nearby seeks: when the cursor's stack is still current
+    /// (the caller knows no page changed since it was built) and the leaf it ends in covers
+    /// `rowid`, searches only that leaf. Leaves hold disjoint, ordered key ranges, so if
+    /// first <= rowid <= last (< last when `strict`) the lower bound is inside this leaf and
+    /// the parents' child indexes stay right. Returns None when the shortcut does not apply.
+    pub fn seek_in_leaf<V: PageRead + ?Sized>(
+        &mut self,
+        v: &V,
+        rowid: i64,
+        strict: bool,
+    ) -> Result<Option<bool>> {
+        let usable = v.usable_size();
+        let Some(top) = self.stack.last_mut() else {
+            return Ok(None);
+        };
+        if top.hdr.kind != TABLE_LEAF || top.hdr.ncells == 0 {
+            return Ok(None);
+        }
+        let n = top.hdr.ncells;
+        let (first, last) = (top.table_key(0, usable)?, top.table_key(n - 1, usable)?);
+        if rowid < first || rowid > last || (strict && rowid == last) {
+            return Ok(None);
+        }
+        let (mut lo, mut hi) = (0usize, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let k = top.table_key(mid, usable)?;
+            if k < rowid || (strict && k == rowid) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        top.idx = lo;
+        self.valid = true;
+        Ok(Some(top.table_key(lo, usable)? == rowid))
+    }
+
     /// Descends to the leaf where `rowid` is or would be inserted: the leaf frame's `idx` is
     /// the first cell with key >= rowid (> rowid when `strict`), possibly ncells. Returns
     /// whether a cell with exactly `rowid` is at that position (never, when `strict`).
@@ -326,11 +369,25 @@ impl TreeCursor {
         rowid: i64,
         strict: bool,
     ) -> Result<bool> {
-        self.invalidate();
+        // With `frames_current`, frames already on the stack for the same pages are reused:
+        // random lookups then reload only the pages that differ from the previous descent
+        // (usually just the leaf).
+        let reuse = std::mem::take(&mut self.frames_current);
+        if !reuse {
+            self.stack.clear();
+        }
+        self.valid = false;
         let usable = v.usable_size();
         let mut pgno = self.root.0;
+        let mut depth = 0;
         loop {
-            self.push(v, pgno)?;
+            if depth < self.stack.len() && self.stack[depth].pgno.0 == pgno {
+                self.stack.truncate(depth + 1);
+            } else {
+                self.stack.truncate(depth);
+                self.push(v, pgno)?;
+            }
+            depth += 1;
             let n = self.stack.len();
             let top = &mut self.stack[n - 1];
             let (mut lo, mut hi) = (0usize, top.hdr.ncells);
@@ -373,12 +430,24 @@ impl TreeCursor {
         cmp: &dyn KeyCompare,
         scratch: &mut Vec<u8>,
     ) -> Result<bool> {
-        self.invalidate();
+        // Frame reuse as in `descend_table`.
+        let reuse = std::mem::take(&mut self.frames_current);
+        if !reuse {
+            self.stack.clear();
+        }
+        self.valid = false;
         let usable = v.usable_size();
         let mut pgno = self.root.0;
         let mut seen_equal = false;
+        let mut depth = 0;
         loop {
-            self.push(v, pgno)?;
+            if depth < self.stack.len() && self.stack[depth].pgno.0 == pgno {
+                self.stack.truncate(depth + 1);
+            } else {
+                self.stack.truncate(depth);
+                self.push(v, pgno)?;
+            }
+            depth += 1;
             let n = self.stack.len();
             let top = &self.stack[n - 1];
             let (mut lo, mut hi) = (0usize, top.hdr.ncells);
@@ -431,7 +500,11 @@ impl TreeCursor {
 
     /// Rowid of the current entry (table trees).
     pub fn rowid(&self, usable: usize) -> Result<i64> {
-        Ok(self.current(usable)?.1.key)
+        if !self.valid {
+            return Err(StorageError::misuse("cursor is not on an entry"));
+        }
+        let top = self.top()?;
+        top.table_key(top.idx, usable)
     }
 
     /// Appends the current entry's whole payload (record or index key) to `out`.

@@ -143,6 +143,15 @@ pub fn index_delete<V: PageWrite + ?Sized>(
             "predecessor copy not found in its leaf",
         ));
     }
+    // The cell found must be the copy itself (byte for byte), or the comparator is not a
+    // consistent order and removing anything would lose an entry.
+    let info = top.cell(top.idx, usable)?;
+    if payload_of(v, top, &info, scratch)? != pred_key.as_slice() {
+        return Err(StorageError::corrupt(
+            top.pgno,
+            "index order inconsistent with its comparator",
+        ));
+    }
     remove_leaf_cell(v, tc, false)?;
     Ok(true)
 }

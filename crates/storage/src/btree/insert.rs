@@ -10,7 +10,7 @@
 //! that entry sits in an interior page, so inserting there keeps the order.
 
 use super::balance::{balance, is_underfull, node_read, quick_balance};
-use super::cell::{build_index_leaf, build_table_leaf, cell_size_fn, local_len};
+use super::cell::{build_index_leaf, build_table_leaf, cell_size_fn, local_len, table_cell_key};
 use super::cursor::TreeCursor;
 use super::overflow::{free_chain, write_chain};
 use super::page::{drop_cell, free_space, insert_cell, PageHeader, INDEX_LEAF, TABLE_LEAF};
@@ -118,14 +118,29 @@ fn place_in_leaf<V: PageWrite + ?Sized>(
 }
 
 /// Inserts or replaces the row `rowid` of the table rooted at the cursor's root.
+///
+/// `append_hint` is the path returned by the previous call for the same tree when nothing
+/// else changed since (the caller checks that): the root-to-leaf path of the right-most
+/// leaf. A rowid past that leaf's last key then goes straight to its end without a descent
+/// — SQLite's BTREE_APPEND, which ascending inserts (the common INSERT) hit every time.
+/// Returns the hint for the next call: the path, when this insert appended at the right
+/// edge without restructuring the tree.
 pub fn table_insert<V: PageWrite + ?Sized>(
     v: &mut V,
     tc: &mut TreeCursor,
     rowid: i64,
     record: &[u8],
     cell: &mut Vec<u8>,
-) -> Result<()> {
+    append_hint: Option<Vec<(PageNo, usize)>>,
+) -> Result<Option<Vec<(PageNo, usize)>>> {
     let usable = v.usable_size();
+    if let Some(path) = append_hint {
+        if let Some(mut pos) = append_position(v, path, rowid)? {
+            make_cell(v, Some(rowid), record, cell)?;
+            let balanced = place_in_leaf(v, &mut pos, cell, true)?;
+            return Ok((!balanced).then_some(pos.path));
+        }
+    }
     let found = tc.descend_table(v, rowid, false)?;
     let old = if found {
         let top = tc
@@ -136,11 +151,12 @@ pub fn table_insert<V: PageWrite + ?Sized>(
     } else {
         None
     };
+    let right_edge = tc.stack.iter().all(|f| f.idx == f.hdr.ncells);
     let mut pos = Pos::take(tc)?;
     make_cell(v, Some(rowid), record, cell)?;
     let Some((old, pc)) = old else {
-        place_in_leaf(v, &mut pos, cell, true)?;
-        return Ok(());
+        let balanced = place_in_leaf(v, &mut pos, cell, true)?;
+        return Ok((right_edge && !balanced).then_some(pos.path));
     };
     // Replace: free the old payload's overflow, then overwrite in place when the cell
     // size is unchanged (the common UPDATE), else remove and insert.
@@ -148,13 +164,50 @@ pub fn table_insert<V: PageWrite + ?Sized>(
     free_chain(v, pgno, &old)?;
     if old.size() == cell.len() {
         v.page_mut(pgno)?[pc..pc + cell.len()].copy_from_slice(cell);
-        return Ok(());
+        return Ok(None);
     }
     drop_cell(v.page_mut(pgno)?, pgno, usable, idx, old.size())?;
     if place_in_leaf(v, &mut pos, cell, false)? || cell.len() >= old.size() {
-        return Ok(());
+        return Ok(None);
     }
-    rebalance_if_underfull(v, &mut pos.path)
+    rebalance_if_underfull(v, &mut pos.path)?;
+    Ok(None)
+}
+
+/// The leaf position for appending `rowid` along a right-edge `path` from the previous
+/// insert, or None when `rowid` is not past that leaf's last key.
+fn append_position<V: PageWrite + ?Sized>(
+    v: &V,
+    mut path: Vec<(PageNo, usize)>,
+    rowid: i64,
+) -> Result<Option<Pos>> {
+    let usable = v.usable_size();
+    let Some(&(leaf, _)) = path.last() else {
+        return Ok(None);
+    };
+    let page = v.page(leaf)?;
+    let hdr = PageHeader::parse(&page, leaf, usable)?;
+    if hdr.kind != TABLE_LEAF || hdr.ncells == 0 {
+        return Ok(None);
+    }
+    let pc = hdr.cell_ptr(&page, hdr.ncells - 1);
+    if pc < hdr.ptr_array_end() || pc + 4 > usable {
+        return Err(StorageError::corrupt(leaf, "cell pointer out of range"));
+    }
+    let last = table_cell_key(&page[..usable], pc, TABLE_LEAF)
+        .ok_or_else(|| StorageError::corrupt(leaf, "malformed cell"))?;
+    if rowid <= last {
+        return Ok(None);
+    }
+    if let Some(l) = path.last_mut() {
+        l.1 = hdr.ncells;
+    }
+    Ok(Some(Pos {
+        path,
+        kind: TABLE_LEAF,
+        ncells: hdr.ncells,
+        rightmost: true,
+    }))
 }
 
 /// After a cell in the leaf at the end of `path` shrank or vanished, merges the leaf with

@@ -143,7 +143,9 @@ impl PageHeader {
         if hdr.ptr_array_end() > usable {
             return Err(bad("too many cells for the page"));
         }
-        if content_start > usable || (content_start < hdr.ptr_array_end() && ncells > 0) {
+        // Even an empty page must not claim a content area inside its own header and
+        // pointer array (free-space arithmetic relies on it; SQLite rejects it too).
+        if content_start > usable || content_start < hdr.ptr_array_end() {
             return Err(bad("cell content area out of range"));
         }
         if hdr.first_free != 0
@@ -500,4 +502,69 @@ pub fn write_page<'a>(
     // Zero the unused gap so stale bytes from earlier contents never reach the file.
     data[ptr_end..top].fill(0);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell_size(data: &[u8], off: usize) -> Option<usize> {
+        crate::btree::cell::parse_cell(data, off, INDEX_LEAF, 512).map(|c| c.size())
+    }
+
+    #[test]
+    fn rejects_bad_headers() {
+        let mut page = vec![0u8; 512];
+        init_page(&mut page, PageNo(2), INDEX_LEAF, 512);
+        assert!(PageHeader::parse(&page, PageNo(2), 512).is_ok());
+        let mut bad = page.clone();
+        bad[0] = 7;
+        assert!(PageHeader::parse(&bad, PageNo(2), 512).is_err());
+        let mut bad = page.clone();
+        put_u16(&mut bad, 5, 4); // content area inside the header, no cells
+        assert!(PageHeader::parse(&bad, PageNo(2), 512).is_err());
+        let mut bad = page.clone();
+        put_u16(&mut bad, 3, 300); // more cell pointers than fit
+        assert!(PageHeader::parse(&bad, PageNo(2), 512).is_err());
+    }
+
+    /// Free space is accounted exactly through inserts, deletes (coalescing, fragments) and
+    /// defragmentation: cells + freeblocks + fragments + gap always equal the page.
+    #[test]
+    fn free_space_accounting_survives_churn() {
+        let mut page = vec![0u8; 512];
+        let pgno = PageNo(2);
+        init_page(&mut page, pgno, INDEX_LEAF, 512);
+        let mut sizes: Vec<usize> = Vec::new();
+        let mut seed = 12345u64;
+        let mut rnd = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for step in 0..5000 {
+            let hdr = PageHeader::parse(&page, pgno, 512).unwrap();
+            let free = free_space(&page, &hdr, 512, pgno).unwrap();
+            let used: usize = sizes.iter().map(|s| s + 2).sum();
+            assert_eq!(free + used + 8, 512, "step {step}");
+            if sizes.is_empty() || rnd(3) > 0 {
+                // An index leaf cell: payload-size varint, then that many bytes (1..=60).
+                let len = 1 + rnd(60);
+                let mut cell = vec![len as u8];
+                cell.extend(std::iter::repeat(0xab).take(len));
+                while cell.len() < 4 {
+                    cell.push(0);
+                }
+                let idx = rnd(sizes.len() + 1);
+                if insert_cell(&mut page, pgno, 512, idx, &cell, cell_size).unwrap() {
+                    sizes.insert(idx, cell.len());
+                }
+            } else {
+                let idx = rnd(sizes.len());
+                drop_cell(&mut page, pgno, 512, idx, sizes[idx]).unwrap();
+                sizes.remove(idx);
+            }
+        }
+    }
 }

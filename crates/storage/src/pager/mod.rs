@@ -1047,6 +1047,14 @@ impl Backend for FileBackend {
             None => Ok(()),
         }
     }
+
+    fn set_synchronous(&self, mode: Synchronous) {
+        FileBackend::set_synchronous(self, mode)
+    }
+
+    fn stats(&self) -> PagerStats {
+        FileBackend::stats(self)
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,384 @@
+//! JSON functions against SQLite (the `rusqlite` bundled library): random JSON and JSON5
+//! documents, paths, edits and constructors, and JSON subtype nesting. PARLITE_SEED and
+//! PARLITE_CASES as in values_vs_sqlite.rs.
+// Test inputs spell out SQLite's boundary values digit for digit.
+#![allow(clippy::excessive_precision)]
+
+mod values_support;
+use values_support::*;
+
+// ---------------------------------------------------------------------------------------
+// JSON
+
+fn random_json_string(rng: &mut StdRng) -> String {
+    let pieces = [
+        "a",
+        "b",
+        "key",
+        "é",
+        " ",
+        "\\\"",
+        "\\\\",
+        "\\n",
+        "\\u0041",
+        "\\u00e9",
+        "\\ud83d\\ude00",
+        "\\/",
+        "x y",
+        "1",
+    ];
+    let body: String = (0..rng.gen_range(0..4))
+        .map(|_| pieces[rng.gen_range(0..pieces.len())])
+        .collect();
+    format!("\"{body}\"")
+}
+
+fn random_json(rng: &mut StdRng, depth: u32) -> String {
+    let ws = |rng: &mut StdRng| {
+        if rng.gen_bool(0.2) {
+            [" ", "\n", "\t ", "  "][rng.gen_range(0..4)]
+        } else {
+            ""
+        }
+    };
+    match rng.gen_range(0..if depth > 2 { 6 } else { 9 }) {
+        0 => "null".into(),
+        1 => ["true", "false"][rng.gen_range(0..2)].into(),
+        2 => [
+            "0",
+            "-0",
+            "1",
+            "-17",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "12345678901234567890",
+            "1.5",
+            "-0.25",
+            "1e3",
+            "2.50E-3",
+            "1E+2",
+            "0.1",
+        ][rng.gen_range(0..14)]
+        .into(),
+        3 | 4 => random_json_string(rng),
+        5 => rng.gen_range(-1000..1000).to_string(),
+        6 | 7 => {
+            let n = rng.gen_range(0..4);
+            let items: Vec<String> = (0..n)
+                .map(|_| format!("{}{}{}", ws(rng), random_json(rng, depth + 1), ws(rng)))
+                .collect();
+            format!("[{}]", items.join(","))
+        }
+        _ => {
+            let n = rng.gen_range(0..4);
+            let keys = [
+                "\"a\"",
+                "\"b\"",
+                "\"c d\"",
+                "\"\"",
+                "\"a\"",
+                "\"\\u0061\"",
+                "\"x.y\"",
+                "\"é\"",
+            ];
+            let items: Vec<String> = (0..n)
+                .map(|_| {
+                    format!(
+                        "{}{}{}:{}{}",
+                        ws(rng),
+                        keys[rng.gen_range(0..keys.len())],
+                        ws(rng),
+                        ws(rng),
+                        random_json(rng, depth + 1)
+                    )
+                })
+                .collect();
+            format!("{{{}}}", items.join(","))
+        }
+    }
+}
+
+fn random_json_path(rng: &mut StdRng) -> String {
+    let mut p = String::from("$");
+    for _ in 0..rng.gen_range(0..4) {
+        p.push_str(match rng.gen_range(0..12) {
+            0 => ".a",
+            1 => ".b",
+            2 => ".\"c d\"",
+            3 => "[0]",
+            4 => "[1]",
+            5 => "[#-1]",
+            6 => "[#]",
+            7 => ".\"x.y\"",
+            8 => ".é",
+            9 => ".\"\"",
+            10 => ["[", ".", "[x]", "[#-]", ".\"a", "]"][rng.gen_range(0..6)],
+            _ => "[2]",
+        });
+    }
+    if rng.gen_bool(0.03) {
+        p = ["a", "", "$$", "$.", "$[-1]"][rng.gen_range(0..5)].into();
+    }
+    p
+}
+
+/// JSON5 spellings SQLite accepts (and canonicalizes).
+fn random_json5(rng: &mut StdRng) -> String {
+    let items = [
+        "{a:1, $b_2:2, c3 : [1,2,],}",
+        "['a\"b', 'it\\'s', \"x\\/y\"]",
+        "/* c */ [1, // x\n2]",
+        "[\"\\x41\", \"\\v\", \"\\0\", \"\\'\"]",
+        "[-.25, 1., +1, 0x1F, 0XaB, Infinity, -Infinity, NaN, .5e1, +.5, -0x10]",
+        "[0x8000000000000000, 0xFFFFFFFFFFFFFFFF, 0x1FFFFFFFFFFFFFFFF, -0x8000000000000000]",
+        "{'k':'v', \"q\":\"a\tb\"}",
+        "[1]\u{a0}",
+        "\u{feff}[true]",
+        "[inf, -inf, +INFINITY, qnan, SNaN]",
+        "{a:{b:[1,{c:'d'}]}}",
+        "[\"line\\\ncont\"]",
+    ];
+    items[rng.gen_range(0..items.len())].to_string()
+}
+
+fn mutate_json(rng: &mut StdRng, s: String) -> String {
+    if !rng.gen_bool(0.15) || s.is_empty() {
+        return s;
+    }
+    let mut b: Vec<char> = s.chars().collect();
+    let i = rng.gen_range(0..b.len());
+    match rng.gen_range(0..3) {
+        0 => {
+            b.remove(i);
+        }
+        1 => b.insert(i, [',', '[', '}', '"', '\\', 'x', ' '][rng.gen_range(0..7)]),
+        _ => b.truncate(i),
+    }
+    b.into_iter().collect()
+}
+
+#[test]
+fn generated_json() {
+    let mut rng = StdRng::seed_from_u64(seed() ^ 11);
+    let mut c = Checker::new();
+    for _ in 0..cases(8_000) {
+        let doc = if rng.gen_bool(0.15) {
+            random_json5(&mut rng)
+        } else {
+            random_json(&mut rng, 0)
+        };
+        let doc = mutate_json(&mut rng, doc);
+        let d = lit(doc);
+        let e = match rng.gen_range(0..10) {
+            0 => call("json", vec![d]),
+            1 => {
+                if rng.gen_bool(0.5) {
+                    call("json_valid", vec![d])
+                } else {
+                    call("json_valid", vec![d, lit(rng.gen_range(0..17i64))])
+                }
+            }
+            2 => call("json_type", vec![d, lit(random_json_path(&mut rng))]),
+            3 => call(
+                "json_array_length",
+                vec![d, lit(random_json_path(&mut rng))],
+            ),
+            4 | 5 => call("json_extract", vec![d, lit(random_json_path(&mut rng))]),
+            6 => call(
+                "json_extract",
+                vec![
+                    d,
+                    lit(random_json_path(&mut rng)),
+                    lit(random_json_path(&mut rng)),
+                ],
+            ),
+            7 => {
+                let p = match rng.gen_range(0..4) {
+                    0 => lit(rng.gen_range(-3..3i64)),
+                    1 => {
+                        lit(["a", "b", "c d", "x.y", "[0]", "[1]", "é", "a1"][rng.gen_range(0..8)])
+                    }
+                    _ => lit(random_json_path(&mut rng)),
+                };
+                call(if rng.gen_bool(0.5) { "->" } else { "->>" }, vec![d, p])
+            }
+            8 => call("json_type", vec![d]),
+            _ => call("json_array_length", vec![d]),
+        };
+        c.check(&e);
+    }
+    // No blobs: SQLite reads blobs as JSONB, which parlite does not support.
+    let non_blob = |rng: &mut StdRng| loop {
+        let v = random_value(rng);
+        if !matches!(v, Value::Blob(_)) {
+            break v;
+        }
+    };
+    for _ in 0..cases(3_000) {
+        let n = rng.gen_range(0..5);
+        let vals: Vec<E> = (0..n).map(|_| lit(non_blob(&mut rng))).collect();
+        let e = match rng.gen_range(0..3) {
+            0 => call("json_quote", vec![lit(non_blob(&mut rng))]),
+            1 => call("json_array", vals),
+            _ => {
+                let mut kv = Vec::new();
+                for v in vals {
+                    kv.push(if rng.gen_bool(0.9) {
+                        lit(random_text(&mut rng))
+                    } else {
+                        lit(non_blob(&mut rng))
+                    });
+                    kv.push(v);
+                }
+                if rng.gen_bool(0.05) {
+                    kv.push(lit(1));
+                }
+                call("json_object", kv)
+            }
+        };
+        c.check(&e);
+    }
+    for _ in 0..cases(6_000) {
+        let doc = if rng.gen_bool(0.1) {
+            random_json5(&mut rng)
+        } else {
+            random_json(&mut rng, 0)
+        };
+        let f = [
+            "json_insert",
+            "json_replace",
+            "json_set",
+            "json_remove",
+            "json_patch",
+        ][rng.gen_range(0..5)];
+        let mut args = vec![lit(doc)];
+        if f == "json_patch" {
+            args.push(lit(random_json(&mut rng, 0)));
+        } else {
+            for _ in 0..rng.gen_range(0..3) {
+                args.push(if rng.gen_bool(0.03) {
+                    null()
+                } else {
+                    lit(random_json_path(&mut rng))
+                });
+                if f != "json_remove" {
+                    args.push(lit(non_blob(&mut rng)));
+                }
+            }
+            if rng.gen_bool(0.03) {
+                args.push(lit(1));
+            }
+        }
+        c.check(&E::Call(f, args));
+    }
+    c.finish("json");
+}
+
+/// Evaluates literals and nested calls carrying SQLite's JSON subtype from call to call,
+/// as an executor that tracks subtypes would.
+fn eval_sub(e: &E) -> Result<(Value, bool), String> {
+    match e {
+        E::Lit(v) => Ok((v.clone(), false)),
+        E::Call(name, args) => {
+            let mut vals = Vec::new();
+            let mut subs = Vec::new();
+            for a in args {
+                let (v, s) = eval_sub(a)?;
+                vals.push(v);
+                subs.push(s);
+            }
+            let def = func::lookup(name, vals.len()).map_err(|e| e.to_string())?;
+            func::json::call_with_subtypes(def, &Ctx::new(&NoConnection), &vals, &subs)
+                .map_err(|e| e.to_string())
+        }
+        other => eval(other).map(|v| (v, false)),
+    }
+}
+
+#[test]
+fn json_subtypes_nest_like_sqlite() {
+    let mut rng = StdRng::seed_from_u64(seed() ^ 12);
+    let conn = Connection::open_in_memory().expect("open");
+    let mut failures = Vec::new();
+    fn gen(rng: &mut StdRng, depth: u32) -> E {
+        if depth > 2 || rng.gen_bool(0.35) {
+            return match rng.gen_range(0..5) {
+                0 => lit(rng.gen_range(-5..5i64)),
+                1 => lit("[1,2]"),
+                2 => lit("{\"a\":[3]}"),
+                3 => lit("x\"y"),
+                _ => null(),
+            };
+        }
+        let n = rng.gen_range(0..3);
+        match rng.gen_range(0..7) {
+            0 => call(
+                "json",
+                vec![lit(
+                    ["[1, 2]", "{\"k\" : null}", "\"s\"", "3"][rng.gen_range(0..4)]
+                )],
+            ),
+            1 => call("json_array", (0..n).map(|_| gen(rng, depth + 1)).collect()),
+            2 => {
+                let mut kv = Vec::new();
+                for k in 0..n {
+                    kv.push(lit(format!("k{k}")));
+                    kv.push(gen(rng, depth + 1));
+                }
+                call("json_object", kv)
+            }
+            3 => call("json_quote", vec![gen(rng, depth + 1)]),
+            4 => call(
+                "json_extract",
+                vec![
+                    lit("{\"a\":[3,{\"b\":1}],\"s\":\"t\"}"),
+                    lit(["$.a", "$.a[1]", "$.s", "$.a[0]"][rng.gen_range(0..4)]),
+                ],
+            ),
+            5 => call(
+                "->",
+                vec![
+                    lit("{\"a\":[3,{\"b\":1}],\"s\":\"t\"}"),
+                    lit(["a", "s", "$.a[1]"][rng.gen_range(0..3)]),
+                ],
+            ),
+            _ => call(
+                "->>",
+                vec![
+                    lit("{\"a\":[3,{\"b\":1}],\"s\":\"t\"}"),
+                    lit(["a", "s"][rng.gen_range(0..2)]),
+                ],
+            ),
+        }
+    }
+    for _ in 0..cases(1_500) {
+        let e = match rng.gen_range(0..2) {
+            0 => call("json_array", vec![gen(&mut rng, 0), gen(&mut rng, 0)]),
+            _ => call("json_object", vec![lit("a"), gen(&mut rng, 0)]),
+        };
+        let (sql, params, want) = oracle(&conn, &e);
+        let got = eval_sub(&e).map(|(v, _)| v);
+        let ok = match (&want, &got) {
+            (Ok(w), Ok(g)) => same(w, g),
+            (Err(w), Err(g)) => w == g,
+            _ => false,
+        };
+        if !ok {
+            failures.push(format!(
+                "{sql} {params:?}: sqlite {want:?}, parlite {got:?}"
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} differ:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
