@@ -949,6 +949,8 @@ impl<'a> Exec<'a> {
                 _ => err("frame starting offset must be a non-negative integer"),
             }
         };
+        let mut running: Option<Box<dyn crate::func::aggregate::Aggregate>> = None;
+        let mut running_len = 0usize;
         for pos in 0..len {
             let row = part[pos];
             let a = &args[row];
@@ -1068,13 +1070,31 @@ impl<'a> Exec<'a> {
                             distinct,
                             coll,
                         } => {
-                            let mut acc = def.new_aggregate(*distinct, *coll)?;
-                            let mut k = fs;
-                            while k <= fe {
-                                acc.step(&args[part[k as usize]])?;
-                                k += 1;
+                            // Frames that start at the partition's first row and only grow
+                            // share one accumulator (stepped forward, read with `value`);
+                            // any other frame is recomputed from scratch.
+                            if fs == 0 && fe + 1 >= running_len as i64 {
+                                if running.is_none() {
+                                    running = Some(def.new_aggregate(*distinct, *coll)?);
+                                }
+                                if let Some(acc) = running.as_mut() {
+                                    while (running_len as i64) <= fe {
+                                        acc.step(&args[part[running_len]])?;
+                                        running_len += 1;
+                                    }
+                                    acc.value()?
+                                } else {
+                                    Value::Null
+                                }
+                            } else {
+                                let mut acc = def.new_aggregate(*distinct, *coll)?;
+                                let mut k = fs;
+                                while k <= fe {
+                                    acc.step(&args[part[k as usize]])?;
+                                    k += 1;
+                                }
+                                acc.finalize()?
                             }
-                            acc.finalize()?
                         }
                         _ => Value::Null,
                     }
