@@ -40,6 +40,10 @@ impl<'a> Frame<'a> {
     }
 }
 
+/// What a scan unwinds with once it has produced as many rows as its consumer needs
+/// (LIMIT without ORDER BY, EXISTS); `run_core` catches it.
+const STOP_SCAN_MSG: &str = "\u{0}stop-scan";
+
 /// What a RAISE(IGNORE) unwinds with: the trigger machinery catches it.
 pub const RAISE_IGNORE_MSG: &str = "\u{0}raise-ignore";
 
@@ -315,6 +319,12 @@ impl<'a> Exec<'a> {
                 Ok(value::bool_value(if *not { value::not3(r) } else { r }))
             }
             CExpr::Exists(sub) => {
+                // One row decides EXISTS; correlated subqueries are re-run per outer row, so
+                // stopping early matters there.
+                if sub.correlated {
+                    let rows = self.run_select_capped(&sub.plan, Some(f), Some(1))?;
+                    return Ok(Value::Integer(i64::from(!rows.is_empty())));
+                }
                 let rows = self.subquery_rows(sub, f)?;
                 Ok(Value::Integer(i64::from(!rows.is_empty())))
             }
@@ -559,8 +569,43 @@ impl<'a> Exec<'a> {
 
     /// Runs a query; rows hold the visible columns only.
     pub fn run_select(&self, plan: &SelectPlan, parent: Option<&Frame>) -> Result<Vec<Row>> {
+        self.run_select_capped(plan, parent, None)
+    }
+
+    /// Like `run_select`; `need` is how many rows the consumer will look at (EXISTS: 1).
+    /// A simple query (one core, no ORDER BY, grouping, DISTINCT or windows) stops scanning
+    /// once it has them, or once it has LIMIT + OFFSET rows.
+    pub fn run_select_capped(
+        &self,
+        plan: &SelectPlan,
+        parent: Option<&Frame>,
+        need: Option<usize>,
+    ) -> Result<Vec<Row>> {
         let nvis = plan.columns.len();
-        let mut rows = self.run_core(&plan.cores[0], parent)?;
+        let first = &plan.cores[0];
+        let simple = plan.cores.len() == 1
+            && plan.order_by.is_empty()
+            && !first.is_agg
+            && !first.distinct
+            && first.windows.is_empty();
+        let mut cap = if simple { need } else { None };
+        if simple && plan.limit.is_some() {
+            let empty: [Value; 0] = [];
+            let fr = Frame::new(&empty, parent);
+            let lim = match &plan.limit {
+                Some(e) => limit_value(self.eval(e, &fr)?)?,
+                None => -1,
+            };
+            let off = match &plan.offset {
+                Some(e) => limit_value(self.eval(e, &fr)?)?.max(0),
+                None => 0,
+            };
+            if lim >= 0 {
+                let n = (lim as usize).saturating_add(off as usize);
+                cap = Some(cap.map_or(n, |c| c.saturating_add(off as usize).min(n)));
+            }
+        }
+        let mut rows = self.run_core_capped(first, parent, cap)?;
         for (i, op) in plan.ops.iter().enumerate() {
             let right = self.run_core(&plan.cores[i + 1], parent)?;
             let colls: Vec<Collation> = plan.columns.iter().map(|c| c.coll).collect();
@@ -651,6 +696,15 @@ impl<'a> Exec<'a> {
     }
 
     pub fn run_core(&self, core: &CorePlan, parent: Option<&Frame>) -> Result<Vec<Row>> {
+        self.run_core_capped(core, parent, None)
+    }
+
+    fn run_core_capped(
+        &self,
+        core: &CorePlan,
+        parent: Option<&Frame>,
+        cap: Option<usize>,
+    ) -> Result<Vec<Row>> {
         if let Some(values) = &core.values {
             let empty: [Value; 0] = [];
             let fr = Frame::new(&empty, parent);
@@ -760,7 +814,10 @@ impl<'a> Exec<'a> {
         } else {
             let mut row = vec![Value::Null; core.width];
             let windowed = !core.windows.is_empty();
-            self.scan_level(core, 0, &mut row, parent, &mut |r: &[Value]| {
+            if cap == Some(0) {
+                return Ok(Vec::new());
+            }
+            let scanned = self.scan_level(core, 0, &mut row, parent, &mut |r: &[Value]| {
                 if windowed {
                     pending.push((r.to_vec(), Vec::new()));
                     return Ok(());
@@ -771,8 +828,15 @@ impl<'a> Exec<'a> {
                     o.push(self.eval(e, &fr)?);
                 }
                 out.push(o);
+                if cap.is_some_and(|c| out.len() >= c) {
+                    return Err(SqlError::msg(STOP_SCAN_MSG));
+                }
                 Ok(())
-            })?;
+            });
+            match scanned {
+                Err(e) if e.to_string() == STOP_SCAN_MSG => {}
+                other => other?,
+            }
         }
         if !core.windows.is_empty() {
             let wins = self.compute_windows(core, &pending, parent)?;
