@@ -120,7 +120,8 @@ fn unsupported_objects_do_not_block_the_rest_of_a_sqlite_file() {
     {
         let s = rusqlite::Connection::open(&path).unwrap();
         s.execute_batch(
-            "CREATE TABLE w(a TEXT PRIMARY KEY, b) WITHOUT ROWID;
+            "CREATE TABLE w(b, a TEXT PRIMARY KEY, c UNIQUE) WITHOUT ROWID;
+             INSERT INTO w VALUES(1, 'k2', 'x'), (2, 'k1', 'y');
              CREATE TABLE e(x, y);
              CREATE INDEX e_expr ON e(x + y);
              CREATE TABLE ok(v);
@@ -136,7 +137,28 @@ fn unsupported_objects_do_not_block_the_rest_of_a_sqlite_file() {
     );
     let e = c.execute_batch("INSERT INTO e VALUES(3, 4)").unwrap_err();
     assert!(e.message.contains("read-only"), "{}", e.message);
-    let e = c.execute_batch("SELECT * FROM w").unwrap_err();
+    assert_eq!(
+        rows(&c, "SELECT a, b, c FROM w WHERE b > 0"),
+        vec![
+            vec![
+                Value::Text("k1".into()),
+                Value::Integer(2),
+                Value::Text("y".into())
+            ],
+            vec![
+                Value::Text("k2".into()),
+                Value::Integer(1),
+                Value::Text("x".into())
+            ],
+        ]
+    );
+    let e = c
+        .execute_batch("INSERT INTO w VALUES(3, 'k3', 'z')")
+        .unwrap_err();
+    assert!(e.message.contains("WITHOUT ROWID"), "{}", e.message);
+    let e = c
+        .execute_batch("CREATE TABLE w2(a PRIMARY KEY) WITHOUT ROWID")
+        .unwrap_err();
     assert!(e.message.contains("WITHOUT ROWID"), "{}", e.message);
     drop(c);
     let _ = std::fs::remove_dir_all(&dir);

@@ -165,6 +165,9 @@ impl Engine<'_> {
             }
         };
         let (t, specs) = table_from_create(&def, 0)?;
+        if t.without_rowid {
+            return err("WITHOUT ROWID tables are not supported (existing ones can be read)");
+        }
         let root = self.store.create_table_btree()?;
         self.insert_schema_row("table", &t.name, &t.name, root, Some(&sql))?;
         for (i, _) in specs.iter().enumerate() {
@@ -384,7 +387,8 @@ impl Engine<'_> {
                     return err("table sqlite_sequence may not be dropped");
                 }
                 for ix in self.schema.table_indexes(&t) {
-                    if ix.root != 0 {
+                    // A WITHOUT ROWID table's PRIMARY KEY index is the table tree itself.
+                    if ix.root != 0 && ix.root != t.root {
                         self.store.drop_btree(ix.root)?;
                     }
                 }
@@ -490,6 +494,12 @@ impl Engine<'_> {
         };
         if key(&t.name).starts_with("sqlite_") {
             return err(format!("table {} may not be altered", t.name));
+        }
+        if t.without_rowid {
+            return err(format!(
+                "table {} is read-only in parlite: WITHOUT ROWID tables cannot be altered",
+                t.name
+            ));
         }
         match action {
             AlterAction::RenameTable(new) => {

@@ -73,6 +73,12 @@ impl Engine<'_> {
             )));
         }
         if let Some(t) = self.schema.table(&name.name) {
+            if t.without_rowid {
+                return Err(SqlError::msg(format!(
+                    "table {} is read-only in parlite: WITHOUT ROWID tables cannot be written",
+                    name.name
+                )));
+            }
             return Ok(t.clone());
         }
         if let Some(reason) = self.schema.unsupported.get(&k) {

@@ -1290,6 +1290,9 @@ impl<'a> Exec<'a> {
                 let t = t.clone();
                 let defaults = self.column_defaults(&t);
                 let fr = Frame::new(row, parent);
+                if t.without_rowid {
+                    return self.without_rowid_rows(&t, &defaults);
+                }
                 match &src.access {
                     Access::Scan => {
                         let it = self.store.table_range(
@@ -1514,6 +1517,38 @@ impl<'a> Exec<'a> {
         let rows = Rc::new(all);
         *rp.cache.borrow_mut() = Some((self.exec_id, rows.clone()));
         Ok(rows)
+    }
+
+    /// All rows of a WITHOUT ROWID table, in the combined-row layout (rowid slot NULL): its
+    /// records are the PRIMARY KEY columns, then the others in table order.
+    fn without_rowid_rows(
+        &self,
+        t: &Table,
+        defaults: &[Value],
+    ) -> Result<Box<dyn Iterator<Item = Result<Row>>>> {
+        let order = KeyOrder {
+            columns: t.pk_key.iter().map(|c| (c.collation, c.desc)).collect(),
+        };
+        let pk: Vec<usize> = t.pk_key.iter().filter_map(|c| c.column).collect();
+        let rest: Vec<usize> = (0..t.columns.len()).filter(|c| !pk.contains(c)).collect();
+        let mut out = Vec::new();
+        for key in
+            self.store
+                .index_range(t.root, &order, Bound::Unbounded, Bound::Unbounded, false)?
+        {
+            let key = key?;
+            let mut row: Row = (0..t.columns.len())
+                .map(|i| defaults.get(i).cloned().unwrap_or(Value::Null))
+                .collect();
+            for (k, &c) in pk.iter().chain(rest.iter()).enumerate() {
+                if let Some(v) = key.get(k) {
+                    row[c] = v.clone();
+                }
+            }
+            row.push(Value::Null);
+            out.push(Ok(row));
+        }
+        Ok(Box::new(out.into_iter()))
     }
 
     /// Column defaults as values, for rows stored before ADD COLUMN.

@@ -512,6 +512,9 @@ impl<'a> Engine<'a> {
             }
         };
         for t in tables {
+            if t.without_rowid {
+                continue;
+            }
             for ix in self.schema.table_indexes(&t) {
                 self.store.clear_btree(ix.root)?;
                 self.populate_index(&t, &ix)?;

@@ -309,6 +309,9 @@ impl Engine<'_> {
         let mut tables: Vec<_> = self.schema.tables.values().cloned().collect();
         tables.sort_by(|a, b| a.name.cmp(&b.name));
         for t in tables {
+            if t.without_rowid {
+                continue;
+            }
             let defaults = exec.column_defaults(&t);
             let ixs = self.schema.table_indexes(&t);
             let mut nrows = 0usize;

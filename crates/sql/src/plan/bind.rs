@@ -1961,6 +1961,9 @@ impl<'s> Binder<'s> {
             let SourceKind::Table(tab) = &sources[i].kind else {
                 continue;
             };
+            if tab.without_rowid {
+                continue;
+            }
             let tab = tab.clone();
             let terms: Vec<CExpr> = match sources[i].join {
                 JoinType::Inner => filters[i].clone(),

@@ -77,6 +77,10 @@ pub struct Table {
     pub sql: String,
     /// Conflict clause of an INTEGER PRIMARY KEY (`PRIMARY KEY ON CONFLICT x`).
     pub pk_conflict: Option<ConflictAction>,
+    /// WITHOUT ROWID tables: the PRIMARY KEY columns with their collation and direction, in
+    /// key order. Such a table is an index B-tree whose records hold these columns first,
+    /// then the other columns in table order (fileformat2.html §2.5).
+    pub pk_key: Vec<IndexColumn>,
 }
 
 impl Table {
@@ -162,6 +166,7 @@ pub fn schema_table() -> Table {
         sql: "CREATE TABLE sqlite_schema(type text,name text,tbl_name text,rootpage int,sql text)"
             .to_string(),
         pk_conflict: None,
+        pk_key: Vec::new(),
     }
 }
 
@@ -551,9 +556,18 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
             }
         }
     }
-    if *without_rowid {
-        return Err(SqlError::msg("WITHOUT ROWID tables are not supported"));
-    }
+    let pk_key = if *without_rowid {
+        match &pk_cols {
+            Some((cols, ..)) => cols.clone(),
+            None => {
+                return Err(SqlError::msg(format!(
+                    "PRIMARY KEY missing on table {tname}"
+                )))
+            }
+        }
+    } else {
+        Vec::new()
+    };
     // Identical UNIQUE constraints share one index (SQLite keeps the first).
     let mut deduped: Vec<AutoIndexSpec> = Vec::new();
     for s in specs {
@@ -579,6 +593,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
         indexes: Vec::new(),
         sql: ct.schema_sql.clone(),
         pk_conflict,
+        pk_key,
     };
     Ok((table, deduped))
 }
