@@ -375,3 +375,32 @@ UPDATE inv AS i SET qty = sales.n FROM sales WHERE sales.item = i.item AND sales
 SELECT changes();
 ");
 }
+
+#[test]
+fn foreign_keys() {
+    check("
+PRAGMA foreign_keys = ON;
+PRAGMA foreign_keys;
+CREATE TABLE artist(id INTEGER PRIMARY KEY, name TEXT);
+CREATE TABLE album(id INTEGER PRIMARY KEY, artist INT REFERENCES artist ON DELETE CASCADE, title TEXT);
+CREATE TABLE track(id INTEGER PRIMARY KEY, album INT, FOREIGN KEY (album) REFERENCES album(id) ON DELETE SET NULL ON UPDATE CASCADE);
+CREATE TABLE review(id INTEGER PRIMARY KEY, album INT REFERENCES album(id));
+INSERT INTO artist VALUES(1, 'a'), (2, 'b');
+INSERT INTO album VALUES(10, 1, 'x'), (11, 2, 'y'), (12, NULL, 'z');
+INSERT INTO album VALUES(13, 3, 'bad');
+INSERT INTO track VALUES(100, 10), (101, 11), (102, 11);
+INSERT INTO review VALUES(1000, 12);
+UPDATE album SET id = 21 WHERE id = 11;
+SELECT * FROM track ORDER BY id;
+DELETE FROM artist WHERE id = 1;
+SELECT changes();
+SELECT * FROM album ORDER BY id;
+SELECT * FROM track ORDER BY id;
+DELETE FROM album WHERE id = 12;
+UPDATE review SET album = 99;
+UPDATE review SET album = 21;
+PRAGMA foreign_keys = OFF;
+INSERT INTO album VALUES(30, 77, 'unchecked');
+SELECT count(*) FROM album;
+");
+}

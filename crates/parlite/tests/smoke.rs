@@ -183,18 +183,32 @@ fn two_connections_share_data_and_schema_changes() {
     let db = parlite::Database::open(path.to_str().expect("utf8")).unwrap();
     let a = db.connect().unwrap();
     let b = db.connect().unwrap();
-    a.execute_batch("CREATE TABLE t(x); INSERT INTO t VALUES(1);").unwrap();
+    a.execute_batch("CREATE TABLE t(x); INSERT INTO t VALUES(1);")
+        .unwrap();
     assert_eq!(rows(&b, "SELECT x FROM t"), vec![vec![Value::Integer(1)]]);
     // b's cached schema must notice a's change.
-    a.execute_batch("CREATE INDEX tx ON t(x); ALTER TABLE t ADD COLUMN y DEFAULT 7;").unwrap();
-    assert_eq!(rows(&b, "SELECT x, y FROM t WHERE x = 1"), vec![vec![Value::Integer(1), Value::Integer(7)]]);
+    a.execute_batch("CREATE INDEX tx ON t(x); ALTER TABLE t ADD COLUMN y DEFAULT 7;")
+        .unwrap();
+    assert_eq!(
+        rows(&b, "SELECT x, y FROM t WHERE x = 1"),
+        vec![vec![Value::Integer(1), Value::Integer(7)]]
+    );
     // An open read transaction keeps its snapshot.
     b.execute_batch("BEGIN").unwrap();
-    assert_eq!(rows(&b, "SELECT count(*) FROM t"), vec![vec![Value::Integer(1)]]);
+    assert_eq!(
+        rows(&b, "SELECT count(*) FROM t"),
+        vec![vec![Value::Integer(1)]]
+    );
     a.execute_batch("INSERT INTO t(x) VALUES(2)").unwrap();
-    assert_eq!(rows(&b, "SELECT count(*) FROM t"), vec![vec![Value::Integer(1)]]);
+    assert_eq!(
+        rows(&b, "SELECT count(*) FROM t"),
+        vec![vec![Value::Integer(1)]]
+    );
     b.execute_batch("COMMIT").unwrap();
-    assert_eq!(rows(&b, "SELECT count(*) FROM t"), vec![vec![Value::Integer(2)]]);
+    assert_eq!(
+        rows(&b, "SELECT count(*) FROM t"),
+        vec![vec![Value::Integer(2)]]
+    );
     assert!(a.is_autocommit() && b.is_autocommit());
     drop((a, b, db));
     let _ = std::fs::remove_dir_all(&dir);
@@ -203,8 +217,12 @@ fn two_connections_share_data_and_schema_changes() {
 #[test]
 fn statements_bind_parameters_and_report_columns() {
     let c = Connection::open(":memory:").unwrap();
-    c.execute_batch("CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT)").unwrap();
-    let (mut ins, tail) = c.prepare("INSERT INTO t(b) VALUES(:name); SELECT 1").unwrap().unwrap();
+    c.execute_batch("CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT)")
+        .unwrap();
+    let (mut ins, tail) = c
+        .prepare("INSERT INTO t(b) VALUES(:name); SELECT 1")
+        .unwrap()
+        .unwrap();
     assert_eq!(tail, " SELECT 1");
     assert_eq!(ins.parameter_count(), 1);
     assert_eq!(ins.parameter_index(":name"), Some(1));
@@ -217,13 +235,19 @@ fn statements_bind_parameters_and_report_columns() {
     assert_eq!(c.total_changes(), 2);
     assert_eq!(c.last_insert_rowid(), 2);
     assert!(ins.bind(2, Value::Null).is_err());
-    let (st, _) = c.prepare("SELECT a AS id, b, a + 1, t.b FROM t").unwrap().unwrap();
+    let (st, _) = c
+        .prepare("SELECT a AS id, b, a + 1, t.b FROM t")
+        .unwrap()
+        .unwrap();
     let names: Vec<&str> = (0..st.column_count()).map(|i| st.column_name(i)).collect();
     assert_eq!(names, ["id", "b", "a + 1", "b"]);
     assert!(st.readonly());
     assert!(c.prepare("  -- nothing\n").unwrap().is_none());
     let e = c.prepare("SELEC 1").err().unwrap();
-    assert_eq!((e.code, e.message.as_str()), (1, "near \"SELEC\": syntax error"));
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (1, "near \"SELEC\": syntax error")
+    );
     let e = c.prepare("SELECT * FROM nope").err().unwrap();
     assert_eq!(e.message, "no such table: nope");
 }

@@ -593,6 +593,7 @@ impl Engine<'_> {
                     continue;
                 }
             }
+            self.fk_after_write(&t, &result, None)?;
             match result {
                 Written::Conflict { error, .. } => return Err(error),
                 Written::Row(rowid) => {
@@ -1086,7 +1087,9 @@ impl Engine<'_> {
                     continue;
                 }
             }
-            match self.write_row(&w, Some(rowid), vals, new_rowid, u.or_conflict)? {
+            let written = self.write_row(&w, Some(rowid), vals, new_rowid, u.or_conflict)?;
+            self.fk_after_write(&t, &written, Some(&old))?;
+            match written {
                 Written::Conflict { error, .. } => return Err(error),
                 Written::Row(r) => {
                     self.count_change();
@@ -1132,6 +1135,7 @@ impl Engine<'_> {
                 self.push_returning_row(&old, &returning, &mut out_rows)?;
             }
             if self.delete_row(&w, rowid)? {
+                self.fk_parent_changed(&t, &old, None)?;
                 self.count_change();
                 if !after.is_empty() {
                     self.fire(&after, Some(&old), None)?;
@@ -1143,7 +1147,9 @@ impl Engine<'_> {
 
     fn count_change(&self) {
         let s: &ConnState = self.state;
-        s.pending_changes.set(s.pending_changes.get() + 1);
+        if self.nested_depth == 0 {
+            s.pending_changes.set(s.pending_changes.get() + 1);
+        }
         s.total_changes.set(s.total_changes.get() + 1);
     }
 }

@@ -13,6 +13,7 @@
 pub mod ddl;
 pub mod dml;
 pub mod eval;
+pub mod fkey;
 pub mod memstore;
 pub mod pragma;
 pub mod store;
@@ -75,6 +76,8 @@ pub struct Engine<'a> {
     trigger_table: Option<Arc<Table>>,
     trigger_depth: usize,
     active_triggers: Vec<String>,
+    /// > 0 inside trigger programs and foreign-key actions, whose rows changes() skips.
+    pub(crate) nested_depth: usize,
 }
 
 /// Reads `sqlite_schema` and builds the schema.
@@ -184,6 +187,7 @@ impl<'a> Engine<'a> {
             trigger_table: None,
             trigger_depth: 0,
             active_triggers: Vec::new(),
+            nested_depth: 0,
         }
     }
 
@@ -366,9 +370,11 @@ impl<'a> Engine<'a> {
             let saved_row = self.trigger_row.replace(row);
             let saved_table = self.trigger_table.replace(t.clone());
             self.trigger_depth += 1;
+            self.nested_depth += 1;
             self.active_triggers.push(trig.name.clone());
             let r = self.run_trigger(trig, &t);
             self.active_triggers.pop();
+            self.nested_depth -= 1;
             self.trigger_depth -= 1;
             self.trigger_row = saved_row;
             self.trigger_table = saved_table;

@@ -272,13 +272,10 @@ impl Engine<'_> {
             }
             "foreign_keys" => match arg {
                 Some(v) => {
-                    if as_bool(&v) {
-                        return Err(SqlError::msg("foreign key enforcement is not supported"));
-                    }
-                    self.state.foreign_keys.set(false);
+                    self.state.foreign_keys.set(as_bool(&v));
                     Ok(Vec::new())
                 }
-                None => one(Value::Integer(0)),
+                None => one(Value::Integer(i64::from(self.state.foreign_keys.get()))),
             },
             "case_sensitive_like" => {
                 if let Some(v) = arg {

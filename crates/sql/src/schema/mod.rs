@@ -81,6 +81,54 @@ pub struct Table {
     /// key order. Such a table is an index B-tree whose records hold these columns first,
     /// then the other columns in table order (fileformat2.html §2.5).
     pub pk_key: Vec<IndexColumn>,
+    /// FOREIGN KEY constraints of this (child) table.
+    pub fkeys: Vec<ForeignKey>,
+}
+
+/// What happens to child rows when their parent key is deleted or changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FkAction {
+    NoAction,
+    Restrict,
+    SetNull,
+    SetDefault,
+    Cascade,
+}
+
+#[derive(Debug, Clone)]
+pub struct ForeignKey {
+    /// Child columns (indexes into this table's columns).
+    pub columns: Vec<usize>,
+    pub parent: String,
+    /// Parent column names; empty means the parent's PRIMARY KEY.
+    pub parent_columns: Vec<String>,
+    pub on_delete: FkAction,
+    pub on_update: FkAction,
+}
+
+fn fk_actions(words: &[String]) -> (FkAction, FkAction) {
+    let mut del = FkAction::NoAction;
+    let mut upd = FkAction::NoAction;
+    for w in words {
+        let u = w.to_ascii_uppercase();
+        let u: Vec<&str> = u.split_whitespace().collect();
+        if u.len() < 3 || u[0] != "ON" {
+            continue;
+        }
+        let action = match u[2..].join(" ").as_str() {
+            "CASCADE" => FkAction::Cascade,
+            "SET NULL" => FkAction::SetNull,
+            "SET DEFAULT" => FkAction::SetDefault,
+            "RESTRICT" => FkAction::Restrict,
+            _ => FkAction::NoAction,
+        };
+        if u[1] == "DELETE" {
+            del = action;
+        } else {
+            upd = action;
+        }
+    }
+    (del, upd)
 }
 
 impl Table {
@@ -167,6 +215,7 @@ pub fn schema_table() -> Table {
             .to_string(),
         pk_conflict: None,
         pk_key: Vec::new(),
+        fkeys: Vec::new(),
     }
 }
 
@@ -366,6 +415,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
     let tname = ct.name.name.clone();
     let mut columns: Vec<Column> = Vec::new();
     let mut checks = Vec::new();
+    let mut fkeys: Vec<ForeignKey> = Vec::new();
     let mut specs: Vec<AutoIndexSpec> = Vec::new();
     let mut pk_cols: Option<(Vec<IndexColumn>, Option<ConflictAction>, bool, Option<bool>)> = None;
     for (ci, d) in defs.iter().enumerate() {
@@ -441,9 +491,17 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                 ColumnConstraint::Generated { .. } => {
                     return Err(SqlError::msg("generated columns are not supported"));
                 }
-                ColumnConstraint::Null { .. }
-                | ColumnConstraint::Collate(_)
-                | ColumnConstraint::References(_) => {}
+                ColumnConstraint::References(fk) => {
+                    let (on_delete, on_update) = fk_actions(&fk.actions);
+                    fkeys.push(ForeignKey {
+                        columns: vec![ci],
+                        parent: fk.table.clone(),
+                        parent_columns: fk.columns.clone(),
+                        on_delete,
+                        on_update,
+                    });
+                }
+                ColumnConstraint::Null { .. } | ColumnConstraint::Collate(_) => {}
             }
         }
         columns.push(col);
@@ -520,7 +578,30 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                 name: tc.name.clone(),
                 expr: e.clone(),
             }),
-            TableConstraintKind::ForeignKey { .. } => {}
+            TableConstraintKind::ForeignKey {
+                columns: cols,
+                clause,
+            } => {
+                let mut idx = Vec::new();
+                for c in cols {
+                    match columns.iter().position(|x| x.name.eq_ignore_ascii_case(c)) {
+                        Some(i) => idx.push(i),
+                        None => {
+                            return Err(SqlError::msg(format!(
+                                "unknown column \"{c}\" in foreign key definition"
+                            )))
+                        }
+                    }
+                }
+                let (on_delete, on_update) = fk_actions(&clause.actions);
+                fkeys.push(ForeignKey {
+                    columns: idx,
+                    parent: clause.table.clone(),
+                    parent_columns: clause.columns.clone(),
+                    on_delete,
+                    on_update,
+                });
+            }
         }
     }
     let mut rowid_alias = None;
@@ -594,6 +675,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
         sql: ct.schema_sql.clone(),
         pk_conflict,
         pk_key,
+        fkeys,
     };
     Ok((table, deduped))
 }
