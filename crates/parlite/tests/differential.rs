@@ -404,3 +404,24 @@ INSERT INTO album VALUES(30, 77, 'unchecked');
 SELECT count(*) FROM album;
 ");
 }
+
+#[test]
+fn instead_of_triggers() {
+    check("
+CREATE TABLE base(id INTEGER PRIMARY KEY, name TEXT, n INT);
+CREATE VIEW v AS SELECT id, name, n * 2 AS dbl FROM base;
+CREATE TRIGGER v_ins INSTEAD OF INSERT ON v BEGIN INSERT INTO base VALUES(new.id, upper(new.name), new.dbl / 2); END;
+CREATE TRIGGER v_upd INSTEAD OF UPDATE ON v BEGIN UPDATE base SET name = new.name, n = new.dbl / 2 WHERE id = old.id; END;
+CREATE TRIGGER v_del INSTEAD OF DELETE ON v BEGIN DELETE FROM base WHERE id = old.id; END;
+CREATE TRIGGER bad BEFORE INSERT ON v BEGIN SELECT 1; END;
+INSERT INTO v VALUES(1, 'a', 10), (2, 'b', 20);
+INSERT INTO v(id, name) VALUES(3, 'c');
+SELECT * FROM base ORDER BY id;
+UPDATE v SET dbl = dbl + 2 WHERE id >= 2;
+SELECT * FROM v ORDER BY id;
+DELETE FROM v WHERE name = 'A';
+SELECT * FROM base ORDER BY id;
+CREATE VIEW w AS SELECT 1 AS x;
+INSERT INTO w VALUES(5);
+");
+}

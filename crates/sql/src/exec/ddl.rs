@@ -342,10 +342,25 @@ impl Engine<'_> {
             return err(format!("trigger {} already exists", c.name.name));
         }
         let is_view = self.schema.views.contains_key(&key(&c.table));
-        let Some(t) = self.schema.table(&c.table).cloned() else {
-            if is_view {
-                return err("INSTEAD OF triggers are not supported");
+        if is_view {
+            if c.time != Some(ast::TriggerTime::InsteadOf) {
+                let when = match c.time {
+                    Some(ast::TriggerTime::After) => "AFTER",
+                    _ => "BEFORE",
+                };
+                return err(format!("cannot create {when} trigger on view: {}", c.table));
             }
+            let vname = self
+                .schema
+                .views
+                .get(&key(&c.table))
+                .map(|v| v.name.clone())
+                .unwrap_or_else(|| c.table.clone());
+            self.insert_schema_row("trigger", &c.name.name, &vname, 0, Some(&c.schema_sql))?;
+            self.schema_changed()?;
+            return Ok(Vec::new());
+        }
+        let Some(t) = self.schema.table(&c.table).cloned() else {
             return err(format!("no such table: main.{}", c.table));
         };
         if c.time == Some(ast::TriggerTime::InsteadOf) {

@@ -478,6 +478,9 @@ impl Engine<'_> {
     // ---- statements -------------------------------------------------------------------
 
     pub fn insert(&mut self, ins: &ast::Insert) -> Result<Vec<Vec<Value>>> {
+        if let Some(v) = self.instead_of_target(&ins.table, &TriggerEvent::Insert)? {
+            return self.insert_into_view(ins, v);
+        }
         let t = self.table_for_write(&ins.table)?;
         let mut w = self.writer(&t)?;
         w.upsert = !ins.upsert.is_empty();
@@ -841,6 +844,163 @@ impl Engine<'_> {
         Ok(())
     }
 
+    /// A view with INSTEAD OF triggers for `event`: its pseudo-table (views without such
+    /// triggers fall through to `table_for_write`'s error).
+    fn instead_of_target(
+        &self,
+        name: &ast::QualifiedName,
+        event: &TriggerEvent,
+    ) -> Result<Option<Arc<Table>>> {
+        if self.schema.table(&name.name).is_some()
+            || !self.schema.views.contains_key(&key(&name.name))
+        {
+            return Ok(None);
+        }
+        let Some(v) = self.trigger_target(&name.name)? else {
+            return Ok(None);
+        };
+        if self
+            .triggers(&v.name, TriggerTime::InsteadOf, event)
+            .is_empty()
+        {
+            return Ok(None);
+        }
+        Ok(Some(v))
+    }
+
+    /// INSERT into a view: each row goes to the INSTEAD OF triggers as NEW.
+    fn insert_into_view(&mut self, ins: &ast::Insert, v: Arc<Table>) -> Result<Vec<Vec<Value>>> {
+        let n = v.columns.len();
+        let targets: Vec<usize> = if ins.columns.is_empty() {
+            (0..n).collect()
+        } else {
+            let mut out = Vec::new();
+            for c in &ins.columns {
+                match v.column_index(c) {
+                    Some(i) => out.push(i),
+                    None => {
+                        return Err(SqlError::msg(format!(
+                            "table {} has no column named {}",
+                            v.name, c
+                        )))
+                    }
+                }
+            }
+            out
+        };
+        let rows: Vec<Vec<Value>> = match &ins.source {
+            InsertSource::DefaultValues => vec![Vec::new()],
+            InsertSource::Select(s) => {
+                let mut b = self.binder_with_trigger_frame();
+                if let Some(w) = &ins.with {
+                    b.push_with(w);
+                }
+                let plan = b.bind_select(s)?;
+                if plan.columns.len() != targets.len() {
+                    return Err(SqlError::msg(format!(
+                        "table {} has {} columns but {} values were supplied",
+                        v.name,
+                        n,
+                        plan.columns.len()
+                    )));
+                }
+                self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent))?
+            }
+        };
+        let trigs = self.triggers(&v.name, TriggerTime::InsteadOf, &TriggerEvent::Insert);
+        for src in rows {
+            let mut newrow = vec![Value::Null; n + 1];
+            for (i, &c) in targets.iter().enumerate() {
+                if let Some(x) = src.get(i) {
+                    newrow[c] = x.clone();
+                }
+            }
+            self.fire(&trigs, None, Some(&newrow))?;
+            self.count_change();
+        }
+        Ok(Vec::new())
+    }
+
+    /// UPDATE or DELETE on a view: the matching view rows go to the INSTEAD OF triggers.
+    fn view_update_or_delete(
+        &mut self,
+        v: Arc<Table>,
+        alias: &Option<String>,
+        where_: &Option<Expr>,
+        upd: Option<&ast::Update>,
+        event: &TriggerEvent,
+    ) -> Result<Vec<Vec<Value>>> {
+        let sel = ast::Select {
+            with: upd.and_then(|u| u.with.clone()),
+            body: ast::SelectBody {
+                first: ast::SelectCore::Select(Box::new(ast::SelectCoreSelect {
+                    distinct: false,
+                    columns: vec![ResultColumn::Star],
+                    from: Some(ast::FromClause {
+                        first: ast::TableOrSubquery::Table {
+                            name: ast::QualifiedName::bare(v.name.clone()),
+                            alias: alias.clone(),
+                            indexed: None,
+                        },
+                        joins: Vec::new(),
+                    }),
+                    where_: where_.clone(),
+                    group_by: Vec::new(),
+                    having: None,
+                    windows: Vec::new(),
+                })),
+                compounds: Vec::new(),
+            },
+            order_by: Vec::new(),
+            limit: None,
+        };
+        let plan = self.binder_with_trigger_frame().bind_select(&sel)?;
+        let rows = self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent))?;
+        let mut sets: Vec<(usize, CExpr)> = Vec::new();
+        if let Some(u) = upd {
+            let mut b = self.binder_with_trigger_frame();
+            b.push_table_frame(&v, alias.as_deref());
+            let mut res = Ok(());
+            for a in &u.sets {
+                for c in &a.columns {
+                    match (v.column_index(c), a.columns.len()) {
+                        (Some(i), 1) => match b.bind_expr(&a.expr) {
+                            Ok(e) => sets.push((i, e)),
+                            Err(e) => res = Err(e),
+                        },
+                        (Some(_), _) => {
+                            res = Err(SqlError::msg("row-value assignments are not supported"))
+                        }
+                        (None, _) => res = Err(SqlError::msg(format!("no such column: {c}"))),
+                    }
+                }
+            }
+            b.pop_frame();
+            res?;
+        }
+        let trigs = self.triggers(&v.name, TriggerTime::InsteadOf, event);
+        for mut old in rows {
+            old.resize(v.columns.len() + 1, Value::Null);
+            if upd.is_some() {
+                let mut new = old.clone();
+                {
+                    let exec = self.exec();
+                    let parent_row = self.trigger_row.clone();
+                    let pf = parent_row.as_ref().map(|r| Frame::new(r, None));
+                    let fr = Frame::new(&old, pf.as_ref());
+                    for (c, e) in &sets {
+                        new[*c] = exec.eval(e, &fr)?;
+                    }
+                }
+                self.fire(&trigs, Some(&old), Some(&new))?;
+            } else {
+                self.fire(&trigs, Some(&old), None)?;
+            }
+            self.count_change();
+        }
+        Ok(Vec::new())
+    }
+
     /// UPDATE ... FROM: joins the target with the FROM tables and returns, per target row
     /// (the last match wins), the old row (columns, rowid) and the SET values.
     fn update_from_rows(
@@ -979,6 +1139,10 @@ impl Engine<'_> {
     }
 
     pub fn update(&mut self, u: &ast::Update) -> Result<Vec<Vec<Value>>> {
+        let event = TriggerEvent::Update(u.sets.iter().flat_map(|a| a.columns.clone()).collect());
+        if let Some(v) = self.instead_of_target(&u.table, &event)? {
+            return self.view_update_or_delete(v, &u.alias, &u.where_, Some(u), &event);
+        }
         let t = self.table_for_write(&u.table)?;
         let w = self.writer(&t)?;
         let ncols = t.columns.len();
@@ -1109,6 +1273,9 @@ impl Engine<'_> {
     }
 
     pub fn delete(&mut self, d: &ast::Delete) -> Result<Vec<Vec<Value>>> {
+        if let Some(v) = self.instead_of_target(&d.table, &TriggerEvent::Delete)? {
+            return self.view_update_or_delete(v, &d.alias, &d.where_, None, &TriggerEvent::Delete);
+        }
         let t = self.table_for_write(&d.table)?;
         let w = self.writer(&t)?;
         let ncols = t.columns.len();

@@ -352,7 +352,7 @@ impl<'a> Engine<'a> {
             if self.trigger_depth >= MAX_TRIGGER_DEPTH {
                 return Err(SqlError::msg("too many levels of trigger recursion"));
             }
-            let Some(t) = self.schema.table(&trig.table).cloned() else {
+            let Some(t) = self.trigger_target(&trig.table)? else {
                 continue;
             };
             let w = t.columns.len() + 1;
@@ -385,6 +385,38 @@ impl<'a> Engine<'a> {
             }
         }
         Ok(true)
+    }
+
+    /// The row shape NEW/OLD take for a trigger's target: the table, or for a view a
+    /// pseudo-table of its result columns.
+    pub fn trigger_target(&self, name: &str) -> Result<Option<Arc<Table>>> {
+        if let Some(t) = self.schema.table(name) {
+            return Ok(Some(t.clone()));
+        }
+        let Some(v) = self.schema.views.get(&crate::schema::key(name)).cloned() else {
+            return Ok(None);
+        };
+        let plan = Binder::new(self.schema).bind_select(&v.select)?;
+        let mut t = crate::schema::schema_table();
+        t.name = v.name.clone();
+        t.root = 0;
+        t.columns = plan
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| crate::schema::Column {
+                name: v.columns.get(i).cloned().unwrap_or_else(|| c.name.clone()),
+                decl_type: String::new(),
+                affinity: crate::value::Affinity::Blob,
+                not_null: None,
+                default: None,
+                default_text: None,
+                collation: c.coll,
+                pk: 0,
+            })
+            .collect();
+        t.sql = v.sql.clone();
+        Ok(Some(Arc::new(t)))
     }
 
     fn run_trigger(&mut self, trig: &Trigger, t: &Table) -> Result<()> {
