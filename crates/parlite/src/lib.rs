@@ -301,6 +301,10 @@ impl ConnInner {
                 self.savepoints.truncate(pos);
                 Ok(Vec::new())
             }
+            Stmt::Vacuum { .. } if self.txn.is_some() => Err(error(
+                codes::SQLITE_ERROR,
+                "cannot VACUUM from within a transaction",
+            )),
             _ => self.run_in_txn(stmt, params),
         }
     }

@@ -425,3 +425,30 @@ CREATE VIEW w AS SELECT 1 AS x;
 INSERT INTO w VALUES(5);
 ");
 }
+
+#[test]
+fn analyze_and_vacuum() {
+    check(
+        "
+CREATE TABLE a(x INTEGER PRIMARY KEY, y TEXT COLLATE NOCASE, z);
+CREATE INDEX ay ON a(y, z);
+CREATE UNIQUE INDEX az ON a(z);
+CREATE TABLE b(q);
+CREATE TABLE e(q);
+INSERT INTO a VALUES(1, 'a', 1), (2, 'A', 2), (3, 'b', 3), (4, 'c', 4), (5, 'c', 5);
+INSERT INTO b VALUES(1), (2);
+ANALYZE;
+SELECT tbl, idx, stat FROM sqlite_stat1 ORDER BY tbl, idx;
+DELETE FROM a WHERE x > 3;
+ANALYZE a;
+SELECT tbl, idx, stat FROM sqlite_stat1 ORDER BY tbl, idx;
+VACUUM;
+SELECT * FROM a WHERE y = 'A' ORDER BY x;
+SELECT z FROM a WHERE z = 3;
+PRAGMA integrity_check;
+BEGIN;
+VACUUM;
+COMMIT;
+",
+    );
+}

@@ -503,6 +503,183 @@ impl Engine<'_> {
         Ok(())
     }
 
+    /// VACUUM: rebuilds every rowid table and every index into fresh B-trees (rows keep
+    /// their rowids), rewrites the root pages in `sqlite_schema`, and frees the old trees.
+    pub fn vacuum(&mut self) -> Result<Vec<Row>> {
+        let mut moves: Vec<(u32, u32)> = Vec::new();
+        let mut tables: Vec<_> = self.schema.tables.values().cloned().collect();
+        tables.sort_by(|a, b| a.name.cmp(&b.name));
+        for t in tables {
+            if t.without_rowid || self.schema.write_blocked.contains_key(&key(&t.name)) {
+                continue;
+            }
+            let root = self.store.create_table_btree()?;
+            for r in self
+                .store
+                .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
+            {
+                let (rowid, vals) = r?;
+                self.store.table_insert(root, rowid, &vals)?;
+            }
+            moves.push((t.root, root));
+            for ix in self.schema.table_indexes(&t) {
+                if ix.root == 0 {
+                    continue;
+                }
+                let iroot = self.store.create_index_btree()?;
+                let order = super::eval::Exec::key_order(&ix);
+                for k in self.store.index_range(
+                    ix.root,
+                    &order,
+                    Bound::Unbounded,
+                    Bound::Unbounded,
+                    false,
+                )? {
+                    self.store.index_insert(iroot, &k?, &order)?;
+                }
+                moves.push((ix.root, iroot));
+            }
+        }
+        for (rowid, mut row) in self.schema_rows()? {
+            let old = row.get(3).map(|v| v.to_i64()).unwrap_or(0) as u32;
+            if let Some((_, new)) = moves.iter().find(|(o, _)| *o == old && old != 0) {
+                row[3] = Value::Integer(i64::from(*new));
+                self.store.table_insert(1, rowid, &row)?;
+            }
+        }
+        for (old, _) in &moves {
+            self.store.drop_btree(*old)?;
+        }
+        self.schema_changed()?;
+        Ok(Vec::new())
+    }
+
+    /// ANALYZE: writes `sqlite_stat1` (tbl, idx, stat) as SQLite does: for each index
+    /// "rows n1 n2 ..." where nk is the average number of rows sharing the first k columns,
+    /// and for a table without indexes a row with a NULL idx. Empty tables get no row.
+    pub fn analyze(&mut self, target: Option<&ast::QualifiedName>) -> Result<Vec<Row>> {
+        if self.schema.table("sqlite_stat1").is_none() {
+            let root = self.store.create_table_btree()?;
+            self.insert_schema_row(
+                "table",
+                "sqlite_stat1",
+                "sqlite_stat1",
+                root,
+                Some("CREATE TABLE sqlite_stat1(tbl,idx,stat)"),
+            )?;
+            self.schema_changed()?;
+        }
+        let stat = self
+            .schema
+            .table("sqlite_stat1")
+            .cloned()
+            .ok_or_else(|| SqlError::msg("sqlite_stat1 missing"))?;
+        let mut tables: Vec<_> = self
+            .schema
+            .tables
+            .values()
+            .filter(|t| !key(&t.name).starts_with("sqlite_") && !t.without_rowid)
+            .cloned()
+            .collect();
+        if let Some(n) = target {
+            tables.retain(|t| {
+                t.name.eq_ignore_ascii_case(&n.name)
+                    || self
+                        .schema
+                        .table_indexes(t)
+                        .iter()
+                        .any(|i| i.name.eq_ignore_ascii_case(&n.name))
+            });
+            if tables.is_empty() && !n.name.eq_ignore_ascii_case("main") {
+                return err(format!("no such table: {}", n.name));
+            }
+        }
+        tables.sort_by(|a, b| a.name.cmp(&b.name));
+        // Replace the old statistics of the analyzed tables.
+        let mut old = Vec::new();
+        for r in self
+            .store
+            .table_range(stat.root, Bound::Unbounded, Bound::Unbounded, false)?
+        {
+            let (rowid, vals) = r?;
+            let tbl = vals
+                .first()
+                .map(|v| v.to_text_or_empty().into_owned())
+                .unwrap_or_default();
+            if tables.iter().any(|t| t.name.eq_ignore_ascii_case(&tbl)) {
+                old.push(rowid);
+            }
+        }
+        for r in old {
+            self.store.table_delete(stat.root, r)?;
+        }
+        for t in tables {
+            let mut nrows = 0i64;
+            for r in self
+                .store
+                .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
+            {
+                r?;
+                nrows += 1;
+            }
+            if nrows == 0 {
+                continue;
+            }
+            let ixs = self.schema.table_indexes(&t);
+            let mut entries: Vec<(Value, String)> = Vec::new();
+            if ixs.is_empty() {
+                entries.push((Value::Null, nrows.to_string()));
+            }
+            for ix in ixs {
+                if ix.root == 0 {
+                    continue;
+                }
+                let order = super::eval::Exec::key_order(&ix);
+                let ncols = ix.columns.len().min(order.columns.len());
+                let mut distinct = vec![0i64; ncols];
+                let mut prev: Option<Vec<Value>> = None;
+                let mut nkeys = 0i64;
+                for k in self.store.index_range(
+                    ix.root,
+                    &order,
+                    Bound::Unbounded,
+                    Bound::Unbounded,
+                    false,
+                )? {
+                    let k = k?;
+                    nkeys += 1;
+                    let first_diff = match &prev {
+                        None => 0,
+                        Some(p) => (0..ncols)
+                            .find(|&i| {
+                                p[i].compare(&k[i], ix.columns[i].collation)
+                                    != std::cmp::Ordering::Equal
+                            })
+                            .unwrap_or(ncols),
+                    };
+                    for d in distinct.iter_mut().skip(first_diff) {
+                        *d += 1;
+                    }
+                    prev = Some(k);
+                }
+                let mut parts = vec![nkeys.to_string()];
+                for d in distinct {
+                    parts.push(((nkeys + d.max(1) - 1) / d.max(1)).to_string());
+                }
+                entries.push((Value::text(ix.name.as_str()), parts.join(" ")));
+            }
+            for (idx, s) in entries {
+                let rowid = self.store.table_max_rowid(stat.root)?.unwrap_or(0) + 1;
+                self.store.table_insert(
+                    stat.root,
+                    rowid,
+                    &[Value::text(t.name.as_str()), idx, Value::text(s)],
+                )?;
+            }
+        }
+        Ok(Vec::new())
+    }
+
     pub fn alter(&mut self, table: &ast::QualifiedName, action: &AlterAction) -> Result<Vec<Row>> {
         let Some(t) = self.schema.table(&table.name).cloned() else {
             return err(format!("no such table: {}", table.name));

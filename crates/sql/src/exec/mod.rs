@@ -288,8 +288,18 @@ impl<'a> Engine<'a> {
                 "EXPLAIN is not supported (parlite has no bytecode); use EXPLAIN QUERY PLAN",
             )),
             Stmt::Reindex(target) => self.reindex(target.as_ref()),
-            Stmt::Vacuum { .. } => Err(SqlError::msg("VACUUM is not supported")),
-            Stmt::Analyze(_) => Err(SqlError::msg("ANALYZE is not supported")),
+            Stmt::Vacuum { schema, into } => {
+                if into.is_some() {
+                    return Err(SqlError::msg("VACUUM INTO is not supported"));
+                }
+                if let Some(s) = schema {
+                    if !s.eq_ignore_ascii_case("main") {
+                        return Err(SqlError::msg(format!("unknown database {s}")));
+                    }
+                }
+                self.vacuum()
+            }
+            Stmt::Analyze(target) => self.analyze(target.as_ref()),
             Stmt::Attach { .. } | Stmt::Detach(_) => {
                 Err(SqlError::msg("ATTACH and DETACH are not supported"))
             }
