@@ -251,3 +251,41 @@ fn statements_bind_parameters_and_report_columns() {
     let e = c.prepare("SELECT * FROM nope").err().unwrap();
     assert_eq!(e.message, "no such table: nope");
 }
+
+#[test]
+fn sqlite_reads_what_parlite_wrote() {
+    let dir = std::env::temp_dir().join(format!("parlite-rev-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join("p.db");
+    let _ = std::fs::remove_file(&path);
+    {
+        let c = Connection::open(path.to_str().expect("utf8")).unwrap();
+        c.execute_batch(
+            "CREATE TABLE t(a INTEGER PRIMARY KEY AUTOINCREMENT, b TEXT UNIQUE, c REAL);
+             CREATE INDEX tc ON t(c DESC);
+             CREATE VIEW v AS SELECT b FROM t WHERE c > 1;
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500)
+               INSERT INTO t(b, c) SELECT 'row' || i, i / 7.0 FROM n;
+             DELETE FROM t WHERE a % 3 = 0;",
+        )
+        .unwrap();
+    }
+    let s = rusqlite::Connection::open(&path).unwrap();
+    let ok: String = s
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(ok, "ok");
+    let n: i64 = s
+        .query_row("SELECT count(*) FROM v", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, (8..=500).filter(|i| i % 3 != 0).count() as i64);
+    let seq: i64 = s
+        .query_row(
+            "SELECT seq FROM sqlite_sequence WHERE name = 't'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(seq, 500);
+    let _ = std::fs::remove_dir_all(&dir);
+}

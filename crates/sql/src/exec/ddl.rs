@@ -60,7 +60,11 @@ impl Engine<'_> {
             .store
             .table_range(1, Bound::Unbounded, Bound::Unbounded, false)?
         {
-            v.push(r?);
+            // Rows come from the file: normalize to the five schema columns so that a
+            // malformed row can never index out of bounds.
+            let (rowid, mut row) = r?;
+            row.resize(5, Value::Null);
+            v.push((rowid, row));
         }
         Ok(v)
     }
