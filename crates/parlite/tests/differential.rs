@@ -452,3 +452,18 @@ COMMIT;
 ",
     );
 }
+
+#[test]
+fn pragma_functions() {
+    check(
+        "
+CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT NOT NULL DEFAULT 'x', c UNIQUE);
+CREATE INDEX tb ON t(b, c);
+SELECT name, type, pk FROM pragma_table_info('t') ORDER BY cid;
+SELECT * FROM pragma_index_list('t') ORDER BY name;
+SELECT name FROM pragma_index_info('tb');
+SELECT count(*) FROM sqlite_temp_master;
+SELECT p.name FROM sqlite_master AS m, pragma_table_info(m.name) AS p WHERE m.type = 'table';
+",
+    );
+}

@@ -49,6 +49,7 @@ pub const RAISE_IGNORE_MSG: &str = "\u{0}raise-ignore";
 
 pub struct Exec<'a> {
     pub store: &'a dyn Store,
+    pub schema: &'a crate::schema::Schema,
     pub params: &'a [Value],
     pub conn: &'a dyn FunctionContext,
     pub exec_id: u64,
@@ -1266,6 +1267,16 @@ impl<'a> Exec<'a> {
             }
             SourceKind::Recursive(rp) => {
                 let rows = self.recursive_rows(rp, parent)?;
+                let v: Vec<Result<Row>> = rows.iter().cloned().map(Ok).collect();
+                Ok(Box::new(v.into_iter()))
+            }
+            SourceKind::PragmaFn { pragma, arg } => {
+                let fr = Frame::new(row, parent);
+                let v = self.eval(arg, &fr)?;
+                let rows = crate::exec::pragma::schema_pragma(self.schema, pragma, Some(v))?;
+                Ok(Box::new(rows.into_iter().map(Ok)))
+            }
+            SourceKind::Rows(rows) => {
                 let v: Vec<Result<Row>> = rows.iter().cloned().map(Ok).collect();
                 Ok(Box::new(v.into_iter()))
             }

@@ -194,6 +194,7 @@ impl<'a> Engine<'a> {
     pub fn exec(&self) -> Exec<'_> {
         Exec {
             store: self.store,
+            schema: self.schema,
             params: self.params,
             conn: self.state,
             exec_id: self.exec_id,
@@ -520,7 +521,9 @@ impl<'a> Engine<'a> {
                     (crate::plan::SourceKind::Subquery(_), _) => "SCAN (subquery)".to_string(),
                     (crate::plan::SourceKind::Schema, _) => "SCAN sqlite_schema".to_string(),
                     (crate::plan::SourceKind::Recursive(_), _)
-                    | (crate::plan::SourceKind::Working(_), _) => {
+                    | (crate::plan::SourceKind::Working(_), _)
+                    | (crate::plan::SourceKind::Rows(_), _)
+                    | (crate::plan::SourceKind::PragmaFn { .. }, _) => {
                         "SCAN (recursive CTE)".to_string()
                     }
                 };

@@ -109,107 +109,8 @@ impl Engine<'_> {
         });
         let one = |v: Value| Ok(vec![vec![v]]);
         match key(&name.name).as_str() {
-            "table_info" | "table_xinfo" => {
-                let Some(tn) = arg else { return Ok(Vec::new()) };
-                let tn = tn.to_text_or_empty().into_owned();
-                let xinfo = key(&name.name) == "table_xinfo";
-                if let Some(t) = self.schema.table(&tn) {
-                    return Ok(t
-                        .columns
-                        .iter()
-                        .enumerate()
-                        .map(|(i, c)| {
-                            let mut r = vec![
-                                Value::Integer(i as i64),
-                                Value::text(c.name.as_str()),
-                                Value::text(c.decl_type.as_str()),
-                                Value::Integer(i64::from(c.not_null.is_some())),
-                                c.default_text
-                                    .as_deref()
-                                    .map(Value::text)
-                                    .unwrap_or(Value::Null),
-                                Value::Integer(c.pk as i64),
-                            ];
-                            if xinfo {
-                                r.push(Value::Integer(0));
-                            }
-                            r
-                        })
-                        .collect());
-                }
-                if let Some(v) = self.schema.views.get(&key(&tn)).cloned() {
-                    let plan = crate::plan::Binder::new(self.schema).bind_select(&v.select)?;
-                    return Ok(plan
-                        .columns
-                        .iter()
-                        .enumerate()
-                        .map(|(i, c)| {
-                            let n = v.columns.get(i).cloned().unwrap_or_else(|| c.name.clone());
-                            let mut r = vec![
-                                Value::Integer(i as i64),
-                                Value::text(n),
-                                Value::text(""),
-                                Value::Integer(0),
-                                Value::Null,
-                                Value::Integer(0),
-                            ];
-                            if xinfo {
-                                r.push(Value::Integer(0));
-                            }
-                            r
-                        })
-                        .collect());
-                }
-                Ok(Vec::new())
-            }
-            "index_list" => {
-                let Some(tn) = arg else { return Ok(Vec::new()) };
-                let Some(t) = self.schema.table(&tn.to_text_or_empty()).cloned() else {
-                    return Ok(Vec::new());
-                };
-                let mut ixs = self.schema.table_indexes(&t);
-                ixs.reverse();
-                Ok(ixs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, ix)| {
-                        vec![
-                            Value::Integer(i as i64),
-                            Value::text(ix.name.as_str()),
-                            Value::Integer(i64::from(ix.unique)),
-                            Value::text(ix.origin),
-                            Value::Integer(i64::from(ix.partial.is_some())),
-                        ]
-                    })
-                    .collect())
-            }
-            "index_info" => {
-                let Some(iname) = arg else {
-                    return Ok(Vec::new());
-                };
-                let Some(ix) = self
-                    .schema
-                    .indexes
-                    .get(&key(&iname.to_text_or_empty()))
-                    .cloned()
-                else {
-                    return Ok(Vec::new());
-                };
-                let t = self.schema.table(&ix.table).cloned();
-                Ok(ix
-                    .columns
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| {
-                        let (cid, n) = match (c.column, &t) {
-                            (Some(ci), Some(t)) => {
-                                (ci as i64, Value::text(t.columns[ci].name.as_str()))
-                            }
-                            _ => (-1, Value::Null),
-                        };
-                        vec![Value::Integer(i as i64), Value::Integer(cid), n]
-                    })
-                    .collect())
+            "table_info" | "table_xinfo" | "index_list" | "index_info" => {
+                schema_pragma(self.schema, &name.name, arg)
             }
             "database_list" => Ok(vec![vec![
                 Value::Integer(0),
@@ -370,5 +271,114 @@ impl Engine<'_> {
             }
         }
         Ok(out)
+    }
+}
+
+/// The pragmas answered from the schema alone (also usable as table-valued functions,
+/// `SELECT * FROM pragma_table_info('t')`): table_info, table_xinfo, index_list, index_info.
+pub fn schema_pragma(
+    schema: &crate::schema::Schema,
+    name: &str,
+    arg: Option<Value>,
+) -> Result<Vec<Row>> {
+    match key(name).as_str() {
+        "table_info" | "table_xinfo" => {
+            let Some(tn) = arg else { return Ok(Vec::new()) };
+            let tn = tn.to_text_or_empty().into_owned();
+            let xinfo = key(name) == "table_xinfo";
+            if let Some(t) = schema.table(&tn) {
+                return Ok(t
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        let mut r = vec![
+                            Value::Integer(i as i64),
+                            Value::text(c.name.as_str()),
+                            Value::text(c.decl_type.as_str()),
+                            Value::Integer(i64::from(c.not_null.is_some())),
+                            c.default_text
+                                .as_deref()
+                                .map(Value::text)
+                                .unwrap_or(Value::Null),
+                            Value::Integer(c.pk as i64),
+                        ];
+                        if xinfo {
+                            r.push(Value::Integer(0));
+                        }
+                        r
+                    })
+                    .collect());
+            }
+            if let Some(v) = schema.views.get(&key(&tn)).cloned() {
+                let plan = crate::plan::Binder::new(schema).bind_select(&v.select)?;
+                return Ok(plan
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        let n = v.columns.get(i).cloned().unwrap_or_else(|| c.name.clone());
+                        let mut r = vec![
+                            Value::Integer(i as i64),
+                            Value::text(n),
+                            Value::text(""),
+                            Value::Integer(0),
+                            Value::Null,
+                            Value::Integer(0),
+                        ];
+                        if xinfo {
+                            r.push(Value::Integer(0));
+                        }
+                        r
+                    })
+                    .collect());
+            }
+            Ok(Vec::new())
+        }
+        "index_list" => {
+            let Some(tn) = arg else { return Ok(Vec::new()) };
+            let Some(t) = schema.table(&tn.to_text_or_empty()).cloned() else {
+                return Ok(Vec::new());
+            };
+            let mut ixs = schema.table_indexes(&t);
+            ixs.reverse();
+            Ok(ixs
+                .iter()
+                .enumerate()
+                .map(|(i, ix)| {
+                    vec![
+                        Value::Integer(i as i64),
+                        Value::text(ix.name.as_str()),
+                        Value::Integer(i64::from(ix.unique)),
+                        Value::text(ix.origin),
+                        Value::Integer(i64::from(ix.partial.is_some())),
+                    ]
+                })
+                .collect())
+        }
+        "index_info" => {
+            let Some(iname) = arg else {
+                return Ok(Vec::new());
+            };
+            let Some(ix) = schema.indexes.get(&key(&iname.to_text_or_empty())).cloned() else {
+                return Ok(Vec::new());
+            };
+            let t = schema.table(&ix.table).cloned();
+            Ok(ix
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let (cid, n) = match (c.column, &t) {
+                        (Some(ci), Some(t)) => {
+                            (ci as i64, Value::text(t.columns[ci].name.as_str()))
+                        }
+                        _ => (-1, Value::Null),
+                    };
+                    vec![Value::Integer(i as i64), Value::Integer(cid), n]
+                })
+                .collect())
+        }
+        _ => Ok(Vec::new()),
     }
 }

@@ -1336,7 +1336,11 @@ impl<'s> Binder<'s> {
         for t in &where_terms {
             bound_terms.push(self.expr(t)?.e);
         }
-        if sources.len() > 1 && sources.iter().all(|s| s.join == JoinType::Inner) {
+        if sources.len() > 1
+            && sources.iter().all(|s| {
+                s.join == JoinType::Inner && !matches!(s.kind, SourceKind::PragmaFn { .. })
+            })
+        {
             self.reorder_joins(&mut sources, &bound_terms);
         }
         let mut filters: Vec<Vec<CExpr>> = vec![Vec::new(); sources.len().max(1)];
@@ -1798,6 +1802,8 @@ impl<'s> Binder<'s> {
                     || k == "sqlite_temp_master"
                     || k == "sqlite_temp_schema"
                 {
+                    // parlite keeps no TEMP tables, so the temp schema is empty.
+                    let temp = k.contains("temp");
                     let st = crate::schema::schema_table();
                     let mut cols: Vec<ScopeCol> = st
                         .columns
@@ -1821,7 +1827,12 @@ impl<'s> Binder<'s> {
                         is_rowid: true,
                         table_name: Some(name.name.clone()),
                     });
-                    (SourceKind::Schema, sname, cols)
+                    let kind = if temp {
+                        SourceKind::Rows(Rc::new(Vec::new()))
+                    } else {
+                        SourceKind::Schema
+                    };
+                    (kind, sname, cols)
                 } else {
                     if let Some(reason) = self.schema.unsupported.get(&k) {
                         return err(format!("table {} cannot be used: {reason}", name.name));
@@ -1839,8 +1850,56 @@ impl<'s> Binder<'s> {
                 let cols = sub_cols(&sub, &sname, &[]);
                 (SourceKind::Subquery(Rc::new(sub)), sname, cols)
             }
-            TableOrSubquery::TableFunction { name, .. } => {
-                return err(format!("no such table-valued function: {}", name.name))
+            TableOrSubquery::TableFunction { name, args, alias } => {
+                let k = key(&name.name);
+                let Some(pragma) = k.strip_prefix("pragma_") else {
+                    return err(format!("no such table-valued function: {}", name.name));
+                };
+                let names = crate::exec::pragma::column_names(pragma, false);
+                if names.is_empty()
+                    || !matches!(
+                        pragma,
+                        "table_info" | "table_xinfo" | "index_list" | "index_info"
+                    )
+                {
+                    return err(format!("no such table-valued function: {}", name.name));
+                }
+                let sname = key(alias.as_deref().unwrap_or(&name.name));
+                let constant = match args.first() {
+                    Some(Expr::Literal(l)) => Some(Some(literal_value(l))),
+                    None => Some(None),
+                    Some(_) => None,
+                };
+                let kind = match constant {
+                    Some(arg) => SourceKind::Rows(Rc::new(crate::exec::pragma::schema_pragma(
+                        self.schema,
+                        pragma,
+                        arg,
+                    )?)),
+                    None => {
+                        let arg = match args.first() {
+                            Some(a) => self.expr(a)?.e,
+                            None => CExpr::Lit(Value::Null),
+                        };
+                        SourceKind::PragmaFn {
+                            pragma: pragma.to_string(),
+                            arg,
+                        }
+                    }
+                };
+                let cols = names
+                    .iter()
+                    .map(|n| ScopeCol {
+                        name: n.clone(),
+                        source: sname.clone(),
+                        aff: None,
+                        coll: Collation::Binary,
+                        using_hidden: false,
+                        is_rowid: false,
+                        table_name: None,
+                    })
+                    .collect();
+                (kind, sname, cols)
             }
             TableOrSubquery::Nested { from, alias } => {
                 if alias.is_some() {

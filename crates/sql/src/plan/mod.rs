@@ -246,6 +246,15 @@ pub enum SourceKind {
     Recursive(Rc<RecursivePlan>),
     /// The working table of the recursive CTE being computed (the rows of the last round).
     Working(usize),
+    /// Rows computed while planning (schema pragmas as table-valued functions, the empty
+    /// temp schema).
+    Rows(Rc<Vec<Vec<Value>>>),
+    /// A schema pragma as a table-valued function whose argument depends on earlier
+    /// sources (`pragma_table_info(m.name)`), evaluated per outer row.
+    PragmaFn {
+        pragma: String,
+        arg: CExpr,
+    },
 }
 
 /// `init UNION [ALL] step`, where `step` reads working table `working_id`.
