@@ -467,3 +467,34 @@ SELECT p.name FROM sqlite_master AS m, pragma_table_info(m.name) AS p WHERE m.ty
 ",
     );
 }
+
+#[test]
+fn temp_tables() {
+    check(
+        "
+CREATE TABLE t(a INTEGER PRIMARY KEY, b);
+INSERT INTO t VALUES(1, 'main');
+CREATE TEMP TABLE tt(x TEXT UNIQUE, y);
+INSERT INTO tt VALUES('p', 1), ('q', 2);
+INSERT INTO tt VALUES('p', 3);
+CREATE INDEX tty ON tt(y);
+SELECT * FROM tt WHERE y = 2;
+SELECT type, name, tbl_name FROM sqlite_temp_master ORDER BY name;
+SELECT type, name FROM sqlite_master ORDER BY name;
+CREATE TEMP TABLE t(z);
+INSERT INTO t VALUES(42);
+SELECT * FROM t;
+SELECT * FROM main.t;
+BEGIN;
+INSERT INTO tt VALUES('r', 3);
+ROLLBACK;
+SELECT count(*) FROM tt;
+CREATE TEMP TABLE copy AS SELECT * FROM tt WHERE y > 1;
+SELECT * FROM copy;
+DROP TABLE t;
+SELECT * FROM t;
+DROP TABLE tt;
+SELECT count(*) FROM sqlite_temp_master;
+",
+    );
+}

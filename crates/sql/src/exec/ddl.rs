@@ -42,7 +42,7 @@ impl Engine<'_> {
         root: u32,
         sql: Option<&str>,
     ) -> Result<()> {
-        let rowid = self.store.table_max_rowid(1)?.unwrap_or(0) + 1;
+        let rowid = self.store.table_max_rowid(self.schema_root)?.unwrap_or(0) + 1;
         let row = vec![
             Value::text(ty),
             Value::text(name),
@@ -50,15 +50,15 @@ impl Engine<'_> {
             Value::Integer(i64::from(root)),
             sql.map(Value::text).unwrap_or(Value::Null),
         ];
-        self.store.table_insert(1, rowid, &row)
+        self.store.table_insert(self.schema_root, rowid, &row)
     }
 
     /// (rowid, row) of every sqlite_schema entry.
     fn schema_rows(&self) -> Result<Vec<(i64, Row)>> {
         let mut v = Vec::new();
-        for r in self
-            .store
-            .table_range(1, Bound::Unbounded, Bound::Unbounded, false)?
+        for r in
+            self.store
+                .table_range(self.schema_root, Bound::Unbounded, Bound::Unbounded, false)?
         {
             // Rows come from the file: normalize to the five schema columns so that a
             // malformed row can never index out of bounds.
@@ -102,11 +102,61 @@ impl Engine<'_> {
         Ok(true)
     }
 
-    pub fn create_table(&mut self, c: &ast::CreateTable) -> Result<Vec<Row>> {
-        if c.temp {
-            return err("TEMP tables are not supported");
+    /// Runs `f` with DDL directed at the temp database's schema when `temp`.
+    fn in_schema<T>(&mut self, temp: bool, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if !temp {
+            return f(self);
         }
-        if !self.check_new_name(&c.name, c.if_not_exists, "table")? {
+        if !self.store.has_temp() {
+            return err("TEMP objects are not available on this connection");
+        }
+        let saved = self.schema_root;
+        self.schema_root = super::TEMP_SCHEMA_ROOT;
+        let r = f(self);
+        self.schema_root = saved;
+        r
+    }
+
+    fn temp_mode(&self) -> bool {
+        self.schema_root != 1
+    }
+
+    fn new_table_btree(&self) -> Result<u32> {
+        if self.temp_mode() {
+            self.store.create_temp_table_btree()
+        } else {
+            self.store.create_table_btree()
+        }
+    }
+
+    fn new_index_btree(&self) -> Result<u32> {
+        if self.temp_mode() {
+            self.store.create_temp_index_btree()
+        } else {
+            self.store.create_index_btree()
+        }
+    }
+
+    pub fn create_table(&mut self, c: &ast::CreateTable) -> Result<Vec<Row>> {
+        self.in_schema(c.temp, |e| e.create_table_inner(c))
+    }
+
+    fn create_table_inner(&mut self, c: &ast::CreateTable) -> Result<Vec<Row>> {
+        if self.temp_mode() {
+            // A TEMP table may shadow a main table, but not another TEMP object.
+            let k = key(&c.name.name);
+            let clash = self
+                .schema
+                .tables
+                .get(&k)
+                .is_some_and(|t| t.root & super::store::TEMP_ROOT_BIT != 0);
+            if clash {
+                if c.if_not_exists {
+                    return Ok(Vec::new());
+                }
+                return err(format!("table {} already exists", c.name.name));
+            }
+        } else if !self.check_new_name(&c.name, c.if_not_exists, "table")? {
             return Ok(Vec::new());
         }
         let (def, sql, rows): (ast::CreateTable, String, Vec<Row>) = match &c.body {
@@ -172,10 +222,13 @@ impl Engine<'_> {
         if t.without_rowid {
             return err("WITHOUT ROWID tables are not supported (existing ones can be read)");
         }
-        let root = self.store.create_table_btree()?;
+        if t.autoincrement && self.temp_mode() {
+            return err("AUTOINCREMENT on TEMP tables is not supported");
+        }
+        let root = self.new_table_btree()?;
         self.insert_schema_row("table", &t.name, &t.name, root, Some(&sql))?;
         for (i, _) in specs.iter().enumerate() {
-            let iroot = self.store.create_index_btree()?;
+            let iroot = self.new_index_btree()?;
             let iname = format!("sqlite_autoindex_{}_{}", t.name, i + 1);
             self.insert_schema_row("index", &iname, &t.name, iroot, None)?;
         }
@@ -274,6 +327,14 @@ impl Engine<'_> {
     }
 
     pub fn create_index(&mut self, c: &ast::CreateIndex) -> Result<Vec<Row>> {
+        let temp = self
+            .schema
+            .table(&c.table)
+            .is_some_and(|t| t.root & super::store::TEMP_ROOT_BIT != 0);
+        self.in_schema(temp, |e| e.create_index_inner(c))
+    }
+
+    fn create_index_inner(&mut self, c: &ast::CreateIndex) -> Result<Vec<Row>> {
         let Some(t) = self.schema.table(&c.table).cloned() else {
             if self.schema.views.contains_key(&key(&c.table)) {
                 return err("views may not be indexed");
@@ -290,7 +351,7 @@ impl Engine<'_> {
         if let Some(p) = &ix.partial {
             Binder::new(self.schema).bind_for_table(&t, None, p)?;
         }
-        ix.root = self.store.create_index_btree()?;
+        ix.root = self.new_index_btree()?;
         self.populate_index(&t, &ix)?;
         self.insert_schema_row("index", &ix.name, &t.name, ix.root, Some(&c.schema_sql))?;
         self.schema_changed()?;
@@ -331,9 +392,14 @@ impl Engine<'_> {
     }
 
     pub fn create_trigger(&mut self, c: &ast::CreateTrigger) -> Result<Vec<Row>> {
-        if c.temp {
-            return err("TEMP triggers are not supported");
-        }
+        let on_temp = self
+            .schema
+            .table(&c.table)
+            .is_some_and(|t| t.root & super::store::TEMP_ROOT_BIT != 0);
+        self.in_schema(c.temp || on_temp, |e| e.create_trigger_inner(c))
+    }
+
+    fn create_trigger_inner(&mut self, c: &ast::CreateTrigger) -> Result<Vec<Row>> {
         if let Some(s) = &c.name.schema {
             if !s.eq_ignore_ascii_case("main") {
                 return err(format!("unknown database {s}"));
@@ -388,6 +454,36 @@ impl Engine<'_> {
         name: &ast::QualifiedName,
     ) -> Result<Vec<Row>> {
         let k = key(&name.name);
+        let bit = super::store::TEMP_ROOT_BIT;
+        let temp = match kind {
+            ObjectKind::Table => self
+                .schema
+                .tables
+                .get(&k)
+                .is_some_and(|t| t.root & bit != 0),
+            ObjectKind::Index => self
+                .schema
+                .indexes
+                .get(&k)
+                .is_some_and(|i| i.root & bit != 0),
+            ObjectKind::Trigger => self.schema.triggers.get(&k).is_some_and(|t| {
+                self.schema
+                    .table(&t.table)
+                    .is_some_and(|tab| tab.root & bit != 0)
+                    || t.def.temp
+            }),
+            ObjectKind::View => false,
+        };
+        self.in_schema(temp, |e| e.drop_inner(kind, if_exists, name))
+    }
+
+    fn drop_inner(
+        &mut self,
+        kind: ObjectKind,
+        if_exists: bool,
+        name: &ast::QualifiedName,
+    ) -> Result<Vec<Row>> {
+        let k = key(&name.name);
         match kind {
             ObjectKind::Table => {
                 let Some(t) = self.schema.table(&name.name).cloned() else {
@@ -418,7 +514,7 @@ impl Engine<'_> {
                         .and_then(|v| v.to_text().map(|s| s.into_owned()))
                         .unwrap_or_default();
                     if tbl.eq_ignore_ascii_case(&t.name) {
-                        self.store.table_delete(1, rowid)?;
+                        self.store.table_delete(self.schema_root, rowid)?;
                     }
                 }
                 if t.autoincrement {
@@ -501,7 +597,7 @@ impl Engine<'_> {
                 .and_then(|v| v.to_text().map(|s| s.into_owned()))
                 .unwrap_or_default();
             if t == ty && n.eq_ignore_ascii_case(name) {
-                self.store.table_delete(1, rowid)?;
+                self.store.table_delete(self.schema_root, rowid)?;
             }
         }
         Ok(())
@@ -514,7 +610,10 @@ impl Engine<'_> {
         let mut tables: Vec<_> = self.schema.tables.values().cloned().collect();
         tables.sort_by(|a, b| a.name.cmp(&b.name));
         for t in tables {
-            if t.without_rowid || self.schema.write_blocked.contains_key(&key(&t.name)) {
+            if t.without_rowid
+                || t.root & super::store::TEMP_ROOT_BIT != 0
+                || self.schema.write_blocked.contains_key(&key(&t.name))
+            {
                 continue;
             }
             let root = self.store.create_table_btree()?;
@@ -548,7 +647,7 @@ impl Engine<'_> {
             let old = row.get(3).map(|v| v.to_i64()).unwrap_or(0) as u32;
             if let Some((_, new)) = moves.iter().find(|(o, _)| *o == old && old != 0) {
                 row[3] = Value::Integer(i64::from(*new));
-                self.store.table_insert(1, rowid, &row)?;
+                self.store.table_insert(self.schema_root, rowid, &row)?;
             }
         }
         for (old, _) in &moves {
@@ -685,6 +784,18 @@ impl Engine<'_> {
     }
 
     pub fn alter(&mut self, table: &ast::QualifiedName, action: &AlterAction) -> Result<Vec<Row>> {
+        let temp = self
+            .schema
+            .table(&table.name)
+            .is_some_and(|t| t.root & super::store::TEMP_ROOT_BIT != 0);
+        self.in_schema(temp, |e| e.alter_inner(table, action))
+    }
+
+    fn alter_inner(
+        &mut self,
+        table: &ast::QualifiedName,
+        action: &AlterAction,
+    ) -> Result<Vec<Row>> {
         let Some(t) = self.schema.table(&table.name).cloned() else {
             return err(format!("no such table: {}", table.name));
         };
@@ -726,7 +837,7 @@ impl Engine<'_> {
                     if let Some(s) = new_sql {
                         row[4] = Value::text(s);
                     }
-                    self.store.table_insert(1, rowid, &row)?;
+                    self.store.table_insert(self.schema_root, rowid, &row)?;
                 }
             }
             AlterAction::AddColumn { def: cd, text } => {
@@ -774,7 +885,7 @@ impl Engine<'_> {
                             _ => return err("malformed table definition after ADD COLUMN"),
                         }
                         row[4] = Value::text(new_sql);
-                        self.store.table_insert(1, rowid, &row)?;
+                        self.store.table_insert(self.schema_root, rowid, &row)?;
                     }
                 }
             }
@@ -812,7 +923,7 @@ impl Engine<'_> {
                         }
                     };
                     row[4] = Value::text(new_sql);
-                    self.store.table_insert(1, rowid, &row)?;
+                    self.store.table_insert(self.schema_root, rowid, &row)?;
                 }
                 for v in self.schema.views.values() {
                     if v.sql
@@ -871,7 +982,7 @@ impl Engine<'_> {
                             return err("malformed table definition");
                         };
                         row[4] = Value::text(new_sql);
-                        self.store.table_insert(1, rowid, &row)?;
+                        self.store.table_insert(self.schema_root, rowid, &row)?;
                     }
                 }
                 // Rewrite every row without the column (rows may be shorter after ADD COLUMN).

@@ -72,7 +72,7 @@ impl Engine<'_> {
                 name.name
             )));
         }
-        if let Some(t) = self.schema.table(&name.name) {
+        if let Some(t) = self.schema.table_in(name.schema.as_deref(), &name.name) {
             if t.without_rowid {
                 return Err(SqlError::msg(format!(
                     "table {} is read-only in parlite: WITHOUT ROWID tables cannot be written",

@@ -1285,10 +1285,19 @@ impl<'a> Exec<'a> {
                 let v: Vec<Result<Row>> = rows.iter().cloned().map(Ok).collect();
                 Ok(Box::new(v.into_iter()))
             }
-            SourceKind::Schema => {
+            SourceKind::TempSchema | SourceKind::Schema => {
+                let temp = matches!(src.kind, SourceKind::TempSchema);
+                if temp && !self.store.has_temp() {
+                    return Ok(Box::new(std::iter::empty()));
+                }
+                let root = if temp {
+                    crate::exec::TEMP_SCHEMA_ROOT
+                } else {
+                    1
+                };
                 let it = self
                     .store
-                    .table_range(1, Bound::Unbounded, Bound::Unbounded, false)?;
+                    .table_range(root, Bound::Unbounded, Bound::Unbounded, false)?;
                 Ok(Box::new(it.map(|r| {
                     r.map(|(rowid, mut vals)| {
                         vals.resize(5, Value::Null);

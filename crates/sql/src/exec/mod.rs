@@ -78,12 +78,26 @@ pub struct Engine<'a> {
     active_triggers: Vec<String>,
     /// > 0 inside trigger programs and foreign-key actions, whose rows changes() skips.
     pub(crate) nested_depth: usize,
+    /// The schema table DDL writes to: 1 (`sqlite_schema`) or the temp database's.
+    pub(crate) schema_root: u32,
 }
 
 /// Reads `sqlite_schema` and builds the schema.
 pub fn load_schema(store: &dyn Store) -> Result<Schema> {
+    let mut main = load_schema_at(store, 1, store.schema_cookie()?)?;
+    if store.has_temp() {
+        let temp = load_schema_at(store, TEMP_SCHEMA_ROOT, 0)?;
+        main.merge_temp(temp);
+    }
+    Ok(main)
+}
+
+/// The temp database's schema table, as routed by `RoutedStore`.
+pub const TEMP_SCHEMA_ROOT: u32 = 1 | store::TEMP_ROOT_BIT;
+
+fn load_schema_at(store: &dyn Store, root: u32, cookie: u32) -> Result<Schema> {
     let mut rows = Vec::new();
-    for r in store.table_range(1, Bound::Unbounded, Bound::Unbounded, false)? {
+    for r in store.table_range(root, Bound::Unbounded, Bound::Unbounded, false)? {
         let (_, v) = r?;
         let text = |i: usize| {
             v.get(i)
@@ -99,7 +113,14 @@ pub fn load_schema(store: &dyn Store) -> Result<Schema> {
             sql,
         ));
     }
-    Schema::load(&rows, store.schema_cookie()?)
+    let root_bit = root & store::TEMP_ROOT_BIT;
+    let mut rows = rows;
+    for r in &mut rows {
+        if r.3 != 0 {
+            r.3 |= i64::from(root_bit);
+        }
+    }
+    Schema::load(&rows, cookie)
 }
 
 /// Output column names of a statement, as sqlite3_column_name reports them.
@@ -188,6 +209,7 @@ impl<'a> Engine<'a> {
             trigger_depth: 0,
             active_triggers: Vec::new(),
             nested_depth: 0,
+            schema_root: 1,
         }
     }
 
@@ -229,8 +251,11 @@ impl<'a> Engine<'a> {
 
     /// Reloads the schema after a change to `sqlite_schema`, bumping the cookie.
     pub fn schema_changed(&mut self) -> Result<()> {
-        let c = self.store.schema_cookie()?.wrapping_add(1);
-        self.store.set_schema_cookie(c)?;
+        // TEMP objects are private to this connection: nobody else needs to notice.
+        if self.schema_root == 1 {
+            let c = self.store.schema_cookie()?.wrapping_add(1);
+            self.store.set_schema_cookie(c)?;
+        }
         let mut fresh = load_schema(self.store)?;
         fresh.carry_temp_from(self.schema);
         *self.schema = fresh;
@@ -519,7 +544,8 @@ impl<'a> Engine<'a> {
                         )
                     }
                     (crate::plan::SourceKind::Subquery(_), _) => "SCAN (subquery)".to_string(),
-                    (crate::plan::SourceKind::Schema, _) => "SCAN sqlite_schema".to_string(),
+                    (crate::plan::SourceKind::Schema, _)
+                    | (crate::plan::SourceKind::TempSchema, _) => "SCAN sqlite_schema".to_string(),
                     (crate::plan::SourceKind::Recursive(_), _)
                     | (crate::plan::SourceKind::Working(_), _)
                     | (crate::plan::SourceKind::Rows(_), _)

@@ -94,10 +94,14 @@ pub trait Store {
     }
     /// B-trees in the temp database; their roots carry `TEMP_ROOT_BIT`.
     fn create_temp_table_btree(&self) -> Result<u32> {
-        Err(crate::value::SqlError::msg("TEMP objects are not available on this connection"))
+        Err(crate::value::SqlError::msg(
+            "TEMP objects are not available on this connection",
+        ))
     }
     fn create_temp_index_btree(&self) -> Result<u32> {
-        Err(crate::value::SqlError::msg("TEMP objects are not available on this connection"))
+        Err(crate::value::SqlError::msg(
+            "TEMP objects are not available on this connection",
+        ))
     }
 }
 
@@ -118,7 +122,9 @@ impl RoutedStore<'_> {
         if root & TEMP_ROOT_BIT != 0 {
             match self.temp {
                 Some(t) => Ok((t, root & !TEMP_ROOT_BIT)),
-                None => Err(crate::value::SqlError::msg("TEMP objects are not available on this connection")),
+                None => Err(crate::value::SqlError::msg(
+                    "TEMP objects are not available on this connection",
+                )),
             }
         } else {
             Ok((self.main, root))
@@ -141,7 +147,13 @@ impl Store for RoutedStore<'_> {
         let (s, r) = self.pick(root)?;
         s.clear_btree(r)
     }
-    fn table_range(&self, root: u32, lo: Bound<i64>, hi: Bound<i64>, reverse: bool) -> Result<RowIter> {
+    fn table_range(
+        &self,
+        root: u32,
+        lo: Bound<i64>,
+        hi: Bound<i64>,
+        reverse: bool,
+    ) -> Result<RowIter> {
         let (s, r) = self.pick(root)?;
         s.table_range(r, lo, hi, reverse)
     }
@@ -169,7 +181,14 @@ impl Store for RoutedStore<'_> {
         let (s, r) = self.pick(root)?;
         s.index_delete(r, key, order)
     }
-    fn index_range(&self, root: u32, order: &KeyOrder, lo: Bound<Row>, hi: Bound<Row>, reverse: bool) -> Result<KeyIter> {
+    fn index_range(
+        &self,
+        root: u32,
+        order: &KeyOrder,
+        lo: Bound<Row>,
+        hi: Bound<Row>,
+        reverse: bool,
+    ) -> Result<KeyIter> {
         let (s, r) = self.pick(root)?;
         s.index_range(r, order, lo, hi, reverse)
     }
@@ -200,13 +219,17 @@ impl Store for RoutedStore<'_> {
     fn create_temp_table_btree(&self) -> Result<u32> {
         match self.temp {
             Some(t) => Ok(t.create_table_btree()? | TEMP_ROOT_BIT),
-            None => Err(crate::value::SqlError::msg("TEMP objects are not available on this connection")),
+            None => Err(crate::value::SqlError::msg(
+                "TEMP objects are not available on this connection",
+            )),
         }
     }
     fn create_temp_index_btree(&self) -> Result<u32> {
         match self.temp {
             Some(t) => Ok(t.create_index_btree()? | TEMP_ROOT_BIT),
-            None => Err(crate::value::SqlError::msg("TEMP objects are not available on this connection")),
+            None => Err(crate::value::SqlError::msg(
+                "TEMP objects are not available on this connection",
+            )),
         }
     }
 }

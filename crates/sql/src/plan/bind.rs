@@ -1766,7 +1766,11 @@ impl<'s> Binder<'s> {
                         })
                         .collect();
                     (kind, sname, scols)
-                } else if let Some(tab) = self.schema.table(&name.name).cloned() {
+                } else if let Some(tab) = self
+                    .schema
+                    .table_in(name.schema.as_deref(), &name.name)
+                    .cloned()
+                {
                     let mut cols: Vec<ScopeCol> = tab
                         .columns
                         .iter()
@@ -1828,7 +1832,7 @@ impl<'s> Binder<'s> {
                         table_name: Some(name.name.clone()),
                     });
                     let kind = if temp {
-                        SourceKind::Rows(Rc::new(Vec::new()))
+                        SourceKind::TempSchema
                     } else {
                         SourceKind::Schema
                     };

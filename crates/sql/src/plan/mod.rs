@@ -242,6 +242,8 @@ pub enum SourceKind {
     Subquery(Rc<SubPlan>),
     /// The sqlite_schema table (root page 1, read-only).
     Schema,
+    /// sqlite_temp_schema: the temp database's schema table (empty without one).
+    TempSchema,
     /// A recursive CTE, computed to a fixpoint when scanned.
     Recursive(Rc<RecursivePlan>),
     /// The working table of the recursive CTE being computed (the rows of the last round).

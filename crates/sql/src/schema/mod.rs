@@ -175,6 +175,8 @@ pub struct Schema {
     /// Tables in the file that parlite cannot use (WITHOUT ROWID, virtual, generated
     /// columns...), with the reason; loading the rest of the schema still succeeds.
     pub unsupported: HashMap<String, String>,
+    /// Main tables hidden by a TEMP table of the same name (reachable as `main.name`).
+    pub shadowed: HashMap<String, Arc<Table>>,
     /// Tables parlite can read but must not write, because one of their indexes is of a
     /// kind it cannot maintain (writing would leave that index stale).
     pub write_blocked: HashMap<String, String>,
@@ -226,6 +228,19 @@ impl Schema {
             return None;
         }
         self.tables.get(&k)
+    }
+
+    /// A table by schema-qualified name: `main.x` skips TEMP tables, `temp.x` finds only them.
+    pub fn table_in(&self, schema: Option<&str>, name: &str) -> Option<&Arc<Table>> {
+        let temp_bit = crate::exec::store::TEMP_ROOT_BIT;
+        match schema.map(|s| s.to_ascii_lowercase()) {
+            Some(s) if s == "main" => self
+                .shadowed
+                .get(&key(name))
+                .or_else(|| self.table(name).filter(|t| t.root & temp_bit == 0)),
+            Some(s) if s == "temp" => self.table(name).filter(|t| t.root & temp_bit != 0),
+            _ => self.table(name),
+        }
     }
 
     pub fn table_indexes(&self, t: &Table) -> Vec<Arc<Index>> {
@@ -376,6 +391,24 @@ impl Schema {
             }
         }
         Ok(s)
+    }
+
+    /// Adds the temp database's objects (their roots already carry the temp bit); like in
+    /// SQLite, a TEMP table shadows a main table of the same name.
+    pub fn merge_temp(&mut self, temp: Schema) {
+        for (k, t) in temp.tables {
+            if k == "sqlite_sequence" {
+                continue;
+            }
+            if let Some(main) = self.tables.insert(k.clone(), t) {
+                self.shadowed.insert(k, main);
+            }
+        }
+        self.indexes.extend(temp.indexes);
+        self.triggers.extend(temp.triggers);
+        self.views.extend(temp.views);
+        self.unsupported.extend(temp.unsupported);
+        self.write_blocked.extend(temp.write_blocked);
     }
 
     /// Keeps the connection's TEMP objects across a reload of the main schema.
