@@ -498,3 +498,15 @@ SELECT count(*) FROM sqlite_temp_master;
 ",
     );
 }
+
+#[test]
+fn cte_without_recursive_keyword_and_table_list() {
+    check("
+CREATE TABLE f(id INTEGER PRIMARY KEY, parent INT);
+INSERT INTO f VALUES(1, NULL), (2, 1), (3, 2);
+WITH up(id) AS (SELECT 3 UNION ALL SELECT parent FROM f, up WHERE f.id = up.id AND parent IS NOT NULL) SELECT group_concat(id) FROM up;
+SELECT schema, name, type, ncol, wr, strict FROM pragma_table_list WHERE name NOT LIKE 'sqlite%' ORDER BY name;
+CREATE VIEW fv AS SELECT id FROM f;
+SELECT name, type, ncol FROM pragma_table_list('fv');
+");
+}

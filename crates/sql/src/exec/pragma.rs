@@ -29,6 +29,7 @@ pub fn column_names(name: &str, has_value: bool) -> Vec<String> {
         "index_list" => v(&["seq", "name", "unique", "origin", "partial"]),
         "index_info" => v(&["seqno", "cid", "name"]),
         "database_list" => v(&["seq", "name", "file"]),
+        "table_list" => v(&["schema", "name", "type", "ncol", "wr", "strict"]),
         "integrity_check" | "quick_check" => v(&[key(name).as_str()]),
         n @ ("user_version"
         | "schema_version"
@@ -109,7 +110,7 @@ impl Engine<'_> {
         });
         let one = |v: Value| Ok(vec![vec![v]]);
         match key(&name.name).as_str() {
-            "table_info" | "table_xinfo" | "index_list" | "index_info" => {
+            "table_info" | "table_xinfo" | "index_list" | "index_info" | "table_list" => {
                 schema_pragma(self.schema, &name.name, arg)
             }
             "database_list" => Ok(vec![vec![
@@ -378,6 +379,79 @@ pub fn schema_pragma(
                     vec![Value::Integer(i as i64), Value::Integer(cid), n]
                 })
                 .collect())
+        }
+        "table_list" => {
+            let bit = crate::exec::store::TEMP_ROOT_BIT;
+            let mut out = Vec::new();
+            let mut tables: Vec<_> = schema
+                .tables
+                .values()
+                .chain(schema.shadowed.values())
+                .collect();
+            tables.sort_by(|a, b| a.name.cmp(&b.name));
+            for t in tables {
+                let db = if t.root & bit != 0 { "temp" } else { "main" };
+                if arg
+                    .as_ref()
+                    .is_some_and(|n| !t.name.eq_ignore_ascii_case(&n.to_text_or_empty()))
+                {
+                    continue;
+                }
+                out.push(vec![
+                    Value::text(db),
+                    Value::text(t.name.as_str()),
+                    Value::text("table"),
+                    Value::Integer(t.columns.len() as i64),
+                    Value::Integer(i64::from(t.without_rowid)),
+                    Value::Integer(0),
+                ]);
+            }
+            let mut views: Vec<_> = schema.views.values().collect();
+            views.sort_by(|a, b| a.name.cmp(&b.name));
+            for v in views {
+                if arg
+                    .as_ref()
+                    .is_some_and(|n| !v.name.eq_ignore_ascii_case(&n.to_text_or_empty()))
+                {
+                    continue;
+                }
+                let db = if schema.temp_views.contains_key(&key(&v.name)) {
+                    "temp"
+                } else {
+                    "main"
+                };
+                let ncol = crate::plan::Binder::new(schema)
+                    .bind_select(&v.select)
+                    .map(|p| p.columns.len())
+                    .unwrap_or(0);
+                out.push(vec![
+                    Value::text(db),
+                    Value::text(v.name.as_str()),
+                    Value::text("view"),
+                    Value::Integer(ncol as i64),
+                    Value::Integer(0),
+                    Value::Integer(0),
+                ]);
+            }
+            if arg.is_none() {
+                out.push(vec![
+                    Value::text("main"),
+                    Value::text("sqlite_schema"),
+                    Value::text("table"),
+                    Value::Integer(5),
+                    Value::Integer(0),
+                    Value::Integer(0),
+                ]);
+                out.push(vec![
+                    Value::text("temp"),
+                    Value::text("sqlite_temp_schema"),
+                    Value::text("table"),
+                    Value::Integer(5),
+                    Value::Integer(0),
+                    Value::Integer(0),
+                ]);
+            }
+            Ok(out)
         }
         _ => Ok(Vec::new()),
     }

@@ -965,7 +965,8 @@ impl<'s> Binder<'s> {
     pub fn push_with(&mut self, w: &ast::With) {
         let mut m = HashMap::new();
         for c in &w.ctes {
-            let recursive = w.recursive && select_mentions(&c.select, &c.name);
+            // SQLite treats any self-referencing CTE as recursive; the keyword is optional.
+            let recursive = select_mentions(&c.select, &c.name);
             m.insert(
                 key(&c.name),
                 CteDef {
@@ -1009,7 +1010,7 @@ impl<'s> Binder<'s> {
             .iter()
             .position(|(_, c)| core_mentions(c, name))
         else {
-            return err(format!("recursive reference in a subquery: {name}"));
+            return err(format!("circular reference: {name}"));
         };
         if core_mentions(&sel.body.first, name) || pos + 1 != sel.body.compounds.len() {
             return err(format!("circular reference: {name}"));
@@ -1841,6 +1842,15 @@ impl<'s> Binder<'s> {
                     if let Some(reason) = self.schema.unsupported.get(&k) {
                         return err(format!("table {} cannot be used: {reason}", name.name));
                     }
+                    if k.starts_with("pragma_") {
+                        // `FROM pragma_x` is the table-valued function without arguments.
+                        let tf = TableOrSubquery::TableFunction {
+                            name: name.clone(),
+                            args: Vec::new(),
+                            alias: alias.clone(),
+                        };
+                        return self.add_source(&tf, join, sources);
+                    }
                     let full = match &name.schema {
                         Some(s) => format!("{s}.{}", name.name),
                         None => name.name.clone(),
@@ -1863,7 +1873,7 @@ impl<'s> Binder<'s> {
                 if names.is_empty()
                     || !matches!(
                         pragma,
-                        "table_info" | "table_xinfo" | "index_list" | "index_info"
+                        "table_info" | "table_xinfo" | "index_list" | "index_info" | "table_list"
                     )
                 {
                     return err(format!("no such table-valued function: {}", name.name));
