@@ -510,3 +510,16 @@ CREATE VIEW fv AS SELECT id FROM f;
 SELECT name, type, ncol FROM pragma_table_list('fv');
 ");
 }
+
+#[test]
+fn recursive_cte_queue_order() {
+    check("
+CREATE TABLE org(name TEXT PRIMARY KEY, boss TEXT, height INT);
+INSERT INTO org VALUES('Alice', NULL, 1), ('Bob', 'Alice', 2), ('Cindy', 'Alice', 3), ('Dave', 'Bob', 4), ('Emma', 'Bob', 5), ('Fred', 'Cindy', 6);
+WITH RECURSIVE under_alice(name, level) AS (VALUES('Alice', 0) UNION ALL SELECT org.name, under_alice.level + 1 FROM org JOIN under_alice ON org.boss = under_alice.name ORDER BY 2 DESC) SELECT substr('..........', 1, level * 3) || name FROM under_alice;
+WITH RECURSIVE under_alice(name, level) AS (VALUES('Alice', 0) UNION ALL SELECT org.name, under_alice.level + 1 FROM org JOIN under_alice ON org.boss = under_alice.name ORDER BY 2) SELECT name FROM under_alice;
+WITH RECURSIVE c(x) AS (SELECT 5 UNION SELECT x - 1 FROM c WHERE x > 0 ORDER BY x LIMIT 3) SELECT x FROM c;
+WITH RECURSIVE c(x) AS (SELECT 5 UNION SELECT x - 1 FROM c WHERE x > 0 ORDER BY 1 LIMIT 3) SELECT x FROM c;
+WITH RECURSIVE c(x) AS (SELECT 2 UNION ALL SELECT x * 3 FROM c WHERE x < 100 UNION ALL SELECT 1) SELECT x FROM c;
+");
+}

@@ -1510,6 +1510,37 @@ impl<'a> Exec<'a> {
         let mut all: Vec<Row> = Vec::new();
         let mut queue: Vec<Row> = Vec::new();
         let full = |n: usize| limit >= 0 && n as i64 >= limit;
+        if !rp.order.is_empty() {
+            // Priority queue (lang_with.html "Queue order"): repeatedly take the first row
+            // in ORDER BY order, output it, and run the step over that single row.
+            for r in self.run_select(&rp.init.plan, parent)? {
+                if rp.union_all || seen.insert(Key(r.clone())) {
+                    queue.push(r);
+                }
+            }
+            while !queue.is_empty() && !full(all.len()) {
+                let mut best = 0;
+                for i in 1..queue.len() {
+                    if sort_cmp(&queue[i], &queue[best], &rp.order) == Ordering::Less {
+                        best = i;
+                    }
+                }
+                let row = queue.remove(best);
+                all.push(row.clone());
+                self.working
+                    .borrow_mut()
+                    .insert(rp.working_id, Rc::new(vec![row]));
+                for r in self.run_select(&rp.step.plan, parent)? {
+                    if rp.union_all || seen.insert(Key(r.clone())) {
+                        queue.push(r);
+                    }
+                }
+            }
+            self.working.borrow_mut().remove(&rp.working_id);
+            let rows = Rc::new(all);
+            *rp.cache.borrow_mut() = Some((self.exec_id, rows.clone()));
+            return Ok(rows);
+        }
         for r in self.run_select(&rp.init.plan, parent)? {
             if full(all.len()) {
                 break;
@@ -1594,6 +1625,44 @@ impl<'a> Exec<'a> {
             columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect(),
         }
     }
+}
+
+/// Orders two rows by sort keys (ORDER BY semantics: NULLS FIRST/LAST, DESC, collation).
+pub fn sort_cmp(a: &[Value], b: &[Value], keys: &[SortKey]) -> Ordering {
+    for k in keys {
+        let (Some(x), Some(y)) = (a.get(k.idx), b.get(k.idx)) else {
+            continue;
+        };
+        let o = match (x.is_null(), y.is_null()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => {
+                if k.nulls_first {
+                    Ordering::Less
+                } else {
+                    Ordering::Greater
+                }
+            }
+            (false, true) => {
+                if k.nulls_first {
+                    Ordering::Greater
+                } else {
+                    Ordering::Less
+                }
+            }
+            _ => {
+                let o = x.compare(y, k.coll);
+                if k.desc {
+                    o.reverse()
+                } else {
+                    o
+                }
+            }
+        };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    Ordering::Equal
 }
 
 /// LIMIT/OFFSET operand: an integer (numeric text converts), else `datatype mismatch`.

@@ -1021,9 +1021,6 @@ impl<'s> Binder<'s> {
             CompoundOp::Union => false,
             _ => return err(format!("circular reference: {name}")),
         };
-        if !sel.order_by.is_empty() {
-            return err("ORDER BY in a recursive common table expression is not supported");
-        }
         let init_sel = ast::Select {
             with: None,
             body: ast::SelectBody {
@@ -1078,12 +1075,46 @@ impl<'s> Binder<'s> {
             Some(l) => Some(self.bind_standalone(&l.limit)?),
             None => None,
         };
+        let mut order = Vec::new();
+        for (ti, term) in sel.order_by.iter().enumerate() {
+            let mut e = &term.expr;
+            let mut coll = None;
+            if let Expr::Collate { expr, collation } = e {
+                coll = Some(Collation::from_name(collation)?);
+                e = expr;
+            }
+            let idx = match e {
+                Expr::Literal(Literal::Integer(k)) if *k >= 1 && (*k as usize) <= cols.len() => {
+                    Some(*k as usize - 1)
+                }
+                // Names are the compound's own result names, not the CTE's column list.
+                Expr::Column { name, .. } => init
+                    .plan
+                    .columns
+                    .iter()
+                    .position(|c| c.name.eq_ignore_ascii_case(name)),
+                _ => None,
+            };
+            let Some(idx) = idx else {
+                return err(format!(
+                    "{} ORDER BY term does not match any column in the result set",
+                    ordinal(ti + 1)
+                ));
+            };
+            order.push(SortKey {
+                idx,
+                desc: term.desc,
+                nulls_first: term.nulls_first.unwrap_or(!term.desc),
+                coll: coll.unwrap_or(cols[idx].coll),
+            });
+        }
         let plan = RecursivePlan {
             init,
             step,
             union_all,
             working_id: id,
             limit,
+            order,
             cache: RefCell::new(None),
         };
         Ok((SourceKind::Recursive(Rc::new(plan)), cols))

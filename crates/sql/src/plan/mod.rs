@@ -267,6 +267,9 @@ pub struct RecursivePlan {
     pub union_all: bool,
     pub working_id: usize,
     pub limit: Option<CExpr>,
+    /// ORDER BY of the recursive select: the queue is then a priority queue and rows are
+    /// processed one at a time in that order (lang_with.html, "Queue order").
+    pub order: Vec<SortKey>,
     pub cache: RefCell<Option<(u64, Rc<Vec<Vec<Value>>>)>>,
 }
 
