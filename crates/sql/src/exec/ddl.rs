@@ -693,7 +693,12 @@ impl Engine<'_> {
                         .iter()
                         .any(|i| i.name.eq_ignore_ascii_case(&n.name))
             });
-            if tables.is_empty() && !n.name.eq_ignore_ascii_case("main") {
+            if tables.is_empty()
+                && !["main", "sqlite_schema", "sqlite_master"]
+                    .iter()
+                    .any(|x| n.name.eq_ignore_ascii_case(x))
+                && self.schema.table(&n.name).is_none()
+            {
                 return err(format!("no such table: {}", n.name));
             }
         }
