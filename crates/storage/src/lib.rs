@@ -13,9 +13,12 @@
 //! - `vfs`     — the file abstraction: the OS, and a simulated disk for crash tests
 //! - `pager`, `log` — the file backend: page cache, durable log, recovery, checkpoint
 //! - `txn`     — `Database`, `Txn`, `Cursor`: the API the SQL layer uses
+//! - `fuzzing` — fuzz target bodies (hidden; used by `fuzz/` and tests/fuzz_smoke.rs)
 
 pub mod btree;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod header;
 pub mod lockfile;
 pub mod log;

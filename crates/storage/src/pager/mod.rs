@@ -84,7 +84,11 @@ pub struct PagerStats {
     pub commit_syncs: u64,
     pub checkpoints: u64,
     pub log_frames_bytes: u64,
+    /// Pages (entries) in the cache.
     pub cache_pages: usize,
+    /// Page images the cache holds: `cache_pages` plus the older versions kept for live
+    /// snapshots (cache C2). This, not `cache_pages`, is the cache's memory in pages.
+    pub cache_versions: usize,
     pub dirty_pages: usize,
 }
 
@@ -236,9 +240,9 @@ impl FileBackend {
     }
 
     pub fn stats(&self) -> PagerStats {
-        let (cache_pages, dirty_pages) = {
+        let (cache_pages, cache_versions, dirty_pages) = {
             let c = lock(&self.inner.cache);
-            (c.len(), c.dirty_count())
+            (c.len(), c.version_count(), c.dirty_count())
         };
         let log_frames_bytes = lock(&self.inner.log)
             .as_ref()
@@ -249,6 +253,7 @@ impl FileBackend {
             checkpoints: self.inner.checkpoints.load(Ordering::Relaxed),
             log_frames_bytes,
             cache_pages,
+            cache_versions,
             dirty_pages,
         }
     }
@@ -376,6 +381,21 @@ fn open_inner(
         }
         let file_pages = u32::try_from(db_size.div_ceil(page_size as u64)).unwrap_or(u32::MAX);
         let count = last_frame_count.unwrap_or_else(|| h.effective_page_count(file_pages));
+        // Every page up to the count is in the file or in the log: a page new to the file
+        // is logged whole (log F3), and the file holds at least the generation's base pages
+        // (D3). A larger count is corruption — trusting it would size per-page structures
+        // (the integrity check's page map) by an untrusted number. SQLite likewise reports
+        // a header page count past the end of the file as corrupt.
+        let logged_max = redo.keys().next_back().copied().unwrap_or(0);
+        if count > file_pages.max(logged_max) {
+            return Err(StorageError::corrupt(
+                PageNo(1),
+                format!(
+                    "page count {count} exceeds the {file_pages} pages in the file and \
+                     the pages in the log"
+                ),
+            ));
+        }
         (count, h.usable_size())
     };
     if page_count == 0 && db_size > 0 {

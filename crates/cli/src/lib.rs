@@ -1,0 +1,19 @@
+//! parlite-cli: the `parlite` shell, a front end over the `parlite` API that behaves like
+//! SQLite's `sqlite3` shell, plus pieces other tools reuse (statement completeness, SQLite's
+//! number formatting).
+//!
+//! Layout: `args` (command line) → `app` (what to run) → `shell` (chunks, dot-commands,
+//! errors) → `output` (list/csv/column rendering) → `backend` (the trait the database sits
+//! behind). Only `parlite_backend` calls the parlite API, and it is built with the
+//! `parlite-api` feature (on by default; without it the binary only says it is not built).
+
+pub mod app;
+pub mod args;
+pub mod backend;
+pub mod complete;
+pub mod interactive;
+pub mod numfmt;
+pub mod output;
+#[cfg(feature = "parlite-api")]
+pub mod parlite_backend;
+pub mod shell;

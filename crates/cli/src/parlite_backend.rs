@@ -1,0 +1,68 @@
+//! The shell's `Backend` over the `parlite` crate's API (docs/parlite-api.md): the only code
+//! in the shell that calls parlite. Built with the `parlite-api` feature (on by default).
+
+use crate::backend::{Backend, Cell, Event, ExecError, Phase};
+use parlite::{Connection, Value};
+
+pub struct ParliteBackend {
+    conn: Connection,
+}
+
+impl ParliteBackend {
+    /// Opens `path` (`:memory:` for a private in-memory database).
+    pub fn open(path: &str) -> Result<ParliteBackend, String> {
+        let conn = Connection::open(path).map_err(|e| e.message)?;
+        Ok(ParliteBackend { conn })
+    }
+}
+
+fn to_cell(v: Value) -> Cell {
+    match v {
+        Value::Null => Cell::Null,
+        Value::Integer(i) => Cell::Integer(i),
+        Value::Real(r) => Cell::Real(r),
+        Value::Text(t) => Cell::Text(t.into_bytes()),
+        Value::Blob(b) => Cell::Blob(b),
+    }
+}
+
+impl Backend for ParliteBackend {
+    fn execute(&mut self, sql: &str, sink: &mut dyn FnMut(Event<'_>)) -> Result<(), ExecError> {
+        let mut rest = sql;
+        loop {
+            let (mut stmt, tail) = match self.conn.prepare(rest) {
+                Ok(Some(prepared)) => prepared,
+                Ok(None) => return Ok(()),
+                Err(e) => {
+                    return Err(ExecError {
+                        phase: Phase::Prepare,
+                        message: e.message,
+                    })
+                }
+            };
+            let names: Vec<String> = (0..stmt.column_count())
+                .map(|i| stmt.column_name(i).to_string())
+                .collect();
+            sink(Event::Columns(&names));
+            loop {
+                match stmt.step() {
+                    Ok(true) => {
+                        let row: Vec<Cell> =
+                            (0..names.len()).map(|i| to_cell(stmt.column(i))).collect();
+                        sink(Event::Row(&row));
+                    }
+                    Ok(false) => break,
+                    Err(e) => {
+                        sink(Event::Done);
+                        return Err(ExecError {
+                            phase: Phase::Step,
+                            message: e.message,
+                        });
+                    }
+                }
+            }
+            sink(Event::Done);
+            rest = tail;
+        }
+    }
+}

@@ -1,0 +1,8 @@
+//! cargo-fuzz target: see `parlite_storage::fuzzing::log_recover`.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    parlite_storage::fuzzing::log_recover(data);
+});

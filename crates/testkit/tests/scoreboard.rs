@@ -1,0 +1,87 @@
+//! The project's SQL scoreboard, run by the README's test command: the whole sqllogictest
+//! corpus through `parlite-slt` on parlite and on SQLite (the runner's own check), and the
+//! speedtest1 scripts whose expected output parlite reproduces.
+//!
+//! A missing corpus fails with a message ($PARLITE_CORPUS, default ../shared/corpus).
+
+use parlite_testkit::parlite_engine::ParliteEngine;
+use parlite_testkit::speedtest;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn corpus_root() -> PathBuf {
+    let root = match std::env::var_os("PARLITE_CORPUS") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+    };
+    assert!(
+        root.join("sqllogictest").is_dir(),
+        "the shared corpus is missing: expected {}/sqllogictest; set PARLITE_CORPUS",
+        root.display()
+    );
+    root
+}
+
+/// Runs `parlite-slt` over the whole corpus; returns (passed, failed, skipped) of its last line.
+fn run_corpus(engine: &str) -> (u64, u64, u64) {
+    let corpus = corpus_root().join("sqllogictest");
+    let out = Command::new(env!("CARGO_BIN_EXE_parlite-slt"))
+        .args(["--engine", engine, "--per-folder"])
+        .arg(&corpus)
+        .output()
+        .expect("run parlite-slt");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}");
+    let last = stdout.lines().last().unwrap_or_default();
+    let nums: Vec<u64> = last
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap())
+        .collect();
+    assert_eq!(
+        nums.len(),
+        3,
+        "unexpected summary line {last:?}; stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (nums[0], nums[1], nums[2])
+}
+
+/// The corpus has 324,993 records an engine named `sqlite` runs and 27,328 it skips.
+const CORPUS_RECORDS: u64 = 324_993;
+
+#[test]
+fn parlite_passes_the_sqllogictest_corpus() {
+    let (passed, failed, skipped) = run_corpus("parlite");
+    assert_eq!(failed, 0, "parlite failed {failed} sqllogictest records");
+    assert_eq!(passed, CORPUS_RECORDS);
+    assert_eq!(skipped, 27_328);
+}
+
+#[test]
+fn sqlite_passes_the_sqllogictest_corpus_so_the_runner_is_right() {
+    let (passed, failed, _) = run_corpus("sqlite");
+    assert_eq!((passed, failed), (CORPUS_RECORDS, 0));
+}
+
+#[test]
+fn parlite_reproduces_speedtest1_orm_and_cte_output() {
+    let dir = corpus_root().join("speedtest1");
+    for name in ["orm-size4", "cte-size5"] {
+        let script =
+            speedtest::read_maybe_xz(&dir.join(format!("speedtest1-{name}.sql.xz"))).unwrap();
+        let expected =
+            speedtest::read_maybe_xz(&dir.join(format!("speedtest1-{name}.expected.xz"))).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("speedtest.db");
+        let mut engine = ParliteEngine::open(db.to_str().unwrap()).unwrap();
+        let check = speedtest::check(&mut engine, &String::from_utf8(script).unwrap(), &expected);
+        assert!(
+            check.passed(),
+            "{name}: {} {:?}",
+            check.diff_excerpt,
+            check.replay.errors
+        );
+        assert!(check.expected_lines > 0);
+    }
+}
