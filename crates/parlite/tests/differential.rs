@@ -523,3 +523,15 @@ WITH RECURSIVE c(x) AS (SELECT 5 UNION SELECT x - 1 FROM c WHERE x > 0 ORDER BY 
 WITH RECURSIVE c(x) AS (SELECT 2 UNION ALL SELECT x * 3 FROM c WHERE x < 100 UNION ALL SELECT 1) SELECT x FROM c;
 ");
 }
+
+#[test]
+fn json_operators() {
+    check(
+        r#"
+CREATE TABLE j(doc TEXT);
+INSERT INTO j VALUES('{"a": 1, "b": [1, 2, {"c": "x"}], "d": null}');
+SELECT doc -> '$.a', doc ->> '$.a', doc -> 'b', doc ->> '$.b[2].c', doc -> '$.b[2]', typeof(doc ->> 'd') FROM j;
+SELECT json_extract(doc, '$.b[1]') + 1 FROM j WHERE doc ->> 'a' = 1;
+"#,
+    );
+}
