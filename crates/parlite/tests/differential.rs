@@ -535,3 +535,21 @@ SELECT json_extract(doc, '$.b[1]') + 1 FROM j WHERE doc ->> 'a' = 1;
 "#,
     );
 }
+
+#[test]
+fn strict_tables() {
+    check(
+        "
+CREATE TABLE s(a INTEGER PRIMARY KEY, b INT, c REAL, d TEXT, e BLOB, f ANY) STRICT;
+INSERT INTO s VALUES(1, '12', 3, 4, x'00', 'any');
+INSERT INTO s(b) VALUES('abc');
+INSERT INTO s(c) VALUES('x');
+INSERT INTO s(e) VALUES('text');
+INSERT INTO s(d) VALUES(x'01');
+SELECT a, b, typeof(b), c, typeof(c), d, typeof(d), f FROM s;
+UPDATE s SET b = 'zz';
+CREATE TABLE bad(a VARCHAR(10)) STRICT;
+CREATE TABLE bad2(a) STRICT;
+",
+    );
+}
