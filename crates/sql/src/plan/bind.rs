@@ -2307,7 +2307,24 @@ impl<'s> Binder<'s> {
                 Some((s, acc)) if s >= 4 || s > rowid_score => sources[i].access = acc,
                 _ if rowid_score > 0 => sources[i].access = Access::RowidRange { lo: rlo, hi: rhi },
                 Some((_, acc)) => sources[i].access = acc,
-                None => {}
+                None => {
+                    // No index: an inner table joined by equality gets an automatic index.
+                    let auto = cands.iter().find(|(c, op, vals, oaff, _)| {
+                        *op == BinaryOp::Eq
+                            && vals.len() == 1
+                            && !is_rowid_col(*c)
+                            && usable(*c, *oaff)
+                    });
+                    if let (true, Some((c, _, vals, oaff, coll))) = (i > 0, auto) {
+                        sources[i].access = Access::AutoIndex {
+                            col: *c,
+                            probe: vals[0].clone(),
+                            aff: comparison_affinity(Some(col_aff(*c)), *oaff),
+                            coll: *coll,
+                            cache: Rc::new(RefCell::new(None)),
+                        };
+                    }
+                }
             }
         }
     }
