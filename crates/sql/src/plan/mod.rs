@@ -14,6 +14,7 @@
 //! - Aggregate calls are collected per query level and evaluated over groups; elsewhere they
 //!   are errors (`misuse of aggregate function f()`).
 
+pub mod access;
 pub mod bind;
 
 use crate::collation::Collation;
