@@ -63,6 +63,10 @@ struct Frame {
     sources: Vec<(String, usize, usize)>,
     aggs: Vec<AggCall>,
     agg_allowed: bool,
+    wins: Vec<WinCall>,
+    win_allowed: bool,
+    /// The WINDOW clause of the core being bound.
+    named_windows: Vec<(String, ast::WindowDef)>,
     correlated: bool,
     /// Result aliases usable as a fallback: (lower-case alias, expression).
     aliases: Vec<(String, Expr)>,
@@ -258,6 +262,15 @@ impl<'s> Binder<'s> {
             Expr::Binary(l, op, r) => {
                 let lb = self.expr(l)?;
                 let rb = self.expr(r)?;
+                if matches!(op, BinaryOp::Arrow | BinaryOp::Arrow2) {
+                    // JSON operators are the functions `->` and `->>` (json1).
+                    let def = func::lookup(op.as_str(), 2)?;
+                    return Ok(Bound::plain(CExpr::Func {
+                        def: FnRef(def),
+                        args: vec![lb.e, rb.e],
+                        coll: Collation::Binary,
+                    }));
+                }
                 let coll = pick_collation(&lb, &rb);
                 let is_cmp = matches!(
                     op,
@@ -518,8 +531,8 @@ impl<'s> Binder<'s> {
     }
 
     fn function(&mut self, fc: &ast::FunctionCall) -> Result<Bound> {
-        if fc.over.is_some() {
-            return err("window functions are not supported");
+        if let Some(over) = &fc.over {
+            return self.window_call(fc, over);
         }
         let nargs = match &fc.args {
             FunctionArgs::Star => 0,
@@ -619,6 +632,187 @@ impl<'s> Binder<'s> {
             args,
             coll: coll.unwrap_or_default(),
         }))
+    }
+
+    /// Binds `f(...) OVER (...)` into the current frame's window calls.
+    fn window_call(&mut self, fc: &ast::FunctionCall, over: &ast::Over) -> Result<Bound> {
+        let allowed = self.frames.last().is_some_and(|f| f.win_allowed);
+        if !allowed {
+            return err(format!("misuse of window function {}()", fc.name));
+        }
+        let named = self
+            .frames
+            .last()
+            .map(|f| f.named_windows.clone())
+            .unwrap_or_default();
+        let find = |n: &str| {
+            named
+                .iter()
+                .find(|(w, _)| w.eq_ignore_ascii_case(n))
+                .map(|(_, d)| d.clone())
+        };
+        let def = match over {
+            ast::Over::Name(n) => {
+                find(n).ok_or_else(|| SqlError::msg(format!("no such window: {n}")))?
+            }
+            ast::Over::Window(d) => match &d.base {
+                Some(b) => {
+                    let base =
+                        find(b).ok_or_else(|| SqlError::msg(format!("no such window: {b}")))?;
+                    ast::WindowDef {
+                        base: None,
+                        partition_by: base.partition_by,
+                        order_by: if d.order_by.is_empty() {
+                            base.order_by
+                        } else {
+                            d.order_by.clone()
+                        },
+                        frame: d.frame.clone().or(base.frame),
+                    }
+                }
+                None => d.clone(),
+            },
+        };
+        let args_ast: Vec<Expr> = match &fc.args {
+            FunctionArgs::Star => Vec::new(),
+            FunctionArgs::List(a) => a.clone(),
+        };
+        let n = args_ast.len();
+        let lname = fc.name.to_ascii_lowercase();
+        let arity = |lo: usize, hi: usize| -> Result<()> {
+            if n < lo || n > hi {
+                return err(format!(
+                    "wrong number of arguments to function {}()",
+                    fc.name
+                ));
+            }
+            Ok(())
+        };
+        let kind = match lname.as_str() {
+            "row_number" => arity(0, 0).map(|_| WinKind::RowNumber)?,
+            "rank" => arity(0, 0).map(|_| WinKind::Rank)?,
+            "dense_rank" => arity(0, 0).map(|_| WinKind::DenseRank)?,
+            "percent_rank" => arity(0, 0).map(|_| WinKind::PercentRank)?,
+            "cume_dist" => arity(0, 0).map(|_| WinKind::CumeDist)?,
+            "ntile" => arity(1, 1).map(|_| WinKind::Ntile)?,
+            "lag" => arity(1, 3).map(|_| WinKind::Lag)?,
+            "lead" => arity(1, 3).map(|_| WinKind::Lead)?,
+            "first_value" => arity(1, 1).map(|_| WinKind::FirstValue)?,
+            "last_value" => arity(1, 1).map(|_| WinKind::LastValue)?,
+            "nth_value" => arity(2, 2).map(|_| WinKind::NthValue)?,
+            _ => {
+                let d = func::lookup(&fc.name, n)?;
+                if !d.is_aggregate() {
+                    return err(format!(
+                        "{}() may not be used as a window function",
+                        fc.name
+                    ));
+                }
+                WinKind::Agg {
+                    def: FnRef(d),
+                    distinct: fc.distinct,
+                    coll: Collation::Binary,
+                }
+            }
+        };
+        if let Some(f) = self.frames.last_mut() {
+            f.win_allowed = false;
+        }
+        let r = self.window_parts(kind, &args_ast, &def);
+        if let Some(f) = self.frames.last_mut() {
+            f.win_allowed = true;
+        }
+        let call = r?;
+        let f = self
+            .frames
+            .last_mut()
+            .ok_or_else(|| SqlError::msg("window function outside a query"))?;
+        f.wins.push(call);
+        Ok(Bound::plain(CExpr::Win(f.wins.len() - 1)))
+    }
+
+    fn window_parts(
+        &mut self,
+        kind: WinKind,
+        args_ast: &[Expr],
+        def: &ast::WindowDef,
+    ) -> Result<WinCall> {
+        let mut args = Vec::new();
+        let mut first_coll = Collation::Binary;
+        for (i, a) in args_ast.iter().enumerate() {
+            let b = self.expr(a)?;
+            if i == 0 {
+                first_coll = b.coll.map(|c| c.0).unwrap_or_default();
+            }
+            args.push(b.e);
+        }
+        let kind = match kind {
+            WinKind::Agg { def, distinct, .. } => WinKind::Agg {
+                def,
+                distinct,
+                coll: first_coll,
+            },
+            k => k,
+        };
+        let mut partition = Vec::new();
+        for p in &def.partition_by {
+            partition.push(self.expr(p)?.e);
+        }
+        let mut order = Vec::new();
+        for o in &def.order_by {
+            let b = self.expr(&o.expr)?;
+            let coll = b.coll.map(|c| c.0).unwrap_or_default();
+            order.push((b.e, o.desc, o.nulls_first.unwrap_or(!o.desc), coll));
+        }
+        let frame = match &def.frame {
+            None => {
+                if order.is_empty() {
+                    WinFrame::Partition
+                } else {
+                    WinFrame::ToCurrentPeers
+                }
+            }
+            Some(fs) => {
+                if fs.exclude.is_some() {
+                    return err("EXCLUDE in window frames is not supported");
+                }
+                let end = fs.end.clone().unwrap_or(ast::FrameBound::CurrentRow);
+                if fs.units == "ROWS" {
+                    let start = self.frame_edge(&fs.start)?;
+                    let end = self.frame_edge(&end)?;
+                    WinFrame::Rows { start, end }
+                } else {
+                    match (&fs.start, &end) {
+                        (ast::FrameBound::UnboundedPreceding, ast::FrameBound::CurrentRow) => {
+                            if order.is_empty() {
+                                WinFrame::Partition
+                            } else {
+                                WinFrame::ToCurrentPeers
+                            }
+                        }
+                        (ast::FrameBound::UnboundedPreceding, ast::FrameBound::UnboundedFollowing) => WinFrame::Partition,
+                        _ => return err(format!("{} frames other than UNBOUNDED PRECEDING to CURRENT ROW or UNBOUNDED FOLLOWING are not supported", fs.units)),
+                    }
+                }
+            }
+        };
+        Ok(WinCall {
+            kind,
+            args,
+            partition,
+            order,
+            frame,
+        })
+    }
+
+    fn frame_edge(&mut self, b: &ast::FrameBound) -> Result<FrameEdge> {
+        Ok(match b {
+            ast::FrameBound::UnboundedPreceding => FrameEdge::UnboundedPreceding,
+            ast::FrameBound::Preceding(e) => FrameEdge::Preceding(self.expr(e)?.e),
+            ast::FrameBound::CurrentRow => FrameEdge::CurrentRow,
+            ast::FrameBound::Following(e) => FrameEdge::Following(self.expr(e)?.e),
+            ast::FrameBound::UnboundedFollowing => FrameEdge::UnboundedFollowing,
+        })
     }
 
     fn column(
@@ -780,7 +974,8 @@ impl<'s> Binder<'s> {
     pub fn push_with(&mut self, w: &ast::With) {
         let mut m = HashMap::new();
         for c in &w.ctes {
-            let recursive = w.recursive && select_mentions(&c.select, &c.name);
+            // SQLite treats any self-referencing CTE as recursive; the keyword is optional.
+            let recursive = select_mentions(&c.select, &c.name);
             m.insert(
                 key(&c.name),
                 CteDef {
@@ -824,7 +1019,7 @@ impl<'s> Binder<'s> {
             .iter()
             .position(|(_, c)| core_mentions(c, name))
         else {
-            return err(format!("recursive reference in a subquery: {name}"));
+            return err(format!("circular reference: {name}"));
         };
         if core_mentions(&sel.body.first, name) || pos + 1 != sel.body.compounds.len() {
             return err(format!("circular reference: {name}"));
@@ -835,9 +1030,6 @@ impl<'s> Binder<'s> {
             CompoundOp::Union => false,
             _ => return err(format!("circular reference: {name}")),
         };
-        if !sel.order_by.is_empty() {
-            return err("ORDER BY in a recursive common table expression is not supported");
-        }
         let init_sel = ast::Select {
             with: None,
             body: ast::SelectBody {
@@ -892,12 +1084,46 @@ impl<'s> Binder<'s> {
             Some(l) => Some(self.bind_standalone(&l.limit)?),
             None => None,
         };
+        let mut order = Vec::new();
+        for (ti, term) in sel.order_by.iter().enumerate() {
+            let mut e = &term.expr;
+            let mut coll = None;
+            if let Expr::Collate { expr, collation } = e {
+                coll = Some(Collation::from_name(collation)?);
+                e = expr;
+            }
+            let idx = match e {
+                Expr::Literal(Literal::Integer(k)) if *k >= 1 && (*k as usize) <= cols.len() => {
+                    Some(*k as usize - 1)
+                }
+                // Names are the compound's own result names, not the CTE's column list.
+                Expr::Column { name, .. } => init
+                    .plan
+                    .columns
+                    .iter()
+                    .position(|c| c.name.eq_ignore_ascii_case(name)),
+                _ => None,
+            };
+            let Some(idx) = idx else {
+                return err(format!(
+                    "{} ORDER BY term does not match any column in the result set",
+                    ordinal(ti + 1)
+                ));
+            };
+            order.push(SortKey {
+                idx,
+                desc: term.desc,
+                nulls_first: term.nulls_first.unwrap_or(!term.desc),
+                coll: coll.unwrap_or(cols[idx].coll),
+            });
+        }
         let plan = RecursivePlan {
             init,
             step,
             union_all,
             working_id: id,
             limit,
+            order,
             cache: RefCell::new(None),
         };
         Ok((SourceKind::Recursive(Rc::new(plan)), cols))
@@ -1104,6 +1330,7 @@ impl<'s> Binder<'s> {
                     is_agg: false,
                     outputs: Vec::new(),
                     n_visible: n,
+                    windows: Vec::new(),
                     distinct: false,
                     values: Some(out),
                 };
@@ -1143,13 +1370,18 @@ impl<'s> Binder<'s> {
             .collect();
         if let Some(f) = self.frames.last_mut() {
             f.aliases = aliases;
+            f.named_windows = sc.windows.clone();
         }
         // WHERE
         let mut bound_terms = Vec::with_capacity(where_terms.len());
         for t in &where_terms {
             bound_terms.push(self.expr(t)?.e);
         }
-        if sources.len() > 1 && sources.iter().all(|s| s.join == JoinType::Inner) {
+        if sources.len() > 1
+            && sources.iter().all(|s| {
+                s.join == JoinType::Inner && !matches!(s.kind, SourceKind::PragmaFn { .. })
+            })
+        {
             self.reorder_joins(&mut sources, &bound_terms);
         }
         let mut filters: Vec<Vec<CExpr>> = vec![Vec::new(); sources.len().max(1)];
@@ -1158,9 +1390,10 @@ impl<'s> Binder<'s> {
             let lvl = e.max_source(&sources, &mut corr).unwrap_or(0);
             filters[lvl].push(e);
         }
-        // Result columns (aggregates allowed from here on).
+        // Result columns (aggregates and window functions allowed from here on).
         if let Some(f) = self.frames.last_mut() {
             f.agg_allowed = true;
+            f.win_allowed = true;
         }
         let mut outputs = Vec::new();
         let mut columns = Vec::new();
@@ -1246,6 +1479,9 @@ impl<'s> Binder<'s> {
                 }
             }
         }
+        if let Some(f) = self.frames.last_mut() {
+            f.win_allowed = false;
+        }
         // GROUP BY
         let mut group_by = Vec::new();
         for g in &sc.group_by {
@@ -1290,6 +1526,9 @@ impl<'s> Binder<'s> {
             Some(h) => Some(self.expr(h)?.e),
             None => None,
         };
+        if let Some(f) = self.frames.last_mut() {
+            f.win_allowed = true;
+        }
         // ORDER BY (single core): by number, by alias, or any expression.
         let n_visible = outputs.len();
         let mut keys = Vec::new();
@@ -1344,7 +1583,9 @@ impl<'s> Binder<'s> {
             .last_mut()
             .ok_or_else(|| SqlError::msg("no frame"))?;
         f.agg_allowed = false;
+        f.win_allowed = false;
         let aggs = std::mem::take(&mut f.aggs);
+        let windows = std::mem::take(&mut f.wins);
         let is_agg = !aggs.is_empty() || !group_by.is_empty() || having.is_some();
         if having.is_some() && group_by.is_empty() && aggs.is_empty() {
             return err("a GROUP BY clause is required before HAVING");
@@ -1360,6 +1601,7 @@ impl<'s> Binder<'s> {
             is_agg,
             outputs,
             n_visible,
+            windows,
             distinct: sc.distinct,
             values: None,
         };
@@ -1565,7 +1807,11 @@ impl<'s> Binder<'s> {
                         })
                         .collect();
                     (kind, sname, scols)
-                } else if let Some(tab) = self.schema.table(&name.name).cloned() {
+                } else if let Some(tab) = self
+                    .schema
+                    .table_in(name.schema.as_deref(), &name.name)
+                    .cloned()
+                {
                     let mut cols: Vec<ScopeCol> = tab
                         .columns
                         .iter()
@@ -1601,6 +1847,8 @@ impl<'s> Binder<'s> {
                     || k == "sqlite_temp_master"
                     || k == "sqlite_temp_schema"
                 {
+                    // parlite keeps no TEMP tables, so the temp schema is empty.
+                    let temp = k.contains("temp");
                     let st = crate::schema::schema_table();
                     let mut cols: Vec<ScopeCol> = st
                         .columns
@@ -1624,10 +1872,24 @@ impl<'s> Binder<'s> {
                         is_rowid: true,
                         table_name: Some(name.name.clone()),
                     });
-                    (SourceKind::Schema, sname, cols)
+                    let kind = if temp {
+                        SourceKind::TempSchema
+                    } else {
+                        SourceKind::Schema
+                    };
+                    (kind, sname, cols)
                 } else {
                     if let Some(reason) = self.schema.unsupported.get(&k) {
                         return err(format!("table {} cannot be used: {reason}", name.name));
+                    }
+                    if k.starts_with("pragma_") {
+                        // `FROM pragma_x` is the table-valued function without arguments.
+                        let tf = TableOrSubquery::TableFunction {
+                            name: name.clone(),
+                            args: Vec::new(),
+                            alias: alias.clone(),
+                        };
+                        return self.add_source(&tf, join, sources);
                     }
                     let full = match &name.schema {
                         Some(s) => format!("{s}.{}", name.name),
@@ -1642,8 +1904,56 @@ impl<'s> Binder<'s> {
                 let cols = sub_cols(&sub, &sname, &[]);
                 (SourceKind::Subquery(Rc::new(sub)), sname, cols)
             }
-            TableOrSubquery::TableFunction { name, .. } => {
-                return err(format!("no such table-valued function: {}", name.name))
+            TableOrSubquery::TableFunction { name, args, alias } => {
+                let k = key(&name.name);
+                let Some(pragma) = k.strip_prefix("pragma_") else {
+                    return err(format!("no such table-valued function: {}", name.name));
+                };
+                let names = crate::exec::pragma::column_names(pragma, false);
+                if names.is_empty()
+                    || !matches!(
+                        pragma,
+                        "table_info" | "table_xinfo" | "index_list" | "index_info" | "table_list"
+                    )
+                {
+                    return err(format!("no such table-valued function: {}", name.name));
+                }
+                let sname = key(alias.as_deref().unwrap_or(&name.name));
+                let constant = match args.first() {
+                    Some(Expr::Literal(l)) => Some(Some(literal_value(l))),
+                    None => Some(None),
+                    Some(_) => None,
+                };
+                let kind = match constant {
+                    Some(arg) => SourceKind::Rows(Rc::new(crate::exec::pragma::schema_pragma(
+                        self.schema,
+                        pragma,
+                        arg,
+                    )?)),
+                    None => {
+                        let arg = match args.first() {
+                            Some(a) => self.expr(a)?.e,
+                            None => CExpr::Lit(Value::Null),
+                        };
+                        SourceKind::PragmaFn {
+                            pragma: pragma.to_string(),
+                            arg,
+                        }
+                    }
+                };
+                let cols = names
+                    .iter()
+                    .map(|n| ScopeCol {
+                        name: n.clone(),
+                        source: sname.clone(),
+                        aff: None,
+                        coll: Collation::Binary,
+                        using_hidden: false,
+                        is_rowid: false,
+                        table_name: None,
+                    })
+                    .collect();
+                (kind, sname, cols)
             }
             TableOrSubquery::Nested { from, alias } => {
                 if alias.is_some() {
@@ -1690,378 +2000,6 @@ impl<'s> Binder<'s> {
         }
         Ok(())
     }
-
-    // ---- access paths -----------------------------------------------------------------
-
-    /// Greedy join ordering for inner joins: next comes the source best constrained by the
-    /// sources already placed (rowid equality, then an indexed equality, then any equality,
-    /// then any filter), so nested loops stay narrow. Row positions do not change; only the
-    /// loop order does.
-    fn reorder_joins(&self, sources: &mut Vec<Source>, terms: &[CExpr]) {
-        let n = sources.len();
-        let refs: Vec<Vec<usize>> = terms
-            .iter()
-            .map(|t| referenced_sources(t, sources))
-            .collect();
-        let mut used = vec![false; n];
-        let mut order = Vec::with_capacity(n);
-        for _ in 0..n {
-            let mut best: Option<(usize, u8)> = None;
-            for r in 0..n {
-                if used[r] {
-                    continue;
-                }
-                let mut score = 0u8;
-                for (ti, t) in terms.iter().enumerate() {
-                    if !refs[ti].contains(&r) || refs[ti].iter().any(|&s| s != r && !used[s]) {
-                        continue;
-                    }
-                    let s = match eq_column(t, r, sources) {
-                        Some(c) => {
-                            if let SourceKind::Table(tab) = &sources[r].kind {
-                                if c == tab.columns.len() || Some(c) == tab.rowid_alias {
-                                    5
-                                } else if tab
-                                    .indexes
-                                    .iter()
-                                    .filter_map(|i| self.schema.indexes.get(i))
-                                    .any(|ix| {
-                                        ix.columns.first().and_then(|ic| ic.column) == Some(c)
-                                    })
-                                {
-                                    4
-                                } else {
-                                    3
-                                }
-                            } else {
-                                3
-                            }
-                        }
-                        None => 1,
-                    };
-                    score = score.max(s);
-                }
-                if best.map_or(true, |(_, b)| score > b) {
-                    best = Some((r, score));
-                }
-            }
-            if let Some((r, _)) = best {
-                used[r] = true;
-                order.push(r);
-            }
-        }
-        let old = std::mem::take(sources);
-        let mut slots: Vec<Option<Source>> = old.into_iter().map(Some).collect();
-        for r in order {
-            if let Some(s) = slots[r].take() {
-                sources.push(s);
-            }
-        }
-    }
-
-    fn choose_access(&self, sources: &mut [Source], filters: &mut [Vec<CExpr>]) {
-        for i in 0..sources.len() {
-            let SourceKind::Table(tab) = &sources[i].kind else {
-                continue;
-            };
-            let tab = tab.clone();
-            let terms: Vec<CExpr> = match sources[i].join {
-                JoinType::Inner => filters[i].clone(),
-                JoinType::Left => sources[i].on.clone(),
-            };
-            let start = sources[i].start;
-            let rowid_pos = start + tab.columns.len();
-            let prior = &sources[..i];
-            // Candidate (column-in-source, op, other side, other affinity, collation).
-            let mut cands: Vec<(usize, BinaryOp, Vec<CExpr>, Option<Affinity>, Collation)> =
-                Vec::new();
-            for t in &terms {
-                let mut push_cmp = |col: &CExpr,
-                                    op: BinaryOp,
-                                    other: &CExpr,
-                                    oaff: Option<Affinity>,
-                                    coll: Collation| {
-                    if let CExpr::Col { level: 0, idx } = col {
-                        if *idx >= start && *idx < start + sources_width(&tab) {
-                            let mut corr = false;
-                            let ms = other.max_source(prior, &mut corr);
-                            let depends_on_self = {
-                                let mut c2 = false;
-                                let all =
-                                    other.max_source(&sources_slice_upto(sources, i), &mut c2);
-                                all == Some(i)
-                            };
-                            let _ = ms;
-                            if !depends_on_self && !contains_agg(other) {
-                                cands.push((*idx - start, op, vec![other.clone()], oaff, coll));
-                            }
-                        }
-                    }
-                };
-                match t {
-                    CExpr::Binary {
-                        op,
-                        l,
-                        r,
-                        coll,
-                        laff,
-                        raff,
-                    } if matches!(
-                        op,
-                        BinaryOp::Eq | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
-                    ) =>
-                    {
-                        push_cmp(l, *op, r, *raff, *coll);
-                        let flipped = match op {
-                            BinaryOp::Lt => BinaryOp::Gt,
-                            BinaryOp::Le => BinaryOp::Ge,
-                            BinaryOp::Gt => BinaryOp::Lt,
-                            BinaryOp::Ge => BinaryOp::Le,
-                            o => *o,
-                        };
-                        push_cmp(r, flipped, l, *laff, *coll);
-                        let _ = laff;
-                    }
-                    CExpr::Between {
-                        e,
-                        not: false,
-                        lo,
-                        hi,
-                        coll,
-                        loaff,
-                        hiaff,
-                        ..
-                    } => {
-                        push_cmp(e, BinaryOp::Ge, lo, *loaff, *coll);
-                        push_cmp(e, BinaryOp::Le, hi, *hiaff, *coll);
-                    }
-                    CExpr::InList {
-                        e,
-                        not: false,
-                        list,
-                        coll,
-                        laffs,
-                        ..
-                    } if !list.is_empty() => {
-                        if let CExpr::Col { level: 0, idx } = &**e {
-                            if *idx >= start
-                                && *idx < start + sources_width(&tab)
-                                && list.iter().all(|x| x.is_constant())
-                            {
-                                let aff = laffs.iter().copied().next().flatten();
-                                if laffs.iter().all(|a| *a == aff) {
-                                    cands.push((
-                                        *idx - start,
-                                        BinaryOp::Eq,
-                                        list.clone(),
-                                        aff,
-                                        *coll,
-                                    ));
-                                }
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            if cands.is_empty() {
-                continue;
-            }
-            let ncols = tab.columns.len();
-            let is_rowid_col = |c: usize| c == ncols || Some(c) == tab.rowid_alias;
-            // Affinity compatibility (see module docs): the column side must not be converted.
-            let col_aff = |c: usize| {
-                if is_rowid_col(c) {
-                    Affinity::Integer
-                } else {
-                    tab.columns[c].affinity
-                }
-            };
-            let usable = |c: usize, oaff: Option<Affinity>| -> bool {
-                let ca = col_aff(c);
-                match ca {
-                    a if a.is_numeric() => true,
-                    Affinity::Text => {
-                        matches!(oaff, None | Some(Affinity::Text) | Some(Affinity::Blob))
-                    }
-                    _ => comparison_affinity(Some(ca), oaff).is_none(),
-                }
-            };
-            // 1. rowid equality
-            if let Some((_, _, vals, _, _)) = cands
-                .iter()
-                .find(|(c, op, _, _, _)| is_rowid_col(*c) && *op == BinaryOp::Eq)
-            {
-                sources[i].access = Access::RowidEq(vals.clone());
-                let _ = rowid_pos;
-                continue;
-            }
-            // 2. best index: longest equality prefix, then a range.
-            let mut best: Option<(usize, Access)> = None;
-            for ixname in &tab.indexes {
-                let Some(ix) = self.schema.indexes.get(ixname) else {
-                    continue;
-                };
-                if ix.partial.is_some() || ix.root == 0 {
-                    continue;
-                }
-                let mut eq = Vec::new();
-                let mut lo = None;
-                let mut hi = None;
-                let mut range_aff = None;
-                for icol in &ix.columns {
-                    let Some(c) = icol.column else { break };
-                    let found = cands.iter().find(|(cc, op, _, oaff, coll)| {
-                        *cc == c
-                            && *op == BinaryOp::Eq
-                            && *coll == icol.collation
-                            && usable(c, *oaff)
-                    });
-                    if let Some((_, _, vals, oaff, _)) = found {
-                        eq.push((vals.clone(), comparison_affinity(Some(col_aff(c)), *oaff)));
-                        continue;
-                    }
-                    for (cc, op, vals, oaff, coll) in &cands {
-                        if *cc != c
-                            || *coll != icol.collation
-                            || !usable(c, *oaff)
-                            || vals.len() != 1
-                        {
-                            continue;
-                        }
-                        let v = vals[0].clone();
-                        let aff = comparison_affinity(Some(col_aff(c)), *oaff);
-                        // For a DESC column, the key order is reversed, so bounds swap.
-                        let (is_lo, incl) = match op {
-                            BinaryOp::Gt => (true, false),
-                            BinaryOp::Ge => (true, true),
-                            BinaryOp::Lt => (false, false),
-                            BinaryOp::Le => (false, true),
-                            _ => continue,
-                        };
-                        let is_lo = is_lo != icol.desc;
-                        if is_lo && lo.is_none() {
-                            lo = Some((v, incl));
-                            range_aff = aff;
-                        } else if !is_lo && hi.is_none() {
-                            hi = Some((v, incl));
-                            range_aff = aff;
-                        }
-                    }
-                    break;
-                }
-                if eq.is_empty() && lo.is_none() && hi.is_none() {
-                    continue;
-                }
-                let score = eq.len() * 4
-                    + usize::from(lo.is_some())
-                    + usize::from(hi.is_some())
-                    + usize::from(ix.unique && eq.len() == ix.columns.len()) * 2;
-                if best.as_ref().map_or(true, |(s, _)| score > *s) {
-                    let order = KeyOrder {
-                        columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect(),
-                    };
-                    best = Some((
-                        score,
-                        Access::Index {
-                            index: ix.clone(),
-                            order,
-                            eq,
-                            lo,
-                            hi,
-                            range_aff,
-                        },
-                    ));
-                }
-            }
-            // 3. rowid range
-            let mut rlo = None;
-            let mut rhi = None;
-            for (c, op, vals, _, _) in &cands {
-                if !is_rowid_col(*c) || vals.len() != 1 {
-                    continue;
-                }
-                match op {
-                    BinaryOp::Gt if rlo.is_none() => rlo = Some((vals[0].clone(), false)),
-                    BinaryOp::Ge if rlo.is_none() => rlo = Some((vals[0].clone(), true)),
-                    BinaryOp::Lt if rhi.is_none() => rhi = Some((vals[0].clone(), false)),
-                    BinaryOp::Le if rhi.is_none() => rhi = Some((vals[0].clone(), true)),
-                    _ => {}
-                }
-            }
-            let rowid_score = usize::from(rlo.is_some()) + usize::from(rhi.is_some());
-            match best {
-                Some((s, acc)) if s >= 4 || s > rowid_score => sources[i].access = acc,
-                _ if rowid_score > 0 => sources[i].access = Access::RowidRange { lo: rlo, hi: rhi },
-                Some((_, acc)) => sources[i].access = acc,
-                None => {}
-            }
-        }
-    }
-}
-
-/// Positions (in `sources`) of the sources an expression reads at level 0; a correlated
-/// subquery counts as reading all of them.
-fn referenced_sources(e: &CExpr, sources: &[Source]) -> Vec<usize> {
-    let mut out = Vec::new();
-    let mut stack = vec![e];
-    while let Some(x) = stack.pop() {
-        match x {
-            CExpr::Col { level: 0, idx } => {
-                if let Some(p) = sources
-                    .iter()
-                    .position(|s| *idx >= s.start && *idx < s.start + s.width)
-                {
-                    if !out.contains(&p) {
-                        out.push(p);
-                    }
-                }
-            }
-            CExpr::Exists(sp) | CExpr::Scalar(sp) | CExpr::InSelect { sub: sp, .. }
-                if sp.correlated =>
-            {
-                return (0..sources.len()).collect();
-            }
-            CExpr::Agg(_) => return (0..sources.len()).collect(),
-            _ => {}
-        }
-        x.for_each_child(&mut |c| stack.push(c));
-    }
-    out
-}
-
-/// If `t` is `col = expr` with `col` in source `r` and `expr` not reading `r`, the column's
-/// index within the source.
-fn eq_column(t: &CExpr, r: usize, sources: &[Source]) -> Option<usize> {
-    let CExpr::Binary {
-        op: BinaryOp::Eq,
-        l,
-        r: rhs,
-        ..
-    } = t
-    else {
-        return None;
-    };
-    let s = &sources[r];
-    for (a, b) in [(l, rhs), (rhs, l)] {
-        if let CExpr::Col { level: 0, idx } = **a {
-            if idx >= s.start
-                && idx < s.start + s.width
-                && !referenced_sources(b, sources).contains(&r)
-            {
-                return Some(idx - s.start);
-            }
-        }
-    }
-    None
-}
-
-fn sources_width(t: &Table) -> usize {
-    t.columns.len() + 1
-}
-
-fn sources_slice_upto(sources: &[Source], i: usize) -> Vec<Source> {
-    sources[..=i].to_vec()
 }
 
 fn out_cols_to_scope(cols: &[OutCol], sname: &str) -> Vec<ScopeCol> {
@@ -2149,7 +2087,7 @@ pub fn contains_agg(e: &CExpr) -> bool {
     let mut found = false;
     let mut stack = vec![e];
     while let Some(x) = stack.pop() {
-        if matches!(x, CExpr::Agg(_)) {
+        if matches!(x, CExpr::Agg(_) | CExpr::Win(_)) {
             found = true;
         }
         x.for_each_child(&mut |c| stack.push(c));

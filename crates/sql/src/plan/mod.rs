@@ -14,6 +14,7 @@
 //! - Aggregate calls are collected per query level and evaluated over groups; elsewhere they
 //!   are errors (`misuse of aggregate function f()`).
 
+pub mod access;
 pub mod bind;
 
 use crate::collation::Collation;
@@ -102,6 +103,8 @@ pub enum CExpr {
         coll: Collation,
     },
     Agg(usize),
+    /// The value of window call `i` for the current output row.
+    Win(usize),
     Vector(Vec<CExpr>),
     Raise {
         kind: RaiseKind,
@@ -134,6 +137,59 @@ pub struct AggCall {
     pub distinct: bool,
     pub coll: Collation,
     pub filter: Option<CExpr>,
+}
+
+/// Which window function a `WinCall` computes.
+#[derive(Debug, Clone)]
+pub enum WinKind {
+    RowNumber,
+    Rank,
+    DenseRank,
+    PercentRank,
+    CumeDist,
+    Ntile,
+    Lag,
+    Lead,
+    FirstValue,
+    LastValue,
+    NthValue,
+    /// An aggregate over the frame.
+    Agg {
+        def: FnRef,
+        distinct: bool,
+        coll: Collation,
+    },
+}
+
+/// One end of a ROWS frame.
+#[derive(Debug, Clone)]
+pub enum FrameEdge {
+    UnboundedPreceding,
+    Preceding(CExpr),
+    CurrentRow,
+    Following(CExpr),
+    UnboundedFollowing,
+}
+
+#[derive(Debug, Clone)]
+pub enum WinFrame {
+    /// RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW (peers included): the default.
+    ToCurrentPeers,
+    /// The whole partition.
+    Partition,
+    /// ROWS BETWEEN start AND end.
+    Rows { start: FrameEdge, end: FrameEdge },
+}
+
+/// A window function call of one query level (lang_windowfunc.html).
+#[derive(Debug, Clone)]
+pub struct WinCall {
+    pub kind: WinKind,
+    pub args: Vec<CExpr>,
+    pub partition: Vec<CExpr>,
+    /// (expression, descending, nulls first, collation)
+    pub order: Vec<(CExpr, bool, bool, Collation)>,
+    pub frame: WinFrame,
 }
 
 /// A subquery inside an expression; `correlated` when it reads an enclosing row, in which
@@ -187,10 +243,21 @@ pub enum SourceKind {
     Subquery(Rc<SubPlan>),
     /// The sqlite_schema table (root page 1, read-only).
     Schema,
+    /// sqlite_temp_schema: the temp database's schema table (empty without one).
+    TempSchema,
     /// A recursive CTE, computed to a fixpoint when scanned.
     Recursive(Rc<RecursivePlan>),
     /// The working table of the recursive CTE being computed (the rows of the last round).
     Working(usize),
+    /// Rows computed while planning (schema pragmas as table-valued functions, the empty
+    /// temp schema).
+    Rows(Rc<Vec<Vec<Value>>>),
+    /// A schema pragma as a table-valued function whose argument depends on earlier
+    /// sources (`pragma_table_info(m.name)`), evaluated per outer row.
+    PragmaFn {
+        pragma: String,
+        arg: CExpr,
+    },
 }
 
 /// `init UNION [ALL] step`, where `step` reads working table `working_id`.
@@ -201,6 +268,9 @@ pub struct RecursivePlan {
     pub union_all: bool,
     pub working_id: usize,
     pub limit: Option<CExpr>,
+    /// ORDER BY of the recursive select: the queue is then a priority queue and rows are
+    /// processed one at a time in that order (lang_with.html, "Queue order").
+    pub order: Vec<SortKey>,
     pub cache: RefCell<Option<(u64, Rc<Vec<Vec<Value>>>)>>,
 }
 
@@ -237,7 +307,21 @@ pub enum Access {
         hi: Option<(CExpr, bool)>,
         range_aff: Option<Affinity>,
     },
+    /// SQLite's "automatic index": an inner table joined by `col = <earlier sources>` with
+    /// no usable index is hashed on `col` once per execution and probed per outer row.
+    AutoIndex {
+        col: usize,
+        probe: CExpr,
+        aff: Option<Affinity>,
+        coll: Collation,
+        cache: AutoIndexCache,
+    },
 }
+
+/// Rows of a table grouped by the hash key of one column, tagged with the execution that
+/// built them.
+pub type AutoIndexCache =
+    Rc<RefCell<Option<(u64, std::collections::HashMap<Vec<u8>, Vec<Vec<Value>>>)>>>;
 
 #[derive(Debug, Clone)]
 pub struct CorePlan {
@@ -254,6 +338,8 @@ pub struct CorePlan {
     pub outputs: Vec<CExpr>,
     /// How many of `outputs` are visible (DISTINCT compares only these).
     pub n_visible: usize,
+    /// Window function calls, computed over the rows that reach the output.
+    pub windows: Vec<WinCall>,
     pub distinct: bool,
     /// A VALUES core: rows of expressions, no FROM.
     pub values: Option<Vec<Vec<CExpr>>>,
@@ -268,6 +354,7 @@ impl CExpr {
             | CExpr::Param(_)
             | CExpr::Col { .. }
             | CExpr::Agg(_)
+            | CExpr::Win(_)
             | CExpr::Exists(_)
             | CExpr::Scalar(_) => {}
             CExpr::Unary(_, e) | CExpr::IsNull { e, .. } | CExpr::Cast { e, .. } => f(e),
@@ -338,7 +425,7 @@ impl CExpr {
                         best = best.max(sources.len().checked_sub(1));
                     }
                 }
-                CExpr::Agg(_) => best = best.max(sources.len().checked_sub(1)),
+                CExpr::Agg(_) | CExpr::Win(_) => best = best.max(sources.len().checked_sub(1)),
                 _ => {}
             }
             e.for_each_child(&mut |c| stack.push(c));
@@ -353,6 +440,7 @@ impl CExpr {
             match e {
                 CExpr::Col { .. }
                 | CExpr::Agg(_)
+                | CExpr::Win(_)
                 | CExpr::Exists(_)
                 | CExpr::Scalar(_)
                 | CExpr::InSelect { .. } => c = true,
