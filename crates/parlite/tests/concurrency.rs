@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const SQLITE_BUSY: i32 = 5;
 const SQLITE_BUSY_SNAPSHOT: i32 = 517;
@@ -22,10 +22,8 @@ impl TempDir {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
             .unwrap_or(0);
-        let p = std::env::temp_dir().join(format!(
-            "parlite-conc-{tag}-{}-{nanos}",
-            std::process::id()
-        ));
+        let p =
+            std::env::temp_dir().join(format!("parlite-conc-{tag}-{}-{nanos}", std::process::id()));
         std::fs::create_dir_all(&p).unwrap();
         TempDir(p)
     }
@@ -194,7 +192,10 @@ fn bank_many_connections_conserve_total() {
         conflicts += k;
     }
     let c = db.connect().unwrap();
-    assert_eq!(int(&c, "SELECT sum(balance) FROM accounts"), ACCOUNTS * 1000);
+    assert_eq!(
+        int(&c, "SELECT sum(balance) FROM accounts"),
+        ACCOUNTS * 1000
+    );
     assert_eq!(int(&c, "SELECT count(*) FROM transfers"), done as i64);
     // Every account equals a replay of the logged transfers: each committed transfer was
     // counted exactly once.
@@ -212,7 +213,10 @@ fn bank_many_connections_conserve_total() {
         let (Value::Integer(id), Value::Integer(balance)) = (&r[0], &r[1]) else {
             panic!("{r:?}");
         };
-        assert_eq!(*balance, expected[*id as usize], "account {id} (seed {seed})");
+        assert_eq!(
+            *balance, expected[*id as usize],
+            "account {id} (seed {seed})"
+        );
     }
     assert_eq!(
         query(&c, "PRAGMA integrity_check"),
@@ -224,4 +228,292 @@ fn bank_many_connections_conserve_total() {
     eprintln!(
         "bank: seed {seed}, {done} transfers, {conflicts} explicit conflicts retried, {st:?}"
     );
+}
+
+/// A shared in-memory database with `accounts(id, balance)` holding `rows` rows of 100.
+fn two_conns(rows: i64) -> (Database, Connection, Connection) {
+    let db = Database::open(":memory:").unwrap();
+    let c1 = db.connect().unwrap();
+    let c2 = db.connect().unwrap();
+    c1.execute_batch("CREATE TABLE accounts(id INTEGER PRIMARY KEY, balance INTEGER)")
+        .unwrap();
+    for i in 1..=rows {
+        c1.execute_batch(&format!("INSERT INTO accounts VALUES ({i}, 100)"))
+            .unwrap();
+    }
+    (db, c1, c2)
+}
+
+fn assert_conflict(e: &Error, table: &str) {
+    assert_eq!(e.code, SQLITE_BUSY, "{e}");
+    assert_eq!(e.extended_code, SQLITE_BUSY_SNAPSHOT, "{e}");
+    assert!(
+        e.message
+            .starts_with(&format!("database is locked (conflict on table {table}: ")),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn lost_update_is_rejected_at_both_levels() {
+    for level in ["serializable", "snapshot"] {
+        let (_db, c1, c2) = two_conns(1);
+        for c in [&c1, &c2] {
+            c.execute_batch(&format!("PRAGMA isolation_level = {level}"))
+                .unwrap();
+        }
+        c1.execute_batch("BEGIN CONCURRENT").unwrap();
+        c2.execute_batch("BEGIN CONCURRENT").unwrap();
+        let b1 = int(&c1, "SELECT balance FROM accounts WHERE id = 1");
+        let b2 = int(&c2, "SELECT balance FROM accounts WHERE id = 1");
+        c1.execute_batch(&format!(
+            "UPDATE accounts SET balance = {} WHERE id = 1",
+            b1 + 10
+        ))
+        .unwrap();
+        c2.execute_batch(&format!(
+            "UPDATE accounts SET balance = {} WHERE id = 1",
+            b2 + 20
+        ))
+        .unwrap();
+        c1.execute_batch("COMMIT").unwrap();
+        let e = c2.execute_batch("COMMIT").unwrap_err();
+        assert_conflict(&e, "accounts");
+        assert!(
+            c2.is_autocommit(),
+            "the conflict rolled the transaction back"
+        );
+        assert!(
+            c2.execute_batch("ROLLBACK").is_err(),
+            "nothing left to roll back"
+        );
+        assert_eq!(int(&c2, "SELECT balance FROM accounts WHERE id = 1"), 110);
+    }
+}
+
+#[test]
+fn write_skew_aborts_under_serializable_commits_under_snapshot() {
+    for (level, skew_allowed) in [("serializable", false), ("snapshot", true)] {
+        let (_db, c1, c2) = two_conns(2);
+        c1.execute_batch("UPDATE accounts SET balance = 1").unwrap(); // both on call
+        for c in [&c1, &c2] {
+            c.execute_batch(&format!("PRAGMA isolation_level = {level}"))
+                .unwrap();
+        }
+        assert_eq!(
+            query(&c1, "PRAGMA isolation_level"),
+            vec![vec![Value::Text(level.into())]]
+        );
+        c1.execute_batch("BEGIN CONCURRENT").unwrap();
+        c2.execute_batch("BEGIN CONCURRENT").unwrap();
+        // Each goes off call if at least two are on call.
+        assert_eq!(int(&c1, "SELECT sum(balance) FROM accounts"), 2);
+        assert_eq!(int(&c2, "SELECT sum(balance) FROM accounts"), 2);
+        c1.execute_batch("UPDATE accounts SET balance = 0 WHERE id = 1")
+            .unwrap();
+        c2.execute_batch("UPDATE accounts SET balance = 0 WHERE id = 2")
+            .unwrap();
+        c1.execute_batch("COMMIT").unwrap();
+        let r = c2.execute_batch("COMMIT");
+        if skew_allowed {
+            r.unwrap();
+            assert_eq!(int(&c1, "SELECT sum(balance) FROM accounts"), 0);
+        } else {
+            assert_conflict(&r.unwrap_err(), "accounts");
+            assert_eq!(int(&c1, "SELECT sum(balance) FROM accounts"), 1);
+        }
+    }
+}
+
+#[test]
+fn phantom_insert_into_scanned_range_aborts() {
+    let (_db, c1, c2) = two_conns(0);
+    c1.execute_batch("INSERT INTO accounts VALUES (10, 1), (20, 1), (100, 1)")
+        .unwrap();
+    c1.execute_batch("BEGIN CONCURRENT").unwrap();
+    assert_eq!(
+        int(
+            &c1,
+            "SELECT count(*) FROM accounts WHERE id BETWEEN 10 AND 20"
+        ),
+        2
+    );
+    // Autocommit insert into the gap the scan covered.
+    c2.execute_batch("INSERT INTO accounts VALUES (15, 1)")
+        .unwrap();
+    c1.execute_batch("UPDATE accounts SET balance = 2 WHERE id = 100")
+        .unwrap();
+    assert_conflict(&c1.execute_batch("COMMIT").unwrap_err(), "accounts");
+    assert_eq!(int(&c1, "SELECT balance FROM accounts WHERE id = 100"), 1);
+}
+
+#[test]
+fn different_rows_of_one_table_both_commit() {
+    let (db, c1, c2) = two_conns(10);
+    c1.execute_batch("BEGIN CONCURRENT").unwrap();
+    c2.execute_batch("BEGIN CONCURRENT").unwrap();
+    c1.execute_batch("UPDATE accounts SET balance = balance + 1 WHERE id = 3")
+        .unwrap();
+    c2.execute_batch("UPDATE accounts SET balance = balance + 1 WHERE id = 7")
+        .unwrap();
+    c1.execute_batch("COMMIT").unwrap();
+    c2.execute_batch("COMMIT").unwrap();
+    assert_eq!(int(&c1, "SELECT sum(balance) FROM accounts"), 1002);
+    assert_eq!(db.stats().conflicts, 0);
+}
+
+#[test]
+fn deferred_stale_snapshot_is_busy_snapshot() {
+    let (_db, c1, c2) = two_conns(1);
+    c1.execute_batch("BEGIN").unwrap();
+    assert_eq!(int(&c1, "SELECT balance FROM accounts"), 100);
+    c2.execute_batch("UPDATE accounts SET balance = 5").unwrap();
+    let e = c1
+        .execute_batch("UPDATE accounts SET balance = 7")
+        .unwrap_err();
+    assert_eq!(
+        (e.code, e.extended_code),
+        (SQLITE_BUSY, SQLITE_BUSY_SNAPSHOT)
+    );
+    c1.execute_batch("ROLLBACK").unwrap();
+    assert_eq!(int(&c1, "SELECT balance FROM accounts"), 5);
+}
+
+#[test]
+fn immediate_never_fails_at_commit() {
+    let (_db, c1, c2) = two_conns(1);
+    c1.execute_batch("BEGIN CONCURRENT").unwrap();
+    c1.execute_batch("UPDATE accounts SET balance = balance + 1")
+        .unwrap();
+    c2.execute_batch("BEGIN IMMEDIATE").unwrap();
+    c2.execute_batch("UPDATE accounts SET balance = balance + 2")
+        .unwrap();
+    c2.execute_batch("COMMIT").unwrap();
+    assert_conflict(&c1.execute_batch("COMMIT").unwrap_err(), "accounts");
+    assert_eq!(int(&c1, "SELECT balance FROM accounts"), 102);
+}
+
+#[test]
+fn autocommit_writes_never_surface_conflicts() {
+    const THREADS: i64 = 8;
+    const PER_THREAD: i64 = 150;
+    let (db, c0, _) = two_conns(1);
+    c0.execute_batch("CREATE TABLE log(id INTEGER PRIMARY KEY, tag INTEGER, seq INTEGER)")
+        .unwrap();
+    let handles: Vec<_> = (0..THREADS)
+        .map(|tag| {
+            let db = db.clone();
+            thread::spawn(move || {
+                let c = db.connect().unwrap();
+                for seq in 0..PER_THREAD {
+                    // One hot row: every pair of concurrent attempts conflicts.
+                    try_query(&c, "UPDATE accounts SET balance = balance + 1 WHERE id = 1")
+                        .unwrap_or_else(|e| panic!("{e} ({})", e.extended_code));
+                    assert_eq!(c.changes(), 1);
+                    let rows = try_query(
+                        &c,
+                        &format!("INSERT INTO log(tag, seq) VALUES ({tag}, {seq}) RETURNING id"),
+                    )
+                    .unwrap_or_else(|e| panic!("{e} ({})", e.extended_code));
+                    // Results are the committed attempt's.
+                    assert_eq!(rows.len(), 1);
+                    let id = c.last_insert_rowid();
+                    assert_eq!(rows[0][0], Value::Integer(id));
+                    assert_eq!(c.changes(), 1);
+                    let got = query(&c, &format!("SELECT tag, seq FROM log WHERE id = {id}"));
+                    assert_eq!(got, vec![vec![Value::Integer(tag), Value::Integer(seq)]]);
+                }
+                c.total_changes()
+            })
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().unwrap(), 2 * PER_THREAD as u64);
+    }
+    assert_eq!(
+        int(&c0, "SELECT balance FROM accounts"),
+        100 + THREADS * PER_THREAD
+    );
+    assert_eq!(int(&c0, "SELECT count(*) FROM log"), THREADS * PER_THREAD);
+    let st = db.stats();
+    eprintln!("autocommit: {st:?}");
+    assert_eq!(st.conflicts, st.autocommit_retries);
+}
+
+#[test]
+fn setting_pragmas_takes_no_writer_lock() {
+    let (_db, c1, c2) = two_conns(1);
+    c1.execute_batch("BEGIN IMMEDIATE").unwrap();
+    c2.execute_batch(
+        "PRAGMA busy_timeout = 0; PRAGMA synchronous = FULL; PRAGMA cache_size = -4000;
+         PRAGMA foreign_keys = ON; PRAGMA isolation_level = snapshot; PRAGMA journal_mode = wal;",
+    )
+    .unwrap();
+    // A real write still waits for the lock and reports SQLITE_BUSY.
+    let e = c2.execute_batch("PRAGMA user_version = 3").unwrap_err();
+    assert_eq!(e.code, SQLITE_BUSY);
+    c1.execute_batch("COMMIT").unwrap();
+    assert!(c2.execute_batch("PRAGMA isolation_level = bogus").is_err());
+}
+
+#[test]
+fn synchronous_reaches_storage() {
+    let dir = TempDir::new("sync");
+    let db = Database::open(&dir.db()).unwrap();
+    let c = db.connect().unwrap();
+    c.execute_batch("CREATE TABLE t(x)").unwrap();
+    c.execute_batch("PRAGMA synchronous = OFF").unwrap();
+    assert_eq!(int(&c, "PRAGMA synchronous"), 0);
+    let before = db.stats().fsyncs;
+    for i in 0..5 {
+        c.execute_batch(&format!("INSERT INTO t VALUES ({i})"))
+            .unwrap();
+    }
+    assert_eq!(db.stats().fsyncs, before, "OFF never syncs");
+    c.execute_batch("PRAGMA synchronous = 2").unwrap();
+    // The mode is the database's: another connection reads it back.
+    assert_eq!(int(&db.connect().unwrap(), "PRAGMA synchronous"), 2);
+    for i in 0..5 {
+        c.execute_batch(&format!("INSERT INTO t VALUES ({i})"))
+            .unwrap();
+    }
+    assert!(
+        db.stats().fsyncs >= before + 5,
+        "FULL syncs every lone commit"
+    );
+}
+
+#[test]
+fn parlite_stats_pragma_reports_counters() {
+    let (_db, c1, c2) = two_conns(1);
+    c1.execute_batch("BEGIN CONCURRENT; UPDATE accounts SET balance = 1;")
+        .unwrap();
+    c2.execute_batch("UPDATE accounts SET balance = 2").unwrap();
+    assert!(c1.execute_batch("COMMIT").is_err());
+    let (mut st, _) = c1.prepare("PRAGMA parlite_stats").unwrap().unwrap();
+    assert_eq!(st.column_name(0), "name");
+    assert_eq!(st.column_name(1), "value");
+    let rows = query(&c1, "PRAGMA parlite_stats");
+    let get = |n: &str| {
+        rows.iter()
+            .find(|r| r[0] == Value::Text(n.into()))
+            .map(|r| r[1].clone())
+            .unwrap_or_else(|| panic!("{n} missing from {rows:?}"))
+    };
+    assert_eq!(get("conflicts"), Value::Integer(1));
+    assert_eq!(get("conflicts:accounts"), Value::Integer(1));
+    assert!(matches!(get("concurrent_commits"), Value::Integer(n) if n >= 1));
+    for n in [
+        "commits",
+        "locked_commits",
+        "fsyncs",
+        "commits_per_fsync",
+        "checkpoints",
+        "log_bytes",
+        "autocommit_retries",
+    ] {
+        get(n);
+    }
+    assert!(st.step().unwrap());
 }
