@@ -523,3 +523,33 @@ WITH RECURSIVE c(x) AS (SELECT 5 UNION SELECT x - 1 FROM c WHERE x > 0 ORDER BY 
 WITH RECURSIVE c(x) AS (SELECT 2 UNION ALL SELECT x * 3 FROM c WHERE x < 100 UNION ALL SELECT 1) SELECT x FROM c;
 ");
 }
+
+#[test]
+fn json_operators() {
+    check(
+        r#"
+CREATE TABLE j(doc TEXT);
+INSERT INTO j VALUES('{"a": 1, "b": [1, 2, {"c": "x"}], "d": null}');
+SELECT doc -> '$.a', doc ->> '$.a', doc -> 'b', doc ->> '$.b[2].c', doc -> '$.b[2]', typeof(doc ->> 'd') FROM j;
+SELECT json_extract(doc, '$.b[1]') + 1 FROM j WHERE doc ->> 'a' = 1;
+"#,
+    );
+}
+
+#[test]
+fn strict_tables() {
+    check(
+        "
+CREATE TABLE s(a INTEGER PRIMARY KEY, b INT, c REAL, d TEXT, e BLOB, f ANY) STRICT;
+INSERT INTO s VALUES(1, '12', 3, 4, x'00', 'any');
+INSERT INTO s(b) VALUES('abc');
+INSERT INTO s(c) VALUES('x');
+INSERT INTO s(e) VALUES('text');
+INSERT INTO s(d) VALUES(x'01');
+SELECT a, b, typeof(b), c, typeof(c), d, typeof(d), f FROM s;
+UPDATE s SET b = 'zz';
+CREATE TABLE bad(a VARCHAR(10)) STRICT;
+CREATE TABLE bad2(a) STRICT;
+",
+    );
+}

@@ -262,6 +262,15 @@ impl<'s> Binder<'s> {
             Expr::Binary(l, op, r) => {
                 let lb = self.expr(l)?;
                 let rb = self.expr(r)?;
+                if matches!(op, BinaryOp::Arrow | BinaryOp::Arrow2) {
+                    // JSON operators are the functions `->` and `->>` (json1).
+                    let def = func::lookup(op.as_str(), 2)?;
+                    return Ok(Bound::plain(CExpr::Func {
+                        def: FnRef(def),
+                        args: vec![lb.e, rb.e],
+                        coll: Collation::Binary,
+                    }));
+                }
                 let coll = pick_collation(&lb, &rb);
                 let is_cmp = matches!(
                     op,
