@@ -33,7 +33,13 @@
 //!    changes(), last_insert_rowid() and RETURNING rows are those of the committed attempt.
 //! 4. Setting a connection pragma (busy_timeout, synchronous, isolation_level, ...) never
 //!    takes the writer lock (`exec::is_readonly`).
-//! 5. `PRAGMA synchronous` reaches storage (`Database::set_synchronous`) as soon as it is
+//! 5. Snapshot isolation never breaks a constraint: a concurrent transaction at
+//!    `isolation_level = snapshot` becomes serializable for its whole life as soon as it
+//!    runs a statement whose correctness rests on reads — a write to a table with a UNIQUE
+//!    or PRIMARY KEY index (two transactions inserting one key with different rowids write
+//!    different index keys, which snapshot validation would let both commit), with triggers,
+//!    or with foreign keys in force, and any DDL (`needs_serializable`).
+//! 6. `PRAGMA synchronous` reaches storage (`Database::set_synchronous`) as soon as it is
 //!    set. Storage keeps one mode per database, so the last connection to set it wins for
 //!    every connection's commits (a documented limitation; docs/concurrency.md).
 
@@ -274,7 +280,7 @@ struct ConnInner {
     schema: Schema,
     schema_loaded: bool,
     state: ConnState,
-    /// The `PRAGMA synchronous` level last handed to storage (invariant 5).
+    /// The `PRAGMA synchronous` level last handed to storage (invariant 6).
     sync_applied: i64,
     /// The explicit transaction, when not in autocommit mode.
     txn: Option<Txn>,
@@ -327,7 +333,7 @@ impl ConnInner {
                 return self.stats_rows();
             }
             if pragma == "synchronous" && value.is_none() {
-                // Another connection may have changed the database-wide mode (invariant 5).
+                // Another connection may have changed the database-wide mode (invariant 6).
                 let level = sync_level(self.db.synchronous());
                 if level != sync_level(sync_mode(self.state.synchronous.get())) {
                     self.state.synchronous.set(level);
@@ -566,6 +572,9 @@ impl ConnInner {
                 t.upgrade(self.busy_timeout())?;
             }
             self.refresh_schema(&t)?;
+            if t.is_concurrent() && self.needs_serializable(stmt) {
+                t.set_isolation(Isolation::Serializable)?;
+            }
             if !t.is_write() {
                 // A read snapshot has nothing to undo; no statement savepoint needed.
                 return self.execute(&t, stmt, params);
@@ -660,6 +669,12 @@ impl ConnInner {
                 t.rollback();
                 return Err(e);
             }
+            if !locked && self.needs_serializable(stmt) {
+                if let Err(e) = t.set_isolation(Isolation::Serializable) {
+                    t.rollback();
+                    return Err(e.into());
+                }
+            }
             // Undoes the attempt's TEMP changes (triggers may write TEMP tables) on retry.
             let tsp = match self.temp_txn.savepoint() {
                 Ok(sp) => sp,
@@ -705,6 +720,36 @@ impl ConnInner {
                 }
             }
         }
+    }
+
+    /// Invariant 5: whether `stmt`, run in a snapshot-isolation concurrent transaction,
+    /// could commit a constraint violation unless its reads are validated.
+    fn needs_serializable(&self, stmt: &Stmt) -> bool {
+        if !self.state.isolation_snapshot.get() || exec::is_readonly(stmt) {
+            return false;
+        }
+        let name = match stmt {
+            Stmt::Insert(i) => &i.table.name,
+            Stmt::Update(u) => &u.table.name,
+            Stmt::Delete(d) => &d.table.name,
+            _ => return true,
+        };
+        let Some(t) = self.schema.table(name) else {
+            return true;
+        };
+        if t.without_rowid
+            || self.schema.table_indexes(t).iter().any(|i| i.unique)
+            || !self.schema.triggers_for(&t.name).is_empty()
+        {
+            return true;
+        }
+        self.state.foreign_keys.get()
+            && (!t.fkeys.is_empty()
+                || self.schema.tables.values().any(|c| {
+                    c.fkeys
+                        .iter()
+                        .any(|fk| fk.parent.eq_ignore_ascii_case(&t.name))
+                }))
     }
 
     fn undo_temp(&self, sp: u32) {

@@ -1,4 +1,4 @@
-//! Many writers at the SQL level (crates/parlite/src/lib.rs invariants 1–5;
+//! Many writers at the SQL level (crates/parlite/src/lib.rs invariants 1–6;
 //! docs/concurrency.md, "SQL"). Seeded: `PARLITE_SEED=n` replays a bank run.
 
 use parlite::{Connection, Database, Error, Value};
@@ -516,4 +516,37 @@ fn parlite_stats_pragma_reports_counters() {
         get(n);
     }
     assert!(st.step().unwrap());
+}
+
+#[test]
+fn unique_index_duplicates_conflict() {
+    for level in ["serializable", "snapshot"] {
+        let db = Database::open(":memory:").unwrap();
+        let c1 = db.connect().unwrap();
+        let c2 = db.connect().unwrap();
+        c1.execute_batch("CREATE TABLE u(id INTEGER PRIMARY KEY, k TEXT UNIQUE)")
+            .unwrap();
+        for c in [&c1, &c2] {
+            c.execute_batch(&format!("PRAGMA isolation_level = {level}"))
+                .unwrap();
+        }
+        c1.execute_batch("BEGIN CONCURRENT; INSERT INTO u VALUES (1, 'a');")
+            .unwrap();
+        c2.execute_batch("BEGIN CONCURRENT; INSERT INTO u VALUES (2, 'a');")
+            .unwrap();
+        c1.execute_batch("COMMIT").unwrap();
+        let Err(e) = c2.execute_batch("COMMIT") else {
+            panic!("{level}: duplicate unique key committed");
+        };
+        assert_eq!(e.extended_code, SQLITE_BUSY_SNAPSHOT, "{level}: {e}");
+        assert_eq!(
+            int(&c1, "SELECT count(*) FROM u WHERE k = 'a'"),
+            1,
+            "{level}"
+        );
+        assert_eq!(
+            query(&c1, "PRAGMA integrity_check"),
+            vec![vec![Value::Text("ok".into())]]
+        );
+    }
 }
