@@ -399,8 +399,13 @@ fn autocommit_writes_never_surface_conflicts() {
     const THREADS: i64 = 8;
     const PER_THREAD: i64 = 150;
     let (db, c0, _) = two_conns(1);
-    c0.execute_batch("CREATE TABLE log(id INTEGER PRIMARY KEY, tag INTEGER, seq INTEGER)")
-        .unwrap();
+    c0.execute_batch(
+        "CREATE TABLE log(id INTEGER PRIMARY KEY, tag INTEGER, seq INTEGER);
+         CREATE TABLE filler(x INTEGER);
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i<500)
+         INSERT INTO filler SELECT i FROM n;",
+    )
+    .unwrap();
     let handles: Vec<_> = (0..THREADS)
         .map(|tag| {
             let db = db.clone();
@@ -413,7 +418,11 @@ fn autocommit_writes_never_surface_conflicts() {
                     assert_eq!(c.changes(), 1);
                     let rows = try_query(
                         &c,
-                        &format!("INSERT INTO log(tag, seq) VALUES ({tag}, {seq}) RETURNING id"),
+                        // The scan of `filler` widens the window in which attempts overlap.
+                        &format!(
+                            "INSERT INTO log(tag, seq) SELECT {tag}, {seq} \
+                             WHERE (SELECT sum(x) FROM filler) > 0 RETURNING id"
+                        ),
                     )
                     .unwrap_or_else(|e| panic!("{e} ({})", e.extended_code));
                     // Results are the committed attempt's.
