@@ -548,6 +548,15 @@ fn unique_index_duplicates_conflict() {
             panic!("{level}: duplicate unique key committed");
         };
         assert_eq!(e.extended_code, SQLITE_BUSY_SNAPSHOT, "{level}: {e}");
+        // Names the tree: the table (same new rowid) or its unique index.
+        assert!(
+            e.message
+                .starts_with("database is locked (conflict on table u: ")
+                || e.message
+                    .starts_with("database is locked (conflict on index sqlite_autoindex_u_1: "),
+            "{}",
+            e.message
+        );
         assert_eq!(
             int(&c1, "SELECT count(*) FROM u WHERE k = 'a'"),
             1,
