@@ -20,7 +20,7 @@
 //! Many writers (docs/concurrency.md, "SQL"). Invariants:
 //! 1. `BEGIN CONCURRENT` holds a storage concurrent transaction (no lock); its COMMIT
 //!    validates. A conflict surfaces as SQLITE_BUSY_SNAPSHOT (517) naming the table or index
-//!    (`conflict_error`), and the transaction is gone: the connection is back in autocommit.
+//!    (`storage_error`), and the transaction is gone: the connection is back in autocommit.
 //!    A COMMIT that only timed out waiting for the writer lock (SQLITE_BUSY) leaves the
 //!    transaction open, as SQLite's does.
 //! 2. `BEGIN IMMEDIATE`/`EXCLUSIVE` take the writer lock at BEGIN (waiting `busy_timeout`)
