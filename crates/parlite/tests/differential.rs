@@ -553,3 +553,19 @@ CREATE TABLE bad2(a) STRICT;
 ",
     );
 }
+
+#[test]
+fn automatic_index_joins() {
+    check("
+CREATE TABLE l(k, name TEXT COLLATE NOCASE, n REAL);
+CREATE TABLE r(k, name TEXT, n INT);
+WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 300) INSERT INTO l SELECT i % 50, 'Name' || (i % 7), i * 1.0 FROM s;
+WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 300) INSERT INTO r SELECT i % 60, 'name' || (i % 5), i FROM s;
+INSERT INTO r VALUES(NULL, NULL, NULL), ('7', 'NAME1', 7.0);
+SELECT count(*), sum(l.n), sum(r.n) FROM l, r WHERE l.k = r.k;
+SELECT count(*) FROM l JOIN r ON r.name = l.name;
+SELECT count(*) FROM l JOIN r ON l.name = r.name;
+SELECT count(*) FROM r JOIN l ON l.n = r.n;
+SELECT count(*) FROM l LEFT JOIN r ON r.k = l.k AND r.n > 250;
+");
+}
