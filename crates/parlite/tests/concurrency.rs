@@ -573,3 +573,36 @@ fn unique_index_duplicates_conflict() {
         );
     }
 }
+
+#[test]
+fn concurrent_transaction_keeps_statement_atomicity_and_savepoints() {
+    let (_db, c1, c2) = two_conns(3);
+    c1.execute_batch(
+        "BEGIN CONCURRENT;
+         UPDATE accounts SET balance = 1 WHERE id = 1;
+         SAVEPOINT s;
+         UPDATE accounts SET balance = 2 WHERE id = 2;
+         ROLLBACK TO s;
+         RELEASE s;",
+    )
+    .unwrap();
+    // A failing statement undoes only itself.
+    let e = c1
+        .execute_batch("INSERT INTO accounts VALUES (3, 0)")
+        .unwrap_err();
+    assert_eq!(e.code, 19, "{e}");
+    c1.execute_batch("INSERT INTO accounts VALUES (4, 4)")
+        .unwrap();
+    // Meanwhile another connection commits a row c1 never looked at (c1's reads of rows 2
+    // and 3, undone or failed, stay recorded: updating those would conflict).
+    c2.execute_batch("INSERT INTO accounts VALUES (10, 10)")
+        .unwrap();
+    c1.execute_batch("COMMIT").unwrap();
+    assert_eq!(
+        query(&c2, "SELECT id, balance FROM accounts ORDER BY id"),
+        [(1, 1), (2, 100), (3, 100), (4, 4), (10, 10)]
+            .iter()
+            .map(|&(a, b)| vec![Value::Integer(a), Value::Integer(b)])
+            .collect::<Vec<_>>()
+    );
+}
