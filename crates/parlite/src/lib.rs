@@ -39,9 +39,11 @@
 //!    or PRIMARY KEY index (two transactions inserting one key with different rowids write
 //!    different index keys, which snapshot validation would let both commit), with triggers,
 //!    or with foreign keys in force, and any DDL (`needs_serializable`).
-//! 6. `PRAGMA synchronous` reaches storage (`Database::set_synchronous`) as soon as it is
-//!    set. Storage keeps one mode per database, so the last connection to set it wins for
-//!    every connection's commits (a documented limitation; docs/concurrency.md).
+//! 6. `PRAGMA synchronous` is per connection and reaches storage (`Database::set_synchronous`)
+//!    as soon as it is set. Storage keeps one mode per database, so the database runs at the
+//!    strongest mode any open connection asked for (`SyncRequests`): a commit is never less
+//!    durable than its connection asked, and may be more (an OFF connection beside a FULL one
+//!    syncs). Reading the pragma returns the connection's own setting.
 
 use parlite_sql::exec::{self, store::RoutedStore, txnstore::TxnStore, ConnState, Engine};
 use parlite_sql::parse::{self, ast::Stmt, ast::TxnMode, Params};
@@ -192,11 +194,51 @@ impl Stats {
     }
 }
 
+/// The `synchronous` levels asked for by the open connections of a `Database` (invariant 6).
+#[derive(Debug, Default)]
+struct SyncRequests {
+    /// Open connections per level: OFF, NORMAL, FULL (EXTRA counts as FULL).
+    connections: Mutex<[u64; 3]>,
+}
+
+impl SyncRequests {
+    /// A connection's `PRAGMA synchronous` went from `from` to `to`.
+    fn change(&self, db: &parlite_storage::Database, from: i64, to: i64) {
+        self.update(db, Some(from), Some(to));
+    }
+
+    /// Moves one connection from level `from` (None: a new connection) to `to` (None: it
+    /// closed), and sets storage to the strongest level still asked for. Under the mutex, so
+    /// two connections changing levels at once leave storage at the right one.
+    fn update(&self, db: &parlite_storage::Database, from: Option<i64>, to: Option<i64>) {
+        let mut counts = match self.connections.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        let slot = |level: i64| level.clamp(0, 2) as usize;
+        if let Some(f) = from {
+            counts[slot(f)] = counts[slot(f)].saturating_sub(1);
+        }
+        if let Some(t) = to {
+            counts[slot(t)] += 1;
+        }
+        if let Some(level) = (0..3).rev().find(|&l| counts[l] > 0) {
+            let mode = sync_mode(level as i64);
+            if db.synchronous() != mode {
+                db.set_synchronous(mode);
+            }
+        }
+    }
+}
+
 /// Shared by many threads; each thread opens its own Connection from it.
 #[derive(Clone)]
 pub struct Database {
     storage: parlite_storage::Database,
     counters: Arc<SqlCounters>,
+    sync: Arc<SyncRequests>,
+    /// `PRAGMA synchronous` of a new connection: the mode the database was opened with.
+    sync_default: i64,
 }
 
 impl Database {
@@ -204,42 +246,25 @@ impl Database {
     pub fn open(path: &str) -> Result<Database> {
         if path.is_empty() || path == ":memory:" {
             let storage = parlite_storage::Database::open_in_memory(OpenOptions::default())?;
-            return Ok(Database {
-                storage,
-                counters: Arc::default(),
-            });
+            return Ok(Database::new(storage));
         }
         let storage = parlite_storage::Database::open(path, OpenOptions::default())?;
-        Ok(Database {
+        Ok(Database::new(storage))
+    }
+
+    fn new(storage: parlite_storage::Database) -> Database {
+        let sync_default = sync_level(storage.synchronous());
+        Database {
             storage,
             counters: Arc::default(),
-        })
+            sync: Arc::default(),
+            sync_default,
+        }
     }
 
     /// Commit, conflict, retry, fsync and checkpoint counters since the database was opened.
     pub fn stats(&self) -> Stats {
-        let c = self.storage.concurrency_stats();
-        let p = self.storage.stats();
-        Stats {
-            commits: p.commits,
-            concurrent_commits: c.concurrent_commits,
-            concurrent_fast_commits: c.concurrent_fast_commits,
-            locked_commits: c.locked_commits,
-            conflicts: c.conflicts,
-            conflicts_by_root: c
-                .conflicts_by_root
-                .iter()
-                .map(|(root, n)| (root.0, *n))
-                .collect(),
-            autocommit_retries: self.counters.autocommit_retries.load(Ordering::Relaxed),
-            autocommit_lock_fallbacks: self
-                .counters
-                .autocommit_lock_fallbacks
-                .load(Ordering::Relaxed),
-            fsyncs: p.commit_syncs,
-            checkpoints: p.checkpoints,
-            log_bytes: p.log_frames_bytes,
-        }
+        stats_of(&self.storage, &self.counters)
     }
 
     pub fn connect(&self) -> Result<Connection> {
@@ -249,8 +274,9 @@ impl Database {
         let temp_db = parlite_storage::Database::open_in_memory(OpenOptions::default())?;
         let temp_txn = temp_db.begin_write(Duration::from_secs(0))?;
         let state = ConnState::default();
-        let sync_level = sync_level(self.storage.synchronous());
+        let sync_level = self.sync_default;
         state.synchronous.set(sync_level);
+        self.sync.update(&self.storage, None, Some(sync_level));
         Ok(Connection {
             inner: Arc::new(Mutex::new(ConnInner {
                 temp_txn,
@@ -258,6 +284,7 @@ impl Database {
                 _temp_db: temp_db,
                 db: self.storage.clone(),
                 counters: self.counters.clone(),
+                sync: self.sync.clone(),
                 schema: Schema::default(),
                 schema_loaded: false,
                 state,
@@ -270,6 +297,12 @@ impl Database {
     }
 }
 
+impl Drop for ConnInner {
+    fn drop(&mut self) {
+        self.sync.update(&self.db, Some(self.sync_applied), None);
+    }
+}
+
 struct ConnInner {
     _temp_db: parlite_storage::Database,
     temp_txn: Txn,
@@ -277,6 +310,7 @@ struct ConnInner {
     temp_tx_sp: Option<u32>,
     db: parlite_storage::Database,
     counters: Arc<SqlCounters>,
+    sync: Arc<SyncRequests>,
     schema: Schema,
     schema_loaded: bool,
     state: ConnState,
@@ -332,19 +366,11 @@ impl ConnInner {
             if pragma == "parlite_stats" && value.is_none() {
                 return self.stats_rows();
             }
-            if pragma == "synchronous" && value.is_none() {
-                // Another connection may have changed the database-wide mode (invariant 6).
-                let level = sync_level(self.db.synchronous());
-                if level != sync_level(sync_mode(self.state.synchronous.get())) {
-                    self.state.synchronous.set(level);
-                    self.sync_applied = level;
-                }
-            }
         }
         let r = self.run_stmt(stmt, params);
         let level = self.state.synchronous.get();
         if level != self.sync_applied {
-            self.db.set_synchronous(sync_mode(level));
+            self.sync.change(&self.db, self.sync_applied, level);
             self.sync_applied = level;
         }
         r
@@ -353,11 +379,7 @@ impl ConnInner {
     /// `PRAGMA parlite_stats`: (name, value) rows of `Database::stats`, conflicts also per
     /// table or index (`conflicts:<name>`).
     fn stats_rows(&mut self) -> Result<Vec<Vec<SqlValue>>> {
-        let db = Database {
-            storage: self.db.clone(),
-            counters: self.counters.clone(),
-        };
-        let st = db.stats();
+        let st = stats_of(&self.db, &self.counters);
         self.with_read_txn(|c, t| c.refresh_schema(t))?;
         let int = |n: &str, v: u64| {
             vec![
@@ -791,6 +813,28 @@ impl ConnInner {
             }
             let _ = self.temp_txn.release(sp);
         }
+    }
+}
+
+fn stats_of(storage: &parlite_storage::Database, counters: &SqlCounters) -> Stats {
+    let c = storage.concurrency_stats();
+    let p = storage.stats();
+    Stats {
+        commits: p.commits,
+        concurrent_commits: c.concurrent_commits,
+        concurrent_fast_commits: c.concurrent_fast_commits,
+        locked_commits: c.locked_commits,
+        conflicts: c.conflicts,
+        conflicts_by_root: c
+            .conflicts_by_root
+            .iter()
+            .map(|(root, n)| (root.0, *n))
+            .collect(),
+        autocommit_retries: counters.autocommit_retries.load(Ordering::Relaxed),
+        autocommit_lock_fallbacks: counters.autocommit_lock_fallbacks.load(Ordering::Relaxed),
+        fsyncs: p.commit_syncs,
+        checkpoints: p.checkpoints,
+        log_bytes: p.log_frames_bytes,
     }
 }
 

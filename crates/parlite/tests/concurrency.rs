@@ -472,26 +472,46 @@ fn setting_pragmas_takes_no_writer_lock() {
 }
 
 #[test]
-fn synchronous_reaches_storage() {
+fn synchronous_reaches_storage_per_connection() {
     let dir = TempDir::new("sync");
     let db = Database::open(&dir.db()).unwrap();
     let c = db.connect().unwrap();
     c.execute_batch("CREATE TABLE t(x)").unwrap();
     c.execute_batch("PRAGMA synchronous = OFF").unwrap();
     assert_eq!(int(&c, "PRAGMA synchronous"), 0);
+    let insert_5 = || {
+        for i in 0..5 {
+            c.execute_batch(&format!("INSERT INTO t VALUES ({i})"))
+                .unwrap();
+        }
+    };
     let before = db.stats().fsyncs;
-    for i in 0..5 {
-        c.execute_batch(&format!("INSERT INTO t VALUES ({i})"))
-            .unwrap();
-    }
+    insert_5();
     assert_eq!(db.stats().fsyncs, before, "OFF never syncs");
-    c.execute_batch("PRAGMA synchronous = 2").unwrap();
-    // The mode is the database's: another connection reads it back.
-    assert_eq!(int(&db.connect().unwrap(), "PRAGMA synchronous"), 2);
-    for i in 0..5 {
-        c.execute_batch(&format!("INSERT INTO t VALUES ({i})"))
-            .unwrap();
+    {
+        // A second connection at the default (FULL): the database runs at the strongest
+        // mode asked for, so nobody's commits are less durable than asked.
+        let full = db.connect().unwrap();
+        assert_eq!(int(&full, "PRAGMA synchronous"), 2);
+        assert_eq!(
+            int(&c, "PRAGMA synchronous"),
+            0,
+            "each connection keeps its own"
+        );
+        let before = db.stats().fsyncs;
+        insert_5();
+        assert!(
+            db.stats().fsyncs >= before + 5,
+            "FULL beside: every lone commit syncs"
+        );
     }
+    // The FULL connection closed: OFF again.
+    let before = db.stats().fsyncs;
+    insert_5();
+    assert_eq!(db.stats().fsyncs, before);
+    c.execute_batch("PRAGMA synchronous = 2").unwrap();
+    let before = db.stats().fsyncs;
+    insert_5();
     assert!(
         db.stats().fsyncs >= before + 5,
         "FULL syncs every lone commit"
