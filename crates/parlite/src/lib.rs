@@ -174,7 +174,7 @@ pub struct Stats {
     pub conflicts_by_root: BTreeMap<u32, u64>,
     /// Autocommit write attempts retried after a conflict.
     pub autocommit_retries: u64,
-    /// Autocommit write statements that took the writer lock after their retries.
+    /// Autocommit write statements that ran out of retries and asked for the writer lock.
     pub autocommit_lock_fallbacks: u64,
     /// fsyncs of the log made for commits (one per commit group).
     pub fsyncs: u64,
