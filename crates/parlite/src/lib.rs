@@ -16,16 +16,51 @@
 //! - SAVEPOINT outside a transaction starts one; RELEASE of that outermost savepoint commits.
 //! - Before each statement the schema cookie is compared with the cached schema's, which is
 //!   reloaded from `sqlite_schema` when another connection changed it.
+//!
+//! Many writers (docs/concurrency.md, "SQL"). Invariants:
+//! 1. `BEGIN CONCURRENT` holds a storage concurrent transaction (no lock); its COMMIT
+//!    validates. A conflict surfaces as SQLITE_BUSY_SNAPSHOT (517) naming the table or index
+//!    (`storage_error`), and the transaction is gone: the connection is back in autocommit.
+//!    A COMMIT that only timed out waiting for the writer lock (SQLITE_BUSY) leaves the
+//!    transaction open, as SQLite's does.
+//! 2. `BEGIN IMMEDIATE`/`EXCLUSIVE` take the writer lock at BEGIN (waiting `busy_timeout`)
+//!    and never fail at COMMIT; `BEGIN`/`DEFERRED` read a snapshot and upgrade on the first
+//!    write (SQLITE_BUSY_SNAPSHOT if a commit happened since the snapshot).
+//! 3. An autocommit INSERT/UPDATE/DELETE runs as a concurrent transaction, retried on
+//!    conflict at most `AUTOCOMMIT_RETRIES_MAX` times, then once more under the writer lock,
+//!    which cannot conflict: a conflict never reaches the application. Each retry first
+//!    restores the connection counters and undoes the attempt's TEMP changes, so
+//!    changes(), last_insert_rowid() and RETURNING rows are those of the committed attempt.
+//! 4. Setting a connection pragma (busy_timeout, synchronous, isolation_level, ...) never
+//!    takes the writer lock (`exec::is_readonly`).
+//! 5. Snapshot isolation never breaks a constraint: a concurrent transaction at
+//!    `isolation_level = snapshot` becomes serializable for its whole life as soon as it
+//!    runs a statement whose correctness rests on reads — a write to a table with a UNIQUE
+//!    or PRIMARY KEY index (two transactions inserting one key with different rowids write
+//!    different index keys, which snapshot validation would let both commit), with triggers,
+//!    or with foreign keys in force, and any DDL (`needs_serializable`).
+//! 6. `PRAGMA synchronous` is per connection and reaches storage (`Database::set_synchronous`)
+//!    as soon as it is set. Storage keeps one mode per database, so the database runs at the
+//!    strongest mode any open connection asked for (`SyncRequests`): a commit is never less
+//!    durable than its connection asked, and may be more (an OFF connection beside a FULL one
+//!    syncs). Reading the pragma returns the connection's own setting.
 
 use parlite_sql::exec::{self, store::RoutedStore, txnstore::TxnStore, ConnState, Engine};
 use parlite_sql::parse::{self, ast::Stmt, ast::TxnMode, Params};
+use parlite_sql::schema::key;
 use parlite_sql::schema::Schema;
 use parlite_sql::value::{codes, SqlError, Value as SqlValue};
-use parlite_storage::{OpenOptions, Txn};
-use std::collections::VecDeque;
+use parlite_storage::{Isolation, OpenOptions, StorageError, Synchronous, Txn};
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
+
+/// Concurrent attempts of an autocommit write statement before it takes the writer lock
+/// (invariant 3). Each attempt after a conflict starts on a fresh snapshot; 8 keeps a hot
+/// row's statement from livelocking while costing little when conflicts are rare.
+pub const AUTOCOMMIT_RETRIES_MAX: u32 = 8;
 
 /// A value as the API hands it out.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,10 +148,97 @@ fn error(code: i32, message: impl Into<String>) -> Error {
 
 pub type Result<T> = std::result::Result<T, Error>;
 
+/// Counters kept by the SQL layer, shared by every connection of a `Database`.
+#[derive(Debug, Default)]
+struct SqlCounters {
+    /// Autocommit write attempts that conflicted and were run again.
+    autocommit_retries: AtomicU64,
+    /// Autocommit write statements that ran out of retries and took the writer lock.
+    autocommit_lock_fallbacks: AtomicU64,
+}
+
+/// What `Database::stats` and `PRAGMA parlite_stats` report.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stats {
+    /// Commits that wrote a log frame (every kind).
+    pub commits: u64,
+    /// Concurrent transactions committed (BEGIN CONCURRENT and autocommit writes).
+    pub concurrent_commits: u64,
+    /// Of those, committed without replay (nothing had committed since their snapshot).
+    pub concurrent_fast_commits: u64,
+    /// Lock-holding transactions committed (BEGIN IMMEDIATE/EXCLUSIVE, upgraded DEFERRED).
+    pub locked_commits: u64,
+    /// Concurrent transactions that failed validation (explicit ones and autocommit attempts).
+    pub conflicts: u64,
+    /// Conflicts by the root page of the tree named in the error.
+    pub conflicts_by_root: BTreeMap<u32, u64>,
+    /// Autocommit write attempts retried after a conflict.
+    pub autocommit_retries: u64,
+    /// Autocommit write statements that ran out of retries and asked for the writer lock.
+    pub autocommit_lock_fallbacks: u64,
+    /// fsyncs of the log made for commits (one per commit group).
+    pub fsyncs: u64,
+    pub checkpoints: u64,
+    /// Bytes of log frames not yet checkpointed.
+    pub log_bytes: u64,
+}
+
+impl Stats {
+    /// Commits made durable per fsync (group commit's yield); 0 when nothing was synced.
+    pub fn commits_per_fsync(&self) -> f64 {
+        if self.fsyncs == 0 {
+            0.0
+        } else {
+            self.commits as f64 / self.fsyncs as f64
+        }
+    }
+}
+
+/// The `synchronous` levels asked for by the open connections of a `Database` (invariant 6).
+#[derive(Debug, Default)]
+struct SyncRequests {
+    /// Open connections per level: OFF, NORMAL, FULL (EXTRA counts as FULL).
+    connections: Mutex<[u64; 3]>,
+}
+
+impl SyncRequests {
+    /// A connection's `PRAGMA synchronous` went from `from` to `to`.
+    fn change(&self, db: &parlite_storage::Database, from: i64, to: i64) {
+        self.update(db, Some(from), Some(to));
+    }
+
+    /// Moves one connection from level `from` (None: a new connection) to `to` (None: it
+    /// closed), and sets storage to the strongest level still asked for. Under the mutex, so
+    /// two connections changing levels at once leave storage at the right one.
+    fn update(&self, db: &parlite_storage::Database, from: Option<i64>, to: Option<i64>) {
+        let mut counts = match self.connections.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        let slot = |level: i64| level.clamp(0, 2) as usize;
+        if let Some(f) = from {
+            counts[slot(f)] = counts[slot(f)].saturating_sub(1);
+        }
+        if let Some(t) = to {
+            counts[slot(t)] += 1;
+        }
+        if let Some(level) = (0..3).rev().find(|&l| counts[l] > 0) {
+            let mode = sync_mode(level as i64);
+            if db.synchronous() != mode {
+                db.set_synchronous(mode);
+            }
+        }
+    }
+}
+
 /// Shared by many threads; each thread opens its own Connection from it.
 #[derive(Clone)]
 pub struct Database {
     storage: parlite_storage::Database,
+    counters: Arc<SqlCounters>,
+    sync: Arc<SyncRequests>,
+    /// `PRAGMA synchronous` of a new connection: the mode the database was opened with.
+    sync_default: i64,
 }
 
 impl Database {
@@ -124,10 +246,25 @@ impl Database {
     pub fn open(path: &str) -> Result<Database> {
         if path.is_empty() || path == ":memory:" {
             let storage = parlite_storage::Database::open_in_memory(OpenOptions::default())?;
-            return Ok(Database { storage });
+            return Ok(Database::new(storage));
         }
         let storage = parlite_storage::Database::open(path, OpenOptions::default())?;
-        Ok(Database { storage })
+        Ok(Database::new(storage))
+    }
+
+    fn new(storage: parlite_storage::Database) -> Database {
+        let sync_default = sync_level(storage.synchronous());
+        Database {
+            storage,
+            counters: Arc::default(),
+            sync: Arc::default(),
+            sync_default,
+        }
+    }
+
+    /// Commit, conflict, retry, fsync and checkpoint counters since the database was opened.
+    pub fn stats(&self) -> Stats {
+        stats_of(&self.storage, &self.counters)
     }
 
     pub fn connect(&self) -> Result<Connection> {
@@ -136,20 +273,33 @@ impl Database {
         // the main transaction's so that ROLLBACK undoes TEMP changes too.
         let temp_db = parlite_storage::Database::open_in_memory(OpenOptions::default())?;
         let temp_txn = temp_db.begin_write(Duration::from_secs(0))?;
+        let state = ConnState::default();
+        let sync_level = self.sync_default;
+        state.synchronous.set(sync_level);
+        self.sync.update(&self.storage, None, Some(sync_level));
         Ok(Connection {
             inner: Arc::new(Mutex::new(ConnInner {
                 temp_txn,
                 temp_tx_sp: None,
                 _temp_db: temp_db,
                 db: self.storage.clone(),
+                counters: self.counters.clone(),
+                sync: self.sync.clone(),
                 schema: Schema::default(),
                 schema_loaded: false,
-                state: ConnState::default(),
+                state,
+                sync_applied: sync_level,
                 txn: None,
                 savepoints: Vec::new(),
                 txn_from_savepoint: false,
             })),
         })
+    }
+}
+
+impl Drop for ConnInner {
+    fn drop(&mut self) {
+        self.sync.update(&self.db, Some(self.sync_applied), None);
     }
 }
 
@@ -159,9 +309,13 @@ struct ConnInner {
     /// The temp savepoint opened with the explicit transaction.
     temp_tx_sp: Option<u32>,
     db: parlite_storage::Database,
+    counters: Arc<SqlCounters>,
+    sync: Arc<SyncRequests>,
     schema: Schema,
     schema_loaded: bool,
     state: ConnState,
+    /// The `PRAGMA synchronous` level last handed to storage (invariant 6).
+    sync_applied: i64,
     /// The explicit transaction, when not in autocommit mode.
     txn: Option<Txn>,
     /// Named savepoints of the explicit transaction, innermost last: (name, main, temp).
@@ -207,6 +361,93 @@ impl ConnInner {
     }
 
     fn run(&mut self, stmt: &Stmt, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>> {
+        if let Stmt::Pragma { name, value } = stmt {
+            let pragma = key(&name.name);
+            if pragma == "parlite_stats" && value.is_none() {
+                return self.stats_rows();
+            }
+        }
+        let r = self.run_stmt(stmt, params);
+        let level = self.state.synchronous.get();
+        if level != self.sync_applied {
+            self.sync.change(&self.db, self.sync_applied, level);
+            self.sync_applied = level;
+        }
+        r
+    }
+
+    /// `PRAGMA parlite_stats`: (name, value) rows of `Database::stats`, conflicts also per
+    /// table or index (`conflicts:<name>`).
+    fn stats_rows(&mut self) -> Result<Vec<Vec<SqlValue>>> {
+        let st = stats_of(&self.db, &self.counters);
+        self.with_read_txn(|c, t| c.refresh_schema(t))?;
+        let int = |n: &str, v: u64| {
+            vec![
+                SqlValue::text(n),
+                SqlValue::Integer(i64::try_from(v).unwrap_or(i64::MAX)),
+            ]
+        };
+        let mut rows = vec![
+            int("commits", st.commits),
+            int("concurrent_commits", st.concurrent_commits),
+            int("concurrent_fast_commits", st.concurrent_fast_commits),
+            int("locked_commits", st.locked_commits),
+            int("conflicts", st.conflicts),
+        ];
+        for (root, n) in &st.conflicts_by_root {
+            rows.push(int(&format!("conflicts:{}", self.tree_name(*root)), *n));
+        }
+        rows.extend([
+            int("autocommit_retries", st.autocommit_retries),
+            int("autocommit_lock_fallbacks", st.autocommit_lock_fallbacks),
+            int("fsyncs", st.fsyncs),
+            vec![
+                SqlValue::text("commits_per_fsync"),
+                SqlValue::real(st.commits_per_fsync()),
+            ],
+            int("checkpoints", st.checkpoints),
+            int("log_bytes", st.log_bytes),
+        ]);
+        Ok(rows)
+    }
+
+    /// The schema object stored in the tree rooted at `root`, for messages.
+    fn tree_name(&self, root: u32) -> String {
+        if root == 1 {
+            return "sqlite_schema".to_string();
+        }
+        if let Some(t) = self.schema.tables.values().find(|t| t.root == root) {
+            return t.name.clone();
+        }
+        if let Some(i) = self.schema.indexes.values().find(|i| i.root == root) {
+            return i.name.clone();
+        }
+        format!("page {root}")
+    }
+
+    /// Maps a storage error; a validation conflict names the table or index (invariant 1):
+    /// `database is locked (conflict on table accounts: ...)`, SQLITE_BUSY_SNAPSHOT.
+    fn storage_error(&self, e: StorageError) -> Error {
+        let StorageError::Conflict { root, reason } = &e else {
+            return e.into();
+        };
+        let what = if root.0 == 1 {
+            "the schema".to_string()
+        } else if let Some(t) = self.schema.tables.values().find(|t| t.root == root.0) {
+            format!("table {}", t.name)
+        } else if let Some(i) = self.schema.indexes.values().find(|i| i.root == root.0) {
+            format!("index {}", i.name)
+        } else {
+            format!("the tree at page {}", root.0)
+        };
+        Error {
+            code: codes::SQLITE_BUSY,
+            extended_code: codes::SQLITE_BUSY_SNAPSHOT,
+            message: format!("database is locked (conflict on {what}: {reason})"),
+        }
+    }
+
+    fn run_stmt(&mut self, stmt: &Stmt, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>> {
         match stmt {
             Stmt::Begin { mode } => {
                 if self.txn.is_some() {
@@ -219,12 +460,7 @@ impl ConnInner {
                     Some(TxnMode::Immediate) | Some(TxnMode::Exclusive) => {
                         self.db.begin_write(self.busy_timeout())?
                     }
-                    Some(TxnMode::Concurrent) => {
-                        return Err(error(
-                            codes::SQLITE_ERROR,
-                            "BEGIN CONCURRENT is not supported yet",
-                        ))
-                    }
+                    Some(TxnMode::Concurrent) => self.begin_concurrent()?,
                     _ => self.db.begin_read()?,
                 };
                 self.txn = Some(t);
@@ -239,13 +475,20 @@ impl ConnInner {
                         "cannot commit - no transaction is active",
                     ));
                 };
-                self.savepoints.clear();
                 if let Err(e) = t.commit() {
+                    if t.is_concurrent() && matches!(e, StorageError::Busy { .. }) {
+                        // Only the lock wait timed out: still open (invariant 1).
+                        self.txn = Some(t);
+                        return Err(e.into());
+                    }
                     t.rollback();
+                    self.savepoints.clear();
                     self.end_temp_tx(false);
+                    let err = self.storage_error(e);
                     self.schema_loaded = false;
-                    return Err(e.into());
+                    return Err(err);
                 }
+                self.savepoints.clear();
                 self.end_temp_tx(true);
                 Ok(Vec::new())
             }
@@ -324,8 +567,9 @@ impl ConnInner {
                     if let Err(e) = t.commit() {
                         t.rollback();
                         self.end_temp_tx(false);
+                        let err = self.storage_error(e);
                         self.schema_loaded = false;
-                        return Err(e.into());
+                        return Err(err);
                     }
                     self.end_temp_tx(true);
                     return Ok(Vec::new());
@@ -350,6 +594,9 @@ impl ConnInner {
                 t.upgrade(self.busy_timeout())?;
             }
             self.refresh_schema(&t)?;
+            if t.is_concurrent() && self.needs_serializable(stmt) {
+                t.set_isolation(Isolation::Serializable)?;
+            }
             if !t.is_write() {
                 // A read snapshot has nothing to undo; no statement savepoint needed.
                 return self.execute(&t, stmt, params);
@@ -371,6 +618,8 @@ impl ConnInner {
                     Err(e)
                 }
             }
+        } else if matches!(stmt, Stmt::Insert(_) | Stmt::Update(_) | Stmt::Delete(_)) {
+            self.run_autocommit_write(stmt, params)
         } else {
             let t = if readonly {
                 self.db.begin_read()?
@@ -398,6 +647,136 @@ impl ConnInner {
                 }
             }
         }
+    }
+
+    /// A storage concurrent transaction with this connection's isolation level.
+    fn begin_concurrent(&self) -> Result<Txn> {
+        let t = self.db.begin_concurrent()?;
+        let isolation = if self.state.isolation_snapshot.get() {
+            Isolation::Snapshot
+        } else {
+            Isolation::Serializable
+        };
+        if let Err(e) = t.set_isolation(isolation) {
+            t.rollback();
+            return Err(e.into());
+        }
+        Ok(t)
+    }
+
+    /// An autocommit INSERT/UPDATE/DELETE (invariant 3): concurrent attempts, retried on
+    /// conflict, then one under the writer lock.
+    fn run_autocommit_write(
+        &mut self,
+        stmt: &Stmt,
+        params: &[SqlValue],
+    ) -> Result<Vec<Vec<SqlValue>>> {
+        let saved = (
+            self.state.last_insert_rowid.get(),
+            self.state.changes.get(),
+            self.state.total_changes.get(),
+        );
+        let mut attempt = 0;
+        loop {
+            let locked = attempt >= AUTOCOMMIT_RETRIES_MAX;
+            let t = if locked {
+                self.counters
+                    .autocommit_lock_fallbacks
+                    .fetch_add(1, Ordering::Relaxed);
+                self.db.begin_write(self.busy_timeout())?
+            } else {
+                self.begin_concurrent()?
+            };
+            if let Err(e) = self.refresh_schema(&t) {
+                t.rollback();
+                return Err(e);
+            }
+            if !locked && self.needs_serializable(stmt) {
+                if let Err(e) = t.set_isolation(Isolation::Serializable) {
+                    t.rollback();
+                    return Err(e.into());
+                }
+            }
+            // Undoes the attempt's TEMP changes (triggers may write TEMP tables) on retry.
+            let tsp = match self.temp_txn.savepoint() {
+                Ok(sp) => sp,
+                Err(e) => {
+                    t.rollback();
+                    return Err(e.into());
+                }
+            };
+            let outcome = self.execute(&t, stmt, params);
+            let rows = match outcome {
+                Ok(rows) => rows,
+                Err(e) => {
+                    t.rollback();
+                    self.undo_temp(tsp);
+                    self.schema_loaded = false;
+                    return Err(e);
+                }
+            };
+            match t.commit() {
+                Ok(()) => {
+                    self.temp_txn.release(tsp)?;
+                    return Ok(rows);
+                }
+                Err(StorageError::Conflict { .. }) if !locked => {
+                    t.rollback();
+                    self.undo_temp(tsp);
+                    self.state.last_insert_rowid.set(saved.0);
+                    self.state.changes.set(saved.1);
+                    self.state.total_changes.set(saved.2);
+                    self.counters
+                        .autocommit_retries
+                        .fetch_add(1, Ordering::Relaxed);
+                    attempt += 1;
+                    // Let the writer we conflicted with finish before taking a new snapshot.
+                    std::thread::yield_now();
+                }
+                Err(e) => {
+                    t.rollback();
+                    self.undo_temp(tsp);
+                    let err = self.storage_error(e);
+                    self.schema_loaded = false;
+                    return Err(err);
+                }
+            }
+        }
+    }
+
+    /// Invariant 5: whether `stmt`, run in a snapshot-isolation concurrent transaction,
+    /// could commit a constraint violation unless its reads are validated.
+    fn needs_serializable(&self, stmt: &Stmt) -> bool {
+        if !self.state.isolation_snapshot.get() || exec::is_readonly(stmt) {
+            return false;
+        }
+        let name = match stmt {
+            Stmt::Insert(i) => &i.table.name,
+            Stmt::Update(u) => &u.table.name,
+            Stmt::Delete(d) => &d.table.name,
+            _ => return true,
+        };
+        let Some(t) = self.schema.table(name) else {
+            return true;
+        };
+        if t.without_rowid
+            || self.schema.table_indexes(t).iter().any(|i| i.unique)
+            || !self.schema.triggers_for(&t.name).is_empty()
+        {
+            return true;
+        }
+        self.state.foreign_keys.get()
+            && (!t.fkeys.is_empty()
+                || self.schema.tables.values().any(|c| {
+                    c.fkeys
+                        .iter()
+                        .any(|fk| fk.parent.eq_ignore_ascii_case(&t.name))
+                }))
+    }
+
+    fn undo_temp(&self, sp: u32) {
+        let _ = self.temp_txn.rollback_to(sp);
+        let _ = self.temp_txn.release(sp);
     }
 
     fn execute(&mut self, t: &Txn, stmt: &Stmt, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>> {
@@ -434,6 +813,45 @@ impl ConnInner {
             }
             let _ = self.temp_txn.release(sp);
         }
+    }
+}
+
+fn stats_of(storage: &parlite_storage::Database, counters: &SqlCounters) -> Stats {
+    let c = storage.concurrency_stats();
+    let p = storage.stats();
+    Stats {
+        commits: p.commits,
+        concurrent_commits: c.concurrent_commits,
+        concurrent_fast_commits: c.concurrent_fast_commits,
+        locked_commits: c.locked_commits,
+        conflicts: c.conflicts,
+        conflicts_by_root: c
+            .conflicts_by_root
+            .iter()
+            .map(|(root, n)| (root.0, *n))
+            .collect(),
+        autocommit_retries: counters.autocommit_retries.load(Ordering::Relaxed),
+        autocommit_lock_fallbacks: counters.autocommit_lock_fallbacks.load(Ordering::Relaxed),
+        fsyncs: p.commit_syncs,
+        checkpoints: p.checkpoints,
+        log_bytes: p.log_frames_bytes,
+    }
+}
+
+/// `PRAGMA synchronous` levels: 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA (stored as FULL).
+fn sync_mode(level: i64) -> Synchronous {
+    match level {
+        0 => Synchronous::Off,
+        1 => Synchronous::Normal,
+        _ => Synchronous::Full,
+    }
+}
+
+fn sync_level(mode: Synchronous) -> i64 {
+    match mode {
+        Synchronous::Off => 0,
+        Synchronous::Normal => 1,
+        Synchronous::Full => 2,
     }
 }
 

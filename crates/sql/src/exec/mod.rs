@@ -44,6 +44,10 @@ pub struct ConnState {
     pub synchronous: Cell<i64>,
     pub foreign_keys: Cell<bool>,
     pub case_sensitive_like: Cell<bool>,
+    /// `PRAGMA isolation_level`: this connection's concurrent transactions (BEGIN
+    /// CONCURRENT, autocommit writes) validate reads too (false, the default: serializable)
+    /// or write-write conflicts only (true: snapshot isolation).
+    pub isolation_snapshot: Cell<bool>,
 }
 
 impl FunctionContext for ConnState {
@@ -181,7 +185,11 @@ fn returning_names(schema: &Schema, table: &str, cols: &[ast::ResultColumn]) -> 
 pub fn is_readonly(stmt: &Stmt) -> bool {
     match stmt {
         Stmt::Select(_) | Stmt::Explain { .. } => true,
-        Stmt::Pragma { value, .. } => value.is_none(),
+        // Connection settings never write the file: setting one must not take the writer
+        // lock (8 connections setting busy_timeout at once must not see SQLITE_BUSY).
+        Stmt::Pragma { name, value } => {
+            value.is_none() || pragma::is_connection_setting(&name.name)
+        }
         Stmt::Begin { .. }
         | Stmt::Commit
         | Stmt::Rollback { .. }

@@ -13,6 +13,27 @@ use crate::schema::key;
 use crate::value::{Result, SqlError, Value};
 use std::ops::Bound;
 
+/// Pragmas whose assignment changes only this connection (or a database-wide runtime
+/// setting such as `synchronous`) and never writes the file, so they run without the
+/// writer lock.
+pub fn is_connection_setting(name: &str) -> bool {
+    matches!(
+        key(name).as_str(),
+        "busy_timeout"
+            | "synchronous"
+            | "cache_size"
+            | "foreign_keys"
+            | "case_sensitive_like"
+            | "recursive_triggers"
+            | "temp_store"
+            | "read_uncommitted"
+            | "journal_mode"
+            | "locking_mode"
+            | "threads"
+            | "isolation_level"
+    )
+}
+
 pub fn column_names(name: &str, has_value: bool) -> Vec<String> {
     let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect();
     match key(name).as_str() {
@@ -31,6 +52,8 @@ pub fn column_names(name: &str, has_value: bool) -> Vec<String> {
         "database_list" => v(&["seq", "name", "file"]),
         "table_list" => v(&["schema", "name", "type", "ncol", "wr", "strict"]),
         "integrity_check" | "quick_check" => v(&[key(name).as_str()]),
+        "parlite_stats" => v(&["name", "value"]),
+        "isolation_level" if !has_value => v(&["isolation_level"]),
         n @ ("user_version"
         | "schema_version"
         | "page_size"
@@ -157,6 +180,28 @@ impl Engine<'_> {
                     Ok(Vec::new())
                 }
                 None => one(Value::Integer(self.state.synchronous.get())),
+            },
+            // parlite: serializable (default) | snapshot, for this connection's concurrent
+            // transactions (docs/concurrency.md, "SQL").
+            "isolation_level" => match arg {
+                Some(v) => match v.to_text_or_empty().to_ascii_lowercase().as_str() {
+                    "serializable" => {
+                        self.state.isolation_snapshot.set(false);
+                        Ok(Vec::new())
+                    }
+                    "snapshot" => {
+                        self.state.isolation_snapshot.set(true);
+                        Ok(Vec::new())
+                    }
+                    other => Err(SqlError::msg(format!(
+                        "unknown isolation level: {other} (serializable or snapshot)"
+                    ))),
+                },
+                None => one(Value::text(if self.state.isolation_snapshot.get() {
+                    "snapshot"
+                } else {
+                    "serializable"
+                })),
             },
             "journal_mode" => one(Value::text("wal")),
             // parlite runs each statement on the calling thread: no helper threads.
