@@ -17,7 +17,7 @@
 //! - Before each statement the schema cookie is compared with the cached schema's, which is
 //!   reloaded from `sqlite_schema` when another connection changed it.
 
-use parlite_sql::exec::{self, txnstore::TxnStore, ConnState, Engine};
+use parlite_sql::exec::{self, store::RoutedStore, txnstore::TxnStore, ConnState, Engine};
 use parlite_sql::parse::{self, ast::Stmt, ast::TxnMode, Params};
 use parlite_sql::schema::Schema;
 use parlite_sql::value::{codes, SqlError, Value as SqlValue};
@@ -131,8 +131,16 @@ impl Database {
     }
 
     pub fn connect(&self) -> Result<Connection> {
+        // The connection's private temp database (TEMP tables, indexes, triggers): in memory,
+        // held in one write transaction for the connection's life; savepoints on it mirror
+        // the main transaction's so that ROLLBACK undoes TEMP changes too.
+        let temp_db = parlite_storage::Database::open_in_memory(OpenOptions::default())?;
+        let temp_txn = temp_db.begin_write(Duration::from_secs(0))?;
         Ok(Connection {
             inner: Arc::new(Mutex::new(ConnInner {
+                temp_txn,
+                temp_tx_sp: None,
+                _temp_db: temp_db,
                 db: self.storage.clone(),
                 schema: Schema::default(),
                 schema_loaded: false,
@@ -146,14 +154,18 @@ impl Database {
 }
 
 struct ConnInner {
+    _temp_db: parlite_storage::Database,
+    temp_txn: Txn,
+    /// The temp savepoint opened with the explicit transaction.
+    temp_tx_sp: Option<u32>,
     db: parlite_storage::Database,
     schema: Schema,
     schema_loaded: bool,
     state: ConnState,
     /// The explicit transaction, when not in autocommit mode.
     txn: Option<Txn>,
-    /// Named savepoints of the explicit transaction, innermost last.
-    savepoints: Vec<(String, u32)>,
+    /// Named savepoints of the explicit transaction, innermost last: (name, main, temp).
+    savepoints: Vec<(String, u32, u32)>,
     /// The transaction was opened by SAVEPOINT (RELEASE of the outermost commits it).
     txn_from_savepoint: bool,
 }
@@ -167,7 +179,14 @@ impl ConnInner {
     fn refresh_schema(&mut self, txn: &Txn) -> Result<()> {
         let cookie = txn.header()?.schema_cookie;
         if !self.schema_loaded || cookie != self.schema.cookie {
-            let store = TxnStore { txn: txn.clone() };
+            let main = TxnStore { txn: txn.clone() };
+            let temp = TxnStore {
+                txn: self.temp_txn.clone(),
+            };
+            let store = RoutedStore {
+                main: &main,
+                temp: Some(&temp),
+            };
             let mut fresh = exec::load_schema(&store)?;
             fresh.carry_temp_from(&self.schema);
             self.schema = fresh;
@@ -210,6 +229,7 @@ impl ConnInner {
                 };
                 self.txn = Some(t);
                 self.txn_from_savepoint = false;
+                self.temp_tx_sp = Some(self.temp_txn.savepoint()?);
                 Ok(Vec::new())
             }
             Stmt::Commit => {
@@ -222,8 +242,11 @@ impl ConnInner {
                 self.savepoints.clear();
                 if let Err(e) = t.commit() {
                     t.rollback();
+                    self.end_temp_tx(false);
+                    self.schema_loaded = false;
                     return Err(e.into());
                 }
+                self.end_temp_tx(true);
                 Ok(Vec::new())
             }
             Stmt::Rollback { savepoint: None } => {
@@ -235,6 +258,9 @@ impl ConnInner {
                 };
                 self.savepoints.clear();
                 t.rollback();
+                self.end_temp_tx(false);
+                // DDL may have been undone.
+                self.schema_loaded = false;
                 Ok(Vec::new())
             }
             Stmt::Rollback {
@@ -243,7 +269,7 @@ impl ConnInner {
                 let Some(pos) = self
                     .savepoints
                     .iter()
-                    .rposition(|(n, _)| n.eq_ignore_ascii_case(name))
+                    .rposition(|(n, _, _)| n.eq_ignore_ascii_case(name))
                 else {
                     return Err(error(
                         codes::SQLITE_ERROR,
@@ -254,13 +280,16 @@ impl ConnInner {
                     error(codes::SQLITE_ERROR, format!("no such savepoint: {name}"))
                 })?;
                 t.rollback_to(self.savepoints[pos].1)?;
+                self.temp_txn.rollback_to(self.savepoints[pos].2)?;
                 self.savepoints.truncate(pos + 1);
+                self.schema_loaded = false;
                 Ok(Vec::new())
             }
             Stmt::Savepoint(name) => {
                 if self.txn.is_none() {
                     self.txn = Some(self.db.begin_read()?);
                     self.txn_from_savepoint = true;
+                    self.temp_tx_sp = Some(self.temp_txn.savepoint()?);
                 }
                 let t = self
                     .txn
@@ -271,14 +300,15 @@ impl ConnInner {
                     t.upgrade(self.busy_timeout())?;
                 }
                 let sp = t.savepoint()?;
-                self.savepoints.push((name.clone(), sp));
+                let tsp = self.temp_txn.savepoint()?;
+                self.savepoints.push((name.clone(), sp, tsp));
                 Ok(Vec::new())
             }
             Stmt::Release(name) => {
                 let Some(pos) = self
                     .savepoints
                     .iter()
-                    .rposition(|(n, _)| n.eq_ignore_ascii_case(name))
+                    .rposition(|(n, _, _)| n.eq_ignore_ascii_case(name))
                 else {
                     return Err(error(
                         codes::SQLITE_ERROR,
@@ -293,14 +323,22 @@ impl ConnInner {
                     self.txn = None;
                     if let Err(e) = t.commit() {
                         t.rollback();
+                        self.end_temp_tx(false);
+                        self.schema_loaded = false;
                         return Err(e.into());
                     }
+                    self.end_temp_tx(true);
                     return Ok(Vec::new());
                 }
                 t.release(self.savepoints[pos].1)?;
+                self.temp_txn.release(self.savepoints[pos].2)?;
                 self.savepoints.truncate(pos);
                 Ok(Vec::new())
             }
+            Stmt::Vacuum { .. } if self.txn.is_some() => Err(error(
+                codes::SQLITE_ERROR,
+                "cannot VACUUM from within a transaction",
+            )),
             _ => self.run_in_txn(stmt, params),
         }
     }
@@ -363,9 +401,39 @@ impl ConnInner {
     }
 
     fn execute(&mut self, t: &Txn, stmt: &Stmt, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>> {
-        let store = TxnStore { txn: t.clone() };
+        let main = TxnStore { txn: t.clone() };
+        let temp = TxnStore {
+            txn: self.temp_txn.clone(),
+        };
+        let store = RoutedStore {
+            main: &main,
+            temp: Some(&temp),
+        };
+        // The temp database follows the statement: undone with it on error.
+        let tsp = self.temp_txn.savepoint()?;
         let mut engine = Engine::new(&store, &mut self.schema, params, &self.state);
-        Ok(engine.execute(stmt)?)
+        let r = engine.execute(stmt);
+        match r {
+            Ok(rows) => {
+                self.temp_txn.release(tsp)?;
+                Ok(rows)
+            }
+            Err(e) => {
+                let _ = self.temp_txn.rollback_to(tsp);
+                let _ = self.temp_txn.release(tsp);
+                Err(e.into())
+            }
+        }
+    }
+
+    /// Ends the explicit transaction's temp savepoint: kept on commit, undone on rollback.
+    fn end_temp_tx(&mut self, commit: bool) {
+        if let Some(sp) = self.temp_tx_sp.take() {
+            if !commit {
+                let _ = self.temp_txn.rollback_to(sp);
+            }
+            let _ = self.temp_txn.release(sp);
+        }
     }
 }
 

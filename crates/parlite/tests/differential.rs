@@ -89,7 +89,19 @@ fn check(script: &str) {
     let p = parlite::Connection::open(":memory:").expect("parlite");
     let mut rest = script;
     let mut failures = Vec::new();
-    while let Ok(Some(parsed)) = parlite_sql::parse::parse_first(rest) {
+    let mut count = 0;
+    loop {
+        let parsed = match parlite_sql::parse::parse_first(rest) {
+            Ok(Some(p)) => p,
+            Ok(None) => break,
+            Err(e) => {
+                failures.push(format!(
+                    "parlite cannot parse the rest of the script: {e}\n{rest}"
+                ));
+                break;
+            }
+        };
+        count += 1;
         let tail = &rest[parsed.tail..];
         let stmt_text = &rest[..parsed.tail];
         let a = run_sqlite(&s, stmt_text.trim());
@@ -102,6 +114,7 @@ fn check(script: &str) {
         }
         rest = tail;
     }
+    assert!(count > 0, "empty script");
     assert!(
         failures.is_empty(),
         "{} mismatches:\n{}",
@@ -299,5 +312,214 @@ CREATE TABLE ids(id INTEGER PRIMARY KEY, x);
 INSERT INTO ids VALUES(1, 'one');
 INSERT INTO ids VALUES(1, 'uno') ON CONFLICT(id) DO UPDATE SET x = excluded.x;
 SELECT * FROM ids;
+");
+}
+
+#[test]
+fn alter_table() {
+    check(
+        "
+CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c INT CHECK (c >= 0), d);
+CREATE INDEX tb ON t(b) WHERE b IS NOT NULL;
+INSERT INTO t VALUES(1, 'x', 1, 'd1'), (2, 'y', 2, 'd2');
+ALTER TABLE t RENAME COLUMN b TO bee;
+SELECT sql FROM sqlite_master ORDER BY name;
+SELECT bee FROM t WHERE bee = 'y';
+ALTER TABLE t RENAME COLUMN nope TO x;
+ALTER TABLE t RENAME COLUMN c TO a;
+ALTER TABLE t DROP COLUMN d;
+SELECT * FROM t;
+SELECT sql FROM sqlite_master WHERE name = 't';
+ALTER TABLE t DROP COLUMN a;
+ALTER TABLE t ADD COLUMN e TEXT DEFAULT 'z';
+ALTER TABLE t DROP COLUMN e;
+SELECT * FROM t;
+CREATE TABLE u(x, y, z);
+INSERT INTO u VALUES(1, 2, 3);
+ALTER TABLE u DROP COLUMN x;
+SELECT * FROM u;
+SELECT sql FROM sqlite_master WHERE name = 'u';
+PRAGMA integrity_check;
+",
+    );
+}
+
+#[test]
+fn window_functions() {
+    check("
+CREATE TABLE s(dept TEXT, name TEXT, pay INT);
+INSERT INTO s VALUES('a', 'x', 10), ('a', 'y', 20), ('a', 'z', 20), ('b', 'p', 5), ('b', 'q', NULL), ('c', 'r', 7);
+SELECT name, row_number() OVER (ORDER BY name) FROM s ORDER BY name;
+SELECT name, rank() OVER (PARTITION BY dept ORDER BY pay DESC), dense_rank() OVER (PARTITION BY dept ORDER BY pay DESC) FROM s ORDER BY name;
+SELECT name, sum(pay) OVER (PARTITION BY dept) AS total, sum(pay) OVER (PARTITION BY dept ORDER BY pay) AS running FROM s ORDER BY name;
+SELECT name, lag(pay) OVER (ORDER BY name), lead(pay, 2, -1) OVER (ORDER BY name) FROM s ORDER BY name;
+SELECT name, first_value(name) OVER w, last_value(name) OVER w, nth_value(name, 2) OVER w FROM s WINDOW w AS (PARTITION BY dept ORDER BY name ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) ORDER BY name;
+SELECT name, avg(pay) OVER (ORDER BY name ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM s ORDER BY name;
+SELECT name, ntile(4) OVER (ORDER BY name), percent_rank() OVER (ORDER BY pay), cume_dist() OVER (ORDER BY pay) FROM s ORDER BY name;
+SELECT dept, count(*), sum(count(*)) OVER () FROM s GROUP BY dept ORDER BY dept;
+SELECT count(*) OVER (PARTITION BY dept) FROM s WHERE row_number() OVER () > 1;
+SELECT name, row_number() OVER (ORDER BY pay DESC, name) AS r FROM s ORDER BY r LIMIT 3;
+");
+}
+
+#[test]
+fn update_from() {
+    check("
+CREATE TABLE inv(item TEXT PRIMARY KEY, qty INT);
+CREATE TABLE sales(item TEXT, n INT);
+INSERT INTO inv VALUES('a', 10), ('b', 20), ('c', 30);
+INSERT INTO sales VALUES('a', 1), ('b', 5), ('b', 2);
+UPDATE inv SET qty = qty - s.total FROM (SELECT item, sum(n) AS total FROM sales GROUP BY item) AS s WHERE s.item = inv.item;
+SELECT * FROM inv ORDER BY item;
+UPDATE inv AS i SET qty = sales.n FROM sales WHERE sales.item = i.item AND sales.n > 1 RETURNING item, qty;
+SELECT changes();
+");
+}
+
+#[test]
+fn foreign_keys() {
+    check("
+PRAGMA foreign_keys = ON;
+PRAGMA foreign_keys;
+CREATE TABLE artist(id INTEGER PRIMARY KEY, name TEXT);
+CREATE TABLE album(id INTEGER PRIMARY KEY, artist INT REFERENCES artist ON DELETE CASCADE, title TEXT);
+CREATE TABLE track(id INTEGER PRIMARY KEY, album INT, FOREIGN KEY (album) REFERENCES album(id) ON DELETE SET NULL ON UPDATE CASCADE);
+CREATE TABLE review(id INTEGER PRIMARY KEY, album INT REFERENCES album(id));
+INSERT INTO artist VALUES(1, 'a'), (2, 'b');
+INSERT INTO album VALUES(10, 1, 'x'), (11, 2, 'y'), (12, NULL, 'z');
+INSERT INTO album VALUES(13, 3, 'bad');
+INSERT INTO track VALUES(100, 10), (101, 11), (102, 11);
+INSERT INTO review VALUES(1000, 12);
+UPDATE album SET id = 21 WHERE id = 11;
+SELECT * FROM track ORDER BY id;
+DELETE FROM artist WHERE id = 1;
+SELECT changes();
+SELECT * FROM album ORDER BY id;
+SELECT * FROM track ORDER BY id;
+DELETE FROM album WHERE id = 12;
+UPDATE review SET album = 99;
+UPDATE review SET album = 21;
+PRAGMA foreign_keys = OFF;
+INSERT INTO album VALUES(30, 77, 'unchecked');
+SELECT count(*) FROM album;
+");
+}
+
+#[test]
+fn instead_of_triggers() {
+    check("
+CREATE TABLE base(id INTEGER PRIMARY KEY, name TEXT, n INT);
+CREATE VIEW v AS SELECT id, name, n * 2 AS dbl FROM base;
+CREATE TRIGGER v_ins INSTEAD OF INSERT ON v BEGIN INSERT INTO base VALUES(new.id, upper(new.name), new.dbl / 2); END;
+CREATE TRIGGER v_upd INSTEAD OF UPDATE ON v BEGIN UPDATE base SET name = new.name, n = new.dbl / 2 WHERE id = old.id; END;
+CREATE TRIGGER v_del INSTEAD OF DELETE ON v BEGIN DELETE FROM base WHERE id = old.id; END;
+CREATE TRIGGER bad BEFORE INSERT ON v BEGIN SELECT 1; END;
+INSERT INTO v VALUES(1, 'a', 10), (2, 'b', 20);
+INSERT INTO v(id, name) VALUES(3, 'c');
+SELECT * FROM base ORDER BY id;
+UPDATE v SET dbl = dbl + 2 WHERE id >= 2;
+SELECT * FROM v ORDER BY id;
+DELETE FROM v WHERE name = 'A';
+SELECT * FROM base ORDER BY id;
+CREATE VIEW w AS SELECT 1 AS x;
+INSERT INTO w VALUES(5);
+");
+}
+
+#[test]
+fn analyze_and_vacuum() {
+    check(
+        "
+CREATE TABLE a(x INTEGER PRIMARY KEY, y TEXT COLLATE NOCASE, z);
+CREATE INDEX ay ON a(y, z);
+CREATE UNIQUE INDEX az ON a(z);
+CREATE TABLE b(q);
+CREATE TABLE e(q);
+INSERT INTO a VALUES(1, 'a', 1), (2, 'A', 2), (3, 'b', 3), (4, 'c', 4), (5, 'c', 5);
+INSERT INTO b VALUES(1), (2);
+ANALYZE;
+SELECT tbl, idx, stat FROM sqlite_stat1 ORDER BY tbl, idx;
+DELETE FROM a WHERE x > 3;
+ANALYZE a;
+SELECT tbl, idx, stat FROM sqlite_stat1 ORDER BY tbl, idx;
+VACUUM;
+SELECT * FROM a WHERE y = 'A' ORDER BY x;
+SELECT z FROM a WHERE z = 3;
+PRAGMA integrity_check;
+BEGIN;
+VACUUM;
+COMMIT;
+",
+    );
+}
+
+#[test]
+fn pragma_functions() {
+    check(
+        "
+CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT NOT NULL DEFAULT 'x', c UNIQUE);
+CREATE INDEX tb ON t(b, c);
+SELECT name, type, pk FROM pragma_table_info('t') ORDER BY cid;
+SELECT * FROM pragma_index_list('t') ORDER BY name;
+SELECT name FROM pragma_index_info('tb');
+SELECT count(*) FROM sqlite_temp_master;
+SELECT p.name FROM sqlite_master AS m, pragma_table_info(m.name) AS p WHERE m.type = 'table';
+",
+    );
+}
+
+#[test]
+fn temp_tables() {
+    check(
+        "
+CREATE TABLE t(a INTEGER PRIMARY KEY, b);
+INSERT INTO t VALUES(1, 'main');
+CREATE TEMP TABLE tt(x TEXT UNIQUE, y);
+INSERT INTO tt VALUES('p', 1), ('q', 2);
+INSERT INTO tt VALUES('p', 3);
+CREATE INDEX tty ON tt(y);
+SELECT * FROM tt WHERE y = 2;
+SELECT type, name, tbl_name FROM sqlite_temp_master ORDER BY name;
+SELECT type, name FROM sqlite_master ORDER BY name;
+CREATE TEMP TABLE t(z);
+INSERT INTO t VALUES(42);
+SELECT * FROM t;
+SELECT * FROM main.t;
+BEGIN;
+INSERT INTO tt VALUES('r', 3);
+ROLLBACK;
+SELECT count(*) FROM tt;
+CREATE TEMP TABLE copy AS SELECT * FROM tt WHERE y > 1;
+SELECT * FROM copy;
+DROP TABLE t;
+SELECT * FROM t;
+DROP TABLE tt;
+SELECT count(*) FROM sqlite_temp_master;
+",
+    );
+}
+
+#[test]
+fn cte_without_recursive_keyword_and_table_list() {
+    check("
+CREATE TABLE f(id INTEGER PRIMARY KEY, parent INT);
+INSERT INTO f VALUES(1, NULL), (2, 1), (3, 2);
+WITH up(id) AS (SELECT 3 UNION ALL SELECT parent FROM f, up WHERE f.id = up.id AND parent IS NOT NULL) SELECT group_concat(id) FROM up;
+SELECT schema, name, type, ncol, wr, strict FROM pragma_table_list WHERE name NOT LIKE 'sqlite%' ORDER BY name;
+CREATE VIEW fv AS SELECT id FROM f;
+SELECT name, type, ncol FROM pragma_table_list('fv');
+");
+}
+
+#[test]
+fn recursive_cte_queue_order() {
+    check("
+CREATE TABLE org(name TEXT PRIMARY KEY, boss TEXT, height INT);
+INSERT INTO org VALUES('Alice', NULL, 1), ('Bob', 'Alice', 2), ('Cindy', 'Alice', 3), ('Dave', 'Bob', 4), ('Emma', 'Bob', 5), ('Fred', 'Cindy', 6);
+WITH RECURSIVE under_alice(name, level) AS (VALUES('Alice', 0) UNION ALL SELECT org.name, under_alice.level + 1 FROM org JOIN under_alice ON org.boss = under_alice.name ORDER BY 2 DESC) SELECT substr('..........', 1, level * 3) || name FROM under_alice;
+WITH RECURSIVE under_alice(name, level) AS (VALUES('Alice', 0) UNION ALL SELECT org.name, under_alice.level + 1 FROM org JOIN under_alice ON org.boss = under_alice.name ORDER BY 2) SELECT name FROM under_alice;
+WITH RECURSIVE c(x) AS (SELECT 5 UNION SELECT x - 1 FROM c WHERE x > 0 ORDER BY x LIMIT 3) SELECT x FROM c;
+WITH RECURSIVE c(x) AS (SELECT 5 UNION SELECT x - 1 FROM c WHERE x > 0 ORDER BY 1 LIMIT 3) SELECT x FROM c;
+WITH RECURSIVE c(x) AS (SELECT 2 UNION ALL SELECT x * 3 FROM c WHERE x < 100 UNION ALL SELECT 1) SELECT x FROM c;
 ");
 }

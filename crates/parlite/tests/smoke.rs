@@ -120,7 +120,8 @@ fn unsupported_objects_do_not_block_the_rest_of_a_sqlite_file() {
     {
         let s = rusqlite::Connection::open(&path).unwrap();
         s.execute_batch(
-            "CREATE TABLE w(a TEXT PRIMARY KEY, b) WITHOUT ROWID;
+            "CREATE TABLE w(b, a TEXT PRIMARY KEY, c UNIQUE) WITHOUT ROWID;
+             INSERT INTO w VALUES(1, 'k2', 'x'), (2, 'k1', 'y');
              CREATE TABLE e(x, y);
              CREATE INDEX e_expr ON e(x + y);
              CREATE TABLE ok(v);
@@ -136,8 +137,155 @@ fn unsupported_objects_do_not_block_the_rest_of_a_sqlite_file() {
     );
     let e = c.execute_batch("INSERT INTO e VALUES(3, 4)").unwrap_err();
     assert!(e.message.contains("read-only"), "{}", e.message);
-    let e = c.execute_batch("SELECT * FROM w").unwrap_err();
+    assert_eq!(
+        rows(&c, "SELECT a, b, c FROM w WHERE b > 0"),
+        vec![
+            vec![
+                Value::Text("k1".into()),
+                Value::Integer(2),
+                Value::Text("y".into())
+            ],
+            vec![
+                Value::Text("k2".into()),
+                Value::Integer(1),
+                Value::Text("x".into())
+            ],
+        ]
+    );
+    let e = c
+        .execute_batch("INSERT INTO w VALUES(3, 'k3', 'z')")
+        .unwrap_err();
+    assert!(e.message.contains("WITHOUT ROWID"), "{}", e.message);
+    let e = c
+        .execute_batch("CREATE TABLE w2(a PRIMARY KEY) WITHOUT ROWID")
+        .unwrap_err();
     assert!(e.message.contains("WITHOUT ROWID"), "{}", e.message);
     drop(c);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn api_types_are_thread_safe() {
+    fn send<T: Send>() {}
+    fn sync<T: Sync>() {}
+    send::<Connection>();
+    send::<parlite::Statement>();
+    send::<parlite::Database>();
+    sync::<parlite::Database>();
+}
+
+#[test]
+fn two_connections_share_data_and_schema_changes() {
+    let dir = std::env::temp_dir().join(format!("parlite-two-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join("t.db");
+    let _ = std::fs::remove_file(&path);
+    let db = parlite::Database::open(path.to_str().expect("utf8")).unwrap();
+    let a = db.connect().unwrap();
+    let b = db.connect().unwrap();
+    a.execute_batch("CREATE TABLE t(x); INSERT INTO t VALUES(1);")
+        .unwrap();
+    assert_eq!(rows(&b, "SELECT x FROM t"), vec![vec![Value::Integer(1)]]);
+    // b's cached schema must notice a's change.
+    a.execute_batch("CREATE INDEX tx ON t(x); ALTER TABLE t ADD COLUMN y DEFAULT 7;")
+        .unwrap();
+    assert_eq!(
+        rows(&b, "SELECT x, y FROM t WHERE x = 1"),
+        vec![vec![Value::Integer(1), Value::Integer(7)]]
+    );
+    // An open read transaction keeps its snapshot.
+    b.execute_batch("BEGIN").unwrap();
+    assert_eq!(
+        rows(&b, "SELECT count(*) FROM t"),
+        vec![vec![Value::Integer(1)]]
+    );
+    a.execute_batch("INSERT INTO t(x) VALUES(2)").unwrap();
+    assert_eq!(
+        rows(&b, "SELECT count(*) FROM t"),
+        vec![vec![Value::Integer(1)]]
+    );
+    b.execute_batch("COMMIT").unwrap();
+    assert_eq!(
+        rows(&b, "SELECT count(*) FROM t"),
+        vec![vec![Value::Integer(2)]]
+    );
+    assert!(a.is_autocommit() && b.is_autocommit());
+    drop((a, b, db));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn statements_bind_parameters_and_report_columns() {
+    let c = Connection::open(":memory:").unwrap();
+    c.execute_batch("CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT)")
+        .unwrap();
+    let (mut ins, tail) = c
+        .prepare("INSERT INTO t(b) VALUES(:name); SELECT 1")
+        .unwrap()
+        .unwrap();
+    assert_eq!(tail, " SELECT 1");
+    assert_eq!(ins.parameter_count(), 1);
+    assert_eq!(ins.parameter_index(":name"), Some(1));
+    for name in ["x", "y"] {
+        ins.reset();
+        ins.bind(1, Value::Text(name.into())).unwrap();
+        assert!(!ins.step().unwrap());
+    }
+    assert_eq!(c.changes(), 1);
+    assert_eq!(c.total_changes(), 2);
+    assert_eq!(c.last_insert_rowid(), 2);
+    assert!(ins.bind(2, Value::Null).is_err());
+    let (st, _) = c
+        .prepare("SELECT a AS id, b, a + 1, t.b FROM t")
+        .unwrap()
+        .unwrap();
+    let names: Vec<&str> = (0..st.column_count()).map(|i| st.column_name(i)).collect();
+    assert_eq!(names, ["id", "b", "a + 1", "b"]);
+    assert!(st.readonly());
+    assert!(c.prepare("  -- nothing\n").unwrap().is_none());
+    let e = c.prepare("SELEC 1").err().unwrap();
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (1, "near \"SELEC\": syntax error")
+    );
+    let e = c.prepare("SELECT * FROM nope").err().unwrap();
+    assert_eq!(e.message, "no such table: nope");
+}
+
+#[test]
+fn sqlite_reads_what_parlite_wrote() {
+    let dir = std::env::temp_dir().join(format!("parlite-rev-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join("p.db");
+    let _ = std::fs::remove_file(&path);
+    {
+        let c = Connection::open(path.to_str().expect("utf8")).unwrap();
+        c.execute_batch(
+            "CREATE TABLE t(a INTEGER PRIMARY KEY AUTOINCREMENT, b TEXT UNIQUE, c REAL);
+             CREATE INDEX tc ON t(c DESC);
+             CREATE VIEW v AS SELECT b FROM t WHERE c > 1;
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500)
+               INSERT INTO t(b, c) SELECT 'row' || i, i / 7.0 FROM n;
+             DELETE FROM t WHERE a % 3 = 0;",
+        )
+        .unwrap();
+    }
+    let s = rusqlite::Connection::open(&path).unwrap();
+    let ok: String = s
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(ok, "ok");
+    let n: i64 = s
+        .query_row("SELECT count(*) FROM v", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, (8..=500).filter(|i| i % 3 != 0).count() as i64);
+    let seq: i64 = s
+        .query_row(
+            "SELECT seq FROM sqlite_sequence WHERE name = 't'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(seq, 500);
     let _ = std::fs::remove_dir_all(&dir);
 }

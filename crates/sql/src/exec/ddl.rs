@@ -42,7 +42,7 @@ impl Engine<'_> {
         root: u32,
         sql: Option<&str>,
     ) -> Result<()> {
-        let rowid = self.store.table_max_rowid(1)?.unwrap_or(0) + 1;
+        let rowid = self.store.table_max_rowid(self.schema_root)?.unwrap_or(0) + 1;
         let row = vec![
             Value::text(ty),
             Value::text(name),
@@ -50,17 +50,21 @@ impl Engine<'_> {
             Value::Integer(i64::from(root)),
             sql.map(Value::text).unwrap_or(Value::Null),
         ];
-        self.store.table_insert(1, rowid, &row)
+        self.store.table_insert(self.schema_root, rowid, &row)
     }
 
     /// (rowid, row) of every sqlite_schema entry.
     fn schema_rows(&self) -> Result<Vec<(i64, Row)>> {
         let mut v = Vec::new();
-        for r in self
-            .store
-            .table_range(1, Bound::Unbounded, Bound::Unbounded, false)?
+        for r in
+            self.store
+                .table_range(self.schema_root, Bound::Unbounded, Bound::Unbounded, false)?
         {
-            v.push(r?);
+            // Rows come from the file: normalize to the five schema columns so that a
+            // malformed row can never index out of bounds.
+            let (rowid, mut row) = r?;
+            row.resize(5, Value::Null);
+            v.push((rowid, row));
         }
         Ok(v)
     }
@@ -98,11 +102,61 @@ impl Engine<'_> {
         Ok(true)
     }
 
-    pub fn create_table(&mut self, c: &ast::CreateTable) -> Result<Vec<Row>> {
-        if c.temp {
-            return err("TEMP tables are not supported");
+    /// Runs `f` with DDL directed at the temp database's schema when `temp`.
+    fn in_schema<T>(&mut self, temp: bool, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if !temp {
+            return f(self);
         }
-        if !self.check_new_name(&c.name, c.if_not_exists, "table")? {
+        if !self.store.has_temp() {
+            return err("TEMP objects are not available on this connection");
+        }
+        let saved = self.schema_root;
+        self.schema_root = super::TEMP_SCHEMA_ROOT;
+        let r = f(self);
+        self.schema_root = saved;
+        r
+    }
+
+    fn temp_mode(&self) -> bool {
+        self.schema_root != 1
+    }
+
+    fn new_table_btree(&self) -> Result<u32> {
+        if self.temp_mode() {
+            self.store.create_temp_table_btree()
+        } else {
+            self.store.create_table_btree()
+        }
+    }
+
+    fn new_index_btree(&self) -> Result<u32> {
+        if self.temp_mode() {
+            self.store.create_temp_index_btree()
+        } else {
+            self.store.create_index_btree()
+        }
+    }
+
+    pub fn create_table(&mut self, c: &ast::CreateTable) -> Result<Vec<Row>> {
+        self.in_schema(c.temp, |e| e.create_table_inner(c))
+    }
+
+    fn create_table_inner(&mut self, c: &ast::CreateTable) -> Result<Vec<Row>> {
+        if self.temp_mode() {
+            // A TEMP table may shadow a main table, but not another TEMP object.
+            let k = key(&c.name.name);
+            let clash = self
+                .schema
+                .tables
+                .get(&k)
+                .is_some_and(|t| t.root & super::store::TEMP_ROOT_BIT != 0);
+            if clash {
+                if c.if_not_exists {
+                    return Ok(Vec::new());
+                }
+                return err(format!("table {} already exists", c.name.name));
+            }
+        } else if !self.check_new_name(&c.name, c.if_not_exists, "table")? {
             return Ok(Vec::new());
         }
         let (def, sql, rows): (ast::CreateTable, String, Vec<Row>) = match &c.body {
@@ -165,10 +219,16 @@ impl Engine<'_> {
             }
         };
         let (t, specs) = table_from_create(&def, 0)?;
-        let root = self.store.create_table_btree()?;
+        if t.without_rowid {
+            return err("WITHOUT ROWID tables are not supported (existing ones can be read)");
+        }
+        if t.autoincrement && self.temp_mode() {
+            return err("AUTOINCREMENT on TEMP tables is not supported");
+        }
+        let root = self.new_table_btree()?;
         self.insert_schema_row("table", &t.name, &t.name, root, Some(&sql))?;
         for (i, _) in specs.iter().enumerate() {
-            let iroot = self.store.create_index_btree()?;
+            let iroot = self.new_index_btree()?;
             let iname = format!("sqlite_autoindex_{}_{}", t.name, i + 1);
             self.insert_schema_row("index", &iname, &t.name, iroot, None)?;
         }
@@ -267,6 +327,14 @@ impl Engine<'_> {
     }
 
     pub fn create_index(&mut self, c: &ast::CreateIndex) -> Result<Vec<Row>> {
+        let temp = self
+            .schema
+            .table(&c.table)
+            .is_some_and(|t| t.root & super::store::TEMP_ROOT_BIT != 0);
+        self.in_schema(temp, |e| e.create_index_inner(c))
+    }
+
+    fn create_index_inner(&mut self, c: &ast::CreateIndex) -> Result<Vec<Row>> {
         let Some(t) = self.schema.table(&c.table).cloned() else {
             if self.schema.views.contains_key(&key(&c.table)) {
                 return err("views may not be indexed");
@@ -283,7 +351,7 @@ impl Engine<'_> {
         if let Some(p) = &ix.partial {
             Binder::new(self.schema).bind_for_table(&t, None, p)?;
         }
-        ix.root = self.store.create_index_btree()?;
+        ix.root = self.new_index_btree()?;
         self.populate_index(&t, &ix)?;
         self.insert_schema_row("index", &ix.name, &t.name, ix.root, Some(&c.schema_sql))?;
         self.schema_changed()?;
@@ -324,9 +392,14 @@ impl Engine<'_> {
     }
 
     pub fn create_trigger(&mut self, c: &ast::CreateTrigger) -> Result<Vec<Row>> {
-        if c.temp {
-            return err("TEMP triggers are not supported");
-        }
+        let on_temp = self
+            .schema
+            .table(&c.table)
+            .is_some_and(|t| t.root & super::store::TEMP_ROOT_BIT != 0);
+        self.in_schema(c.temp || on_temp, |e| e.create_trigger_inner(c))
+    }
+
+    fn create_trigger_inner(&mut self, c: &ast::CreateTrigger) -> Result<Vec<Row>> {
         if let Some(s) = &c.name.schema {
             if !s.eq_ignore_ascii_case("main") {
                 return err(format!("unknown database {s}"));
@@ -339,10 +412,25 @@ impl Engine<'_> {
             return err(format!("trigger {} already exists", c.name.name));
         }
         let is_view = self.schema.views.contains_key(&key(&c.table));
-        let Some(t) = self.schema.table(&c.table).cloned() else {
-            if is_view {
-                return err("INSTEAD OF triggers are not supported");
+        if is_view {
+            if c.time != Some(ast::TriggerTime::InsteadOf) {
+                let when = match c.time {
+                    Some(ast::TriggerTime::After) => "AFTER",
+                    _ => "BEFORE",
+                };
+                return err(format!("cannot create {when} trigger on view: {}", c.table));
             }
+            let vname = self
+                .schema
+                .views
+                .get(&key(&c.table))
+                .map(|v| v.name.clone())
+                .unwrap_or_else(|| c.table.clone());
+            self.insert_schema_row("trigger", &c.name.name, &vname, 0, Some(&c.schema_sql))?;
+            self.schema_changed()?;
+            return Ok(Vec::new());
+        }
+        let Some(t) = self.schema.table(&c.table).cloned() else {
             return err(format!("no such table: main.{}", c.table));
         };
         if c.time == Some(ast::TriggerTime::InsteadOf) {
@@ -360,6 +448,36 @@ impl Engine<'_> {
     }
 
     pub fn drop(
+        &mut self,
+        kind: ObjectKind,
+        if_exists: bool,
+        name: &ast::QualifiedName,
+    ) -> Result<Vec<Row>> {
+        let k = key(&name.name);
+        let bit = super::store::TEMP_ROOT_BIT;
+        let temp = match kind {
+            ObjectKind::Table => self
+                .schema
+                .tables
+                .get(&k)
+                .is_some_and(|t| t.root & bit != 0),
+            ObjectKind::Index => self
+                .schema
+                .indexes
+                .get(&k)
+                .is_some_and(|i| i.root & bit != 0),
+            ObjectKind::Trigger => self.schema.triggers.get(&k).is_some_and(|t| {
+                self.schema
+                    .table(&t.table)
+                    .is_some_and(|tab| tab.root & bit != 0)
+                    || t.def.temp
+            }),
+            ObjectKind::View => false,
+        };
+        self.in_schema(temp, |e| e.drop_inner(kind, if_exists, name))
+    }
+
+    fn drop_inner(
         &mut self,
         kind: ObjectKind,
         if_exists: bool,
@@ -384,7 +502,8 @@ impl Engine<'_> {
                     return err("table sqlite_sequence may not be dropped");
                 }
                 for ix in self.schema.table_indexes(&t) {
-                    if ix.root != 0 {
+                    // A WITHOUT ROWID table's PRIMARY KEY index is the table tree itself.
+                    if ix.root != 0 && ix.root != t.root {
                         self.store.drop_btree(ix.root)?;
                     }
                 }
@@ -395,7 +514,7 @@ impl Engine<'_> {
                         .and_then(|v| v.to_text().map(|s| s.into_owned()))
                         .unwrap_or_default();
                     if tbl.eq_ignore_ascii_case(&t.name) {
-                        self.store.table_delete(1, rowid)?;
+                        self.store.table_delete(self.schema_root, rowid)?;
                     }
                 }
                 if t.autoincrement {
@@ -478,18 +597,221 @@ impl Engine<'_> {
                 .and_then(|v| v.to_text().map(|s| s.into_owned()))
                 .unwrap_or_default();
             if t == ty && n.eq_ignore_ascii_case(name) {
-                self.store.table_delete(1, rowid)?;
+                self.store.table_delete(self.schema_root, rowid)?;
             }
         }
         Ok(())
     }
 
+    /// VACUUM: rebuilds every rowid table and every index into fresh B-trees (rows keep
+    /// their rowids), rewrites the root pages in `sqlite_schema`, and frees the old trees.
+    pub fn vacuum(&mut self) -> Result<Vec<Row>> {
+        let mut moves: Vec<(u32, u32)> = Vec::new();
+        let mut tables: Vec<_> = self.schema.tables.values().cloned().collect();
+        tables.sort_by(|a, b| a.name.cmp(&b.name));
+        for t in tables {
+            if t.without_rowid
+                || t.root & super::store::TEMP_ROOT_BIT != 0
+                || self.schema.write_blocked.contains_key(&key(&t.name))
+            {
+                continue;
+            }
+            let root = self.store.create_table_btree()?;
+            for r in self
+                .store
+                .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
+            {
+                let (rowid, vals) = r?;
+                self.store.table_insert(root, rowid, &vals)?;
+            }
+            moves.push((t.root, root));
+            for ix in self.schema.table_indexes(&t) {
+                if ix.root == 0 {
+                    continue;
+                }
+                let iroot = self.store.create_index_btree()?;
+                let order = super::eval::Exec::key_order(&ix);
+                for k in self.store.index_range(
+                    ix.root,
+                    &order,
+                    Bound::Unbounded,
+                    Bound::Unbounded,
+                    false,
+                )? {
+                    self.store.index_insert(iroot, &k?, &order)?;
+                }
+                moves.push((ix.root, iroot));
+            }
+        }
+        for (rowid, mut row) in self.schema_rows()? {
+            let old = row.get(3).map(|v| v.to_i64()).unwrap_or(0) as u32;
+            if let Some((_, new)) = moves.iter().find(|(o, _)| *o == old && old != 0) {
+                row[3] = Value::Integer(i64::from(*new));
+                self.store.table_insert(self.schema_root, rowid, &row)?;
+            }
+        }
+        for (old, _) in &moves {
+            self.store.drop_btree(*old)?;
+        }
+        self.schema_changed()?;
+        Ok(Vec::new())
+    }
+
+    /// ANALYZE: writes `sqlite_stat1` (tbl, idx, stat) as SQLite does: for each index
+    /// "rows n1 n2 ..." where nk is the average number of rows sharing the first k columns,
+    /// and for a table without indexes a row with a NULL idx. Empty tables get no row.
+    pub fn analyze(&mut self, target: Option<&ast::QualifiedName>) -> Result<Vec<Row>> {
+        if self.schema.table("sqlite_stat1").is_none() {
+            let root = self.store.create_table_btree()?;
+            self.insert_schema_row(
+                "table",
+                "sqlite_stat1",
+                "sqlite_stat1",
+                root,
+                Some("CREATE TABLE sqlite_stat1(tbl,idx,stat)"),
+            )?;
+            self.schema_changed()?;
+        }
+        let stat = self
+            .schema
+            .table("sqlite_stat1")
+            .cloned()
+            .ok_or_else(|| SqlError::msg("sqlite_stat1 missing"))?;
+        let mut tables: Vec<_> = self
+            .schema
+            .tables
+            .values()
+            .filter(|t| !key(&t.name).starts_with("sqlite_") && !t.without_rowid)
+            .cloned()
+            .collect();
+        if let Some(n) = target {
+            tables.retain(|t| {
+                t.name.eq_ignore_ascii_case(&n.name)
+                    || self
+                        .schema
+                        .table_indexes(t)
+                        .iter()
+                        .any(|i| i.name.eq_ignore_ascii_case(&n.name))
+            });
+            if tables.is_empty()
+                && !["main", "sqlite_schema", "sqlite_master"]
+                    .iter()
+                    .any(|x| n.name.eq_ignore_ascii_case(x))
+                && self.schema.table(&n.name).is_none()
+            {
+                return err(format!("no such table: {}", n.name));
+            }
+        }
+        tables.sort_by(|a, b| a.name.cmp(&b.name));
+        // Replace the old statistics of the analyzed tables.
+        let mut old = Vec::new();
+        for r in self
+            .store
+            .table_range(stat.root, Bound::Unbounded, Bound::Unbounded, false)?
+        {
+            let (rowid, vals) = r?;
+            let tbl = vals
+                .first()
+                .map(|v| v.to_text_or_empty().into_owned())
+                .unwrap_or_default();
+            if tables.iter().any(|t| t.name.eq_ignore_ascii_case(&tbl)) {
+                old.push(rowid);
+            }
+        }
+        for r in old {
+            self.store.table_delete(stat.root, r)?;
+        }
+        for t in tables {
+            let mut nrows = 0i64;
+            for r in self
+                .store
+                .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
+            {
+                r?;
+                nrows += 1;
+            }
+            if nrows == 0 {
+                continue;
+            }
+            let ixs = self.schema.table_indexes(&t);
+            let mut entries: Vec<(Value, String)> = Vec::new();
+            if ixs.is_empty() {
+                entries.push((Value::Null, nrows.to_string()));
+            }
+            for ix in ixs {
+                if ix.root == 0 {
+                    continue;
+                }
+                let order = super::eval::Exec::key_order(&ix);
+                let ncols = ix.columns.len().min(order.columns.len());
+                let mut distinct = vec![0i64; ncols];
+                let mut prev: Option<Vec<Value>> = None;
+                let mut nkeys = 0i64;
+                for k in self.store.index_range(
+                    ix.root,
+                    &order,
+                    Bound::Unbounded,
+                    Bound::Unbounded,
+                    false,
+                )? {
+                    let k = k?;
+                    nkeys += 1;
+                    let first_diff = match &prev {
+                        None => 0,
+                        Some(p) => (0..ncols)
+                            .find(|&i| {
+                                p[i].compare(&k[i], ix.columns[i].collation)
+                                    != std::cmp::Ordering::Equal
+                            })
+                            .unwrap_or(ncols),
+                    };
+                    for d in distinct.iter_mut().skip(first_diff) {
+                        *d += 1;
+                    }
+                    prev = Some(k);
+                }
+                let mut parts = vec![nkeys.to_string()];
+                for d in distinct {
+                    parts.push(((nkeys + d.max(1) - 1) / d.max(1)).to_string());
+                }
+                entries.push((Value::text(ix.name.as_str()), parts.join(" ")));
+            }
+            for (idx, s) in entries {
+                let rowid = self.store.table_max_rowid(stat.root)?.unwrap_or(0) + 1;
+                self.store.table_insert(
+                    stat.root,
+                    rowid,
+                    &[Value::text(t.name.as_str()), idx, Value::text(s)],
+                )?;
+            }
+        }
+        Ok(Vec::new())
+    }
+
     pub fn alter(&mut self, table: &ast::QualifiedName, action: &AlterAction) -> Result<Vec<Row>> {
+        let temp = self
+            .schema
+            .table(&table.name)
+            .is_some_and(|t| t.root & super::store::TEMP_ROOT_BIT != 0);
+        self.in_schema(temp, |e| e.alter_inner(table, action))
+    }
+
+    fn alter_inner(
+        &mut self,
+        table: &ast::QualifiedName,
+        action: &AlterAction,
+    ) -> Result<Vec<Row>> {
         let Some(t) = self.schema.table(&table.name).cloned() else {
             return err(format!("no such table: {}", table.name));
         };
         if key(&t.name).starts_with("sqlite_") {
             return err(format!("table {} may not be altered", t.name));
+        }
+        if t.without_rowid {
+            return err(format!(
+                "table {} is read-only in parlite: WITHOUT ROWID tables cannot be altered",
+                t.name
+            ));
         }
         match action {
             AlterAction::RenameTable(new) => {
@@ -520,7 +842,7 @@ impl Engine<'_> {
                     if let Some(s) = new_sql {
                         row[4] = Value::text(s);
                     }
-                    self.store.table_insert(1, rowid, &row)?;
+                    self.store.table_insert(self.schema_root, rowid, &row)?;
                 }
             }
             AlterAction::AddColumn { def: cd, text } => {
@@ -568,17 +890,238 @@ impl Engine<'_> {
                             _ => return err("malformed table definition after ADD COLUMN"),
                         }
                         row[4] = Value::text(new_sql);
-                        self.store.table_insert(1, rowid, &row)?;
+                        self.store.table_insert(self.schema_root, rowid, &row)?;
                     }
                 }
             }
-            AlterAction::RenameColumn { .. } => {
-                return err("ALTER TABLE RENAME COLUMN is not supported")
+            AlterAction::RenameColumn { old, new } => {
+                let Some(ci) = t.column_index(old) else {
+                    return err(format!("no such column: \"{old}\""));
+                };
+                if t.column_index(new).is_some() {
+                    return err(format!(
+                        "error in table {} after rename: duplicate column name: {new}",
+                        t.name
+                    ));
+                }
+                let old_name = t.columns[ci].name.clone();
+                let quoted = crate::parse::display::Ident(new).to_string();
+                for (rowid, mut row) in self.schema_rows()? {
+                    let ty = row[0].to_text_or_empty().into_owned();
+                    let tbl = row[2].to_text_or_empty().into_owned();
+                    if !tbl.eq_ignore_ascii_case(&t.name) || row[4].is_null() {
+                        continue;
+                    }
+                    let sql = row[4].to_text_or_empty().into_owned();
+                    let new_sql = match ty.as_str() {
+                        "table" => rename_column_in_sql(&sql, &old_name, &quoted, true),
+                        "index" => rename_column_in_sql(&sql, &old_name, &quoted, false),
+                        // Trigger bodies are not rewritten; refuse rather than leave them stale.
+                        _ => {
+                            if sql
+                                .to_ascii_lowercase()
+                                .contains(&old_name.to_ascii_lowercase())
+                            {
+                                return err(format!("cannot rename column {old_name}: trigger or view text refers to it (not rewritten by parlite)"));
+                            }
+                            continue;
+                        }
+                    };
+                    row[4] = Value::text(new_sql);
+                    self.store.table_insert(self.schema_root, rowid, &row)?;
+                }
+                for v in self.schema.views.values() {
+                    if v.sql
+                        .to_ascii_lowercase()
+                        .contains(&old_name.to_ascii_lowercase())
+                        && v.sql
+                            .to_ascii_lowercase()
+                            .contains(&t.name.to_ascii_lowercase())
+                    {
+                        return err(format!("cannot rename column {old_name}: view {} refers to it (not rewritten by parlite)", v.name));
+                    }
+                }
             }
-            AlterAction::DropColumn(_) => return err("ALTER TABLE DROP COLUMN is not supported"),
+            AlterAction::DropColumn(name) => {
+                let Some(ci) = t.column_index(name) else {
+                    return err(format!("no such column: \"{name}\""));
+                };
+                let cname = t.columns[ci].name.clone();
+                if t.columns[ci].pk > 0 {
+                    return err(format!("cannot drop PRIMARY KEY column: \"{cname}\""));
+                }
+                for ix in self.schema.table_indexes(&t) {
+                    if ix.columns.iter().any(|c| c.column == Some(ci)) {
+                        return err(if ix.sql.is_none() {
+                            format!("cannot drop UNIQUE column: \"{cname}\"")
+                        } else {
+                            format!(
+                                "error in index {} after drop column: no such column: {cname}",
+                                ix.name
+                            )
+                        });
+                    }
+                }
+                if t.columns.len() == 1 {
+                    return err(format!(
+                        "cannot drop column \"{cname}\": no other columns exist"
+                    ));
+                }
+                if t.checks.iter().any(|c| {
+                    c.expr
+                        .to_string()
+                        .to_ascii_lowercase()
+                        .contains(&cname.to_ascii_lowercase())
+                }) {
+                    return err(format!(
+                        "error in table {} after drop column: no such column: {cname}",
+                        t.name
+                    ));
+                }
+                for (rowid, mut row) in self.schema_rows()? {
+                    if row[0].to_text_or_empty() == "table"
+                        && row[1].to_text_or_empty().eq_ignore_ascii_case(&t.name)
+                    {
+                        let sql = row[4].to_text_or_empty().into_owned();
+                        let Some(new_sql) = drop_column_in_sql(&sql, ci) else {
+                            return err("malformed table definition");
+                        };
+                        row[4] = Value::text(new_sql);
+                        self.store.table_insert(self.schema_root, rowid, &row)?;
+                    }
+                }
+                // Rewrite every row without the column (rows may be shorter after ADD COLUMN).
+                let mut rows = Vec::new();
+                for r in
+                    self.store
+                        .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
+                {
+                    rows.push(r?);
+                }
+                for (rowid, mut vals) in rows {
+                    if ci < vals.len() {
+                        vals.remove(ci);
+                        self.store.table_insert(t.root, rowid, &vals)?;
+                    }
+                }
+            }
         }
         self.schema_changed()?;
         Ok(Vec::new())
+    }
+}
+
+fn lex_all(sql: &str) -> Vec<crate::parse::lexer::Token> {
+    let mut lx = crate::parse::lexer::Lexer::new(sql);
+    let mut toks = Vec::new();
+    loop {
+        let t = lx.next_token();
+        if t.tok == crate::parse::lexer::Tok::Eof {
+            return toks;
+        }
+        toks.push(t);
+    }
+}
+
+/// Renames a column inside a stored CREATE TABLE / CREATE INDEX text. In a table, the
+/// column-definition name (first token of a definition) and names nested in parentheses
+/// (constraints, CHECK, defaults) are renamed, never type names; in an index, names inside
+/// the parentheses and the WHERE clause.
+fn rename_column_in_sql(sql: &str, old: &str, new_quoted: &str, is_table: bool) -> String {
+    use crate::parse::lexer::Tok;
+    let toks = lex_all(sql);
+    let mut depth = 0usize;
+    let mut after_sep = false;
+    let mut seen_on = false;
+    let mut seen_where = false;
+    let mut spans = Vec::new();
+    for t in &toks {
+        let is_old = match &t.tok {
+            Tok::Word(w) => w.eq_ignore_ascii_case(old),
+            Tok::QuotedId { name, .. } => name.eq_ignore_ascii_case(old),
+            _ => false,
+        };
+        if let Tok::Word(w) = &t.tok {
+            if w.eq_ignore_ascii_case("ON") {
+                seen_on = true;
+            }
+            if w.eq_ignore_ascii_case("WHERE") {
+                seen_where = true;
+            }
+        }
+        let hit = if is_table {
+            is_old && ((depth == 1 && after_sep) || depth >= 2)
+        } else {
+            is_old && ((seen_on && depth >= 1) || seen_where)
+        };
+        if hit {
+            spans.push((t.start, t.end));
+        }
+        after_sep = false;
+        match t.tok {
+            Tok::LParen => {
+                depth += 1;
+                after_sep = depth == 1;
+            }
+            Tok::RParen => depth = depth.saturating_sub(1),
+            Tok::Comma if depth == 1 => after_sep = true,
+            _ => {}
+        }
+    }
+    let mut out = sql.to_string();
+    for (a, b) in spans.into_iter().rev() {
+        out.replace_range(a..b, new_quoted);
+    }
+    out
+}
+
+/// Removes the `ci`-th column definition from a CREATE TABLE text.
+fn drop_column_in_sql(sql: &str, ci: usize) -> Option<String> {
+    use crate::parse::lexer::Tok;
+    let toks = lex_all(sql);
+    let mut depth = 0usize;
+    // Boundaries of top-level items inside the outer parentheses: (start, end) byte spans.
+    let mut items: Vec<(usize, usize)> = Vec::new();
+    let mut item_start = None;
+    for t in &toks {
+        match t.tok {
+            Tok::LParen => {
+                depth += 1;
+                if depth == 1 {
+                    item_start = Some(t.end);
+                    continue;
+                }
+            }
+            Tok::RParen => {
+                if depth == 1 {
+                    items.push((item_start?, t.start));
+                }
+                depth = depth.saturating_sub(1);
+            }
+            Tok::Comma if depth == 1 => {
+                items.push((item_start?, t.start));
+                item_start = Some(t.end);
+            }
+            _ => {}
+        }
+    }
+    let (a, b) = *items.get(ci)?;
+    let mut out = sql.to_string();
+    // Remove the item and one adjacent comma.
+    if ci + 1 < items.len() {
+        let next_start = items[ci + 1].0;
+        out.replace_range(a..next_start, "");
+        if ci == 0 {
+            // No space right after the opening parenthesis.
+            while out[a..].starts_with(|c: char| c.is_ascii_whitespace()) {
+                out.remove(a);
+            }
+        }
+        Some(out)
+    } else {
+        let prev_end = items.get(ci.checked_sub(1)?)?.1;
+        out.replace_range(prev_end..b, "");
+        Some(out)
     }
 }
 

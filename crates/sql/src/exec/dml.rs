@@ -72,7 +72,13 @@ impl Engine<'_> {
                 name.name
             )));
         }
-        if let Some(t) = self.schema.table(&name.name) {
+        if let Some(t) = self.schema.table_in(name.schema.as_deref(), &name.name) {
+            if t.without_rowid {
+                return Err(SqlError::msg(format!(
+                    "table {} is read-only in parlite: WITHOUT ROWID tables cannot be written",
+                    name.name
+                )));
+            }
             return Ok(t.clone());
         }
         if let Some(reason) = self.schema.unsupported.get(&k) {
@@ -472,6 +478,9 @@ impl Engine<'_> {
     // ---- statements -------------------------------------------------------------------
 
     pub fn insert(&mut self, ins: &ast::Insert) -> Result<Vec<Vec<Value>>> {
+        if let Some(v) = self.instead_of_target(&ins.table, &TriggerEvent::Insert)? {
+            return self.insert_into_view(ins, v);
+        }
         let t = self.table_for_write(&ins.table)?;
         let mut w = self.writer(&t)?;
         w.upsert = !ins.upsert.is_empty();
@@ -587,6 +596,7 @@ impl Engine<'_> {
                     continue;
                 }
             }
+            self.fk_after_write(&t, &result, None)?;
             match result {
                 Written::Conflict { error, .. } => return Err(error),
                 Written::Row(rowid) => {
@@ -834,6 +844,250 @@ impl Engine<'_> {
         Ok(())
     }
 
+    /// A view with INSTEAD OF triggers for `event`: its pseudo-table (views without such
+    /// triggers fall through to `table_for_write`'s error).
+    fn instead_of_target(
+        &self,
+        name: &ast::QualifiedName,
+        event: &TriggerEvent,
+    ) -> Result<Option<Arc<Table>>> {
+        if self.schema.table(&name.name).is_some()
+            || !self.schema.views.contains_key(&key(&name.name))
+        {
+            return Ok(None);
+        }
+        let Some(v) = self.trigger_target(&name.name)? else {
+            return Ok(None);
+        };
+        if self
+            .triggers(&v.name, TriggerTime::InsteadOf, event)
+            .is_empty()
+        {
+            return Ok(None);
+        }
+        Ok(Some(v))
+    }
+
+    /// INSERT into a view: each row goes to the INSTEAD OF triggers as NEW.
+    fn insert_into_view(&mut self, ins: &ast::Insert, v: Arc<Table>) -> Result<Vec<Vec<Value>>> {
+        let n = v.columns.len();
+        let targets: Vec<usize> = if ins.columns.is_empty() {
+            (0..n).collect()
+        } else {
+            let mut out = Vec::new();
+            for c in &ins.columns {
+                match v.column_index(c) {
+                    Some(i) => out.push(i),
+                    None => {
+                        return Err(SqlError::msg(format!(
+                            "table {} has no column named {}",
+                            v.name, c
+                        )))
+                    }
+                }
+            }
+            out
+        };
+        let rows: Vec<Vec<Value>> = match &ins.source {
+            InsertSource::DefaultValues => vec![Vec::new()],
+            InsertSource::Select(s) => {
+                let mut b = self.binder_with_trigger_frame();
+                if let Some(w) = &ins.with {
+                    b.push_with(w);
+                }
+                let plan = b.bind_select(s)?;
+                if plan.columns.len() != targets.len() {
+                    return Err(SqlError::msg(format!(
+                        "table {} has {} columns but {} values were supplied",
+                        v.name,
+                        n,
+                        plan.columns.len()
+                    )));
+                }
+                self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent))?
+            }
+        };
+        let trigs = self.triggers(&v.name, TriggerTime::InsteadOf, &TriggerEvent::Insert);
+        for src in rows {
+            let mut newrow = vec![Value::Null; n + 1];
+            for (i, &c) in targets.iter().enumerate() {
+                if let Some(x) = src.get(i) {
+                    newrow[c] = x.clone();
+                }
+            }
+            self.fire(&trigs, None, Some(&newrow))?;
+            self.count_change();
+        }
+        Ok(Vec::new())
+    }
+
+    /// UPDATE or DELETE on a view: the matching view rows go to the INSTEAD OF triggers.
+    fn view_update_or_delete(
+        &mut self,
+        v: Arc<Table>,
+        alias: &Option<String>,
+        where_: &Option<Expr>,
+        upd: Option<&ast::Update>,
+        event: &TriggerEvent,
+    ) -> Result<Vec<Vec<Value>>> {
+        let sel = ast::Select {
+            with: upd.and_then(|u| u.with.clone()),
+            body: ast::SelectBody {
+                first: ast::SelectCore::Select(Box::new(ast::SelectCoreSelect {
+                    distinct: false,
+                    columns: vec![ResultColumn::Star],
+                    from: Some(ast::FromClause {
+                        first: ast::TableOrSubquery::Table {
+                            name: ast::QualifiedName::bare(v.name.clone()),
+                            alias: alias.clone(),
+                            indexed: None,
+                        },
+                        joins: Vec::new(),
+                    }),
+                    where_: where_.clone(),
+                    group_by: Vec::new(),
+                    having: None,
+                    windows: Vec::new(),
+                })),
+                compounds: Vec::new(),
+            },
+            order_by: Vec::new(),
+            limit: None,
+        };
+        let plan = self.binder_with_trigger_frame().bind_select(&sel)?;
+        let rows = self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent))?;
+        let mut sets: Vec<(usize, CExpr)> = Vec::new();
+        if let Some(u) = upd {
+            let mut b = self.binder_with_trigger_frame();
+            b.push_table_frame(&v, alias.as_deref());
+            let mut res = Ok(());
+            for a in &u.sets {
+                for c in &a.columns {
+                    match (v.column_index(c), a.columns.len()) {
+                        (Some(i), 1) => match b.bind_expr(&a.expr) {
+                            Ok(e) => sets.push((i, e)),
+                            Err(e) => res = Err(e),
+                        },
+                        (Some(_), _) => {
+                            res = Err(SqlError::msg("row-value assignments are not supported"))
+                        }
+                        (None, _) => res = Err(SqlError::msg(format!("no such column: {c}"))),
+                    }
+                }
+            }
+            b.pop_frame();
+            res?;
+        }
+        let trigs = self.triggers(&v.name, TriggerTime::InsteadOf, event);
+        for mut old in rows {
+            old.resize(v.columns.len() + 1, Value::Null);
+            if upd.is_some() {
+                let mut new = old.clone();
+                {
+                    let exec = self.exec();
+                    let parent_row = self.trigger_row.clone();
+                    let pf = parent_row.as_ref().map(|r| Frame::new(r, None));
+                    let fr = Frame::new(&old, pf.as_ref());
+                    for (c, e) in &sets {
+                        new[*c] = exec.eval(e, &fr)?;
+                    }
+                }
+                self.fire(&trigs, Some(&old), Some(&new))?;
+            } else {
+                self.fire(&trigs, Some(&old), None)?;
+            }
+            self.count_change();
+        }
+        Ok(Vec::new())
+    }
+
+    /// UPDATE ... FROM: joins the target with the FROM tables and returns, per target row
+    /// (the last match wins), the old row (columns, rowid) and the SET values.
+    fn update_from_rows(
+        &self,
+        u: &ast::Update,
+        from: &ast::FromClause,
+        ncols: usize,
+    ) -> Result<(Vec<Vec<Value>>, Vec<Vec<Value>>)> {
+        let tname = u.alias.clone().unwrap_or_else(|| u.table.name.clone());
+        let mut columns = vec![
+            ResultColumn::TableStar(tname.clone()),
+            ResultColumn::Expr {
+                expr: Expr::Column {
+                    schema: None,
+                    table: Some(tname),
+                    name: "rowid".into(),
+                    dq: false,
+                },
+                alias: None,
+                span: "rowid".into(),
+            },
+        ];
+        for a in &u.sets {
+            columns.push(ResultColumn::Expr {
+                expr: a.expr.clone(),
+                alias: None,
+                span: String::new(),
+            });
+        }
+        let mut joins = vec![ast::Join {
+            op: ast::JoinOp {
+                comma: true,
+                natural: false,
+                kind: ast::JoinKind::Inner,
+            },
+            table: from.first.clone(),
+            constraint: None,
+        }];
+        joins.extend(from.joins.iter().cloned());
+        let sel = ast::Select {
+            with: u.with.clone(),
+            body: ast::SelectBody {
+                first: ast::SelectCore::Select(Box::new(ast::SelectCoreSelect {
+                    distinct: false,
+                    columns,
+                    from: Some(ast::FromClause {
+                        first: ast::TableOrSubquery::Table {
+                            name: u.table.clone(),
+                            alias: u.alias.clone(),
+                            indexed: None,
+                        },
+                        joins,
+                    }),
+                    where_: u.where_.clone(),
+                    group_by: Vec::new(),
+                    having: None,
+                    windows: Vec::new(),
+                })),
+                compounds: Vec::new(),
+            },
+            order_by: u.order_by.clone(),
+            limit: u.limit.clone(),
+        };
+        let plan = self.binder_with_trigger_frame().bind_select(&sel)?;
+        let all = self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent))?;
+        // Several join rows may match one target row; SQLite leaves the choice unspecified
+        // and in practice the last one wins (each match updates the row again).
+        let mut seen: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
+        let mut rows = Vec::new();
+        let mut sets = Vec::new();
+        for mut r in all {
+            let Some(Value::Integer(id)) = r.get(ncols).cloned() else {
+                continue;
+            };
+            let tail = r.split_off(ncols + 1);
+            match seen.get(&id) {
+                Some(&i) => sets[i] = tail,
+                None => {
+                    seen.insert(id, rows.len());
+                    rows.push(r);
+                    sets.push(tail);
+                }
+            }
+        }
+        Ok((rows, sets))
+    }
+
     /// Rows (columns then rowid) of `table` matching `where_`, honouring ORDER BY/LIMIT.
     fn matching_rows(
         &self,
@@ -885,8 +1139,9 @@ impl Engine<'_> {
     }
 
     pub fn update(&mut self, u: &ast::Update) -> Result<Vec<Vec<Value>>> {
-        if u.from.is_some() {
-            return Err(SqlError::msg("UPDATE ... FROM is not supported"));
+        let event = TriggerEvent::Update(u.sets.iter().flat_map(|a| a.columns.clone()).collect());
+        if let Some(v) = self.instead_of_target(&u.table, &event)? {
+            return self.view_update_or_delete(v, &u.alias, &u.where_, Some(u), &event);
         }
         let t = self.table_for_write(&u.table)?;
         let w = self.writer(&t)?;
@@ -922,7 +1177,13 @@ impl Engine<'_> {
                     break;
                 }
             };
-            match b.bind_expr(&a.expr) {
+            // With FROM the values are computed by the join (see update_from_rows).
+            let bound = if u.from.is_some() {
+                Ok(CExpr::Lit(Value::Null))
+            } else {
+                b.bind_expr(&a.expr)
+            };
+            match bound {
                 Ok(e) => sets.push((target, e)),
                 Err(e) => {
                     bind_err = Some(e);
@@ -934,25 +1195,43 @@ impl Engine<'_> {
         if let Some(e) = bind_err {
             return Err(e);
         }
-        let rows = self.matching_rows(
-            &u.with,
-            &u.table,
-            &u.alias,
-            &u.where_,
-            &u.order_by,
-            &u.limit,
-        )?;
+        // With FROM, the SET values come out of the join; otherwise they are evaluated per
+        // row below.
+        let (rows, joined_sets): (Vec<Vec<Value>>, Option<Vec<Vec<Value>>>) = match &u.from {
+            None => (
+                self.matching_rows(
+                    &u.with,
+                    &u.table,
+                    &u.alias,
+                    &u.where_,
+                    &u.order_by,
+                    &u.limit,
+                )?,
+                None,
+            ),
+            Some(from) => {
+                let (r, v) = self.update_from_rows(u, from, ncols)?;
+                (r, Some(v))
+            }
+        };
         let changed_cols: Vec<String> = u.sets.iter().flat_map(|a| a.columns.clone()).collect();
         let event = TriggerEvent::Update(changed_cols);
         let before = self.triggers(&t.name, TriggerTime::Before, &event);
         let after = self.triggers(&t.name, TriggerTime::After, &event);
-        for old in rows {
+        for (ri, old) in rows.into_iter().enumerate() {
             let Some(Value::Integer(rowid)) = old.get(ncols).cloned() else {
                 continue;
             };
             let mut vals = old[..ncols].to_vec();
             let mut new_rowid = None;
-            {
+            if let Some(js) = &joined_sets {
+                for ((target, _), v) in sets.iter().zip(js[ri].iter()) {
+                    match target {
+                        Some(c) => vals[*c] = v.clone(),
+                        None => new_rowid = Some(v.clone()),
+                    }
+                }
+            } else {
                 let exec = self.exec();
                 let parent_row = self.trigger_row.clone();
                 let pf = parent_row.as_ref().map(|r| Frame::new(r, None));
@@ -972,7 +1251,9 @@ impl Engine<'_> {
                     continue;
                 }
             }
-            match self.write_row(&w, Some(rowid), vals, new_rowid, u.or_conflict)? {
+            let written = self.write_row(&w, Some(rowid), vals, new_rowid, u.or_conflict)?;
+            self.fk_after_write(&t, &written, Some(&old))?;
+            match written {
                 Written::Conflict { error, .. } => return Err(error),
                 Written::Row(r) => {
                     self.count_change();
@@ -992,6 +1273,9 @@ impl Engine<'_> {
     }
 
     pub fn delete(&mut self, d: &ast::Delete) -> Result<Vec<Vec<Value>>> {
+        if let Some(v) = self.instead_of_target(&d.table, &TriggerEvent::Delete)? {
+            return self.view_update_or_delete(v, &d.alias, &d.where_, None, &TriggerEvent::Delete);
+        }
         let t = self.table_for_write(&d.table)?;
         let w = self.writer(&t)?;
         let ncols = t.columns.len();
@@ -1018,6 +1302,7 @@ impl Engine<'_> {
                 self.push_returning_row(&old, &returning, &mut out_rows)?;
             }
             if self.delete_row(&w, rowid)? {
+                self.fk_parent_changed(&t, &old, None)?;
                 self.count_change();
                 if !after.is_empty() {
                     self.fire(&after, Some(&old), None)?;
@@ -1029,7 +1314,9 @@ impl Engine<'_> {
 
     fn count_change(&self) {
         let s: &ConnState = self.state;
-        s.pending_changes.set(s.pending_changes.get() + 1);
+        if self.nested_depth == 0 {
+            s.pending_changes.set(s.pending_changes.get() + 1);
+        }
         s.total_changes.set(s.total_changes.get() + 1);
     }
 }

@@ -24,6 +24,8 @@ use std::rc::Rc;
 pub struct Frame<'a> {
     pub row: &'a [Value],
     pub aggs: &'a [Value],
+    /// Window function values for this output row.
+    pub wins: &'a [Value],
     pub parent: Option<&'a Frame<'a>>,
 }
 
@@ -32,16 +34,22 @@ impl<'a> Frame<'a> {
         Frame {
             row,
             aggs: &[],
+            wins: &[],
             parent,
         }
     }
 }
+
+/// What a scan unwinds with once it has produced as many rows as its consumer needs
+/// (LIMIT without ORDER BY, EXISTS); `run_core` catches it.
+const STOP_SCAN_MSG: &str = "\u{0}stop-scan";
 
 /// What a RAISE(IGNORE) unwinds with: the trigger machinery catches it.
 pub const RAISE_IGNORE_MSG: &str = "\u{0}raise-ignore";
 
 pub struct Exec<'a> {
     pub store: &'a dyn Store,
+    pub schema: &'a crate::schema::Schema,
     pub params: &'a [Value],
     pub conn: &'a dyn FunctionContext,
     pub exec_id: u64,
@@ -134,6 +142,7 @@ impl<'a> Exec<'a> {
                 Ok(fr.row.get(*idx).cloned().unwrap_or(Value::Null))
             }
             CExpr::Agg(i) => Ok(f.aggs.get(*i).cloned().unwrap_or(Value::Null)),
+            CExpr::Win(i) => Ok(f.wins.get(*i).cloned().unwrap_or(Value::Null)),
             CExpr::Unary(op, x) => {
                 let v = self.eval(x, f)?;
                 Ok(match op {
@@ -311,6 +320,12 @@ impl<'a> Exec<'a> {
                 Ok(value::bool_value(if *not { value::not3(r) } else { r }))
             }
             CExpr::Exists(sub) => {
+                // One row decides EXISTS; correlated subqueries are re-run per outer row, so
+                // stopping early matters there.
+                if sub.correlated {
+                    let rows = self.run_select_capped(&sub.plan, Some(f), Some(1))?;
+                    return Ok(Value::Integer(i64::from(!rows.is_empty())));
+                }
                 let rows = self.subquery_rows(sub, f)?;
                 Ok(Value::Integer(i64::from(!rows.is_empty())))
             }
@@ -555,8 +570,43 @@ impl<'a> Exec<'a> {
 
     /// Runs a query; rows hold the visible columns only.
     pub fn run_select(&self, plan: &SelectPlan, parent: Option<&Frame>) -> Result<Vec<Row>> {
+        self.run_select_capped(plan, parent, None)
+    }
+
+    /// Like `run_select`; `need` is how many rows the consumer will look at (EXISTS: 1).
+    /// A simple query (one core, no ORDER BY, grouping, DISTINCT or windows) stops scanning
+    /// once it has them, or once it has LIMIT + OFFSET rows.
+    pub fn run_select_capped(
+        &self,
+        plan: &SelectPlan,
+        parent: Option<&Frame>,
+        need: Option<usize>,
+    ) -> Result<Vec<Row>> {
         let nvis = plan.columns.len();
-        let mut rows = self.run_core(&plan.cores[0], parent)?;
+        let first = &plan.cores[0];
+        let simple = plan.cores.len() == 1
+            && plan.order_by.is_empty()
+            && !first.is_agg
+            && !first.distinct
+            && first.windows.is_empty();
+        let mut cap = if simple { need } else { None };
+        if simple && plan.limit.is_some() {
+            let empty: [Value; 0] = [];
+            let fr = Frame::new(&empty, parent);
+            let lim = match &plan.limit {
+                Some(e) => limit_value(self.eval(e, &fr)?)?,
+                None => -1,
+            };
+            let off = match &plan.offset {
+                Some(e) => limit_value(self.eval(e, &fr)?)?.max(0),
+                None => 0,
+            };
+            if lim >= 0 {
+                let n = (lim as usize).saturating_add(off as usize);
+                cap = Some(cap.map_or(n, |c| c.saturating_add(off as usize).min(n)));
+            }
+        }
+        let mut rows = self.run_core_capped(first, parent, cap)?;
         for (i, op) in plan.ops.iter().enumerate() {
             let right = self.run_core(&plan.cores[i + 1], parent)?;
             let colls: Vec<Collation> = plan.columns.iter().map(|c| c.coll).collect();
@@ -647,6 +697,15 @@ impl<'a> Exec<'a> {
     }
 
     pub fn run_core(&self, core: &CorePlan, parent: Option<&Frame>) -> Result<Vec<Row>> {
+        self.run_core_capped(core, parent, None)
+    }
+
+    fn run_core_capped(
+        &self,
+        core: &CorePlan,
+        parent: Option<&Frame>,
+        cap: Option<usize>,
+    ) -> Result<Vec<Row>> {
         if let Some(values) = &core.values {
             let empty: [Value; 0] = [];
             let fr = Frame::new(&empty, parent);
@@ -663,6 +722,8 @@ impl<'a> Exec<'a> {
         let mut out: Vec<Row> = Vec::new();
         let mut seen: std::collections::BTreeSet<Key> = std::collections::BTreeSet::new();
         let nvis = core.outputs.len();
+        // Rows (and their aggregate values) awaiting window computation.
+        let mut pending: Vec<(Row, Vec<Value>)> = Vec::new();
         if core.is_agg {
             struct Group {
                 rep: Row,
@@ -732,12 +793,17 @@ impl<'a> Exec<'a> {
                 let fr = Frame {
                     row: &g.rep,
                     aggs: &aggv,
+                    wins: &[],
                     parent,
                 };
                 if let Some(h) = &core.having {
                     if !self.is_true(h, &fr)? {
                         continue;
                     }
+                }
+                if !core.windows.is_empty() {
+                    pending.push((std::mem::take(&mut g.rep), aggv));
+                    continue;
                 }
                 let mut o = Vec::with_capacity(nvis);
                 for e in &core.outputs {
@@ -748,15 +814,46 @@ impl<'a> Exec<'a> {
             let _ = order;
         } else {
             let mut row = vec![Value::Null; core.width];
-            self.scan_level(core, 0, &mut row, parent, &mut |r: &[Value]| {
+            let windowed = !core.windows.is_empty();
+            if cap == Some(0) {
+                return Ok(Vec::new());
+            }
+            let scanned = self.scan_level(core, 0, &mut row, parent, &mut |r: &[Value]| {
+                if windowed {
+                    pending.push((r.to_vec(), Vec::new()));
+                    return Ok(());
+                }
                 let fr = Frame::new(r, parent);
                 let mut o = Vec::with_capacity(nvis);
                 for e in &core.outputs {
                     o.push(self.eval(e, &fr)?);
                 }
                 out.push(o);
+                if cap.is_some_and(|c| out.len() >= c) {
+                    return Err(SqlError::msg(STOP_SCAN_MSG));
+                }
                 Ok(())
-            })?;
+            });
+            match scanned {
+                Err(e) if e.to_string() == STOP_SCAN_MSG => {}
+                other => other?,
+            }
+        }
+        if !core.windows.is_empty() {
+            let wins = self.compute_windows(core, &pending, parent)?;
+            for ((row, aggv), w) in pending.iter().zip(wins.iter()) {
+                let fr = Frame {
+                    row,
+                    aggs: aggv,
+                    wins: w,
+                    parent,
+                };
+                let mut o = Vec::with_capacity(nvis);
+                for e in &core.outputs {
+                    o.push(self.eval(e, &fr)?);
+                }
+                out.push(o);
+            }
         }
         if core.distinct {
             // Distinctness is over the visible columns only; hidden sort values follow them.
@@ -771,6 +868,306 @@ impl<'a> Exec<'a> {
             out = kept;
         }
         Ok(out)
+    }
+
+    /// Computes every window call for the rows reaching the output: rows are sorted by
+    /// partition then window order, each partition is walked in order, and each row gets
+    /// its value from its partition, peers and frame (lang_windowfunc.html). Aggregates over a
+    /// frame are recomputed per row (O(rows x frame)).
+    fn compute_windows(
+        &self,
+        core: &CorePlan,
+        rows: &[(Row, Vec<Value>)],
+        parent: Option<&Frame>,
+    ) -> Result<Vec<Vec<Value>>> {
+        let n = rows.len();
+        let mut out = vec![vec![Value::Null; core.windows.len()]; n];
+        for (wi, w) in core.windows.iter().enumerate() {
+            let mut pkeys = Vec::with_capacity(n);
+            let mut okeys = Vec::with_capacity(n);
+            let mut args = Vec::with_capacity(n);
+            for (row, aggv) in rows {
+                let fr = Frame {
+                    row,
+                    aggs: aggv,
+                    wins: &[],
+                    parent,
+                };
+                let mut p = Vec::with_capacity(w.partition.len());
+                for e in &w.partition {
+                    p.push(self.eval(e, &fr)?);
+                }
+                let mut o = Vec::with_capacity(w.order.len());
+                for (e, ..) in &w.order {
+                    o.push(self.eval(e, &fr)?);
+                }
+                let mut a = Vec::with_capacity(w.args.len());
+                for e in &w.args {
+                    a.push(self.eval(e, &fr)?);
+                }
+                pkeys.push(p);
+                okeys.push(o);
+                args.push(a);
+            }
+            let order_cmp = |a: &[Value], b: &[Value]| -> Ordering {
+                for (k, (x, y)) in w.order.iter().zip(a.iter().zip(b.iter())) {
+                    let (_, desc, nulls_first, coll) = k;
+                    let o = match (x.is_null(), y.is_null()) {
+                        (true, true) => Ordering::Equal,
+                        (true, false) => {
+                            if *nulls_first {
+                                Ordering::Less
+                            } else {
+                                Ordering::Greater
+                            }
+                        }
+                        (false, true) => {
+                            if *nulls_first {
+                                Ordering::Greater
+                            } else {
+                                Ordering::Less
+                            }
+                        }
+                        _ => {
+                            let o = x.compare(y, *coll);
+                            if *desc {
+                                o.reverse()
+                            } else {
+                                o
+                            }
+                        }
+                    };
+                    if o != Ordering::Equal {
+                        return o;
+                    }
+                }
+                Ordering::Equal
+            };
+            let mut idx: Vec<usize> = (0..n).collect();
+            idx.sort_by(|&a, &b| {
+                row_cmp(&pkeys[a], &pkeys[b], &[]).then_with(|| order_cmp(&okeys[a], &okeys[b]))
+            });
+            let mut start = 0;
+            while start < n {
+                let mut end = start + 1;
+                while end < n
+                    && row_cmp(&pkeys[idx[start]], &pkeys[idx[end]], &[]) == Ordering::Equal
+                {
+                    end += 1;
+                }
+                let part = &idx[start..end];
+                self.window_partition(
+                    w, part, &okeys, &args, rows, parent, wi, &mut out, &order_cmp,
+                )?;
+                start = end;
+            }
+        }
+        Ok(out)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn window_partition(
+        &self,
+        w: &WinCall,
+        part: &[usize],
+        okeys: &[Vec<Value>],
+        args: &[Vec<Value>],
+        rows: &[(Row, Vec<Value>)],
+        parent: Option<&Frame>,
+        wi: usize,
+        out: &mut [Vec<Value>],
+        order_cmp: &dyn Fn(&[Value], &[Value]) -> Ordering,
+    ) -> Result<()> {
+        let len = part.len();
+        // Peer groups: rows with equal window-order keys.
+        let mut group_start = vec![0usize; len];
+        let mut group_end = vec![0usize; len];
+        let mut dense = vec![0usize; len];
+        let mut g = 0;
+        let mut i = 0;
+        while i < len {
+            let mut j = i + 1;
+            while j < len && order_cmp(&okeys[part[i]], &okeys[part[j]]) == Ordering::Equal {
+                j += 1;
+            }
+            g += 1;
+            for k in i..j {
+                group_start[k] = i;
+                group_end[k] = j - 1;
+                dense[k] = g;
+            }
+            i = j;
+        }
+        let offset_value = |row: usize, e: &CExpr| -> Result<i64> {
+            let (r, aggv) = &rows[row];
+            let v = self.eval(
+                e,
+                &Frame {
+                    row: r,
+                    aggs: aggv,
+                    wins: &[],
+                    parent,
+                },
+            )?;
+            match v.apply_affinity(Affinity::Integer) {
+                Value::Integer(i) if i >= 0 => Ok(i),
+                _ => err("frame starting offset must be a non-negative integer"),
+            }
+        };
+        let mut running: Option<Box<dyn crate::func::aggregate::Aggregate>> = None;
+        let mut running_len = 0usize;
+        for pos in 0..len {
+            let row = part[pos];
+            let a = &args[row];
+            let v = match &w.kind {
+                WinKind::RowNumber => Value::Integer(pos as i64 + 1),
+                WinKind::Rank => Value::Integer(group_start[pos] as i64 + 1),
+                WinKind::DenseRank => Value::Integer(dense[pos] as i64),
+                WinKind::PercentRank => Value::real(if len > 1 {
+                    group_start[pos] as f64 / (len - 1) as f64
+                } else {
+                    0.0
+                }),
+                WinKind::CumeDist => Value::real((group_end[pos] + 1) as f64 / len as f64),
+                WinKind::Ntile => {
+                    let nt = match a
+                        .first()
+                        .map(|x| x.clone().apply_affinity(Affinity::Integer))
+                    {
+                        Some(Value::Integer(k)) if k > 0 => k as usize,
+                        _ => return err("argument of ntile must be a positive integer"),
+                    };
+                    let size = len / nt;
+                    let rem = len % nt;
+                    // The first `rem` buckets hold one extra row.
+                    let big = rem * (size + 1);
+                    let bucket = if pos < big {
+                        pos / (size + 1)
+                    } else {
+                        rem + (pos - big) / size.max(1)
+                    };
+                    Value::Integer(bucket as i64 + 1)
+                }
+                WinKind::Lag | WinKind::Lead => {
+                    let off = match a.get(1) {
+                        Some(x) => match x.clone().apply_affinity(Affinity::Integer) {
+                            Value::Integer(k) => k,
+                            _ => 1,
+                        },
+                        None => 1,
+                    };
+                    let target = if matches!(w.kind, WinKind::Lag) {
+                        pos as i64 - off
+                    } else {
+                        pos as i64 + off
+                    };
+                    if target >= 0 && (target as usize) < len {
+                        args[part[target as usize]]
+                            .first()
+                            .cloned()
+                            .unwrap_or(Value::Null)
+                    } else {
+                        a.get(2).cloned().unwrap_or(Value::Null)
+                    }
+                }
+                _ => {
+                    // Frame-based functions.
+                    let (fs, fe): (i64, i64) = match &w.frame {
+                        WinFrame::Partition => (0, len as i64 - 1),
+                        WinFrame::ToCurrentPeers => (0, group_end[pos] as i64),
+                        WinFrame::Rows { start, end } => {
+                            let edge = |e: &FrameEdge| -> Result<i64> {
+                                Ok(match e {
+                                    FrameEdge::UnboundedPreceding => 0,
+                                    FrameEdge::Preceding(x) => pos as i64 - offset_value(row, x)?,
+                                    FrameEdge::CurrentRow => pos as i64,
+                                    FrameEdge::Following(x) => pos as i64 + offset_value(row, x)?,
+                                    FrameEdge::UnboundedFollowing => len as i64 - 1,
+                                })
+                            };
+                            (edge(start)?.max(0), edge(end)?.min(len as i64 - 1))
+                        }
+                    };
+                    match &w.kind {
+                        WinKind::FirstValue => {
+                            if fs <= fe {
+                                args[part[fs as usize]]
+                                    .first()
+                                    .cloned()
+                                    .unwrap_or(Value::Null)
+                            } else {
+                                Value::Null
+                            }
+                        }
+                        WinKind::LastValue => {
+                            if fs <= fe {
+                                args[part[fe as usize]]
+                                    .first()
+                                    .cloned()
+                                    .unwrap_or(Value::Null)
+                            } else {
+                                Value::Null
+                            }
+                        }
+                        WinKind::NthValue => {
+                            let k =
+                                match a
+                                    .get(1)
+                                    .map(|x| x.clone().apply_affinity(Affinity::Integer))
+                                {
+                                    Some(Value::Integer(k)) if k > 0 => k,
+                                    _ => return err(
+                                        "second argument to nth_value must be a positive integer",
+                                    ),
+                                };
+                            let t = fs + k - 1;
+                            if t <= fe {
+                                args[part[t as usize]]
+                                    .first()
+                                    .cloned()
+                                    .unwrap_or(Value::Null)
+                            } else {
+                                Value::Null
+                            }
+                        }
+                        WinKind::Agg {
+                            def,
+                            distinct,
+                            coll,
+                        } => {
+                            // Frames that start at the partition's first row and only grow
+                            // share one accumulator (stepped forward, read with `value`);
+                            // any other frame is recomputed from scratch.
+                            if fs == 0 && fe + 1 >= running_len as i64 {
+                                if running.is_none() {
+                                    running = Some(def.new_aggregate(*distinct, *coll)?);
+                                }
+                                if let Some(acc) = running.as_mut() {
+                                    while (running_len as i64) <= fe {
+                                        acc.step(&args[part[running_len]])?;
+                                        running_len += 1;
+                                    }
+                                    acc.value()?
+                                } else {
+                                    Value::Null
+                                }
+                            } else {
+                                let mut acc = def.new_aggregate(*distinct, *coll)?;
+                                let mut k = fs;
+                                while k <= fe {
+                                    acc.step(&args[part[k as usize]])?;
+                                    k += 1;
+                                }
+                                acc.finalize()?
+                            }
+                        }
+                        _ => Value::Null,
+                    }
+                }
+            };
+            out[row][wi] = v;
+        }
+        Ok(())
     }
 
     /// Nested-loop join: binds source `i` for each of its candidate rows and recurses;
@@ -800,8 +1197,11 @@ impl<'a> Exec<'a> {
         let candidates = self.candidates(src, row, parent)?;
         for cand in candidates {
             let vals = cand?;
-            row[src.start..src.start + src.width]
-                .clone_from_slice(&vals[..src.width.min(vals.len())]);
+            // Copy what the source produced; pad defensively so a short row can never
+            // misalign the combined row.
+            for (k, slot) in row[src.start..src.start + src.width].iter_mut().enumerate() {
+                *slot = vals.get(k).cloned().unwrap_or(Value::Null);
+            }
             let fr = Frame::new(row, parent);
             if src.join == JoinType::Left {
                 let mut ok = true;
@@ -870,15 +1270,34 @@ impl<'a> Exec<'a> {
                 let v: Vec<Result<Row>> = rows.iter().cloned().map(Ok).collect();
                 Ok(Box::new(v.into_iter()))
             }
+            SourceKind::PragmaFn { pragma, arg } => {
+                let fr = Frame::new(row, parent);
+                let v = self.eval(arg, &fr)?;
+                let rows = crate::exec::pragma::schema_pragma(self.schema, pragma, Some(v))?;
+                Ok(Box::new(rows.into_iter().map(Ok)))
+            }
+            SourceKind::Rows(rows) => {
+                let v: Vec<Result<Row>> = rows.iter().cloned().map(Ok).collect();
+                Ok(Box::new(v.into_iter()))
+            }
             SourceKind::Working(id) => {
                 let rows = self.working.borrow().get(id).cloned().unwrap_or_default();
                 let v: Vec<Result<Row>> = rows.iter().cloned().map(Ok).collect();
                 Ok(Box::new(v.into_iter()))
             }
-            SourceKind::Schema => {
+            SourceKind::TempSchema | SourceKind::Schema => {
+                let temp = matches!(src.kind, SourceKind::TempSchema);
+                if temp && !self.store.has_temp() {
+                    return Ok(Box::new(std::iter::empty()));
+                }
+                let root = if temp {
+                    crate::exec::TEMP_SCHEMA_ROOT
+                } else {
+                    1
+                };
                 let it = self
                     .store
-                    .table_range(1, Bound::Unbounded, Bound::Unbounded, false)?;
+                    .table_range(root, Bound::Unbounded, Bound::Unbounded, false)?;
                 Ok(Box::new(it.map(|r| {
                     r.map(|(rowid, mut vals)| {
                         vals.resize(5, Value::Null);
@@ -891,6 +1310,9 @@ impl<'a> Exec<'a> {
                 let t = t.clone();
                 let defaults = self.column_defaults(&t);
                 let fr = Frame::new(row, parent);
+                if t.without_rowid {
+                    return self.without_rowid_rows(&t, &defaults);
+                }
                 match &src.access {
                     Access::Scan => {
                         let it = self.store.table_range(
@@ -1088,6 +1510,37 @@ impl<'a> Exec<'a> {
         let mut all: Vec<Row> = Vec::new();
         let mut queue: Vec<Row> = Vec::new();
         let full = |n: usize| limit >= 0 && n as i64 >= limit;
+        if !rp.order.is_empty() {
+            // Priority queue (lang_with.html "Queue order"): repeatedly take the first row
+            // in ORDER BY order, output it, and run the step over that single row.
+            for r in self.run_select(&rp.init.plan, parent)? {
+                if rp.union_all || seen.insert(Key(r.clone())) {
+                    queue.push(r);
+                }
+            }
+            while !queue.is_empty() && !full(all.len()) {
+                let mut best = 0;
+                for i in 1..queue.len() {
+                    if sort_cmp(&queue[i], &queue[best], &rp.order) == Ordering::Less {
+                        best = i;
+                    }
+                }
+                let row = queue.remove(best);
+                all.push(row.clone());
+                self.working
+                    .borrow_mut()
+                    .insert(rp.working_id, Rc::new(vec![row]));
+                for r in self.run_select(&rp.step.plan, parent)? {
+                    if rp.union_all || seen.insert(Key(r.clone())) {
+                        queue.push(r);
+                    }
+                }
+            }
+            self.working.borrow_mut().remove(&rp.working_id);
+            let rows = Rc::new(all);
+            *rp.cache.borrow_mut() = Some((self.exec_id, rows.clone()));
+            return Ok(rows);
+        }
         for r in self.run_select(&rp.init.plan, parent)? {
             if full(all.len()) {
                 break;
@@ -1117,6 +1570,38 @@ impl<'a> Exec<'a> {
         Ok(rows)
     }
 
+    /// All rows of a WITHOUT ROWID table, in the combined-row layout (rowid slot NULL): its
+    /// records are the PRIMARY KEY columns, then the others in table order.
+    fn without_rowid_rows(
+        &self,
+        t: &Table,
+        defaults: &[Value],
+    ) -> Result<Box<dyn Iterator<Item = Result<Row>>>> {
+        let order = KeyOrder {
+            columns: t.pk_key.iter().map(|c| (c.collation, c.desc)).collect(),
+        };
+        let pk: Vec<usize> = t.pk_key.iter().filter_map(|c| c.column).collect();
+        let rest: Vec<usize> = (0..t.columns.len()).filter(|c| !pk.contains(c)).collect();
+        let mut out = Vec::new();
+        for key in
+            self.store
+                .index_range(t.root, &order, Bound::Unbounded, Bound::Unbounded, false)?
+        {
+            let key = key?;
+            let mut row: Row = (0..t.columns.len())
+                .map(|i| defaults.get(i).cloned().unwrap_or(Value::Null))
+                .collect();
+            for (k, &c) in pk.iter().chain(rest.iter()).enumerate() {
+                if let Some(v) = key.get(k) {
+                    row[c] = v.clone();
+                }
+            }
+            row.push(Value::Null);
+            out.push(Ok(row));
+        }
+        Ok(Box::new(out.into_iter()))
+    }
+
     /// Column defaults as values, for rows stored before ADD COLUMN.
     pub fn column_defaults(&self, t: &Table) -> Vec<Value> {
         t.columns
@@ -1140,6 +1625,44 @@ impl<'a> Exec<'a> {
             columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect(),
         }
     }
+}
+
+/// Orders two rows by sort keys (ORDER BY semantics: NULLS FIRST/LAST, DESC, collation).
+pub fn sort_cmp(a: &[Value], b: &[Value], keys: &[SortKey]) -> Ordering {
+    for k in keys {
+        let (Some(x), Some(y)) = (a.get(k.idx), b.get(k.idx)) else {
+            continue;
+        };
+        let o = match (x.is_null(), y.is_null()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => {
+                if k.nulls_first {
+                    Ordering::Less
+                } else {
+                    Ordering::Greater
+                }
+            }
+            (false, true) => {
+                if k.nulls_first {
+                    Ordering::Greater
+                } else {
+                    Ordering::Less
+                }
+            }
+            _ => {
+                let o = x.compare(y, k.coll);
+                if k.desc {
+                    o.reverse()
+                } else {
+                    o
+                }
+            }
+        };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    Ordering::Equal
 }
 
 /// LIMIT/OFFSET operand: an integer (numeric text converts), else `datatype mismatch`.

@@ -13,6 +13,7 @@
 pub mod ddl;
 pub mod dml;
 pub mod eval;
+pub mod fkey;
 pub mod memstore;
 pub mod pragma;
 pub mod store;
@@ -75,12 +76,28 @@ pub struct Engine<'a> {
     trigger_table: Option<Arc<Table>>,
     trigger_depth: usize,
     active_triggers: Vec<String>,
+    /// > 0 inside trigger programs and foreign-key actions, whose rows changes() skips.
+    pub(crate) nested_depth: usize,
+    /// The schema table DDL writes to: 1 (`sqlite_schema`) or the temp database's.
+    pub(crate) schema_root: u32,
 }
 
 /// Reads `sqlite_schema` and builds the schema.
 pub fn load_schema(store: &dyn Store) -> Result<Schema> {
+    let mut main = load_schema_at(store, 1, store.schema_cookie()?)?;
+    if store.has_temp() {
+        let temp = load_schema_at(store, TEMP_SCHEMA_ROOT, 0)?;
+        main.merge_temp(temp);
+    }
+    Ok(main)
+}
+
+/// The temp database's schema table, as routed by `RoutedStore`.
+pub const TEMP_SCHEMA_ROOT: u32 = 1 | store::TEMP_ROOT_BIT;
+
+fn load_schema_at(store: &dyn Store, root: u32, cookie: u32) -> Result<Schema> {
     let mut rows = Vec::new();
-    for r in store.table_range(1, Bound::Unbounded, Bound::Unbounded, false)? {
+    for r in store.table_range(root, Bound::Unbounded, Bound::Unbounded, false)? {
         let (_, v) = r?;
         let text = |i: usize| {
             v.get(i)
@@ -96,7 +113,14 @@ pub fn load_schema(store: &dyn Store) -> Result<Schema> {
             sql,
         ));
     }
-    Schema::load(&rows, store.schema_cookie()?)
+    let root_bit = root & store::TEMP_ROOT_BIT;
+    let mut rows = rows;
+    for r in &mut rows {
+        if r.3 != 0 {
+            r.3 |= i64::from(root_bit);
+        }
+    }
+    Schema::load(&rows, cookie)
 }
 
 /// Output column names of a statement, as sqlite3_column_name reports them.
@@ -184,12 +208,15 @@ impl<'a> Engine<'a> {
             trigger_table: None,
             trigger_depth: 0,
             active_triggers: Vec::new(),
+            nested_depth: 0,
+            schema_root: 1,
         }
     }
 
     pub fn exec(&self) -> Exec<'_> {
         Exec {
             store: self.store,
+            schema: self.schema,
             params: self.params,
             conn: self.state,
             exec_id: self.exec_id,
@@ -224,8 +251,11 @@ impl<'a> Engine<'a> {
 
     /// Reloads the schema after a change to `sqlite_schema`, bumping the cookie.
     pub fn schema_changed(&mut self) -> Result<()> {
-        let c = self.store.schema_cookie()?.wrapping_add(1);
-        self.store.set_schema_cookie(c)?;
+        // TEMP objects are private to this connection: nobody else needs to notice.
+        if self.schema_root == 1 {
+            let c = self.store.schema_cookie()?.wrapping_add(1);
+            self.store.set_schema_cookie(c)?;
+        }
         let mut fresh = load_schema(self.store)?;
         fresh.carry_temp_from(self.schema);
         *self.schema = fresh;
@@ -284,8 +314,18 @@ impl<'a> Engine<'a> {
                 "EXPLAIN is not supported (parlite has no bytecode); use EXPLAIN QUERY PLAN",
             )),
             Stmt::Reindex(target) => self.reindex(target.as_ref()),
-            Stmt::Vacuum { .. } => Err(SqlError::msg("VACUUM is not supported")),
-            Stmt::Analyze(_) => Err(SqlError::msg("ANALYZE is not supported")),
+            Stmt::Vacuum { schema, into } => {
+                if into.is_some() {
+                    return Err(SqlError::msg("VACUUM INTO is not supported"));
+                }
+                if let Some(s) = schema {
+                    if !s.eq_ignore_ascii_case("main") {
+                        return Err(SqlError::msg(format!("unknown database {s}")));
+                    }
+                }
+                self.vacuum()
+            }
+            Stmt::Analyze(target) => self.analyze(target.as_ref()),
             Stmt::Attach { .. } | Stmt::Detach(_) => {
                 Err(SqlError::msg("ATTACH and DETACH are not supported"))
             }
@@ -348,7 +388,7 @@ impl<'a> Engine<'a> {
             if self.trigger_depth >= MAX_TRIGGER_DEPTH {
                 return Err(SqlError::msg("too many levels of trigger recursion"));
             }
-            let Some(t) = self.schema.table(&trig.table).cloned() else {
+            let Some(t) = self.trigger_target(&trig.table)? else {
                 continue;
             };
             let w = t.columns.len() + 1;
@@ -366,9 +406,11 @@ impl<'a> Engine<'a> {
             let saved_row = self.trigger_row.replace(row);
             let saved_table = self.trigger_table.replace(t.clone());
             self.trigger_depth += 1;
+            self.nested_depth += 1;
             self.active_triggers.push(trig.name.clone());
             let r = self.run_trigger(trig, &t);
             self.active_triggers.pop();
+            self.nested_depth -= 1;
             self.trigger_depth -= 1;
             self.trigger_row = saved_row;
             self.trigger_table = saved_table;
@@ -379,6 +421,38 @@ impl<'a> Engine<'a> {
             }
         }
         Ok(true)
+    }
+
+    /// The row shape NEW/OLD take for a trigger's target: the table, or for a view a
+    /// pseudo-table of its result columns.
+    pub fn trigger_target(&self, name: &str) -> Result<Option<Arc<Table>>> {
+        if let Some(t) = self.schema.table(name) {
+            return Ok(Some(t.clone()));
+        }
+        let Some(v) = self.schema.views.get(&crate::schema::key(name)).cloned() else {
+            return Ok(None);
+        };
+        let plan = Binder::new(self.schema).bind_select(&v.select)?;
+        let mut t = crate::schema::schema_table();
+        t.name = v.name.clone();
+        t.root = 0;
+        t.columns = plan
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| crate::schema::Column {
+                name: v.columns.get(i).cloned().unwrap_or_else(|| c.name.clone()),
+                decl_type: String::new(),
+                affinity: crate::value::Affinity::Blob,
+                not_null: None,
+                default: None,
+                default_text: None,
+                collation: c.coll,
+                pk: 0,
+            })
+            .collect();
+        t.sql = v.sql.clone();
+        Ok(Some(Arc::new(t)))
     }
 
     fn run_trigger(&mut self, trig: &Trigger, t: &Table) -> Result<()> {
@@ -470,9 +544,12 @@ impl<'a> Engine<'a> {
                         )
                     }
                     (crate::plan::SourceKind::Subquery(_), _) => "SCAN (subquery)".to_string(),
-                    (crate::plan::SourceKind::Schema, _) => "SCAN sqlite_schema".to_string(),
+                    (crate::plan::SourceKind::Schema, _)
+                    | (crate::plan::SourceKind::TempSchema, _) => "SCAN sqlite_schema".to_string(),
                     (crate::plan::SourceKind::Recursive(_), _)
-                    | (crate::plan::SourceKind::Working(_), _) => {
+                    | (crate::plan::SourceKind::Working(_), _)
+                    | (crate::plan::SourceKind::Rows(_), _)
+                    | (crate::plan::SourceKind::PragmaFn { .. }, _) => {
                         "SCAN (recursive CTE)".to_string()
                     }
                 };
@@ -512,6 +589,9 @@ impl<'a> Engine<'a> {
             }
         };
         for t in tables {
+            if t.without_rowid {
+                continue;
+            }
             for ix in self.schema.table_indexes(&t) {
                 self.store.clear_btree(ix.root)?;
                 self.populate_index(&t, &ix)?;

@@ -29,6 +29,7 @@ pub fn column_names(name: &str, has_value: bool) -> Vec<String> {
         "index_list" => v(&["seq", "name", "unique", "origin", "partial"]),
         "index_info" => v(&["seqno", "cid", "name"]),
         "database_list" => v(&["seq", "name", "file"]),
+        "table_list" => v(&["schema", "name", "type", "ncol", "wr", "strict"]),
         "integrity_check" | "quick_check" => v(&[key(name).as_str()]),
         n @ ("user_version"
         | "schema_version"
@@ -109,107 +110,8 @@ impl Engine<'_> {
         });
         let one = |v: Value| Ok(vec![vec![v]]);
         match key(&name.name).as_str() {
-            "table_info" | "table_xinfo" => {
-                let Some(tn) = arg else { return Ok(Vec::new()) };
-                let tn = tn.to_text_or_empty().into_owned();
-                let xinfo = key(&name.name) == "table_xinfo";
-                if let Some(t) = self.schema.table(&tn) {
-                    return Ok(t
-                        .columns
-                        .iter()
-                        .enumerate()
-                        .map(|(i, c)| {
-                            let mut r = vec![
-                                Value::Integer(i as i64),
-                                Value::text(c.name.as_str()),
-                                Value::text(c.decl_type.as_str()),
-                                Value::Integer(i64::from(c.not_null.is_some())),
-                                c.default_text
-                                    .as_deref()
-                                    .map(Value::text)
-                                    .unwrap_or(Value::Null),
-                                Value::Integer(c.pk as i64),
-                            ];
-                            if xinfo {
-                                r.push(Value::Integer(0));
-                            }
-                            r
-                        })
-                        .collect());
-                }
-                if let Some(v) = self.schema.views.get(&key(&tn)).cloned() {
-                    let plan = crate::plan::Binder::new(self.schema).bind_select(&v.select)?;
-                    return Ok(plan
-                        .columns
-                        .iter()
-                        .enumerate()
-                        .map(|(i, c)| {
-                            let n = v.columns.get(i).cloned().unwrap_or_else(|| c.name.clone());
-                            let mut r = vec![
-                                Value::Integer(i as i64),
-                                Value::text(n),
-                                Value::text(""),
-                                Value::Integer(0),
-                                Value::Null,
-                                Value::Integer(0),
-                            ];
-                            if xinfo {
-                                r.push(Value::Integer(0));
-                            }
-                            r
-                        })
-                        .collect());
-                }
-                Ok(Vec::new())
-            }
-            "index_list" => {
-                let Some(tn) = arg else { return Ok(Vec::new()) };
-                let Some(t) = self.schema.table(&tn.to_text_or_empty()).cloned() else {
-                    return Ok(Vec::new());
-                };
-                let mut ixs = self.schema.table_indexes(&t);
-                ixs.reverse();
-                Ok(ixs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, ix)| {
-                        vec![
-                            Value::Integer(i as i64),
-                            Value::text(ix.name.as_str()),
-                            Value::Integer(i64::from(ix.unique)),
-                            Value::text(ix.origin),
-                            Value::Integer(i64::from(ix.partial.is_some())),
-                        ]
-                    })
-                    .collect())
-            }
-            "index_info" => {
-                let Some(iname) = arg else {
-                    return Ok(Vec::new());
-                };
-                let Some(ix) = self
-                    .schema
-                    .indexes
-                    .get(&key(&iname.to_text_or_empty()))
-                    .cloned()
-                else {
-                    return Ok(Vec::new());
-                };
-                let t = self.schema.table(&ix.table).cloned();
-                Ok(ix
-                    .columns
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| {
-                        let (cid, n) = match (c.column, &t) {
-                            (Some(ci), Some(t)) => {
-                                (ci as i64, Value::text(t.columns[ci].name.as_str()))
-                            }
-                            _ => (-1, Value::Null),
-                        };
-                        vec![Value::Integer(i as i64), Value::Integer(cid), n]
-                    })
-                    .collect())
+            "table_info" | "table_xinfo" | "index_list" | "index_info" | "table_list" => {
+                schema_pragma(self.schema, &name.name, arg)
             }
             "database_list" => Ok(vec![vec![
                 Value::Integer(0),
@@ -272,13 +174,10 @@ impl Engine<'_> {
             }
             "foreign_keys" => match arg {
                 Some(v) => {
-                    if as_bool(&v) {
-                        return Err(SqlError::msg("foreign key enforcement is not supported"));
-                    }
-                    self.state.foreign_keys.set(false);
+                    self.state.foreign_keys.set(as_bool(&v));
                     Ok(Vec::new())
                 }
-                None => one(Value::Integer(0)),
+                None => one(Value::Integer(i64::from(self.state.foreign_keys.get()))),
             },
             "case_sensitive_like" => {
                 if let Some(v) = arg {
@@ -309,6 +208,9 @@ impl Engine<'_> {
         let mut tables: Vec<_> = self.schema.tables.values().cloned().collect();
         tables.sort_by(|a, b| a.name.cmp(&b.name));
         for t in tables {
+            if t.without_rowid {
+                continue;
+            }
             let defaults = exec.column_defaults(&t);
             let ixs = self.schema.table_indexes(&t);
             let mut nrows = 0usize;
@@ -370,5 +272,187 @@ impl Engine<'_> {
             }
         }
         Ok(out)
+    }
+}
+
+/// The pragmas answered from the schema alone (also usable as table-valued functions,
+/// `SELECT * FROM pragma_table_info('t')`): table_info, table_xinfo, index_list, index_info.
+pub fn schema_pragma(
+    schema: &crate::schema::Schema,
+    name: &str,
+    arg: Option<Value>,
+) -> Result<Vec<Row>> {
+    match key(name).as_str() {
+        "table_info" | "table_xinfo" => {
+            let Some(tn) = arg else { return Ok(Vec::new()) };
+            let tn = tn.to_text_or_empty().into_owned();
+            let xinfo = key(name) == "table_xinfo";
+            if let Some(t) = schema.table(&tn) {
+                return Ok(t
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        let mut r = vec![
+                            Value::Integer(i as i64),
+                            Value::text(c.name.as_str()),
+                            Value::text(c.decl_type.as_str()),
+                            Value::Integer(i64::from(c.not_null.is_some())),
+                            c.default_text
+                                .as_deref()
+                                .map(Value::text)
+                                .unwrap_or(Value::Null),
+                            Value::Integer(c.pk as i64),
+                        ];
+                        if xinfo {
+                            r.push(Value::Integer(0));
+                        }
+                        r
+                    })
+                    .collect());
+            }
+            if let Some(v) = schema.views.get(&key(&tn)).cloned() {
+                let plan = crate::plan::Binder::new(schema).bind_select(&v.select)?;
+                return Ok(plan
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        let n = v.columns.get(i).cloned().unwrap_or_else(|| c.name.clone());
+                        let mut r = vec![
+                            Value::Integer(i as i64),
+                            Value::text(n),
+                            Value::text(""),
+                            Value::Integer(0),
+                            Value::Null,
+                            Value::Integer(0),
+                        ];
+                        if xinfo {
+                            r.push(Value::Integer(0));
+                        }
+                        r
+                    })
+                    .collect());
+            }
+            Ok(Vec::new())
+        }
+        "index_list" => {
+            let Some(tn) = arg else { return Ok(Vec::new()) };
+            let Some(t) = schema.table(&tn.to_text_or_empty()).cloned() else {
+                return Ok(Vec::new());
+            };
+            let mut ixs = schema.table_indexes(&t);
+            ixs.reverse();
+            Ok(ixs
+                .iter()
+                .enumerate()
+                .map(|(i, ix)| {
+                    vec![
+                        Value::Integer(i as i64),
+                        Value::text(ix.name.as_str()),
+                        Value::Integer(i64::from(ix.unique)),
+                        Value::text(ix.origin),
+                        Value::Integer(i64::from(ix.partial.is_some())),
+                    ]
+                })
+                .collect())
+        }
+        "index_info" => {
+            let Some(iname) = arg else {
+                return Ok(Vec::new());
+            };
+            let Some(ix) = schema.indexes.get(&key(&iname.to_text_or_empty())).cloned() else {
+                return Ok(Vec::new());
+            };
+            let t = schema.table(&ix.table).cloned();
+            Ok(ix
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let (cid, n) = match (c.column, &t) {
+                        (Some(ci), Some(t)) => {
+                            (ci as i64, Value::text(t.columns[ci].name.as_str()))
+                        }
+                        _ => (-1, Value::Null),
+                    };
+                    vec![Value::Integer(i as i64), Value::Integer(cid), n]
+                })
+                .collect())
+        }
+        "table_list" => {
+            let bit = crate::exec::store::TEMP_ROOT_BIT;
+            let mut out = Vec::new();
+            let mut tables: Vec<_> = schema
+                .tables
+                .values()
+                .chain(schema.shadowed.values())
+                .collect();
+            tables.sort_by(|a, b| a.name.cmp(&b.name));
+            for t in tables {
+                let db = if t.root & bit != 0 { "temp" } else { "main" };
+                if arg
+                    .as_ref()
+                    .is_some_and(|n| !t.name.eq_ignore_ascii_case(&n.to_text_or_empty()))
+                {
+                    continue;
+                }
+                out.push(vec![
+                    Value::text(db),
+                    Value::text(t.name.as_str()),
+                    Value::text("table"),
+                    Value::Integer(t.columns.len() as i64),
+                    Value::Integer(i64::from(t.without_rowid)),
+                    Value::Integer(0),
+                ]);
+            }
+            let mut views: Vec<_> = schema.views.values().collect();
+            views.sort_by(|a, b| a.name.cmp(&b.name));
+            for v in views {
+                if arg
+                    .as_ref()
+                    .is_some_and(|n| !v.name.eq_ignore_ascii_case(&n.to_text_or_empty()))
+                {
+                    continue;
+                }
+                let db = if schema.temp_views.contains_key(&key(&v.name)) {
+                    "temp"
+                } else {
+                    "main"
+                };
+                let ncol = crate::plan::Binder::new(schema)
+                    .bind_select(&v.select)
+                    .map(|p| p.columns.len())
+                    .unwrap_or(0);
+                out.push(vec![
+                    Value::text(db),
+                    Value::text(v.name.as_str()),
+                    Value::text("view"),
+                    Value::Integer(ncol as i64),
+                    Value::Integer(0),
+                    Value::Integer(0),
+                ]);
+            }
+            if arg.is_none() {
+                out.push(vec![
+                    Value::text("main"),
+                    Value::text("sqlite_schema"),
+                    Value::text("table"),
+                    Value::Integer(5),
+                    Value::Integer(0),
+                    Value::Integer(0),
+                ]);
+                out.push(vec![
+                    Value::text("temp"),
+                    Value::text("sqlite_temp_schema"),
+                    Value::text("table"),
+                    Value::Integer(5),
+                    Value::Integer(0),
+                    Value::Integer(0),
+                ]);
+            }
+            Ok(out)
+        }
+        _ => Ok(Vec::new()),
     }
 }

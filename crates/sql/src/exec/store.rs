@@ -87,6 +87,151 @@ pub trait Store {
     fn savepoint(&self) -> Result<u32>;
     fn rollback_to(&self, sp: u32) -> Result<()>;
     fn release(&self, sp: u32) -> Result<()>;
+
+    /// Whether TEMP objects can be created (a connection-private temp database is attached).
+    fn has_temp(&self) -> bool {
+        false
+    }
+    /// B-trees in the temp database; their roots carry `TEMP_ROOT_BIT`.
+    fn create_temp_table_btree(&self) -> Result<u32> {
+        Err(crate::value::SqlError::msg(
+            "TEMP objects are not available on this connection",
+        ))
+    }
+    fn create_temp_index_btree(&self) -> Result<u32> {
+        Err(crate::value::SqlError::msg(
+            "TEMP objects are not available on this connection",
+        ))
+    }
+}
+
+/// Marks a root page as belonging to the temp database. SQLite page numbers stay far below
+/// 2^31 for any database this engine can address, so the bit is free.
+pub const TEMP_ROOT_BIT: u32 = 0x8000_0000;
+
+/// Routes each tree operation to the main or the temp database by the root's temp bit;
+/// header fields and savepoints are the main database's (the connection coordinates the
+/// temp database's own savepoints).
+pub struct RoutedStore<'a> {
+    pub main: &'a dyn Store,
+    pub temp: Option<&'a dyn Store>,
+}
+
+impl RoutedStore<'_> {
+    fn pick(&self, root: u32) -> Result<(&dyn Store, u32)> {
+        if root & TEMP_ROOT_BIT != 0 {
+            match self.temp {
+                Some(t) => Ok((t, root & !TEMP_ROOT_BIT)),
+                None => Err(crate::value::SqlError::msg(
+                    "TEMP objects are not available on this connection",
+                )),
+            }
+        } else {
+            Ok((self.main, root))
+        }
+    }
+}
+
+impl Store for RoutedStore<'_> {
+    fn create_table_btree(&self) -> Result<u32> {
+        self.main.create_table_btree()
+    }
+    fn create_index_btree(&self) -> Result<u32> {
+        self.main.create_index_btree()
+    }
+    fn drop_btree(&self, root: u32) -> Result<()> {
+        let (s, r) = self.pick(root)?;
+        s.drop_btree(r)
+    }
+    fn clear_btree(&self, root: u32) -> Result<()> {
+        let (s, r) = self.pick(root)?;
+        s.clear_btree(r)
+    }
+    fn table_range(
+        &self,
+        root: u32,
+        lo: Bound<i64>,
+        hi: Bound<i64>,
+        reverse: bool,
+    ) -> Result<RowIter> {
+        let (s, r) = self.pick(root)?;
+        s.table_range(r, lo, hi, reverse)
+    }
+    fn table_get(&self, root: u32, rowid: i64) -> Result<Option<Row>> {
+        let (s, r) = self.pick(root)?;
+        s.table_get(r, rowid)
+    }
+    fn table_max_rowid(&self, root: u32) -> Result<Option<i64>> {
+        let (s, r) = self.pick(root)?;
+        s.table_max_rowid(r)
+    }
+    fn table_insert(&self, root: u32, rowid: i64, row: &[Value]) -> Result<()> {
+        let (s, r) = self.pick(root)?;
+        s.table_insert(r, rowid, row)
+    }
+    fn table_delete(&self, root: u32, rowid: i64) -> Result<bool> {
+        let (s, r) = self.pick(root)?;
+        s.table_delete(r, rowid)
+    }
+    fn index_insert(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<()> {
+        let (s, r) = self.pick(root)?;
+        s.index_insert(r, key, order)
+    }
+    fn index_delete(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<bool> {
+        let (s, r) = self.pick(root)?;
+        s.index_delete(r, key, order)
+    }
+    fn index_range(
+        &self,
+        root: u32,
+        order: &KeyOrder,
+        lo: Bound<Row>,
+        hi: Bound<Row>,
+        reverse: bool,
+    ) -> Result<KeyIter> {
+        let (s, r) = self.pick(root)?;
+        s.index_range(r, order, lo, hi, reverse)
+    }
+    fn schema_cookie(&self) -> Result<u32> {
+        self.main.schema_cookie()
+    }
+    fn set_schema_cookie(&self, v: u32) -> Result<()> {
+        self.main.set_schema_cookie(v)
+    }
+    fn user_version(&self) -> Result<u32> {
+        self.main.user_version()
+    }
+    fn set_user_version(&self, v: u32) -> Result<()> {
+        self.main.set_user_version(v)
+    }
+    fn savepoint(&self) -> Result<u32> {
+        self.main.savepoint()
+    }
+    fn rollback_to(&self, sp: u32) -> Result<()> {
+        self.main.rollback_to(sp)
+    }
+    fn release(&self, sp: u32) -> Result<()> {
+        self.main.release(sp)
+    }
+    fn has_temp(&self) -> bool {
+        self.temp.is_some()
+    }
+    fn create_temp_table_btree(&self) -> Result<u32> {
+        match self.temp {
+            Some(t) => Ok(t.create_table_btree()? | TEMP_ROOT_BIT),
+            None => Err(crate::value::SqlError::msg(
+                "TEMP objects are not available on this connection",
+            )),
+        }
+    }
+    fn create_temp_index_btree(&self) -> Result<u32> {
+        match self.temp {
+            Some(t) => Ok(t.create_index_btree()? | TEMP_ROOT_BIT),
+            None => Err(crate::value::SqlError::msg(
+                "TEMP objects are not available on this connection",
+            )),
+        }
+    }
 }
 
 /// True when `key` lies within the prefix bounds.

@@ -63,6 +63,10 @@ struct Frame {
     sources: Vec<(String, usize, usize)>,
     aggs: Vec<AggCall>,
     agg_allowed: bool,
+    wins: Vec<WinCall>,
+    win_allowed: bool,
+    /// The WINDOW clause of the core being bound.
+    named_windows: Vec<(String, ast::WindowDef)>,
     correlated: bool,
     /// Result aliases usable as a fallback: (lower-case alias, expression).
     aliases: Vec<(String, Expr)>,
@@ -518,8 +522,8 @@ impl<'s> Binder<'s> {
     }
 
     fn function(&mut self, fc: &ast::FunctionCall) -> Result<Bound> {
-        if fc.over.is_some() {
-            return err("window functions are not supported");
+        if let Some(over) = &fc.over {
+            return self.window_call(fc, over);
         }
         let nargs = match &fc.args {
             FunctionArgs::Star => 0,
@@ -619,6 +623,187 @@ impl<'s> Binder<'s> {
             args,
             coll: coll.unwrap_or_default(),
         }))
+    }
+
+    /// Binds `f(...) OVER (...)` into the current frame's window calls.
+    fn window_call(&mut self, fc: &ast::FunctionCall, over: &ast::Over) -> Result<Bound> {
+        let allowed = self.frames.last().is_some_and(|f| f.win_allowed);
+        if !allowed {
+            return err(format!("misuse of window function {}()", fc.name));
+        }
+        let named = self
+            .frames
+            .last()
+            .map(|f| f.named_windows.clone())
+            .unwrap_or_default();
+        let find = |n: &str| {
+            named
+                .iter()
+                .find(|(w, _)| w.eq_ignore_ascii_case(n))
+                .map(|(_, d)| d.clone())
+        };
+        let def = match over {
+            ast::Over::Name(n) => {
+                find(n).ok_or_else(|| SqlError::msg(format!("no such window: {n}")))?
+            }
+            ast::Over::Window(d) => match &d.base {
+                Some(b) => {
+                    let base =
+                        find(b).ok_or_else(|| SqlError::msg(format!("no such window: {b}")))?;
+                    ast::WindowDef {
+                        base: None,
+                        partition_by: base.partition_by,
+                        order_by: if d.order_by.is_empty() {
+                            base.order_by
+                        } else {
+                            d.order_by.clone()
+                        },
+                        frame: d.frame.clone().or(base.frame),
+                    }
+                }
+                None => d.clone(),
+            },
+        };
+        let args_ast: Vec<Expr> = match &fc.args {
+            FunctionArgs::Star => Vec::new(),
+            FunctionArgs::List(a) => a.clone(),
+        };
+        let n = args_ast.len();
+        let lname = fc.name.to_ascii_lowercase();
+        let arity = |lo: usize, hi: usize| -> Result<()> {
+            if n < lo || n > hi {
+                return err(format!(
+                    "wrong number of arguments to function {}()",
+                    fc.name
+                ));
+            }
+            Ok(())
+        };
+        let kind = match lname.as_str() {
+            "row_number" => arity(0, 0).map(|_| WinKind::RowNumber)?,
+            "rank" => arity(0, 0).map(|_| WinKind::Rank)?,
+            "dense_rank" => arity(0, 0).map(|_| WinKind::DenseRank)?,
+            "percent_rank" => arity(0, 0).map(|_| WinKind::PercentRank)?,
+            "cume_dist" => arity(0, 0).map(|_| WinKind::CumeDist)?,
+            "ntile" => arity(1, 1).map(|_| WinKind::Ntile)?,
+            "lag" => arity(1, 3).map(|_| WinKind::Lag)?,
+            "lead" => arity(1, 3).map(|_| WinKind::Lead)?,
+            "first_value" => arity(1, 1).map(|_| WinKind::FirstValue)?,
+            "last_value" => arity(1, 1).map(|_| WinKind::LastValue)?,
+            "nth_value" => arity(2, 2).map(|_| WinKind::NthValue)?,
+            _ => {
+                let d = func::lookup(&fc.name, n)?;
+                if !d.is_aggregate() {
+                    return err(format!(
+                        "{}() may not be used as a window function",
+                        fc.name
+                    ));
+                }
+                WinKind::Agg {
+                    def: FnRef(d),
+                    distinct: fc.distinct,
+                    coll: Collation::Binary,
+                }
+            }
+        };
+        if let Some(f) = self.frames.last_mut() {
+            f.win_allowed = false;
+        }
+        let r = self.window_parts(kind, &args_ast, &def);
+        if let Some(f) = self.frames.last_mut() {
+            f.win_allowed = true;
+        }
+        let call = r?;
+        let f = self
+            .frames
+            .last_mut()
+            .ok_or_else(|| SqlError::msg("window function outside a query"))?;
+        f.wins.push(call);
+        Ok(Bound::plain(CExpr::Win(f.wins.len() - 1)))
+    }
+
+    fn window_parts(
+        &mut self,
+        kind: WinKind,
+        args_ast: &[Expr],
+        def: &ast::WindowDef,
+    ) -> Result<WinCall> {
+        let mut args = Vec::new();
+        let mut first_coll = Collation::Binary;
+        for (i, a) in args_ast.iter().enumerate() {
+            let b = self.expr(a)?;
+            if i == 0 {
+                first_coll = b.coll.map(|c| c.0).unwrap_or_default();
+            }
+            args.push(b.e);
+        }
+        let kind = match kind {
+            WinKind::Agg { def, distinct, .. } => WinKind::Agg {
+                def,
+                distinct,
+                coll: first_coll,
+            },
+            k => k,
+        };
+        let mut partition = Vec::new();
+        for p in &def.partition_by {
+            partition.push(self.expr(p)?.e);
+        }
+        let mut order = Vec::new();
+        for o in &def.order_by {
+            let b = self.expr(&o.expr)?;
+            let coll = b.coll.map(|c| c.0).unwrap_or_default();
+            order.push((b.e, o.desc, o.nulls_first.unwrap_or(!o.desc), coll));
+        }
+        let frame = match &def.frame {
+            None => {
+                if order.is_empty() {
+                    WinFrame::Partition
+                } else {
+                    WinFrame::ToCurrentPeers
+                }
+            }
+            Some(fs) => {
+                if fs.exclude.is_some() {
+                    return err("EXCLUDE in window frames is not supported");
+                }
+                let end = fs.end.clone().unwrap_or(ast::FrameBound::CurrentRow);
+                if fs.units == "ROWS" {
+                    let start = self.frame_edge(&fs.start)?;
+                    let end = self.frame_edge(&end)?;
+                    WinFrame::Rows { start, end }
+                } else {
+                    match (&fs.start, &end) {
+                        (ast::FrameBound::UnboundedPreceding, ast::FrameBound::CurrentRow) => {
+                            if order.is_empty() {
+                                WinFrame::Partition
+                            } else {
+                                WinFrame::ToCurrentPeers
+                            }
+                        }
+                        (ast::FrameBound::UnboundedPreceding, ast::FrameBound::UnboundedFollowing) => WinFrame::Partition,
+                        _ => return err(format!("{} frames other than UNBOUNDED PRECEDING to CURRENT ROW or UNBOUNDED FOLLOWING are not supported", fs.units)),
+                    }
+                }
+            }
+        };
+        Ok(WinCall {
+            kind,
+            args,
+            partition,
+            order,
+            frame,
+        })
+    }
+
+    fn frame_edge(&mut self, b: &ast::FrameBound) -> Result<FrameEdge> {
+        Ok(match b {
+            ast::FrameBound::UnboundedPreceding => FrameEdge::UnboundedPreceding,
+            ast::FrameBound::Preceding(e) => FrameEdge::Preceding(self.expr(e)?.e),
+            ast::FrameBound::CurrentRow => FrameEdge::CurrentRow,
+            ast::FrameBound::Following(e) => FrameEdge::Following(self.expr(e)?.e),
+            ast::FrameBound::UnboundedFollowing => FrameEdge::UnboundedFollowing,
+        })
     }
 
     fn column(
@@ -780,7 +965,8 @@ impl<'s> Binder<'s> {
     pub fn push_with(&mut self, w: &ast::With) {
         let mut m = HashMap::new();
         for c in &w.ctes {
-            let recursive = w.recursive && select_mentions(&c.select, &c.name);
+            // SQLite treats any self-referencing CTE as recursive; the keyword is optional.
+            let recursive = select_mentions(&c.select, &c.name);
             m.insert(
                 key(&c.name),
                 CteDef {
@@ -824,7 +1010,7 @@ impl<'s> Binder<'s> {
             .iter()
             .position(|(_, c)| core_mentions(c, name))
         else {
-            return err(format!("recursive reference in a subquery: {name}"));
+            return err(format!("circular reference: {name}"));
         };
         if core_mentions(&sel.body.first, name) || pos + 1 != sel.body.compounds.len() {
             return err(format!("circular reference: {name}"));
@@ -835,9 +1021,6 @@ impl<'s> Binder<'s> {
             CompoundOp::Union => false,
             _ => return err(format!("circular reference: {name}")),
         };
-        if !sel.order_by.is_empty() {
-            return err("ORDER BY in a recursive common table expression is not supported");
-        }
         let init_sel = ast::Select {
             with: None,
             body: ast::SelectBody {
@@ -892,12 +1075,46 @@ impl<'s> Binder<'s> {
             Some(l) => Some(self.bind_standalone(&l.limit)?),
             None => None,
         };
+        let mut order = Vec::new();
+        for (ti, term) in sel.order_by.iter().enumerate() {
+            let mut e = &term.expr;
+            let mut coll = None;
+            if let Expr::Collate { expr, collation } = e {
+                coll = Some(Collation::from_name(collation)?);
+                e = expr;
+            }
+            let idx = match e {
+                Expr::Literal(Literal::Integer(k)) if *k >= 1 && (*k as usize) <= cols.len() => {
+                    Some(*k as usize - 1)
+                }
+                // Names are the compound's own result names, not the CTE's column list.
+                Expr::Column { name, .. } => init
+                    .plan
+                    .columns
+                    .iter()
+                    .position(|c| c.name.eq_ignore_ascii_case(name)),
+                _ => None,
+            };
+            let Some(idx) = idx else {
+                return err(format!(
+                    "{} ORDER BY term does not match any column in the result set",
+                    ordinal(ti + 1)
+                ));
+            };
+            order.push(SortKey {
+                idx,
+                desc: term.desc,
+                nulls_first: term.nulls_first.unwrap_or(!term.desc),
+                coll: coll.unwrap_or(cols[idx].coll),
+            });
+        }
         let plan = RecursivePlan {
             init,
             step,
             union_all,
             working_id: id,
             limit,
+            order,
             cache: RefCell::new(None),
         };
         Ok((SourceKind::Recursive(Rc::new(plan)), cols))
@@ -1104,6 +1321,7 @@ impl<'s> Binder<'s> {
                     is_agg: false,
                     outputs: Vec::new(),
                     n_visible: n,
+                    windows: Vec::new(),
                     distinct: false,
                     values: Some(out),
                 };
@@ -1143,13 +1361,18 @@ impl<'s> Binder<'s> {
             .collect();
         if let Some(f) = self.frames.last_mut() {
             f.aliases = aliases;
+            f.named_windows = sc.windows.clone();
         }
         // WHERE
         let mut bound_terms = Vec::with_capacity(where_terms.len());
         for t in &where_terms {
             bound_terms.push(self.expr(t)?.e);
         }
-        if sources.len() > 1 && sources.iter().all(|s| s.join == JoinType::Inner) {
+        if sources.len() > 1
+            && sources.iter().all(|s| {
+                s.join == JoinType::Inner && !matches!(s.kind, SourceKind::PragmaFn { .. })
+            })
+        {
             self.reorder_joins(&mut sources, &bound_terms);
         }
         let mut filters: Vec<Vec<CExpr>> = vec![Vec::new(); sources.len().max(1)];
@@ -1158,9 +1381,10 @@ impl<'s> Binder<'s> {
             let lvl = e.max_source(&sources, &mut corr).unwrap_or(0);
             filters[lvl].push(e);
         }
-        // Result columns (aggregates allowed from here on).
+        // Result columns (aggregates and window functions allowed from here on).
         if let Some(f) = self.frames.last_mut() {
             f.agg_allowed = true;
+            f.win_allowed = true;
         }
         let mut outputs = Vec::new();
         let mut columns = Vec::new();
@@ -1246,6 +1470,9 @@ impl<'s> Binder<'s> {
                 }
             }
         }
+        if let Some(f) = self.frames.last_mut() {
+            f.win_allowed = false;
+        }
         // GROUP BY
         let mut group_by = Vec::new();
         for g in &sc.group_by {
@@ -1290,6 +1517,9 @@ impl<'s> Binder<'s> {
             Some(h) => Some(self.expr(h)?.e),
             None => None,
         };
+        if let Some(f) = self.frames.last_mut() {
+            f.win_allowed = true;
+        }
         // ORDER BY (single core): by number, by alias, or any expression.
         let n_visible = outputs.len();
         let mut keys = Vec::new();
@@ -1344,7 +1574,9 @@ impl<'s> Binder<'s> {
             .last_mut()
             .ok_or_else(|| SqlError::msg("no frame"))?;
         f.agg_allowed = false;
+        f.win_allowed = false;
         let aggs = std::mem::take(&mut f.aggs);
+        let windows = std::mem::take(&mut f.wins);
         let is_agg = !aggs.is_empty() || !group_by.is_empty() || having.is_some();
         if having.is_some() && group_by.is_empty() && aggs.is_empty() {
             return err("a GROUP BY clause is required before HAVING");
@@ -1360,6 +1592,7 @@ impl<'s> Binder<'s> {
             is_agg,
             outputs,
             n_visible,
+            windows,
             distinct: sc.distinct,
             values: None,
         };
@@ -1565,7 +1798,11 @@ impl<'s> Binder<'s> {
                         })
                         .collect();
                     (kind, sname, scols)
-                } else if let Some(tab) = self.schema.table(&name.name).cloned() {
+                } else if let Some(tab) = self
+                    .schema
+                    .table_in(name.schema.as_deref(), &name.name)
+                    .cloned()
+                {
                     let mut cols: Vec<ScopeCol> = tab
                         .columns
                         .iter()
@@ -1601,6 +1838,8 @@ impl<'s> Binder<'s> {
                     || k == "sqlite_temp_master"
                     || k == "sqlite_temp_schema"
                 {
+                    // parlite keeps no TEMP tables, so the temp schema is empty.
+                    let temp = k.contains("temp");
                     let st = crate::schema::schema_table();
                     let mut cols: Vec<ScopeCol> = st
                         .columns
@@ -1624,10 +1863,24 @@ impl<'s> Binder<'s> {
                         is_rowid: true,
                         table_name: Some(name.name.clone()),
                     });
-                    (SourceKind::Schema, sname, cols)
+                    let kind = if temp {
+                        SourceKind::TempSchema
+                    } else {
+                        SourceKind::Schema
+                    };
+                    (kind, sname, cols)
                 } else {
                     if let Some(reason) = self.schema.unsupported.get(&k) {
                         return err(format!("table {} cannot be used: {reason}", name.name));
+                    }
+                    if k.starts_with("pragma_") {
+                        // `FROM pragma_x` is the table-valued function without arguments.
+                        let tf = TableOrSubquery::TableFunction {
+                            name: name.clone(),
+                            args: Vec::new(),
+                            alias: alias.clone(),
+                        };
+                        return self.add_source(&tf, join, sources);
                     }
                     let full = match &name.schema {
                         Some(s) => format!("{s}.{}", name.name),
@@ -1642,8 +1895,56 @@ impl<'s> Binder<'s> {
                 let cols = sub_cols(&sub, &sname, &[]);
                 (SourceKind::Subquery(Rc::new(sub)), sname, cols)
             }
-            TableOrSubquery::TableFunction { name, .. } => {
-                return err(format!("no such table-valued function: {}", name.name))
+            TableOrSubquery::TableFunction { name, args, alias } => {
+                let k = key(&name.name);
+                let Some(pragma) = k.strip_prefix("pragma_") else {
+                    return err(format!("no such table-valued function: {}", name.name));
+                };
+                let names = crate::exec::pragma::column_names(pragma, false);
+                if names.is_empty()
+                    || !matches!(
+                        pragma,
+                        "table_info" | "table_xinfo" | "index_list" | "index_info" | "table_list"
+                    )
+                {
+                    return err(format!("no such table-valued function: {}", name.name));
+                }
+                let sname = key(alias.as_deref().unwrap_or(&name.name));
+                let constant = match args.first() {
+                    Some(Expr::Literal(l)) => Some(Some(literal_value(l))),
+                    None => Some(None),
+                    Some(_) => None,
+                };
+                let kind = match constant {
+                    Some(arg) => SourceKind::Rows(Rc::new(crate::exec::pragma::schema_pragma(
+                        self.schema,
+                        pragma,
+                        arg,
+                    )?)),
+                    None => {
+                        let arg = match args.first() {
+                            Some(a) => self.expr(a)?.e,
+                            None => CExpr::Lit(Value::Null),
+                        };
+                        SourceKind::PragmaFn {
+                            pragma: pragma.to_string(),
+                            arg,
+                        }
+                    }
+                };
+                let cols = names
+                    .iter()
+                    .map(|n| ScopeCol {
+                        name: n.clone(),
+                        source: sname.clone(),
+                        aff: None,
+                        coll: Collation::Binary,
+                        using_hidden: false,
+                        is_rowid: false,
+                        table_name: None,
+                    })
+                    .collect();
+                (kind, sname, cols)
             }
             TableOrSubquery::Nested { from, alias } => {
                 if alias.is_some() {
@@ -1764,6 +2065,9 @@ impl<'s> Binder<'s> {
             let SourceKind::Table(tab) = &sources[i].kind else {
                 continue;
             };
+            if tab.without_rowid {
+                continue;
+            }
             let tab = tab.clone();
             let terms: Vec<CExpr> = match sources[i].join {
                 JoinType::Inner => filters[i].clone(),
@@ -2022,7 +2326,7 @@ fn referenced_sources(e: &CExpr, sources: &[Source]) -> Vec<usize> {
             {
                 return (0..sources.len()).collect();
             }
-            CExpr::Agg(_) => return (0..sources.len()).collect(),
+            CExpr::Agg(_) | CExpr::Win(_) => return (0..sources.len()).collect(),
             _ => {}
         }
         x.for_each_child(&mut |c| stack.push(c));
@@ -2149,7 +2453,7 @@ pub fn contains_agg(e: &CExpr) -> bool {
     let mut found = false;
     let mut stack = vec![e];
     while let Some(x) = stack.pop() {
-        if matches!(x, CExpr::Agg(_)) {
+        if matches!(x, CExpr::Agg(_) | CExpr::Win(_)) {
             found = true;
         }
         x.for_each_child(&mut |c| stack.push(c));

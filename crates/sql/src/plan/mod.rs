@@ -102,6 +102,8 @@ pub enum CExpr {
         coll: Collation,
     },
     Agg(usize),
+    /// The value of window call `i` for the current output row.
+    Win(usize),
     Vector(Vec<CExpr>),
     Raise {
         kind: RaiseKind,
@@ -134,6 +136,59 @@ pub struct AggCall {
     pub distinct: bool,
     pub coll: Collation,
     pub filter: Option<CExpr>,
+}
+
+/// Which window function a `WinCall` computes.
+#[derive(Debug, Clone)]
+pub enum WinKind {
+    RowNumber,
+    Rank,
+    DenseRank,
+    PercentRank,
+    CumeDist,
+    Ntile,
+    Lag,
+    Lead,
+    FirstValue,
+    LastValue,
+    NthValue,
+    /// An aggregate over the frame.
+    Agg {
+        def: FnRef,
+        distinct: bool,
+        coll: Collation,
+    },
+}
+
+/// One end of a ROWS frame.
+#[derive(Debug, Clone)]
+pub enum FrameEdge {
+    UnboundedPreceding,
+    Preceding(CExpr),
+    CurrentRow,
+    Following(CExpr),
+    UnboundedFollowing,
+}
+
+#[derive(Debug, Clone)]
+pub enum WinFrame {
+    /// RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW (peers included): the default.
+    ToCurrentPeers,
+    /// The whole partition.
+    Partition,
+    /// ROWS BETWEEN start AND end.
+    Rows { start: FrameEdge, end: FrameEdge },
+}
+
+/// A window function call of one query level (lang_windowfunc.html).
+#[derive(Debug, Clone)]
+pub struct WinCall {
+    pub kind: WinKind,
+    pub args: Vec<CExpr>,
+    pub partition: Vec<CExpr>,
+    /// (expression, descending, nulls first, collation)
+    pub order: Vec<(CExpr, bool, bool, Collation)>,
+    pub frame: WinFrame,
 }
 
 /// A subquery inside an expression; `correlated` when it reads an enclosing row, in which
@@ -187,10 +242,21 @@ pub enum SourceKind {
     Subquery(Rc<SubPlan>),
     /// The sqlite_schema table (root page 1, read-only).
     Schema,
+    /// sqlite_temp_schema: the temp database's schema table (empty without one).
+    TempSchema,
     /// A recursive CTE, computed to a fixpoint when scanned.
     Recursive(Rc<RecursivePlan>),
     /// The working table of the recursive CTE being computed (the rows of the last round).
     Working(usize),
+    /// Rows computed while planning (schema pragmas as table-valued functions, the empty
+    /// temp schema).
+    Rows(Rc<Vec<Vec<Value>>>),
+    /// A schema pragma as a table-valued function whose argument depends on earlier
+    /// sources (`pragma_table_info(m.name)`), evaluated per outer row.
+    PragmaFn {
+        pragma: String,
+        arg: CExpr,
+    },
 }
 
 /// `init UNION [ALL] step`, where `step` reads working table `working_id`.
@@ -201,6 +267,9 @@ pub struct RecursivePlan {
     pub union_all: bool,
     pub working_id: usize,
     pub limit: Option<CExpr>,
+    /// ORDER BY of the recursive select: the queue is then a priority queue and rows are
+    /// processed one at a time in that order (lang_with.html, "Queue order").
+    pub order: Vec<SortKey>,
     pub cache: RefCell<Option<(u64, Rc<Vec<Vec<Value>>>)>>,
 }
 
@@ -254,6 +323,8 @@ pub struct CorePlan {
     pub outputs: Vec<CExpr>,
     /// How many of `outputs` are visible (DISTINCT compares only these).
     pub n_visible: usize,
+    /// Window function calls, computed over the rows that reach the output.
+    pub windows: Vec<WinCall>,
     pub distinct: bool,
     /// A VALUES core: rows of expressions, no FROM.
     pub values: Option<Vec<Vec<CExpr>>>,
@@ -268,6 +339,7 @@ impl CExpr {
             | CExpr::Param(_)
             | CExpr::Col { .. }
             | CExpr::Agg(_)
+            | CExpr::Win(_)
             | CExpr::Exists(_)
             | CExpr::Scalar(_) => {}
             CExpr::Unary(_, e) | CExpr::IsNull { e, .. } | CExpr::Cast { e, .. } => f(e),
@@ -338,7 +410,7 @@ impl CExpr {
                         best = best.max(sources.len().checked_sub(1));
                     }
                 }
-                CExpr::Agg(_) => best = best.max(sources.len().checked_sub(1)),
+                CExpr::Agg(_) | CExpr::Win(_) => best = best.max(sources.len().checked_sub(1)),
                 _ => {}
             }
             e.for_each_child(&mut |c| stack.push(c));
@@ -353,6 +425,7 @@ impl CExpr {
             match e {
                 CExpr::Col { .. }
                 | CExpr::Agg(_)
+                | CExpr::Win(_)
                 | CExpr::Exists(_)
                 | CExpr::Scalar(_)
                 | CExpr::InSelect { .. } => c = true,

@@ -77,6 +77,58 @@ pub struct Table {
     pub sql: String,
     /// Conflict clause of an INTEGER PRIMARY KEY (`PRIMARY KEY ON CONFLICT x`).
     pub pk_conflict: Option<ConflictAction>,
+    /// WITHOUT ROWID tables: the PRIMARY KEY columns with their collation and direction, in
+    /// key order. Such a table is an index B-tree whose records hold these columns first,
+    /// then the other columns in table order (fileformat2.html §2.5).
+    pub pk_key: Vec<IndexColumn>,
+    /// FOREIGN KEY constraints of this (child) table.
+    pub fkeys: Vec<ForeignKey>,
+}
+
+/// What happens to child rows when their parent key is deleted or changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FkAction {
+    NoAction,
+    Restrict,
+    SetNull,
+    SetDefault,
+    Cascade,
+}
+
+#[derive(Debug, Clone)]
+pub struct ForeignKey {
+    /// Child columns (indexes into this table's columns).
+    pub columns: Vec<usize>,
+    pub parent: String,
+    /// Parent column names; empty means the parent's PRIMARY KEY.
+    pub parent_columns: Vec<String>,
+    pub on_delete: FkAction,
+    pub on_update: FkAction,
+}
+
+fn fk_actions(words: &[String]) -> (FkAction, FkAction) {
+    let mut del = FkAction::NoAction;
+    let mut upd = FkAction::NoAction;
+    for w in words {
+        let u = w.to_ascii_uppercase();
+        let u: Vec<&str> = u.split_whitespace().collect();
+        if u.len() < 3 || u[0] != "ON" {
+            continue;
+        }
+        let action = match u[2..].join(" ").as_str() {
+            "CASCADE" => FkAction::Cascade,
+            "SET NULL" => FkAction::SetNull,
+            "SET DEFAULT" => FkAction::SetDefault,
+            "RESTRICT" => FkAction::Restrict,
+            _ => FkAction::NoAction,
+        };
+        if u[1] == "DELETE" {
+            del = action;
+        } else {
+            upd = action;
+        }
+    }
+    (del, upd)
 }
 
 impl Table {
@@ -123,6 +175,8 @@ pub struct Schema {
     /// Tables in the file that parlite cannot use (WITHOUT ROWID, virtual, generated
     /// columns...), with the reason; loading the rest of the schema still succeeds.
     pub unsupported: HashMap<String, String>,
+    /// Main tables hidden by a TEMP table of the same name (reachable as `main.name`).
+    pub shadowed: HashMap<String, Arc<Table>>,
     /// Tables parlite can read but must not write, because one of their indexes is of a
     /// kind it cannot maintain (writing would leave that index stale).
     pub write_blocked: HashMap<String, String>,
@@ -162,6 +216,8 @@ pub fn schema_table() -> Table {
         sql: "CREATE TABLE sqlite_schema(type text,name text,tbl_name text,rootpage int,sql text)"
             .to_string(),
         pk_conflict: None,
+        pk_key: Vec::new(),
+        fkeys: Vec::new(),
     }
 }
 
@@ -172,6 +228,19 @@ impl Schema {
             return None;
         }
         self.tables.get(&k)
+    }
+
+    /// A table by schema-qualified name: `main.x` skips TEMP tables, `temp.x` finds only them.
+    pub fn table_in(&self, schema: Option<&str>, name: &str) -> Option<&Arc<Table>> {
+        let temp_bit = crate::exec::store::TEMP_ROOT_BIT;
+        match schema.map(|s| s.to_ascii_lowercase()) {
+            Some(s) if s == "main" => self
+                .shadowed
+                .get(&key(name))
+                .or_else(|| self.table(name).filter(|t| t.root & temp_bit == 0)),
+            Some(s) if s == "temp" => self.table(name).filter(|t| t.root & temp_bit != 0),
+            _ => self.table(name),
+        }
     }
 
     pub fn table_indexes(&self, t: &Table) -> Vec<Arc<Index>> {
@@ -324,6 +393,24 @@ impl Schema {
         Ok(s)
     }
 
+    /// Adds the temp database's objects (their roots already carry the temp bit); like in
+    /// SQLite, a TEMP table shadows a main table of the same name.
+    pub fn merge_temp(&mut self, temp: Schema) {
+        for (k, t) in temp.tables {
+            if k == "sqlite_sequence" {
+                continue;
+            }
+            if let Some(main) = self.tables.insert(k.clone(), t) {
+                self.shadowed.insert(k, main);
+            }
+        }
+        self.indexes.extend(temp.indexes);
+        self.triggers.extend(temp.triggers);
+        self.views.extend(temp.views);
+        self.unsupported.extend(temp.unsupported);
+        self.write_blocked.extend(temp.write_blocked);
+    }
+
     /// Keeps the connection's TEMP objects across a reload of the main schema.
     pub fn carry_temp_from(&mut self, old: &Schema) {
         self.temp_views = old.temp_views.clone();
@@ -361,6 +448,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
     let tname = ct.name.name.clone();
     let mut columns: Vec<Column> = Vec::new();
     let mut checks = Vec::new();
+    let mut fkeys: Vec<ForeignKey> = Vec::new();
     let mut specs: Vec<AutoIndexSpec> = Vec::new();
     let mut pk_cols: Option<(Vec<IndexColumn>, Option<ConflictAction>, bool, Option<bool>)> = None;
     for (ci, d) in defs.iter().enumerate() {
@@ -436,9 +524,17 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                 ColumnConstraint::Generated { .. } => {
                     return Err(SqlError::msg("generated columns are not supported"));
                 }
-                ColumnConstraint::Null { .. }
-                | ColumnConstraint::Collate(_)
-                | ColumnConstraint::References(_) => {}
+                ColumnConstraint::References(fk) => {
+                    let (on_delete, on_update) = fk_actions(&fk.actions);
+                    fkeys.push(ForeignKey {
+                        columns: vec![ci],
+                        parent: fk.table.clone(),
+                        parent_columns: fk.columns.clone(),
+                        on_delete,
+                        on_update,
+                    });
+                }
+                ColumnConstraint::Null { .. } | ColumnConstraint::Collate(_) => {}
             }
         }
         columns.push(col);
@@ -515,7 +611,30 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                 name: tc.name.clone(),
                 expr: e.clone(),
             }),
-            TableConstraintKind::ForeignKey { .. } => {}
+            TableConstraintKind::ForeignKey {
+                columns: cols,
+                clause,
+            } => {
+                let mut idx = Vec::new();
+                for c in cols {
+                    match columns.iter().position(|x| x.name.eq_ignore_ascii_case(c)) {
+                        Some(i) => idx.push(i),
+                        None => {
+                            return Err(SqlError::msg(format!(
+                                "unknown column \"{c}\" in foreign key definition"
+                            )))
+                        }
+                    }
+                }
+                let (on_delete, on_update) = fk_actions(&clause.actions);
+                fkeys.push(ForeignKey {
+                    columns: idx,
+                    parent: clause.table.clone(),
+                    parent_columns: clause.columns.clone(),
+                    on_delete,
+                    on_update,
+                });
+            }
         }
     }
     let mut rowid_alias = None;
@@ -551,9 +670,18 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
             }
         }
     }
-    if *without_rowid {
-        return Err(SqlError::msg("WITHOUT ROWID tables are not supported"));
-    }
+    let pk_key = if *without_rowid {
+        match &pk_cols {
+            Some((cols, ..)) => cols.clone(),
+            None => {
+                return Err(SqlError::msg(format!(
+                    "PRIMARY KEY missing on table {tname}"
+                )))
+            }
+        }
+    } else {
+        Vec::new()
+    };
     // Identical UNIQUE constraints share one index (SQLite keeps the first).
     let mut deduped: Vec<AutoIndexSpec> = Vec::new();
     for s in specs {
@@ -579,6 +707,8 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
         indexes: Vec::new(),
         sql: ct.schema_sql.clone(),
         pk_conflict,
+        pk_key,
+        fkeys,
     };
     Ok((table, deduped))
 }

@@ -1,0 +1,312 @@
+//! FOREIGN KEY enforcement (foreignkeys.html), active when `PRAGMA foreign_keys = ON`.
+//!
+//! Invariants and limits:
+//! - Checks run per row right after the row is written (immediate constraints); a failing
+//!   check fails the statement with `FOREIGN KEY constraint failed`, and the connection's
+//!   statement savepoint undoes the statement. DEFERRABLE constraints are treated as
+//!   immediate.
+//! - Parent-side actions (CASCADE, SET NULL, SET DEFAULT, RESTRICT / NO ACTION) run as
+//!   ordinary DELETE/UPDATE statements on the child table, so they fire triggers and further
+//!   foreign-key actions; their rows are not counted in changes().
+
+use super::dml::Written;
+use super::Engine;
+use crate::parse::ast::{self, BinaryOp, Expr, Literal};
+use crate::plan::Binder;
+use crate::schema::{FkAction, ForeignKey, Table};
+use crate::value::{codes, Result, SqlError, Value};
+use std::sync::Arc;
+
+pub const SQLITE_CONSTRAINT_FOREIGNKEY: i32 = 787;
+
+fn fk_failed() -> SqlError {
+    SqlError::Code {
+        code: codes::SQLITE_CONSTRAINT,
+        extended_code: SQLITE_CONSTRAINT_FOREIGNKEY,
+        message: "FOREIGN KEY constraint failed".into(),
+    }
+}
+
+fn lit(v: &Value) -> Expr {
+    Expr::Literal(match v {
+        Value::Null => Literal::Null,
+        Value::Integer(i) => Literal::Integer(*i),
+        Value::Real(r) => Literal::Float {
+            value: *r,
+            text: format!("{r:?}"),
+        },
+        Value::Text(s) => Literal::String(s.to_string()),
+        Value::Blob(b) => Literal::Blob(b.to_vec()),
+    })
+}
+
+/// `c1 = v1 AND c2 = v2 ...`
+fn key_match(cols: &[String], vals: &[Value]) -> Option<Expr> {
+    let mut out: Option<Expr> = None;
+    for (c, v) in cols.iter().zip(vals) {
+        let term = Expr::Binary(
+            Box::new(Expr::Column {
+                schema: None,
+                table: None,
+                name: c.clone(),
+                dq: false,
+            }),
+            BinaryOp::Eq,
+            Box::new(lit(v)),
+        );
+        out = Some(match out {
+            None => term,
+            Some(prev) => Expr::Binary(Box::new(prev), BinaryOp::And, Box::new(term)),
+        });
+    }
+    out
+}
+
+impl Engine<'_> {
+    fn fk_on(&self) -> bool {
+        self.state.foreign_keys.get()
+    }
+
+    /// The parent key column names of `fk` (its PRIMARY KEY when not listed).
+    fn parent_key(&self, fk: &ForeignKey, child: &str) -> Result<(Arc<Table>, Vec<String>)> {
+        let Some(parent) = self.schema.table(&fk.parent).cloned() else {
+            return Err(SqlError::msg(format!("no such table: main.{}", fk.parent)));
+        };
+        let cols = if !fk.parent_columns.is_empty() {
+            fk.parent_columns.clone()
+        } else if let Some(a) = parent.rowid_alias {
+            vec![parent.columns[a].name.clone()]
+        } else {
+            let mut pk: Vec<(usize, String)> = parent
+                .columns
+                .iter()
+                .filter(|c| c.pk > 0)
+                .map(|c| (c.pk, c.name.clone()))
+                .collect();
+            pk.sort();
+            pk.into_iter().map(|(_, n)| n).collect()
+        };
+        if cols.len() != fk.columns.len() {
+            return Err(SqlError::msg(format!(
+                "foreign key mismatch - \"{child}\" referencing \"{}\"",
+                fk.parent
+            )));
+        }
+        Ok((parent, cols))
+    }
+
+    fn any_row(&self, table: &str, cond: Expr) -> Result<bool> {
+        let sel = ast::Select {
+            with: None,
+            body: ast::SelectBody {
+                first: ast::SelectCore::Select(Box::new(ast::SelectCoreSelect {
+                    distinct: false,
+                    columns: vec![ast::ResultColumn::Expr {
+                        expr: Expr::Literal(Literal::Integer(1)),
+                        alias: None,
+                        span: "1".into(),
+                    }],
+                    from: Some(ast::FromClause {
+                        first: ast::TableOrSubquery::Table {
+                            name: ast::QualifiedName::bare(table),
+                            alias: None,
+                            indexed: None,
+                        },
+                        joins: Vec::new(),
+                    }),
+                    where_: Some(cond),
+                    group_by: Vec::new(),
+                    having: None,
+                    windows: Vec::new(),
+                })),
+                compounds: Vec::new(),
+            },
+            order_by: Vec::new(),
+            limit: Some(ast::Limit {
+                limit: Expr::Literal(Literal::Integer(1)),
+                offset: None,
+            }),
+        };
+        let plan = Binder::new(self.schema).bind_select(&sel)?;
+        Ok(!self.exec().run_select(&plan, None)?.is_empty())
+    }
+
+    /// A child row (columns then rowid) must reference an existing parent row.
+    pub fn fk_check_child(&self, t: &Table, row: &[Value]) -> Result<()> {
+        if !self.fk_on() {
+            return Ok(());
+        }
+        for fk in &t.fkeys {
+            let vals: Vec<Value> = fk
+                .columns
+                .iter()
+                .map(|&c| row.get(c).cloned().unwrap_or(Value::Null))
+                .collect();
+            if vals.iter().any(|v| v.is_null()) {
+                continue;
+            }
+            let (parent, cols) = self.parent_key(fk, &t.name)?;
+            let Some(cond) = key_match(&cols, &vals) else {
+                continue;
+            };
+            if !self.any_row(&parent.name, cond)? {
+                return Err(fk_failed());
+            }
+        }
+        Ok(())
+    }
+
+    /// Child foreign keys that reference `t`: (child table, key).
+    fn children_of(&self, t: &Table) -> Vec<(Arc<Table>, ForeignKey)> {
+        let mut out = Vec::new();
+        let mut tables: Vec<&Arc<Table>> = self.schema.tables.values().collect();
+        tables.sort_by(|a, b| a.name.cmp(&b.name));
+        for c in tables {
+            for fk in &c.fkeys {
+                if fk.parent.eq_ignore_ascii_case(&t.name) {
+                    out.push((c.clone(), fk.clone()));
+                }
+            }
+        }
+        out
+    }
+
+    /// Applies ON DELETE (`new` None) or ON UPDATE actions for a parent row that changed.
+    pub fn fk_parent_changed(
+        &mut self,
+        t: &Table,
+        old: &[Value],
+        new: Option<&[Value]>,
+    ) -> Result<()> {
+        if !self.fk_on() {
+            return Ok(());
+        }
+        for (child, fk) in self.children_of(t) {
+            let (_, pcols) = self.parent_key(&fk, &child.name)?;
+            let key_of = |row: &[Value]| -> Vec<Value> {
+                pcols
+                    .iter()
+                    .map(|n| {
+                        t.column_index(n)
+                            .and_then(|i| row.get(i).cloned())
+                            .unwrap_or(Value::Null)
+                    })
+                    .collect()
+            };
+            let old_key = key_of(old);
+            if old_key.iter().any(|v| v.is_null()) {
+                continue;
+            }
+            let new_key = new.map(key_of);
+            if let Some(nk) = &new_key {
+                if nk.iter().zip(&old_key).all(|(a, b)| {
+                    a.compare(b, Default::default()) == std::cmp::Ordering::Equal
+                        && a.value_type() == b.value_type()
+                }) {
+                    continue;
+                }
+            }
+            let ccols: Vec<String> = fk
+                .columns
+                .iter()
+                .map(|&c| child.columns[c].name.clone())
+                .collect();
+            let Some(cond) = key_match(&ccols, &old_key) else {
+                continue;
+            };
+            let action = if new.is_some() {
+                fk.on_update
+            } else {
+                fk.on_delete
+            };
+            let target = ast::QualifiedName::bare(child.name.clone());
+            self.nested_depth += 1;
+            let r = match action {
+                FkAction::NoAction | FkAction::Restrict => {
+                    if self.any_row(&child.name, cond)? {
+                        Err(fk_failed())
+                    } else {
+                        Ok(())
+                    }
+                }
+                FkAction::Cascade if new.is_none() => self
+                    .delete(&ast::Delete {
+                        with: None,
+                        table: target,
+                        alias: None,
+                        indexed: None,
+                        where_: Some(cond),
+                        returning: Vec::new(),
+                        order_by: Vec::new(),
+                        limit: None,
+                    })
+                    .map(|_| ()),
+                FkAction::Cascade | FkAction::SetNull | FkAction::SetDefault => {
+                    let sets = ccols
+                        .iter()
+                        .enumerate()
+                        .map(|(i, c)| {
+                            let expr = match action {
+                                FkAction::Cascade => new_key
+                                    .as_ref()
+                                    .map(|k| lit(&k[i]))
+                                    .unwrap_or(Expr::Literal(Literal::Null)),
+                                FkAction::SetDefault => child.columns[fk.columns[i]]
+                                    .default
+                                    .clone()
+                                    .unwrap_or(Expr::Literal(Literal::Null)),
+                                _ => Expr::Literal(Literal::Null),
+                            };
+                            ast::Assignment {
+                                columns: vec![c.clone()],
+                                expr,
+                            }
+                        })
+                        .collect();
+                    self.update(&ast::Update {
+                        with: None,
+                        or_conflict: None,
+                        table: target,
+                        alias: None,
+                        indexed: None,
+                        sets,
+                        from: None,
+                        where_: Some(cond),
+                        returning: Vec::new(),
+                        order_by: Vec::new(),
+                        limit: None,
+                    })
+                    .map(|_| ())
+                }
+            };
+            self.nested_depth -= 1;
+            r?;
+        }
+        Ok(())
+    }
+
+    /// Post-write checks for a written row: the row as a child, and (for updates) the
+    /// actions its old key owes to children.
+    pub fn fk_after_write(
+        &mut self,
+        t: &Table,
+        written: &Written,
+        old: Option<&[Value]>,
+    ) -> Result<()> {
+        if !self.fk_on() {
+            return Ok(());
+        }
+        let Written::Row(rowid) = written else {
+            return Ok(());
+        };
+        let Some(stored) = self.store.table_get(t.root, *rowid)? else {
+            return Ok(());
+        };
+        let defaults = self.exec().column_defaults(t);
+        let row = super::eval::expand_row(t, *rowid, stored, &defaults);
+        if let Some(o) = old {
+            self.fk_parent_changed(t, o, Some(&row))?;
+        }
+        self.fk_check_child(t, &row)
+    }
+}
