@@ -17,6 +17,8 @@
 //! - Before each statement the schema cookie is compared with the cached schema's, which is
 //!   reloaded from `sqlite_schema` when another connection changed it.
 
+#[doc(hidden)]
+pub mod fuzzing;
 use parlite_sql::exec::{self, store::RoutedStore, txnstore::TxnStore, ConnState, Engine};
 use parlite_sql::parse::{self, ast::Stmt, ast::TxnMode, Params};
 use parlite_sql::schema::Schema;
