@@ -1510,9 +1510,11 @@ impl<'a> Parser<'a> {
                 }
             } else if self.eat_kw("CHECK") {
                 self.expect(&Tok::LParen)?;
+                let start = self.cur_start();
                 let e = self.expr()?;
+                let span = self.text(start, self.last_end).trim().to_string();
                 self.expect(&Tok::RParen)?;
-                ColumnConstraint::Check(e)
+                ColumnConstraint::Check(e, span)
             } else if self.eat_kw("DEFAULT") {
                 self.default_value()?
             } else if self.eat_kw("COLLATE") {
@@ -1739,9 +1741,11 @@ impl<'a> Parser<'a> {
             }
         } else if self.eat_kw("CHECK") {
             self.expect(&Tok::LParen)?;
+            let start = self.cur_start();
             let e = self.expr()?;
+            let span = self.text(start, self.last_end).trim().to_string();
             self.expect(&Tok::RParen)?;
-            TableConstraintKind::Check(e)
+            TableConstraintKind::Check(e, span)
         } else if self.eat_kw("FOREIGN") {
             self.expect_kw("KEY")?;
             let columns = self.name_list_paren()?;

@@ -1177,7 +1177,7 @@ impl<'s> Binder<'s> {
                     e = expr;
                 }
                 let idx = match e {
-                    Expr::Literal(Literal::Integer(k)) => {
+                    Expr::Literal(Literal::Integer(k)) if i32::try_from(*k).is_ok() => {
                         if *k < 1 || *k as usize > columns.len() {
                             return err(format!(
                                 "{} ORDER BY term out of range - should be between 1 and {}",
@@ -1323,6 +1323,8 @@ impl<'s> Binder<'s> {
                     n_visible: n,
                     windows: Vec::new(),
                     distinct: false,
+                    distinct_colls: Vec::new(),
+                    group_colls: Vec::new(),
                     values: Some(out),
                 };
                 Ok((plan, columns, keys))
@@ -1445,6 +1447,15 @@ impl<'s> Binder<'s> {
                                 let c = &self.frames.last().map(|f| f.cols[*idx].clone());
                                 match c {
                                     Some(c) if !c.is_rowid => c.name.clone(),
+                                    // SQLite names a rowid column after the INTEGER PRIMARY
+                                    // KEY when there is one, else "rowid", however written.
+                                    Some(c) => c
+                                        .table_name
+                                        .as_deref()
+                                        .and_then(|t| self.schema.table(t))
+                                        .and_then(|t| t.rowid_alias.and_then(|i| t.columns.get(i)))
+                                        .map(|ipk| ipk.name.clone())
+                                        .unwrap_or_else(|| "rowid".to_string()),
                                     _ => span.clone(),
                                 }
                             }
@@ -1473,11 +1484,15 @@ impl<'s> Binder<'s> {
         if let Some(f) = self.frames.last_mut() {
             f.win_allowed = false;
         }
-        // GROUP BY
+        // GROUP BY. A term is a column number only when it is an integer that fits in 32
+        // bits (sqlite3ExprIsInteger); `GROUP BY 2147483648` groups by that constant.
         let mut group_by = Vec::new();
+        // Groups compare under each term's collation, as `=` would (a NOCASE column groups
+        // 'a' with 'A').
+        let mut group_colls = Vec::new();
         for g in &sc.group_by {
             let e = match g {
-                Expr::Literal(Literal::Integer(k)) => {
+                Expr::Literal(Literal::Integer(k)) if i32::try_from(*k).is_ok() => {
                     let k = *k;
                     if k < 1 || k as usize > outputs.len() {
                         return err(format!(
@@ -1490,6 +1505,12 @@ impl<'s> Binder<'s> {
                     if contains_agg(&e) {
                         return err("aggregate functions are not allowed in the GROUP BY clause");
                     }
+                    group_colls.push(
+                        columns
+                            .get(k as usize - 1)
+                            .map(|c| c.coll)
+                            .unwrap_or_default(),
+                    );
                     e
                 }
                 _ => {
@@ -1501,7 +1522,10 @@ impl<'s> Binder<'s> {
                         f.agg_allowed = true;
                     }
                     match r {
-                        Ok(b) => b.e,
+                        Ok(b) => {
+                            group_colls.push(b.coll.map(|c| c.0).unwrap_or_default());
+                            b.e
+                        }
                         Err(e) if e.to_string().starts_with("misuse of aggregate") => {
                             return err(
                                 "aggregate functions are not allowed in the GROUP BY clause",
@@ -1531,7 +1555,7 @@ impl<'s> Binder<'s> {
                 e = expr;
             }
             let idx = match e {
-                Expr::Literal(Literal::Integer(k)) => {
+                Expr::Literal(Literal::Integer(k)) if i32::try_from(*k).is_ok() => {
                     if *k < 1 || *k as usize > n_visible {
                         return err(format!("{} ORDER BY term out of range - should be between 1 and {}", ordinal(ti + 1), n_visible));
                     }
@@ -1594,6 +1618,8 @@ impl<'s> Binder<'s> {
             n_visible,
             windows,
             distinct: sc.distinct,
+            distinct_colls: columns.iter().map(|c| c.coll).collect(),
+            group_colls,
             values: None,
         };
         Ok((plan, columns, keys))
