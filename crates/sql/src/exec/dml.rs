@@ -207,7 +207,16 @@ impl Engine<'_> {
             },
             None => match old {
                 Some(r) if t.rowid_alias.is_none() => r,
-                _ => {
+                // UPDATE setting the INTEGER PRIMARY KEY to NULL: SQLite's OP_MustBeInt
+                // fails; only INSERT turns a NULL key into a new rowid.
+                Some(_) => {
+                    return Err(SqlError::Code {
+                        code: codes::SQLITE_MISMATCH,
+                        extended_code: codes::SQLITE_MISMATCH,
+                        message: "datatype mismatch".into(),
+                    })
+                }
+                None => {
                     let r = self.new_rowid(t)?;
                     // SQLite records an allocated AUTOINCREMENT rowid even when the row is
                     // then ignored by a conflict clause.

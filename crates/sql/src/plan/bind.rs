@@ -1213,6 +1213,25 @@ impl<'s> Binder<'s> {
                     coll: coll.unwrap_or(columns[idx].coll),
                 });
             }
+            // SQLite runs a compound other than UNION ALL whose ORDER BY has a COLLATE
+            // term as `SELECT * FROM (compound) ORDER BY ...`
+            // (convertCompoundSelectToSubquery), so its columns carry subquery names.
+            let collate_order = s
+                .order_by
+                .iter()
+                .any(|t| matches!(t.expr, Expr::Collate { .. }));
+            if collate_order && ops.iter().any(|o| *o != CompoundOp::UnionAll) {
+                // The rewrite happens before names resolve: a column reference is named as
+                // written (`T.A` gives "A"), not after the table's column.
+                if first_exprs.len() == columns.len() {
+                    for (c, (alias, e)) in columns.iter_mut().zip(first_exprs.iter()) {
+                        if let (None, Some(Expr::Column { name, .. })) = (alias, e) {
+                            c.name = name.clone();
+                        }
+                    }
+                }
+                dedup_subquery_names(&mut columns);
+            }
         }
         let (limit, offset) = match &s.limit {
             Some(l) => {
@@ -2493,4 +2512,28 @@ fn select_mentions(s: &ast::Select, name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     text.split(|c: char| !c.is_alphanumeric() && c != '_')
         .any(|w| w == n)
+}
+
+/// Makes column names unique as SQLite does for a subquery's columns
+/// (sqlite3ColumnsFromExprList): a name already taken (ASCII case-insensitively) gets
+/// ":1", ":2", ... appended, after dropping a ":digits" suffix it already has.
+/// (SQLite draws a random suffix after the third collision; this keeps counting.)
+fn dedup_subquery_names(columns: &mut [OutCol]) {
+    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for c in columns.iter_mut() {
+        let mut name = c.name.clone();
+        let mut cnt = 0u32;
+        while taken.contains(&name.to_ascii_lowercase()) {
+            let base = match name.rfind(':') {
+                Some(j) if j > 0 && name[j + 1..].bytes().all(|b| b.is_ascii_digit()) => {
+                    name[..j].to_string()
+                }
+                _ => name.clone(),
+            };
+            cnt += 1;
+            name = format!("{base}:{cnt}");
+        }
+        taken.insert(name.to_ascii_lowercase());
+        c.name = name;
+    }
 }
