@@ -19,8 +19,8 @@
 //! group_concat order, UPDATE with conflict resolution whose outcome depends on row
 //! order, random()/now).
 //!
-//! Replay: the failing seed and SQL are printed; `PARLITE_SEED=N` replays one case (and
-//! the ones after it), `PARLITE_LONG=1` runs many more cases.
+//! Replay: the failing seed and SQL are printed; `PARLITE_SEED=N` replays that one case and
+//! prints every statement it runs (`--nocapture`); `PARLITE_LONG=1` runs many more cases.
 
 use parlite::Value;
 use rand::rngs::StdRng;
@@ -805,12 +805,17 @@ struct Pair {
     parlite: parlite::Connection,
     seed: u64,
     statements: usize,
+    /// Print every statement (on when replaying one seed).
+    trace: bool,
 }
 
 impl Pair {
     /// Runs `sql` on both; returns a description of the difference, if any.
     fn check(&mut self, sql: &str, ordered: bool) -> Result<(), String> {
         self.statements += 1;
+        if self.trace {
+            eprintln!("{sql};");
+        }
         let a = run_sqlite(&self.sqlite, sql);
         let b = run_parlite(&self.parlite, sql);
         let agree = outs_agree(&a, &b, ordered)
@@ -848,6 +853,7 @@ fn run_case(seed: u64, statements: usize) -> Result<usize, String> {
         parlite: parlite::Connection::open(":memory:").expect("parlite"),
         seed,
         statements: 0,
+        trace: std::env::var("PARLITE_SEED").is_ok(),
     };
     let ntables = g.rng.gen_range(1..4);
     for i in 0..ntables {
@@ -943,6 +949,7 @@ fn agree(script: &[&str]) {
         parlite: parlite::Connection::open(":memory:").expect("parlite"),
         seed: 0,
         statements: 0,
+        trace: false,
     };
     for sql in script {
         if let Err(e) = p.check(sql, sql.contains("ORDER BY")) {
@@ -1022,5 +1029,31 @@ fn regression_rowid_column_name() {
         "SELECT rowid, ROWID, _rowid_, oid, * FROM u",
         "SELECT t.rowid, u.OID FROM t, u",
         "SELECT rowid AS r FROM u",
+    ]);
+}
+
+#[test]
+fn regression_compound_with_collate_order_names_like_a_subquery() {
+    // SQLite runs these as `SELECT * FROM (compound)`, so duplicate names get ":N".
+    agree(&[
+        "CREATE TABLE t(a, b)",
+        "INSERT INTO t VALUES(1, 'x'), (2, 'Y')",
+        "SELECT a, a, b, A FROM t UNION SELECT 1, 2, 3, 4 ORDER BY 1 COLLATE BINARY",
+        "SELECT a, a FROM t INTERSECT SELECT a, a FROM t ORDER BY 2 COLLATE NOCASE",
+        "SELECT a, a FROM t UNION ALL SELECT a, a FROM t ORDER BY 1 COLLATE NOCASE",
+        "SELECT a, a FROM t UNION SELECT a, a FROM t ORDER BY 1",
+        "SELECT 'x', 'x' FROM t EXCEPT SELECT 1, 2 ORDER BY 1 COLLATE RTRIM",
+    ]);
+}
+
+#[test]
+fn regression_update_ipk_to_null_is_a_mismatch() {
+    agree(&[
+        "CREATE TABLE t(id INTEGER PRIMARY KEY, v)",
+        "INSERT INTO t VALUES(1, NULL), (2, 5)",
+        "UPDATE t SET id = v WHERE id = 1",
+        "UPDATE t SET id = NULL",
+        "UPDATE t SET id = v",
+        "SELECT * FROM t ORDER BY id",
     ]);
 }
