@@ -7,6 +7,8 @@
 //!   panic or an endless loop; and every statement that parses prints (`Display`) to SQL
 //!   that parses back to one statement printing the same text — the display invariant of
 //!   `parse::display` (equal trees up to `span`/`schema_sql`, which record source text).
+//!   A reprint may nest deeper than its input (operands are parenthesised); one that
+//!   exceeds the parser's depth bound is exempt.
 //!
 //! The target panics only when that invariant breaks. Its loops are bounded by the input:
 //! each parsed statement must advance `tail`, which is asserted.
@@ -49,6 +51,10 @@ pub fn round_trip(stmt: &crate::parse::ast::Stmt) {
     let again = match parse_first(&printed) {
         Ok(Some(p)) => p,
         Ok(None) => panic!("printed statement is empty: {printed:?} from {stmt:?}"),
+        // Display parenthesises every operand that is an operator, so the reprint nests
+        // deeper than the input; past the parser's recursion bound that is a resource
+        // limit, not a grammar bug.
+        Err(e) if e.to_string().starts_with("Expression tree is too large") => return,
         Err(e) => panic!("printed statement does not parse: {printed:?}: {e}"),
     };
     let rest = printed.get(again.tail..).unwrap_or("");
