@@ -288,9 +288,16 @@ impl<'a> Exec<'a> {
                 if lhs.iter().any(|x| x.is_null()) {
                     return Ok(Value::Null);
                 }
+                // SQLite's OP_Affinity with REAL affinity turns an integer into a real (a
+                // large one loses precision, so 2^63-1 matches 9.223372036854776e18);
+                // with every integer made a real, equality is compared the same way.
+                let realify = |x: Value| match (x, eaff) {
+                    (Value::Integer(i), Some(Affinity::Real)) => Value::Real(i as f64),
+                    (x, _) => x,
+                };
                 let lhs: Vec<Value> = lhs
                     .into_iter()
-                    .map(|x| x.apply_comparison_affinity(*eaff))
+                    .map(|x| realify(x.apply_comparison_affinity(*eaff)))
                     .collect();
                 let mut saw_null = false;
                 let mut found = false;
@@ -303,7 +310,7 @@ impl<'a> Exec<'a> {
                             any_null = true;
                             continue;
                         }
-                        let y = y.apply_comparison_affinity(*eaff);
+                        let y = realify(y.apply_comparison_affinity(*eaff));
                         if x.compare(&y, *coll) != Ordering::Equal {
                             all_eq = false;
                             break;
