@@ -192,9 +192,35 @@ fn outs_agree_loosely(a: &Out, b: &Out, ordered: bool) -> bool {
     }
 }
 
+/// Row order agrees when integers and reals that are equal count as one value.
+fn numeric_ties_agree(a: &Out, b: &Out) -> bool {
+    let key = |r: &Vec<Value>| -> Vec<String> {
+        r.iter()
+            .map(|v| match v {
+                Value::Integer(i) => format!("n{:e}", *i as f64),
+                Value::Real(f) => format!("n{f:e}"),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    };
+    match (a, b) {
+        (Out::Rows { rows: ra, .. }, Out::Rows { rows: rb, .. }) => {
+            ra.iter().map(key).eq(rb.iter().map(key))
+        }
+        _ => false,
+    }
+}
+
 fn outs_agree(a: &Out, b: &Out, ordered: bool) -> bool {
     match (a, b) {
-        (Out::Err(ca, ma), Out::Err(cb, mb)) => ca == cb && ma == mb,
+        (Out::Err(ca, ma), Out::Err(cb, mb)) => {
+            ca == cb
+                && (ma == mb
+                    // Which of several violated UNIQUE indexes is named is a known
+                    // difference (see `known_differences_still_differ`).
+                    || (ma.starts_with("UNIQUE constraint failed")
+                        && mb.starts_with("UNIQUE constraint failed")))
+        }
         (
             Out::Rows {
                 names: na,
@@ -735,7 +761,18 @@ impl Gen {
         };
         if may_aggregate && self.chance(0.3) {
             let ngroup = self.rng.gen_range(0..=ncols.min(2));
-            let groups: Vec<String> = (0..ngroup).map(|_| self.expr(&scope, 1)).collect();
+            // GROUP BY terms are columns or functions of one: SQLite folds constant terms
+            // such as `x AND 0` to an integer first, which then counts as a column number.
+            let groups: Vec<String> = (0..ngroup)
+                .map(|_| {
+                    let c = self.column_ref(&scope);
+                    match self.rng.gen_range(0..4) {
+                        0 => format!("{}({c})", self.pick(&["abs", "lower", "typeof", "length"])),
+                        1 => format!("({c} IS NULL)"),
+                        _ => c,
+                    }
+                })
+                .collect();
             let mut cols = groups.clone();
             while cols.len() < ncols {
                 let a = self.aggregate(&scope);
@@ -819,7 +856,10 @@ impl Pair {
         let a = run_sqlite(&self.sqlite, sql);
         let b = run_parlite(&self.parlite, sql);
         let agree = outs_agree(&a, &b, ordered)
-            || (picks_representatives(sql) && outs_agree_loosely(&a, &b, ordered));
+            || (picks_representatives(sql) && outs_agree_loosely(&a, &b, ordered))
+            // 1 and 1.0 tie in ORDER BY, so their relative order is open: the same rows,
+            // in an order that agrees once integers and reals are identified.
+            || (ordered && outs_agree(&a, &b, false) && numeric_ties_agree(&a, &b));
         if !agree {
             return Err(format!(
                 "seed {}: {sql}\n  sqlite:  {a:?}\n  parlite: {b:?}",
@@ -901,7 +941,7 @@ fn cases() -> u64 {
     if std::env::var("PARLITE_LONG").is_ok() {
         3_000
     } else {
-        60
+        200
     }
 }
 
@@ -1055,5 +1095,119 @@ fn regression_update_ipk_to_null_is_a_mismatch() {
         "UPDATE t SET id = NULL",
         "UPDATE t SET id = v",
         "SELECT * FROM t ORDER BY id",
+    ]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Known differences: found by the random test, not yet fixed (each is larger than a
+// focused fix, or unclear). Each case asserts that it still differs, so a fix (or a
+// regression) shows up here; the generator avoids them or they are rare enough to skip.
+
+/// Runs `setup` on both engines (which must agree), then `sql`; returns both outcomes.
+fn outcomes(setup: &[&str], sql: &str) -> (Out, Out) {
+    let mut p = Pair {
+        sqlite: rusqlite::Connection::open_in_memory().expect("sqlite"),
+        parlite: parlite::Connection::open(":memory:").expect("parlite"),
+        seed: 0,
+        statements: 0,
+        trace: false,
+    };
+    for s in setup {
+        if let Err(e) = p.check(s, false) {
+            panic!("setup differs: {e}");
+        }
+    }
+    (run_sqlite(&p.sqlite, sql), run_parlite(&p.parlite, sql))
+}
+
+#[test]
+fn known_differences_still_differ() {
+    // known difference: INSERT OR FAIL keeps the rows inserted before the failing one (and
+    // changes() counts them); parlite undoes the whole statement as for ABORT. Needs the
+    // connection to skip the statement savepoint rollback for FAIL (and count changes
+    // for ROLLBACK), so OR FAIL is not generated.
+    let setup = ["CREATE TABLE t(a UNIQUE)", "INSERT INTO t VALUES(1)"];
+    let (s, p) = outcomes(&setup, "INSERT OR FAIL INTO t VALUES(2), (1), (3)");
+    assert!(
+        matches!((&s, &p), (Out::Err(19, _), Out::Err(19, _))),
+        "{s:?} {p:?}"
+    );
+    let mut pair = Pair {
+        sqlite: rusqlite::Connection::open_in_memory().expect("sqlite"),
+        parlite: parlite::Connection::open(":memory:").expect("parlite"),
+        seed: 0,
+        statements: 0,
+        trace: false,
+    };
+    for sql in setup
+        .iter()
+        .chain(["INSERT OR FAIL INTO t VALUES(2), (1), (3)"].iter())
+    {
+        let _ = pair.check(sql, false);
+    }
+    let after = "SELECT a FROM t ORDER BY a";
+    assert!(
+        pair.check(after, true).is_err(),
+        "OR FAIL now agrees: move it back into the generator"
+    );
+
+    // known difference: a compound's column takes the collation of the leftmost arm whose
+    // column has one (multiSelectCollSeq); parlite uses the leftmost arm's only, so a
+    // literal or function on the left loses the right arm's NOCASE/RTRIM. OutCol would need
+    // to tell "no collation" from BINARY.
+    let setup = [
+        "CREATE TABLE t(a TEXT COLLATE NOCASE)",
+        "INSERT INTO t VALUES('ABC')",
+    ];
+    let (s, p) = outcomes(&setup, "SELECT lower('abc') UNION SELECT a FROM t");
+    assert!(
+        !outs_agree(&s, &p, false),
+        "compound collation now agrees: {s:?}"
+    );
+
+    // known difference: when a row violates several UNIQUE indexes, SQLite reports the
+    // one it checks first: indexes made by CREATE INDEX before the table's own UNIQUE
+    // constraints (its index list is built by prepending); parlite checks in creation
+    // order. Same error class, different message.
+    let setup = [
+        "CREATE TABLE t(a UNIQUE, b)",
+        "CREATE UNIQUE INDEX i ON t(b, a)",
+        "INSERT INTO t VALUES(1, 1)",
+    ];
+    let (s, p) = outcomes(&setup, "INSERT INTO t VALUES(1, 1)");
+    assert!(
+        matches!((&s, &p), (Out::Err(19, _), Out::Err(19, _))),
+        "{s:?} {p:?}"
+    );
+    match (&s, &p) {
+        (Out::Err(_, ms), Out::Err(_, mp)) => assert_ne!(ms, mp, "UNIQUE check order now agrees"),
+        _ => panic!("{s:?} {p:?}"),
+    }
+
+    // known difference: with LIMIT 0 SQLite evaluates nothing; parlite still runs the WHERE
+    // and reports its runtime error (here abs() of the smallest integer).
+    let setup = [
+        "CREATE TABLE t(a)",
+        "INSERT INTO t VALUES(-9223372036854775808)",
+    ];
+    let (s, p) = outcomes(
+        &setup,
+        "SELECT DISTINCT a FROM t WHERE abs(a) ORDER BY 1 LIMIT 0",
+    );
+    assert!(!outs_agree(&s, &p, true), "LIMIT 0 now agrees: {s:?}");
+}
+
+#[test]
+fn regression_in_subquery_real_affinity_realifies_the_lhs() {
+    // IN (SELECT real_column) turns an integer left side into a real (OP_Affinity), so
+    // 2^63-1 matches the real it rounds to.
+    agree(&[
+        "CREATE TABLE t(r REAL, n NUMERIC, i INTEGER)",
+        "INSERT INTO t VALUES(9223372036854775807, 9007199254740993, 9007199254740993)",
+        "SELECT typeof(r), r, typeof(n), n FROM t",
+        "SELECT 9223372036854775807 IN (SELECT r FROM t)",
+        "SELECT 9223372036854775807 = r FROM t",
+        "SELECT 9007199254740993 IN (SELECT n FROM t)",
+        "SELECT 9007199254740993 IN (SELECT i FROM t)",
     ]);
 }
