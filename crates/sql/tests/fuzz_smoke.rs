@@ -82,3 +82,22 @@ fn fuzz_crash_reprint_deeper_than_depth_bound() {
     let sql = format!("SELECT 1 & {}'a'", "+".repeat(200));
     run(sql.as_bytes(), "the fuzz crash");
 }
+
+#[test]
+fn fuzz_crash_table_with_only_constraints() {
+    // `CREATE TABLE t(PRIMARY KEY (x))` parsed with no columns and printed as `t(, ...)`;
+    // SQLite's grammar needs a column first, so it is a syntax error.
+    let artifact: &[u8] =
+        b"CREATE TEMP TABLE IF NOT EXISTS \x22q t\x22( PRIMARY KEY ([x y] DESC, \xfa))";
+    run(artifact, "the fuzz crash artifact");
+    for sql in [
+        "CREATE TABLE t(PRIMARY KEY (x))",
+        "CREATE TABLE u(CHECK(1))",
+        "CREATE TABLE v(UNIQUE(a))",
+        "CREATE TABLE w(CONSTRAINT c UNIQUE(a))",
+    ] {
+        let e = parlite_sql::parse::parse_all(sql);
+        assert!(e.is_err(), "{sql} parsed: {e:?}");
+    }
+    assert!(parlite_sql::parse::parse_all("CREATE TABLE t(a, PRIMARY KEY (a))").is_ok());
+}

@@ -1395,6 +1395,10 @@ impl<'a> Parser<'a> {
         let mut constraints = Vec::new();
         loop {
             if self.is_table_constraint_start() {
+                // SQLite's grammar needs at least one column before table constraints.
+                if columns.is_empty() {
+                    return self.syntax_error();
+                }
                 break;
             }
             columns.push(self.column_def()?);
