@@ -151,8 +151,8 @@ fn loose_key(row: &[Value]) -> String {
     row.iter()
         .map(|v| match v {
             Value::Null => "0".to_string(),
-            Value::Integer(i) => format!("1{:.6e}", *i as f64),
-            Value::Real(f) => format!("1{f:.6e}"),
+            Value::Integer(i) => format!("1{:.6e}", *i as f64 + 0.0),
+            Value::Real(f) => format!("1{:.6e}", f + 0.0),
             Value::Text(t) => format!("3{:?}", t.to_lowercase().trim_end()),
             Value::Blob(b) => format!("4{b:?}"),
         })
@@ -197,8 +197,9 @@ fn numeric_ties_agree(a: &Out, b: &Out) -> bool {
     let key = |r: &Vec<Value>| -> Vec<String> {
         r.iter()
             .map(|v| match v {
-                Value::Integer(i) => format!("n{:e}", *i as f64),
-                Value::Real(f) => format!("n{f:e}"),
+                Value::Integer(i) => format!("n{:e}", *i as f64 + 0.0),
+                // `+ 0.0` makes -0.0 print as 0: they compare equal.
+                Value::Real(f) => format!("n{:e}", f + 0.0),
                 other => format!("{other:?}"),
             })
             .collect()
