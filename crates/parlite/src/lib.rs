@@ -45,6 +45,8 @@
 //!    durable than its connection asked, and may be more (an OFF connection beside a FULL one
 //!    syncs). Reading the pragma returns the connection's own setting.
 
+#[doc(hidden)]
+pub mod fuzzing;
 use parlite_sql::exec::{self, store::RoutedStore, txnstore::TxnStore, ConnState, Engine};
 use parlite_sql::parse::{self, ast::Stmt, ast::TxnMode, Params};
 use parlite_sql::schema::key;

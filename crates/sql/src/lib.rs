@@ -21,6 +21,8 @@
 pub mod collation;
 pub mod exec;
 pub mod func;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod parse;
 pub mod plan;
 pub mod schema;

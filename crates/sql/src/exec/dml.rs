@@ -110,7 +110,7 @@ impl Engine<'_> {
         }
         let mut checks = Vec::new();
         for c in &t.checks {
-            let name = c.name.clone().unwrap_or_else(|| c.expr.to_string());
+            let name = c.name.clone().unwrap_or_else(|| c.span.clone());
             checks.push((name, b.bind_for_table(t, None, &c.expr)?));
         }
         let mut defaults = Vec::new();
@@ -208,7 +208,16 @@ impl Engine<'_> {
             },
             None => match old {
                 Some(r) if t.rowid_alias.is_none() => r,
-                _ => {
+                // UPDATE setting the INTEGER PRIMARY KEY to NULL: SQLite's OP_MustBeInt
+                // fails; only INSERT turns a NULL key into a new rowid.
+                Some(_) => {
+                    return Err(SqlError::Code {
+                        code: codes::SQLITE_MISMATCH,
+                        extended_code: codes::SQLITE_MISMATCH,
+                        message: "datatype mismatch".into(),
+                    })
+                }
+                None => {
                     let r = self.new_rowid(t)?;
                     // SQLite records an allocated AUTOINCREMENT rowid even when the row is
                     // then ignored by a conflict clause.
@@ -430,12 +439,14 @@ impl Engine<'_> {
 
     fn new_rowid(&self, t: &Table) -> Result<i64> {
         let max = self.store.table_max_rowid(t.root)?.unwrap_or(0);
-        let seq = if t.autoincrement {
-            self.sequence_value(&t.name)?.unwrap_or(0)
+        // Without AUTOINCREMENT the next rowid is the largest plus one, even when that is
+        // negative (an empty table starts at 1); AUTOINCREMENT also stays above the
+        // sequence, which starts at 0.
+        let m = if t.autoincrement {
+            max.max(self.sequence_value(&t.name)?.unwrap_or(0))
         } else {
-            0
+            max
         };
-        let m = max.max(seq);
         if m == i64::MAX {
             if t.autoincrement {
                 return Err(SqlError::Code {

@@ -75,13 +75,20 @@ pub fn row_cmp(a: &[Value], b: &[Value], colls: &[Collation]) -> Ordering {
     a.len().cmp(&b.len())
 }
 
-/// A row usable as an ordered map key.
+/// A row usable as an ordered map key, compared under per-column collations (BINARY where
+/// none is given). Keys of one map share one collation list.
 #[derive(Clone)]
-struct Key(Vec<Value>);
+struct Key(Vec<Value>, Vec<Collation>);
+
+impl Key {
+    fn binary(values: Vec<Value>) -> Key {
+        Key(values, Vec::new())
+    }
+}
 
 impl PartialEq for Key {
     fn eq(&self, o: &Self) -> bool {
-        row_cmp(&self.0, &o.0, &[]) == Ordering::Equal
+        row_cmp(&self.0, &o.0, &self.1) == Ordering::Equal
     }
 }
 impl Eq for Key {}
@@ -92,7 +99,7 @@ impl PartialOrd for Key {
 }
 impl Ord for Key {
     fn cmp(&self, o: &Self) -> Ordering {
-        row_cmp(&self.0, &o.0, &[])
+        row_cmp(&self.0, &o.0, &self.1)
     }
 }
 
@@ -281,9 +288,16 @@ impl<'a> Exec<'a> {
                 if lhs.iter().any(|x| x.is_null()) {
                     return Ok(Value::Null);
                 }
+                // SQLite's OP_Affinity with REAL affinity turns an integer into a real (a
+                // large one loses precision, so 2^63-1 matches 9.223372036854776e18);
+                // with every integer made a real, equality is compared the same way.
+                let realify = |x: Value| match (x, eaff) {
+                    (Value::Integer(i), Some(Affinity::Real)) => Value::Real(i as f64),
+                    (x, _) => x,
+                };
                 let lhs: Vec<Value> = lhs
                     .into_iter()
-                    .map(|x| x.apply_comparison_affinity(*eaff))
+                    .map(|x| realify(x.apply_comparison_affinity(*eaff)))
                     .collect();
                 let mut saw_null = false;
                 let mut found = false;
@@ -296,7 +310,7 @@ impl<'a> Exec<'a> {
                             any_null = true;
                             continue;
                         }
-                        let y = y.apply_comparison_affinity(*eaff);
+                        let y = realify(y.apply_comparison_affinity(*eaff));
                         if x.compare(&y, *coll) != Ordering::Equal {
                             all_eq = false;
                             break;
@@ -738,7 +752,7 @@ impl<'a> Exec<'a> {
                 for g in &core.group_by {
                     k.push(self.eval(g, &fr)?);
                 }
-                let key = Key(k);
+                let key = Key(k, core.group_colls.clone());
                 if !groups.contains_key(&key) {
                     let mut accs = Vec::new();
                     for a in &core.aggs {
@@ -778,7 +792,7 @@ impl<'a> Exec<'a> {
                     accs.push(a.def.new_aggregate(a.distinct, a.coll)?);
                 }
                 groups.insert(
-                    Key(Vec::new()),
+                    Key::binary(Vec::new()),
                     Group {
                         rep: vec![Value::Null; core.width],
                         accs,
@@ -860,7 +874,7 @@ impl<'a> Exec<'a> {
             let nv = core.n_visible;
             let mut kept = Vec::new();
             for r in out {
-                let k = Key(r[..nv.min(r.len())].to_vec());
+                let k = Key(r[..nv.min(r.len())].to_vec(), core.distinct_colls.clone());
                 if seen.insert(k) {
                     kept.push(r);
                 }
@@ -1558,7 +1572,7 @@ impl<'a> Exec<'a> {
             // Priority queue (lang_with.html "Queue order"): repeatedly take the first row
             // in ORDER BY order, output it, and run the step over that single row.
             for r in self.run_select(&rp.init.plan, parent)? {
-                if rp.union_all || seen.insert(Key(r.clone())) {
+                if rp.union_all || seen.insert(Key::binary(r.clone())) {
                     queue.push(r);
                 }
             }
@@ -1575,7 +1589,7 @@ impl<'a> Exec<'a> {
                     .borrow_mut()
                     .insert(rp.working_id, Rc::new(vec![row]));
                 for r in self.run_select(&rp.step.plan, parent)? {
-                    if rp.union_all || seen.insert(Key(r.clone())) {
+                    if rp.union_all || seen.insert(Key::binary(r.clone())) {
                         queue.push(r);
                     }
                 }
@@ -1589,7 +1603,7 @@ impl<'a> Exec<'a> {
             if full(all.len()) {
                 break;
             }
-            if rp.union_all || seen.insert(Key(r.clone())) {
+            if rp.union_all || seen.insert(Key::binary(r.clone())) {
                 all.push(r.clone());
                 queue.push(r);
             }
@@ -1602,7 +1616,7 @@ impl<'a> Exec<'a> {
                 if full(all.len()) {
                     break;
                 }
-                if rp.union_all || seen.insert(Key(r.clone())) {
+                if rp.union_all || seen.insert(Key::binary(r.clone())) {
                     all.push(r.clone());
                     queue.push(r);
                 }

@@ -407,7 +407,8 @@ pub enum ColumnConstraint {
     Unique {
         conflict: Option<ConflictAction>,
     },
-    Check(Expr),
+    /// The expression and its source text (SQLite names an unnamed CHECK by that text).
+    Check(Expr, String),
     /// `span` is the default as written (parentheses stripped), for PRAGMA table_info.
     Default {
         expr: Expr,
@@ -448,7 +449,8 @@ pub enum TableConstraintKind {
         columns: Vec<IndexedColumn>,
         conflict: Option<ConflictAction>,
     },
-    Check(Expr),
+    /// The expression and its source text, as for a column CHECK.
+    Check(Expr, String),
     ForeignKey {
         columns: Vec<String>,
         clause: ForeignKeyClause,

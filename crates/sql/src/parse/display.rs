@@ -922,7 +922,7 @@ impl Display for ColumnDef {
                     f.write_str(" UNIQUE")?;
                     write_conflict(f, conflict)?;
                 }
-                ColumnConstraint::Check(e) => write!(f, " CHECK ({e})")?,
+                ColumnConstraint::Check(e, _) => write!(f, " CHECK ({e})")?,
                 ColumnConstraint::Default { expr, .. } => write!(f, " DEFAULT ({expr})")?,
                 ColumnConstraint::Collate(c) => write!(f, " COLLATE {}", Ident(c))?,
                 ColumnConstraint::References(fk) => write!(f, " REFERENCES {fk}")?,
@@ -977,7 +977,7 @@ impl Display for TableConstraint {
                 f.write_str(")")?;
                 write_conflict(f, conflict)
             }
-            TableConstraintKind::Check(e) => write!(f, "CHECK ({e})"),
+            TableConstraintKind::Check(e, _) => write!(f, "CHECK ({e})"),
             TableConstraintKind::ForeignKey { columns, clause } => {
                 f.write_str("FOREIGN KEY (")?;
                 comma(f, columns, |f, c| write!(f, "{}", Ident(c)))?;

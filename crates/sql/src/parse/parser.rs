@@ -1395,6 +1395,10 @@ impl<'a> Parser<'a> {
         let mut constraints = Vec::new();
         loop {
             if self.is_table_constraint_start() {
+                // SQLite's grammar needs at least one column before table constraints.
+                if columns.is_empty() {
+                    return self.syntax_error();
+                }
                 break;
             }
             columns.push(self.column_def()?);
@@ -1510,9 +1514,11 @@ impl<'a> Parser<'a> {
                 }
             } else if self.eat_kw("CHECK") {
                 self.expect(&Tok::LParen)?;
+                let start = self.cur_start();
                 let e = self.expr()?;
+                let span = self.text(start, self.last_end).trim().to_string();
                 self.expect(&Tok::RParen)?;
-                ColumnConstraint::Check(e)
+                ColumnConstraint::Check(e, span)
             } else if self.eat_kw("DEFAULT") {
                 self.default_value()?
             } else if self.eat_kw("COLLATE") {
@@ -1739,9 +1745,11 @@ impl<'a> Parser<'a> {
             }
         } else if self.eat_kw("CHECK") {
             self.expect(&Tok::LParen)?;
+            let start = self.cur_start();
             let e = self.expr()?;
+            let span = self.text(start, self.last_end).trim().to_string();
             self.expect(&Tok::RParen)?;
-            TableConstraintKind::Check(e)
+            TableConstraintKind::Check(e, span)
         } else if self.eat_kw("FOREIGN") {
             self.expect_kw("KEY")?;
             let columns = self.name_list_paren()?;

@@ -1186,7 +1186,7 @@ impl<'s> Binder<'s> {
                     e = expr;
                 }
                 let idx = match e {
-                    Expr::Literal(Literal::Integer(k)) => {
+                    Expr::Literal(Literal::Integer(k)) if i32::try_from(*k).is_ok() => {
                         if *k < 1 || *k as usize > columns.len() {
                             return err(format!(
                                 "{} ORDER BY term out of range - should be between 1 and {}",
@@ -1221,6 +1221,25 @@ impl<'s> Binder<'s> {
                     nulls_first: term.nulls_first.unwrap_or(!term.desc),
                     coll: coll.unwrap_or(columns[idx].coll),
                 });
+            }
+            // SQLite runs a compound other than UNION ALL whose ORDER BY has a COLLATE
+            // term as `SELECT * FROM (compound) ORDER BY ...`
+            // (convertCompoundSelectToSubquery), so its columns carry subquery names.
+            let collate_order = s
+                .order_by
+                .iter()
+                .any(|t| matches!(t.expr, Expr::Collate { .. }));
+            if collate_order && ops.iter().any(|o| *o != CompoundOp::UnionAll) {
+                // The rewrite happens before names resolve: a column reference is named as
+                // written (`T.A` gives "A"), not after the table's column.
+                if first_exprs.len() == columns.len() {
+                    for (c, (alias, e)) in columns.iter_mut().zip(first_exprs.iter()) {
+                        if let (None, Some(Expr::Column { name, .. })) = (alias, e) {
+                            c.name = name.clone();
+                        }
+                    }
+                }
+                dedup_subquery_names(&mut columns);
             }
         }
         let (limit, offset) = match &s.limit {
@@ -1332,6 +1351,8 @@ impl<'s> Binder<'s> {
                     n_visible: n,
                     windows: Vec::new(),
                     distinct: false,
+                    distinct_colls: Vec::new(),
+                    group_colls: Vec::new(),
                     values: Some(out),
                 };
                 Ok((plan, columns, keys))
@@ -1454,6 +1475,15 @@ impl<'s> Binder<'s> {
                                 let c = &self.frames.last().map(|f| f.cols[*idx].clone());
                                 match c {
                                     Some(c) if !c.is_rowid => c.name.clone(),
+                                    // SQLite names a rowid column after the INTEGER PRIMARY
+                                    // KEY when there is one, else "rowid", however written.
+                                    Some(c) => c
+                                        .table_name
+                                        .as_deref()
+                                        .and_then(|t| self.schema.table(t))
+                                        .and_then(|t| t.rowid_alias.and_then(|i| t.columns.get(i)))
+                                        .map(|ipk| ipk.name.clone())
+                                        .unwrap_or_else(|| "rowid".to_string()),
                                     _ => span.clone(),
                                 }
                             }
@@ -1482,11 +1512,15 @@ impl<'s> Binder<'s> {
         if let Some(f) = self.frames.last_mut() {
             f.win_allowed = false;
         }
-        // GROUP BY
+        // GROUP BY. A term is a column number only when it is an integer that fits in 32
+        // bits (sqlite3ExprIsInteger); `GROUP BY 2147483648` groups by that constant.
         let mut group_by = Vec::new();
+        // Groups compare under each term's collation, as `=` would (a NOCASE column groups
+        // 'a' with 'A').
+        let mut group_colls = Vec::new();
         for g in &sc.group_by {
             let e = match g {
-                Expr::Literal(Literal::Integer(k)) => {
+                Expr::Literal(Literal::Integer(k)) if i32::try_from(*k).is_ok() => {
                     let k = *k;
                     if k < 1 || k as usize > outputs.len() {
                         return err(format!(
@@ -1499,6 +1533,12 @@ impl<'s> Binder<'s> {
                     if contains_agg(&e) {
                         return err("aggregate functions are not allowed in the GROUP BY clause");
                     }
+                    group_colls.push(
+                        columns
+                            .get(k as usize - 1)
+                            .map(|c| c.coll)
+                            .unwrap_or_default(),
+                    );
                     e
                 }
                 _ => {
@@ -1510,7 +1550,10 @@ impl<'s> Binder<'s> {
                         f.agg_allowed = true;
                     }
                     match r {
-                        Ok(b) => b.e,
+                        Ok(b) => {
+                            group_colls.push(b.coll.map(|c| c.0).unwrap_or_default());
+                            b.e
+                        }
                         Err(e) if e.to_string().starts_with("misuse of aggregate") => {
                             return err(
                                 "aggregate functions are not allowed in the GROUP BY clause",
@@ -1540,7 +1583,7 @@ impl<'s> Binder<'s> {
                 e = expr;
             }
             let idx = match e {
-                Expr::Literal(Literal::Integer(k)) => {
+                Expr::Literal(Literal::Integer(k)) if i32::try_from(*k).is_ok() => {
                     if *k < 1 || *k as usize > n_visible {
                         return err(format!("{} ORDER BY term out of range - should be between 1 and {}", ordinal(ti + 1), n_visible));
                     }
@@ -1603,6 +1646,8 @@ impl<'s> Binder<'s> {
             n_visible,
             windows,
             distinct: sc.distinct,
+            distinct_colls: columns.iter().map(|c| c.coll).collect(),
+            group_colls,
             values: None,
         };
         Ok((plan, columns, keys))
@@ -2101,4 +2146,28 @@ fn select_mentions(s: &ast::Select, name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     text.split(|c: char| !c.is_alphanumeric() && c != '_')
         .any(|w| w == n)
+}
+
+/// Makes column names unique as SQLite does for a subquery's columns
+/// (sqlite3ColumnsFromExprList): a name already taken (ASCII case-insensitively) gets
+/// ":1", ":2", ... appended, after dropping a ":digits" suffix it already has.
+/// (SQLite draws a random suffix after the third collision; this keeps counting.)
+fn dedup_subquery_names(columns: &mut [OutCol]) {
+    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for c in columns.iter_mut() {
+        let mut name = c.name.clone();
+        let mut cnt = 0u32;
+        while taken.contains(&name.to_ascii_lowercase()) {
+            let base = match name.rfind(':') {
+                Some(j) if j > 0 && name[j + 1..].bytes().all(|b| b.is_ascii_digit()) => {
+                    name[..j].to_string()
+                }
+                _ => name.clone(),
+            };
+            cnt += 1;
+            name = format!("{base}:{cnt}");
+        }
+        taken.insert(name.to_ascii_lowercase());
+        c.name = name;
+    }
 }

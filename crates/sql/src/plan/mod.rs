@@ -341,6 +341,10 @@ pub struct CorePlan {
     /// Window function calls, computed over the rows that reach the output.
     pub windows: Vec<WinCall>,
     pub distinct: bool,
+    /// The collation of each visible output, which DISTINCT compares under.
+    pub distinct_colls: Vec<Collation>,
+    /// The collation of each GROUP BY term, which groups compare under.
+    pub group_colls: Vec<Collation>,
     /// A VALUES core: rows of expressions, no FROM.
     pub values: Option<Vec<Vec<CExpr>>>,
 }

@@ -61,6 +61,8 @@ pub struct Index {
 pub struct Check {
     pub name: Option<String>,
     pub expr: Expr,
+    /// The expression as written, which names an unnamed CHECK in its error message.
+    pub span: String,
 }
 
 #[derive(Debug, Clone)]
@@ -516,9 +518,10 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                     on_conflict: *conflict,
                     origin: "u",
                 }),
-                ColumnConstraint::Check(e) => checks.push(Check {
+                ColumnConstraint::Check(e, span) => checks.push(Check {
                     name: c.name.clone(),
                     expr: e.clone(),
+                    span: span.clone(),
                 }),
                 ColumnConstraint::Default { expr, span } => {
                     col.default = Some(expr.clone());
@@ -628,9 +631,10 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                     origin: "u",
                 });
             }
-            TableConstraintKind::Check(e) => checks.push(Check {
+            TableConstraintKind::Check(e, span) => checks.push(Check {
                 name: tc.name.clone(),
                 expr: e.clone(),
+                span: span.clone(),
             }),
             TableConstraintKind::ForeignKey {
                 columns: cols,
