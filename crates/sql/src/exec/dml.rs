@@ -45,6 +45,20 @@ pub struct TableWriter {
     pub upsert: bool,
 }
 
+/// True when the two keys hold the same values with the same storage classes, so that
+/// their encoded index entries are byte-identical (a REAL 1.0 and an INTEGER 1 are not).
+fn same_values(a: &[Value], b: &[Value]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (Value::Null, Value::Null) => true,
+            (Value::Integer(p), Value::Integer(q)) => p == q,
+            (Value::Real(p), Value::Real(q)) => p.to_bits() == q.to_bits(),
+            (Value::Text(p), Value::Text(q)) => p == q,
+            (Value::Blob(p), Value::Blob(q)) => p == q,
+            _ => false,
+        })
+}
+
 pub enum Written {
     Row(i64),
     Ignored,
@@ -296,6 +310,19 @@ impl Engine<'_> {
                 }
             }
         }
+        // An UPDATE that keeps its rowid rewrites the row in place: the old row's values
+        // tell which index entries really change (see "Write." below).
+        let in_place = old == Some(rowid);
+        let old_vals = if in_place && !w.indexes.is_empty() {
+            self.store.table_get(t.root, rowid)?.map(|stored| {
+                let defaults = exec.column_defaults(t);
+                let mut full = super::eval::expand_row(t, rowid, stored, &defaults);
+                full.truncate(t.columns.len());
+                full
+            })
+        } else {
+            None
+        };
         for (ix, order, pred) in &w.indexes {
             if !ix.unique {
                 continue;
@@ -310,6 +337,18 @@ impl Engine<'_> {
             k.pop();
             if k.iter().any(|v| v.is_null()) {
                 continue;
+            }
+            // This row already holds the same key (and it was unique before): no new clash.
+            if let Some(ov) = &old_vals {
+                let mut ok = Self::index_key(ix, ov, rowid);
+                ok.pop();
+                let old_in = match pred {
+                    Some(p) => exec.is_true(p, &Frame::new(&Self::with_rowid(ov, rowid), None))?,
+                    None => true,
+                };
+                if old_in && same_values(&ok, &k) {
+                    continue;
+                }
             }
             let mut clash = Vec::new();
             for e in self.store.index_range(
@@ -370,9 +409,15 @@ impl Engine<'_> {
         for r in to_delete {
             self.delete_row(w, r)?;
         }
-        // Write.
-        if let Some(o) = old {
-            self.delete_row(w, o)?;
+        // Write. In place (same rowid), `table_insert` replaces the row and only the index
+        // entries whose key or partial-index membership changed are rewritten, as SQLite
+        // does; deleting and re-inserting every entry made `UPDATE z2 SET d=b*4` (d in no
+        // index) cost 151k instructions per row (speedtest1 test 250: 1,187 ms vs
+        // SQLite's 17 ms).
+        if !in_place {
+            if let Some(o) = old {
+                self.delete_row(w, o)?;
+            }
         }
         let mut record = vals.clone();
         if let Some(a) = t.rowid_alias {
@@ -380,14 +425,27 @@ impl Engine<'_> {
         }
         self.store.table_insert(t.root, rowid, &record)?;
         for (ix, order, pred) in &w.indexes {
-            if let Some(p) = pred {
-                let row = Self::with_rowid(&vals, rowid);
-                if !exec.is_true(p, &Frame::new(&row, None))? {
+            let new_in = match pred {
+                Some(p) => exec.is_true(p, &Frame::new(&Self::with_rowid(&vals, rowid), None))?,
+                None => true,
+            };
+            let new_key = Self::index_key(ix, &vals, rowid);
+            if let Some(ov) = &old_vals {
+                let old_in = match pred {
+                    Some(p) => exec.is_true(p, &Frame::new(&Self::with_rowid(ov, rowid), None))?,
+                    None => true,
+                };
+                let old_key = Self::index_key(ix, ov, rowid);
+                if old_in && new_in && same_values(&old_key, &new_key) {
                     continue;
                 }
+                if old_in {
+                    self.store.index_delete(ix.root, &old_key, order)?;
+                }
             }
-            self.store
-                .index_insert(ix.root, &Self::index_key(ix, &vals, rowid), order)?;
+            if new_in {
+                self.store.index_insert(ix.root, &new_key, order)?;
+            }
         }
         if t.autoincrement {
             self.bump_sequence(&t.name, rowid)?;
