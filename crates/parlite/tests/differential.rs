@@ -523,3 +523,49 @@ WITH RECURSIVE c(x) AS (SELECT 5 UNION SELECT x - 1 FROM c WHERE x > 0 ORDER BY 
 WITH RECURSIVE c(x) AS (SELECT 2 UNION ALL SELECT x * 3 FROM c WHERE x < 100 UNION ALL SELECT 1) SELECT x FROM c;
 ");
 }
+
+#[test]
+fn json_operators() {
+    check(
+        r#"
+CREATE TABLE j(doc TEXT);
+INSERT INTO j VALUES('{"a": 1, "b": [1, 2, {"c": "x"}], "d": null}');
+SELECT doc -> '$.a', doc ->> '$.a', doc -> 'b', doc ->> '$.b[2].c', doc -> '$.b[2]', typeof(doc ->> 'd') FROM j;
+SELECT json_extract(doc, '$.b[1]') + 1 FROM j WHERE doc ->> 'a' = 1;
+"#,
+    );
+}
+
+#[test]
+fn strict_tables() {
+    check(
+        "
+CREATE TABLE s(a INTEGER PRIMARY KEY, b INT, c REAL, d TEXT, e BLOB, f ANY) STRICT;
+INSERT INTO s VALUES(1, '12', 3, 4, x'00', 'any');
+INSERT INTO s(b) VALUES('abc');
+INSERT INTO s(c) VALUES('x');
+INSERT INTO s(e) VALUES('text');
+INSERT INTO s(d) VALUES(x'01');
+SELECT a, b, typeof(b), c, typeof(c), d, typeof(d), f FROM s;
+UPDATE s SET b = 'zz';
+CREATE TABLE bad(a VARCHAR(10)) STRICT;
+CREATE TABLE bad2(a) STRICT;
+",
+    );
+}
+
+#[test]
+fn automatic_index_joins() {
+    check("
+CREATE TABLE l(k, name TEXT COLLATE NOCASE, n REAL);
+CREATE TABLE r(k, name TEXT, n INT);
+WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 300) INSERT INTO l SELECT i % 50, 'Name' || (i % 7), i * 1.0 FROM s;
+WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 300) INSERT INTO r SELECT i % 60, 'name' || (i % 5), i FROM s;
+INSERT INTO r VALUES(NULL, NULL, NULL), ('7', 'NAME1', 7.0);
+SELECT count(*), sum(l.n), sum(r.n) FROM l, r WHERE l.k = r.k;
+SELECT count(*) FROM l JOIN r ON r.name = l.name;
+SELECT count(*) FROM l JOIN r ON l.name = r.name;
+SELECT count(*) FROM r JOIN l ON l.n = r.n;
+SELECT count(*) FROM l LEFT JOIN r ON r.k = l.k AND r.n > 250;
+");
+}

@@ -26,6 +26,7 @@ pub const SQLITE_CONSTRAINT_CHECK: i32 = 275;
 pub const SQLITE_CONSTRAINT_NOTNULL: i32 = 1299;
 pub const SQLITE_CONSTRAINT_PRIMARYKEY: i32 = 1555;
 pub const SQLITE_CONSTRAINT_UNIQUE: i32 = 2067;
+pub const SQLITE_CONSTRAINT_DATATYPE: i32 = 3091;
 
 fn constraint(ext: i32, msg: String) -> SqlError {
     SqlError::Code {
@@ -234,6 +235,38 @@ impl Engine<'_> {
         };
         if let Some(a) = t.rowid_alias {
             vals[a] = Value::Integer(rowid);
+        }
+        // STRICT: after affinity, each non-NULL value must have its column's type (ANY
+        // takes anything).
+        if t.strict {
+            for (i, c) in t.columns.iter().enumerate() {
+                let v = &vals[i];
+                let ty = c.decl_type.to_ascii_uppercase();
+                let ok = match (ty.as_str(), v) {
+                    (_, Value::Null) | ("ANY", _) => true,
+                    ("INT" | "INTEGER", Value::Integer(_)) => true,
+                    ("REAL", Value::Real(_)) => true,
+                    ("TEXT", Value::Text(_)) => true,
+                    ("BLOB", Value::Blob(_)) => true,
+                    _ => false,
+                };
+                if !ok {
+                    let vt = match v {
+                        Value::Integer(_) => "INTEGER",
+                        Value::Real(_) => "REAL",
+                        Value::Text(_) => "TEXT",
+                        Value::Blob(_) => "BLOB",
+                        Value::Null => "NULL",
+                    };
+                    return Err(constraint(
+                        SQLITE_CONSTRAINT_DATATYPE,
+                        format!(
+                            "cannot store {vt} value in {} column {}.{}",
+                            ty, t.name, c.name
+                        ),
+                    ));
+                }
+            }
         }
         // NOT NULL.
         for (i, c) in t.columns.iter().enumerate() {

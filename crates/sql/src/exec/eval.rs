@@ -1325,6 +1325,50 @@ impl<'a> Exec<'a> {
                             r.map(|(rowid, vals)| expand_row(&t, rowid, vals, &defaults))
                         })))
                     }
+                    Access::AutoIndex {
+                        col,
+                        probe,
+                        aff,
+                        coll,
+                        cache,
+                    } => {
+                        let v = self.eval(probe, &fr)?.apply_comparison_affinity(*aff);
+                        let Some(k) = hash_key(&v, *coll) else {
+                            return Ok(Box::new(std::iter::empty()));
+                        };
+                        let fresh =
+                            !matches!(&*cache.borrow(), Some((id, _)) if *id == self.exec_id);
+                        if fresh {
+                            let mut map: std::collections::HashMap<Vec<u8>, Vec<Row>> =
+                                std::collections::HashMap::new();
+                            for r in self.store.table_range(
+                                t.root,
+                                Bound::Unbounded,
+                                Bound::Unbounded,
+                                false,
+                            )? {
+                                let (rowid, vals) = r?;
+                                let row = expand_row(&t, rowid, vals, &defaults);
+                                let cv = row
+                                    .get(*col)
+                                    .cloned()
+                                    .unwrap_or(Value::Null)
+                                    .apply_comparison_affinity(*aff);
+                                if let Some(hk) = hash_key(&cv, *coll) {
+                                    map.entry(hk).or_default().push(row);
+                                }
+                            }
+                            *cache.borrow_mut() = Some((self.exec_id, map));
+                        }
+                        let rows: Vec<Result<Row>> = match &*cache.borrow() {
+                            Some((_, map)) => map
+                                .get(&k)
+                                .map(|v| v.iter().cloned().map(Ok).collect())
+                                .unwrap_or_default(),
+                            None => Vec::new(),
+                        };
+                        Ok(Box::new(rows.into_iter()))
+                    }
                     Access::RowidEq(exprs) => {
                         let mut ids = Vec::new();
                         for e in exprs {
@@ -1625,6 +1669,41 @@ impl<'a> Exec<'a> {
             columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect(),
         }
     }
+}
+
+/// A byte key such that SQL-equal values (under `coll`) get equal keys: integral reals
+/// hash as integers, NOCASE folds ASCII case, RTRIM drops trailing spaces. NULL has none.
+fn hash_key(v: &Value, coll: Collation) -> Option<Vec<u8>> {
+    let mut k = Vec::new();
+    match v {
+        Value::Null => return None,
+        Value::Integer(i) => {
+            k.push(0);
+            k.extend_from_slice(&i.to_be_bytes());
+        }
+        Value::Real(r) => {
+            if r.fract() == 0.0 && *r >= -9.223372036854776e18 && *r < 9.223372036854776e18 {
+                k.push(0);
+                k.extend_from_slice(&(*r as i64).to_be_bytes());
+            } else {
+                k.push(1);
+                k.extend_from_slice(&r.to_bits().to_be_bytes());
+            }
+        }
+        Value::Text(s) => {
+            k.push(2);
+            match coll {
+                Collation::Binary => k.extend_from_slice(s.as_bytes()),
+                Collation::NoCase => k.extend(s.bytes().map(|b| b.to_ascii_lowercase())),
+                Collation::RTrim => k.extend_from_slice(s.trim_end_matches(' ').as_bytes()),
+            }
+        }
+        Value::Blob(b) => {
+            k.push(3);
+            k.extend_from_slice(b);
+        }
+    }
+    Some(k)
 }
 
 /// Orders two rows by sort keys (ORDER BY semantics: NULLS FIRST/LAST, DESC, collation).

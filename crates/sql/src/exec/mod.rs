@@ -543,6 +543,16 @@ impl<'a> Engine<'a> {
                             conds.join(" AND ")
                         )
                     }
+                    (
+                        crate::plan::SourceKind::Table(t),
+                        crate::plan::Access::AutoIndex { col, .. },
+                    ) => {
+                        format!(
+                            "SEARCH {} USING AUTOMATIC COVERING INDEX ({}=?)",
+                            t.name,
+                            t.columns.get(*col).map(|c| c.name.as_str()).unwrap_or("?")
+                        )
+                    }
                     (crate::plan::SourceKind::Subquery(_), _) => "SCAN (subquery)".to_string(),
                     (crate::plan::SourceKind::Schema, _)
                     | (crate::plan::SourceKind::TempSchema, _) => "SCAN sqlite_schema".to_string(),

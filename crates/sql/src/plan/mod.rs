@@ -14,6 +14,7 @@
 //! - Aggregate calls are collected per query level and evaluated over groups; elsewhere they
 //!   are errors (`misuse of aggregate function f()`).
 
+pub mod access;
 pub mod bind;
 
 use crate::collation::Collation;
@@ -306,7 +307,21 @@ pub enum Access {
         hi: Option<(CExpr, bool)>,
         range_aff: Option<Affinity>,
     },
+    /// SQLite's "automatic index": an inner table joined by `col = <earlier sources>` with
+    /// no usable index is hashed on `col` once per execution and probed per outer row.
+    AutoIndex {
+        col: usize,
+        probe: CExpr,
+        aff: Option<Affinity>,
+        coll: Collation,
+        cache: AutoIndexCache,
+    },
 }
+
+/// Rows of a table grouped by the hash key of one column, tagged with the execution that
+/// built them.
+pub type AutoIndexCache =
+    Rc<RefCell<Option<(u64, std::collections::HashMap<Vec<u8>, Vec<Vec<Value>>>)>>>;
 
 #[derive(Debug, Clone)]
 pub struct CorePlan {

@@ -71,6 +71,8 @@ pub struct Table {
     pub rowid_alias: Option<usize>,
     pub autoincrement: bool,
     pub without_rowid: bool,
+    /// STRICT table (stricttables.html): every value must match its column's declared type.
+    pub strict: bool,
     pub checks: Vec<Check>,
     /// Lower-case names of this table's indexes, automatic ones first, in creation order.
     pub indexes: Vec<String>,
@@ -211,6 +213,7 @@ pub fn schema_table() -> Table {
         rowid_alias: None,
         autoincrement: false,
         without_rowid: false,
+        strict: false,
         checks: Vec::new(),
         indexes: Vec::new(),
         sql: "CREATE TABLE sqlite_schema(type text,name text,tbl_name text,rootpage int,sql text)"
@@ -438,7 +441,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
         columns: defs,
         constraints,
         without_rowid,
-        ..
+        strict,
     } = &ct.body
     else {
         return Err(SqlError::msg(
@@ -538,6 +541,24 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
             }
         }
         columns.push(col);
+    }
+    if *strict {
+        for c in &columns {
+            let ty = c.decl_type.to_ascii_uppercase();
+            if !matches!(
+                ty.as_str(),
+                "INT" | "INTEGER" | "REAL" | "TEXT" | "BLOB" | "ANY"
+            ) {
+                return Err(if ty.is_empty() {
+                    SqlError::msg(format!("missing datatype for {}.{}", tname, c.name))
+                } else {
+                    SqlError::msg(format!(
+                        "unknown datatype for {}.{}: \"{}\"",
+                        tname, c.name, c.decl_type
+                    ))
+                });
+            }
+        }
     }
     let resolve = |ics: &[crate::parse::ast::IndexedColumn],
                    columns: &[Column]|
@@ -703,6 +724,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
         rowid_alias,
         autoincrement,
         without_rowid: *without_rowid,
+        strict: *strict,
         checks,
         indexes: Vec::new(),
         sql: ct.schema_sql.clone(),

@@ -1,0 +1,404 @@
+//! Access paths and join order for one query level: which table is scanned in which
+//! order, and how each table's rows are found (rowid lookup or range, an index's equality
+//! prefix plus range, an automatic hash index, or a scan).
+//!
+//! Invariant: access paths only narrow the rows examined. Every WHERE/ON term stays a filter
+//! of its level, so a path derived from a term never changes the result.
+
+use super::bind::{contains_agg, Binder};
+use super::*;
+use crate::value::comparison_affinity;
+
+impl Binder<'_> {
+    // ---- access paths -----------------------------------------------------------------
+
+    /// Greedy join ordering for inner joins: next comes the source best constrained by the
+    /// sources already placed (rowid equality, then an indexed equality, then any equality,
+    /// then any filter), so nested loops stay narrow. Row positions do not change; only the
+    /// loop order does.
+    pub(crate) fn reorder_joins(&self, sources: &mut Vec<Source>, terms: &[CExpr]) {
+        let n = sources.len();
+        let refs: Vec<Vec<usize>> = terms
+            .iter()
+            .map(|t| referenced_sources(t, sources))
+            .collect();
+        let mut used = vec![false; n];
+        let mut order = Vec::with_capacity(n);
+        for _ in 0..n {
+            let mut best: Option<(usize, u8)> = None;
+            for r in 0..n {
+                if used[r] {
+                    continue;
+                }
+                let mut score = 0u8;
+                for (ti, t) in terms.iter().enumerate() {
+                    if !refs[ti].contains(&r) || refs[ti].iter().any(|&s| s != r && !used[s]) {
+                        continue;
+                    }
+                    let s = match eq_column(t, r, sources) {
+                        Some(c) => {
+                            if let SourceKind::Table(tab) = &sources[r].kind {
+                                if c == tab.columns.len() || Some(c) == tab.rowid_alias {
+                                    5
+                                } else if tab
+                                    .indexes
+                                    .iter()
+                                    .filter_map(|i| self.schema.indexes.get(i))
+                                    .any(|ix| {
+                                        ix.columns.first().and_then(|ic| ic.column) == Some(c)
+                                    })
+                                {
+                                    4
+                                } else {
+                                    3
+                                }
+                            } else {
+                                3
+                            }
+                        }
+                        None => 1,
+                    };
+                    score = score.max(s);
+                }
+                if best.map_or(true, |(_, b)| score > b) {
+                    best = Some((r, score));
+                }
+            }
+            if let Some((r, _)) = best {
+                used[r] = true;
+                order.push(r);
+            }
+        }
+        let old = std::mem::take(sources);
+        let mut slots: Vec<Option<Source>> = old.into_iter().map(Some).collect();
+        for r in order {
+            if let Some(s) = slots[r].take() {
+                sources.push(s);
+            }
+        }
+    }
+
+    pub(crate) fn choose_access(&self, sources: &mut [Source], filters: &mut [Vec<CExpr>]) {
+        for i in 0..sources.len() {
+            let SourceKind::Table(tab) = &sources[i].kind else {
+                continue;
+            };
+            if tab.without_rowid {
+                continue;
+            }
+            let tab = tab.clone();
+            let terms: Vec<CExpr> = match sources[i].join {
+                JoinType::Inner => filters[i].clone(),
+                JoinType::Left => sources[i].on.clone(),
+            };
+            let start = sources[i].start;
+            let rowid_pos = start + tab.columns.len();
+            let prior = &sources[..i];
+            // Candidate (column-in-source, op, other side, other affinity, collation).
+            let mut cands: Vec<(usize, BinaryOp, Vec<CExpr>, Option<Affinity>, Collation)> =
+                Vec::new();
+            for t in &terms {
+                let mut push_cmp = |col: &CExpr,
+                                    op: BinaryOp,
+                                    other: &CExpr,
+                                    oaff: Option<Affinity>,
+                                    coll: Collation| {
+                    if let CExpr::Col { level: 0, idx } = col {
+                        if *idx >= start && *idx < start + sources_width(&tab) {
+                            let mut corr = false;
+                            let ms = other.max_source(prior, &mut corr);
+                            let depends_on_self = {
+                                let mut c2 = false;
+                                let all =
+                                    other.max_source(&sources_slice_upto(sources, i), &mut c2);
+                                all == Some(i)
+                            };
+                            let _ = ms;
+                            if !depends_on_self && !contains_agg(other) {
+                                cands.push((*idx - start, op, vec![other.clone()], oaff, coll));
+                            }
+                        }
+                    }
+                };
+                match t {
+                    CExpr::Binary {
+                        op,
+                        l,
+                        r,
+                        coll,
+                        laff,
+                        raff,
+                    } if matches!(
+                        op,
+                        BinaryOp::Eq | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
+                    ) =>
+                    {
+                        push_cmp(l, *op, r, *raff, *coll);
+                        let flipped = match op {
+                            BinaryOp::Lt => BinaryOp::Gt,
+                            BinaryOp::Le => BinaryOp::Ge,
+                            BinaryOp::Gt => BinaryOp::Lt,
+                            BinaryOp::Ge => BinaryOp::Le,
+                            o => *o,
+                        };
+                        push_cmp(r, flipped, l, *laff, *coll);
+                        let _ = laff;
+                    }
+                    CExpr::Between {
+                        e,
+                        not: false,
+                        lo,
+                        hi,
+                        coll,
+                        loaff,
+                        hiaff,
+                        ..
+                    } => {
+                        push_cmp(e, BinaryOp::Ge, lo, *loaff, *coll);
+                        push_cmp(e, BinaryOp::Le, hi, *hiaff, *coll);
+                    }
+                    CExpr::InList {
+                        e,
+                        not: false,
+                        list,
+                        coll,
+                        laffs,
+                        ..
+                    } if !list.is_empty() => {
+                        if let CExpr::Col { level: 0, idx } = &**e {
+                            if *idx >= start
+                                && *idx < start + sources_width(&tab)
+                                && list.iter().all(|x| x.is_constant())
+                            {
+                                let aff = laffs.iter().copied().next().flatten();
+                                if laffs.iter().all(|a| *a == aff) {
+                                    cands.push((
+                                        *idx - start,
+                                        BinaryOp::Eq,
+                                        list.clone(),
+                                        aff,
+                                        *coll,
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if cands.is_empty() {
+                continue;
+            }
+            let ncols = tab.columns.len();
+            let is_rowid_col = |c: usize| c == ncols || Some(c) == tab.rowid_alias;
+            // Affinity compatibility (see module docs): the column side must not be converted.
+            let col_aff = |c: usize| {
+                if is_rowid_col(c) {
+                    Affinity::Integer
+                } else {
+                    tab.columns[c].affinity
+                }
+            };
+            let usable = |c: usize, oaff: Option<Affinity>| -> bool {
+                let ca = col_aff(c);
+                match ca {
+                    a if a.is_numeric() => true,
+                    Affinity::Text => {
+                        matches!(oaff, None | Some(Affinity::Text) | Some(Affinity::Blob))
+                    }
+                    _ => comparison_affinity(Some(ca), oaff).is_none(),
+                }
+            };
+            // 1. rowid equality
+            if let Some((_, _, vals, _, _)) = cands
+                .iter()
+                .find(|(c, op, _, _, _)| is_rowid_col(*c) && *op == BinaryOp::Eq)
+            {
+                sources[i].access = Access::RowidEq(vals.clone());
+                let _ = rowid_pos;
+                continue;
+            }
+            // 2. best index: longest equality prefix, then a range.
+            let mut best: Option<(usize, Access)> = None;
+            for ixname in &tab.indexes {
+                let Some(ix) = self.schema.indexes.get(ixname) else {
+                    continue;
+                };
+                if ix.partial.is_some() || ix.root == 0 {
+                    continue;
+                }
+                let mut eq = Vec::new();
+                let mut lo = None;
+                let mut hi = None;
+                let mut range_aff = None;
+                for icol in &ix.columns {
+                    let Some(c) = icol.column else { break };
+                    let found = cands.iter().find(|(cc, op, _, oaff, coll)| {
+                        *cc == c
+                            && *op == BinaryOp::Eq
+                            && *coll == icol.collation
+                            && usable(c, *oaff)
+                    });
+                    if let Some((_, _, vals, oaff, _)) = found {
+                        eq.push((vals.clone(), comparison_affinity(Some(col_aff(c)), *oaff)));
+                        continue;
+                    }
+                    for (cc, op, vals, oaff, coll) in &cands {
+                        if *cc != c
+                            || *coll != icol.collation
+                            || !usable(c, *oaff)
+                            || vals.len() != 1
+                        {
+                            continue;
+                        }
+                        let v = vals[0].clone();
+                        let aff = comparison_affinity(Some(col_aff(c)), *oaff);
+                        // For a DESC column, the key order is reversed, so bounds swap.
+                        let (is_lo, incl) = match op {
+                            BinaryOp::Gt => (true, false),
+                            BinaryOp::Ge => (true, true),
+                            BinaryOp::Lt => (false, false),
+                            BinaryOp::Le => (false, true),
+                            _ => continue,
+                        };
+                        let is_lo = is_lo != icol.desc;
+                        if is_lo && lo.is_none() {
+                            lo = Some((v, incl));
+                            range_aff = aff;
+                        } else if !is_lo && hi.is_none() {
+                            hi = Some((v, incl));
+                            range_aff = aff;
+                        }
+                    }
+                    break;
+                }
+                if eq.is_empty() && lo.is_none() && hi.is_none() {
+                    continue;
+                }
+                let score = eq.len() * 4
+                    + usize::from(lo.is_some())
+                    + usize::from(hi.is_some())
+                    + usize::from(ix.unique && eq.len() == ix.columns.len()) * 2;
+                if best.as_ref().map_or(true, |(s, _)| score > *s) {
+                    let order = KeyOrder {
+                        columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect(),
+                    };
+                    best = Some((
+                        score,
+                        Access::Index {
+                            index: ix.clone(),
+                            order,
+                            eq,
+                            lo,
+                            hi,
+                            range_aff,
+                        },
+                    ));
+                }
+            }
+            // 3. rowid range
+            let mut rlo = None;
+            let mut rhi = None;
+            for (c, op, vals, _, _) in &cands {
+                if !is_rowid_col(*c) || vals.len() != 1 {
+                    continue;
+                }
+                match op {
+                    BinaryOp::Gt if rlo.is_none() => rlo = Some((vals[0].clone(), false)),
+                    BinaryOp::Ge if rlo.is_none() => rlo = Some((vals[0].clone(), true)),
+                    BinaryOp::Lt if rhi.is_none() => rhi = Some((vals[0].clone(), false)),
+                    BinaryOp::Le if rhi.is_none() => rhi = Some((vals[0].clone(), true)),
+                    _ => {}
+                }
+            }
+            let rowid_score = usize::from(rlo.is_some()) + usize::from(rhi.is_some());
+            match best {
+                Some((s, acc)) if s >= 4 || s > rowid_score => sources[i].access = acc,
+                _ if rowid_score > 0 => sources[i].access = Access::RowidRange { lo: rlo, hi: rhi },
+                Some((_, acc)) => sources[i].access = acc,
+                None => {
+                    // No index: an inner table joined by equality gets an automatic index.
+                    let auto = cands.iter().find(|(c, op, vals, oaff, _)| {
+                        *op == BinaryOp::Eq
+                            && vals.len() == 1
+                            && !is_rowid_col(*c)
+                            && usable(*c, *oaff)
+                    });
+                    if let (true, Some((c, _, vals, oaff, coll))) = (i > 0, auto) {
+                        sources[i].access = Access::AutoIndex {
+                            col: *c,
+                            probe: vals[0].clone(),
+                            aff: comparison_affinity(Some(col_aff(*c)), *oaff),
+                            coll: *coll,
+                            cache: Rc::new(RefCell::new(None)),
+                        };
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Positions (in `sources`) of the sources an expression reads at level 0; a correlated
+/// subquery counts as reading all of them.
+fn referenced_sources(e: &CExpr, sources: &[Source]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut stack = vec![e];
+    while let Some(x) = stack.pop() {
+        match x {
+            CExpr::Col { level: 0, idx } => {
+                if let Some(p) = sources
+                    .iter()
+                    .position(|s| *idx >= s.start && *idx < s.start + s.width)
+                {
+                    if !out.contains(&p) {
+                        out.push(p);
+                    }
+                }
+            }
+            CExpr::Exists(sp) | CExpr::Scalar(sp) | CExpr::InSelect { sub: sp, .. }
+                if sp.correlated =>
+            {
+                return (0..sources.len()).collect();
+            }
+            CExpr::Agg(_) | CExpr::Win(_) => return (0..sources.len()).collect(),
+            _ => {}
+        }
+        x.for_each_child(&mut |c| stack.push(c));
+    }
+    out
+}
+
+/// If `t` is `col = expr` with `col` in source `r` and `expr` not reading `r`, the column's
+/// index within the source.
+fn eq_column(t: &CExpr, r: usize, sources: &[Source]) -> Option<usize> {
+    let CExpr::Binary {
+        op: BinaryOp::Eq,
+        l,
+        r: rhs,
+        ..
+    } = t
+    else {
+        return None;
+    };
+    let s = &sources[r];
+    for (a, b) in [(l, rhs), (rhs, l)] {
+        if let CExpr::Col { level: 0, idx } = **a {
+            if idx >= s.start
+                && idx < s.start + s.width
+                && !referenced_sources(b, sources).contains(&r)
+            {
+                return Some(idx - s.start);
+            }
+        }
+    }
+    None
+}
+
+fn sources_width(t: &Table) -> usize {
+    t.columns.len() + 1
+}
+
+fn sources_slice_upto(sources: &[Source], i: usize) -> Vec<Source> {
+    sources[..=i].to_vec()
+}
