@@ -144,15 +144,14 @@ impl Engine<'_> {
     }
 
     fn index_key(ix: &Index, vals: &[Value], rowid: i64) -> Vec<Value> {
-        let mut k: Vec<Value> = ix
-            .columns
-            .iter()
-            .map(|c| {
-                c.column
-                    .and_then(|i| vals.get(i).cloned())
-                    .unwrap_or(Value::Integer(rowid))
-            })
-            .collect();
+        // Sized for the trailing rowid up front: `collect` then `push` reallocated every
+        // key (250M of 14.6G instructions in a speedtest1 excerpt, callgrind).
+        let mut k: Vec<Value> = Vec::with_capacity(ix.columns.len() + 1);
+        k.extend(ix.columns.iter().map(|c| {
+            c.column
+                .and_then(|i| vals.get(i).cloned())
+                .unwrap_or(Value::Integer(rowid))
+        }));
         k.push(Value::Integer(rowid));
         k
     }
@@ -160,7 +159,8 @@ impl Engine<'_> {
     /// Row values with the rowid appended (the layout CHECK and partial-index predicates
     /// were bound against).
     fn with_rowid(vals: &[Value], rowid: i64) -> Vec<Value> {
-        let mut r = vals.to_vec();
+        let mut r = Vec::with_capacity(vals.len() + 1);
+        r.extend_from_slice(vals);
         r.push(Value::Integer(rowid));
         r
     }
