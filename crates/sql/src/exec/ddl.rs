@@ -7,10 +7,10 @@
 //! - A failed CREATE INDEX leaves nothing behind (the connection rolls the statement back).
 
 use super::eval::{expand_row, Frame};
-use super::store::Row;
+use super::store::{KeyOrder, Row};
 use super::Engine;
 use crate::parse::ast::{self, AlterAction, CreateTableBody, ObjectKind, Stmt};
-use crate::plan::Binder;
+use crate::plan::{Binder, CExpr};
 use crate::schema::{index_from_create, key, table_from_create, view_from_create, Index, Table};
 use crate::value::{Affinity, Result, SqlError, Value};
 use std::ops::Bound;
@@ -266,13 +266,49 @@ impl Engine<'_> {
             Some(p) => Some(Binder::new(self.schema).bind_for_table(t, None, p)?),
             None => None,
         };
-        for r in self
-            .store
-            .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
-        {
-            let (rowid, vals) = r?;
-            let full = expand_row(t, rowid, vals, &defaults);
-            if let Some(p) = &pred {
+        // Rows are read in batches and only then indexed: a scan cursor whose transaction
+        // changed under it re-seeks its saved rowid on every step (`Cursor::restore`), and
+        // interleaving each step with an index insert paid that on every row.
+        const BATCH_ROWS: usize = 4096;
+        let mut after = Bound::Unbounded;
+        loop {
+            let mut batch = Vec::with_capacity(BATCH_ROWS);
+            for r in self
+                .store
+                .table_range(t.root, after, Bound::Unbounded, false)?
+            {
+                batch.push(r?);
+                if batch.len() == BATCH_ROWS {
+                    break;
+                }
+            }
+            let Some(&(last, _)) = batch.last() else {
+                break;
+            };
+            let full_batch = batch.len() == BATCH_ROWS;
+            self.index_rows(t, ix, &order, &defaults, pred.as_ref(), batch)?;
+            if !full_batch {
+                break;
+            }
+            after = Bound::Excluded(last);
+        }
+        Ok(())
+    }
+
+    /// Adds the entries of `rows` (rowid, stored values) to the new index `ix`.
+    fn index_rows(
+        &self,
+        t: &Table,
+        ix: &Index,
+        order: &KeyOrder,
+        defaults: &[Value],
+        pred: Option<&CExpr>,
+        rows: Vec<(i64, Row)>,
+    ) -> Result<()> {
+        let exec = self.exec();
+        for (rowid, vals) in rows {
+            let full = expand_row(t, rowid, vals, defaults);
+            if let Some(p) = pred {
                 if !exec.is_true(p, &Frame::new(&full, None))? {
                     continue;
                 }
@@ -292,7 +328,7 @@ impl Engine<'_> {
                     .store
                     .index_range(
                         ix.root,
-                        &order,
+                        order,
                         Bound::Included(probe.clone()),
                         Bound::Included(probe),
                         false,
@@ -321,7 +357,7 @@ impl Engine<'_> {
                 }
             }
             k.push(Value::Integer(rowid));
-            self.store.index_insert(ix.root, &k, &order)?;
+            self.store.index_insert(ix.root, &k, order)?;
         }
         Ok(())
     }

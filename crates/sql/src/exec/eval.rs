@@ -1211,10 +1211,12 @@ impl<'a> Exec<'a> {
         let candidates = self.candidates(src, row, parent)?;
         for cand in candidates {
             let vals = cand?;
-            // Copy what the source produced; pad defensively so a short row can never
-            // misalign the combined row.
-            for (k, slot) in row[src.start..src.start + src.width].iter_mut().enumerate() {
-                *slot = vals.get(k).cloned().unwrap_or(Value::Null);
+            // Move what the source produced into place (no per-value clone and drop: for
+            // text that was two atomic reference-count updates per column per row); pad
+            // defensively so a short row can never misalign the combined row.
+            let mut vals = vals.into_iter();
+            for slot in row[src.start..src.start + src.width].iter_mut() {
+                *slot = vals.next().unwrap_or(Value::Null);
             }
             let fr = Frame::new(row, parent);
             if src.join == JoinType::Left {
