@@ -797,15 +797,6 @@ impl ConnInner {
         match r {
             Ok(rows) => {
                 self.temp_txn.release(tsp)?;
-                if let Stmt::Pragma {
-                    name,
-                    value: Some(_),
-                } = stmt
-                {
-                    if name.name.eq_ignore_ascii_case("synchronous") {
-                        self.apply_synchronous();
-                    }
-                }
                 Ok(rows)
             }
             Err(e) => {
@@ -814,19 +805,6 @@ impl ConnInner {
                 Err(e.into())
             }
         }
-    }
-
-    /// Hands `PRAGMA synchronous` to storage, which until now only recorded it (every commit
-    /// fsynced, so kv_ops with `--sync off` ran at fsync speed). Storage keeps one level per
-    /// database, so the last connection to set it decides for all of them; SQLite keeps it
-    /// per connection.
-    fn apply_synchronous(&self) {
-        let level = match self.state.synchronous.get() {
-            0 => parlite_storage::Synchronous::Off,
-            1 => parlite_storage::Synchronous::Normal,
-            _ => parlite_storage::Synchronous::Full,
-        };
-        self.db.set_synchronous(level);
     }
 
     /// Ends the explicit transaction's temp savepoint: kept on commit, undone on rollback.
