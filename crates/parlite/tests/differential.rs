@@ -662,3 +662,35 @@ COMMIT;
     );
     check(&script);
 }
+
+/// EXPLAIN QUERY PLAN names the ordered index search and, like SQLite, no temp B-tree for
+/// an ORDER BY the scan already satisfies.
+#[test]
+fn order_by_limit_query_plan() {
+    let setup = "CREATE TABLE tbl(id INTEGER PRIMARY KEY, c1 INTEGER, a, b, c);
+CREATE INDEX tbl_c1 ON tbl(c1);";
+    let s = rusqlite::Connection::open_in_memory().expect("sqlite");
+    let p = parlite::Connection::open(":memory:").expect("parlite");
+    s.execute_batch(setup).expect("sqlite setup");
+    for stmt in setup.split(';').filter(|x| !x.trim().is_empty()) {
+        assert!(matches!(run_parlite(&p, stmt.trim()), Out::Rows { .. }));
+    }
+    for q in [
+        "EXPLAIN QUERY PLAN SELECT a, b, c FROM tbl WHERE c1 >= 5 ORDER BY c1 LIMIT 10",
+        "EXPLAIN QUERY PLAN SELECT a FROM tbl WHERE c1 > 5 ORDER BY c1 DESC LIMIT 10",
+        "EXPLAIN QUERY PLAN SELECT a FROM tbl ORDER BY id DESC LIMIT 3",
+        "EXPLAIN QUERY PLAN SELECT a FROM tbl WHERE c1 >= 5 ORDER BY a LIMIT 10",
+    ] {
+        let details = |o: Out| -> Vec<parlite::Value> {
+            match o {
+                Out::Rows { rows, .. } => rows.into_iter().map(|r| r[3].clone()).collect(),
+                Out::Err(e) => panic!("{q}: {e}"),
+            }
+        };
+        assert_eq!(
+            details(run_parlite(&p, q)),
+            details(run_sqlite(&s, q)),
+            "{q}"
+        );
+    }
+}
