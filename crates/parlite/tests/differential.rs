@@ -668,7 +668,9 @@ COMMIT;
 #[test]
 fn order_by_limit_query_plan() {
     let setup = "CREATE TABLE tbl(id INTEGER PRIMARY KEY, c1 INTEGER, a, b, c);
-CREATE INDEX tbl_c1 ON tbl(c1);";
+CREATE INDEX tbl_c1 ON tbl(c1);
+CREATE INDEX tbl_a ON tbl(a);
+CREATE INDEX tbl_ab ON tbl(a, b);";
     let s = rusqlite::Connection::open_in_memory().expect("sqlite");
     let p = parlite::Connection::open(":memory:").expect("parlite");
     s.execute_batch(setup).expect("sqlite setup");
@@ -679,7 +681,9 @@ CREATE INDEX tbl_c1 ON tbl(c1);";
         "EXPLAIN QUERY PLAN SELECT a, b, c FROM tbl WHERE c1 >= 5 ORDER BY c1 LIMIT 10",
         "EXPLAIN QUERY PLAN SELECT a FROM tbl WHERE c1 > 5 ORDER BY c1 DESC LIMIT 10",
         "EXPLAIN QUERY PLAN SELECT a FROM tbl ORDER BY id DESC LIMIT 3",
-        "EXPLAIN QUERY PLAN SELECT a FROM tbl WHERE c1 >= 5 ORDER BY a LIMIT 10",
+        "EXPLAIN QUERY PLAN SELECT a FROM tbl WHERE c1 >= 5 ORDER BY c LIMIT 10",
+        "EXPLAIN QUERY PLAN SELECT c FROM tbl WHERE a = 4 ORDER BY b DESC LIMIT 5",
+        "EXPLAIN QUERY PLAN SELECT c FROM tbl WHERE a = 4 AND b > 2 ORDER BY b LIMIT 5",
     ] {
         let details = |o: Out| -> Vec<parlite::Value> {
             match o {

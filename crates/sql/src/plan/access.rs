@@ -284,13 +284,14 @@ impl Binder<'_> {
                 if eq.is_empty() && lo.is_none() && hi.is_none() {
                     continue;
                 }
-                // An index giving the ORDER BY ... LIMIT order beats other ranges (and a rowid
-                // range) but not an equality lookup.
+                // An index giving the ORDER BY ... LIMIT order (its next column after the
+                // equality prefix) beats other ranges (and a rowid range) and an index with
+                // the same equality prefix, but not a longer equality prefix.
                 let ordered = i == 0
-                    && eq.is_empty()
+                    && eq.iter().all(|(vals, _)| vals.len() == 1)
                     && order_hint.is_some_and(|(oc, ocoll)| {
                         ix.columns
-                            .first()
+                            .get(eq.len())
                             .is_some_and(|ic| ic.column == Some(oc) && ic.collation == ocoll)
                     });
                 let score = eq.len() * 4
