@@ -4,6 +4,10 @@
 //!
 //! Invariant: access paths only narrow the rows examined. Every WHERE/ON term stays a filter
 //! of its level, so a path derived from a term never changes the result.
+//!
+//! When `order_by_satisfied` finds the path yields the ORDER BY order, the plan carries no
+//! sort keys: the executor must then emit that core's rows in scan order (it does for a
+//! single table with no grouping, DISTINCT or windows, the only case accepted).
 
 use super::bind::{contains_agg, Binder};
 use super::*;
