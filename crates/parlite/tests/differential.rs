@@ -598,3 +598,132 @@ PRAGMA integrity_check;
 ",
     );
 }
+
+/// ORDER BY ... LIMIT answered by walking an index (or the rowid order) and stopping early:
+/// NULLs, DESC, collations, OFFSET, ties and a multi-column index must order as in SQLite.
+#[test]
+fn order_by_limit_from_index() {
+    let mut script = String::from(
+        "
+CREATE TABLE o(id INTEGER PRIMARY KEY, a INTEGER, b TEXT, c TEXT COLLATE NOCASE, d REAL);
+CREATE INDEX oa ON o(a);
+CREATE INDEX ob ON o(b);
+CREATE INDEX oc ON o(c);
+CREATE INDEX obd ON o(b DESC);
+CREATE INDEX oab ON o(a, b);
+CREATE INDEX odc ON o(d DESC, c);
+",
+    );
+    // Deterministic rows with repeats, NULLs and mixed case.
+    for i in 1..=60 {
+        let a = if i % 7 == 0 {
+            "NULL".to_string()
+        } else {
+            (i * 37 % 11).to_string()
+        };
+        let b = match i % 5 {
+            0 => "NULL".to_string(),
+            1 => format!("'B{}'", i % 4),
+            _ => format!("'b{}'", i % 6),
+        };
+        let c = match i % 6 {
+            0 => "NULL".to_string(),
+            _ => format!("'{}{}'", if i % 2 == 0 { "X" } else { "x" }, i % 3),
+        };
+        let d = if i % 9 == 0 {
+            "NULL".to_string()
+        } else {
+            format!("{}.5", i % 8)
+        };
+        script.push_str(&format!("INSERT INTO o VALUES({i}, {a}, {b}, {c}, {d});\n"));
+    }
+    script.push_str(
+        "
+SELECT a FROM o WHERE a >= 3 ORDER BY a LIMIT 10;
+SELECT a, id FROM o WHERE a >= 3 ORDER BY a, id LIMIT 10;
+SELECT a FROM o WHERE a > 3 ORDER BY a DESC LIMIT 7;
+SELECT a, id FROM o WHERE a < 5 ORDER BY a DESC, id DESC LIMIT 9 OFFSET 3;
+SELECT a FROM o ORDER BY a LIMIT 12;
+SELECT a FROM o ORDER BY a DESC LIMIT 12;
+SELECT a FROM o ORDER BY a NULLS LAST LIMIT 12;
+SELECT a FROM o ORDER BY a DESC NULLS FIRST LIMIT 12;
+SELECT a, id FROM o WHERE a >= 2 AND a <= 6 ORDER BY a, id LIMIT 5 OFFSET 4;
+SELECT a FROM o WHERE a >= 2 ORDER BY a LIMIT 100 OFFSET 50;
+SELECT a FROM o WHERE a >= 2 ORDER BY a LIMIT 0;
+SELECT a FROM o WHERE a >= 2 ORDER BY a LIMIT -1 OFFSET 40;
+SELECT b FROM o WHERE b > 'B' ORDER BY b LIMIT 10;
+SELECT b FROM o WHERE b > 'B' ORDER BY b DESC LIMIT 10;
+SELECT b FROM o ORDER BY b COLLATE NOCASE LIMIT 10;
+SELECT b, id FROM o WHERE b >= 'b' ORDER BY b COLLATE NOCASE, id LIMIT 10;
+SELECT c FROM o WHERE c >= 'x1' ORDER BY c LIMIT 10;
+SELECT c, id FROM o WHERE c >= 'x1' ORDER BY c, id LIMIT 10;
+SELECT c FROM o WHERE c > 'X0' ORDER BY c DESC LIMIT 10;
+SELECT c FROM o ORDER BY c COLLATE BINARY LIMIT 10;
+SELECT a, b, id FROM o WHERE a = 4 ORDER BY b LIMIT 5;
+SELECT a, b, id FROM o WHERE a = 4 ORDER BY b DESC LIMIT 5;
+SELECT a, b, id FROM o WHERE a = 4 ORDER BY a, b, id LIMIT 5;
+SELECT a, b, id FROM o WHERE a = 4 AND b > 'b1' ORDER BY b DESC LIMIT 3;
+SELECT a, b FROM o WHERE a >= 4 ORDER BY a, b LIMIT 10;
+SELECT a, b FROM o WHERE a >= 4 ORDER BY a DESC, b DESC LIMIT 10;
+SELECT a, b, id FROM o WHERE a >= 4 ORDER BY a, b DESC, id LIMIT 10;
+SELECT a, b FROM o WHERE a IN (2, 4) ORDER BY b, a LIMIT 6;
+SELECT d, c, id FROM o WHERE d > 2 ORDER BY d DESC, c, id LIMIT 8;
+SELECT d, c FROM o WHERE d > 2 ORDER BY d, c DESC LIMIT 8;
+SELECT d FROM o WHERE d < 6 ORDER BY d LIMIT 8;
+SELECT id, a FROM o ORDER BY id DESC LIMIT 5;
+SELECT id, a FROM o WHERE id > 10 ORDER BY rowid LIMIT 5 OFFSET 2;
+SELECT id, a FROM o WHERE id < 50 ORDER BY id DESC LIMIT 5;
+SELECT id FROM o WHERE a >= 3 ORDER BY id LIMIT 5;
+SELECT a, count(*) FROM o WHERE a >= 3 GROUP BY a ORDER BY a LIMIT 3;
+SELECT DISTINCT a FROM o WHERE a >= 3 ORDER BY a LIMIT 3;
+SELECT a FROM o WHERE a >= 3 ORDER BY a + 0 LIMIT 4;
+SELECT (SELECT a FROM o WHERE a > 5 ORDER BY a DESC LIMIT 1 OFFSET 1);
+SELECT x.id FROM o AS x WHERE EXISTS (SELECT 1 FROM o AS y WHERE y.a >= x.a ORDER BY y.a LIMIT 1) ORDER BY x.id LIMIT 5;
+SELECT a FROM o WHERE a >= '3' ORDER BY a LIMIT 5;
+SELECT * FROM (SELECT a, id FROM o WHERE a > 1 ORDER BY a DESC, id DESC LIMIT 6) ORDER BY id;
+BEGIN;
+UPDATE o SET a = a + 100 WHERE a >= 8;
+SELECT a, id FROM o WHERE a >= 5 ORDER BY a, id LIMIT 10;
+DELETE FROM o WHERE a > 100;
+SELECT a, id FROM o WHERE a >= 5 ORDER BY a DESC, id DESC LIMIT 10;
+COMMIT;
+",
+    );
+    check(&script);
+}
+
+/// EXPLAIN QUERY PLAN names the ordered index search and, like SQLite, no temp B-tree for
+/// an ORDER BY the scan already satisfies.
+#[test]
+fn order_by_limit_query_plan() {
+    let setup = "CREATE TABLE tbl(id INTEGER PRIMARY KEY, c1 INTEGER, a, b, c);
+CREATE INDEX tbl_c1 ON tbl(c1);
+CREATE INDEX tbl_a ON tbl(a);
+CREATE INDEX tbl_ab ON tbl(a, b);";
+    let s = rusqlite::Connection::open_in_memory().expect("sqlite");
+    let p = parlite::Connection::open(":memory:").expect("parlite");
+    s.execute_batch(setup).expect("sqlite setup");
+    for stmt in setup.split(';').filter(|x| !x.trim().is_empty()) {
+        assert!(matches!(run_parlite(&p, stmt.trim()), Out::Rows { .. }));
+    }
+    for q in [
+        "EXPLAIN QUERY PLAN SELECT a, b, c FROM tbl WHERE c1 >= 5 ORDER BY c1 LIMIT 10",
+        "EXPLAIN QUERY PLAN SELECT a FROM tbl WHERE c1 > 5 ORDER BY c1 DESC LIMIT 10",
+        "EXPLAIN QUERY PLAN SELECT a FROM tbl ORDER BY id DESC LIMIT 3",
+        "EXPLAIN QUERY PLAN SELECT a FROM tbl WHERE c1 >= 5 ORDER BY c LIMIT 10",
+        "EXPLAIN QUERY PLAN SELECT c FROM tbl WHERE a = 4 ORDER BY b DESC LIMIT 5",
+        "EXPLAIN QUERY PLAN SELECT c FROM tbl WHERE a = 4 AND b > 2 ORDER BY b LIMIT 5",
+    ] {
+        let details = |o: Out| -> Vec<parlite::Value> {
+            match o {
+                Out::Rows { rows, .. } => rows.into_iter().map(|r| r[3].clone()).collect(),
+                Out::Err(e) => panic!("{q}: {e}"),
+            }
+        };
+        assert_eq!(
+            details(run_parlite(&p, q)),
+            details(run_sqlite(&s, q)),
+            "{q}"
+        );
+    }
+}

@@ -515,14 +515,20 @@ impl<'a> Engine<'a> {
                     }
                     (
                         crate::plan::SourceKind::Table(t),
-                        crate::plan::Access::RowidRange { lo, hi },
+                        crate::plan::Access::RowidRange { lo, hi, .. },
                     ) => {
                         let cond = match (lo, hi) {
                             (Some(_), Some(_)) => "rowid>? AND rowid<?",
                             (Some(_), None) => "rowid>?",
-                            _ => "rowid<?",
+                            (None, Some(_)) => "rowid<?",
+                            // An unbounded range is a full scan in rowid order.
+                            (None, None) => "",
                         };
-                        format!("SEARCH {} USING INTEGER PRIMARY KEY ({cond})", t.name)
+                        if cond.is_empty() {
+                            format!("SCAN {}", t.name)
+                        } else {
+                            format!("SEARCH {} USING INTEGER PRIMARY KEY ({cond})", t.name)
+                        }
                     }
                     (
                         crate::plan::SourceKind::Table(t),

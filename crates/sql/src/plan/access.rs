@@ -4,9 +4,14 @@
 //!
 //! Invariant: access paths only narrow the rows examined. Every WHERE/ON term stays a filter
 //! of its level, so a path derived from a term never changes the result.
+//!
+//! When `order_by_satisfied` finds the path yields the ORDER BY order, the plan carries no
+//! sort keys: the executor must then emit that core's rows in scan order (it does for a
+//! single table with no grouping, DISTINCT or windows, the only case accepted).
 
 use super::bind::{contains_agg, Binder};
 use super::*;
+use crate::collation::Collation;
 use crate::value::comparison_affinity;
 
 impl Binder<'_> {
@@ -78,7 +83,15 @@ impl Binder<'_> {
         }
     }
 
-    pub(crate) fn choose_access(&self, sources: &mut [Source], filters: &mut [Vec<CExpr>]) {
+    /// `order_hint`: the first ORDER BY column (in source 0) and collation of a query with a
+    /// LIMIT; an index led by it with a range on it is preferred, so the scan can follow the
+    /// index order and stop after LIMIT rows instead of sorting the whole range.
+    pub(crate) fn choose_access(
+        &self,
+        sources: &mut [Source],
+        filters: &mut [Vec<CExpr>],
+        order_hint: Option<(usize, Collation)>,
+    ) {
         for i in 0..sources.len() {
             let SourceKind::Table(tab) = &sources[i].kind else {
                 continue;
@@ -275,10 +288,21 @@ impl Binder<'_> {
                 if eq.is_empty() && lo.is_none() && hi.is_none() {
                     continue;
                 }
+                // An index giving the ORDER BY ... LIMIT order (its next column after the
+                // equality prefix) beats other ranges (and a rowid range) and an index with
+                // the same equality prefix, but not a longer equality prefix.
+                let ordered = i == 0
+                    && eq.iter().all(|(vals, _)| vals.len() == 1)
+                    && order_hint.is_some_and(|(oc, ocoll)| {
+                        ix.columns
+                            .get(eq.len())
+                            .is_some_and(|ic| ic.column == Some(oc) && ic.collation == ocoll)
+                    });
                 let score = eq.len() * 4
                     + usize::from(lo.is_some())
                     + usize::from(hi.is_some())
-                    + usize::from(ix.unique && eq.len() == ix.columns.len()) * 2;
+                    + usize::from(ix.unique && eq.len() == ix.columns.len()) * 2
+                    + usize::from(ordered) * 2;
                 if best.as_ref().map_or(true, |(s, _)| score > *s) {
                     let order = KeyOrder {
                         columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect(),
@@ -292,6 +316,7 @@ impl Binder<'_> {
                             lo,
                             hi,
                             range_aff,
+                            reverse: false,
                         },
                     ));
                 }
@@ -314,7 +339,13 @@ impl Binder<'_> {
             let rowid_score = usize::from(rlo.is_some()) + usize::from(rhi.is_some());
             match best {
                 Some((s, acc)) if s >= 4 || s > rowid_score => sources[i].access = acc,
-                _ if rowid_score > 0 => sources[i].access = Access::RowidRange { lo: rlo, hi: rhi },
+                _ if rowid_score > 0 => {
+                    sources[i].access = Access::RowidRange {
+                        lo: rlo,
+                        hi: rhi,
+                        reverse: false,
+                    }
+                }
                 Some((_, acc)) => sources[i].access = acc,
                 None => {
                     // No index: an inner table joined by equality gets an automatic index.
@@ -401,4 +432,112 @@ fn sources_width(t: &Table) -> usize {
 
 fn sources_slice_upto(sources: &[Source], i: usize) -> Vec<Source> {
     sources[..=i].to_vec()
+}
+
+/// Whether `core` produces its rows in `keys` order by its access path alone, so the sort
+/// can be dropped (and a LIMIT can stop the scan early). When it does, the access path is
+/// set to walk in the needed direction.
+///
+/// Only a single table with no grouping, DISTINCT or windows qualifies, walked either in
+/// rowid order (`ORDER BY rowid`) or along an index: after the equality prefix (each with
+/// one value, so the prefix is one contiguous key range), the ORDER BY terms name the next
+/// index columns with the same collation, all in the index direction or all against it,
+/// optionally followed by the rowid once every index column is used. Terms on equality
+/// columns are constant and skipped. NULLs must sort where the key order puts them: first
+/// ascending, last descending (the default).
+pub(crate) fn order_by_satisfied(core: &mut CorePlan, keys: &[SortKey]) -> bool {
+    if keys.is_empty()
+        || core.sources.len() != 1
+        || core.is_agg
+        || core.distinct
+        || !core.windows.is_empty()
+        || core.values.is_some()
+    {
+        return false;
+    }
+    let src = &core.sources[0];
+    let SourceKind::Table(tab) = &src.kind else {
+        return false;
+    };
+    if tab.without_rowid || src.join != JoinType::Inner {
+        return false;
+    }
+    let mut cols = Vec::with_capacity(keys.len());
+    for k in keys {
+        if k.nulls_first == k.desc {
+            return false;
+        }
+        match core.outputs.get(k.idx) {
+            Some(CExpr::Col { level: 0, idx })
+                if *idx >= src.start && *idx < src.start + src.width =>
+            {
+                cols.push(*idx - src.start)
+            }
+            _ => return false,
+        }
+    }
+    let (ncols, rowid_alias) = (tab.columns.len(), tab.rowid_alias);
+    let is_rowid = |c: usize| c == ncols || Some(c) == rowid_alias;
+    let access = &mut core.sources[0].access;
+    match access {
+        Access::Scan | Access::RowidRange { .. } => {
+            // The rowid is unique, so terms after it never break a tie.
+            if !is_rowid(cols[0]) {
+                return false;
+            }
+            let rev = keys[0].desc;
+            match access {
+                Access::RowidRange { reverse, .. } => *reverse = rev,
+                _ => {
+                    *access = Access::RowidRange {
+                        lo: None,
+                        hi: None,
+                        reverse: rev,
+                    }
+                }
+            }
+            true
+        }
+        Access::Index {
+            index, eq, reverse, ..
+        } => {
+            if eq.iter().any(|(vals, _)| vals.len() != 1) {
+                return false;
+            }
+            let mut pos = eq.len();
+            let mut dir: Option<bool> = None;
+            for (k, &c) in keys.iter().zip(&cols) {
+                let on_eq = index.columns[..eq.len()]
+                    .iter()
+                    .any(|ic| ic.column == Some(c) && ic.collation == k.coll);
+                if on_eq {
+                    continue;
+                }
+                let d = match index.columns.get(pos) {
+                    Some(ic) if ic.column == Some(c) && ic.collation == k.coll => {
+                        pos += 1;
+                        k.desc != ic.desc
+                    }
+                    Some(_) => return false,
+                    None if is_rowid(c) => {
+                        // Index keys end with the rowid, ascending; it is unique, so the
+                        // remaining terms never break a tie.
+                        if dir.is_some_and(|d| d != k.desc) {
+                            return false;
+                        }
+                        dir = Some(k.desc);
+                        break;
+                    }
+                    None => return false,
+                };
+                if dir.is_some_and(|x| x != d) {
+                    return false;
+                }
+                dir = Some(d);
+            }
+            *reverse = dir.unwrap_or(false);
+            true
+        }
+        _ => false,
+    }
 }

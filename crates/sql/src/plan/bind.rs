@@ -10,6 +10,7 @@
 //!   levels, then (WHERE/GROUP BY/HAVING/ORDER BY) a result-column alias, then a lone
 //!   double-quoted name is a string literal.
 
+use super::access::order_by_satisfied;
 use super::*;
 use crate::func;
 use crate::parse::ast::{
@@ -91,6 +92,9 @@ pub struct Binder<'s> {
     /// Recursive CTEs whose step is being bound: (name, working table id, columns).
     recursing: Vec<(String, usize, Vec<OutCol>)>,
     next_working_id: usize,
+    /// Set by a simple select with LIMIT just before its core is bound (and taken there), so
+    /// the access path may favour an index that yields the ORDER BY order.
+    order_limit_hint: bool,
 }
 
 fn err<T>(m: impl Into<String>) -> Result<T> {
@@ -129,6 +133,7 @@ impl<'s> Binder<'s> {
             hidden_ctes: Vec::new(),
             recursing: Vec::new(),
             next_working_id: 0,
+            order_limit_hint: false,
         }
     }
 
@@ -1136,10 +1141,16 @@ impl<'s> Binder<'s> {
         let mut columns = Vec::new();
         let mut order_by = Vec::new();
         if simple {
-            let (core, cols, keys) = self.core(&s.body.first, &s.order_by)?;
+            self.order_limit_hint = s.limit.is_some();
+            let (mut core, cols, keys) = self.core(&s.body.first, &s.order_by)?;
+            self.order_limit_hint = false;
+            // No sort when the scan already yields this order; run_select_capped then
+            // stops the scan after LIMIT + OFFSET rows.
+            if !order_by_satisfied(&mut core, &keys) {
+                order_by = keys;
+            }
             cores.push(core);
             columns = cols;
-            order_by = keys;
         } else {
             let all: Vec<&SelectCore> = std::iter::once(&s.body.first)
                 .chain(s.body.compounds.iter().map(|(_, c)| c))
@@ -1366,6 +1377,7 @@ impl<'s> Binder<'s> {
         sc: &ast::SelectCoreSelect,
         order: &[ast::OrderingTerm],
     ) -> Result<(CorePlan, Vec<OutCol>, Vec<SortKey>)> {
+        let has_limit = std::mem::take(&mut self.order_limit_hint);
         // FROM
         let mut sources: Vec<Source> = Vec::new();
         let mut where_terms: Vec<Expr> = Vec::new();
@@ -1633,7 +1645,22 @@ impl<'s> Binder<'s> {
         if having.is_some() && group_by.is_empty() && aggs.is_empty() {
             return err("a GROUP BY clause is required before HAVING");
         }
-        self.choose_access(&mut sources, &mut filters);
+        // ORDER BY <column of the only table> ... LIMIT: the column (and collation) whose index
+        // order would let the scan stop after LIMIT rows.
+        let order_hint = match (has_limit, sources.first(), keys.first()) {
+            (true, Some(src), Some(k)) if sources.len() == 1 && !is_agg && !sc.distinct => {
+                match outputs.get(k.idx) {
+                    Some(CExpr::Col { level: 0, idx })
+                        if *idx >= src.start && *idx < src.start + src.width =>
+                    {
+                        Some((*idx - src.start, k.coll))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        self.choose_access(&mut sources, &mut filters, order_hint);
         let plan = CorePlan {
             sources,
             width,

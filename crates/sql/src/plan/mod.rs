@@ -293,9 +293,12 @@ pub enum Access {
     Scan,
     /// `rowid = e` (each of several values for IN).
     RowidEq(Vec<CExpr>),
+    /// Rows by rowid between the bounds; descending when `reverse` (an ORDER BY rowid DESC
+    /// the scan satisfies).
     RowidRange {
         lo: Option<(CExpr, bool)>,
         hi: Option<(CExpr, bool)>,
+        reverse: bool,
     },
     /// Equality on a prefix of the index columns (each with one or more candidate values),
     /// then an optional range on the next column. Bounds carry (expr, inclusive).
@@ -306,6 +309,8 @@ pub enum Access {
         lo: Option<(CExpr, bool)>,
         hi: Option<(CExpr, bool)>,
         range_aff: Option<Affinity>,
+        /// Walk the index backwards (an ORDER BY it satisfies in reverse key order).
+        reverse: bool,
     },
     /// SQLite's "automatic index": an inner table joined by `col = <earlier sources>` with
     /// no usable index is hashed on `col` once per execution and probed per outer row.
