@@ -460,7 +460,13 @@ impl ConnInner {
                 }
                 let t = match mode {
                     Some(TxnMode::Immediate) | Some(TxnMode::Exclusive) => {
-                        self.db.begin_write(self.busy_timeout())?
+                        // The engine chose to retry, so the statement is still in progress for the
+                        // application: wait for the lock as long as a concurrent attempt's commit would
+                        // (the lock is mostly held for other commits' short validation), and longer if
+                        // the connection's busy_timeout says so. With busy_timeout 0 an immediate BUSY
+                        // here surfaced under contention although no user transaction held the lock.
+                        let wait = self.busy_timeout().max(self.db.concurrent_busy_timeout());
+                        self.db.begin_write(wait)?
                     }
                     Some(TxnMode::Concurrent) => self.begin_concurrent()?,
                     _ => self.db.begin_read()?,
@@ -626,7 +632,13 @@ impl ConnInner {
             let t = if readonly {
                 self.db.begin_read()?
             } else {
-                self.db.begin_write(self.busy_timeout())?
+                // The engine chose to retry, so the statement is still in progress for the
+                // application: wait for the lock as long as a concurrent attempt's commit would
+                // (the lock is mostly held for other commits' short validation), and longer if
+                // the connection's busy_timeout says so. With busy_timeout 0 an immediate BUSY
+                // here surfaced under contention although no user transaction held the lock.
+                let wait = self.busy_timeout().max(self.db.concurrent_busy_timeout());
+                self.db.begin_write(wait)?
             };
             if let Err(e) = self.refresh_schema(&t) {
                 t.rollback();
@@ -685,7 +697,13 @@ impl ConnInner {
                 self.counters
                     .autocommit_lock_fallbacks
                     .fetch_add(1, Ordering::Relaxed);
-                self.db.begin_write(self.busy_timeout())?
+                // The engine chose to retry, so the statement is still in progress for the
+                // application: wait for the lock as long as a concurrent attempt's commit would
+                // (the lock is mostly held for other commits' short validation), and longer if
+                // the connection's busy_timeout says so. With busy_timeout 0 an immediate BUSY
+                // here surfaced under contention although no user transaction held the lock.
+                let wait = self.busy_timeout().max(self.db.concurrent_busy_timeout());
+                self.db.begin_write(wait)?
             } else {
                 self.begin_concurrent()?
             };

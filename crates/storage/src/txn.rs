@@ -225,6 +225,11 @@ impl Database {
         *lock(&self.inner.concurrent_busy_timeout) = busy_timeout;
     }
 
+    /// How long a concurrent commit waits for the writer lock to validate and apply.
+    pub fn concurrent_busy_timeout(&self) -> Duration {
+        *lock(&self.inner.concurrent_busy_timeout)
+    }
+
     /// Commits of each kind and conflicts by root.
     pub fn concurrency_stats(&self) -> ConcurrencyStats {
         lock(&self.inner.history).stats.clone()
