@@ -153,7 +153,9 @@ fn long_reader_sees_its_snapshot_while_the_log_stays_bounded() {
         log_max <= CHECKPOINT_LOG_BYTES + FRAME_BYTES_MAX,
         "log grew to {log_max} bytes"
     );
-    // The snapshot pins at most one old image per page of the database beside the newest.
+    // Bounded independently of the commit count: C2 keeps, per page, the image the old
+    // snapshot sees, the newest, and those of the (short) writers' snapshots in flight; the
+    // assert allows the cache's capacity plus two images per cached page.
     assert!(
         versions_max <= CACHE_PAGES_MAX + 2 * (s.cache_pages.max(1)),
         "cache versions unbounded: {versions_max} ({s:?})"
