@@ -374,6 +374,14 @@ impl History {
 
     /// C1: called under the writer lock, before the commit is published.
     pub fn push(&mut self, seq: u64, writes: WriteSet) {
+        // An entry with the same number is of a commit that did not advance the sequence:
+        // it changed nothing (no frame) or failed. Its writes never happened, so it goes;
+        // kept, it would outlive every snapshot (prune keeps all entries numbered `newest`)
+        // and fail validations spuriously. Under the writer lock, `seq` never decreases.
+        if self.entries.back().is_some_and(|e| e.seq == seq) {
+            self.entries.pop_back();
+        }
+        debug_assert!(self.entries.back().is_none_or(|e| e.seq < seq));
         self.entries.push_back(CommitEntry {
             seq,
             writes: Arc::new(writes),

@@ -412,6 +412,22 @@ fn history_is_pruned_when_no_concurrent_txn_is_live() {
     assert!(db.concurrent_history_len() <= 1);
 }
 
+/// A commit that changes nothing (deleting a missing row) writes no frame, so the next
+/// commit has the same sequence number; found by
+/// `committed_transactions_are_serializable_in_commit_order` (PARLITE_SEED=7816204700585740158).
+#[test]
+fn history_after_a_commit_that_changed_nothing() {
+    let db = mem_db();
+    let root = table(&db, &[1]);
+    let t = db.begin_concurrent().unwrap();
+    assert!(!t.table_delete(root, 99).unwrap());
+    t.commit().unwrap();
+    let t = db.begin_concurrent().unwrap();
+    t.table_insert(root, 2, &val(2)).unwrap();
+    t.commit().unwrap();
+    assert!(db.concurrent_history_len() <= 1);
+}
+
 /// One transfer of `amount` from `a` to `b` in `t`; the caller commits.
 fn transfer(t: &Txn, root: PageNo, a: i64, b: i64, amount: i64) -> parlite_storage::Result<()> {
     let mut c = t.cursor(root, BtreeKind::Table, None)?;

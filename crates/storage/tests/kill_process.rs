@@ -103,6 +103,9 @@ fn kill_child_entry() {
     if let Ok(path) = std::env::var(CHILD_BTREE_ENV) {
         child_btree(&path);
     }
+    if let Ok(path) = std::env::var(CHILD_CONC_ENV) {
+        child_concurrent(&path);
+    }
 }
 
 const CHILD_BTREE_ENV: &str = "PARLITE_KILL_CHILD_BTREE";
@@ -216,10 +219,13 @@ fn sigkill_btree_writers_lose_no_acknowledged_row() {
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = std::sync::mpsc::channel::<i64>();
         let reader = std::thread::spawn(move || {
+            // libtest may print `test kill_child_entry ... ` before the first ack, on the
+            // same line.
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
                 if let Some(id) = line
-                    .strip_prefix("ack ")
+                    .find("ack ")
+                    .map(|at| &line[at + 4..])
                     .and_then(|s| s.trim().parse().ok())
                 {
                     if tx.send(id).is_err() {
@@ -316,10 +322,13 @@ fn sigkill_loses_no_acknowledged_commit() {
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = std::sync::mpsc::channel::<u64>();
         let reader = std::thread::spawn(move || {
+            // libtest may print `test kill_child_entry ... ` before the first ack, on the
+            // same line.
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
                 if let Some(id) = line
-                    .strip_prefix("ack ")
+                    .find("ack ")
+                    .map(|at| &line[at + 4..])
                     .and_then(|s| s.trim().parse().ok())
                 {
                     if tx.send(id).is_err() {
@@ -513,6 +522,212 @@ fn bench_one_row_updates_vs_sqlite() {
              SQLite WAL+FULL {theirs:>8.0} tps, ratio {:.2}",
             stats.commit_syncs as f64 / stats.commits.max(1) as f64,
             ours / theirs
+        );
+    }
+}
+
+const CHILD_CONC_ENV: &str = "PARLITE_KILL_CHILD_CONC";
+const CONC_THREADS: i64 = 6;
+
+/// Row `-(t + 1)` is thread `t`'s counter: the sequence number of its last commit.
+fn counter_row(t: i64) -> i64 {
+    -(t + 1)
+}
+
+fn int_record(v: i64) -> Vec<u8> {
+    parlite_storage::record::encode(&[parlite_storage::record::ValueRef::Integer(v)])
+}
+
+fn read_int(c: &parlite_storage::Cursor) -> i64 {
+    match parlite_storage::record::decode(&c.record().unwrap()).unwrap()[0] {
+        parlite_storage::record::ValueRef::Integer(v) => v,
+        ref other => panic!("not an integer: {other:?}"),
+    }
+}
+
+/// Thread `t`'s counter as `txn` sees it (0 before its first commit).
+fn counter_of(txn: &parlite_storage::Txn, root: PageNo, t: i64) -> i64 {
+    let mut c = txn
+        .cursor(root, parlite_storage::BtreeKind::Table, None)
+        .unwrap();
+    if c.seek_rowid(counter_row(t), parlite_storage::SeekOp::Eq)
+        .unwrap()
+    {
+        read_int(&c)
+    } else {
+        0
+    }
+}
+
+/// The concurrent child: even threads commit with `begin_concurrent` (retrying on
+/// `Conflict`/`Busy`), odd threads with `begin_write`. Commit `n` of thread `t` inserts row
+/// `t * THREAD_ID_SPAN + n` (value `n`) and sets the thread's counter row to `n`; once
+/// `commit` returned, the thread prints `ack t n`.
+fn child_concurrent(path: &str) {
+    use parlite_storage::StorageError as E;
+    let db = retry_locked(|| parlite_storage::Database::open(path, opts()));
+    let root = kill_table(&db);
+    let out = std::sync::Arc::new(std::sync::Mutex::new(std::io::stdout()));
+    let threads: Vec<_> = (0..CONC_THREADS)
+        .map(|t| {
+            let (db, out) = (db.clone(), out.clone());
+            std::thread::spawn(move || {
+                let mut n = counter_of(&db.begin_read().unwrap(), root, t);
+                loop {
+                    n += 1;
+                    loop {
+                        let txn = if t % 2 == 0 {
+                            db.begin_concurrent().unwrap()
+                        } else {
+                            db.begin_write(Duration::from_secs(30)).unwrap()
+                        };
+                        let r = txn
+                            .table_insert(root, t * THREAD_ID_SPAN + n, &int_record(n))
+                            .and_then(|()| txn.table_insert(root, counter_row(t), &int_record(n)))
+                            .and_then(|()| txn.commit());
+                        match r {
+                            Ok(()) => break,
+                            Err(E::Conflict { .. } | E::Busy { .. } | E::BusySnapshot { .. }) => {
+                                txn.rollback();
+                            }
+                            Err(e) => panic!("thread {t} commit {n}: {e}"),
+                        }
+                    }
+                    let mut o = out.lock().unwrap();
+                    writeln!(o, "ack {t} {n}").unwrap();
+                    o.flush().unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
+
+/// A child process commits from several threads, concurrent and lock-holding, under `Full`;
+/// SIGKILLed at a random instant. After reopening: every acknowledged commit is there, each
+/// thread's rows form a prefix of its sequence (at most the one in-flight commit beyond its
+/// last ack), its counter row equals that prefix's length (each commit is atomic), and no
+/// counter went backwards across rounds.
+#[test]
+fn sigkill_concurrent_writers_keep_acknowledged_commits_in_order() {
+    use parlite_storage::{BtreeKind, Database};
+    let seed: u64 = std::env::var("PARLITE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0xC0C0);
+    let rounds = if std::env::var("PARLITE_LONG").is_ok() {
+        20
+    } else {
+        3
+    };
+    let mut rng = StdRng::seed_from_u64(seed);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("killc.db").display().to_string();
+    let exe = std::env::current_exe().unwrap();
+    let mut acked_max = vec![0i64; CONC_THREADS as usize];
+    let mut prev = vec![0i64; CONC_THREADS as usize];
+    for round in 0..rounds {
+        let mut child = Command::new(&exe)
+            .args([
+                "--exact",
+                "kill_child_entry",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD_CONC_ENV, &path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel::<(i64, i64)>();
+        let reader = std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                // libtest may print `test kill_child_entry ... ` before the first ack, on
+                // the same line.
+                let Some(at) = line.find("ack ") else {
+                    continue;
+                };
+                let mut it = line[at + 4..].split_whitespace();
+                let t = it.next().and_then(|s| s.parse().ok());
+                let n = it.next().and_then(|s| s.parse().ok());
+                if let (Some(t), Some(n)) = (t, n) {
+                    if tx.send((t, n)).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        let first = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("child acknowledged nothing");
+        let delay_ms = rng.gen_range(50..400);
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        reader.join().unwrap();
+        let all: Vec<(i64, i64)> = std::iter::once(first).chain(rx.try_iter()).collect();
+        for &(t, n) in &all {
+            let m = &mut acked_max[t as usize];
+            assert_eq!(
+                n,
+                (*m).max(prev[t as usize]) + 1,
+                "thread {t} acked out of order: {:?}",
+                &all[..all.len().min(20)]
+            );
+            *m = n;
+        }
+
+        let db = retry_locked(|| Database::open(&path, opts()));
+        let root = kill_table(&db);
+        let r = db.begin_read().unwrap();
+        let mut present = 0u64;
+        for t in 0..CONC_THREADS {
+            let tu = t as usize;
+            let counter = counter_of(&r, root, t);
+            let mut c = r.cursor(root, BtreeKind::Table, None).unwrap();
+            let mut k = 0i64;
+            let mut more = c
+                .seek_rowid(t * THREAD_ID_SPAN + 1, parlite_storage::SeekOp::Ge)
+                .unwrap();
+            while more && c.rowid().unwrap() < (t + 1) * THREAD_ID_SPAN {
+                k += 1;
+                assert_eq!(
+                    c.rowid().unwrap(),
+                    t * THREAD_ID_SPAN + k,
+                    "round {round}: hole in thread {t}'s rows"
+                );
+                assert_eq!(read_int(&c), k, "round {round}: thread {t} row {k}");
+                more = c.next().unwrap();
+            }
+            present += k as u64;
+            assert_eq!(
+                counter, k,
+                "round {round}: thread {t}'s counter disagrees with its rows"
+            );
+            assert!(
+                k >= acked_max[tu],
+                "round {round}: thread {t} acknowledged {} but has {k}",
+                acked_max[tu]
+            );
+            assert!(
+                k <= acked_max[tu].max(prev[tu]) + 1,
+                "round {round}: thread {t} has {k}, more than one unacknowledged commit"
+            );
+            assert!(
+                k >= prev[tu],
+                "round {round}: thread {t}'s counter went back"
+            );
+            prev[tu] = k;
+            acked_max[tu] = k;
+        }
+        let problems = r.integrity_check(&[(root, BtreeKind::Table)], 10).unwrap();
+        assert!(problems.is_empty(), "round {round}: {problems:?}");
+        println!("round {round}: killed after {delay_ms} ms, {} acks, {present} rows, per thread {prev:?}",
+            all.len()
         );
     }
 }
