@@ -289,6 +289,8 @@ impl Database {
                 sync: self.sync.clone(),
                 schema: Schema::default(),
                 schema_loaded: false,
+                schema_gen: 0,
+                plan: None,
                 state,
                 sync_applied: sync_level,
                 txn: None,
@@ -315,6 +317,11 @@ struct ConnInner {
     sync: Arc<SyncRequests>,
     schema: Schema,
     schema_loaded: bool,
+    /// Bumped whenever `schema` is reloaded or may have changed (a statement other than
+    /// SELECT/INSERT/UPDATE/DELETE ran): a cached plan bound at another value is stale.
+    schema_gen: u64,
+    /// The running statement's cached plan, lent by `Statement::step` for one run.
+    plan: Option<(u64, exec::CachedPlan)>,
     state: ConnState,
     /// The `PRAGMA synchronous` level last handed to storage (invariant 6).
     sync_applied: i64,
@@ -347,6 +354,7 @@ impl ConnInner {
             fresh.carry_temp_from(&self.schema);
             self.schema = fresh;
             self.schema_loaded = true;
+            self.schema_gen += 1;
         }
         Ok(())
     }
@@ -810,8 +818,25 @@ impl ConnInner {
         };
         // The temp database follows the statement: undone with it on error.
         let tsp = self.temp_txn.savepoint()?;
+        // Plans depend on the schema only (parameters are late-bound), so a SELECT, UPDATE or
+        // DELETE reuses its plan while `schema_gen` is unchanged.
+        let cacheable = matches!(stmt, Stmt::Select(_) | Stmt::Update(_) | Stmt::Delete(_));
+        let cached = match self.plan.take() {
+            Some((gen, p)) if cacheable && gen == self.schema_gen => Some(p),
+            _ => None,
+        };
         let mut engine = Engine::new(&store, &mut self.schema, params, &self.state);
+        if cacheable {
+            engine = engine.with_plan_cache(cached);
+        }
         let r = engine.execute(stmt);
+        let plan = engine.take_cached_plan();
+        if cacheable {
+            self.plan = plan.map(|p| (self.schema_gen, p));
+        } else if !matches!(stmt, Stmt::Insert(_)) {
+            // DDL, PRAGMA, ANALYZE...: the schema, or what planning reads, may have changed.
+            self.schema_gen += 1;
+        }
         match r {
             Ok(rows) => {
                 self.temp_txn.release(tsp)?;
@@ -927,6 +952,7 @@ impl Connection {
             rows: None,
             current: None,
             readonly,
+            plan: None,
         };
         Ok(Some((stmt, tail)))
     }
@@ -969,6 +995,8 @@ pub struct Statement {
     rows: Option<VecDeque<Vec<SqlValue>>>,
     current: Option<Vec<SqlValue>>,
     readonly: bool,
+    /// The bound plan kept across step/reset/bind (ConnInner::plan while running).
+    plan: Option<(u64, exec::CachedPlan)>,
 }
 
 impl Statement {
@@ -1014,7 +1042,10 @@ impl Statement {
         if self.rows.is_none() {
             let rows = {
                 let mut g = lock(&self.conn);
-                g.run(&self.stmt, &self.bindings)?
+                g.plan = self.plan.take();
+                let r = g.run(&self.stmt, &self.bindings);
+                self.plan = g.plan.take();
+                r?
             };
             self.rows = Some(rows.into());
         }

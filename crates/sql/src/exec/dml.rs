@@ -1241,8 +1241,7 @@ impl Engine<'_> {
             order_by: order_by.to_vec(),
             limit: limit.clone(),
         };
-        let plan = self.binder_with_trigger_frame().bind_select(&sel)?;
-        self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent))
+        self.run_top_select(&sel)
     }
 
     pub fn update(&mut self, u: &ast::Update) -> Result<Vec<Vec<Value>>> {

@@ -1,0 +1,191 @@
+//! A prepared statement keeps its bound plan across step/reset/bind, and re-plans
+//! transparently when the schema changed, on its own connection or another (SQLite's
+//! prepare_v2 retries SQLITE_SCHEMA the same way).
+
+use parlite::{Connection, Database, Statement, Value};
+use std::path::PathBuf;
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let p = std::env::temp_dir().join(format!(
+            "parlite-plancache-{tag}-{}-{nanos}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+    fn db(&self) -> String {
+        self.0.join("test.db").to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn prepare(c: &Connection, sql: &str) -> Statement {
+    c.prepare(sql).unwrap().expect("a statement").0
+}
+
+/// Binds `params`, runs to the end, returns the rows and resets.
+fn run(st: &mut Statement, params: &[Value]) -> Result<Vec<Vec<Value>>, parlite::Error> {
+    for (i, p) in params.iter().enumerate() {
+        st.bind(i + 1, p.clone()).unwrap();
+    }
+    let mut rows = Vec::new();
+    let r = loop {
+        match st.step() {
+            Ok(true) => rows.push((0..st.column_count()).map(|i| st.column(i)).collect()),
+            Ok(false) => break Ok(rows),
+            Err(e) => break Err(e),
+        }
+    };
+    st.reset();
+    r
+}
+
+fn int(i: i64) -> Value {
+    Value::Integer(i)
+}
+
+fn text(s: &str) -> Value {
+    Value::Text(s.to_string())
+}
+
+#[test]
+fn parameters_are_late_bound_across_reruns() {
+    let c = Connection::open(":memory:").unwrap();
+    c.execute_batch("CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT); INSERT INTO t VALUES (1,'x'),(2,'y'),(3,'z');")
+        .unwrap();
+    let mut sel = prepare(&c, "SELECT b FROM t WHERE a = ?1");
+    let mut upd = prepare(&c, "UPDATE t SET b = ?2 WHERE a = ?1");
+    let mut del = prepare(&c, "DELETE FROM t WHERE a = ?");
+    for round in 0..3 {
+        assert_eq!(run(&mut sel, &[int(1)]).unwrap(), vec![vec![text("x")]]);
+        assert_eq!(run(&mut sel, &[int(2)]).unwrap(), vec![vec![text("y")]]);
+        run(&mut upd, &[int(2), text(&format!("y{round}"))]).unwrap();
+        assert_eq!(
+            run(&mut sel, &[int(2)]).unwrap(),
+            vec![vec![text(&format!("y{round}"))]]
+        );
+        run(&mut upd, &[int(2), text("y")]).unwrap();
+    }
+    run(&mut del, &[int(3)]).unwrap();
+    assert_eq!(c.changes(), 1);
+    run(&mut del, &[int(3)]).unwrap();
+    assert_eq!(c.changes(), 0);
+    assert_eq!(run(&mut sel, &[int(3)]).unwrap(), Vec::<Vec<Value>>::new());
+}
+
+#[test]
+fn replans_after_own_table_recreated_with_other_columns() {
+    let c = Connection::open(":memory:").unwrap();
+    c.execute_batch("CREATE TABLE t(a INTEGER, b TEXT); INSERT INTO t VALUES (1,'x');")
+        .unwrap();
+    let mut sel = prepare(&c, "SELECT b FROM t WHERE a = ?");
+    let mut upd = prepare(&c, "UPDATE t SET b = 'u' WHERE a = ?");
+    let mut del = prepare(&c, "DELETE FROM t WHERE a = ?");
+    assert_eq!(run(&mut sel, &[int(1)]).unwrap(), vec![vec![text("x")]]);
+    run(&mut upd, &[int(9)]).unwrap();
+    run(&mut del, &[int(9)]).unwrap();
+
+    // b moves from the second column to the third: a stale plan would read c.
+    c.execute_batch("DROP TABLE t; CREATE TABLE t(c TEXT, a INTEGER, b TEXT); INSERT INTO t VALUES ('c1', 1, 'b1'), ('c2', 2, 'b2');")
+        .unwrap();
+    assert_eq!(run(&mut sel, &[int(1)]).unwrap(), vec![vec![text("b1")]]);
+    run(&mut upd, &[int(2)]).unwrap();
+    assert_eq!(run(&mut sel, &[int(2)]).unwrap(), vec![vec![text("u")]]);
+    run(&mut del, &[int(1)]).unwrap();
+    assert_eq!(c.changes(), 1);
+    assert_eq!(run(&mut sel, &[int(1)]).unwrap(), Vec::<Vec<Value>>::new());
+
+    // Without the column the statement refers to: SQLite's error, not stale rows.
+    c.execute_batch(
+        "DROP TABLE t; CREATE TABLE t(a INTEGER, z TEXT); INSERT INTO t VALUES (1, 'z');",
+    )
+    .unwrap();
+    let e = run(&mut sel, &[int(1)]).unwrap_err();
+    assert!(e.to_string().contains("no such column: b"), "{e}");
+    c.execute_batch("DROP TABLE t").unwrap();
+    let e = run(&mut sel, &[int(1)]).unwrap_err();
+    assert!(e.to_string().contains("no such table: t"), "{e}");
+}
+
+#[test]
+fn replans_after_temp_table_shadows_main() {
+    let c = Connection::open(":memory:").unwrap();
+    c.execute_batch("CREATE TABLE t(x); INSERT INTO t VALUES ('main');")
+        .unwrap();
+    let mut sel = prepare(&c, "SELECT x FROM t");
+    assert_eq!(run(&mut sel, &[]).unwrap(), vec![vec![text("main")]]);
+    c.execute_batch("CREATE TEMP TABLE t(x); INSERT INTO temp.t VALUES ('temp');")
+        .unwrap();
+    assert_eq!(run(&mut sel, &[]).unwrap(), vec![vec![text("temp")]]);
+    c.execute_batch("DROP TABLE temp.t").unwrap();
+    assert_eq!(run(&mut sel, &[]).unwrap(), vec![vec![text("main")]]);
+}
+
+#[test]
+fn replans_after_another_connection_changes_the_schema() {
+    let dir = TempDir::new("other");
+    let db = Database::open(&dir.db()).unwrap();
+    let c1 = db.connect().unwrap();
+    let c2 = db.connect().unwrap();
+    c1.execute_batch(
+        "CREATE TABLE t(a INTEGER, b TEXT); INSERT INTO t VALUES (1,'x'),(2,'y'),(3,'z');",
+    )
+    .unwrap();
+    let mut sel = prepare(&c1, "SELECT b FROM t WHERE a = ?");
+    let mut upd = prepare(&c1, "UPDATE t SET b = b || '!' WHERE a = ?");
+    let mut del = prepare(&c1, "DELETE FROM t WHERE a = ?");
+    assert_eq!(run(&mut sel, &[int(2)]).unwrap(), vec![vec![text("y")]]);
+    run(&mut upd, &[int(9)]).unwrap();
+    run(&mut del, &[int(9)]).unwrap();
+
+    // An index added by another connection: the plan may now use it, results are the same,
+    // and writes through the old statements keep it up to date.
+    c2.execute_batch("CREATE INDEX ta ON t(a)").unwrap();
+    assert_eq!(run(&mut sel, &[int(2)]).unwrap(), vec![vec![text("y")]]);
+    run(&mut upd, &[int(2)]).unwrap();
+    run(&mut del, &[int(3)]).unwrap();
+    let mut check = prepare(
+        &c2,
+        "SELECT a, b FROM t INDEXED BY ta WHERE a > 0 ORDER BY a",
+    );
+    assert_eq!(
+        run(&mut check, &[]).unwrap(),
+        vec![vec![int(1), text("x")], vec![int(2), text("y!")]]
+    );
+    let mut ic = prepare(&c2, "PRAGMA integrity_check");
+    assert_eq!(run(&mut ic, &[]).unwrap(), vec![vec![text("ok")]]);
+
+    // The index dropped by the other connection: a stale plan would read a freed tree.
+    c2.execute_batch("DROP INDEX ta").unwrap();
+    assert_eq!(run(&mut sel, &[int(2)]).unwrap(), vec![vec![text("y!")]]);
+    run(&mut upd, &[int(1)]).unwrap();
+    assert_eq!(run(&mut sel, &[int(1)]).unwrap(), vec![vec![text("x!")]]);
+
+    // The table recreated with other columns by the other connection.
+    c2.execute_batch(
+        "DROP TABLE t; CREATE TABLE t(c TEXT, b TEXT, a INTEGER); INSERT INTO t VALUES ('c', 'b5', 5);",
+    )
+    .unwrap();
+    assert_eq!(run(&mut sel, &[int(5)]).unwrap(), vec![vec![text("b5")]]);
+    run(&mut upd, &[int(5)]).unwrap();
+    assert_eq!(run(&mut sel, &[int(5)]).unwrap(), vec![vec![text("b5!")]]);
+    run(&mut del, &[int(5)]).unwrap();
+    assert_eq!(c1.changes(), 1);
+    assert_eq!(run(&mut sel, &[int(5)]).unwrap(), Vec::<Vec<Value>>::new());
+
+    c2.execute_batch("DROP TABLE t").unwrap();
+    let e = run(&mut sel, &[int(5)]).unwrap_err();
+    assert!(e.to_string().contains("no such table: t"), "{e}");
+}
