@@ -204,3 +204,18 @@ fn alter_table_keeps_expression_indexes_right() {
     }
     assert_eq!(sqlite_check(&path), "ok");
 }
+
+#[test]
+fn planner_searches_an_expression_index() {
+    let c = Connection::open(":memory:").expect("open");
+    c.execute_batch(SCHEMA).expect("schema");
+    c.execute_batch(WRITES).expect("writes");
+    for q in [
+        "SELECT a FROM t WHERE substr(b, 1, 4) = 'key1'",
+        "SELECT a FROM t WHERE substr(b,1,4) >= 'key3'",
+        "SELECT a FROM t WHERE substr(b, 1, 4) IN ('key2', 'KEY3')",
+    ] {
+        let plan = format!("{:?}", rows(&c, &format!("EXPLAIN QUERY PLAN {q}")));
+        assert!(plan.contains("USING INDEX t_sub"), "{q}: {plan}");
+    }
+}
