@@ -266,6 +266,7 @@ impl Engine<'_> {
             Some(p) => Some(Binder::new(self.schema).bind_for_table(t, None, p)?),
             None => None,
         };
+        let exprs = super::dml::bind_index_exprs(&mut Binder::new(self.schema), t, ix)?;
         // Rows are read in batches and only then indexed: a scan cursor whose transaction
         // changed under it re-seeks its saved rowid on every step (`Cursor::restore`), and
         // interleaving each step with an index insert paid that on every row.
@@ -286,7 +287,7 @@ impl Engine<'_> {
                 break;
             };
             let full_batch = batch.len() == BATCH_ROWS;
-            self.index_rows(t, ix, &order, &defaults, pred.as_ref(), batch)?;
+            self.index_rows(t, ix, &order, &defaults, pred.as_ref(), &exprs, batch)?;
             if !full_batch {
                 break;
             }
@@ -303,6 +304,7 @@ impl Engine<'_> {
         order: &KeyOrder,
         defaults: &[Value],
         pred: Option<&CExpr>,
+        exprs: &super::dml::IndexExprs,
         rows: Vec<(i64, Row)>,
     ) -> Result<()> {
         let exec = self.exec();
@@ -313,15 +315,8 @@ impl Engine<'_> {
                     continue;
                 }
             }
-            let mut k: Vec<Value> = ix
-                .columns
-                .iter()
-                .map(|c| {
-                    c.column
-                        .map(|i| full[i].clone())
-                        .unwrap_or(Value::Integer(rowid))
-                })
-                .collect();
+            let mut k = super::dml::index_key(&exec, ix, exprs, &full[..t.columns.len()], rowid)?;
+            k.pop();
             if ix.unique && !k.iter().any(|v| v.is_null()) {
                 let probe = k.clone();
                 if self
@@ -336,19 +331,22 @@ impl Engine<'_> {
                     .next()
                     .is_some()
                 {
-                    let cols: Vec<String> = ix
-                        .columns
-                        .iter()
-                        .map(|c| {
-                            format!(
-                                "{}.{}",
-                                t.name,
-                                c.column
-                                    .map(|i| t.columns[i].name.clone())
-                                    .unwrap_or_default()
-                            )
-                        })
-                        .collect();
+                    let cols: Vec<String> = if ix.columns.iter().any(|c| c.expr.is_some()) {
+                        vec![format!("index '{}'", ix.name)]
+                    } else {
+                        ix.columns
+                            .iter()
+                            .map(|c| {
+                                format!(
+                                    "{}.{}",
+                                    t.name,
+                                    c.column
+                                        .map(|i| t.columns[i].name.clone())
+                                        .unwrap_or_default()
+                                )
+                            })
+                            .collect()
+                    };
                     return Err(SqlError::Code {
                         code: 19,
                         extended_code: super::dml::SQLITE_CONSTRAINT_UNIQUE,
@@ -385,8 +383,10 @@ impl Engine<'_> {
         }
         let mut ix = index_from_create(c, &t)?;
         if let Some(p) = &ix.partial {
-            Binder::new(self.schema).bind_for_table(&t, None, p)?;
+            let bound = Binder::new(self.schema).bind_for_table(&t, None, p)?;
+            super::dml::check_index_expr(&bound, "partial index WHERE clauses")?;
         }
+        super::dml::bind_index_exprs(&mut Binder::new(self.schema), &t, &ix)?;
         ix.root = self.new_index_btree()?;
         self.populate_index(&t, &ix)?;
         self.insert_schema_row("index", &ix.name, &t.name, ix.root, Some(&c.schema_sql))?;
@@ -987,7 +987,12 @@ impl Engine<'_> {
                     return err(format!("cannot drop PRIMARY KEY column: \"{cname}\""));
                 }
                 for ix in self.schema.table_indexes(&t) {
-                    if ix.columns.iter().any(|c| c.column == Some(ci)) {
+                    let in_expr = ix.columns.iter().any(|c| {
+                        c.expr
+                            .as_ref()
+                            .is_some_and(|e| expr_names_column(e, &cname))
+                    });
+                    if in_expr || ix.columns.iter().any(|c| c.column == Some(ci)) {
                         return err(if ix.sql.is_none() {
                             format!("cannot drop UNIQUE column: \"{cname}\"")
                         } else {
@@ -1109,6 +1114,17 @@ fn rename_column_in_sql(sql: &str, old: &str, new_quoted: &str, is_table: bool) 
         out.replace_range(a..b, new_quoted);
     }
     out
+}
+
+/// True when `e` refers to the column `name` (outside subqueries, which index expressions
+/// cannot hold).
+fn expr_names_column(e: &ast::Expr, name: &str) -> bool {
+    if let ast::Expr::Column { name: n, .. } = e {
+        return n.eq_ignore_ascii_case(name);
+    }
+    let mut hit = false;
+    e.for_each_child(&mut |c| hit = hit || expr_names_column(c, name));
+    hit
 }
 
 /// Removes the `ci`-th column definition from a CREATE TABLE text.

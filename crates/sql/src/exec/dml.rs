@@ -39,7 +39,9 @@ fn constraint(ext: i32, msg: String) -> SqlError {
 /// Everything needed to write rows of one table, bound once per statement.
 pub struct TableWriter {
     pub t: Arc<Table>,
-    pub indexes: Vec<(Arc<Index>, KeyOrder, Option<CExpr>)>,
+    /// Each index with its key order, bound partial-index predicate and bound expression
+    /// terms (one per key column; None for plain columns).
+    pub indexes: Vec<(Arc<Index>, KeyOrder, Option<CExpr>, IndexExprs)>,
     pub checks: Vec<(String, CExpr)>,
     pub defaults: Vec<Option<CExpr>>,
     /// Report aborting uniqueness conflicts as `Written::Conflict` (INSERT ... ON CONFLICT).
@@ -120,7 +122,8 @@ impl Engine<'_> {
                 None => None,
             };
             let order = Exec::key_order(&ix);
-            indexes.push((ix, order, pred));
+            let exprs = bind_index_exprs(&mut b, t, &ix)?;
+            indexes.push((ix, order, pred, exprs));
         }
         let mut checks = Vec::new();
         for c in &t.checks {
@@ -143,17 +146,14 @@ impl Engine<'_> {
         })
     }
 
-    fn index_key(ix: &Index, vals: &[Value], rowid: i64) -> Vec<Value> {
-        // Sized for the trailing rowid up front: `collect` then `push` reallocated every
-        // key (250M of 14.6G instructions in a speedtest1 excerpt, callgrind).
-        let mut k: Vec<Value> = Vec::with_capacity(ix.columns.len() + 1);
-        k.extend(ix.columns.iter().map(|c| {
-            c.column
-                .and_then(|i| vals.get(i).cloned())
-                .unwrap_or(Value::Integer(rowid))
-        }));
-        k.push(Value::Integer(rowid));
-        k
+    fn index_key(
+        exec: &Exec,
+        ix: &Index,
+        exprs: &IndexExprs,
+        vals: &[Value],
+        rowid: i64,
+    ) -> Result<Vec<Value>> {
+        index_key(exec, ix, exprs, vals, rowid)
     }
 
     /// Row values with the rowid appended (the layout CHECK and partial-index predicates
@@ -174,15 +174,18 @@ impl Engine<'_> {
         let defaults = exec.column_defaults(&w.t);
         let full = super::eval::expand_row(&w.t, rowid, stored, &defaults);
         let vals = &full[..w.t.columns.len()];
-        for (ix, order, pred) in &w.indexes {
+        for (ix, order, pred, exprs) in &w.indexes {
             if let Some(p) = pred {
                 let row = Self::with_rowid(vals, rowid);
                 if !exec.is_true(p, &Frame::new(&row, None))? {
                     continue;
                 }
             }
-            self.store
-                .index_delete(ix.root, &Self::index_key(ix, vals, rowid), order)?;
+            self.store.index_delete(
+                ix.root,
+                &Self::index_key(&exec, ix, exprs, vals, rowid)?,
+                order,
+            )?;
         }
         self.store.table_delete(w.t.root, rowid)
     }
@@ -370,7 +373,7 @@ impl Engine<'_> {
         } else {
             None
         };
-        for (ix, order, pred) in &w.indexes {
+        for (ix, order, pred, exprs) in &w.indexes {
             if !ix.unique {
                 continue;
             }
@@ -380,14 +383,14 @@ impl Engine<'_> {
                     continue;
                 }
             }
-            let mut k = Self::index_key(ix, &vals, rowid);
+            let mut k = Self::index_key(&exec, ix, exprs, &vals, rowid)?;
             k.pop();
             if k.iter().any(|v| v.is_null()) {
                 continue;
             }
             // This row already holds the same key (and it was unique before): no new clash.
             if let Some(ov) = &old_vals {
-                let mut ok = Self::index_key(ix, ov, rowid);
+                let mut ok = Self::index_key(&exec, ix, exprs, ov, rowid)?;
                 ok.pop();
                 let old_in = match pred {
                     Some(p) => exec.is_true(p, &Frame::new(&Self::with_rowid(ov, rowid), None))?,
@@ -419,19 +422,22 @@ impl Engine<'_> {
                 ConflictAction::Ignore => return Ok(Written::Ignored),
                 ConflictAction::Replace => to_delete.extend(clash),
                 _ => {
-                    let cols: Vec<String> = ix
-                        .columns
-                        .iter()
-                        .map(|c| {
-                            format!(
-                                "{}.{}",
-                                t.name,
-                                c.column
-                                    .map(|i| t.columns[i].name.clone())
-                                    .unwrap_or_else(|| "rowid".into())
-                            )
-                        })
-                        .collect();
+                    let cols: Vec<String> = if ix.columns.iter().any(|c| c.expr.is_some()) {
+                        vec![format!("index '{}'", ix.name)]
+                    } else {
+                        ix.columns
+                            .iter()
+                            .map(|c| {
+                                format!(
+                                    "{}.{}",
+                                    t.name,
+                                    c.column
+                                        .map(|i| t.columns[i].name.clone())
+                                        .unwrap_or_else(|| "rowid".into())
+                                )
+                            })
+                            .collect()
+                    };
                     let ext = if ix.origin == "pk" {
                         SQLITE_CONSTRAINT_PRIMARYKEY
                     } else {
@@ -471,18 +477,18 @@ impl Engine<'_> {
             record[a] = Value::Null;
         }
         self.store.table_insert(t.root, rowid, &record)?;
-        for (ix, order, pred) in &w.indexes {
+        for (ix, order, pred, exprs) in &w.indexes {
             let new_in = match pred {
                 Some(p) => exec.is_true(p, &Frame::new(&Self::with_rowid(&vals, rowid), None))?,
                 None => true,
             };
-            let new_key = Self::index_key(ix, &vals, rowid);
+            let new_key = Self::index_key(&exec, ix, exprs, &vals, rowid)?;
             if let Some(ov) = &old_vals {
                 let old_in = match pred {
                     Some(p) => exec.is_true(p, &Frame::new(&Self::with_rowid(ov, rowid), None))?,
                     None => true,
                 };
-                let old_key = Self::index_key(ix, ov, rowid);
+                let old_key = Self::index_key(&exec, ix, exprs, ov, rowid)?;
                 if old_in && new_in && same_values(&old_key, &new_key) {
                     continue;
                 }
@@ -1425,4 +1431,79 @@ impl Engine<'_> {
         }
         s.total_changes.set(s.total_changes.get() + 1);
     }
+}
+
+/// Bound expression terms of an index, one per key column (None for plain columns).
+pub type IndexExprs = Vec<Option<CExpr>>;
+
+/// Binds the expression terms of `ix` against `t`'s row layout (columns, then the rowid),
+/// refusing what SQLite refuses in index expressions (expridx.html §2).
+pub fn bind_index_exprs(b: &mut Binder, t: &Table, ix: &Index) -> Result<IndexExprs> {
+    let mut out = Vec::with_capacity(ix.columns.len());
+    for c in &ix.columns {
+        let Some(e) = &c.expr else {
+            out.push(None);
+            continue;
+        };
+        let bound = b.bind_for_table(t, None, e)?;
+        check_index_expr(&bound, "index expressions")?;
+        out.push(Some(bound));
+    }
+    Ok(out)
+}
+
+/// SQLite's refusals for index expressions and partial-index predicates.
+/// `what` names the place in the message ("index expressions", "partial index WHERE
+/// clauses").
+pub fn check_index_expr(e: &CExpr, what: &str) -> Result<()> {
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        match e {
+            CExpr::Exists(_) | CExpr::Scalar(_) | CExpr::InSelect { .. } => {
+                return Err(SqlError::msg(format!("subqueries prohibited in {what}")))
+            }
+            CExpr::Func { def, .. } if !def.deterministic => {
+                return Err(SqlError::msg(format!(
+                    "non-deterministic functions prohibited in {what}"
+                )))
+            }
+            _ => {}
+        }
+        e.for_each_child(&mut |x| stack.push(x));
+    }
+    Ok(())
+}
+
+/// The index entry of a row: each term's value (a column, the rowid, or an evaluated
+/// expression), then the rowid. `vals` are the row's columns without the rowid.
+pub fn index_key(
+    exec: &Exec,
+    ix: &Index,
+    exprs: &IndexExprs,
+    vals: &[Value],
+    rowid: i64,
+) -> Result<Vec<Value>> {
+    // Sized for the trailing rowid up front: `collect` then `push` reallocated every
+    // key (250M of 14.6G instructions in a speedtest1 excerpt, callgrind).
+    let mut k: Vec<Value> = Vec::with_capacity(ix.columns.len() + 1);
+    let mut row: Option<Vec<Value>> = None;
+    for (i, c) in ix.columns.iter().enumerate() {
+        if let Some(Some(e)) = exprs.get(i) {
+            let row = row.get_or_insert_with(|| {
+                let mut r = Vec::with_capacity(vals.len() + 1);
+                r.extend_from_slice(vals);
+                r.push(Value::Integer(rowid));
+                r
+            });
+            k.push(exec.eval(e, &Frame::new(row, None))?);
+            continue;
+        }
+        k.push(
+            c.column
+                .and_then(|i| vals.get(i).cloned())
+                .unwrap_or(Value::Integer(rowid)),
+        );
+    }
+    k.push(Value::Integer(rowid));
+    Ok(k)
 }

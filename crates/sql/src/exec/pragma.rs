@@ -258,6 +258,14 @@ impl Engine<'_> {
             }
             let defaults = exec.column_defaults(&t);
             let ixs = self.schema.table_indexes(&t);
+            let mut ix_exprs = std::collections::HashMap::new();
+            for ix in &ixs {
+                let mut b = crate::plan::Binder::new(self.schema);
+                ix_exprs.insert(
+                    ix.name.clone(),
+                    super::dml::bind_index_exprs(&mut b, &t, ix)?,
+                );
+            }
             let mut nrows = 0usize;
             for r in self
                 .store
@@ -275,16 +283,9 @@ impl Engine<'_> {
                     if ix.partial.is_some() {
                         continue;
                     }
-                    let mut k: Vec<Value> = ix
-                        .columns
-                        .iter()
-                        .map(|c| {
-                            c.column
-                                .map(|i| full[i].clone())
-                                .unwrap_or(Value::Integer(rowid))
-                        })
-                        .collect();
-                    k.push(Value::Integer(rowid));
+                    let exprs = &ix_exprs[&ix.name];
+                    let k =
+                        super::dml::index_key(&exec, ix, exprs, &full[..t.columns.len()], rowid)?;
                     let order = super::eval::Exec::key_order(ix);
                     if self
                         .store
@@ -419,6 +420,7 @@ pub fn schema_pragma(
                         (Some(ci), Some(t)) => {
                             (ci as i64, Value::text(t.columns[ci].name.as_str()))
                         }
+                        _ if c.expr.is_some() => (-2, Value::Null),
                         _ => (-1, Value::Null),
                     };
                     vec![Value::Integer(i as i64), Value::Integer(cid), n]

@@ -13,6 +13,7 @@ use super::bind::{contains_agg, Binder};
 use super::*;
 use crate::collation::Collation;
 use crate::value::comparison_affinity;
+use std::collections::HashMap;
 
 impl Binder<'_> {
     // ---- access paths -----------------------------------------------------------------
@@ -110,14 +111,59 @@ impl Binder<'_> {
             // Candidate (column-in-source, op, other side, other affinity, collation).
             let mut cands: Vec<(usize, BinaryOp, Vec<CExpr>, Option<Affinity>, Collation)> =
                 Vec::new();
+            let ncols = tab.columns.len();
+            // Index expression terms (expridx.html §3): a comparison side that is the indexed
+            // expression, tree for tree, takes a virtual column slot past the rowid
+            // (`ncols + 1 + k`). Trees are compared in their bound form; only for the first
+            // source, whose columns bind at the same positions as in the index definition.
+            let mut expr_forms: Vec<String> = Vec::new();
+            let mut expr_slot: HashMap<(String, usize), usize> = HashMap::new();
+            if start == 0 {
+                for ixname in &tab.indexes {
+                    let Some(ix) = self.schema.indexes.get(ixname) else {
+                        continue;
+                    };
+                    for (pos, icol) in ix.columns.iter().enumerate() {
+                        let Some(e) = &icol.expr else { continue };
+                        let Ok(bound) = Binder::new(self.schema).bind_for_table(&tab, None, e)
+                        else {
+                            continue;
+                        };
+                        let form = format!("{bound:?}");
+                        let k = match expr_forms.iter().position(|f| *f == form) {
+                            Some(k) => k,
+                            None => {
+                                expr_forms.push(form);
+                                expr_forms.len() - 1
+                            }
+                        };
+                        expr_slot.insert((ixname.clone(), pos), ncols + 1 + k);
+                    }
+                }
+            }
+            let slot_of = |col: &CExpr| -> Option<usize> {
+                match col {
+                    CExpr::Col { level: 0, idx } => {
+                        (*idx >= start && *idx < start + sources_width(&tab)).then(|| *idx - start)
+                    }
+                    _ if !expr_forms.is_empty() => {
+                        let form = format!("{col:?}");
+                        expr_forms
+                            .iter()
+                            .position(|f| *f == form)
+                            .map(|k| ncols + 1 + k)
+                    }
+                    _ => None,
+                }
+            };
             for t in &terms {
                 let mut push_cmp = |col: &CExpr,
                                     op: BinaryOp,
                                     other: &CExpr,
                                     oaff: Option<Affinity>,
                                     coll: Collation| {
-                    if let CExpr::Col { level: 0, idx } = col {
-                        if *idx >= start && *idx < start + sources_width(&tab) {
+                    if let Some(slot) = slot_of(col) {
+                        {
                             let mut corr = false;
                             let ms = other.max_source(prior, &mut corr);
                             let depends_on_self = {
@@ -128,7 +174,7 @@ impl Binder<'_> {
                             };
                             let _ = ms;
                             if !depends_on_self && !contains_agg(other) {
-                                cands.push((*idx - start, op, vec![other.clone()], oaff, coll));
+                                cands.push((slot, op, vec![other.clone()], oaff, coll));
                             }
                         }
                     }
@@ -178,20 +224,11 @@ impl Binder<'_> {
                         laffs,
                         ..
                     } if !list.is_empty() => {
-                        if let CExpr::Col { level: 0, idx } = &**e {
-                            if *idx >= start
-                                && *idx < start + sources_width(&tab)
-                                && list.iter().all(|x| x.is_constant())
-                            {
+                        if let Some(slot) = slot_of(e) {
+                            if list.iter().all(|x| x.is_constant()) {
                                 let aff = laffs.iter().copied().next().flatten();
                                 if laffs.iter().all(|a| *a == aff) {
-                                    cands.push((
-                                        *idx - start,
-                                        BinaryOp::Eq,
-                                        list.clone(),
-                                        aff,
-                                        *coll,
-                                    ));
+                                    cands.push((slot, BinaryOp::Eq, list.clone(), aff, *coll));
                                 }
                             }
                         }
@@ -202,14 +239,16 @@ impl Binder<'_> {
             if cands.is_empty() {
                 continue;
             }
-            let ncols = tab.columns.len();
             let is_rowid_col = |c: usize| c == ncols || Some(c) == tab.rowid_alias;
             // Affinity compatibility (see module docs): the column side must not be converted.
             let col_aff = |c: usize| {
                 if is_rowid_col(c) {
                     Affinity::Integer
                 } else {
-                    tab.columns[c].affinity
+                    // An expression slot: no affinity of its own.
+                    tab.columns
+                        .get(c)
+                        .map_or(Affinity::Blob, |col| col.affinity)
                 }
             };
             let usable = |c: usize, oaff: Option<Affinity>| -> bool {
@@ -244,8 +283,14 @@ impl Binder<'_> {
                 let mut lo = None;
                 let mut hi = None;
                 let mut range_aff = None;
-                for icol in &ix.columns {
-                    let Some(c) = icol.column else { break };
+                for (pos, icol) in ix.columns.iter().enumerate() {
+                    let c = match icol.column {
+                        Some(c) => c,
+                        None => match expr_slot.get(&(ixname.clone(), pos)) {
+                            Some(&c) => c,
+                            None => break,
+                        },
+                    };
                     let found = cands.iter().find(|(cc, op, _, oaff, coll)| {
                         *cc == c
                             && *op == BinaryOp::Eq

@@ -36,8 +36,11 @@ pub struct Column {
 
 #[derive(Debug, Clone)]
 pub struct IndexColumn {
-    /// Table column index; None for the rowid itself.
+    /// Table column index; None for the rowid itself or for an expression term.
     pub column: Option<usize>,
+    /// The indexed expression (expridx.html) when the term is not a plain column; the key
+    /// holds its value, computed over the row (columns, then the rowid).
+    pub expr: Option<Expr>,
     pub collation: Collation,
     pub desc: bool,
 }
@@ -490,6 +493,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                     }
                     pk_cols = Some((
                         vec![IndexColumn {
+                            expr: None,
                             column: Some(ci),
                             collation: col.collation,
                             desc: *desc == Some(true),
@@ -511,6 +515,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                 }
                 ColumnConstraint::Unique { conflict } => specs.push(AutoIndexSpec {
                     columns: vec![IndexColumn {
+                        expr: None,
                         column: Some(ci),
                         collation: col.collation,
                         desc: false,
@@ -590,6 +595,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                 None => columns[ci].collation,
             };
             out.push(IndexColumn {
+                expr: None,
                 column: Some(ci),
                 collation,
                 desc: ic.desc == Some(true),
@@ -742,17 +748,29 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
 pub fn index_from_create(ci: &CreateIndex, t: &Table) -> Result<Index> {
     let mut cols = Vec::new();
     for ic in &ci.columns {
-        let (name, dq) = match &ic.expr {
+        let name = match &ic.expr {
             Expr::Column {
-                table: None,
-                name,
-                dq,
-                ..
-            } => (name.clone(), *dq),
-            Expr::Literal(crate::parse::ast::Literal::String(s)) => (s.clone(), false),
-            _ => return Err(SqlError::msg("indexes on expressions are not supported")),
+                table: None, name, ..
+            } => Some(name.clone()),
+            Expr::Literal(crate::parse::ast::Literal::String(s)) if t.column_index(s).is_some() => {
+                Some(s.clone())
+            }
+            _ => None,
         };
-        let _ = dq;
+        let Some(name) = name else {
+            // An expression term: binding (at CREATE INDEX and when a writer is built) checks
+            // that it names only this table's columns and calls only deterministic functions.
+            cols.push(IndexColumn {
+                column: None,
+                expr: Some(ic.expr.clone()),
+                collation: match &ic.collation {
+                    Some(c) => Collation::from_name(c)?,
+                    None => Collation::default(),
+                },
+                desc: ic.desc == Some(true),
+            });
+            continue;
+        };
         let column = if let Some(c) = t.column_index(&name) {
             Some(c)
         } else if ["rowid", "oid", "_rowid_"]
@@ -769,6 +787,7 @@ pub fn index_from_create(ci: &CreateIndex, t: &Table) -> Result<Index> {
         };
         cols.push(IndexColumn {
             column,
+            expr: None,
             collation,
             desc: ic.desc == Some(true),
         });
