@@ -1054,19 +1054,36 @@ impl Cursor {
 
     #[allow(clippy::should_implement_trait)] // fallible; not an Iterator
     pub fn next(&mut self) -> Result<bool> {
+        self.step(true)
+    }
+
+    /// One step forward or backward; a concurrent transaction records the key range the
+    /// step covered (from the old position to the new one, in key order).
+    fn step(&mut self, forward: bool) -> Result<bool> {
+        let inner = |c: &mut Self| {
+            if forward {
+                c.next_inner()
+            } else {
+                c.prev_inner()
+            }
+        };
         if !self.record_reads {
-            let r = self.next_inner();
+            let r = inner(self);
             return self.guard(r);
         }
         let from = self.here();
-        let r = self.next_inner();
+        let r = inner(self);
         let r = self.guard(r);
         let to = if matches!(r, Ok(true)) {
             self.here()
         } else {
             None
         };
-        self.note_read(&r, from, to);
+        if forward {
+            self.note_read(&r, from, to);
+        } else {
+            self.note_read(&r, to, from);
+        }
         r
     }
 
@@ -1085,20 +1102,7 @@ impl Cursor {
     }
 
     pub fn prev(&mut self) -> Result<bool> {
-        if !self.record_reads {
-            let r = self.prev_inner();
-            return self.guard(r);
-        }
-        let from = self.here();
-        let r = self.prev_inner();
-        let r = self.guard(r);
-        let to = if matches!(r, Ok(true)) {
-            self.here()
-        } else {
-            None
-        };
-        self.note_read(&r, to, from);
-        r
+        self.step(false)
     }
 
     fn prev_inner(&mut self) -> Result<bool> {
