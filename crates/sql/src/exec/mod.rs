@@ -599,18 +599,30 @@ impl<'a> Engine<'a> {
                             index, eq, lo, hi, ..
                         },
                     ) => {
+                        // SQLite's names (explainIndexColumnName): an expression term
+                        // reads `<expr>`.
+                        let name = |i: usize| {
+                            index
+                                .columns
+                                .get(i)
+                                .and_then(|ic| match (ic.column, &ic.expr) {
+                                    (Some(c), _) => t.columns.get(c).map(|col| col.name.clone()),
+                                    (None, Some(_)) => Some("<expr>".to_string()),
+                                    (None, None) => None,
+                                })
+                        };
                         let mut conds: Vec<String> = Vec::new();
                         for (i, _) in eq.iter().enumerate() {
-                            if let Some(c) = index.columns.get(i).and_then(|c| c.column) {
-                                conds.push(format!("{}=?", t.columns[c].name));
+                            if let Some(n) = name(i) {
+                                conds.push(format!("{n}=?"));
                             }
                         }
-                        if let Some(c) = index.columns.get(eq.len()).and_then(|c| c.column) {
+                        if let Some(n) = name(eq.len()) {
                             if lo.is_some() {
-                                conds.push(format!("{}>?", t.columns[c].name));
+                                conds.push(format!("{n}>?"));
                             }
                             if hi.is_some() {
-                                conds.push(format!("{}<?", t.columns[c].name));
+                                conds.push(format!("{n}<?"));
                             }
                         }
                         format!(

@@ -10,7 +10,6 @@
 //!   levels, then (WHERE/GROUP BY/HAVING/ORDER BY) a result-column alias, then a lone
 //!   double-quoted name is a string literal.
 
-use super::access::order_by_satisfied;
 use super::*;
 use crate::func;
 use crate::parse::ast::{
@@ -1146,7 +1145,7 @@ impl<'s> Binder<'s> {
             self.order_limit_hint = false;
             // No sort when the scan already yields this order; run_select_capped then
             // stops the scan after LIMIT + OFFSET rows.
-            if !order_by_satisfied(&mut core, &keys) {
+            if !self.order_by_satisfied(&mut core, &keys) {
                 order_by = keys;
             }
             cores.push(core);
