@@ -214,12 +214,16 @@ fn retry_setup<T>(patience: Duration, mut f: impl FnMut() -> DbResult<T>) -> DbR
     }
 }
 
+/// Opens as common.h `open_db` does: `SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE` and the
+/// library's default threading mode (serialized: rusqlite's default adds
+/// `SQLITE_OPEN_NO_MUTEX`, which the C programs do not ask for), plus `SQLITE_OPEN_URI` for
+/// the `--memory` memdb name (a plain path opens the same either way).
 fn open_sqlite(name: &str) -> DbResult<rusqlite::Connection> {
     use rusqlite::OpenFlags as F;
     let flags = F::SQLITE_OPEN_READ_WRITE
         | F::SQLITE_OPEN_CREATE
         | F::SQLITE_OPEN_URI
-        | F::SQLITE_OPEN_NO_MUTEX;
+        | F::SQLITE_OPEN_FULL_MUTEX;
     Ok(rusqlite::Connection::open_with_flags(name, flags)?)
 }
 
