@@ -18,6 +18,7 @@ pub mod memstore;
 pub mod pragma;
 pub mod store;
 pub mod txnstore;
+pub mod without_rowid;
 
 use crate::func::FunctionContext;
 use crate::parse::ast::{self, Stmt, TriggerEvent, TriggerTime};
@@ -599,26 +600,47 @@ impl<'a> Engine<'a> {
                             index, eq, lo, hi, ..
                         },
                     ) => {
+                        // A WITHOUT ROWID table's PRIMARY KEY is the table tree itself.
+                        let primary = t.without_rowid && index.root == t.root;
+                        if primary && eq.is_empty() && lo.is_none() && hi.is_none() {
+                            rows.push(vec![
+                                Value::Integer(id),
+                                Value::Integer(0),
+                                Value::Integer(0),
+                                Value::text(format!("SCAN {}", t.name)),
+                            ]);
+                            id += 1;
+                            continue;
+                        }
                         let mut conds: Vec<String> = Vec::new();
                         for (i, _) in eq.iter().enumerate() {
                             if let Some(c) = index.columns.get(i).and_then(|c| c.column) {
                                 conds.push(format!("{}=?", t.columns[c].name));
                             }
                         }
-                        if let Some(c) = index.columns.get(eq.len()).and_then(|c| c.column) {
-                            if lo.is_some() {
-                                conds.push(format!("{}>?", t.columns[c].name));
-                            }
-                            if hi.is_some() {
-                                conds.push(format!("{}<?", t.columns[c].name));
+                        if let Some(ic) = index.columns.get(eq.len()) {
+                            // The planner swapped the bounds of a DESC column into key
+                            // order; SQLite words them as written.
+                            let (gt, lt) = if ic.desc { (hi, lo) } else { (lo, hi) };
+                            if let Some(c) = ic.column {
+                                if gt.is_some() {
+                                    conds.push(format!("{}>?", t.columns[c].name));
+                                }
+                                if lt.is_some() {
+                                    conds.push(format!("{}<?", t.columns[c].name));
+                                }
                             }
                         }
-                        format!(
-                            "SEARCH {} USING INDEX {} ({})",
-                            t.name,
-                            index.name,
-                            conds.join(" AND ")
-                        )
+                        if primary {
+                            format!("SEARCH {} USING PRIMARY KEY ({})", t.name, conds.join(" AND "))
+                        } else {
+                            format!(
+                                "SEARCH {} USING INDEX {} ({})",
+                                t.name,
+                                index.name,
+                                conds.join(" AND ")
+                            )
+                        }
                     }
                     (
                         crate::plan::SourceKind::Table(t),
@@ -676,10 +698,11 @@ impl<'a> Engine<'a> {
             }
         };
         for t in tables {
-            if t.without_rowid {
-                continue;
-            }
             for ix in self.schema.table_indexes(&t) {
+                // A WITHOUT ROWID table's PRIMARY KEY is the table itself: nothing to rebuild.
+                if ix.root == 0 || ix.root == t.root {
+                    continue;
+                }
                 self.store.clear_btree(ix.root)?;
                 self.populate_index(&t, &ix)?;
             }

@@ -97,9 +97,6 @@ impl Binder<'_> {
             let SourceKind::Table(tab) = &sources[i].kind else {
                 continue;
             };
-            if tab.without_rowid {
-                continue;
-            }
             let tab = tab.clone();
             let terms: Vec<CExpr> = match sources[i].join {
                 JoinType::Inner => filters[i].clone(),
@@ -504,7 +501,7 @@ pub(crate) fn order_by_satisfied(core: &mut CorePlan, keys: &[SortKey]) -> bool 
     let SourceKind::Table(tab) = &src.kind else {
         return false;
     };
-    if tab.without_rowid || src.join != JoinType::Inner {
+    if src.join != JoinType::Inner {
         return false;
     }
     let mut cols = Vec::with_capacity(keys.len());
@@ -523,6 +520,33 @@ pub(crate) fn order_by_satisfied(core: &mut CorePlan, keys: &[SortKey]) -> bool 
     }
     let (ncols, rowid_alias) = (tab.columns.len(), tab.rowid_alias);
     let is_rowid = |c: usize| c == ncols || Some(c) == rowid_alias;
+    // A WITHOUT ROWID table's scan is a walk of its PRIMARY KEY: try it as that index.
+    let wr_root = tab.without_rowid.then_some(tab.root);
+    let scan_as_pk = if tab.without_rowid && matches!(core.sources[0].access, Access::Scan) {
+        Some(crate::exec::without_rowid::primary_key_index(tab))
+    } else {
+        None
+    };
+    if let Some(pk) = scan_as_pk {
+        let order = crate::exec::eval::Exec::key_order(&pk);
+        let saved = std::mem::replace(
+            &mut core.sources[0].access,
+            Access::Index {
+                index: Arc::new(pk),
+                order,
+                eq: Vec::new(),
+                lo: None,
+                hi: None,
+                range_aff: None,
+                reverse: false,
+            },
+        );
+        if order_by_satisfied(core, keys) {
+            return true;
+        }
+        core.sources[0].access = saved;
+        return false;
+    }
     let access = &mut core.sources[0].access;
     match access {
         Access::Scan | Access::RowidRange { .. } => {
@@ -564,6 +588,9 @@ pub(crate) fn order_by_satisfied(core: &mut CorePlan, keys: &[SortKey]) -> bool 
                         k.desc != ic.desc
                     }
                     Some(_) => return false,
+                    // The PRIMARY KEY of a WITHOUT ROWID table is unique: once all of its
+                    // terms are in order, later terms never break a tie.
+                    None if wr_root == Some(index.root) => break,
                     None if is_rowid(c) => {
                         // Index keys end with the rowid, ascending; it is unique, so the
                         // remaining terms never break a tie.
