@@ -290,6 +290,11 @@ SELECT * FROM t2 WHERE c = 30;
 PRAGMA integrity_check;
 DROP TABLE t2;
 SELECT name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_stat%';
+CREATE TABLE k(a, b , UNIQUE(a));
+ALTER TABLE k ADD COLUMN c DEFAULT 3;
+INSERT INTO k(a, b) VALUES(1, 2);
+SELECT * FROM k;
+SELECT sql FROM sqlite_schema WHERE name = 'k';
 ",
     );
 }
