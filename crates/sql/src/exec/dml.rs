@@ -253,7 +253,9 @@ impl Engine<'_> {
                 }
             }
         }
-        // NOT NULL.
+        // NOT NULL, in SQLite's two passes: a REPLACE column with a DEFAULT takes it in the
+        // first pass and is checked again only after every other column was.
+        let mut recheck: Vec<usize> = Vec::new();
         for (i, c) in t.columns.iter().enumerate() {
             let Some(col_action) = c.not_null else {
                 continue;
@@ -270,12 +272,7 @@ impl Engine<'_> {
                             .eval(d, &Frame::new(&empty, None))?
                             .apply_affinity(c.affinity);
                     }
-                    if vals[i].is_null() {
-                        return Err(constraint(
-                            SQLITE_CONSTRAINT_NOTNULL,
-                            format!("NOT NULL constraint failed: {}.{}", t.name, c.name),
-                        ));
-                    }
+                    recheck.push(i);
                 }
                 _ => {
                     return Err(constraint(
@@ -284,6 +281,12 @@ impl Engine<'_> {
                     ))
                 }
             }
+        }
+        if let Some(&i) = recheck.iter().find(|&&i| vals[i].is_null()) {
+            return Err(constraint(
+                SQLITE_CONSTRAINT_NOTNULL,
+                format!("NOT NULL constraint failed: {}.{}", t.name, t.columns[i].name),
+            ));
         }
         // CHECK.
         if !w.checks.is_empty() {
