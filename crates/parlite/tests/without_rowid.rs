@@ -449,7 +449,9 @@ fn files_interoperate_both_ways() {
         .expect("check");
     assert_eq!(ok, "ok");
     let n: i64 = s
-        .query_row("SELECT count(*) FROM t WHERE d = 'parlite'", [], |r| r.get(0))
+        .query_row("SELECT count(*) FROM t WHERE d = 'parlite'", [], |r| {
+            r.get(0)
+        })
         .expect("count");
     assert_eq!(n, 1);
     let _ = std::fs::remove_dir_all(path.parent().expect("dir"));
@@ -477,4 +479,72 @@ WITH x AS (SELECT name FROM w WHERE score > 15) DELETE FROM w WHERE name IN x;
 SELECT * FROM w;
 ",
     );
+}
+
+#[test]
+fn concurrent_writers_conflict_on_the_same_key_only() {
+    for level in ["serializable", "snapshot"] {
+        let db = parlite::Database::open(":memory:").expect("db");
+        let c1 = db.connect().expect("c1");
+        let c2 = db.connect().expect("c2");
+        c1.execute_batch(
+            "CREATE TABLE w(k TEXT PRIMARY KEY, v) WITHOUT ROWID;
+             INSERT INTO w VALUES('a', 1), ('m', 2), ('z', 3);",
+        )
+        .expect("setup");
+        for c in [&c1, &c2] {
+            c.execute_batch(&format!("PRAGMA isolation_level = {level}"))
+                .expect("level");
+        }
+        // The same new key, different rows: the second commit must fail.
+        c1.execute_batch("BEGIN CONCURRENT; INSERT INTO w VALUES('k', 'one');")
+            .expect("c1");
+        c2.execute_batch("BEGIN CONCURRENT; INSERT INTO w VALUES('k', 'two');")
+            .expect("c2");
+        c1.execute_batch("COMMIT").expect("c1 commit");
+        let Err(e) = c2.execute_batch("COMMIT") else {
+            panic!("{level}: a duplicate PRIMARY KEY committed");
+        };
+        assert_eq!(e.extended_code, 517, "{level}: {e}");
+        // Different keys, and updates of different rows: both commit.
+        c1.execute_batch(
+            "BEGIN CONCURRENT; INSERT INTO w VALUES('b', 4); UPDATE w SET v = 10 WHERE k = 'a';",
+        )
+        .expect("c1");
+        c2.execute_batch(
+            "BEGIN CONCURRENT; INSERT INTO w VALUES('y', 5); UPDATE w SET v = 30 WHERE k = 'z';",
+        )
+        .expect("c2");
+        c1.execute_batch("COMMIT").expect("c1 commit");
+        c2.execute_batch("COMMIT").expect("c2 commit");
+        assert_eq!(
+            run_parlite(&c1, "SELECT k, v FROM w"),
+            Out::Rows(vec![
+                vec![Value::Text("a".into()), Value::Integer(10)],
+                vec![Value::Text("b".into()), Value::Integer(4)],
+                vec![Value::Text("k".into()), Value::Text("one".into())],
+                vec![Value::Text("m".into()), Value::Integer(2)],
+                vec![Value::Text("y".into()), Value::Integer(5)],
+                vec![Value::Text("z".into()), Value::Integer(30)],
+            ])
+        );
+        // Two updates of one row (other values, same key): a write-write conflict.
+        c1.execute_batch("BEGIN CONCURRENT; UPDATE w SET v = 100 WHERE k = 'm';")
+            .expect("c1");
+        c2.execute_batch("BEGIN CONCURRENT; UPDATE w SET v = 200 WHERE k = 'm';")
+            .expect("c2");
+        c1.execute_batch("COMMIT").expect("c1 commit");
+        let Err(e) = c2.execute_batch("COMMIT") else {
+            panic!("{level}: a lost update committed");
+        };
+        assert_eq!(e.extended_code, 517, "{level}: {e}");
+        assert_eq!(
+            run_parlite(&c2, "SELECT v FROM w WHERE k = 'm'"),
+            Out::Rows(vec![vec![Value::Integer(100)]])
+        );
+        assert_eq!(
+            run_parlite(&c2, "PRAGMA integrity_check"),
+            Out::Rows(vec![vec![Value::Text("ok".into())]])
+        );
+    }
 }
