@@ -733,9 +733,9 @@ impl Engine<'_> {
                 root
             } else {
                 let root = self.store.create_table_btree()?;
-                for r in self
-                    .store
-                    .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
+                for r in
+                    self.store
+                        .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
                 {
                     let (rowid, vals) = r?;
                     self.store.table_insert(root, rowid, &vals)?;
