@@ -285,7 +285,10 @@ impl Engine<'_> {
         if let Some(&i) = recheck.iter().find(|&&i| vals[i].is_null()) {
             return Err(constraint(
                 SQLITE_CONSTRAINT_NOTNULL,
-                format!("NOT NULL constraint failed: {}.{}", t.name, t.columns[i].name),
+                format!(
+                    "NOT NULL constraint failed: {}.{}",
+                    t.name, t.columns[i].name
+                ),
             ));
         }
         // CHECK.
