@@ -632,7 +632,11 @@ impl<'a> Engine<'a> {
                             }
                         }
                         if primary {
-                            format!("SEARCH {} USING PRIMARY KEY ({})", t.name, conds.join(" AND "))
+                            format!(
+                                "SEARCH {} USING PRIMARY KEY ({})",
+                                t.name,
+                                conds.join(" AND ")
+                            )
                         } else {
                             format!(
                                 "SEARCH {} USING INDEX {} ({})",

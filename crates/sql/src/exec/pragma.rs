@@ -135,9 +135,7 @@ impl Engine<'_> {
         let one = |v: Value| Ok(vec![vec![v]]);
         match key(&name.name).as_str() {
             "table_info" | "table_xinfo" | "index_list" | "index_info" | "index_xinfo"
-            | "table_list" => {
-                schema_pragma(self.schema, &name.name, arg)
-            }
+            | "table_list" => schema_pragma(self.schema, &name.name, arg),
             "database_list" => Ok(vec![vec![
                 Value::Integer(0),
                 Value::text("main"),
@@ -531,7 +529,13 @@ pub fn schema_pragma(
                 let layout = super::without_rowid::WrLayout::of(&t);
                 // SQLite lists them with BINARY, whatever their declared collation.
                 for &ci in &layout.record[layout.pk.len()..] {
-                    out.push((ci as i64, col_name(Some(ci)), false, Value::text("BINARY"), 0));
+                    out.push((
+                        ci as i64,
+                        col_name(Some(ci)),
+                        false,
+                        Value::text("BINARY"),
+                        0,
+                    ));
                 }
             } else {
                 for c in super::without_rowid::index_suffix(&t, &ix) {
