@@ -1965,8 +1965,12 @@ impl<'s> Binder<'s> {
                 if names.is_empty()
                     || !matches!(
                         pragma,
-                        "table_info" | "table_xinfo" | "index_list" | "index_info" | "index_xinfo"
-                        | "table_list"
+                        "table_info"
+                            | "table_xinfo"
+                            | "index_list"
+                            | "index_info"
+                            | "index_xinfo"
+                            | "table_list"
                     )
                 {
                     return err(format!("no such table-valued function: {}", name.name));
