@@ -1377,6 +1377,9 @@ impl<'a> Exec<'a> {
                                 }
                             }
                         }
+                        // SQLite walks an IN list in key order (its values go through a
+                        // sorted ephemeral table), so the rows come out in rowid order.
+                        ids.sort_unstable();
                         let mut out = Vec::new();
                         for id in ids {
                             if let Some(vals) = self.store.table_get(t.root, id)? {
@@ -1457,6 +1460,10 @@ impl<'a> Exec<'a> {
                             }
                             None => None,
                         };
+                        // Several prefixes (IN lists) are walked in key order, as SQLite
+                        // does, each once.
+                        prefixes.sort_by(|a, b| order.compare(a, b));
+                        prefixes.dedup_by(|a, b| order.compare(a, b) == Ordering::Equal);
                         let multi = prefixes.len() > 1;
                         let mut seen_ids: HashSet<i64> = HashSet::new();
                         let mut seen_keys: HashSet<String> = HashSet::new();
