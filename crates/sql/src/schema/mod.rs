@@ -674,6 +674,21 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
             }
         }
     }
+    if *without_rowid {
+        // A key column repeated with the same collation is dropped (SQLite's isDupColumn).
+        if let Some((cols, ..)) = &mut pk_cols {
+            let mut kept: Vec<IndexColumn> = Vec::new();
+            for c in cols.drain(..) {
+                if !kept
+                    .iter()
+                    .any(|k| k.column == c.column && k.collation == c.collation)
+                {
+                    kept.push(c);
+                }
+            }
+            *cols = kept;
+        }
+    }
     let mut rowid_alias = None;
     let mut autoincrement = false;
     let mut pk_conflict = None;
