@@ -9,6 +9,9 @@
 //!   value and end with the rowid.
 //! - UPDATE and DELETE first collect the affected rows, then write, so a statement never
 //!   sees its own changes.
+//! - A WITHOUT ROWID table's rows are written by `write_row_wr`/`delete_row_wr` and found
+//!   again by their PRIMARY KEY values, never by a rowid (layout in `without_rowid.rs`); the
+//!   same constraint checks (`check_row`) run first, then the key, then each UNIQUE index.
 
 use super::eval::{Exec, Frame};
 use super::store::KeyOrder;
