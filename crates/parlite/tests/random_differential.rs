@@ -267,6 +267,7 @@ struct Column {
 struct Table {
     name: String,
     columns: Vec<Column>,
+    without_rowid: bool,
 }
 
 struct Gen {
@@ -276,6 +277,7 @@ struct Gen {
     index_n: usize,
     /// Tables whose first column is an INTEGER PRIMARY KEY.
     ipk: Vec<String>,
+    seed: u64,
 }
 
 const DECL_TYPES: &[&str] = &[
@@ -325,6 +327,7 @@ impl Gen {
             alias_n: 0,
             index_n: 0,
             ipk: Vec::new(),
+            seed,
         }
     }
 
@@ -419,11 +422,23 @@ impl Gen {
             defs.push(def);
             cols.push(Column { name: cname, decl });
         }
+        // Some tables without an INTEGER PRIMARY KEY are WITHOUT ROWID, chosen from the seed
+        // rather than the generator so that every other choice of a seed stays as it was.
+        let without_rowid = !ipk && (self.seed + i as u64) % 3 == 0;
+        if without_rowid {
+            defs.push(if (self.seed / 3) % 2 == 0 || ncols < 3 {
+                "PRIMARY KEY(c0)".to_string()
+            } else {
+                "PRIMARY KEY(c1 DESC, c0)".to_string()
+            });
+        }
         self.tables.push(Table {
             name: name.clone(),
             columns: cols,
+            without_rowid,
         });
-        format!("CREATE TABLE {name}({})", defs.join(", "))
+        let opts = if without_rowid { " WITHOUT ROWID" } else { "" };
+        format!("CREATE TABLE {name}({}){opts}", defs.join(", "))
     }
 
     fn create_index(&mut self) -> String {
@@ -886,7 +901,12 @@ impl Pair {
             ));
         }
         for t in tables {
-            self.check(&format!("SELECT rowid AS rowid_, * FROM {}", t.name), false)
+            let cols = if t.without_rowid {
+                "*"
+            } else {
+                "rowid AS rowid_, *"
+            };
+            self.check(&format!("SELECT {cols} FROM {}", t.name), false)
                 .map_err(|e| format!("table contents differ after the write:\n{e}"))?;
         }
         Ok(())

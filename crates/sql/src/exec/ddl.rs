@@ -219,15 +219,21 @@ impl Engine<'_> {
             }
         };
         let (t, specs) = table_from_create(&def, 0)?;
-        if t.without_rowid {
-            return err("WITHOUT ROWID tables are not supported (existing ones can be read)");
-        }
         if t.autoincrement && self.temp_mode() {
             return err("AUTOINCREMENT on TEMP tables is not supported");
         }
-        let root = self.new_table_btree()?;
+        // A WITHOUT ROWID table is an index B-tree keyed by its PRIMARY KEY, which is
+        // therefore not a separate index (fileformat2.html §2.5).
+        let root = if t.without_rowid {
+            self.new_index_btree()?
+        } else {
+            self.new_table_btree()?
+        };
         self.insert_schema_row("table", &t.name, &t.name, root, Some(&sql))?;
-        for (i, _) in specs.iter().enumerate() {
+        for (i, spec) in specs.iter().enumerate() {
+            if t.without_rowid && spec.origin == "pk" {
+                continue;
+            }
             let iroot = self.new_index_btree()?;
             let iname = format!("sqlite_autoindex_{}_{}", t.name, i + 1);
             self.insert_schema_row("index", &iname, &t.name, iroot, None)?;
@@ -267,6 +273,9 @@ impl Engine<'_> {
             None => None,
         };
         let exprs = super::dml::bind_index_exprs(&mut Binder::new(self.schema), t, ix)?;
+        if t.without_rowid {
+            return self.populate_index_wr(t, ix, &defaults, pred.as_ref(), &exprs);
+        }
         // Rows are read in batches and only then indexed: a scan cursor whose transaction
         // changed under it re-seeks its saved rowid on every step (`Cursor::restore`), and
         // interleaving each step with an index insert paid that on every row.
@@ -292,6 +301,64 @@ impl Engine<'_> {
                 break;
             }
             after = Bound::Excluded(last);
+        }
+        Ok(())
+    }
+
+    /// `populate_index` for a WITHOUT ROWID table: entries end with the PRIMARY KEY suffix.
+    fn populate_index_wr(
+        &self,
+        t: &Table,
+        ix: &Index,
+        defaults: &[Value],
+        pred: Option<&CExpr>,
+        exprs: &super::dml::IndexExprs,
+    ) -> Result<()> {
+        let exec = self.exec();
+        let order = super::without_rowid::key_order_for(t, ix);
+        let t = std::sync::Arc::new(t.clone());
+        let rows: Vec<Row> = exec
+            .table_rows(&t, defaults.to_vec())?
+            .collect::<Result<_>>()?;
+        for full in rows {
+            if let Some(p) = pred {
+                if !exec.is_true(p, &Frame::new(&full, None))? {
+                    continue;
+                }
+            }
+            let vals = &full[..t.columns.len()];
+            let k = super::without_rowid::index_key_wr(&exec, &t, ix, exprs, vals)?;
+            let probe = k[..ix.columns.len()].to_vec();
+            if ix.unique
+                && !probe.iter().any(|v| v.is_null())
+                && self
+                    .store
+                    .index_range(
+                        ix.root,
+                        &order,
+                        Bound::Included(probe.clone()),
+                        Bound::Included(probe),
+                        false,
+                    )?
+                    .next()
+                    .is_some()
+            {
+                let cols: Vec<String> = if ix.columns.iter().any(|c| c.expr.is_some()) {
+                    vec![format!("index '{}'", ix.name)]
+                } else {
+                    ix.columns
+                        .iter()
+                        .filter_map(|c| c.column)
+                        .map(|i| format!("{}.{}", t.name, t.columns[i].name))
+                        .collect()
+                };
+                return Err(SqlError::Code {
+                    code: 19,
+                    extended_code: super::dml::SQLITE_CONSTRAINT_UNIQUE,
+                    message: format!("UNIQUE constraint failed: {}", cols.join(", ")),
+                });
+            }
+            self.store.index_insert(ix.root, &k, &order)?;
         }
         Ok(())
     }
@@ -646,27 +713,43 @@ impl Engine<'_> {
         let mut tables: Vec<_> = self.schema.tables.values().cloned().collect();
         tables.sort_by(|a, b| a.name.cmp(&b.name));
         for t in tables {
-            if t.without_rowid
-                || t.root & super::store::TEMP_ROOT_BIT != 0
+            if t.root & super::store::TEMP_ROOT_BIT != 0
                 || self.schema.write_blocked.contains_key(&key(&t.name))
             {
                 continue;
             }
-            let root = self.store.create_table_btree()?;
-            for r in self
-                .store
-                .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
-            {
-                let (rowid, vals) = r?;
-                self.store.table_insert(root, rowid, &vals)?;
-            }
+            let root = if t.without_rowid {
+                let layout = super::without_rowid::WrLayout::of(&t);
+                let root = self.store.create_index_btree()?;
+                for k in self.store.index_range(
+                    t.root,
+                    &layout.order,
+                    Bound::Unbounded,
+                    Bound::Unbounded,
+                    false,
+                )? {
+                    self.store.index_insert(root, &k?, &layout.order)?;
+                }
+                root
+            } else {
+                let root = self.store.create_table_btree()?;
+                for r in
+                    self.store
+                        .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
+                {
+                    let (rowid, vals) = r?;
+                    self.store.table_insert(root, rowid, &vals)?;
+                }
+                root
+            };
             moves.push((t.root, root));
             for ix in self.schema.table_indexes(&t) {
-                if ix.root == 0 {
+                // A WITHOUT ROWID table's PRIMARY KEY moved with the table.
+                if ix.root == 0 || ix.root == t.root {
                     continue;
                 }
                 let iroot = self.store.create_index_btree()?;
-                let order = super::eval::Exec::key_order(&ix);
+                let order = super::without_rowid::key_order_for(&t, &ix);
                 for k in self.store.index_range(
                     ix.root,
                     &order,
@@ -717,7 +800,7 @@ impl Engine<'_> {
             .schema
             .tables
             .values()
-            .filter(|t| !key(&t.name).starts_with("sqlite_") && !t.without_rowid)
+            .filter(|t| !key(&t.name).starts_with("sqlite_"))
             .cloned()
             .collect();
         if let Some(n) = target {
@@ -759,10 +842,7 @@ impl Engine<'_> {
         }
         for t in tables {
             let mut nrows = 0i64;
-            for r in self
-                .store
-                .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
-            {
+            for r in self.exec().table_rows(&t, Vec::new())? {
                 r?;
                 nrows += 1;
             }
@@ -810,7 +890,13 @@ impl Engine<'_> {
                 for d in distinct {
                     parts.push(((nkeys + d.max(1) - 1) / d.max(1)).to_string());
                 }
-                entries.push((Value::text(ix.name.as_str()), parts.join(" ")));
+                // SQLite names a WITHOUT ROWID table's PRIMARY KEY statistics after the table.
+                let idx = if t.without_rowid && ix.root == t.root {
+                    t.name.as_str()
+                } else {
+                    ix.name.as_str()
+                };
+                entries.push((Value::text(idx), parts.join(" ")));
             }
             for (idx, s) in entries {
                 let rowid = self.store.table_max_rowid(stat.root)?.unwrap_or(0) + 1;
@@ -842,12 +928,6 @@ impl Engine<'_> {
         };
         if key(&t.name).starts_with("sqlite_") {
             return err(format!("table {} may not be altered", t.name));
-        }
-        if t.without_rowid {
-            return err(format!(
-                "table {} is read-only in parlite: WITHOUT ROWID tables cannot be altered",
-                t.name
-            ));
         }
         match action {
             AlterAction::RenameTable(new) => {
@@ -916,7 +996,12 @@ impl Engine<'_> {
                         && row[1].to_text_or_empty().eq_ignore_ascii_case(&t.name)
                     {
                         let sql = row[4].to_text_or_empty().into_owned();
-                        let Some(p) = sql.rfind(')') else {
+                        // After the last column definition, before any table constraint
+                        // (SQLite's `addColOffset`).
+                        let Some(p) = top_level_items(&sql)
+                            .get(t.columns.len().saturating_sub(1))
+                            .map(|&(_, end)| end)
+                        else {
                             return err("malformed table definition");
                         };
                         let new_sql = format!("{}, {}{}", &sql[..p], text, &sql[p..]);
@@ -1031,6 +1116,31 @@ impl Engine<'_> {
                         self.store.table_insert(self.schema_root, rowid, &row)?;
                     }
                 }
+                if t.without_rowid {
+                    // Records hold the key first: the column's field is found by layout.
+                    let layout = super::without_rowid::WrLayout::of(&t);
+                    let pos = layout.record.iter().position(|&c| c == ci).unwrap_or(0);
+                    let mut recs = Vec::new();
+                    for r in self.store.index_range(
+                        t.root,
+                        &layout.order,
+                        Bound::Unbounded,
+                        Bound::Unbounded,
+                        false,
+                    )? {
+                        recs.push(r?);
+                    }
+                    for mut rec in recs {
+                        if pos < rec.len() {
+                            let pk = rec[..layout.pk.len()].to_vec();
+                            self.store.index_delete(t.root, &pk, &layout.order)?;
+                            rec.remove(pos);
+                            self.store.index_insert(t.root, &rec, &layout.order)?;
+                        }
+                    }
+                    self.schema_changed()?;
+                    return Ok(Vec::new());
+                }
                 // Rewrite every row without the column (rows may be shorter after ADD COLUMN).
                 let mut rows = Vec::new();
                 for r in
@@ -1128,6 +1238,41 @@ fn expr_names_column(e: &ast::Expr, name: &str) -> bool {
 }
 
 /// Removes the `ci`-th column definition from a CREATE TABLE text.
+/// Byte spans of the top-level items (column definitions, then table constraints) inside
+/// the outer parentheses of a CREATE TABLE text.
+fn top_level_items(sql: &str) -> Vec<(usize, usize)> {
+    use crate::parse::lexer::Tok;
+    let mut depth = 0usize;
+    let mut items = Vec::new();
+    let mut item_start = None;
+    for t in &lex_all(sql) {
+        match t.tok {
+            Tok::LParen => {
+                depth += 1;
+                if depth == 1 {
+                    item_start = Some(t.end);
+                }
+            }
+            Tok::RParen => {
+                if depth == 1 {
+                    if let Some(s) = item_start {
+                        items.push((s, t.start));
+                    }
+                }
+                depth = depth.saturating_sub(1);
+            }
+            Tok::Comma if depth == 1 => {
+                if let Some(s) = item_start {
+                    items.push((s, t.start));
+                }
+                item_start = Some(t.end);
+            }
+            _ => {}
+        }
+    }
+    items
+}
+
 fn drop_column_in_sql(sql: &str, ci: usize) -> Option<String> {
     use crate::parse::lexer::Tok;
     let toks = lex_all(sql);

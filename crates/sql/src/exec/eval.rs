@@ -10,6 +10,7 @@
 //!   out one by one. This keeps every operator simple and restartable.
 
 use super::store::{KeyOrder, Row, Store};
+use super::without_rowid::{pk_positions_in_index, WrLayout};
 use crate::collation::Collation;
 use crate::func::{self, FunctionContext, Special};
 use crate::parse::ast::{BinaryOp, CompoundOp, LikeOp, RaiseKind, UnaryOp};
@@ -20,6 +21,7 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Bound;
 use std::rc::Rc;
+use std::sync::Arc;
 
 pub struct Frame<'a> {
     pub row: &'a [Value],
@@ -1326,21 +1328,8 @@ impl<'a> Exec<'a> {
                 let t = t.clone();
                 let defaults = self.column_defaults(&t);
                 let fr = Frame::new(row, parent);
-                if t.without_rowid {
-                    return self.without_rowid_rows(&t, &defaults);
-                }
                 match &src.access {
-                    Access::Scan => {
-                        let it = self.store.table_range(
-                            t.root,
-                            Bound::Unbounded,
-                            Bound::Unbounded,
-                            false,
-                        )?;
-                        Ok(Box::new(it.map(move |r| {
-                            r.map(|(rowid, vals)| expand_row(&t, rowid, vals, &defaults))
-                        })))
-                    }
+                    Access::Scan => self.table_rows(&t, defaults),
                     Access::AutoIndex {
                         col,
                         probe,
@@ -1357,14 +1346,8 @@ impl<'a> Exec<'a> {
                         if fresh {
                             let mut map: std::collections::HashMap<Vec<u8>, Vec<Row>> =
                                 std::collections::HashMap::new();
-                            for r in self.store.table_range(
-                                t.root,
-                                Bound::Unbounded,
-                                Bound::Unbounded,
-                                false,
-                            )? {
-                                let (rowid, vals) = r?;
-                                let row = expand_row(&t, rowid, vals, &defaults);
+                            for r in self.table_rows(&t, defaults.clone())? {
+                                let row = r?;
                                 let cv = row
                                     .get(*col)
                                     .cloned()
@@ -1394,6 +1377,9 @@ impl<'a> Exec<'a> {
                                 }
                             }
                         }
+                        // SQLite walks an IN list in key order (its values go through a
+                        // sorted ephemeral table), so the rows come out in rowid order.
+                        ids.sort_unstable();
                         let mut out = Vec::new();
                         for id in ids {
                             if let Some(vals) = self.store.table_get(t.root, id)? {
@@ -1474,12 +1460,62 @@ impl<'a> Exec<'a> {
                             }
                             None => None,
                         };
+                        // Several prefixes (IN lists) are walked in key order, as SQLite
+                        // does, each once.
+                        prefixes.sort_by(|a, b| order.compare(a, b));
+                        prefixes.dedup_by(|a, b| order.compare(a, b) == Ordering::Equal);
                         let multi = prefixes.len() > 1;
                         let mut seen_ids: HashSet<i64> = HashSet::new();
+                        let mut seen_keys: HashSet<String> = HashSet::new();
                         let mut out = Vec::new();
                         let ncols = index.columns.len();
                         let store = self.store;
                         let root = t.root;
+                        // WITHOUT ROWID: the PRIMARY KEY's own tree holds whole rows; a
+                        // secondary index's entry ends with the key that finds the row.
+                        let wr = t.without_rowid.then(|| {
+                            let layout = WrLayout::of(&t);
+                            let pk_pos = if index.root == t.root {
+                                Vec::new()
+                            } else {
+                                pk_positions_in_index(&t, index)
+                            };
+                            (layout, pk_pos, t.clone(), defaults.clone())
+                        });
+                        let wr_row = move |key: Row| -> Result<Option<Row>> {
+                            let Some((layout, pk_pos, t, defaults)) = &wr else {
+                                return Ok(None);
+                            };
+                            if pk_pos.is_empty() {
+                                return Ok(Some(layout.row_of_record(key, defaults)));
+                            }
+                            let pk: Row = pk_pos
+                                .iter()
+                                .map(|&p| key.get(p).cloned().unwrap_or(Value::Null))
+                                .collect();
+                            layout.lookup(store, t, &pk, defaults)
+                        };
+                        if t.without_rowid {
+                            let mut out = Vec::new();
+                            for p in &prefixes {
+                                let (lo_b, hi_b) = index_bounds(index, p, &lo_v, &hi_v);
+                                let keys = self
+                                    .store
+                                    .index_range(index.root, order, lo_b, hi_b, *reverse)?;
+                                if !multi {
+                                    return Ok(Box::new(keys.filter_map(move |key| {
+                                        key.and_then(&wr_row).transpose()
+                                    })));
+                                }
+                                for key in keys {
+                                    let Some(row) = wr_row(key?)? else { continue };
+                                    if seen_keys.insert(format!("{row:?}")) {
+                                        out.push(Ok(row));
+                                    }
+                                }
+                            }
+                            return Ok(Box::new(out.into_iter()));
+                        }
                         // The table row of an index key (its last value is the rowid).
                         let lookup = move |key: Row| -> Result<Option<(i64, Row)>> {
                             let Some(id) = key.get(ncols).and_then(|v| match v {
@@ -1495,48 +1531,7 @@ impl<'a> Exec<'a> {
                             Ok(store.table_get(root, id)?.map(|vals| (id, vals)))
                         };
                         for p in prefixes {
-                            let lo_b = match &lo_v {
-                                Some((v, incl)) => {
-                                    let mut k = p.clone();
-                                    k.push(v.clone());
-                                    if *incl {
-                                        Bound::Included(k)
-                                    } else {
-                                        Bound::Excluded(k)
-                                    }
-                                }
-                                // Skip NULLs of a ranged ascending column: `x < 5` never
-                                // matches NULL, and NULLs sort first.
-                                None if hi_v.is_some()
-                                    && !index.columns.get(p.len()).is_some_and(|c| c.desc) =>
-                                {
-                                    let mut k = p.clone();
-                                    k.push(Value::Null);
-                                    Bound::Excluded(k)
-                                }
-                                None if p.is_empty() => Bound::Unbounded,
-                                None => Bound::Included(p.clone()),
-                            };
-                            let hi_b = match &hi_v {
-                                Some((v, incl)) => {
-                                    let mut k = p.clone();
-                                    k.push(v.clone());
-                                    if *incl {
-                                        Bound::Included(k)
-                                    } else {
-                                        Bound::Excluded(k)
-                                    }
-                                }
-                                None if lo_v.is_some()
-                                    && index.columns.get(p.len()).is_some_and(|c| c.desc) =>
-                                {
-                                    let mut k = p.clone();
-                                    k.push(Value::Null);
-                                    Bound::Excluded(k)
-                                }
-                                None if p.is_empty() => Bound::Unbounded,
-                                None => Bound::Included(p.clone()),
-                            };
+                            let (lo_b, hi_b) = index_bounds(index, &p, &lo_v, &hi_v);
                             let keys = self
                                 .store
                                 .index_range(index.root, order, lo_b, hi_b, *reverse)?;
@@ -1653,36 +1648,33 @@ impl<'a> Exec<'a> {
         Ok(rows)
     }
 
-    /// All rows of a WITHOUT ROWID table, in the combined-row layout (rowid slot NULL): its
-    /// records are the PRIMARY KEY columns, then the others in table order.
-    fn without_rowid_rows(
+    /// Every row of a table in the combined-row layout, in key order: rowid order, or the
+    /// PRIMARY KEY order of a WITHOUT ROWID table (whose rowid slot is NULL).
+    pub fn table_rows(
         &self,
-        t: &Table,
-        defaults: &[Value],
+        t: &Arc<Table>,
+        defaults: Vec<Value>,
     ) -> Result<Box<dyn Iterator<Item = Result<Row>>>> {
-        let order = KeyOrder {
-            columns: t.pk_key.iter().map(|c| (c.collation, c.desc)).collect(),
-        };
-        let pk: Vec<usize> = t.pk_key.iter().filter_map(|c| c.column).collect();
-        let rest: Vec<usize> = (0..t.columns.len()).filter(|c| !pk.contains(c)).collect();
-        let mut out = Vec::new();
-        for key in
-            self.store
-                .index_range(t.root, &order, Bound::Unbounded, Bound::Unbounded, false)?
-        {
-            let key = key?;
-            let mut row: Row = (0..t.columns.len())
-                .map(|i| defaults.get(i).cloned().unwrap_or(Value::Null))
-                .collect();
-            for (k, &c) in pk.iter().chain(rest.iter()).enumerate() {
-                if let Some(v) = key.get(k) {
-                    row[c] = v.clone();
-                }
-            }
-            row.push(Value::Null);
-            out.push(Ok(row));
+        if t.without_rowid {
+            let layout = WrLayout::of(t);
+            let it = self.store.index_range(
+                t.root,
+                &layout.order,
+                Bound::Unbounded,
+                Bound::Unbounded,
+                false,
+            )?;
+            return Ok(Box::new(
+                it.map(move |r| r.map(|rec| layout.row_of_record(rec, &defaults))),
+            ));
         }
-        Ok(Box::new(out.into_iter()))
+        let t = t.clone();
+        let it = self
+            .store
+            .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?;
+        Ok(Box::new(it.map(move |r| {
+            r.map(|(rowid, vals)| expand_row(&t, rowid, vals, &defaults))
+        })))
     }
 
     /// Column defaults as values, for rows stored before ADD COLUMN.
@@ -1840,4 +1832,53 @@ fn rowid_bound(v: &Value, incl: bool, is_lo: bool) -> Option<Bound<i64>> {
             }
         }
     }
+}
+
+/// The key range of one equality prefix `p` of an index access, with the optional range
+/// bounds on the next column.
+fn index_bounds(
+    index: &crate::schema::Index,
+    p: &Row,
+    lo_v: &Option<(Value, bool)>,
+    hi_v: &Option<(Value, bool)>,
+) -> (Bound<Row>, Bound<Row>) {
+    let lo_b = match lo_v {
+        Some((v, incl)) => {
+            let mut k = p.clone();
+            k.push(v.clone());
+            if *incl {
+                Bound::Included(k)
+            } else {
+                Bound::Excluded(k)
+            }
+        }
+        // Skip NULLs of a ranged ascending column: `x < 5` never
+        // matches NULL, and NULLs sort first.
+        None if hi_v.is_some() && !index.columns.get(p.len()).is_some_and(|c| c.desc) => {
+            let mut k = p.clone();
+            k.push(Value::Null);
+            Bound::Excluded(k)
+        }
+        None if p.is_empty() => Bound::Unbounded,
+        None => Bound::Included(p.clone()),
+    };
+    let hi_b = match hi_v {
+        Some((v, incl)) => {
+            let mut k = p.clone();
+            k.push(v.clone());
+            if *incl {
+                Bound::Included(k)
+            } else {
+                Bound::Excluded(k)
+            }
+        }
+        None if lo_v.is_some() && index.columns.get(p.len()).is_some_and(|c| c.desc) => {
+            let mut k = p.clone();
+            k.push(Value::Null);
+            Bound::Excluded(k)
+        }
+        None if p.is_empty() => Bound::Unbounded,
+        None => Bound::Included(p.clone()),
+    };
+    (lo_b, hi_b)
 }

@@ -18,6 +18,7 @@ pub mod memstore;
 pub mod pragma;
 pub mod store;
 pub mod txnstore;
+pub mod without_rowid;
 
 use crate::func::FunctionContext;
 use crate::parse::ast::{self, Stmt, TriggerEvent, TriggerTime};
@@ -599,6 +600,18 @@ impl<'a> Engine<'a> {
                             index, eq, lo, hi, ..
                         },
                     ) => {
+                        // A WITHOUT ROWID table's PRIMARY KEY is the table tree itself.
+                        let primary = t.without_rowid && index.root == t.root;
+                        if primary && eq.is_empty() && lo.is_none() && hi.is_none() {
+                            rows.push(vec![
+                                Value::Integer(id),
+                                Value::Integer(0),
+                                Value::Integer(0),
+                                Value::text(format!("SCAN {}", t.name)),
+                            ]);
+                            id += 1;
+                            continue;
+                        }
                         // SQLite's names (explainIndexColumnName): an expression term
                         // reads `<expr>`.
                         let name = |i: usize| {
@@ -618,19 +631,31 @@ impl<'a> Engine<'a> {
                             }
                         }
                         if let Some(n) = name(eq.len()) {
-                            if lo.is_some() {
+                            // The planner swapped the bounds of a DESC column into key
+                            // order; SQLite words them as written.
+                            let desc = index.columns.get(eq.len()).is_some_and(|ic| ic.desc);
+                            let (gt, lt) = if desc { (hi, lo) } else { (lo, hi) };
+                            if gt.is_some() {
                                 conds.push(format!("{n}>?"));
                             }
-                            if hi.is_some() {
+                            if lt.is_some() {
                                 conds.push(format!("{n}<?"));
                             }
                         }
-                        format!(
-                            "SEARCH {} USING INDEX {} ({})",
-                            t.name,
-                            index.name,
-                            conds.join(" AND ")
-                        )
+                        if primary {
+                            format!(
+                                "SEARCH {} USING PRIMARY KEY ({})",
+                                t.name,
+                                conds.join(" AND ")
+                            )
+                        } else {
+                            format!(
+                                "SEARCH {} USING INDEX {} ({})",
+                                t.name,
+                                index.name,
+                                conds.join(" AND ")
+                            )
+                        }
                     }
                     (
                         crate::plan::SourceKind::Table(t),
@@ -688,10 +713,11 @@ impl<'a> Engine<'a> {
             }
         };
         for t in tables {
-            if t.without_rowid {
-                continue;
-            }
             for ix in self.schema.table_indexes(&t) {
+                // A WITHOUT ROWID table's PRIMARY KEY is the table itself: nothing to rebuild.
+                if ix.root == 0 || ix.root == t.root {
+                    continue;
+                }
                 self.store.clear_btree(ix.root)?;
                 self.populate_index(&t, &ix)?;
             }

@@ -49,6 +49,7 @@ pub fn column_names(name: &str, has_value: bool) -> Vec<String> {
         ]),
         "index_list" => v(&["seq", "name", "unique", "origin", "partial"]),
         "index_info" => v(&["seqno", "cid", "name"]),
+        "index_xinfo" => v(&["seqno", "cid", "name", "desc", "coll", "key"]),
         "database_list" => v(&["seq", "name", "file"]),
         "table_list" => v(&["schema", "name", "type", "ncol", "wr", "strict"]),
         "integrity_check" | "quick_check" => v(&[key(name).as_str()]),
@@ -133,9 +134,8 @@ impl Engine<'_> {
         });
         let one = |v: Value| Ok(vec![vec![v]]);
         match key(&name.name).as_str() {
-            "table_info" | "table_xinfo" | "index_list" | "index_info" | "table_list" => {
-                schema_pragma(self.schema, &name.name, arg)
-            }
+            "table_info" | "table_xinfo" | "index_list" | "index_info" | "index_xinfo"
+            | "table_list" => schema_pragma(self.schema, &name.name, arg),
             "database_list" => Ok(vec![vec![
                 Value::Integer(0),
                 Value::text("main"),
@@ -254,6 +254,7 @@ impl Engine<'_> {
         tables.sort_by(|a, b| a.name.cmp(&b.name));
         for t in tables {
             if t.without_rowid {
+                self.integrity_problems_wr(&t, &mut out)?;
                 continue;
             }
             let defaults = exec.column_defaults(&t);
@@ -318,6 +319,75 @@ impl Engine<'_> {
             }
         }
         Ok(out)
+    }
+}
+
+impl Engine<'_> {
+    /// `integrity_problems` for a WITHOUT ROWID table: NOT NULL columns, and each secondary
+    /// index holding exactly one entry (terms, then the PRIMARY KEY suffix) per row.
+    fn integrity_problems_wr(
+        &self,
+        t: &std::sync::Arc<crate::schema::Table>,
+        out: &mut Vec<String>,
+    ) -> Result<()> {
+        let exec = self.exec();
+        let ixs: Vec<_> = self
+            .schema
+            .table_indexes(t)
+            .into_iter()
+            .filter(|ix| ix.root != t.root && ix.root != 0)
+            .collect();
+        let mut ix_exprs = Vec::new();
+        for ix in &ixs {
+            let mut b = crate::plan::Binder::new(self.schema);
+            ix_exprs.push(super::dml::bind_index_exprs(&mut b, t, ix)?);
+        }
+        let mut nrows = 0usize;
+        for r in exec.table_rows(t, exec.column_defaults(t))? {
+            let full = r?;
+            nrows += 1;
+            for (i, c) in t.columns.iter().enumerate() {
+                if c.not_null.is_some() && full[i].is_null() {
+                    out.push(format!("NULL value in {}.{}", t.name, c.name));
+                }
+            }
+            for (ix, exprs) in ixs.iter().zip(&ix_exprs) {
+                if ix.partial.is_some() {
+                    continue;
+                }
+                let vals = &full[..t.columns.len()];
+                let k = super::without_rowid::index_key_wr(&exec, t, ix, exprs, vals)?;
+                let order = super::without_rowid::key_order_for(t, ix);
+                let found = self
+                    .store
+                    .index_range(
+                        ix.root,
+                        &order,
+                        Bound::Included(k.clone()),
+                        Bound::Included(k),
+                        false,
+                    )?
+                    .next()
+                    .is_some();
+                if !found {
+                    out.push(format!("row {nrows} missing from index {}", ix.name));
+                }
+            }
+        }
+        for ix in &ixs {
+            if ix.partial.is_some() {
+                continue;
+            }
+            let order = super::without_rowid::key_order_for(t, ix);
+            let n = self
+                .store
+                .index_range(ix.root, &order, Bound::Unbounded, Bound::Unbounded, false)?
+                .count();
+            if n != nrows {
+                out.push(format!("wrong # of entries in index {}", ix.name));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -424,6 +494,67 @@ pub fn schema_pragma(
                         _ => (-1, Value::Null),
                     };
                     vec![Value::Integer(i as i64), Value::Integer(cid), n]
+                })
+                .collect())
+        }
+        "index_xinfo" => {
+            let Some(iname) = arg else {
+                return Ok(Vec::new());
+            };
+            let Some(ix) = schema.indexes.get(&key(&iname.to_text_or_empty())).cloned() else {
+                return Ok(Vec::new());
+            };
+            let Some(t) = schema.table(&ix.table).cloned() else {
+                return Ok(Vec::new());
+            };
+            let coll_name = |c: crate::collation::Collation| Value::text(c.name());
+            let col_name = |c: Option<usize>| match c {
+                Some(ci) => Value::text(t.columns[ci].name.as_str()),
+                None => Value::Null,
+            };
+            let mut out = Vec::new();
+            for c in &ix.columns {
+                let cid = match c.column {
+                    Some(ci) => ci as i64,
+                    None if c.expr.is_some() => -2,
+                    None => -1,
+                };
+                out.push((cid, col_name(c.column), c.desc, coll_name(c.collation), 1));
+            }
+            // The auxiliary columns: the rowid, or for a WITHOUT ROWID table the rest of
+            // its record (the PRIMARY KEY's own tree) or the PRIMARY KEY suffix.
+            if !t.without_rowid {
+                out.push((-1, Value::Null, false, Value::text("BINARY"), 0));
+            } else if ix.root == t.root {
+                let layout = super::without_rowid::WrLayout::of(&t);
+                // SQLite lists them with BINARY, whatever their declared collation.
+                for &ci in &layout.record[layout.pk.len()..] {
+                    out.push((
+                        ci as i64,
+                        col_name(Some(ci)),
+                        false,
+                        Value::text("BINARY"),
+                        0,
+                    ));
+                }
+            } else {
+                for c in super::without_rowid::index_suffix(&t, &ix) {
+                    let cid = c.column.map_or(-1, |ci| ci as i64);
+                    out.push((cid, col_name(c.column), c.desc, coll_name(c.collation), 0));
+                }
+            }
+            Ok(out
+                .into_iter()
+                .enumerate()
+                .map(|(i, (cid, name, desc, coll, k))| {
+                    vec![
+                        Value::Integer(i as i64),
+                        Value::Integer(cid),
+                        name,
+                        Value::Integer(i64::from(desc)),
+                        coll,
+                        Value::Integer(k),
+                    ]
                 })
                 .collect())
         }

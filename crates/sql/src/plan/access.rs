@@ -97,9 +97,6 @@ impl Binder<'_> {
             let SourceKind::Table(tab) = &sources[i].kind else {
                 continue;
             };
-            if tab.without_rowid {
-                continue;
-            }
             let tab = tab.clone();
             let terms: Vec<CExpr> = match sources[i].join {
                 JoinType::Inner => filters[i].clone(),
@@ -515,7 +512,7 @@ impl Binder<'_> {
         let SourceKind::Table(tab) = &src.kind else {
             return false;
         };
-        if tab.without_rowid || src.join != JoinType::Inner {
+        if src.join != JoinType::Inner {
             return false;
         }
         let tab = tab.clone();
@@ -550,6 +547,29 @@ impl Binder<'_> {
                 .is_ok_and(|b| format!("{b:?}") == *form),
             _ => false,
         };
+        // A WITHOUT ROWID table's scan is a walk of its PRIMARY KEY: try it as that index.
+        let wr_root = tab.without_rowid.then_some(tab.root);
+        if tab.without_rowid && matches!(core.sources[0].access, Access::Scan) {
+            let pk = crate::exec::without_rowid::primary_key_index(&tab);
+            let order = crate::exec::eval::Exec::key_order(&pk);
+            let saved = std::mem::replace(
+                &mut core.sources[0].access,
+                Access::Index {
+                    index: Arc::new(pk),
+                    order,
+                    eq: Vec::new(),
+                    lo: None,
+                    hi: None,
+                    range_aff: None,
+                    reverse: false,
+                },
+            );
+            if self.order_by_satisfied(core, keys) {
+                return true;
+            }
+            core.sources[0].access = saved;
+            return false;
+        }
         let access = &mut core.sources[0].access;
         match access {
             Access::Scan | Access::RowidRange { .. } => {
@@ -591,6 +611,9 @@ impl Binder<'_> {
                             k.desc != ic.desc
                         }
                         Some(_) => return false,
+                        // The PRIMARY KEY of a WITHOUT ROWID table is unique: once all of its
+                        // terms are in order, later terms never break a tie.
+                        None if wr_root == Some(index.root) => break,
                         None if is_rowid(t) => {
                             // Index keys end with the rowid, ascending; it is unique, so the
                             // remaining terms never break a tie.

@@ -170,15 +170,7 @@ impl<'s> Binder<'s> {
                 table_name: Some(t.name.clone()),
             });
         }
-        f.cols.push(ScopeCol {
-            name: "rowid".into(),
-            source: sname.clone(),
-            aff: Some(Affinity::Integer),
-            coll: Collation::Binary,
-            using_hidden: true,
-            is_rowid: true,
-            table_name: Some(t.name.clone()),
-        });
+        f.cols.push(rowid_scope_col(t, sname.clone(), true));
         f.sources.push((sname, 0, t.columns.len() + 1));
         self.frames.push(f);
     }
@@ -210,15 +202,7 @@ impl<'s> Binder<'s> {
                     table_name: Some(t.name.clone()),
                 });
             }
-            f.cols.push(ScopeCol {
-                name: "rowid".into(),
-                source: sname.clone(),
-                aff: Some(Affinity::Integer),
-                coll: Collation::Binary,
-                using_hidden: true,
-                is_rowid: true,
-                table_name: Some(t.name.clone()),
-            });
+            f.cols.push(rowid_scope_col(t, sname.clone(), true));
             f.sources.push((sname, start, t.columns.len() + 1));
         }
     }
@@ -854,7 +838,11 @@ impl<'s> Binder<'s> {
                         .any(|r| r.eq_ignore_ascii_case(name))
                 {
                     for (i, c) in f.cols.iter().enumerate() {
-                        if c.is_rowid && table.map_or(true, |t| c.source == key(t)) {
+                        // A WITHOUT ROWID table's slot has no name: it never matches.
+                        if c.is_rowid
+                            && !c.name.is_empty()
+                            && table.map_or(true, |t| c.source == key(t))
+                        {
                             hits.push(i);
                         }
                     }
@@ -1896,15 +1884,7 @@ impl<'s> Binder<'s> {
                             table_name: Some(tab.name.clone()),
                         })
                         .collect();
-                    cols.push(ScopeCol {
-                        name: "rowid".into(),
-                        source: sname.clone(),
-                        aff: Some(Affinity::Integer),
-                        coll: Collation::Binary,
-                        using_hidden: false,
-                        is_rowid: true,
-                        table_name: Some(tab.name.clone()),
-                    });
+                    cols.push(rowid_scope_col(&tab, sname.clone(), false));
                     (SourceKind::Table(tab), sname, cols)
                 } else if let Some(v) = self.schema.views.get(&k).cloned() {
                     self.view_guard()?;
@@ -1984,7 +1964,12 @@ impl<'s> Binder<'s> {
                 if names.is_empty()
                     || !matches!(
                         pragma,
-                        "table_info" | "table_xinfo" | "index_list" | "index_info" | "table_list"
+                        "table_info"
+                            | "table_xinfo"
+                            | "index_list"
+                            | "index_info"
+                            | "index_xinfo"
+                            | "table_list"
                     )
                 {
                     return err(format!("no such table-valued function: {}", name.name));
@@ -2195,5 +2180,31 @@ fn dedup_subquery_names(columns: &mut [OutCol]) {
         }
         taken.insert(name.to_ascii_lowercase());
         c.name = name;
+    }
+}
+
+/// The scope entry of a table's rowid slot. A WITHOUT ROWID table's slot (always NULL) has
+/// no name, so `rowid`, `oid` and `_rowid_` are unknown columns there, as in SQLite; like
+/// a rowid it is left out of `*` and `t.*`.
+fn rowid_scope_col(t: &Table, source: String, hidden: bool) -> ScopeCol {
+    if t.without_rowid {
+        return ScopeCol {
+            name: String::new(),
+            source,
+            aff: None,
+            coll: Collation::Binary,
+            using_hidden: true,
+            is_rowid: true,
+            table_name: Some(t.name.clone()),
+        };
+    }
+    ScopeCol {
+        name: "rowid".into(),
+        source,
+        aff: Some(Affinity::Integer),
+        coll: Collation::Binary,
+        using_hidden: hidden,
+        is_rowid: true,
+        table_name: Some(t.name.clone()),
     }
 }

@@ -330,7 +330,13 @@ impl Schema {
                     let mut autos = Vec::new();
                     for (i, spec) in specs.into_iter().enumerate() {
                         let iname = format!("sqlite_autoindex_{}_{}", t.name, i + 1);
-                        let iroot = autoindex_roots.get(&key(&iname)).copied().unwrap_or(0);
+                        // A WITHOUT ROWID table's PRIMARY KEY index is the table's own tree
+                        // (it has no `sqlite_schema` row); `root == table root` marks it.
+                        let iroot = if t.without_rowid && spec.origin == "pk" {
+                            t.root
+                        } else {
+                            autoindex_roots.get(&key(&iname)).copied().unwrap_or(0)
+                        };
                         autos.push(Index {
                             name: iname,
                             table: t.name.clone(),
@@ -668,6 +674,21 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
             }
         }
     }
+    if *without_rowid {
+        // A key column repeated with the same collation is dropped (SQLite's isDupColumn).
+        if let Some((cols, ..)) = &mut pk_cols {
+            let mut kept: Vec<IndexColumn> = Vec::new();
+            for c in cols.drain(..) {
+                if !kept
+                    .iter()
+                    .any(|k| k.column == c.column && k.collation == c.collation)
+                {
+                    kept.push(c);
+                }
+            }
+            *cols = kept;
+        }
+    }
     let mut rowid_alias = None;
     let mut autoincrement = false;
     let mut pk_conflict = None;
@@ -692,9 +713,15 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
             }
         } else {
             if *autoinc {
-                return Err(SqlError::msg(
-                    "AUTOINCREMENT is only allowed on an INTEGER PRIMARY KEY",
-                ));
+                let integer_key = cols.len() == 1
+                    && cols[0]
+                        .column
+                        .is_some_and(|c| columns[c].decl_type.eq_ignore_ascii_case("INTEGER"));
+                return Err(SqlError::msg(if *without_rowid && integer_key {
+                    "AUTOINCREMENT not allowed on WITHOUT ROWID tables"
+                } else {
+                    "AUTOINCREMENT is only allowed on an INTEGER PRIMARY KEY"
+                }));
             }
             if let Some(p) = pk_spec_pos {
                 specs[p].columns = cols.clone();
@@ -703,7 +730,16 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
     }
     let pk_key = if *without_rowid {
         match &pk_cols {
-            Some((cols, ..)) => cols.clone(),
+            Some((cols, ..)) => {
+                // PRIMARY KEY columns of a WITHOUT ROWID table are NOT NULL (withoutrowid.html
+                // §2.2), with ABORT unless declared otherwise.
+                for ic in cols {
+                    if let Some(c) = ic.column {
+                        columns[c].not_null.get_or_insert(ConflictAction::Abort);
+                    }
+                }
+                cols.clone()
+            }
             None => {
                 return Err(SqlError::msg(format!(
                     "PRIMARY KEY missing on table {tname}"
