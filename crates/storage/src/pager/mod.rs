@@ -1034,8 +1034,8 @@ impl WriteView for FileWriteView {
         inner.check_writable()?;
         let writer = inner.acquire_writer(busy_timeout)?;
         inner.check_writable()?;
-        let latest = inner.register_snapshot();
-        if latest.seq != self.snap.seq {
+        // The latest committed sequence number; stable while the writer lock is held.
+        if lock(&inner.cache).committed_seq != self.snap.seq {
             return Ok(false);
         }
         self.writer = Some(writer);
