@@ -5,11 +5,14 @@
 //! process CPU time per commit, and how commits went (fast path, rebased outside the lock,
 //! replayed under it; conflicts). No SQL layer: what it measures is the storage's share.
 //!
-//! `cargo run --release -p parlite-storage --example conc_update -- [threads,..] [seconds | Nc] [rows]`
+//! `cargo run --release -p parlite-storage --example conc_update -- [threads,..] [seconds | Nc] [rows] [nockpt]`
 //! (`Nc`: N commits per thread instead of a time, for `perf stat -e instructions`).
 
 use parlite_storage::record::{encode, ValueRef};
-use parlite_storage::{BtreeKind, Database, OpenOptions, PageNo, SeekOp, StorageError, Synchronous};
+use parlite_storage::{
+    BtreeKind, Database, OpenOptions, OsVfs, PageNo, PagerConfig, SeekOp, StorageError,
+    Synchronous,
+};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -45,14 +48,24 @@ fn main() -> parlite_storage::Result<()> {
         None => (span.parse().unwrap_or(3.0), u64::MAX),
     };
     let rows: i64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10_000);
+    // "nockpt": no automatic checkpoint during the timed part (its page writes and fsync
+    // run under the writer lock), to see the commit path's own share of the lock.
+    let no_checkpoint = args.get(3).is_some_and(|a| a == "nockpt");
     let dir = tempfile::tempdir().map_err(|e| StorageError::misuse(e.to_string()))?;
     for &n in &threads {
         let path = dir.path().join(format!("t{n}.db"));
-        let opts = OpenOptions {
+        let mut opts = OpenOptions {
             synchronous: Synchronous::Off,
             ..OpenOptions::default()
         };
-        let db = Database::open(&path, opts)?;
+        let mut config = PagerConfig::default();
+        if no_checkpoint {
+            opts.cache_pages_max = 1 << 20;
+            config.checkpoint_log_bytes = 1 << 40;
+            config.checkpoint_dirty_percent = 100;
+        }
+        let path = path.to_str().ok_or_else(|| StorageError::misuse("path not UTF-8"))?;
+        let db = Database::open_with_config(Arc::new(OsVfs), path, opts, config)?;
         let mut rng = StdRng::seed_from_u64(1);
         let w = db.begin_write(Duration::from_secs(5))?;
         let root = w.create_btree(BtreeKind::Table)?;
@@ -102,13 +115,15 @@ fn main() -> parlite_storage::Result<()> {
         let all = c1.concurrent_commits - c0.concurrent_commits;
         println!(
             "threads={n} commits={commits} tps={:.0} lock_held_frac={:.3} lock_held_us_per_commit={:.2} \
-             cpu_us_per_commit={:.1} fast={fast} rebased={rebased} replayed_locked={} conflicts={} load1={}",
+             cpu_us_per_commit={:.1} fast={fast} rebased={rebased} replayed_locked={} conflicts={} \
+             checkpoints={} load1={}",
             commits as f64 / wall.as_secs_f64(),
             held_ns as f64 / wall.as_nanos() as f64,
             held_ns as f64 / 1000.0 / commits.max(1) as f64,
             (cpu1 - cpu0).as_secs_f64() * 1e6 / commits.max(1) as f64,
             all - fast - rebased,
             conflicts.load(Ordering::Relaxed),
+            s1.checkpoints - s0.checkpoints,
             std::fs::read_to_string("/proc/loadavg")
                 .ok()
                 .and_then(|l| l.split_whitespace().next().map(str::to_string))
