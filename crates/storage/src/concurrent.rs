@@ -28,9 +28,10 @@
 //!   touched, or set a header field it read or wrote, fails it too. An entry whose keys were
 //!   not recorded (`opaque`) fails every transaction it is checked against.
 //! - C4. A conflicting transaction is rolled back: nothing of it is published.
-//! - C5. A passing transaction's operations are replayed in order, under the same writer
-//!   lock, onto a fresh write view of the latest state, which commits through the normal
-//!   path (log frame, group commit). A replayed `create_btree` that gets another root page
+//! - C5. A passing transaction's operations are replayed in order onto a fresh write view
+//!   of the state it was validated up to — before the writer lock on a rebased view (C7),
+//!   or under the lock on the latest state — which commits through the normal path (log
+//!   frame, group commit). A replayed `create_btree` that gets another root page
 //!   than the transaction saw is a conflict (the root may be stored in records).
 //! - C6. A detached view cannot commit unless `attach_writer` took the writer lock on a
 //!   snapshot that is still the latest (fast path: nothing committed since).
