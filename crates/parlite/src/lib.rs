@@ -168,6 +168,9 @@ pub struct Stats {
     pub concurrent_commits: u64,
     /// Of those, committed without replay (nothing had committed since their snapshot).
     pub concurrent_fast_commits: u64,
+    /// Of those, validated and replayed onto a newer snapshot before taking the writer lock
+    /// (docs/concurrency.md C7); the rest were replayed under the lock.
+    pub concurrent_rebased_commits: u64,
     /// Lock-holding transactions committed (BEGIN IMMEDIATE/EXCLUSIVE, upgraded DEFERRED).
     pub locked_commits: u64,
     /// Concurrent transactions that failed validation (explicit ones and autocommit attempts).
@@ -401,6 +404,7 @@ impl ConnInner {
             int("commits", st.commits),
             int("concurrent_commits", st.concurrent_commits),
             int("concurrent_fast_commits", st.concurrent_fast_commits),
+            int("concurrent_rebased_commits", st.concurrent_rebased_commits),
             int("locked_commits", st.locked_commits),
             int("conflicts", st.conflicts),
         ];
@@ -868,6 +872,7 @@ fn stats_of(storage: &parlite_storage::Database, counters: &SqlCounters) -> Stat
         commits: p.commits,
         concurrent_commits: c.concurrent_commits,
         concurrent_fast_commits: c.concurrent_fast_commits,
+        concurrent_rebased_commits: c.concurrent_rebased_commits,
         locked_commits: c.locked_commits,
         conflicts: c.conflicts,
         conflicts_by_root: c

@@ -553,6 +553,38 @@ fn parlite_stats_pragma_reports_counters() {
 }
 
 #[test]
+fn stale_concurrent_commit_is_rebased_and_counted() {
+    // docs/concurrency.md C7: a transaction whose snapshot another commit overtook, on
+    // disjoint rows, is validated and replayed before it takes the writer lock.
+    let (db, c1, c2) = two_conns(2);
+    let before = db.stats();
+    c1.execute_batch("BEGIN CONCURRENT; UPDATE accounts SET balance = 1 WHERE id = 1;")
+        .unwrap();
+    c2.execute_batch("UPDATE accounts SET balance = 2 WHERE id = 2")
+        .unwrap();
+    c1.execute_batch("COMMIT").unwrap();
+    let after = db.stats();
+    assert_eq!(
+        after.concurrent_rebased_commits - before.concurrent_rebased_commits,
+        1
+    );
+    assert_eq!(after.conflicts, before.conflicts);
+    let rows = query(&c2, "SELECT id, balance FROM accounts ORDER BY id");
+    assert_eq!(
+        rows,
+        vec![
+            vec![Value::Integer(1), Value::Integer(1)],
+            vec![Value::Integer(2), Value::Integer(2)],
+        ]
+    );
+    let stats = query(&c1, "PRAGMA parlite_stats");
+    assert!(stats.contains(&vec![
+        Value::Text("concurrent_rebased_commits".into()),
+        Value::Integer(after.concurrent_rebased_commits as i64),
+    ]));
+}
+
+#[test]
 fn unique_index_duplicates_conflict() {
     for level in ["serializable", "snapshot"] {
         let db = Database::open(":memory:").unwrap();

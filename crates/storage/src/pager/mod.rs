@@ -94,6 +94,10 @@ pub struct PagerStats {
     /// snapshots (cache C2). This, not `cache_pages`, is the cache's memory in pages.
     pub cache_versions: usize,
     pub dirty_pages: usize,
+    /// Total time the writer lock was held, and how many times it was taken: the commit
+    /// path's serial section (docs/concurrency.md, "Commit concurrency").
+    pub writer_lock_held_ns: u64,
+    pub writer_lock_holds: u64,
 }
 
 fn sync_to_u8(s: Synchronous) -> u8 {
@@ -144,6 +148,8 @@ struct Inner {
     commits: AtomicU64,
     commit_syncs: AtomicU64,
     checkpoints: AtomicU64,
+    writer_held_ns: AtomicU64,
+    writer_holds: AtomicU64,
     /// Set once the backend is in the registry; `Drop` then removes it.
     registered: std::sync::atomic::AtomicBool,
     _process_lock: Option<ProcessLock>,
@@ -259,6 +265,8 @@ impl FileBackend {
             cache_pages,
             cache_versions,
             dirty_pages,
+            writer_lock_held_ns: self.inner.writer_held_ns.load(Ordering::Relaxed),
+            writer_lock_holds: self.inner.writer_holds.load(Ordering::Relaxed),
         }
     }
 }
@@ -441,6 +449,8 @@ fn open_inner(
         commits: AtomicU64::new(0),
         commit_syncs: AtomicU64::new(0),
         checkpoints: AtomicU64::new(0),
+        writer_held_ns: AtomicU64::new(0),
+        writer_holds: AtomicU64::new(0),
         registered: std::sync::atomic::AtomicBool::new(false),
         _process_lock: process_lock,
     };
@@ -510,6 +520,7 @@ impl Inner {
         *held = true;
         Ok(WriterGuard {
             inner: Arc::clone(self),
+            since: Instant::now(),
         })
     }
 
@@ -686,10 +697,15 @@ impl Drop for Inner {
 /// The writer lock, released on drop.
 struct WriterGuard {
     inner: Arc<Inner>,
+    /// When the lock was taken (`PagerStats::writer_lock_held_ns`).
+    since: Instant,
 }
 
 impl Drop for WriterGuard {
     fn drop(&mut self) {
+        let held_ns = u64::try_from(self.since.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.inner.writer_held_ns.fetch_add(held_ns, Ordering::Relaxed);
+        self.inner.writer_holds.fetch_add(1, Ordering::Relaxed);
         *lock(&self.inner.writer_held) = false;
         self.inner.writer_cv.notify_one();
     }
@@ -1018,8 +1034,8 @@ impl WriteView for FileWriteView {
         inner.check_writable()?;
         let writer = inner.acquire_writer(busy_timeout)?;
         inner.check_writable()?;
-        let latest = inner.register_snapshot();
-        if latest.seq != self.snap.seq {
+        // The latest committed sequence number; stable while the writer lock is held.
+        if lock(&inner.cache).committed_seq != self.snap.seq {
             return Ok(false);
         }
         self.writer = Some(writer);
