@@ -127,6 +127,9 @@ pub struct Chain {
     pub frames: Vec<Frame>,
     /// The largest salt of any readable header, so a new generation's salt is new (B3).
     pub salt_max: Option<u32>,
+    /// Per file given to [`scan_chain`]: its generation's place in the chain (0 first),
+    /// `None` if it has no header or does not connect.
+    pub positions: Vec<Option<usize>>,
 }
 
 impl Chain {
@@ -142,32 +145,35 @@ impl Chain {
 /// one's frames, then each next one's only if its base is the chain's last sequence number
 /// and its page size the same. A generation that does not connect follows a lost frame:
 /// its frames were never acknowledged as durable (B4) and are ignored.
-pub fn scan_chain(files: &[&dyn VfsFile]) -> Result<Chain> {
+pub fn scan_chain(files: &[Option<&dyn VfsFile>]) -> Result<Chain> {
     let mut scans = Vec::new();
-    for f in files {
-        let s = scan(*f)?;
-        if s.header.is_some() {
-            scans.push(s);
+    for (i, f) in files.iter().enumerate() {
+        if let Some(f) = f {
+            let s = scan(*f)?;
+            if s.header.is_some() {
+                scans.push((i, s));
+            }
         }
     }
-    let salt_max = scans.iter().filter_map(|s| s.header.map(|h| h.salt)).max();
-    scans.sort_by_key(|s| (s.header.map_or(0, |h| h.base_seq), s.frames.len()));
+    let salt_max = scans.iter().filter_map(|(_, s)| s.header.map(|h| h.salt)).max();
+    scans.sort_by_key(|(_, s)| (s.header.map_or(0, |h| h.base_seq), s.frames.len()));
     let mut chain = Chain {
         salt_max,
+        positions: vec![None; files.len()],
         ..Chain::default()
     };
-    for s in scans {
+    let mut next = 0;
+    for (i, s) in scans {
         let Some(h) = s.header else { continue };
-        match chain.header {
-            None => {
-                chain.header = Some(h);
-                chain.frames = s.frames;
-            }
-            Some(first) => {
-                if first.page_size == h.page_size && chain.last_seq() == Some(h.base_seq) {
-                    chain.frames.extend(s.frames);
-                }
-            }
+        let connects = match chain.header {
+            None => true,
+            Some(first) => first.page_size == h.page_size && chain.last_seq() == Some(h.base_seq),
+        };
+        if connects {
+            chain.header.get_or_insert(h);
+            chain.frames.extend(s.frames);
+            chain.positions[i] = Some(next);
+            next += 1;
         }
     }
     Ok(chain)

@@ -169,10 +169,15 @@ impl Inner {
 
     /// Recovery's checkpoint (section 4 step 7, D4): syncs both log files as found, writes
     /// every redone page, syncs the database file, empties both log files (B2: only now),
-    /// and starts a fresh generation in `files[0]`.
+    /// and starts a fresh generation in `files[0]`. `positions`: each file's place in the
+    /// chain (`log::Chain`). The emptying order keeps B2 at every instant: a file outside
+    /// the chain first (left alone, it would become a chain of its own with a base past the
+    /// database file's state), then the chain's first generation, then its second (left
+    /// alone, the first would end before the file's state).
     pub(super) fn checkpoint_at_open(
         &self,
         files: [Arc<dyn VfsFile>; 2],
+        positions: &[Option<usize>],
         salt_max: Option<u32>,
     ) -> Result<Logs> {
         let started = Instant::now();
@@ -180,9 +185,12 @@ impl Inner {
             f.sync()?;
         }
         let written = self.write_all_dirty()?;
+        let mut order = [0usize, 1];
+        order.sort_by_key(|&i| positions.get(i).copied().flatten().map_or(0, |p| p + 1));
+        for i in order {
+            log::empty_file(&*files[i])?;
+        }
         let [first, second] = files;
-        log::empty_file(&*second)?;
-        log::empty_file(&*first)?;
         let seq = lock(&self.cache).committed_seq;
         let active = LogFile::start(first, self.page_size as u32, salt_max, seq)?;
         lock(&self.cache).mark_clean();
@@ -220,6 +228,27 @@ impl Inner {
     fn begin_round_in(self: &Arc<Self>, slot: CheckpointSlot) -> Result<Option<CheckpointRound>> {
         self.check_writable()?;
         let started = Instant::now();
+        let empty = lock(&self.log)
+            .as_ref()
+            .is_none_or(|l| l.active.last_seq() == l.active.base_seq());
+        if empty {
+            return Ok(None);
+        }
+        // R1a (B3): the active file's header must be durable before a later generation's
+        // header can be: else a power loss could keep the later one alone, and recovery
+        // would start its chain past the database file's state. No lock held: the slot
+        // keeps the active file from changing, commits go on appending.
+        let (active, written) = {
+            let s = lock(&self.sync);
+            (s.active.clone(), s.written_seq)
+        };
+        if let Some(f) = active {
+            if let Err(e) = f.sync() {
+                self.poison(format!("log fsync failed during checkpoint: {e}"));
+                return Err(e);
+            }
+            self.mark_synced(written);
+        }
         let mut guard = lock(&self.log);
         let Some(logs) = guard.as_mut() else {
             return Ok(None);

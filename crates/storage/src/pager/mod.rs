@@ -423,7 +423,7 @@ fn open_inner(
             None
         });
     }
-    let found: Vec<&dyn VfsFile> = log_files.iter().flatten().map(|f| &**f).collect();
+    let found: Vec<Option<&dyn VfsFile>> = log_files.iter().map(|f| f.as_deref()).collect();
     let chain = log::scan_chain(&found)?;
     let log_header = chain.header;
     let frames = &chain.frames[..];
@@ -577,7 +577,7 @@ fn open_inner(
     let (Some(second), Some(first)) = (files.pop(), files.pop()) else {
         return Err(StorageError::misuse("two log files expected"));
     };
-    let logs = inner.checkpoint_at_open([first, second], chain.salt_max)?;
+    let logs = inner.checkpoint_at_open([first, second], &chain.positions, chain.salt_max)?;
     {
         let mut st = lock(&inner.sync);
         st.active = Some(Arc::clone(logs.active.file()));
