@@ -646,12 +646,14 @@ impl Inner {
         let start = Instant::now();
         let deadline = start + timeout;
         let mut held = lock(&self.writer_held);
-        if *held {
+        let waited = *held;
+        if waited {
             self.writer_waits.fetch_add(1, Ordering::Relaxed);
         }
         while *held {
             let now = Instant::now();
             if now >= deadline {
+                self.count_writer_wait(start);
                 return Err(StorageError::Busy {
                     reason: "another write transaction is active".into(),
                 });
@@ -664,15 +666,22 @@ impl Inner {
         }
         *held = true;
         drop(held);
+        if waited {
+            self.count_writer_wait(start);
+        }
+        Ok(WriterGuard {
+            inner: Arc::clone(self),
+        })
+    }
+
+    /// Adds a writer-lock wait that began at `start` to the statistics.
+    fn count_writer_wait(&self, start: Instant) {
         let waited_us = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX);
         if waited_us > 0 {
             self.writer_wait_us.fetch_add(waited_us, Ordering::Relaxed);
             self.writer_wait_max_us
                 .fetch_max(waited_us, Ordering::Relaxed);
         }
-        Ok(WriterGuard {
-            inner: Arc::clone(self),
-        })
     }
 
     fn register_snapshot(self: &Arc<Self>) -> SnapshotGuard {
