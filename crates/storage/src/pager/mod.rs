@@ -104,6 +104,9 @@ pub struct PagerStats {
     pub checkpoint_pages: u64,
     /// Time spent in them, start to end (a background round's, off the writer lock).
     pub checkpoint_us: u64,
+    /// Commits that waited for the checkpointer because the log or the dirty pages passed
+    /// twice their threshold (backpressure, checkpoint.rs).
+    pub checkpoint_stalls: u64,
     /// Bytes of log frames not yet folded into the database file (both log files).
     pub log_frames_bytes: u64,
     /// Bytes of the log files on disk (headers included).
@@ -188,6 +191,7 @@ struct Inner {
     checkpoints: AtomicU64,
     checkpoint_pages: AtomicU64,
     checkpoint_us: AtomicU64,
+    checkpoint_stalls: AtomicU64,
     writer_waits: AtomicU64,
     writer_wait_us: AtomicU64,
     writer_wait_max_us: AtomicU64,
@@ -350,6 +354,7 @@ impl FileBackend {
             checkpoints: load(&i.checkpoints),
             checkpoint_pages: load(&i.checkpoint_pages),
             checkpoint_us: load(&i.checkpoint_us),
+            checkpoint_stalls: load(&i.checkpoint_stalls),
             log_frames_bytes,
             log_file_bytes,
             oldest_snapshot_age_ms: age.map_or(0, |a| {
@@ -550,6 +555,7 @@ fn open_inner(
         checkpoints: AtomicU64::new(0),
         checkpoint_pages: AtomicU64::new(0),
         checkpoint_us: AtomicU64::new(0),
+        checkpoint_stalls: AtomicU64::new(0),
         writer_waits: AtomicU64::new(0),
         writer_wait_us: AtomicU64::new(0),
         writer_wait_max_us: AtomicU64::new(0),
