@@ -6,14 +6,16 @@
 //!   after recovery, at clean close and for `Backend::checkpoint`;
 //! - the **background round** ([`CheckpointRound`]) runs without it, in the checkpointer
 //!   thread (or inline after a commit when `PagerConfig::background_checkpoint` is off):
-//!   R1 switch the active log file, R2 fsync the previous one, R3 write the pages of state S,
-//!   R4 fsync the database file, R5 empty the previous log file.
+//!   R1a fsync the active log file, R1b switch commits to the other file, R2 fsync the
+//!   previous one, R3 write the pages of state S, R4 fsync the database file, R5 empty the
+//!   previous log file.
 //!
 //! Invariants (numbered in the doc, cited here):
 //! - B2. The database file receives state-S images only after frames ≤ S are durable
 //!   (R2 before R3); a log file is emptied or restarted only after the database file is
 //!   durable at its last frame (R4 before R5; full checkpoint steps 4 → 5).
-//! - B3. Outside a round the spare (inactive) file is durably empty.
+//! - B3. Outside a round the spare (inactive) file is durably empty, and a generation's
+//!   header is written only after the previous generation's header is durable (R1a).
 //! - B4. While a round's previous file is not yet synced, group-commit leaders sync it before
 //!   the active file (`SyncState::prev`, pager `wait_durable`).
 //! - B5. A round writes only pages that were dirty at S (cached and pinned, cache C3) and
