@@ -137,10 +137,12 @@ impl Target {
             TargetInner::Parlite(db) => {
                 let s = db.stats();
                 Some(format!(
-                    "p_checkpoints={} p_checkpoint_ms={} p_checkpoint_pages={} p_stalls={} \
+                    "p_checkpoints={} p_checkpoint_ms={} p_checkpoint_max_ms={} \
+                     p_checkpoint_pages={} p_stalls={} \
                      p_writer_waits={} p_writer_wait_ms={} p_writer_wait_max_ms={}",
                     s.checkpoints,
                     s.checkpoint_ms,
+                    s.checkpoint_max_ms,
                     s.checkpoint_pages,
                     s.checkpoint_stalls,
                     s.writer_waits,

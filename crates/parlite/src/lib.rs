@@ -186,6 +186,8 @@ pub struct Stats {
     pub checkpoint_pages: u64,
     /// Time they took in total, in ms (background rounds run off the writer lock).
     pub checkpoint_ms: u64,
+    /// The longest checkpoint, in ms.
+    pub checkpoint_max_ms: u64,
     /// Commits that waited for the checkpointer (the log or the dirty pages at twice their
     /// threshold: commits outran it).
     pub checkpoint_stalls: u64,
@@ -383,6 +385,7 @@ impl ConnInner {
             int("checkpoints", st.checkpoints),
             int("checkpoint_pages", st.checkpoint_pages),
             int("checkpoint_ms", st.checkpoint_ms),
+            int("checkpoint_max_ms", st.checkpoint_max_ms),
             int("checkpoint_stalls", st.checkpoint_stalls),
             int("log_bytes", st.log_bytes),
             int("log_file_bytes", st.log_file_bytes),
@@ -854,6 +857,7 @@ fn stats_of(storage: &parlite_storage::Database, counters: &SqlCounters) -> Stat
         checkpoints: p.checkpoints,
         checkpoint_pages: p.checkpoint_pages,
         checkpoint_ms: p.checkpoint_us / 1000,
+        checkpoint_max_ms: p.checkpoint_max_us / 1000,
         checkpoint_stalls: p.checkpoint_stalls,
         log_bytes: p.log_frames_bytes,
         log_file_bytes: p.log_file_bytes,

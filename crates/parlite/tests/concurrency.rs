@@ -565,6 +565,7 @@ fn parlite_stats_pragma_reports_counters() {
         "checkpoints",
         "checkpoint_pages",
         "checkpoint_ms",
+        "checkpoint_max_ms",
         "checkpoint_stalls",
         "log_bytes",
         "log_file_bytes",

@@ -20,8 +20,10 @@
 //!   previous image (the writer's base) is inserted first with tag 0, so snapshots older
 //!   than the commit keep seeing it after the checkpoint overwrites the file (C2).
 //! - C6. The cache holds at most `cache_pages_max` entries except while entries cannot be
-//!   evicted (dirty, or needed by an old snapshot); the pager checkpoints when dirty
-//!   entries pass half the bound, so the excess is bounded by one transaction's pages.
+//!   evicted (dirty, or needed by an old snapshot); the pager asks for a background
+//!   checkpoint when dirty entries pass a quarter of the bound and makes committers wait for
+//!   it past half (checkpoint.rs backpressure), so the excess is bounded by half the bound
+//!   plus one transaction's pages.
 
 use crate::error::{PageNo, Result, StorageError};
 use crate::pages::PageRef;

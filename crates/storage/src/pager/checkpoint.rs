@@ -212,6 +212,7 @@ impl Inner {
             .fetch_add(pages as u64, Ordering::Relaxed);
         let us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         self.checkpoint_us.fetch_add(us, Ordering::Relaxed);
+        self.checkpoint_max_us.fetch_max(us, Ordering::Relaxed);
     }
 
     /// R1: starts a background round, or `None` when there is nothing to fold, another
@@ -348,8 +349,9 @@ impl Inner {
             let c = lock(&self.cache);
             (c.dirty_count(), c.cache_pages_max)
         };
-        log_bytes > 2 * self.config.checkpoint_log_bytes
-            || dirty * 100 > 2 * cache_max * self.config.checkpoint_dirty_percent
+        log_bytes > self.config.checkpoint_log_bytes.saturating_mul(2)
+            || dirty.saturating_mul(100)
+                > cache_max.saturating_mul(self.config.checkpoint_dirty_percent.saturating_mul(2))
     }
 }
 
