@@ -39,11 +39,11 @@
 //!    or PRIMARY KEY index (two transactions inserting one key with different rowids write
 //!    different index keys, which snapshot validation would let both commit), with triggers,
 //!    or with foreign keys in force, and any DDL (`needs_serializable`).
-//! 6. `PRAGMA synchronous` is per connection and reaches storage (`Database::set_synchronous`)
-//!    as soon as it is set. Storage keeps one mode per database, so the database runs at the
-//!    strongest mode any open connection asked for (`SyncRequests`): a commit is never less
-//!    durable than its connection asked, and may be more (an OFF connection beside a FULL one
-//!    syncs). Reading the pragma returns the connection's own setting.
+//! 6. `PRAGMA synchronous` is per connection: every storage commit carries its connection's
+//!    level at COMMIT time (`Txn::set_synchronous`, `commit_txn`), so an OFF connection never
+//!    waits for an fsync and a FULL one returns only once its commit (and, the log being a
+//!    chain, every earlier one) is durable, whatever the other connections asked for.
+//!    Reading the pragma returns the connection's own setting.
 
 #[doc(hidden)]
 pub mod fuzzing;
@@ -183,9 +183,27 @@ pub struct Stats {
     pub autocommit_lock_fallbacks: u64,
     /// fsyncs of the log made for commits (one per commit group).
     pub fsyncs: u64,
+    /// Checkpoints that wrote pages into the database file (background rounds and full).
     pub checkpoints: u64,
+    /// Pages those checkpoints wrote.
+    pub checkpoint_pages: u64,
+    /// Time they took in total, in ms (background rounds run off the writer lock).
+    pub checkpoint_ms: u64,
+    /// The longest checkpoint, in ms.
+    pub checkpoint_max_ms: u64,
+    /// Commits that waited for the checkpointer (the log or the dirty pages at twice their
+    /// threshold: commits outran it).
+    pub checkpoint_stalls: u64,
     /// Bytes of log frames not yet checkpointed.
     pub log_bytes: u64,
+    /// Size of the log files on disk (both files, headers included).
+    pub log_file_bytes: u64,
+    /// Age of the oldest live snapshot (read or write transaction) in ms; 0: none.
+    pub oldest_snapshot_age_ms: u64,
+    /// Write transactions that waited for the writer lock, and the total and longest wait.
+    pub writer_waits: u64,
+    pub writer_wait_ms: u64,
+    pub writer_wait_max_ms: u64,
 }
 
 impl Stats {
@@ -199,49 +217,11 @@ impl Stats {
     }
 }
 
-/// The `synchronous` levels asked for by the open connections of a `Database` (invariant 6).
-#[derive(Debug, Default)]
-struct SyncRequests {
-    /// Open connections per level: OFF, NORMAL, FULL (EXTRA counts as FULL).
-    connections: Mutex<[u64; 3]>,
-}
-
-impl SyncRequests {
-    /// A connection's `PRAGMA synchronous` went from `from` to `to`.
-    fn change(&self, db: &parlite_storage::Database, from: i64, to: i64) {
-        self.update(db, Some(from), Some(to));
-    }
-
-    /// Moves one connection from level `from` (None: a new connection) to `to` (None: it
-    /// closed), and sets storage to the strongest level still asked for. Under the mutex, so
-    /// two connections changing levels at once leave storage at the right one.
-    fn update(&self, db: &parlite_storage::Database, from: Option<i64>, to: Option<i64>) {
-        let mut counts = match self.connections.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        };
-        let slot = |level: i64| level.clamp(0, 2) as usize;
-        if let Some(f) = from {
-            counts[slot(f)] = counts[slot(f)].saturating_sub(1);
-        }
-        if let Some(t) = to {
-            counts[slot(t)] += 1;
-        }
-        if let Some(level) = (0..3).rev().find(|&l| counts[l] > 0) {
-            let mode = sync_mode(level as i64);
-            if db.synchronous() != mode {
-                db.set_synchronous(mode);
-            }
-        }
-    }
-}
-
 /// Shared by many threads; each thread opens its own Connection from it.
 #[derive(Clone)]
 pub struct Database {
     storage: parlite_storage::Database,
     counters: Arc<SqlCounters>,
-    sync: Arc<SyncRequests>,
     /// `PRAGMA synchronous` of a new connection: the mode the database was opened with.
     sync_default: i64,
 }
@@ -262,7 +242,6 @@ impl Database {
         Database {
             storage,
             counters: Arc::default(),
-            sync: Arc::default(),
             sync_default,
         }
     }
@@ -281,7 +260,6 @@ impl Database {
         let state = ConnState::default();
         let sync_level = self.sync_default;
         state.synchronous.set(sync_level);
-        self.sync.update(&self.storage, None, Some(sync_level));
         Ok(Connection {
             inner: Arc::new(Mutex::new(ConnInner {
                 temp_txn,
@@ -289,24 +267,16 @@ impl Database {
                 _temp_db: temp_db,
                 db: self.storage.clone(),
                 counters: self.counters.clone(),
-                sync: self.sync.clone(),
                 schema: Schema::default(),
                 schema_loaded: false,
                 schema_gen: 0,
                 plan: None,
                 state,
-                sync_applied: sync_level,
                 txn: None,
                 savepoints: Vec::new(),
                 txn_from_savepoint: false,
             })),
         })
-    }
-}
-
-impl Drop for ConnInner {
-    fn drop(&mut self) {
-        self.sync.update(&self.db, Some(self.sync_applied), None);
     }
 }
 
@@ -317,7 +287,6 @@ struct ConnInner {
     temp_tx_sp: Option<u32>,
     db: parlite_storage::Database,
     counters: Arc<SqlCounters>,
-    sync: Arc<SyncRequests>,
     schema: Schema,
     schema_loaded: bool,
     /// Bumped whenever `schema` is reloaded or may have changed (a statement other than
@@ -326,8 +295,6 @@ struct ConnInner {
     /// The running statement's cached plan, lent by `Statement::step` for one run.
     plan: Option<(u64, exec::CachedPlan)>,
     state: ConnState,
-    /// The `PRAGMA synchronous` level last handed to storage (invariant 6).
-    sync_applied: i64,
     /// The explicit transaction, when not in autocommit mode.
     txn: Option<Txn>,
     /// Named savepoints of the explicit transaction, innermost last: (name, main, temp).
@@ -380,13 +347,13 @@ impl ConnInner {
                 return self.stats_rows();
             }
         }
-        let r = self.run_stmt(stmt, params);
-        let level = self.state.synchronous.get();
-        if level != self.sync_applied {
-            self.sync.change(&self.db, self.sync_applied, level);
-            self.sync_applied = level;
-        }
-        r
+        self.run_stmt(stmt, params)
+    }
+
+    /// Commits `t` as durably as this connection's `PRAGMA synchronous` says (invariant 6).
+    fn commit_txn(&self, t: &Txn) -> std::result::Result<(), StorageError> {
+        t.set_synchronous(sync_mode(self.state.synchronous.get()));
+        t.commit()
     }
 
     /// `PRAGMA parlite_stats`: (name, value) rows of `Database::stats`, conflicts also per
@@ -420,7 +387,16 @@ impl ConnInner {
                 SqlValue::real(st.commits_per_fsync()),
             ],
             int("checkpoints", st.checkpoints),
+            int("checkpoint_pages", st.checkpoint_pages),
+            int("checkpoint_ms", st.checkpoint_ms),
+            int("checkpoint_max_ms", st.checkpoint_max_ms),
+            int("checkpoint_stalls", st.checkpoint_stalls),
             int("log_bytes", st.log_bytes),
+            int("log_file_bytes", st.log_file_bytes),
+            int("oldest_snapshot_age_ms", st.oldest_snapshot_age_ms),
+            int("writer_waits", st.writer_waits),
+            int("writer_wait_ms", st.writer_wait_ms),
+            int("writer_wait_max_ms", st.writer_wait_max_ms),
         ]);
         Ok(rows)
     }
@@ -495,7 +471,7 @@ impl ConnInner {
                         "cannot commit - no transaction is active",
                     ));
                 };
-                if let Err(e) = t.commit() {
+                if let Err(e) = self.commit_txn(&t) {
                     if t.is_concurrent() && matches!(e, StorageError::Busy { .. }) {
                         // Only the lock wait timed out: still open (invariant 1).
                         self.txn = Some(t);
@@ -584,7 +560,7 @@ impl ConnInner {
                 if pos == 0 && self.txn_from_savepoint {
                     self.savepoints.clear();
                     self.txn = None;
-                    if let Err(e) = t.commit() {
+                    if let Err(e) = self.commit_txn(&t) {
                         t.rollback();
                         self.end_temp_tx(false);
                         let err = self.storage_error(e);
@@ -658,7 +634,7 @@ impl ConnInner {
             }
             match self.execute(&t, stmt, params) {
                 Ok(rows) => {
-                    if let Err(e) = t.commit() {
+                    if let Err(e) = self.commit_txn(&t) {
                         t.rollback();
                         self.schema_loaded = false;
                         return Err(e.into());
@@ -747,7 +723,7 @@ impl ConnInner {
                     return Err(e);
                 }
             };
-            match t.commit() {
+            match self.commit_txn(&t) {
                 Ok(()) => {
                     self.temp_txn.release(tsp)?;
                     return Ok(rows);
@@ -884,7 +860,16 @@ fn stats_of(storage: &parlite_storage::Database, counters: &SqlCounters) -> Stat
         autocommit_lock_fallbacks: counters.autocommit_lock_fallbacks.load(Ordering::Relaxed),
         fsyncs: p.commit_syncs,
         checkpoints: p.checkpoints,
+        checkpoint_pages: p.checkpoint_pages,
+        checkpoint_ms: p.checkpoint_us / 1000,
+        checkpoint_max_ms: p.checkpoint_max_us / 1000,
+        checkpoint_stalls: p.checkpoint_stalls,
         log_bytes: p.log_frames_bytes,
+        log_file_bytes: p.log_file_bytes,
+        oldest_snapshot_age_ms: p.oldest_snapshot_age_ms,
+        writer_waits: p.writer_waits,
+        writer_wait_ms: p.writer_wait_us / 1000,
+        writer_wait_max_ms: p.writer_wait_max_us / 1000,
     }
 }
 

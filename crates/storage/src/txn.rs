@@ -290,6 +290,8 @@ struct TxnInner {
     /// A lock-holding writer's written keys; `None`: not recorded (the history had not been
     /// enabled when it began), which leaves an opaque entry (concurrent.rs C3).
     locked_writes: Option<WriteSet>,
+    /// This transaction's commit durability (`Txn::set_synchronous`); `None`: the database's.
+    synchronous: Option<Synchronous>,
 }
 
 impl Drop for TxnInner {
@@ -379,8 +381,16 @@ impl Txn {
                 cell: Vec::new(),
                 conc: None,
                 locked_writes: None,
+                synchronous: None,
             })),
         }
+    }
+
+    /// How durable this transaction's commit must be before `commit` returns, whatever the
+    /// database's `set_synchronous` says (per-connection `PRAGMA synchronous`; the log is a
+    /// chain, so a `Full` commit also makes every earlier commit durable).
+    pub fn set_synchronous(&self, mode: Synchronous) {
+        self.lock().synchronous = Some(mode);
     }
 
     fn lock(&self) -> MutexGuard<'_, TxnInner> {
@@ -679,14 +689,17 @@ impl Txn {
     /// Commits a write transaction; a read transaction just ends.
     pub fn commit(&self) -> Result<()> {
         let mut g = self.lock();
-        let view = std::mem::replace(&mut g.view, View::Done);
+        let mut view = std::mem::replace(&mut g.view, View::Done);
+        if let (Some(mode), View::Write(w)) = (g.synchronous, &mut view) {
+            w.set_synchronous(mode);
+        }
         if let Some(c) = g.conc.take() {
             let db = g.db.clone();
             let mut slot = match view {
                 View::Write(w) => Some(w),
                 View::Read(_) | View::Done => None,
             };
-            let r = commit_concurrent(&db, &mut slot, &c);
+            let r = commit_concurrent(&db, &mut slot, &c, g.synchronous);
             if let (Err(StorageError::Busy { .. }), Some(w)) = (&r, slot.take()) {
                 // T3: the writer lock was not had in time; the transaction stays open, as
                 // SQLite's COMMIT after SQLITE_BUSY.
@@ -793,6 +806,7 @@ fn commit_concurrent(
     db: &Database,
     slot: &mut Option<Box<dyn WriteView>>,
     c: &ConcTxn,
+    synchronous: Option<Synchronous>,
 ) -> Result<()> {
     if slot.is_none() {
         return Err(StorageError::misuse("transaction has ended"));
@@ -843,6 +857,9 @@ fn commit_concurrent(
     }
     drop(rebased);
     let mut fresh = db.inner.backend.begin_write(timeout)?;
+    if let Some(mode) = synchronous {
+        fresh.set_synchronous(mode);
+    }
     if let Some(w) = slot.take() {
         w.rollback();
     }

@@ -20,13 +20,16 @@
 //!   previous image (the writer's base) is inserted first with tag 0, so snapshots older
 //!   than the commit keep seeing it after the checkpoint overwrites the file (C2).
 //! - C6. The cache holds at most `cache_pages_max` entries except while entries cannot be
-//!   evicted (dirty, or needed by an old snapshot); the pager checkpoints when dirty
-//!   entries pass half the bound, so the excess is bounded by one transaction's pages.
+//!   evicted (dirty, or needed by an old snapshot); the pager asks for a background
+//!   checkpoint when dirty entries pass a quarter of the bound and makes committers wait for
+//!   it past half (checkpoint.rs backpressure), so the excess is bounded by half the bound
+//!   plus one transaction's pages.
 
 use crate::error::{PageNo, Result, StorageError};
 use crate::pages::PageRef;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::time::{Duration, Instant};
 
 /// How many clean candidates one eviction looks at, beyond the number it must evict, before
 /// giving up (C6): entries held by old snapshots are skipped, and the scan must not become
@@ -72,8 +75,9 @@ pub struct Cache {
     /// Clean entries by last use, oldest first (C3: dirty entries are not here).
     lru: BTreeMap<u64, u32>,
     tick: u64,
-    /// Live snapshots: seq → (how many views hold it, their page count).
-    snapshots: BTreeMap<u64, (usize, u32)>,
+    /// Live snapshots: seq → (how many views hold it, their page count, when the first of
+    /// them registered).
+    snapshots: BTreeMap<u64, (usize, u32, Instant)>,
     /// Entries holding more than one version (candidates for C2 pruning).
     multi: BTreeSet<u32>,
     dirty_count: usize,
@@ -118,7 +122,10 @@ impl Cache {
 
     pub fn register_snapshot(&mut self) -> (u64, u32) {
         let seq = self.committed_seq;
-        let slot = self.snapshots.entry(seq).or_insert((0, self.page_count));
+        let slot = self
+            .snapshots
+            .entry(seq)
+            .or_insert((0, self.page_count, Instant::now()));
         slot.0 += 1;
         (seq, self.page_count)
     }
@@ -144,6 +151,12 @@ impl Cache {
 
     pub fn oldest_snapshot(&self) -> Option<u64> {
         self.snapshots.keys().next().copied()
+    }
+
+    /// How long the oldest live snapshot's commit has had a registered snapshot (an upper
+    /// bound on the oldest reader's age when several readers shared that commit).
+    pub fn oldest_snapshot_age(&self) -> Option<Duration> {
+        self.snapshots.values().next().map(|v| v.2.elapsed())
     }
 
     /// The largest page count any live snapshot sees (the checkpoint must not truncate the
@@ -309,6 +322,24 @@ impl Cache {
             self.lru.insert(tick, pgno);
         }
         self.dirty_count = 0;
+        self.evict();
+    }
+
+    /// After a background round wrote the image at commit `seq` of every page dirty at
+    /// `seq` (checkpoint B5): entries whose newest version is at most `seq` become clean and
+    /// evictable; pages committed again since stay dirty for the next round (C3).
+    pub fn mark_clean_upto(&mut self, seq: u64) {
+        let mut ticks = Vec::new();
+        for (pgno, e) in self.entries.iter_mut() {
+            if e.dirty && e.versions.last().is_none_or(|v| v.0 <= seq) {
+                e.dirty = false;
+                ticks.push((e.tick, *pgno));
+            }
+        }
+        self.dirty_count -= ticks.len();
+        for (tick, pgno) in ticks {
+            self.lru.insert(tick, pgno);
+        }
         self.evict();
     }
 
