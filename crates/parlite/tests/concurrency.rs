@@ -524,6 +524,15 @@ fn synchronous_reaches_storage_per_connection() {
         let before = db.stats().fsyncs;
         full.execute_batch("COMMIT").unwrap();
         assert_eq!(db.stats().fsyncs, before + 1);
+        // An OFF connection's BEGIN CONCURRENT commit, rebased past a FULL commit outside the
+        // writer lock, keeps its own durability: no fsync, no wait.
+        c.execute_batch("BEGIN CONCURRENT; INSERT INTO t(rowid, x) VALUES (1002, 302);")
+            .unwrap();
+        full.execute_batch("INSERT INTO t(rowid, x) VALUES (1003, 303)")
+            .unwrap();
+        let before = db.stats().fsyncs;
+        c.execute_batch("COMMIT").unwrap();
+        assert_eq!(db.stats().fsyncs, before, "a rebased OFF commit never syncs");
     }
     let before = db.stats().fsyncs;
     insert_5();

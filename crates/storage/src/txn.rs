@@ -822,7 +822,12 @@ fn commit_concurrent(
     let mut base = c.snapshot;
     for _ in 0..REBASE_ATTEMPTS_MAX {
         if lock(&db.inner.history).newest_seq() > base {
-            if let Some(v) = rebase(db, c, base)? {
+            if let Some(mut v) = rebase(db, c, base)? {
+                // The rebased view commits with this transaction's durability, as its own
+                // view would have.
+                if let Some(mode) = synchronous {
+                    v.set_synchronous(mode);
+                }
                 base = v.snapshot_seq();
                 if let Some(old) = rebased.replace(v) {
                     old.rollback();
