@@ -1301,15 +1301,15 @@ impl<'a> Exec<'a> {
                 let v: Vec<Result<Row>> = rows.iter().cloned().map(Ok).collect();
                 Ok(Box::new(v.into_iter()))
             }
-            SourceKind::TempSchema | SourceKind::Schema => {
+            SourceKind::TempSchema | SourceKind::Schema | SourceKind::AttachedSchema(_) => {
                 let temp = matches!(src.kind, SourceKind::TempSchema);
                 if temp && !self.store.has_temp() {
                     return Ok(Box::new(std::iter::empty()));
                 }
-                let root = if temp {
-                    crate::exec::TEMP_SCHEMA_ROOT
-                } else {
-                    1
+                let root = match src.kind {
+                    SourceKind::TempSchema => crate::exec::TEMP_SCHEMA_ROOT,
+                    SourceKind::AttachedSchema(root) => root,
+                    _ => 1,
                 };
                 let it = self
                     .store

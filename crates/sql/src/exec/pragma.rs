@@ -123,24 +123,49 @@ impl Engine<'_> {
         name: &QualifiedName,
         value: Option<&PragmaValue>,
     ) -> Result<Vec<Row>> {
-        if let Some(s) = &name.schema {
-            if !s.eq_ignore_ascii_case("main") {
-                return Err(SqlError::msg(format!("unknown database {s}")));
-            }
-        }
         let arg = value.map(|v| match v {
             PragmaValue::Assign(e) | PragmaValue::Call(e) => pragma_arg(e),
         });
         let one = |v: Value| Ok(vec![vec![v]]);
+        if let Some(s) = &name.schema {
+            if !s.eq_ignore_ascii_case("main") && !s.eq_ignore_ascii_case("temp") {
+                let Some((slot, _)) = self.schema.attached_db(s) else {
+                    return Err(SqlError::msg(format!("unknown database {s}")));
+                };
+                let bits = super::store::attached_bits(slot);
+                match key(&name.name).as_str() {
+                    "user_version" => {
+                        return match arg {
+                            Some(v) => {
+                                self.store.set_user_version_in(bits, v.to_i64() as u32)?;
+                                Ok(Vec::new())
+                            }
+                            None => one(Value::Integer(i64::from(
+                                self.store.user_version_in(bits)? as i32,
+                            ))),
+                        };
+                    }
+                    "schema_version" if arg.is_none() => {
+                        return one(Value::Integer(i64::from(self.store.schema_cookie_in(bits)?)));
+                    }
+                    "table_info" | "table_xinfo" | "index_list" | "index_info" | "table_list"
+                    | "integrity_check" | "quick_check" => {
+                        // Answered from the attached database's own schema.
+                        let unqualified = QualifiedName {
+                            schema: None,
+                            name: name.name.clone(),
+                        };
+                        return self.in_attached(slot, |e| e.pragma(&unqualified, value));
+                    }
+                    _ => {}
+                }
+            }
+        }
         match key(&name.name).as_str() {
             "table_info" | "table_xinfo" | "index_list" | "index_info" | "table_list" => {
                 schema_pragma(self.schema, &name.name, arg)
             }
-            "database_list" => Ok(vec![vec![
-                Value::Integer(0),
-                Value::text("main"),
-                Value::text(""),
-            ]]),
+            "database_list" => Ok(database_list(self.schema, self.state)),
             "user_version" => match arg {
                 Some(v) => {
                     self.store.set_user_version(v.to_i64() as u32)?;
@@ -319,6 +344,32 @@ impl Engine<'_> {
         }
         Ok(out)
     }
+}
+
+/// `PRAGMA database_list` (seq, name, file): main, temp once SQLite would have opened it
+/// (`ConnState::temp_shown`), then the
+/// attached databases numbered from 2 in attach order, as SQLite numbers them.
+pub fn database_list(schema: &crate::schema::Schema, state: &super::ConnState) -> Vec<Row> {
+    let mut out = vec![vec![
+        Value::Integer(0),
+        Value::text("main"),
+        Value::text(state.main_file.borrow().as_str()),
+    ]];
+    let bit = crate::exec::store::TEMP_ROOT_BIT;
+    if state.temp_shown.get()
+        || !schema.temp_views.is_empty()
+        || schema.tables.values().any(|t| t.root & bit != 0)
+    {
+        out.push(vec![Value::Integer(1), Value::text("temp"), Value::text("")]);
+    }
+    for (i, a) in schema.attached.iter().enumerate() {
+        out.push(vec![
+            Value::Integer(i as i64 + 2),
+            Value::text(a.name.as_str()),
+            Value::text(a.file.as_str()),
+        ]);
+    }
+    out
 }
 
 /// The pragmas answered from the schema alone (also usable as table-valued functions,

@@ -1834,12 +1834,15 @@ impl<'s> Binder<'s> {
         let (kind, sname, cols): (SourceKind, String, Vec<ScopeCol>) = match t {
             TableOrSubquery::Table { name, alias, .. } => {
                 let sname = key(alias.as_deref().unwrap_or(&name.name));
+                let k = key(&name.name);
                 if let Some(s) = &name.schema {
-                    if !s.eq_ignore_ascii_case("main") && !s.eq_ignore_ascii_case("temp") {
-                        return err(format!("unknown database {s}"));
+                    if !s.eq_ignore_ascii_case("main")
+                        && !s.eq_ignore_ascii_case("temp")
+                        && self.schema.attached_db(s).is_none()
+                    {
+                        return err(format!("no such table: {s}.{}", name.name));
                     }
                 }
-                let k = key(&name.name);
                 if name.schema.is_none() && self.hidden_ctes.contains(&k) {
                     return err(format!("circular reference: {}", name.name));
                 }
@@ -1907,9 +1910,16 @@ impl<'s> Binder<'s> {
                         table_name: Some(tab.name.clone()),
                     });
                     (SourceKind::Table(tab), sname, cols)
-                } else if let Some(v) = self.schema.views.get(&k).cloned() {
+                } else if let Some(v) = self
+                    .schema
+                    .view_in(name.schema.as_deref(), &name.name)
+                    .cloned()
+                {
                     self.view_guard()?;
+                    // A view binds to its own database's objects (lang_attach.html).
+                    let saved_db = self.schema.default_db.replace(self.schema.view_db(&v));
                     let sub = self.detached_subplan(&v.select, false);
+                    self.schema.default_db.set(saved_db);
                     self.view_depth -= 1;
                     let sub = sub?;
                     let cols = sub_cols(&sub, &sname, &v.columns);
@@ -1944,10 +1954,17 @@ impl<'s> Binder<'s> {
                         is_rowid: true,
                         table_name: Some(name.name.clone()),
                     });
-                    let kind = if temp {
-                        SourceKind::TempSchema
-                    } else {
-                        SourceKind::Schema
+                    let attached = name
+                        .schema
+                        .as_deref()
+                        .and_then(|s| self.schema.attached_db(s))
+                        .map(|(slot, _)| slot);
+                    let kind = match attached {
+                        Some(slot) if !temp => SourceKind::AttachedSchema(
+                            1 | crate::exec::store::attached_bits(slot),
+                        ),
+                        _ if temp => SourceKind::TempSchema,
+                        _ => SourceKind::Schema,
                     };
                     (kind, sname, cols)
                 } else {

@@ -245,6 +245,8 @@ pub enum SourceKind {
     Schema,
     /// sqlite_temp_schema: the temp database's schema table (empty without one).
     TempSchema,
+    /// `aux.sqlite_schema`: an attached database's schema table, by its tagged root.
+    AttachedSchema(u32),
     /// A recursive CTE, computed to a fixpoint when scanned.
     Recursive(Rc<RecursivePlan>),
     /// The working table of the recursive CTE being computed (the rows of the last round).
