@@ -1292,6 +1292,15 @@ impl<'a> Exec<'a> {
                 let rows = crate::exec::pragma::schema_pragma(self.schema, pragma, Some(v))?;
                 Ok(Box::new(rows.into_iter().map(Ok)))
             }
+            SourceKind::JsonFn { recursive, args } => {
+                let fr = Frame::new(row, parent);
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.eval(a, &fr)?);
+                }
+                let rows = crate::func::json_table::rows(*recursive, &vals)?;
+                Ok(Box::new(rows.into_iter().map(Ok)))
+            }
             SourceKind::Rows(rows) => {
                 let v: Vec<Result<Row>> = rows.iter().cloned().map(Ok).collect();
                 Ok(Box::new(v.into_iter()))

@@ -724,6 +724,10 @@ impl<'a> Engine<'a> {
                     | (crate::plan::SourceKind::PragmaFn { .. }, _) => {
                         "SCAN (recursive CTE)".to_string()
                     }
+                    (crate::plan::SourceKind::JsonFn { recursive, .. }, _) => format!(
+                        "SCAN {} VIRTUAL TABLE INDEX 0:",
+                        if *recursive { "json_tree" } else { "json_each" }
+                    ),
                 };
                 rows.push(vec![
                     Value::Integer(id),

@@ -52,6 +52,8 @@ pub struct ScopeCol {
     pub coll: Collation,
     /// Not found by unqualified names or `*` (the right side of USING/NATURAL).
     pub using_hidden: bool,
+    /// A HIDDEN column of a table-valued function: found by name, not part of `*`.
+    pub star_hidden: bool,
     pub is_rowid: bool,
     /// For rowid positions: the real table (rowid is only reachable in tables).
     pub table_name: Option<String>,
@@ -167,6 +169,7 @@ impl<'s> Binder<'s> {
                 aff: Some(c.affinity),
                 coll: c.collation,
                 using_hidden: false,
+                star_hidden: false,
                 is_rowid: false,
                 table_name: Some(t.name.clone()),
             });
@@ -177,6 +180,7 @@ impl<'s> Binder<'s> {
             aff: Some(Affinity::Integer),
             coll: Collation::Binary,
             using_hidden: true,
+            star_hidden: false,
             is_rowid: true,
             table_name: Some(t.name.clone()),
         });
@@ -196,6 +200,7 @@ impl<'s> Binder<'s> {
                     aff: None,
                     coll: Collation::Binary,
                     using_hidden: true,
+                    star_hidden: false,
                     is_rowid: false,
                     table_name: None,
                 });
@@ -207,6 +212,7 @@ impl<'s> Binder<'s> {
                     aff: Some(c.affinity),
                     coll: c.collation,
                     using_hidden: true,
+                    star_hidden: false,
                     is_rowid: false,
                     table_name: Some(t.name.clone()),
                 });
@@ -217,6 +223,7 @@ impl<'s> Binder<'s> {
                 aff: Some(Affinity::Integer),
                 coll: Collation::Binary,
                 using_hidden: true,
+                star_hidden: false,
                 is_rowid: true,
                 table_name: Some(t.name.clone()),
             });
@@ -1412,7 +1419,8 @@ impl<'s> Binder<'s> {
         }
         if sources.len() > 1
             && sources.iter().all(|s| {
-                s.join == JoinType::Inner && !matches!(s.kind, SourceKind::PragmaFn { .. })
+                s.join == JoinType::Inner
+                    && !matches!(s.kind, SourceKind::PragmaFn { .. } | SourceKind::JsonFn { .. })
             })
         {
             self.reorder_joins(&mut sources, &bound_terms);
@@ -1457,7 +1465,7 @@ impl<'s> Binder<'s> {
                     }
                     let mut any = false;
                     for (i, c) in f.cols.iter().enumerate() {
-                        if c.is_rowid || (c.using_hidden && only.is_none()) {
+                        if c.is_rowid || c.star_hidden || (c.using_hidden && only.is_none()) {
                             continue;
                         }
                         if let Some(t) = &only {
@@ -1692,7 +1700,7 @@ impl<'s> Binder<'s> {
                     pos += f.map_or(0, |f| {
                         f.cols
                             .iter()
-                            .filter(|c| !c.is_rowid && !c.using_hidden)
+                            .filter(|c| !c.is_rowid && !c.using_hidden && !c.star_hidden)
                             .count()
                     })
                 }
@@ -1739,7 +1747,7 @@ impl<'s> Binder<'s> {
                         .iter()
                         .cloned()
                         .enumerate()
-                        .filter(|(_, c)| !c.is_rowid && !c.using_hidden)
+                        .filter(|(_, c)| !c.is_rowid && !c.using_hidden && !c.star_hidden)
                         .collect()
                 })
                 .unwrap_or_default();
@@ -1896,6 +1904,7 @@ impl<'s> Binder<'s> {
                             aff: Some(c.affinity),
                             coll: c.collation,
                             using_hidden: false,
+                            star_hidden: false,
                             is_rowid: false,
                             table_name: Some(tab.name.clone()),
                         })
@@ -1906,6 +1915,7 @@ impl<'s> Binder<'s> {
                         aff: Some(Affinity::Integer),
                         coll: Collation::Binary,
                         using_hidden: false,
+                        star_hidden: false,
                         is_rowid: true,
                         table_name: Some(tab.name.clone()),
                     });
@@ -1941,6 +1951,7 @@ impl<'s> Binder<'s> {
                             aff: Some(c.affinity),
                             coll: c.collation,
                             using_hidden: false,
+                            star_hidden: false,
                             is_rowid: false,
                             table_name: Some(name.name.clone()),
                         })
@@ -1951,6 +1962,7 @@ impl<'s> Binder<'s> {
                         aff: Some(Affinity::Integer),
                         coll: Collation::Binary,
                         using_hidden: false,
+                        star_hidden: false,
                         is_rowid: true,
                         table_name: Some(name.name.clone()),
                     });
@@ -1992,6 +2004,37 @@ impl<'s> Binder<'s> {
                 let sname = key(alias.as_deref().unwrap_or(""));
                 let cols = sub_cols(&sub, &sname, &[]);
                 (SourceKind::Subquery(Rc::new(sub)), sname, cols)
+            }
+            TableOrSubquery::TableFunction { name, args, alias }
+                if ["json_each", "json_tree"]
+                    .iter()
+                    .any(|f| f.eq_ignore_ascii_case(&name.name)) =>
+            {
+                // Arguments may name earlier sources (`FROM t, json_each(t.doc)`).
+                let mut bound = Vec::with_capacity(args.len());
+                for a in args {
+                    bound.push(self.expr(a)?.e);
+                }
+                let sname = key(alias.as_deref().unwrap_or(&name.name));
+                let cols = crate::func::json_table::COLUMNS
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| ScopeCol {
+                        name: n.to_string(),
+                        source: sname.clone(),
+                        aff: None,
+                        coll: Collation::Binary,
+                        using_hidden: false,
+                        star_hidden: i >= crate::func::json_table::HIDDEN_FROM,
+                        is_rowid: false,
+                        table_name: None,
+                    })
+                    .collect();
+                let kind = SourceKind::JsonFn {
+                    recursive: key(&name.name) == "json_tree",
+                    args: bound,
+                };
+                (kind, sname, cols)
             }
             TableOrSubquery::TableFunction { name, args, alias } => {
                 let k = key(&name.name);
@@ -2038,6 +2081,7 @@ impl<'s> Binder<'s> {
                         aff: None,
                         coll: Collation::Binary,
                         using_hidden: false,
+                        star_hidden: false,
                         is_rowid: false,
                         table_name: None,
                     })
@@ -2099,6 +2143,7 @@ fn out_cols_to_scope(cols: &[OutCol], sname: &str) -> Vec<ScopeCol> {
             aff: c.aff,
             coll: c.coll,
             using_hidden: false,
+            star_hidden: false,
             is_rowid: false,
             table_name: c.origin.as_ref().map(|o| o.0.clone()),
         })
@@ -2130,6 +2175,7 @@ fn sub_cols(sub: &SubPlan, sname: &str, names: &[String]) -> Vec<ScopeCol> {
             aff: c.aff,
             coll: c.coll,
             using_hidden: false,
+            star_hidden: false,
             is_rowid: false,
             table_name: c.origin.as_ref().map(|o| o.0.clone()),
         })

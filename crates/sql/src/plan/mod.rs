@@ -260,6 +260,12 @@ pub enum SourceKind {
         pragma: String,
         arg: CExpr,
     },
+    /// json_each / json_tree (`recursive`) over arguments that may depend on earlier
+    /// sources, evaluated per outer row (func::json_table).
+    JsonFn {
+        recursive: bool,
+        args: Vec<CExpr>,
+    },
 }
 
 /// `init UNION [ALL] step`, where `step` reads working table `working_id`.
