@@ -25,7 +25,7 @@
 //! 5. A file attached by several connections of this process shares one storage
 //!    `Database` (`open_shared`), so their writer locks and snapshots are coordinated.
 
-use parlite_sql::exec::store::{KeyIter, KeyOrder, Row, RowIter, RoutedStore, Store, ATTACHED_MAX};
+use parlite_sql::exec::store::{KeyIter, KeyOrder, RoutedStore, Row, RowIter, Store, ATTACHED_MAX};
 use parlite_sql::exec::txnstore::TxnStore;
 use parlite_sql::exec::Engine;
 use parlite_sql::parse::ast::Expr;
@@ -354,7 +354,10 @@ impl crate::ConnInner {
         }
         if name.eq_ignore_ascii_case("main")
             || name.eq_ignore_ascii_case("temp")
-            || self.attached.iter().any(|a| a.name.eq_ignore_ascii_case(&name))
+            || self
+                .attached
+                .iter()
+                .any(|a| a.name.eq_ignore_ascii_case(&name))
         {
             return Err(crate::error(
                 codes::SQLITE_ERROR,

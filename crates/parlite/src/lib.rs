@@ -284,7 +284,6 @@ impl Database {
         let temp_db = parlite_storage::Database::open_in_memory(OpenOptions::default())?;
         let temp_txn = temp_db.begin_write(Duration::from_secs(0))?;
         let state = ConnState::default();
-        state.main_file.replace(self.main_file.clone());
         let sync_level = self.sync_default;
         state.synchronous.set(sync_level);
         self.sync.update(&self.storage, None, Some(sync_level));
@@ -296,7 +295,10 @@ impl Database {
                 db: self.storage.clone(),
                 counters: self.counters.clone(),
                 sync: self.sync.clone(),
-                schema: Schema::default(),
+                schema: Schema {
+                    main_file: self.main_file.clone(),
+                    ..Schema::default()
+                },
                 schema_loaded: false,
                 schema_gen: 0,
                 plan: None,
@@ -370,7 +372,7 @@ impl ConnInner {
             };
             let mut fresh = exec::load_schema(&store)?;
             fresh.carry_temp_from(&self.schema);
-            fresh.attached = std::mem::take(&mut self.schema.attached);
+            fresh.carry_connection_from(&mut self.schema);
             self.schema = fresh;
             self.schema_loaded = true;
             self.schema_gen += 1;

@@ -258,7 +258,11 @@ fn virtual_tables_have_no_module() {
         "CREATE VIRTUAL TABLE x USING rtree(id, a, b)",
     ] {
         let e = c.execute_batch(sql).expect_err(sql);
-        let module = if sql.contains("rtree") { "rtree" } else { "fts5" };
+        let module = if sql.contains("rtree") {
+            "rtree"
+        } else {
+            "fts5"
+        };
         assert_eq!(e.message, format!("no such module: {module}"), "{sql}");
     }
 }
@@ -449,7 +453,10 @@ fn attached_files_are_durable_and_sqlite_compatible() {
             .expect("reattach");
         assert_eq!(
             rows(&c, "SELECT count(*), sum(a) FROM aux.t"),
-            vec![vec![parlite::Value::Integer(5), parlite::Value::Integer(39)]]
+            vec![vec![
+                parlite::Value::Integer(5),
+                parlite::Value::Integer(39)
+            ]]
         );
         assert_eq!(
             rows(&c, "SELECT count(*) FROM m"),
@@ -465,16 +472,20 @@ fn attached_files_are_durable_and_sqlite_compatible() {
     }
     let s = rusqlite::Connection::open(&aux).expect("sqlite aux");
     let n: i64 = s
-        .query_row("SELECT count(*) FROM t WHERE b IN ('x','y','one','two','three')", [], |r| {
-            r.get(0)
-        })
+        .query_row(
+            "SELECT count(*) FROM t WHERE b IN ('x','y','one','two','three')",
+            [],
+            |r| r.get(0),
+        )
         .expect("count");
     assert_eq!(n, 5);
     let s = rusqlite::Connection::open(&made).expect("sqlite made");
     let v: String = s
-        .query_row("SELECT group_concat(v, ',') FROM (SELECT v FROM s ORDER BY k)", [], |r| {
-            r.get(0)
-        })
+        .query_row(
+            "SELECT group_concat(v, ',') FROM (SELECT v FROM s ORDER BY k)",
+            [],
+            |r| r.get(0),
+        )
         .expect("made rows");
     assert_eq!(v, "one!,two,three");
 }
@@ -492,14 +503,17 @@ fn two_connections_share_an_attached_file() {
     }
     a.execute_batch("CREATE TABLE aux.t(x); INSERT INTO aux.t VALUES(1)")
         .expect("a writes");
-    b.execute_batch("INSERT INTO aux.t VALUES(2)").expect("b writes");
+    b.execute_batch("INSERT INTO aux.t VALUES(2)")
+        .expect("b writes");
     assert_eq!(
         rows(&a, "SELECT sum(x) FROM aux.t"),
         vec![vec![parlite::Value::Integer(3)]]
     );
     // A snapshot inside a transaction is stable while the other connection commits.
-    a.execute_batch("BEGIN; SELECT * FROM aux.t;").expect("begin");
-    b.execute_batch("INSERT INTO aux.t VALUES(4)").expect("b writes again");
+    a.execute_batch("BEGIN; SELECT * FROM aux.t;")
+        .expect("begin");
+    b.execute_batch("INSERT INTO aux.t VALUES(4)")
+        .expect("b writes again");
     assert_eq!(
         rows(&a, "SELECT sum(x) FROM aux.t"),
         vec![vec![parlite::Value::Integer(3)]]

@@ -187,3 +187,28 @@ fn virtual_table_modules_are_missing() {
         assert_eq!(e.message, format!("no such module: {module}"), "{sql}");
     }
 }
+
+#[test]
+fn pragma_functions_hidden_columns_and_schemas() {
+    check(
+        r#"
+        CREATE TABLE t(a INTEGER PRIMARY KEY, b);
+        CREATE INDEX tb ON t(b);
+        ATTACH ':memory:' AS aux;
+        CREATE TABLE aux.t(x TEXT, y, z);
+        CREATE TABLE aux.only_aux(q);
+        CREATE UNIQUE INDEX aux.txy ON t(x, y);
+        SELECT * FROM pragma_table_info('t');
+        SELECT *, arg, schema FROM pragma_table_info('t');
+        SELECT *, arg, schema FROM pragma_table_info('t', 'aux');
+        SELECT * FROM pragma_table_info('t', 'main');
+        SELECT name FROM pragma_table_info('only_aux');
+        SELECT * FROM pragma_index_list('t', 'aux');
+        SELECT * FROM pragma_index_info('txy', 'aux');
+        SELECT * FROM pragma_table_info('t', 'nosuch');
+        SELECT seq, name, file FROM pragma_database_list;
+        SELECT * FROM pragma_database_list();
+        SELECT d.name, m.name FROM pragma_database_list d, pragma_table_info('t', d.name) m ORDER BY 1, m.cid;
+        "#,
+    );
+}

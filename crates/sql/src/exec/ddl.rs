@@ -117,7 +117,7 @@ impl Engine<'_> {
         if !self.store.has_temp() {
             return err("TEMP objects are not available on this connection");
         }
-        self.state.temp_shown.set(true);
+        self.schema.temp_shown.set(true);
         let saved = self.schema_root;
         self.schema_root = super::TEMP_SCHEMA_ROOT;
         let r = f(self);
@@ -130,9 +130,7 @@ impl Engine<'_> {
     fn attached_target(&self, schema: Option<&str>) -> Result<Option<usize>> {
         match schema {
             None => Ok(None),
-            Some(s) if s.eq_ignore_ascii_case("main") || s.eq_ignore_ascii_case("temp") => {
-                Ok(None)
-            }
+            Some(s) if s.eq_ignore_ascii_case("main") || s.eq_ignore_ascii_case("temp") => Ok(None),
             Some(s) => match self.schema.attached_db(s) {
                 Some((slot, _)) => Ok(Some(slot)),
                 None => err(format!("unknown database {s}")),
@@ -186,7 +184,10 @@ impl Engine<'_> {
 
     /// The schema name of the database DDL is aimed at, for messages.
     fn ddl_db_name(&self) -> &str {
-        match (&self.outer_schema, super::store::attached_slot(self.schema_root)) {
+        match (
+            &self.outer_schema,
+            super::store::attached_slot(self.schema_root),
+        ) {
             (Some(o), Some(slot)) => o.attached.get(slot).map_or("main", |a| a.name.as_str()),
             _ if self.temp_mode() => "temp",
             _ => "main",
@@ -234,8 +235,7 @@ impl Engine<'_> {
             return self.in_attached(slot, |e| e.create_table_inner(c));
         }
         let temp = c.temp
-            || c
-                .name
+            || c.name
                 .schema
                 .as_deref()
                 .is_some_and(|s| s.eq_ignore_ascii_case("temp"));
@@ -264,7 +264,8 @@ impl Engine<'_> {
             CreateTableBody::Columns { .. } => (c.clone(), c.schema_sql.clone(), Vec::new()),
             CreateTableBody::AsSelect(sel) => {
                 // The SELECT sees every database, also when the new table is attached.
-                let full: &crate::schema::Schema = self.outer_schema.as_ref().unwrap_or(self.schema);
+                let full: &crate::schema::Schema =
+                    self.outer_schema.as_ref().unwrap_or(self.schema);
                 let plan = Binder::new(full).bind_select(sel)?;
                 let mut ex = self.exec();
                 ex.schema = full;
@@ -566,8 +567,10 @@ impl Engine<'_> {
             _ => false,
         });
         if qualified {
-            return err("qualified table names are not allowed on INSERT, UPDATE, and DELETE \
-                 statements within triggers");
+            return err(
+                "qualified table names are not allowed on INSERT, UPDATE, and DELETE \
+                 statements within triggers",
+            );
         }
         if self.schema.triggers.contains_key(&key(&c.name.name)) {
             if c.if_not_exists {
@@ -967,12 +970,10 @@ impl Engine<'_> {
     pub fn alter(&mut self, table: &ast::QualifiedName, action: &AlterAction) -> Result<Vec<Row>> {
         if matches!(action, AlterAction::RenameTable(_)) {
             // SQLite opens the temp database to rewrite TEMP triggers that name the table.
-            self.state.temp_shown.set(true);
+            self.schema.temp_shown.set(true);
         }
         let slot = match self.attached_target(table.schema.as_deref())? {
-            None if table.schema.is_none() => {
-                self.attached_holder(ObjectKind::Table, &table.name)
-            }
+            None if table.schema.is_none() => self.attached_holder(ObjectKind::Table, &table.name),
             slot => slot,
         };
         if let Some(slot) = slot {

@@ -1286,10 +1286,13 @@ impl<'a> Exec<'a> {
                 let v: Vec<Result<Row>> = rows.iter().cloned().map(Ok).collect();
                 Ok(Box::new(v.into_iter()))
             }
-            SourceKind::PragmaFn { pragma, arg } => {
+            SourceKind::PragmaFn { pragma, args } => {
                 let fr = Frame::new(row, parent);
-                let v = self.eval(arg, &fr)?;
-                let rows = crate::exec::pragma::schema_pragma(self.schema, pragma, Some(v))?;
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.eval(a, &fr)?);
+                }
+                let rows = crate::exec::pragma::function_rows(self.schema, pragma, &vals)?;
                 Ok(Box::new(rows.into_iter().map(Ok)))
             }
             SourceKind::JsonFn { recursive, args } => {

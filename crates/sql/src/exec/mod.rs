@@ -48,11 +48,6 @@ pub struct ConnState {
     /// CONCURRENT, autocommit writes) validate reads too (false, the default: serializable)
     /// or write-write conflicts only (true: snapshot isolation).
     pub isolation_snapshot: Cell<bool>,
-    /// The main database's file as `PRAGMA database_list` shows it ("" in memory).
-    pub main_file: std::cell::RefCell<String>,
-    /// `PRAGMA database_list` lists temp: SQLite opened it (a TEMP object was created, or
-    /// ALTER TABLE RENAME looked for TEMP triggers), and it stays listed.
-    pub temp_shown: Cell<bool>,
 }
 
 impl FunctionContext for ConnState {
@@ -357,12 +352,16 @@ impl<'a> Engine<'a> {
         }
         if self.outer_schema.is_some() {
             // DDL on an attached database: `schema` is that database's alone.
-            *self.schema = load_schema_at(self.store, self.schema_root, self.store.schema_cookie_in(db)?)?;
+            *self.schema = load_schema_at(
+                self.store,
+                self.schema_root,
+                self.store.schema_cookie_in(db)?,
+            )?;
             return Ok(());
         }
         let mut fresh = load_schema(self.store)?;
         fresh.carry_temp_from(self.schema);
-        fresh.attached = std::mem::take(&mut self.schema.attached);
+        fresh.carry_connection_from(self.schema);
         *self.schema = fresh;
         Ok(())
     }
@@ -536,44 +535,43 @@ impl<'a> Engine<'a> {
         Ok(true)
     }
 
+    /// Runs one trigger's program for one row (`fire` has checked recursion and depth).
     fn fire_one(
         &mut self,
         trig: &Arc<Trigger>,
         old: Option<&Row>,
         new: Option<&Row>,
     ) -> Result<bool> {
-        {
-            let Some(t) = self.trigger_target(&trig.table)? else {
-                return Ok(true);
-            };
-            let w = t.columns.len() + 1;
-            let mut row = Vec::with_capacity(2 * w);
-            match new {
-                Some(n) => row.extend(n.iter().take(w).cloned()),
-                None => row.extend(std::iter::repeat(Value::Null).take(w)),
-            }
-            row.resize(w, Value::Null);
-            match old {
-                Some(o) => row.extend(o.iter().take(w).cloned()),
-                None => row.extend(std::iter::repeat(Value::Null).take(w)),
-            }
-            row.resize(2 * w, Value::Null);
-            let saved_row = self.trigger_row.replace(row);
-            let saved_table = self.trigger_table.replace(t.clone());
-            self.trigger_depth += 1;
-            self.nested_depth += 1;
-            self.active_triggers.push(trig.name.clone());
-            let r = self.run_trigger(trig, &t);
-            self.active_triggers.pop();
-            self.nested_depth -= 1;
-            self.trigger_depth -= 1;
-            self.trigger_row = saved_row;
-            self.trigger_table = saved_table;
-            match r {
-                Ok(()) => {}
-                Err(e) if e.to_string() == eval::RAISE_IGNORE_MSG => return Ok(false),
-                Err(e) => return Err(e),
-            }
+        let Some(t) = self.trigger_target(&trig.table)? else {
+            return Ok(true);
+        };
+        let w = t.columns.len() + 1;
+        let mut row = Vec::with_capacity(2 * w);
+        match new {
+            Some(n) => row.extend(n.iter().take(w).cloned()),
+            None => row.extend(std::iter::repeat(Value::Null).take(w)),
+        }
+        row.resize(w, Value::Null);
+        match old {
+            Some(o) => row.extend(o.iter().take(w).cloned()),
+            None => row.extend(std::iter::repeat(Value::Null).take(w)),
+        }
+        row.resize(2 * w, Value::Null);
+        let saved_row = self.trigger_row.replace(row);
+        let saved_table = self.trigger_table.replace(t.clone());
+        self.trigger_depth += 1;
+        self.nested_depth += 1;
+        self.active_triggers.push(trig.name.clone());
+        let r = self.run_trigger(trig, &t);
+        self.active_triggers.pop();
+        self.nested_depth -= 1;
+        self.trigger_depth -= 1;
+        self.trigger_row = saved_row;
+        self.trigger_table = saved_table;
+        match r {
+            Ok(()) => {}
+            Err(e) if e.to_string() == eval::RAISE_IGNORE_MSG => return Ok(false),
+            Err(e) => return Err(e),
         }
         Ok(true)
     }

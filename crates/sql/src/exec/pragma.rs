@@ -146,7 +146,9 @@ impl Engine<'_> {
                         };
                     }
                     "schema_version" if arg.is_none() => {
-                        return one(Value::Integer(i64::from(self.store.schema_cookie_in(bits)?)));
+                        return one(Value::Integer(i64::from(
+                            self.store.schema_cookie_in(bits)?,
+                        )));
                     }
                     "table_info" | "table_xinfo" | "index_list" | "index_info" | "table_list"
                     | "integrity_check" | "quick_check" => {
@@ -165,7 +167,7 @@ impl Engine<'_> {
             "table_info" | "table_xinfo" | "index_list" | "index_info" | "table_list" => {
                 schema_pragma(self.schema, &name.name, arg)
             }
-            "database_list" => Ok(database_list(self.schema, self.state)),
+            "database_list" => Ok(database_list(self.schema)),
             "user_version" => match arg {
                 Some(v) => {
                     self.store.set_user_version(v.to_i64() as u32)?;
@@ -347,20 +349,24 @@ impl Engine<'_> {
 }
 
 /// `PRAGMA database_list` (seq, name, file): main, temp once SQLite would have opened it
-/// (`ConnState::temp_shown`), then the
+/// (`Schema::temp_shown`), then the
 /// attached databases numbered from 2 in attach order, as SQLite numbers them.
-pub fn database_list(schema: &crate::schema::Schema, state: &super::ConnState) -> Vec<Row> {
+pub fn database_list(schema: &crate::schema::Schema) -> Vec<Row> {
     let mut out = vec![vec![
         Value::Integer(0),
         Value::text("main"),
-        Value::text(state.main_file.borrow().as_str()),
+        Value::text(schema.main_file.as_str()),
     ]];
     let bit = crate::exec::store::TEMP_ROOT_BIT;
-    if state.temp_shown.get()
+    if schema.temp_shown.get()
         || !schema.temp_views.is_empty()
         || schema.tables.values().any(|t| t.root & bit != 0)
     {
-        out.push(vec![Value::Integer(1), Value::text("temp"), Value::text("")]);
+        out.push(vec![
+            Value::Integer(1),
+            Value::text("temp"),
+            Value::text(""),
+        ]);
     }
     for (i, a) in schema.attached.iter().enumerate() {
         out.push(vec![
@@ -370,6 +376,56 @@ pub fn database_list(schema: &crate::schema::Schema, state: &super::ConnState) -
         ]);
     }
     out
+}
+
+/// The HIDDEN columns of a pragma used as a table-valued function: its argument and its
+/// schema, as SQLite's pragma virtual table declares them (PragFlg_Result1, SchemaOpt).
+pub fn function_hidden_columns(pragma: &str) -> &'static [&'static str] {
+    match pragma {
+        "table_info" | "table_xinfo" | "index_list" | "index_info" => &["arg", "schema"],
+        "table_list" => &["arg"],
+        _ => &[],
+    }
+}
+
+/// `pragma_x(arg, schema)` rows: the pragma over the named database (the whole search
+/// order when no schema is given), each row followed by its hidden arg and schema values.
+pub fn function_rows(
+    schema: &crate::schema::Schema,
+    pragma: &str,
+    args: &[Value],
+) -> Result<Vec<Row>> {
+    let arg = args.first().cloned();
+    let db = args.get(1).cloned().unwrap_or(Value::Null);
+    let target = match &db {
+        Value::Null => schema,
+        v => {
+            let name = v.to_text_or_empty();
+            if name.eq_ignore_ascii_case("main") || name.eq_ignore_ascii_case("temp") {
+                schema
+            } else {
+                match schema.attached_db(&name) {
+                    Some((_, a)) => &a.schema,
+                    None => return Err(SqlError::msg(format!("unknown database '{name}'"))),
+                }
+            }
+        }
+    };
+    let mut rows = if pragma == "database_list" {
+        database_list(schema)
+    } else {
+        schema_pragma(target, pragma, arg.clone())?
+    };
+    let hidden = function_hidden_columns(pragma);
+    for r in &mut rows {
+        for h in hidden {
+            r.push(match *h {
+                "arg" => arg.clone().unwrap_or(Value::Null),
+                _ => db.clone(),
+            });
+        }
+    }
+    Ok(rows)
 }
 
 /// The pragmas answered from the schema alone (also usable as table-valued functions,

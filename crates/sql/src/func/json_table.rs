@@ -274,7 +274,10 @@ mod tests {
             col(&r, 4),
             vec![Value::Integer(0), Value::Integer(1), Value::Integer(4)]
         );
-        assert_eq!(col(&r, 5), vec![Value::Null, Value::Integer(0), Value::Integer(1)]);
+        assert_eq!(
+            col(&r, 5),
+            vec![Value::Null, Value::Integer(0), Value::Integer(1)]
+        );
         let long = format!("[\"{}\",1]", "x".repeat(300));
         let r = rows(false, &[Value::text(long)]).expect("rows");
         // Payload 300+1+3+... > 255: a 3-byte array header; the string has a 3-byte one.

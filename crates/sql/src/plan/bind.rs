@@ -1420,7 +1420,10 @@ impl<'s> Binder<'s> {
         if sources.len() > 1
             && sources.iter().all(|s| {
                 s.join == JoinType::Inner
-                    && !matches!(s.kind, SourceKind::PragmaFn { .. } | SourceKind::JsonFn { .. })
+                    && !matches!(
+                        s.kind,
+                        SourceKind::PragmaFn { .. } | SourceKind::JsonFn { .. }
+                    )
             })
         {
             self.reorder_joins(&mut sources, &bound_terms);
@@ -1972,9 +1975,9 @@ impl<'s> Binder<'s> {
                         .and_then(|s| self.schema.attached_db(s))
                         .map(|(slot, _)| slot);
                     let kind = match attached {
-                        Some(slot) if !temp => SourceKind::AttachedSchema(
-                            1 | crate::exec::store::attached_bits(slot),
-                        ),
+                        Some(slot) if !temp => {
+                            SourceKind::AttachedSchema(1 | crate::exec::store::attached_bits(slot))
+                        }
                         _ if temp => SourceKind::TempSchema,
                         _ => SourceKind::Schema,
                     };
@@ -2045,43 +2048,60 @@ impl<'s> Binder<'s> {
                 if names.is_empty()
                     || !matches!(
                         pragma,
-                        "table_info" | "table_xinfo" | "index_list" | "index_info" | "table_list"
+                        "table_info"
+                            | "table_xinfo"
+                            | "index_list"
+                            | "index_info"
+                            | "table_list"
+                            | "database_list"
                     )
                 {
                     return err(format!("no such table-valued function: {}", name.name));
                 }
+                let hidden = crate::exec::pragma::function_hidden_columns(pragma);
+                if args.len() > hidden.len() {
+                    return err(format!(
+                        "too many arguments on {} - max {}",
+                        name.name,
+                        hidden.len()
+                    ));
+                }
                 let sname = key(alias.as_deref().unwrap_or(&name.name));
-                let constant = match args.first() {
-                    Some(Expr::Literal(l)) => Some(Some(literal_value(l))),
-                    None => Some(None),
-                    Some(_) => None,
-                };
-                let kind = match constant {
-                    Some(arg) => SourceKind::Rows(Rc::new(crate::exec::pragma::schema_pragma(
-                        self.schema,
-                        pragma,
-                        arg,
-                    )?)),
-                    None => {
-                        let arg = match args.first() {
-                            Some(a) => self.expr(a)?.e,
-                            None => CExpr::Lit(Value::Null),
-                        };
-                        SourceKind::PragmaFn {
-                            pragma: pragma.to_string(),
-                            arg,
+                let constants: Option<Vec<Value>> = args
+                    .iter()
+                    .map(|a| match a {
+                        Expr::Literal(l) => Some(literal_value(l)),
+                        _ => None,
+                    })
+                    .collect();
+                let kind =
+                    match constants {
+                        Some(vals) => SourceKind::Rows(Rc::new(
+                            crate::exec::pragma::function_rows(self.schema, pragma, &vals)?,
+                        )),
+                        None => {
+                            // Arguments may name earlier sources: evaluated per outer row.
+                            let mut bound = Vec::with_capacity(args.len());
+                            for a in args {
+                                bound.push(self.expr(a)?.e);
+                            }
+                            SourceKind::PragmaFn {
+                                pragma: pragma.to_string(),
+                                args: bound,
+                            }
                         }
-                    }
-                };
+                    };
                 let cols = names
                     .iter()
-                    .map(|n| ScopeCol {
-                        name: n.clone(),
+                    .map(|n| (n.as_str(), false))
+                    .chain(hidden.iter().map(|n| (*n, true)))
+                    .map(|(n, star_hidden)| ScopeCol {
+                        name: n.to_string(),
                         source: sname.clone(),
                         aff: None,
                         coll: Collation::Binary,
                         using_hidden: false,
-                        star_hidden: false,
+                        star_hidden,
                         is_rowid: false,
                         table_name: None,
                     })

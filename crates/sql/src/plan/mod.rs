@@ -258,7 +258,7 @@ pub enum SourceKind {
     /// sources (`pragma_table_info(m.name)`), evaluated per outer row.
     PragmaFn {
         pragma: String,
-        arg: CExpr,
+        args: Vec<CExpr>,
     },
     /// json_each / json_tree (`recursive`) over arguments that may depend on earlier
     /// sources, evaluated per outer row (func::json_table).

@@ -198,6 +198,11 @@ pub struct Schema {
     pub attached: Vec<AttachedSchema>,
     /// Attach slot + 1 of the database whose view or trigger is being bound or run (0: none).
     pub default_db: Cell<usize>,
+    /// The main database's file as `PRAGMA database_list` shows it ("" in memory).
+    pub main_file: String,
+    /// `PRAGMA database_list` lists temp: SQLite opened it (a TEMP object was created, or
+    /// ALTER TABLE RENAME looked for TEMP triggers), and it stays listed.
+    pub temp_shown: Cell<bool>,
 }
 
 /// One attached database: its schema name, its file as `PRAGMA database_list` shows it
@@ -295,14 +300,16 @@ impl Schema {
         let temp_bit = crate::exec::store::TEMP_ROOT_BIT;
         let main_bits = temp_bit | crate::exec::store::ATTACHED_MASK;
         match schema.map(|s| s.to_ascii_lowercase()) {
-            Some(s) if s == "main" => self
-                .shadowed
+            Some(s) if s == "main" => self.shadowed.get(&key(name)).or_else(|| {
+                self.tables
+                    .get(&key(name))
+                    .filter(|t| t.root & main_bits == 0)
+            }),
+            Some(s) if s == "temp" => self
+                .tables
                 .get(&key(name))
-                .or_else(|| self.tables.get(&key(name)).filter(|t| t.root & main_bits == 0)),
-            Some(s) if s == "temp" => self.tables.get(&key(name)).filter(|t| t.root & temp_bit != 0),
-            Some(s) => self
-                .attached_db(&s)
-                .and_then(|(_, a)| a.schema.table(name)),
+                .filter(|t| t.root & temp_bit != 0),
+            Some(s) => self.attached_db(&s).and_then(|(_, a)| a.schema.table(name)),
             None => self.table(name),
         }
     }
@@ -316,7 +323,9 @@ impl Schema {
                 .get(&k)
                 .filter(|_| !self.temp_views.contains_key(&k)),
             Some(s) if s == "temp" => self.temp_views.get(&k),
-            Some(s) => self.attached_db(&s).and_then(|(_, a)| a.schema.views.get(&k)),
+            Some(s) => self
+                .attached_db(&s)
+                .and_then(|(_, a)| a.schema.views.get(&k)),
             None => {
                 if let Some(d) = self.default_attached() {
                     if let Some(v) = d.schema.views.get(&k) {
@@ -533,6 +542,14 @@ impl Schema {
         self.views.extend(temp.views);
         self.unsupported.extend(temp.unsupported);
         self.write_blocked.extend(temp.write_blocked);
+    }
+
+    /// Keeps what belongs to the connection rather than to the main file across a reload:
+    /// the attached databases, the main file's name, whether temp was opened.
+    pub fn carry_connection_from(&mut self, old: &mut Schema) {
+        self.attached = std::mem::take(&mut old.attached);
+        self.main_file = std::mem::take(&mut old.main_file);
+        self.temp_shown.set(old.temp_shown.get());
     }
 
     /// Keeps the connection's TEMP objects across a reload of the main schema.
