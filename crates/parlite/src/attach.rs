@@ -25,7 +25,7 @@
 //! 5. A file attached by several connections of this process shares one storage
 //!    `Database` (`open_shared`), so their writer locks and snapshots are coordinated.
 
-use parlite_sql::exec::store::{KeyIter, KeyOrder, RoutedStore, Row, RowIter, Store, ATTACHED_MAX};
+use parlite_sql::exec::store::{KeyIter, KeyOrder, RoutedStore, Row, RowIter, Store};
 use parlite_sql::exec::txnstore::TxnStore;
 use parlite_sql::exec::Engine;
 use parlite_sql::parse::ast::Expr;
@@ -135,6 +135,15 @@ impl AttachedDb {
             return Ok(());
         }
         t.rollback();
+        Ok(())
+    }
+
+    /// BEGIN IMMEDIATE/EXCLUSIVE: the write transaction (and writer lock) now.
+    pub(crate) fn begin_write(&self, wait: Duration) -> parlite_storage::Result<()> {
+        if self.txn.borrow().is_none() {
+            let t = self.file.db.begin_write(wait)?;
+            *self.txn.borrow_mut() = Some(t);
+        }
         Ok(())
     }
 
@@ -346,10 +355,10 @@ impl crate::ConnInner {
             .get(1)
             .map(|v| v.to_text_or_empty().into_owned())
             .unwrap_or_default();
-        if self.attached.len() >= ATTACHED_MAX {
+        if self.attached.len() >= self.attached_max {
             return Err(crate::error(
                 codes::SQLITE_ERROR,
-                format!("too many attached databases - max {ATTACHED_MAX}"),
+                format!("too many attached databases - max {}", self.attached_max),
             ));
         }
         if name.eq_ignore_ascii_case("main")

@@ -49,7 +49,7 @@ mod attach;
 #[doc(hidden)]
 pub mod fuzzing;
 use attach::{AttachedDb, AttachedStore};
-use parlite_sql::exec::store::Store;
+use parlite_sql::exec::store::{Store, ATTACHED_MAX};
 use parlite_sql::exec::{self, store::RoutedStore, txnstore::TxnStore, ConnState, Engine};
 use parlite_sql::parse::{self, ast::Stmt, ast::TxnMode, Params};
 use parlite_sql::schema::key;
@@ -308,6 +308,7 @@ impl Database {
                 savepoints: Vec::new(),
                 txn_from_savepoint: false,
                 attached: Vec::new(),
+                attached_max: ATTACHED_MAX,
             })),
         })
     }
@@ -345,6 +346,8 @@ struct ConnInner {
     txn_from_savepoint: bool,
     /// Attached databases in attach order (slot i of `Schema::attached`), `attach.rs`.
     attached: Vec<AttachedDb>,
+    /// SQLITE_LIMIT_ATTACHED: at most `ATTACHED_MAX` (10), lowered by `set_limit_attached`.
+    attached_max: usize,
 }
 
 impl ConnInner {
@@ -558,6 +561,15 @@ impl ConnInner {
                     Some(TxnMode::Concurrent) => self.begin_concurrent()?,
                     _ => self.db.begin_read()?,
                 };
+                if matches!(mode, Some(TxnMode::Immediate) | Some(TxnMode::Exclusive)) {
+                    // As SQLite, IMMEDIATE takes every attached database's writer lock too.
+                    let wait = self.busy_timeout().max(self.db.concurrent_busy_timeout());
+                    if let Err(e) = self.attached.iter().try_for_each(|a| a.begin_write(wait)) {
+                        t.rollback();
+                        let _ = self.end_attached(false);
+                        return Err(e.into());
+                    }
+                }
                 self.txn = Some(t);
                 self.txn_from_savepoint = false;
                 self.temp_tx_sp = Some(self.temp_txn.savepoint()?);
@@ -1112,6 +1124,14 @@ impl Connection {
 
     pub fn is_autocommit(&self) -> bool {
         lock(&self.inner).txn.is_none()
+    }
+
+    /// `sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, n)`: how many databases ATTACH may add (at
+    /// most 10); returns the previous limit. 0 forbids ATTACH (`too many attached databases
+    /// - max 0`), which keeps untrusted SQL from creating files.
+    pub fn set_limit_attached(&self, n: usize) -> usize {
+        let mut g = lock(&self.inner);
+        std::mem::replace(&mut g.attached_max, n.min(ATTACHED_MAX))
     }
 }
 
