@@ -209,6 +209,10 @@ fn pragma_functions_hidden_columns_and_schemas() {
         SELECT seq, name, file FROM pragma_database_list;
         SELECT * FROM pragma_database_list();
         SELECT d.name, m.name FROM pragma_database_list d, pragma_table_info('t', d.name) m ORDER BY 1, m.cid;
+        CREATE VIEW aux.av AS SELECT x FROM t;
+        SELECT * FROM pragma_table_list WHERE schema <> 'temp' ORDER BY schema, name;
+        SELECT * FROM pragma_table_list('only_aux');
+        PRAGMA aux.table_list('t');
         "#,
     );
 }

@@ -145,12 +145,21 @@ impl Engine<'_> {
                             ))),
                         };
                     }
+                    "table_list" => {
+                        let mut rows = schema_pragma(self.schema, "table_list", arg)?;
+                        rows.retain(|r| {
+                            r.first()
+                                .and_then(|v| v.to_text())
+                                .is_some_and(|t| t.eq_ignore_ascii_case(s))
+                        });
+                        return Ok(rows);
+                    }
                     "schema_version" if arg.is_none() => {
                         return one(Value::Integer(i64::from(
                             self.store.schema_cookie_in(bits)?,
                         )));
                     }
-                    "table_info" | "table_xinfo" | "index_list" | "index_info" | "table_list"
+                    "table_info" | "table_xinfo" | "index_list" | "index_info"
                     | "integrity_check" | "quick_check" => {
                         // Answered from the attached database's own schema.
                         let unqualified = QualifiedName {
@@ -604,6 +613,15 @@ pub fn schema_pragma(
                     Value::Integer(0),
                     Value::Integer(0),
                 ]);
+            }
+            // Then each attached database's objects, under its schema name.
+            for a in &schema.attached {
+                let mut rows = schema_pragma(&a.schema, name, arg.clone())?;
+                rows.retain(|r| r.get(1) != Some(&Value::text("sqlite_temp_schema")));
+                for r in &mut rows {
+                    r[0] = Value::text(a.name.as_str());
+                }
+                out.extend(rows);
             }
             Ok(out)
         }
