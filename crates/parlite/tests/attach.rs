@@ -576,3 +576,48 @@ fn attach_limit_zero_creates_no_file() {
         .expect_err("max 1");
     assert_eq!(e.message, "too many attached databases - max 1");
 }
+
+/// attach.rs invariant 3: BEGIN CONCURRENT writes main optimistically and attached files
+/// under their writer lock; a main conflict at COMMIT rolls the attached writes back too.
+#[test]
+fn concurrent_conflict_rolls_back_attached_writes() {
+    let dir = fresh_dir("concurrent");
+    let db = parlite::Database::open(dir.join("main.db").to_str().expect("utf8")).expect("db");
+    let a = db.connect().expect("a");
+    let b = db.connect().expect("b");
+    let aux = dir.join("aux.db");
+    for c in [&a, &b] {
+        c.execute_batch(&format!("ATTACH '{}' AS aux", aux.display()))
+            .expect("attach");
+    }
+    a.execute_batch(
+        "CREATE TABLE t(id INTEGER PRIMARY KEY, v); INSERT INTO t VALUES(1, 0);
+         CREATE TABLE aux.log(who);",
+    )
+    .expect("setup");
+    // Both files commit together when nothing conflicts.
+    a.execute_batch(
+        "BEGIN CONCURRENT; UPDATE t SET v = v + 1; INSERT INTO aux.log VALUES('ok'); COMMIT;",
+    )
+    .expect("concurrent commit");
+    a.execute_batch(
+        "BEGIN CONCURRENT; UPDATE t SET v = 10 WHERE id = 1; INSERT INTO aux.log VALUES('a');",
+    )
+    .expect("a writes");
+    b.execute_batch("UPDATE t SET v = 20 WHERE id = 1")
+        .expect("b commits first");
+    let e = a.execute_batch("COMMIT").expect_err("a conflicts on t");
+    assert_eq!(e.extended_code, 517, "{}", e.message);
+    assert!(a.is_autocommit());
+    assert_eq!(
+        rows(&b, "SELECT group_concat(who) FROM aux.log"),
+        vec![vec![parlite::Value::Text("ok".into())]]
+    );
+    assert_eq!(
+        rows(&a, "SELECT v FROM t"),
+        vec![vec![parlite::Value::Integer(20)]]
+    );
+    // The aux lock was released with the rollback.
+    b.execute_batch("INSERT INTO aux.log VALUES('b')")
+        .expect("b writes aux");
+}
