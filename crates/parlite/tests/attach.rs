@@ -323,6 +323,10 @@ fn attach_name_resolution() {
         INSERT INTO t VALUES('temp2');
         SELECT * FROM y.log;
         CREATE TRIGGER y.bad AFTER INSERT ON t BEGIN INSERT INTO main.t VALUES(1); END;
+        CREATE TRIGGER bad2 AFTER INSERT ON y.t BEGIN SELECT 1; END;
+        CREATE TRIGGER y.bad3 AFTER INSERT ON main.t BEGIN SELECT 1; END;
+        CREATE TRIGGER y.ok2 AFTER INSERT ON y.u BEGIN SELECT 1; END;
+        CREATE TRIGGER ok3 AFTER INSERT ON main.t BEGIN SELECT 1; END;
         CREATE INDEX i1 ON u(a);
         CREATE INDEX y.i2 ON u(a);
         SELECT name, tbl_name FROM y.sqlite_schema WHERE type = 'index';

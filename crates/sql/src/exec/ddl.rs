@@ -549,7 +549,7 @@ impl Engine<'_> {
         }
         let on_temp = self
             .schema
-            .table(&c.table)
+            .table_in(c.table_schema.as_deref(), &c.table)
             .is_some_and(|t| t.root & super::store::TEMP_ROOT_BIT != 0);
         self.in_schema(c.temp || on_temp, |e| e.create_trigger_inner(c))
     }
@@ -558,6 +558,16 @@ impl Engine<'_> {
         if let Some(s) = &c.name.schema {
             if !s.eq_ignore_ascii_case(self.ddl_db_name()) {
                 return err(format!("unknown database {s}"));
+            }
+        }
+        if let Some(ts) = &c.table_schema {
+            // SQLite's sqlite3FixSrcList: a trigger lives in its table's database (TEMP
+            // triggers excepted).
+            if !self.temp_mode() && !ts.eq_ignore_ascii_case(self.ddl_db_name()) {
+                return err(format!(
+                    "trigger {} cannot reference objects in database {ts}",
+                    c.name.name
+                ));
             }
         }
         let qualified = c.body.iter().any(|st| match st {

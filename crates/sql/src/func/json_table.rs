@@ -136,9 +136,11 @@ fn tree_root(doc: &Node, root: &str, root_id: usize) -> Result<(Value, usize)> {
             .collect();
         Value::Integer(digits.parse().unwrap_or(0))
     } else if b.get(n + 1) == Some(&b'"') && len >= 3 {
-        Value::text(&root[n + 2..n + len - 1])
+        // SQLite drops the first and last byte; `get` keeps a multi-byte last character
+        // from splitting (the key is then empty rather than a panic).
+        Value::text(root.get(n + 2..n + len - 1).unwrap_or(""))
     } else {
-        Value::text(&root[n + 1..])
+        Value::text(root.get(n + 1..).unwrap_or(""))
     };
     Ok((key, n))
 }
@@ -299,6 +301,13 @@ mod tests {
         assert_eq!(key("$.a.b"), (Value::text("b"), 3));
         assert_eq!(key("$.a.\"x y\""), (Value::text("a.\"x y\""), 1));
         assert_eq!(key("$.a.\"x y\"[0]"), (Value::Integer(0), 9));
+        // A root whose last step ends in a multi-byte character never splits it.
+        let doc = json_arg(&Value::text(r#"{"k":{"a":1,"é":2}}"#))
+            .expect("parse")
+            .expect("doc");
+        let node = resolve(&doc, "$.\"k\".é").expect("path").expect("found");
+        let (id, _) = locate(&doc, 0, node).expect("located");
+        assert_eq!(tree_root(&doc, "$.\"k\".é", id).expect("root").1, 1);
     }
 
     #[test]
