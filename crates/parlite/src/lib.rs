@@ -45,8 +45,11 @@
 //!    chain, every earlier one) is durable, whatever the other connections asked for.
 //!    Reading the pragma returns the connection's own setting.
 
+mod attach;
 #[doc(hidden)]
 pub mod fuzzing;
+use attach::{AttachedDb, AttachedStore};
+use parlite_sql::exec::store::{Store, ATTACHED_MAX};
 use parlite_sql::exec::{self, store::RoutedStore, txnstore::TxnStore, ConnState, Engine};
 use parlite_sql::parse::{self, ast::Stmt, ast::TxnMode, Params};
 use parlite_sql::schema::key;
@@ -224,6 +227,8 @@ pub struct Database {
     counters: Arc<SqlCounters>,
     /// `PRAGMA synchronous` of a new connection: the mode the database was opened with.
     sync_default: i64,
+    /// The main file's absolute path ("" in memory), for `PRAGMA database_list`.
+    main_file: String,
 }
 
 impl Database {
@@ -234,7 +239,9 @@ impl Database {
             return Ok(Database::new(storage));
         }
         let storage = parlite_storage::Database::open(path, OpenOptions::default())?;
-        Ok(Database::new(storage))
+        let mut db = Database::new(storage);
+        db.main_file = attach::absolute_path(path).to_string_lossy().into_owned();
+        Ok(db)
     }
 
     fn new(storage: parlite_storage::Database) -> Database {
@@ -243,6 +250,7 @@ impl Database {
             storage,
             counters: Arc::default(),
             sync_default,
+            main_file: String::new(),
         }
     }
 
@@ -267,7 +275,10 @@ impl Database {
                 _temp_db: temp_db,
                 db: self.storage.clone(),
                 counters: self.counters.clone(),
-                schema: Schema::default(),
+                schema: Schema {
+                    main_file: self.main_file.clone(),
+                    ..Schema::default()
+                },
                 schema_loaded: false,
                 schema_gen: 0,
                 plan: None,
@@ -275,6 +286,8 @@ impl Database {
                 txn: None,
                 savepoints: Vec::new(),
                 txn_from_savepoint: false,
+                attached: Vec::new(),
+                attached_max: ATTACHED_MAX,
             })),
         })
     }
@@ -301,6 +314,10 @@ struct ConnInner {
     savepoints: Vec<(String, u32, u32)>,
     /// The transaction was opened by SAVEPOINT (RELEASE of the outermost commits it).
     txn_from_savepoint: bool,
+    /// Attached databases in attach order (slot i of `Schema::attached`), `attach.rs`.
+    attached: Vec<AttachedDb>,
+    /// SQLITE_LIMIT_ATTACHED: at most `ATTACHED_MAX` (10), lowered by `set_limit_attached`.
+    attached_max: usize,
 }
 
 impl ConnInner {
@@ -309,24 +326,87 @@ impl ConnInner {
     }
 
     /// Brings the cached schema up to date with `txn`'s snapshot.
+    /// Attached databases are checked too: each one's cookie against its cached schema.
     fn refresh_schema(&mut self, txn: &Txn) -> Result<()> {
         let cookie = txn.header()?.schema_cookie;
-        if !self.schema_loaded || cookie != self.schema.cookie {
-            let main = TxnStore { txn: txn.clone() };
-            let temp = TxnStore {
-                txn: self.temp_txn.clone(),
-            };
+        let main_stale = !self.schema_loaded || cookie != self.schema.cookie;
+        if !main_stale && self.attached.is_empty() {
+            return Ok(());
+        }
+        let main = TxnStore { txn: txn.clone() };
+        let temp = TxnStore {
+            txn: self.temp_txn.clone(),
+        };
+        if main_stale {
             let store = RoutedStore {
                 main: &main,
                 temp: Some(&temp),
+                attached: Vec::new(),
             };
             let mut fresh = exec::load_schema(&store)?;
             fresh.carry_temp_from(&self.schema);
+            fresh.carry_connection_from(&mut self.schema);
             self.schema = fresh;
             self.schema_loaded = true;
             self.schema_gen += 1;
         }
+        for (slot, a) in self.attached.iter().enumerate() {
+            // The cookie is read on the database's transaction when it has one, else on
+            // a snapshot taken just for this check: checking must not begin a
+            // transaction (DETACH refuses a database in a transaction).
+            let (t, transient) = match a.txn.borrow().clone() {
+                Some(t) => (t, false),
+                None => (a.file.db.begin_read()?, true),
+            };
+            let r = (|| -> Result<bool> {
+                let cookie = t.header()?.schema_cookie;
+                let Some(cached) = self.schema.attached.get_mut(slot) else {
+                    return Ok(false);
+                };
+                if !main_stale && cookie == cached.schema.cookie {
+                    return Ok(false);
+                }
+                let ts = TxnStore { txn: t.clone() };
+                let store = RoutedStore {
+                    main: &main,
+                    temp: None,
+                    attached: vec![&ts as &dyn Store; slot + 1],
+                };
+                cached.schema = exec::load_attached_schema(&store, slot)?;
+                Ok(true)
+            })();
+            if transient {
+                t.rollback();
+            }
+            if r? {
+                self.schema_gen += 1;
+            }
+        }
         Ok(())
+    }
+
+    /// (lock wait, explicit transaction, named savepoints) for `attached_stores`.
+    fn attached_store_opts(&self) -> (Duration, bool, usize) {
+        (
+            self.busy_timeout().max(self.db.concurrent_busy_timeout()),
+            self.txn.is_some(),
+            self.savepoints.len(),
+        )
+    }
+
+    /// Ends every attached database's transaction with the main one's (attach.rs,
+    /// invariant 3). Commit errors are reported after every database had its turn.
+    fn end_attached(&self, commit: bool) -> Result<()> {
+        let mut first_err = None;
+        for a in &self.attached {
+            if let Err(e) = a.end_transaction(commit) {
+                first_err.get_or_insert(e);
+            }
+        }
+        match first_err {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
+        }
     }
 
     /// Runs `f` with a transaction valid for reading the schema.
@@ -337,6 +417,8 @@ impl ConnInner {
         let t = self.db.begin_read()?;
         let r = f(self, &t);
         t.rollback();
+        // Snapshots taken on attached databases end with the main one.
+        let _ = self.end_attached(false);
         r
     }
 
@@ -459,6 +541,15 @@ impl ConnInner {
                     Some(TxnMode::Concurrent) => self.begin_concurrent()?,
                     _ => self.db.begin_read()?,
                 };
+                if matches!(mode, Some(TxnMode::Immediate) | Some(TxnMode::Exclusive)) {
+                    // As SQLite, IMMEDIATE takes every attached database's writer lock too.
+                    let wait = self.busy_timeout().max(self.db.concurrent_busy_timeout());
+                    if let Err(e) = self.attached.iter().try_for_each(|a| a.begin_write(wait)) {
+                        t.rollback();
+                        let _ = self.end_attached(false);
+                        return Err(e.into());
+                    }
+                }
                 self.txn = Some(t);
                 self.txn_from_savepoint = false;
                 self.temp_tx_sp = Some(self.temp_txn.savepoint()?);
@@ -480,12 +571,14 @@ impl ConnInner {
                     t.rollback();
                     self.savepoints.clear();
                     self.end_temp_tx(false);
+                    let _ = self.end_attached(false);
                     let err = self.storage_error(e);
                     self.schema_loaded = false;
                     return Err(err);
                 }
                 self.savepoints.clear();
                 self.end_temp_tx(true);
+                self.end_attached(true)?;
                 Ok(Vec::new())
             }
             Stmt::Rollback { savepoint: None } => {
@@ -498,6 +591,7 @@ impl ConnInner {
                 self.savepoints.clear();
                 t.rollback();
                 self.end_temp_tx(false);
+                let _ = self.end_attached(false);
                 // DDL may have been undone.
                 self.schema_loaded = false;
                 Ok(Vec::new())
@@ -520,6 +614,9 @@ impl ConnInner {
                 })?;
                 t.rollback_to(self.savepoints[pos].1)?;
                 self.temp_txn.rollback_to(self.savepoints[pos].2)?;
+                for a in &self.attached {
+                    a.rollback_to(pos)?;
+                }
                 self.savepoints.truncate(pos + 1);
                 self.schema_loaded = false;
                 Ok(Vec::new())
@@ -540,6 +637,9 @@ impl ConnInner {
                 }
                 let sp = t.savepoint()?;
                 let tsp = self.temp_txn.savepoint()?;
+                for a in &self.attached {
+                    a.savepoint()?;
+                }
                 self.savepoints.push((name.clone(), sp, tsp));
                 Ok(Vec::new())
             }
@@ -563,18 +663,25 @@ impl ConnInner {
                     if let Err(e) = self.commit_txn(&t) {
                         t.rollback();
                         self.end_temp_tx(false);
+                        let _ = self.end_attached(false);
                         let err = self.storage_error(e);
                         self.schema_loaded = false;
                         return Err(err);
                     }
                     self.end_temp_tx(true);
+                    self.end_attached(true)?;
                     return Ok(Vec::new());
                 }
                 t.release(self.savepoints[pos].1)?;
                 self.temp_txn.release(self.savepoints[pos].2)?;
+                for a in &self.attached {
+                    a.release(pos)?;
+                }
                 self.savepoints.truncate(pos);
                 Ok(Vec::new())
             }
+            Stmt::Attach { file, schema, .. } => self.attach(file, schema, params),
+            Stmt::Detach(name) => self.detach(name, params),
             Stmt::Vacuum { .. } if self.txn.is_some() => Err(error(
                 codes::SQLITE_ERROR,
                 "cannot VACUUM from within a transaction",
@@ -630,19 +737,26 @@ impl ConnInner {
             };
             if let Err(e) = self.refresh_schema(&t) {
                 t.rollback();
+                let _ = self.end_attached(false);
                 return Err(e);
             }
             match self.execute(&t, stmt, params) {
                 Ok(rows) => {
                     if let Err(e) = self.commit_txn(&t) {
                         t.rollback();
+                        let _ = self.end_attached(false);
                         self.schema_loaded = false;
                         return Err(e.into());
+                    }
+                    if let Err(e) = self.end_attached(true) {
+                        self.schema_loaded = false;
+                        return Err(e);
                     }
                     Ok(rows)
                 }
                 Err(e) => {
                     t.rollback();
+                    let _ = self.end_attached(false);
                     // The schema cache may hold changes that were just rolled back.
                     self.schema_loaded = false;
                     Err(e)
@@ -697,11 +811,13 @@ impl ConnInner {
             };
             if let Err(e) = self.refresh_schema(&t) {
                 t.rollback();
+                let _ = self.end_attached(false);
                 return Err(e);
             }
             if !locked && self.needs_serializable(stmt) {
                 if let Err(e) = t.set_isolation(Isolation::Serializable) {
                     t.rollback();
+                    let _ = self.end_attached(false);
                     return Err(e.into());
                 }
             }
@@ -710,6 +826,7 @@ impl ConnInner {
                 Ok(sp) => sp,
                 Err(e) => {
                     t.rollback();
+                    let _ = self.end_attached(false);
                     return Err(e.into());
                 }
             };
@@ -719,6 +836,7 @@ impl ConnInner {
                 Err(e) => {
                     t.rollback();
                     self.undo_temp(tsp);
+                    let _ = self.end_attached(false);
                     self.schema_loaded = false;
                     return Err(e);
                 }
@@ -726,11 +844,13 @@ impl ConnInner {
             match self.commit_txn(&t) {
                 Ok(()) => {
                     self.temp_txn.release(tsp)?;
+                    self.end_attached(true)?;
                     return Ok(rows);
                 }
                 Err(StorageError::Conflict { .. }) if !locked => {
                     t.rollback();
                     self.undo_temp(tsp);
+                    let _ = self.end_attached(false);
                     self.state.last_insert_rowid.set(saved.0);
                     self.state.changes.set(saved.1);
                     self.state.total_changes.set(saved.2);
@@ -744,6 +864,7 @@ impl ConnInner {
                 Err(e) => {
                     t.rollback();
                     self.undo_temp(tsp);
+                    let _ = self.end_attached(false);
                     let err = self.storage_error(e);
                     self.schema_loaded = false;
                     return Err(err);
@@ -792,9 +913,12 @@ impl ConnInner {
         let temp = TxnStore {
             txn: self.temp_txn.clone(),
         };
+        let opts = self.attached_store_opts();
+        let stores = attached_stores(&self.attached, opts);
         let store = RoutedStore {
             main: &main,
             temp: Some(&temp),
+            attached: stores.iter().map(|s| s as &dyn Store).collect(),
         };
         // The temp database follows the statement: undone with it on error.
         let tsp = self.temp_txn.savepoint()?;
@@ -811,6 +935,9 @@ impl ConnInner {
         }
         let r = engine.execute(stmt);
         let plan = engine.take_cached_plan();
+        for a in &self.attached {
+            a.end_statement(r.is_ok());
+        }
         if cacheable {
             self.plan = plan.map(|p| (self.schema_gen, p));
         } else if !matches!(stmt, Stmt::Insert(_)) {
@@ -839,6 +966,22 @@ impl ConnInner {
             let _ = self.temp_txn.release(sp);
         }
     }
+}
+
+/// Stores over the attached databases for one statement (attach.rs, invariant 1).
+fn attached_stores(
+    attached: &[AttachedDb],
+    (lock_wait, explicit, named): (Duration, bool, usize),
+) -> Vec<AttachedStore<'_>> {
+    attached
+        .iter()
+        .map(|db| AttachedStore {
+            db,
+            lock_wait,
+            explicit,
+            named,
+        })
+        .collect()
 }
 
 fn stats_of(storage: &parlite_storage::Database, counters: &SqlCounters) -> Stats {
@@ -971,6 +1114,14 @@ impl Connection {
 
     pub fn is_autocommit(&self) -> bool {
         lock(&self.inner).txn.is_none()
+    }
+
+    /// `sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, n)`: how many databases ATTACH may add (at
+    /// most 10); returns the previous limit. 0 forbids ATTACH (`too many attached databases
+    /// - max 0`), which keeps untrusted SQL from creating files.
+    pub fn set_limit_attached(&self, n: usize) -> usize {
+        let mut g = lock(&self.inner);
+        std::mem::replace(&mut g.attached_max, n.min(ATTACHED_MAX))
     }
 }
 

@@ -367,7 +367,7 @@ impl Engine<'_> {
                     // SQLite records an allocated AUTOINCREMENT rowid even when the row is
                     // then ignored by a conflict clause.
                     if t.autoincrement {
-                        self.bump_sequence(&t.name, r)?;
+                        self.bump_sequence(&t, r)?;
                     }
                     r
                 }
@@ -548,7 +548,7 @@ impl Engine<'_> {
             }
         }
         if t.autoincrement {
-            self.bump_sequence(&t.name, rowid)?;
+            self.bump_sequence(&t, rowid)?;
         }
         Ok(Written::Row(rowid))
     }
@@ -771,7 +771,7 @@ impl Engine<'_> {
         // negative (an empty table starts at 1); AUTOINCREMENT also stays above the
         // sequence, which starts at 0.
         let m = if t.autoincrement {
-            max.max(self.sequence_value(&t.name)?.unwrap_or(0))
+            max.max(self.sequence_value(&t)?.unwrap_or(0))
         } else {
             max
         };
@@ -793,8 +793,10 @@ impl Engine<'_> {
         Ok(m + 1)
     }
 
-    fn sequence_row(&self, name: &str) -> Result<Option<(u32, i64, i64)>> {
-        let Some(seq) = self.schema.table("sqlite_sequence") else {
+    fn sequence_row(&self, t: &Table) -> Result<Option<(u32, i64, i64)>> {
+        let name = t.name.as_str();
+        // The sequence table of `t`'s own database (main or attached).
+        let Some(seq) = self.schema.db_schema(t.root).table("sqlite_sequence") else {
             return Ok(None);
         };
         for r in self
@@ -817,12 +819,13 @@ impl Engine<'_> {
         Ok(None)
     }
 
-    fn sequence_value(&self, name: &str) -> Result<Option<i64>> {
-        Ok(self.sequence_row(name)?.map(|(_, _, v)| v))
+    fn sequence_value(&self, t: &Table) -> Result<Option<i64>> {
+        Ok(self.sequence_row(t)?.map(|(_, _, v)| v))
     }
 
-    fn bump_sequence(&self, name: &str, rowid: i64) -> Result<()> {
-        match self.sequence_row(name)? {
+    fn bump_sequence(&self, t: &Table, rowid: i64) -> Result<()> {
+        let name = t.name.as_str();
+        match self.sequence_row(t)? {
             Some((root, r, v)) => {
                 if rowid > v {
                     self.store.table_insert(
@@ -833,7 +836,7 @@ impl Engine<'_> {
                 }
             }
             None => {
-                let Some(seq) = self.schema.table("sqlite_sequence") else {
+                let Some(seq) = self.schema.db_schema(t.root).table("sqlite_sequence") else {
                     return Ok(());
                 };
                 let r = self.store.table_max_rowid(seq.root)?.unwrap_or(0) + 1;
@@ -909,8 +912,8 @@ impl Engine<'_> {
         };
         let is_default = matches!(ins.source, InsertSource::DefaultValues);
         let empty: [Value; 0] = [];
-        let triggers_before = self.triggers(&t.name, TriggerTime::Before, &TriggerEvent::Insert);
-        let triggers_after = self.triggers(&t.name, TriggerTime::After, &TriggerEvent::Insert);
+        let triggers_before = self.table_triggers(&t, TriggerTime::Before, &TriggerEvent::Insert);
+        let triggers_after = self.table_triggers(&t, TriggerTime::After, &TriggerEvent::Insert);
         for src in rows {
             let mut vals = vec![Value::Null; ncols];
             let mut given = vec![false; ncols];
@@ -1635,8 +1638,8 @@ impl Engine<'_> {
         };
         let changed_cols: Vec<String> = u.sets.iter().flat_map(|a| a.columns.clone()).collect();
         let event = TriggerEvent::Update(changed_cols);
-        let before = self.triggers(&t.name, TriggerTime::Before, &event);
-        let after = self.triggers(&t.name, TriggerTime::After, &event);
+        let before = self.table_triggers(&t, TriggerTime::Before, &event);
+        let after = self.table_triggers(&t, TriggerTime::After, &event);
         for (ri, old) in rows.into_iter().enumerate() {
             // None: a WITHOUT ROWID row, found again by its key.
             let rowid = match old.get(ncols) {
@@ -1706,8 +1709,8 @@ impl Engine<'_> {
         let ncols = t.columns.len();
         let returning = self.returning_exprs(&t, d.alias.as_deref(), &d.returning)?;
         let mut out_rows = Vec::new();
-        let before = self.triggers(&t.name, TriggerTime::Before, &TriggerEvent::Delete);
-        let after = self.triggers(&t.name, TriggerTime::After, &TriggerEvent::Delete);
+        let before = self.table_triggers(&t, TriggerTime::Before, &TriggerEvent::Delete);
+        let after = self.table_triggers(&t, TriggerTime::After, &TriggerEvent::Delete);
         let rows = self.matching_rows(
             &d.with,
             &d.table,

@@ -1288,10 +1288,22 @@ impl<'a> Exec<'a> {
                 let v: Vec<Result<Row>> = rows.iter().cloned().map(Ok).collect();
                 Ok(Box::new(v.into_iter()))
             }
-            SourceKind::PragmaFn { pragma, arg } => {
+            SourceKind::PragmaFn { pragma, args } => {
                 let fr = Frame::new(row, parent);
-                let v = self.eval(arg, &fr)?;
-                let rows = crate::exec::pragma::schema_pragma(self.schema, pragma, Some(v))?;
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.eval(a, &fr)?);
+                }
+                let rows = crate::exec::pragma::function_rows(self.schema, pragma, &vals)?;
+                Ok(Box::new(rows.into_iter().map(Ok)))
+            }
+            SourceKind::JsonFn { recursive, args } => {
+                let fr = Frame::new(row, parent);
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.eval(a, &fr)?);
+                }
+                let rows = crate::func::json_table::rows(*recursive, &vals)?;
                 Ok(Box::new(rows.into_iter().map(Ok)))
             }
             SourceKind::Rows(rows) => {
@@ -1303,15 +1315,15 @@ impl<'a> Exec<'a> {
                 let v: Vec<Result<Row>> = rows.iter().cloned().map(Ok).collect();
                 Ok(Box::new(v.into_iter()))
             }
-            SourceKind::TempSchema | SourceKind::Schema => {
+            SourceKind::TempSchema | SourceKind::Schema | SourceKind::AttachedSchema(_) => {
                 let temp = matches!(src.kind, SourceKind::TempSchema);
                 if temp && !self.store.has_temp() {
                     return Ok(Box::new(std::iter::empty()));
                 }
-                let root = if temp {
-                    crate::exec::TEMP_SCHEMA_ROOT
-                } else {
-                    1
+                let root = match src.kind {
+                    SourceKind::TempSchema => crate::exec::TEMP_SCHEMA_ROOT,
+                    SourceKind::AttachedSchema(root) => root,
+                    _ => 1,
                 };
                 let it = self
                     .store

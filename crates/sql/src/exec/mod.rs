@@ -108,9 +108,19 @@ pub struct Engine<'a> {
     active_triggers: Vec<String>,
     /// > 0 inside trigger programs and foreign-key actions, whose rows changes() skips.
     pub(crate) nested_depth: usize,
-    /// The schema table DDL writes to: 1 (`sqlite_schema`) or the temp database's.
+    /// The schema table DDL writes to: 1 (`sqlite_schema`), the temp database's, or an
+    /// attached database's (its root bits set).
     pub(crate) schema_root: u32,
+    /// While DDL runs on an attached database (`ddl::in_attached`): the full schema, whose
+    /// slot for that database is empty because its schema is `schema` for the duration.
+    pub(crate) outer_schema: Option<Schema>,
     plan_slot: std::cell::RefCell<PlanSlot>,
+}
+
+/// Reads an attached database's `sqlite_schema` (the store routes `attached_bits(slot)`).
+pub fn load_attached_schema(store: &dyn Store, slot: usize) -> Result<Schema> {
+    let bits = store::attached_bits(slot);
+    load_schema_at(store, 1 | bits, store.schema_cookie_in(bits)?)
 }
 
 /// Reads `sqlite_schema` and builds the schema.
@@ -144,9 +154,17 @@ fn load_schema_at(store: &dyn Store, root: u32, cookie: u32) -> Result<Schema> {
             sql,
         ));
     }
-    let root_bit = root & store::TEMP_ROOT_BIT;
+    let root_bit = store::db_bits(root);
     let mut rows = rows;
     for r in &mut rows {
+        if root_bit & store::ATTACHED_MASK != 0
+            && !(0..i64::from(store::ATTACHED_ROOT_MAX)).contains(&r.3)
+        {
+            return Err(SqlError::msg(format!(
+                "attached database too large: root page {} of {} is not below 2^27",
+                r.3, r.1
+            )));
+        }
         if r.3 != 0 {
             r.3 |= i64::from(root_bit);
         }
@@ -245,6 +263,7 @@ impl<'a> Engine<'a> {
             active_triggers: Vec::new(),
             nested_depth: 0,
             schema_root: 1,
+            outer_schema: None,
             plan_slot: std::cell::RefCell::new(PlanSlot::Off),
         }
     }
@@ -327,14 +346,42 @@ impl<'a> Engine<'a> {
     /// Reloads the schema after a change to `sqlite_schema`, bumping the cookie.
     pub fn schema_changed(&mut self) -> Result<()> {
         // TEMP objects are private to this connection: nobody else needs to notice.
-        if self.schema_root == 1 {
-            let c = self.store.schema_cookie()?.wrapping_add(1);
-            self.store.set_schema_cookie(c)?;
+        let db = store::db_bits(self.schema_root);
+        if db != store::TEMP_ROOT_BIT {
+            let c = self.store.schema_cookie_in(db)?.wrapping_add(1);
+            self.store.set_schema_cookie_in(db, c)?;
+        }
+        if self.outer_schema.is_some() {
+            // DDL on an attached database: `schema` is that database's alone.
+            *self.schema = load_schema_at(
+                self.store,
+                self.schema_root,
+                self.store.schema_cookie_in(db)?,
+            )?;
+            return Ok(());
         }
         let mut fresh = load_schema(self.store)?;
         fresh.carry_temp_from(self.schema);
+        fresh.carry_connection_from(self.schema);
         *self.schema = fresh;
         Ok(())
+    }
+
+    /// The value of an ATTACH/DETACH operand: a bare identifier is its own name (SQLite's
+    /// resolveAttachExpr), anything else a constant expression (parameters allowed).
+    pub fn attach_operand(&self, e: &ast::Expr) -> Result<Value> {
+        if let ast::Expr::Column {
+            schema: None,
+            table: None,
+            name,
+            ..
+        } = e
+        {
+            return Ok(Value::text(name.as_str()));
+        }
+        let c = Binder::new(self.schema).bind_standalone(e)?;
+        let empty: [Value; 0] = [];
+        self.exec().eval(&c, &Frame::new(&empty, None))
     }
 
     /// Runs one statement (not transaction control, which the connection handles) and
@@ -419,9 +466,25 @@ impl<'a> Engine<'a> {
         time: TriggerTime,
         event: &TriggerEvent,
     ) -> Vec<Arc<Trigger>> {
-        self.schema
-            .triggers_for(table)
-            .into_iter()
+        Self::matching_triggers(self.schema.triggers_for(table), time, event)
+    }
+
+    /// The triggers on table `t` (looked up in `t`'s database) for this time and event.
+    pub fn table_triggers(
+        &self,
+        t: &Table,
+        time: TriggerTime,
+        event: &TriggerEvent,
+    ) -> Vec<Arc<Trigger>> {
+        Self::matching_triggers(self.schema.triggers_on(t), time, event)
+    }
+
+    fn matching_triggers(
+        all: Vec<Arc<Trigger>>,
+        time: TriggerTime,
+        event: &TriggerEvent,
+    ) -> Vec<Arc<Trigger>> {
+        all.into_iter()
             .filter(|t| {
                 let tt = t.def.time.unwrap_or(TriggerTime::Before);
                 let ev_ok = match (&t.def.event, event) {
@@ -460,37 +523,56 @@ impl<'a> Engine<'a> {
             if self.trigger_depth >= MAX_TRIGGER_DEPTH {
                 return Err(SqlError::msg("too many levels of trigger recursion"));
             }
-            let Some(t) = self.trigger_target(&trig.table)? else {
-                continue;
-            };
-            let w = t.columns.len() + 1;
-            let mut row = Vec::with_capacity(2 * w);
-            match new {
-                Some(n) => row.extend(n.iter().take(w).cloned()),
-                None => row.extend(std::iter::repeat(Value::Null).take(w)),
-            }
-            row.resize(w, Value::Null);
-            match old {
-                Some(o) => row.extend(o.iter().take(w).cloned()),
-                None => row.extend(std::iter::repeat(Value::Null).take(w)),
-            }
-            row.resize(2 * w, Value::Null);
-            let saved_row = self.trigger_row.replace(row);
-            let saved_table = self.trigger_table.replace(t.clone());
-            self.trigger_depth += 1;
-            self.nested_depth += 1;
-            self.active_triggers.push(trig.name.clone());
-            let r = self.run_trigger(trig, &t);
-            self.active_triggers.pop();
-            self.nested_depth -= 1;
-            self.trigger_depth -= 1;
-            self.trigger_row = saved_row;
-            self.trigger_table = saved_table;
+            // A trigger of an attached database names that database's objects.
+            let saved_db = self.schema.default_db.replace(self.schema.trigger_db(trig));
+            let r = self.fire_one(trig, old, new);
+            self.schema.default_db.set(saved_db);
             match r {
-                Ok(()) => {}
-                Err(e) if e.to_string() == eval::RAISE_IGNORE_MSG => return Ok(false),
+                Ok(true) => {}
+                Ok(false) => return Ok(false),
                 Err(e) => return Err(e),
             }
+        }
+        Ok(true)
+    }
+
+    /// Runs one trigger's program for one row (`fire` has checked recursion and depth).
+    fn fire_one(
+        &mut self,
+        trig: &Arc<Trigger>,
+        old: Option<&Row>,
+        new: Option<&Row>,
+    ) -> Result<bool> {
+        let Some(t) = self.trigger_target(&trig.table)? else {
+            return Ok(true);
+        };
+        let w = t.columns.len() + 1;
+        let mut row = Vec::with_capacity(2 * w);
+        match new {
+            Some(n) => row.extend(n.iter().take(w).cloned()),
+            None => row.extend(std::iter::repeat(Value::Null).take(w)),
+        }
+        row.resize(w, Value::Null);
+        match old {
+            Some(o) => row.extend(o.iter().take(w).cloned()),
+            None => row.extend(std::iter::repeat(Value::Null).take(w)),
+        }
+        row.resize(2 * w, Value::Null);
+        let saved_row = self.trigger_row.replace(row);
+        let saved_table = self.trigger_table.replace(t.clone());
+        self.trigger_depth += 1;
+        self.nested_depth += 1;
+        self.active_triggers.push(trig.name.clone());
+        let r = self.run_trigger(trig, &t);
+        self.active_triggers.pop();
+        self.nested_depth -= 1;
+        self.trigger_depth -= 1;
+        self.trigger_row = saved_row;
+        self.trigger_table = saved_table;
+        match r {
+            Ok(()) => {}
+            Err(e) if e.to_string() == eval::RAISE_IGNORE_MSG => return Ok(false),
+            Err(e) => return Err(e),
         }
         Ok(true)
     }
@@ -669,6 +751,7 @@ impl<'a> Engine<'a> {
                     }
                     (crate::plan::SourceKind::Subquery(_), _) => "SCAN (subquery)".to_string(),
                     (crate::plan::SourceKind::Schema, _)
+                    | (crate::plan::SourceKind::AttachedSchema(_), _)
                     | (crate::plan::SourceKind::TempSchema, _) => "SCAN sqlite_schema".to_string(),
                     (crate::plan::SourceKind::Recursive(_), _)
                     | (crate::plan::SourceKind::Working(_), _)
@@ -676,6 +759,10 @@ impl<'a> Engine<'a> {
                     | (crate::plan::SourceKind::PragmaFn { .. }, _) => {
                         "SCAN (recursive CTE)".to_string()
                     }
+                    (crate::plan::SourceKind::JsonFn { recursive, .. }, _) => format!(
+                        "SCAN {} VIRTUAL TABLE INDEX 0:",
+                        if *recursive { "json_tree" } else { "json_each" }
+                    ),
                 };
                 rows.push(vec![
                     Value::Integer(id),

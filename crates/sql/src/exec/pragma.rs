@@ -124,23 +124,59 @@ impl Engine<'_> {
         name: &QualifiedName,
         value: Option<&PragmaValue>,
     ) -> Result<Vec<Row>> {
-        if let Some(s) = &name.schema {
-            if !s.eq_ignore_ascii_case("main") {
-                return Err(SqlError::msg(format!("unknown database {s}")));
-            }
-        }
         let arg = value.map(|v| match v {
             PragmaValue::Assign(e) | PragmaValue::Call(e) => pragma_arg(e),
         });
         let one = |v: Value| Ok(vec![vec![v]]);
+        if let Some(s) = &name.schema {
+            if !s.eq_ignore_ascii_case("main") && !s.eq_ignore_ascii_case("temp") {
+                let Some((slot, _)) = self.schema.attached_db(s) else {
+                    return Err(SqlError::msg(format!("unknown database {s}")));
+                };
+                let bits = super::store::attached_bits(slot);
+                match key(&name.name).as_str() {
+                    "user_version" => {
+                        return match arg {
+                            Some(v) => {
+                                self.store.set_user_version_in(bits, v.to_i64() as u32)?;
+                                Ok(Vec::new())
+                            }
+                            None => one(Value::Integer(i64::from(
+                                self.store.user_version_in(bits)? as i32,
+                            ))),
+                        };
+                    }
+                    "table_list" => {
+                        let mut rows = schema_pragma(self.schema, "table_list", arg)?;
+                        rows.retain(|r| {
+                            r.first()
+                                .and_then(|v| v.to_text())
+                                .is_some_and(|t| t.eq_ignore_ascii_case(s))
+                        });
+                        return Ok(rows);
+                    }
+                    "schema_version" if arg.is_none() => {
+                        return one(Value::Integer(i64::from(
+                            self.store.schema_cookie_in(bits)?,
+                        )));
+                    }
+                    "table_info" | "table_xinfo" | "index_list" | "index_info" | "index_xinfo"
+                    | "integrity_check" | "quick_check" => {
+                        // Answered from the attached database's own schema.
+                        let unqualified = QualifiedName {
+                            schema: None,
+                            name: name.name.clone(),
+                        };
+                        return self.in_attached(slot, |e| e.pragma(&unqualified, value));
+                    }
+                    _ => {}
+                }
+            }
+        }
         match key(&name.name).as_str() {
             "table_info" | "table_xinfo" | "index_list" | "index_info" | "index_xinfo"
             | "table_list" => schema_pragma(self.schema, &name.name, arg),
-            "database_list" => Ok(vec![vec![
-                Value::Integer(0),
-                Value::text("main"),
-                Value::text(""),
-            ]]),
+            "database_list" => Ok(database_list(self.schema)),
             "user_version" => match arg {
                 Some(v) => {
                     self.store.set_user_version(v.to_i64() as u32)?;
@@ -391,6 +427,86 @@ impl Engine<'_> {
     }
 }
 
+/// `PRAGMA database_list` (seq, name, file): main, temp once SQLite would have opened it
+/// (`Schema::temp_shown`), then the
+/// attached databases numbered from 2 in attach order, as SQLite numbers them.
+pub fn database_list(schema: &crate::schema::Schema) -> Vec<Row> {
+    let mut out = vec![vec![
+        Value::Integer(0),
+        Value::text("main"),
+        Value::text(schema.main_file.as_str()),
+    ]];
+    let bit = crate::exec::store::TEMP_ROOT_BIT;
+    if schema.temp_shown.get()
+        || !schema.temp_views.is_empty()
+        || schema.tables.values().any(|t| t.root & bit != 0)
+    {
+        out.push(vec![
+            Value::Integer(1),
+            Value::text("temp"),
+            Value::text(""),
+        ]);
+    }
+    for (i, a) in schema.attached.iter().enumerate() {
+        out.push(vec![
+            Value::Integer(i as i64 + 2),
+            Value::text(a.name.as_str()),
+            Value::text(a.file.as_str()),
+        ]);
+    }
+    out
+}
+
+/// The HIDDEN columns of a pragma used as a table-valued function: its argument and its
+/// schema, as SQLite's pragma virtual table declares them (PragFlg_Result1, SchemaOpt).
+pub fn function_hidden_columns(pragma: &str) -> &'static [&'static str] {
+    match pragma {
+        "table_info" | "table_xinfo" | "index_list" | "index_info" => &["arg", "schema"],
+        "table_list" => &["arg"],
+        _ => &[],
+    }
+}
+
+/// `pragma_x(arg, schema)` rows: the pragma over the named database (the whole search
+/// order when no schema is given), each row followed by its hidden arg and schema values.
+pub fn function_rows(
+    schema: &crate::schema::Schema,
+    pragma: &str,
+    args: &[Value],
+) -> Result<Vec<Row>> {
+    let arg = args.first().cloned();
+    let db = args.get(1).cloned().unwrap_or(Value::Null);
+    let target = match &db {
+        Value::Null => schema,
+        v => {
+            let name = v.to_text_or_empty();
+            if name.eq_ignore_ascii_case("main") || name.eq_ignore_ascii_case("temp") {
+                schema
+            } else {
+                match schema.attached_db(&name) {
+                    Some((_, a)) => &a.schema,
+                    None => return Err(SqlError::msg(format!("unknown database '{name}'"))),
+                }
+            }
+        }
+    };
+    let mut rows = if pragma == "database_list" {
+        database_list(schema)
+    } else {
+        schema_pragma(target, pragma, arg.clone())?
+    };
+    let hidden = function_hidden_columns(pragma);
+    for r in &mut rows {
+        for h in hidden {
+            r.push(match *h {
+                "arg" => arg.clone().unwrap_or(Value::Null),
+                _ => db.clone(),
+            });
+        }
+    }
+    Ok(rows)
+}
+
 /// The pragmas answered from the schema alone (also usable as table-valued functions,
 /// `SELECT * FROM pragma_table_info('t')`): table_info, table_xinfo, index_list, index_info.
 pub fn schema_pragma(
@@ -628,6 +744,15 @@ pub fn schema_pragma(
                     Value::Integer(0),
                     Value::Integer(0),
                 ]);
+            }
+            // Then each attached database's objects, under its schema name.
+            for a in &schema.attached {
+                let mut rows = schema_pragma(&a.schema, name, arg.clone())?;
+                rows.retain(|r| r.get(1) != Some(&Value::text("sqlite_temp_schema")));
+                for r in &mut rows {
+                    r[0] = Value::text(a.name.as_str());
+                }
+                out.extend(rows);
             }
             Ok(out)
         }

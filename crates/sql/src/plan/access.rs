@@ -49,7 +49,7 @@ impl Binder<'_> {
                                 } else if tab
                                     .indexes
                                     .iter()
-                                    .filter_map(|i| self.schema.indexes.get(i))
+                                    .filter_map(|i| self.schema.index_of(tab, i))
                                     .any(|ix| {
                                         ix.columns.first().and_then(|ic| ic.column) == Some(c)
                                     })
@@ -117,7 +117,7 @@ impl Binder<'_> {
             let mut expr_slot: HashMap<(String, usize), usize> = HashMap::new();
             if start == 0 {
                 for ixname in &tab.indexes {
-                    let Some(ix) = self.schema.indexes.get(ixname) else {
+                    let Some(ix) = self.schema.index_of(&tab, ixname) else {
                         continue;
                     };
                     for (pos, icol) in ix.columns.iter().enumerate() {
@@ -270,7 +270,7 @@ impl Binder<'_> {
             // 2. best index: longest equality prefix, then a range.
             let mut best: Option<(usize, Access)> = None;
             for ixname in &tab.indexes {
-                let Some(ix) = self.schema.indexes.get(ixname) else {
+                let Some(ix) = self.schema.index_of(&tab, ixname) else {
                     continue;
                 };
                 if ix.partial.is_some() || ix.root == 0 {

@@ -51,6 +51,8 @@ pub struct ScopeCol {
     pub coll: Collation,
     /// Not found by unqualified names or `*` (the right side of USING/NATURAL).
     pub using_hidden: bool,
+    /// A HIDDEN column of a table-valued function: found by name, not part of `*`.
+    pub star_hidden: bool,
     pub is_rowid: bool,
     /// For rowid positions: the real table (rowid is only reachable in tables).
     pub table_name: Option<String>,
@@ -166,6 +168,7 @@ impl<'s> Binder<'s> {
                 aff: Some(c.affinity),
                 coll: c.collation,
                 using_hidden: false,
+                star_hidden: false,
                 is_rowid: false,
                 table_name: Some(t.name.clone()),
             });
@@ -187,6 +190,7 @@ impl<'s> Binder<'s> {
                     aff: None,
                     coll: Collation::Binary,
                     using_hidden: true,
+                    star_hidden: false,
                     is_rowid: false,
                     table_name: None,
                 });
@@ -198,6 +202,7 @@ impl<'s> Binder<'s> {
                     aff: Some(c.affinity),
                     coll: c.collation,
                     using_hidden: true,
+                    star_hidden: false,
                     is_rowid: false,
                     table_name: Some(t.name.clone()),
                 });
@@ -1399,7 +1404,11 @@ impl<'s> Binder<'s> {
         }
         if sources.len() > 1
             && sources.iter().all(|s| {
-                s.join == JoinType::Inner && !matches!(s.kind, SourceKind::PragmaFn { .. })
+                s.join == JoinType::Inner
+                    && !matches!(
+                        s.kind,
+                        SourceKind::PragmaFn { .. } | SourceKind::JsonFn { .. }
+                    )
             })
         {
             self.reorder_joins(&mut sources, &bound_terms);
@@ -1444,7 +1453,7 @@ impl<'s> Binder<'s> {
                     }
                     let mut any = false;
                     for (i, c) in f.cols.iter().enumerate() {
-                        if c.is_rowid || (c.using_hidden && only.is_none()) {
+                        if c.is_rowid || c.star_hidden || (c.using_hidden && only.is_none()) {
                             continue;
                         }
                         if let Some(t) = &only {
@@ -1679,7 +1688,7 @@ impl<'s> Binder<'s> {
                     pos += f.map_or(0, |f| {
                         f.cols
                             .iter()
-                            .filter(|c| !c.is_rowid && !c.using_hidden)
+                            .filter(|c| !c.is_rowid && !c.using_hidden && !c.star_hidden)
                             .count()
                     })
                 }
@@ -1726,7 +1735,7 @@ impl<'s> Binder<'s> {
                         .iter()
                         .cloned()
                         .enumerate()
-                        .filter(|(_, c)| !c.is_rowid && !c.using_hidden)
+                        .filter(|(_, c)| !c.is_rowid && !c.using_hidden && !c.star_hidden)
                         .collect()
                 })
                 .unwrap_or_default();
@@ -1821,12 +1830,15 @@ impl<'s> Binder<'s> {
         let (kind, sname, cols): (SourceKind, String, Vec<ScopeCol>) = match t {
             TableOrSubquery::Table { name, alias, .. } => {
                 let sname = key(alias.as_deref().unwrap_or(&name.name));
+                let k = key(&name.name);
                 if let Some(s) = &name.schema {
-                    if !s.eq_ignore_ascii_case("main") && !s.eq_ignore_ascii_case("temp") {
-                        return err(format!("unknown database {s}"));
+                    if !s.eq_ignore_ascii_case("main")
+                        && !s.eq_ignore_ascii_case("temp")
+                        && self.schema.attached_db(s).is_none()
+                    {
+                        return err(format!("no such table: {s}.{}", name.name));
                     }
                 }
-                let k = key(&name.name);
                 if name.schema.is_none() && self.hidden_ctes.contains(&k) {
                     return err(format!("circular reference: {}", name.name));
                 }
@@ -1880,15 +1892,23 @@ impl<'s> Binder<'s> {
                             aff: Some(c.affinity),
                             coll: c.collation,
                             using_hidden: false,
+                            star_hidden: false,
                             is_rowid: false,
                             table_name: Some(tab.name.clone()),
                         })
                         .collect();
                     cols.push(rowid_scope_col(&tab, sname.clone(), false));
                     (SourceKind::Table(tab), sname, cols)
-                } else if let Some(v) = self.schema.views.get(&k).cloned() {
+                } else if let Some(v) = self
+                    .schema
+                    .view_in(name.schema.as_deref(), &name.name)
+                    .cloned()
+                {
                     self.view_guard()?;
+                    // A view binds to its own database's objects (lang_attach.html).
+                    let saved_db = self.schema.default_db.replace(self.schema.view_db(&v));
                     let sub = self.detached_subplan(&v.select, false);
+                    self.schema.default_db.set(saved_db);
                     self.view_depth -= 1;
                     let sub = sub?;
                     let cols = sub_cols(&sub, &sname, &v.columns);
@@ -1910,6 +1930,7 @@ impl<'s> Binder<'s> {
                             aff: Some(c.affinity),
                             coll: c.collation,
                             using_hidden: false,
+                            star_hidden: false,
                             is_rowid: false,
                             table_name: Some(name.name.clone()),
                         })
@@ -1920,13 +1941,21 @@ impl<'s> Binder<'s> {
                         aff: Some(Affinity::Integer),
                         coll: Collation::Binary,
                         using_hidden: false,
+                        star_hidden: false,
                         is_rowid: true,
                         table_name: Some(name.name.clone()),
                     });
-                    let kind = if temp {
-                        SourceKind::TempSchema
-                    } else {
-                        SourceKind::Schema
+                    let attached = name
+                        .schema
+                        .as_deref()
+                        .and_then(|s| self.schema.attached_db(s))
+                        .map(|(slot, _)| slot);
+                    let kind = match attached {
+                        Some(slot) if !temp => {
+                            SourceKind::AttachedSchema(1 | crate::exec::store::attached_bits(slot))
+                        }
+                        _ if temp => SourceKind::TempSchema,
+                        _ => SourceKind::Schema,
                     };
                     (kind, sname, cols)
                 } else {
@@ -1955,6 +1984,37 @@ impl<'s> Binder<'s> {
                 let cols = sub_cols(&sub, &sname, &[]);
                 (SourceKind::Subquery(Rc::new(sub)), sname, cols)
             }
+            TableOrSubquery::TableFunction { name, args, alias }
+                if ["json_each", "json_tree"]
+                    .iter()
+                    .any(|f| f.eq_ignore_ascii_case(&name.name)) =>
+            {
+                // Arguments may name earlier sources (`FROM t, json_each(t.doc)`).
+                let mut bound = Vec::with_capacity(args.len());
+                for a in args {
+                    bound.push(self.expr(a)?.e);
+                }
+                let sname = key(alias.as_deref().unwrap_or(&name.name));
+                let cols = crate::func::json_table::COLUMNS
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| ScopeCol {
+                        name: n.to_string(),
+                        source: sname.clone(),
+                        aff: None,
+                        coll: Collation::Binary,
+                        using_hidden: false,
+                        star_hidden: i >= crate::func::json_table::HIDDEN_FROM,
+                        is_rowid: false,
+                        table_name: None,
+                    })
+                    .collect();
+                let kind = SourceKind::JsonFn {
+                    recursive: key(&name.name) == "json_tree",
+                    args: bound,
+                };
+                (kind, sname, cols)
+            }
             TableOrSubquery::TableFunction { name, args, alias } => {
                 let k = key(&name.name);
                 let Some(pragma) = k.strip_prefix("pragma_") else {
@@ -1970,41 +2030,55 @@ impl<'s> Binder<'s> {
                             | "index_info"
                             | "index_xinfo"
                             | "table_list"
+                            | "database_list"
                     )
                 {
                     return err(format!("no such table-valued function: {}", name.name));
                 }
+                let hidden = crate::exec::pragma::function_hidden_columns(pragma);
+                if args.len() > hidden.len() {
+                    return err(format!(
+                        "too many arguments on {} - max {}",
+                        name.name,
+                        hidden.len()
+                    ));
+                }
                 let sname = key(alias.as_deref().unwrap_or(&name.name));
-                let constant = match args.first() {
-                    Some(Expr::Literal(l)) => Some(Some(literal_value(l))),
-                    None => Some(None),
-                    Some(_) => None,
-                };
-                let kind = match constant {
-                    Some(arg) => SourceKind::Rows(Rc::new(crate::exec::pragma::schema_pragma(
-                        self.schema,
-                        pragma,
-                        arg,
-                    )?)),
-                    None => {
-                        let arg = match args.first() {
-                            Some(a) => self.expr(a)?.e,
-                            None => CExpr::Lit(Value::Null),
-                        };
-                        SourceKind::PragmaFn {
-                            pragma: pragma.to_string(),
-                            arg,
+                let constants: Option<Vec<Value>> = args
+                    .iter()
+                    .map(|a| match a {
+                        Expr::Literal(l) => Some(literal_value(l)),
+                        _ => None,
+                    })
+                    .collect();
+                let kind =
+                    match constants {
+                        Some(vals) => SourceKind::Rows(Rc::new(
+                            crate::exec::pragma::function_rows(self.schema, pragma, &vals)?,
+                        )),
+                        None => {
+                            // Arguments may name earlier sources: evaluated per outer row.
+                            let mut bound = Vec::with_capacity(args.len());
+                            for a in args {
+                                bound.push(self.expr(a)?.e);
+                            }
+                            SourceKind::PragmaFn {
+                                pragma: pragma.to_string(),
+                                args: bound,
+                            }
                         }
-                    }
-                };
+                    };
                 let cols = names
                     .iter()
-                    .map(|n| ScopeCol {
-                        name: n.clone(),
+                    .map(|n| (n.as_str(), false))
+                    .chain(hidden.iter().map(|n| (*n, true)))
+                    .map(|(n, star_hidden)| ScopeCol {
+                        name: n.to_string(),
                         source: sname.clone(),
                         aff: None,
                         coll: Collation::Binary,
                         using_hidden: false,
+                        star_hidden,
                         is_rowid: false,
                         table_name: None,
                     })
@@ -2066,6 +2140,7 @@ fn out_cols_to_scope(cols: &[OutCol], sname: &str) -> Vec<ScopeCol> {
             aff: c.aff,
             coll: c.coll,
             using_hidden: false,
+            star_hidden: false,
             is_rowid: false,
             table_name: c.origin.as_ref().map(|o| o.0.clone()),
         })
@@ -2097,6 +2172,7 @@ fn sub_cols(sub: &SubPlan, sname: &str, names: &[String]) -> Vec<ScopeCol> {
             aff: c.aff,
             coll: c.coll,
             using_hidden: false,
+            star_hidden: false,
             is_rowid: false,
             table_name: c.origin.as_ref().map(|o| o.0.clone()),
         })
@@ -2194,6 +2270,7 @@ fn rowid_scope_col(t: &Table, source: String, hidden: bool) -> ScopeCol {
             aff: None,
             coll: Collation::Binary,
             using_hidden: true,
+            star_hidden: false,
             is_rowid: true,
             table_name: Some(t.name.clone()),
         };
@@ -2204,6 +2281,7 @@ fn rowid_scope_col(t: &Table, source: String, hidden: bool) -> ScopeCol {
         aff: Some(Affinity::Integer),
         coll: Collation::Binary,
         using_hidden: hidden,
+        star_hidden: false,
         is_rowid: true,
         table_name: Some(t.name.clone()),
     }

@@ -245,6 +245,8 @@ pub enum SourceKind {
     Schema,
     /// sqlite_temp_schema: the temp database's schema table (empty without one).
     TempSchema,
+    /// `aux.sqlite_schema`: an attached database's schema table, by its tagged root.
+    AttachedSchema(u32),
     /// A recursive CTE, computed to a fixpoint when scanned.
     Recursive(Rc<RecursivePlan>),
     /// The working table of the recursive CTE being computed (the rows of the last round).
@@ -256,7 +258,13 @@ pub enum SourceKind {
     /// sources (`pragma_table_info(m.name)`), evaluated per outer row.
     PragmaFn {
         pragma: String,
-        arg: CExpr,
+        args: Vec<CExpr>,
+    },
+    /// json_each / json_tree (`recursive`) over arguments that may depend on earlier
+    /// sources, evaluated per outer row (func::json_table).
+    JsonFn {
+        recursive: bool,
+        args: Vec<CExpr>,
     },
 }
 
