@@ -461,7 +461,9 @@ pub fn database_list(schema: &crate::schema::Schema) -> Vec<Row> {
 /// schema, as SQLite's pragma virtual table declares them (PragFlg_Result1, SchemaOpt).
 pub fn function_hidden_columns(pragma: &str) -> &'static [&'static str] {
     match pragma {
-        "table_info" | "table_xinfo" | "index_list" | "index_info" => &["arg", "schema"],
+        "table_info" | "table_xinfo" | "index_list" | "index_info" | "index_xinfo" => {
+            &["arg", "schema"]
+        }
         "table_list" => &["arg"],
         _ => &[],
     }
