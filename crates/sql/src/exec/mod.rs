@@ -153,6 +153,20 @@ fn load_schema_at(store: &dyn Store, root: u32, cookie: u32) -> Result<Schema> {
     Schema::load(&rows, cookie)
 }
 
+/// What preparing a statement needs: its output column names and, for a SELECT, the plan
+/// bound to find them, which the statement keeps for its first execution instead of binding
+/// again (a one-shot SELECT used to be bound twice: `SELECT b FROM t5 WHERE a=?` x 20,000,
+/// perf: binding fell from 35% to 17% of the time).
+pub fn prepare_info(stmt: &Stmt, schema: &Schema) -> Result<(Vec<String>, Option<CachedPlan>)> {
+    if let Stmt::Select(s) = stmt {
+        let plan = Binder::new(schema).bind_select(s)?;
+        let names = plan.columns.iter().map(|c| c.name.clone()).collect();
+        // The binder is gone: every `Rc` in the plan is owned by the plan (see `CachedPlan`).
+        return Ok((names, Some(CachedPlan(plan))));
+    }
+    Ok((column_names(stmt, schema)?, None))
+}
+
 /// Output column names of a statement, as sqlite3_column_name reports them.
 pub fn column_names(stmt: &Stmt, schema: &Schema) -> Result<Vec<String>> {
     match stmt {
