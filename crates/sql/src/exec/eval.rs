@@ -1515,6 +1515,13 @@ impl<'a> Exec<'a> {
                             None => None,
                         };
                         let multi = prefixes.len() > 1;
+                        // Every column of a UNIQUE index fixed by `=`: at most one key
+                        // matches (NULL values never reach a prefix), so the scan stops after
+                        // it instead of stepping to the next key to find the range's end.
+                        let one_key = index.unique
+                            && eq.len() == index.columns.len()
+                            && lo_v.is_none()
+                            && hi_v.is_none();
                         let mut seen_ids: HashSet<i64> = HashSet::new();
                         let mut out = Vec::new();
                         let ncols = index.columns.len();
@@ -1591,6 +1598,8 @@ impl<'a> Exec<'a> {
                                 // table row of the range first (hc_mixed 0:10 walks 10 keys of
                                 // a 200,000-row index instead of all of them).
                                 let t = t.clone();
+                                let keys: Box<dyn Iterator<Item = Result<Row>>> =
+                                    if one_key { Box::new(keys.take(1)) } else { keys };
                                 return Ok(Box::new(keys.filter_map(move |key| {
                                     match key.and_then(&lookup) {
                                         Ok(Some((id, vals))) => {
