@@ -775,3 +775,35 @@ WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3)
   SELECT i, (SELECT q FROM t3 WHERE p = i) FROM n;
 "));
 }
+
+/// An UPDATE without triggers, foreign keys, REPLACE or FROM rewrites each row from the
+/// values its scan read, and such a DELETE removes index entries computed from them (no
+/// second read): every kind of index must still lose exactly the old entry and gain the new
+/// one, including on constraint errors and OR IGNORE.
+#[test]
+fn update_and_delete_from_scanned_values() {
+    check("
+CREATE TABLE u(a INTEGER PRIMARY KEY, b UNIQUE, c, d);
+CREATE INDEX uc ON u(c);
+CREATE INDEX ud ON u(d) WHERE d > 2;
+CREATE INDEX ue ON u(c, d DESC);
+INSERT INTO u VALUES (1,10,'x',1),(2,20,'y',2),(3,30,'z',3),(4,40,NULL,4);
+UPDATE u SET c = c || '!', d = d + 1;
+UPDATE u SET b = b + 10 WHERE a >= 3;
+UPDATE OR IGNORE u SET b = b + 10;
+UPDATE u SET d = NULL WHERE a = 2;
+UPDATE u SET a = a + 100 WHERE a = 1;
+ALTER TABLE u ADD COLUMN e DEFAULT 'dflt';
+UPDATE u SET e = e || a WHERE a > 2;
+SELECT * FROM u ORDER BY a;
+DELETE FROM u WHERE a = 3;
+INSERT INTO u(a, b, c, d) VALUES (7, 70, 'w', 9), (8, 80, 'v', 1), (9, 90, NULL, 5);
+DELETE FROM u WHERE d > 2 AND c > 'v';
+DELETE FROM u WHERE c IS NULL;
+SELECT a FROM u INDEXED BY uc WHERE c > '' ORDER BY c;
+SELECT a FROM u WHERE d > 2 ORDER BY d;
+SELECT a, b FROM u WHERE b > 0 ORDER BY b;
+SELECT a FROM u INDEXED BY ue WHERE c IS NOT NULL ORDER BY c, d DESC;
+PRAGMA integrity_check;
+");
+}
