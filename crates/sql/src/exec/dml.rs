@@ -390,17 +390,17 @@ impl Engine<'_> {
         // An UPDATE that keeps its rowid rewrites the row in place: the old row's values
         // tell which index entries really change (see "Write." below).
         let in_place = old == Some(rowid);
-        let old_vals = if let (true, false, Some(s)) = (in_place, w.indexes.is_empty(), stored) {
+        let old_vals = if !in_place || w.indexes.is_empty() {
+            None
+        } else if let Some(s) = stored {
             Some(s.to_vec())
-        } else if in_place && !w.indexes.is_empty() {
+        } else {
             self.store.table_get(t.root, rowid)?.map(|stored| {
                 let defaults = exec.column_defaults(t);
                 let mut full = super::eval::expand_row(t, rowid, stored, &defaults);
                 full.truncate(t.columns.len());
                 full
             })
-        } else {
-            None
         };
         for (ix, order, pred, exprs) in &w.indexes {
             if !ix.unique {
