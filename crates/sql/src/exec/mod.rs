@@ -78,9 +78,10 @@ pub struct CachedPlan(SelectPlan);
 // SAFETY: a `SelectPlan` is !Send only because of the `Rc`s (subplans, result caches) the
 // binder builds inside it. A `CachedPlan` is handed out only after the `Engine` that ran it
 // is gone (`Engine::take_cached_plan` consumes the engine), and every `Rc` clone made while
-// running lives in that engine's `Exec` values: from then on each `Rc` in the plan is
-// reachable only through the plan, so moving the whole plan to another thread moves every
-// owner of those counts with it.
+// running lives in that engine's `Exec` values; or straight from `prepare_info`, after the
+// `Binder` that built it is dropped. From then on each `Rc` in the plan is reachable only
+// through the plan, so moving the whole plan to another thread moves every owner of those
+// counts with it.
 unsafe impl Send for CachedPlan {}
 
 /// The top-level statement's plan slot: Off (no caching), Empty (bind and keep), Filled
