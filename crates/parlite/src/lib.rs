@@ -1066,11 +1066,12 @@ impl Connection {
             .trim_end_matches(';')
             .trim_end()
             .to_string();
-        let columns = {
+        let (columns, plan) = {
             let mut g = lock(&self.inner);
             g.with_read_txn(|c, t| {
                 c.refresh_schema(t)?;
-                Ok(exec::column_names(&parsed.stmt, &c.schema)?)
+                let (names, plan) = exec::prepare_info(&parsed.stmt, &c.schema)?;
+                Ok((names, plan.map(|p| (c.schema_gen, p))))
             })?
         };
         let nparams = parsed.params.count();
@@ -1085,7 +1086,7 @@ impl Connection {
             rows: None,
             current: None,
             readonly,
-            plan: None,
+            plan,
         };
         Ok(Some((stmt, tail)))
     }

@@ -79,9 +79,10 @@ pub struct CachedPlan(SelectPlan);
 // SAFETY: a `SelectPlan` is !Send only because of the `Rc`s (subplans, result caches) the
 // binder builds inside it. A `CachedPlan` is handed out only after the `Engine` that ran it
 // is gone (`Engine::take_cached_plan` consumes the engine), and every `Rc` clone made while
-// running lives in that engine's `Exec` values: from then on each `Rc` in the plan is
-// reachable only through the plan, so moving the whole plan to another thread moves every
-// owner of those counts with it.
+// running lives in that engine's `Exec` values; or straight from `prepare_info`, after the
+// `Binder` that built it is dropped. From then on each `Rc` in the plan is reachable only
+// through the plan, so moving the whole plan to another thread moves every owner of those
+// counts with it.
 unsafe impl Send for CachedPlan {}
 
 /// The top-level statement's plan slot: Off (no caching), Empty (bind and keep), Filled
@@ -170,6 +171,20 @@ fn load_schema_at(store: &dyn Store, root: u32, cookie: u32) -> Result<Schema> {
         }
     }
     Schema::load(&rows, cookie)
+}
+
+/// What preparing a statement needs: its output column names and, for a SELECT, the plan
+/// bound to find them, which the statement keeps for its first execution instead of binding
+/// again (a one-shot SELECT used to be bound twice: `SELECT b FROM t5 WHERE a=?` x 20,000,
+/// perf: binding fell from 35% to 17% of the time).
+pub fn prepare_info(stmt: &Stmt, schema: &Schema) -> Result<(Vec<String>, Option<CachedPlan>)> {
+    if let Stmt::Select(s) = stmt {
+        let plan = Binder::new(schema).bind_select(s)?;
+        let names = plan.columns.iter().map(|c| c.name.clone()).collect();
+        // The binder is gone: every `Rc` in the plan is owned by the plan (see `CachedPlan`).
+        return Ok((names, Some(CachedPlan(plan))));
+    }
+    Ok((column_names(stmt, schema)?, None))
 }
 
 /// Output column names of a statement, as sqlite3_column_name reports them.

@@ -15,6 +15,7 @@ use crate::collation::Collation;
 use crate::value::{Result, Value};
 use std::cmp::Ordering;
 use std::ops::Bound;
+use std::sync::Arc;
 
 pub type Row = Vec<Value>;
 
@@ -62,6 +63,25 @@ pub trait Store {
         reverse: bool,
     ) -> Result<RowIter>;
     fn table_get(&self, root: u32, rowid: i64) -> Result<Option<Row>>;
+    /// Like `table_range`, but only the columns flagged in `needed` must hold their stored
+    /// values: the others may read as NULL, and a row may end after its last needed column
+    /// (callers pad short rows). Columns past the end of `needed` are not needed.
+    fn table_range_cols(
+        &self,
+        root: u32,
+        lo: Bound<i64>,
+        hi: Bound<i64>,
+        reverse: bool,
+        needed: Arc<[bool]>,
+    ) -> Result<RowIter> {
+        let _ = needed;
+        self.table_range(root, lo, hi, reverse)
+    }
+    /// Like `table_get`, decoding only the `needed` columns (as `table_range_cols`).
+    fn table_get_cols(&self, root: u32, rowid: i64, needed: &[bool]) -> Result<Option<Row>> {
+        let _ = needed;
+        self.table_get(root, rowid)
+    }
     fn table_max_rowid(&self, root: u32) -> Result<Option<i64>>;
     /// Inserts or replaces the row with this rowid.
     fn table_insert(&self, root: u32, rowid: i64, row: &[Value]) -> Result<()>;
@@ -251,6 +271,21 @@ impl Store for RoutedStore<'_> {
     fn table_get(&self, root: u32, rowid: i64) -> Result<Option<Row>> {
         let (s, r) = self.pick(root)?;
         s.table_get(r, rowid)
+    }
+    fn table_range_cols(
+        &self,
+        root: u32,
+        lo: Bound<i64>,
+        hi: Bound<i64>,
+        reverse: bool,
+        needed: Arc<[bool]>,
+    ) -> Result<RowIter> {
+        let (s, r) = self.pick(root)?;
+        s.table_range_cols(r, lo, hi, reverse, needed)
+    }
+    fn table_get_cols(&self, root: u32, rowid: i64, needed: &[bool]) -> Result<Option<Row>> {
+        let (s, r) = self.pick(root)?;
+        s.table_get_cols(r, rowid, needed)
     }
     fn table_max_rowid(&self, root: u32) -> Result<Option<i64>> {
         let (s, r) = self.pick(root)?;

@@ -934,7 +934,13 @@ impl<'s> Binder<'s> {
         };
         let r = self.subplan(s);
         if keep_outer {
-            if let Some(t) = saved_top {
+            if let Some(mut t) = saved_top {
+                // What the subquery reads from outside lies beyond the hidden frame too, so
+                // the query holding it is correlated as well (else its results are cached
+                // across outer rows).
+                if r.as_ref().is_ok_and(|sp| sp.correlated) {
+                    t.correlated = true;
+                }
                 self.frames.push(t);
             }
         } else {
@@ -1152,8 +1158,12 @@ impl<'s> Binder<'s> {
                 let outer_frame = self.frames.pop();
                 self.frames.push(Frame::default());
                 let r = self.core(c, &[]);
-                self.frames.pop();
-                if let Some(f) = outer_frame {
+                let core_frame = self.frames.pop();
+                if let Some(mut f) = outer_frame {
+                    // An outer reference of any core makes the whole compound correlated.
+                    if core_frame.is_some_and(|c| c.correlated) {
+                        f.correlated = true;
+                    }
                     self.frames.push(f);
                 }
                 let (core, cols, _) = r?;
@@ -1357,6 +1367,7 @@ impl<'s> Binder<'s> {
                     distinct_colls: Vec::new(),
                     group_colls: Vec::new(),
                     values: Some(out),
+                    needed: Vec::new(),
                 };
                 Ok((plan, columns, keys))
             }
@@ -1657,7 +1668,7 @@ impl<'s> Binder<'s> {
             _ => None,
         };
         self.choose_access(&mut sources, &mut filters, order_hint);
-        let plan = CorePlan {
+        let mut plan = CorePlan {
             sources,
             width,
             filters,
@@ -1672,7 +1683,9 @@ impl<'s> Binder<'s> {
             distinct_colls: columns.iter().map(|c| c.coll).collect(),
             group_colls,
             values: None,
+            needed: Vec::new(),
         };
+        plan.needed = super::usage::needed_columns(&plan);
         Ok((plan, columns, keys))
     }
 

@@ -16,6 +16,7 @@
 
 pub mod access;
 pub mod bind;
+pub mod usage;
 
 use crate::collation::Collation;
 use crate::exec::store::KeyOrder;
@@ -360,6 +361,9 @@ pub struct CorePlan {
     pub group_colls: Vec<Collation>,
     /// A VALUES core: rows of expressions, no FROM.
     pub values: Option<Vec<Vec<CExpr>>>,
+    /// Per source, the record columns its scans decode (`usage::needed_columns`; `None` or
+    /// a missing entry: all of them).
+    pub needed: Vec<Option<Arc<[bool]>>>,
 }
 
 impl CExpr {
