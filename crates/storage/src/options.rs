@@ -29,7 +29,7 @@ impl Default for OpenOptions {
     fn default() -> Self {
         OpenOptions {
             page_size: 4096,
-            cache_pages_max: 2000,
+            cache_pages_max: 16384,
             synchronous: Synchronous::Full,
             create: true,
             read_only: false,
