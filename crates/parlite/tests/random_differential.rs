@@ -4,7 +4,8 @@
 //! extremes, reals, numeric-looking text, case and space variants, blobs, NULLs), random
 //! queries (arithmetic, comparisons across types, CASE, CAST, LIKE/GLOB, IN lists and
 //! subqueries, BETWEEN, IS [NOT] DISTINCT FROM, core functions, aggregates with DISTINCT,
-//! GROUP BY/HAVING, ORDER BY with collations and NULLS FIRST/LAST, LIMIT/OFFSET, joins,
+//! GROUP BY/HAVING, ORDER BY with collations and NULLS FIRST/LAST, LIMIT/OFFSET, joins
+//! (inner, LEFT, RIGHT, FULL, chains of up to three sources),
 //! compound selects, correlated subqueries) and random writes (INSERT with conflict
 //! clauses, REPLACE, UPDATE, DELETE, constraint violations). Each statement runs on parlite
 //! and on SQLite (rusqlite, bundled 3.50.2: the oracle) from identical databases.
@@ -243,8 +244,10 @@ fn outs_agree(a: &Out, b: &Out, ordered: bool) -> bool {
             }
             let (mut ra, mut rb) = (ra.clone(), rb.clone());
             if !ordered {
-                ra.sort_by_key(|r| sort_key(r));
-                rb.sort_by_key(|r| sort_key(r));
+                // Rows whose reals agree to 7 digits tie on `sort_key`; the exact values
+                // then order them, so the input order (which SQLite leaves open) cannot.
+                ra.sort_by_cached_key(|r| (sort_key(r), format!("{r:?}")));
+                rb.sort_by_cached_key(|r| (sort_key(r), format!("{r:?}")));
             }
             ra.iter().zip(rb.iter()).all(|(x, y)| {
                 x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| value_eq(p, q))
@@ -271,6 +274,8 @@ struct Table {
 
 struct Gen {
     rng: StdRng,
+    /// Draws outer joins and third join sources (see `from_clause`).
+    join_rng: StdRng,
     tables: Vec<Table>,
     alias_n: usize,
     index_n: usize,
@@ -321,6 +326,7 @@ impl Gen {
     fn new(seed: u64) -> Gen {
         Gen {
             rng: StdRng::seed_from_u64(seed),
+            join_rng: StdRng::seed_from_u64(seed ^ 0x0de7_0e7e),
             tables: Vec::new(),
             alias_n: 0,
             index_n: 0,
@@ -732,18 +738,33 @@ impl Gen {
             let b = self.fresh_alias();
             scope.push((b.clone(), u.clone()));
             let on = self.expr(&scope, 1);
-            let join = *self.pick(&[
+            let mut join = *self.pick(&[
                 "JOIN",
                 "LEFT JOIN",
                 "LEFT OUTER JOIN",
                 "INNER JOIN",
                 "CROSS JOIN",
             ]);
+            // Outer joins and a third source draw from their own generator, so the cases
+            // the main generator produced before they were added stay the same.
+            std::mem::swap(&mut self.rng, &mut self.join_rng);
+            if join != "CROSS JOIN" && self.chance(0.4) {
+                join = *self.pick(&["RIGHT JOIN", "RIGHT OUTER JOIN", "FULL JOIN", "FULL OUTER JOIN"]);
+            }
             if join == "CROSS JOIN" {
                 from.push_str(&format!(", {} AS {b}", u.name));
             } else {
                 from.push_str(&format!(" {join} {} AS {b} ON {on}", u.name));
             }
+            if self.chance(0.25) {
+                let u = self.pick_table();
+                let c = self.fresh_alias();
+                scope.push((c.clone(), u.clone()));
+                let on = self.expr(&scope, 1);
+                let join = *self.pick(&["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"]);
+                from.push_str(&format!(" {join} {} AS {c} ON {on}", u.name));
+            }
+            std::mem::swap(&mut self.rng, &mut self.join_rng);
         }
         (from, scope)
     }

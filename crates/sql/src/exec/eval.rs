@@ -1186,6 +1186,15 @@ impl<'a> Exec<'a> {
 
     /// Nested-loop join: binds source `i` for each of its candidate rows and recurses;
     /// calls `emit` with the full combined row.
+    ///
+    /// RIGHT and FULL JOIN follow SQLite (where.c, "RIGHT JOIN"): in the loop, a right source
+    /// `r` is joined as an inner (FULL: left) join while the rows of `r` that satisfied its ON
+    /// terms are recorded; after the loop, each unrecorded row of `r` is bound with every
+    /// source before `r` NULL, tested against `r`'s filters and carried through the sources
+    /// after `r`, in source order (so one right join's leftovers can still match a later
+    /// one). The planner scans right sources whole (`Access::Scan`), in the same order every
+    /// time, so a row is known by its position in the scan, and keeps WHERE terms from being
+    /// tested before the last right join they follow (`bind::select_core`).
     pub fn scan_level(
         &self,
         core: &CorePlan,
@@ -1193,6 +1202,53 @@ impl<'a> Exec<'a> {
         row: &mut Row,
         parent: Option<&Frame>,
         emit: &mut dyn FnMut(&[Value]) -> Result<()>,
+    ) -> Result<()> {
+        let mut matched: Vec<Vec<bool>> = vec![Vec::new(); core.sources.len()];
+        self.join_level(core, i, row, parent, emit, &mut matched)?;
+        for r in i..core.sources.len() {
+            let src = &core.sources[r];
+            if !src.join.keeps_right_rows() {
+                continue;
+            }
+            let candidates = self.candidates(src, row, parent)?;
+            for (pos, cand) in candidates.enumerate() {
+                let vals = cand?;
+                if matched[r].get(pos).copied().unwrap_or(false) {
+                    continue;
+                }
+                for v in &mut row[..src.start] {
+                    *v = Value::Null;
+                }
+                let mut vals = vals.into_iter();
+                for slot in row[src.start..src.start + src.width].iter_mut() {
+                    *slot = vals.next().unwrap_or(Value::Null);
+                }
+                let fr = Frame::new(row, parent);
+                let mut ok = true;
+                for t in &core.filters[r] {
+                    if !self.is_true(t, &fr)? {
+                        ok = false;
+                        break;
+                    }
+                }
+                if ok {
+                    self.join_level(core, r + 1, row, parent, emit, &mut matched)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One level of the nested loop; `matched[r]` records (by scan position) the rows of
+    /// each RIGHT/FULL source `r` that satisfied its ON terms.
+    fn join_level(
+        &self,
+        core: &CorePlan,
+        i: usize,
+        row: &mut Row,
+        parent: Option<&Frame>,
+        emit: &mut dyn FnMut(&[Value]) -> Result<()>,
+        matched: &mut Vec<Vec<bool>>,
     ) -> Result<()> {
         if core.sources.is_empty() {
             let fr = Frame::new(row, parent);
@@ -1207,9 +1263,9 @@ impl<'a> Exec<'a> {
             return emit(row);
         }
         let src = &core.sources[i];
-        let mut matched = false;
+        let mut any = false;
         let candidates = self.candidates(src, row, parent)?;
-        for cand in candidates {
+        for (pos, cand) in candidates.enumerate() {
             let vals = cand?;
             // Move what the source produced into place (no per-value clone and drop: for
             // text that was two atomic reference-count updates per column per row); pad
@@ -1219,7 +1275,7 @@ impl<'a> Exec<'a> {
                 *slot = vals.next().unwrap_or(Value::Null);
             }
             let fr = Frame::new(row, parent);
-            if src.join == JoinType::Left {
+            if src.join.is_outer() {
                 let mut ok = true;
                 for t in &src.on {
                     if !self.is_true(t, &fr)? {
@@ -1230,7 +1286,15 @@ impl<'a> Exec<'a> {
                 if !ok {
                     continue;
                 }
-                matched = true;
+                any = true;
+                if src.join.keeps_right_rows() {
+                    if let Some(m) = matched.get_mut(i) {
+                        if m.len() <= pos {
+                            m.resize(pos + 1, false);
+                        }
+                        m[pos] = true;
+                    }
+                }
             }
             let mut ok = true;
             for t in &core.filters[i] {
@@ -1240,10 +1304,10 @@ impl<'a> Exec<'a> {
                 }
             }
             if ok {
-                self.scan_level(core, i + 1, row, parent, emit)?;
+                self.join_level(core, i + 1, row, parent, emit, matched)?;
             }
         }
-        if src.join == JoinType::Left && !matched {
+        if matches!(src.join, JoinType::Left | JoinType::Full) && !any {
             for v in &mut row[src.start..src.start + src.width] {
                 *v = Value::Null;
             }
@@ -1253,7 +1317,7 @@ impl<'a> Exec<'a> {
                     return Ok(());
                 }
             }
-            self.scan_level(core, i + 1, row, parent, emit)?;
+            self.join_level(core, i + 1, row, parent, emit, matched)?;
         }
         Ok(())
     }
