@@ -44,6 +44,8 @@ pub struct TableWriter {
     pub indexes: Vec<(Arc<Index>, KeyOrder, Option<CExpr>, IndexExprs)>,
     pub checks: Vec<(String, CExpr)>,
     pub defaults: Vec<Option<CExpr>>,
+    /// Generated columns in computing order (`Exec::generated_exprs`).
+    pub generated: Vec<(usize, CExpr)>,
     /// Report aborting uniqueness conflicts as `Written::Conflict` (INSERT ... ON CONFLICT).
     pub upsert: bool,
 }
@@ -137,11 +139,16 @@ impl Engine<'_> {
                 None => None,
             });
         }
+        let generated = match t.has_generated() {
+            true => self.exec().generated_exprs(t)?,
+            false => Vec::new(),
+        };
         Ok(TableWriter {
             t: t.clone(),
             indexes,
             checks,
             defaults,
+            generated,
             upsert: false,
         })
     }
@@ -172,7 +179,7 @@ impl Engine<'_> {
         };
         let exec = self.exec();
         let defaults = exec.column_defaults(&w.t);
-        let full = super::eval::expand_row(&w.t, rowid, stored, &defaults);
+        let full = exec.table_row(&w.t, rowid, stored, &defaults)?;
         let vals = &full[..w.t.columns.len()];
         for (ix, order, pred, exprs) in &w.indexes {
             if let Some(p) = pred {
@@ -250,6 +257,14 @@ impl Engine<'_> {
         };
         if let Some(a) = t.rowid_alias {
             vals[a] = Value::Integer(rowid);
+        }
+        // Generated columns, from the row as it will be written; every constraint below
+        // sees their values.
+        if !w.generated.is_empty() {
+            let mut row = Self::with_rowid(&vals, rowid);
+            exec.compute_generated(t, &w.generated, &mut row, false)?;
+            row.pop();
+            vals = row;
         }
         // STRICT: after affinity, each non-NULL value must have its column's type (ANY
         // takes anything).
@@ -364,12 +379,15 @@ impl Engine<'_> {
         // tell which index entries really change (see "Write." below).
         let in_place = old == Some(rowid);
         let old_vals = if in_place && !w.indexes.is_empty() {
-            self.store.table_get(t.root, rowid)?.map(|stored| {
-                let defaults = exec.column_defaults(t);
-                let mut full = super::eval::expand_row(t, rowid, stored, &defaults);
-                full.truncate(t.columns.len());
-                full
-            })
+            match self.store.table_get(t.root, rowid)? {
+                Some(stored) => {
+                    let defaults = exec.column_defaults(t);
+                    let mut full = exec.table_row(t, rowid, stored, &defaults)?;
+                    full.truncate(t.columns.len());
+                    Some(full)
+                }
+                None => None,
+            }
         } else {
             None
         };
@@ -475,6 +493,15 @@ impl Engine<'_> {
         let mut record = vals.clone();
         if let Some(a) = t.rowid_alias {
             record[a] = Value::Null;
+        }
+        if t.has_virtual() {
+            // VIRTUAL columns have no place in the record (schema module docs).
+            record = record
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| !t.is_virtual(*i))
+                .map(|(_, v)| v)
+                .collect();
         }
         self.store.table_insert(t.root, rowid, &record)?;
         for (ix, order, pred, exprs) in &w.indexes {
@@ -602,12 +629,22 @@ impl Engine<'_> {
         let mut out_rows = Vec::new();
         let ncols = t.columns.len();
         // Target positions: Some(column) or None for an explicit rowid.
+        // Without a column list the values go to the columns that are not generated.
         let targets: Vec<Option<usize>> = if ins.columns.is_empty() {
-            (0..ncols).map(Some).collect()
+            (0..ncols)
+                .filter(|&i| t.columns[i].generated.is_none())
+                .map(Some)
+                .collect()
         } else {
             let mut v = Vec::new();
             for c in &ins.columns {
                 match t.column_index(c) {
+                    Some(i) if t.columns[i].generated.is_some() => {
+                        return Err(SqlError::msg(format!(
+                            "cannot INSERT into generated column \"{}\"",
+                            t.columns[i].name
+                        )))
+                    }
                     Some(i) => v.push(Some(i)),
                     None if ["rowid", "oid", "_rowid_"]
                         .iter()
@@ -638,7 +675,9 @@ impl Engine<'_> {
                     return Err(SqlError::msg(if ins.columns.is_empty() {
                         format!(
                             "table {} has {} columns but {} values were supplied",
-                            t.name, ncols, n
+                            t.name,
+                            targets.len(),
+                            n
                         )
                     } else {
                         format!("{} values for {} columns", n, targets.len())
@@ -719,7 +758,7 @@ impl Engine<'_> {
                     if !triggers_after.is_empty() {
                         if let Some(stored) = self.store.table_get(t.root, rowid)? {
                             let defaults = self.exec().column_defaults(&t);
-                            let newrow = super::eval::expand_row(&t, rowid, stored, &defaults);
+                            let newrow = self.exec().table_row(&t, rowid, stored, &defaults)?;
                             self.fire(&triggers_after, None, Some(&newrow))?;
                         }
                     }
@@ -783,6 +822,12 @@ impl Engine<'_> {
                     for a in sets {
                         for c in &a.columns {
                             match t.column_index(c) {
+                                Some(ci) if t.columns[ci].generated.is_some() => {
+                                    res = Err(SqlError::msg(format!(
+                                        "cannot UPDATE generated column \"{}\"",
+                                        t.columns[ci].name
+                                    )))
+                                }
                                 Some(ci) if a.columns.len() == 1 => match b.bind_expr(&a.expr) {
                                     Ok(e) => bound.push((ci, e)),
                                     Err(e) => res = Err(e),
@@ -852,7 +897,7 @@ impl Engine<'_> {
             return Err(error);
         };
         let defaults = self.exec().column_defaults(t);
-        let old = super::eval::expand_row(t, existing, stored, &defaults);
+        let old = self.exec().table_row(t, existing, stored, &defaults)?;
         let mut excluded: Vec<Value> = proposed
             .iter()
             .zip(&t.columns)
@@ -881,6 +926,7 @@ impl Engine<'_> {
             indexes: w.indexes.clone(),
             checks: w.checks.clone(),
             defaults: w.defaults.clone(),
+            generated: w.generated.clone(),
             upsert: false,
         };
         self.write_row(&plain, Some(existing), vals, None, None)
@@ -935,7 +981,7 @@ impl Engine<'_> {
             return Ok(());
         };
         let defaults = self.exec().column_defaults(t);
-        let row = super::eval::expand_row(t, rowid, stored, &defaults);
+        let row = self.exec().table_row(t, rowid, stored, &defaults)?;
         self.push_returning_row(&row, exprs, out)
     }
 
@@ -1277,6 +1323,13 @@ impl Engine<'_> {
             }
             let c = &a.columns[0];
             let target = match t.column_index(c) {
+                Some(i) if t.columns[i].generated.is_some() => {
+                    bind_err = Some(SqlError::msg(format!(
+                        "cannot UPDATE generated column \"{}\"",
+                        t.columns[i].name
+                    )));
+                    break;
+                }
                 Some(i) => Some(i),
                 None if ["rowid", "oid", "_rowid_"]
                     .iter()
@@ -1373,7 +1426,7 @@ impl Engine<'_> {
                     if !after.is_empty() {
                         if let Some(stored) = self.store.table_get(t.root, r)? {
                             let defaults = self.exec().column_defaults(&t);
-                            let newrow = super::eval::expand_row(&t, r, stored, &defaults);
+                            let newrow = self.exec().table_row(&t, r, stored, &defaults)?;
                             self.fire(&after, Some(&old), Some(&newrow))?;
                         }
                     }

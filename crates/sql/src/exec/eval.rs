@@ -105,13 +105,35 @@ impl Ord for Key {
 
 /// Reads a table row into the combined-row layout: columns (padded with defaults when the
 /// record is shorter, as after ADD COLUMN), the rowid alias filled in, then the rowid.
+/// VIRTUAL generated columns, which the record lacks, read NULL here; `Exec::table_row`
+/// computes them.
 pub fn expand_row(t: &Table, rowid: i64, mut vals: Row, defaults: &[Value]) -> Row {
     let n = t.columns.len();
+    if t.has_virtual() {
+        let mut stored = vals.into_iter();
+        vals = (0..n)
+            .map(|i| match t.is_virtual(i) {
+                true => Value::Null,
+                false => stored
+                    .next()
+                    .unwrap_or_else(|| defaults.get(i).cloned().unwrap_or(Value::Null)),
+            })
+            .collect();
+    }
     if vals.len() > n {
         vals.truncate(n);
     }
     while vals.len() < n {
         vals.push(defaults.get(vals.len()).cloned().unwrap_or(Value::Null));
+    }
+    // SQLite writes an integral value of a REAL column as an integer (fileformat2.html
+    // §2.1 leaves the choice to the writer) and reads it back as a real.
+    for (v, c) in vals.iter_mut().zip(&t.columns) {
+        if let Value::Integer(i) = *v {
+            if c.affinity == Affinity::Real {
+                *v = Value::Real(i as f64);
+            }
+        }
     }
     if let Some(a) = t.rowid_alias {
         vals[a] = Value::Integer(rowid);
@@ -1389,6 +1411,10 @@ impl<'a> Exec<'a> {
             SourceKind::Table(t) => {
                 let t = t.clone();
                 let defaults = self.column_defaults(&t);
+                let gen = match t.has_virtual() {
+                    true => Some(Rc::new(self.generated_exprs(&t)?)),
+                    false => None,
+                };
                 let fr = Frame::new(row, parent);
                 if t.without_rowid {
                     return self.without_rowid_rows(&t, &defaults);
@@ -1402,7 +1428,9 @@ impl<'a> Exec<'a> {
                             false,
                         )?;
                         Ok(Box::new(it.map(move |r| {
-                            r.map(|(rowid, vals)| expand_row(&t, rowid, vals, &defaults))
+                            r.and_then(|(rowid, vals)| {
+                                self.virtual_filled(&t, &gen, expand_row(&t, rowid, vals, &defaults))
+                            })
                         })))
                     }
                     Access::AutoIndex {
@@ -1428,7 +1456,8 @@ impl<'a> Exec<'a> {
                                 false,
                             )? {
                                 let (rowid, vals) = r?;
-                                let row = expand_row(&t, rowid, vals, &defaults);
+                                let row =
+                                    self.virtual_filled(&t, &gen, expand_row(&t, rowid, vals, &defaults))?;
                                 let cv = row
                                     .get(*col)
                                     .cloned()
@@ -1461,7 +1490,7 @@ impl<'a> Exec<'a> {
                         let mut out = Vec::new();
                         for id in ids {
                             if let Some(vals) = self.store.table_get(t.root, id)? {
-                                out.push(Ok(expand_row(&t, id, vals, &defaults)));
+                                out.push(self.virtual_filled(&t, &gen, expand_row(&t, id, vals, &defaults)));
                             }
                         }
                         Ok(Box::new(out.into_iter()))
@@ -1486,7 +1515,9 @@ impl<'a> Exec<'a> {
                         };
                         let it = self.store.table_range(t.root, lo_b, hi_b, *reverse)?;
                         Ok(Box::new(it.map(move |r| {
-                            r.map(|(rowid, vals)| expand_row(&t, rowid, vals, &defaults))
+                            r.and_then(|(rowid, vals)| {
+                                self.virtual_filled(&t, &gen, expand_row(&t, rowid, vals, &defaults))
+                            })
                         })))
                     }
                     Access::Index {
@@ -1613,7 +1644,7 @@ impl<'a> Exec<'a> {
                                 return Ok(Box::new(keys.filter_map(move |key| {
                                     match key.and_then(&lookup) {
                                         Ok(Some((id, vals))) => {
-                                            Some(Ok(expand_row(&t, id, vals, &defaults)))
+                                            Some(self.virtual_filled(&t, &gen, expand_row(&t, id, vals, &defaults)))
                                         }
                                         Ok(None) => None,
                                         Err(e) => Some(Err(e)),
@@ -1627,7 +1658,7 @@ impl<'a> Exec<'a> {
                                 if !seen_ids.insert(id) {
                                     continue;
                                 }
-                                out.push(Ok(expand_row(&t, id, vals, &defaults)));
+                                out.push(self.virtual_filled(&t, &gen, expand_row(&t, id, vals, &defaults)));
                             }
                         }
                         Ok(Box::new(out.into_iter()))
@@ -1764,6 +1795,65 @@ impl<'a> Exec<'a> {
                 _ => Value::Null,
             })
             .collect()
+    }
+
+    /// The generated columns of `t` bound over its row (columns, then the rowid), in the
+    /// order that computes each after what it reads (`Table::generated_order`).
+    pub fn generated_exprs(&self, t: &Table) -> Result<Vec<(usize, CExpr)>> {
+        let order = t.generated_order().map_err(|name| {
+            SqlError::msg(format!("generated column loop on \"{name}\""))
+        })?;
+        let mut b = Binder::new(self.schema);
+        let mut out = Vec::with_capacity(order.len());
+        for i in order {
+            if let Some(g) = &t.columns[i].generated {
+                out.push((i, b.bind_for_table(t, None, &g.expr)?));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Computes generated columns into `row` (columns then rowid), each converted to its
+    /// column's affinity; with `virtual_only` the STORED ones are kept as read.
+    pub fn compute_generated(
+        &self,
+        t: &Table,
+        gen: &[(usize, CExpr)],
+        row: &mut [Value],
+        virtual_only: bool,
+    ) -> Result<()> {
+        for (i, e) in gen {
+            if virtual_only && !t.is_virtual(*i) {
+                continue;
+            }
+            let v = self.eval(e, &Frame::new(row, None))?;
+            row[*i] = v.apply_affinity(t.columns[*i].affinity);
+        }
+        Ok(())
+    }
+
+    /// A row from `expand_row` with its VIRTUAL columns computed by `gen` (bound once per
+    /// scan); None for a table without any.
+    fn virtual_filled(
+        &self,
+        t: &Table,
+        gen: &Option<Rc<Vec<(usize, CExpr)>>>,
+        mut row: Row,
+    ) -> Result<Row> {
+        if let Some(g) = gen {
+            self.compute_generated(t, g, &mut row, true)?;
+        }
+        Ok(row)
+    }
+
+    /// `expand_row` with the VIRTUAL columns computed.
+    pub fn table_row(&self, t: &Table, rowid: i64, vals: Row, defaults: &[Value]) -> Result<Row> {
+        let mut row = expand_row(t, rowid, vals, defaults);
+        if t.has_virtual() {
+            let gen = self.generated_exprs(t)?;
+            self.compute_generated(t, &gen, &mut row, true)?;
+        }
+        Ok(row)
     }
 
     /// The key order of an index.

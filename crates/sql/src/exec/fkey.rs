@@ -303,7 +303,7 @@ impl Engine<'_> {
             return Ok(());
         };
         let defaults = self.exec().column_defaults(t);
-        let row = super::eval::expand_row(t, *rowid, stored, &defaults);
+        let row = self.exec().table_row(t, *rowid, stored, &defaults)?;
         if let Some(o) = old {
             self.fk_parent_changed(t, o, Some(&row))?;
         }

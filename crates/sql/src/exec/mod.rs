@@ -520,6 +520,7 @@ impl<'a> Engine<'a> {
                 default_text: None,
                 collation: c.coll,
                 pk: 0,
+                generated: None,
             })
             .collect();
         t.sql = v.sql.clone();

@@ -10,6 +10,9 @@
 //! - UNIQUE and non-rowid PRIMARY KEY constraints own `sqlite_autoindex_<table>_<N>` indexes,
 //!   numbered in declaration order (column constraints first, then table constraints), the
 //!   way SQLite numbers them; identical constraints share one index.
+//! - Generated columns (gencol.html): a VIRTUAL column has no place in the table record,
+//!   which holds the other columns (ordinary and STORED) in declaration order, as SQLite's
+//!   `sqlite3TableColumnToStorage` lays them out; `Table::storage_len` counts them.
 
 use crate::collation::Collation;
 use crate::parse::ast::{
@@ -32,6 +35,16 @@ pub struct Column {
     pub collation: Collation,
     /// 1-based position in the primary key, 0 if not part of it.
     pub pk: usize,
+    /// `[GENERATED ALWAYS] AS (expr) [VIRTUAL|STORED]`.
+    pub generated: Option<Generated>,
+}
+
+/// A generated column's definition.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    pub expr: Expr,
+    /// STORED: computed on write and kept in the record; VIRTUAL: computed on read.
+    pub stored: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -90,6 +103,9 @@ pub struct Table {
     pub pk_key: Vec<IndexColumn>,
     /// FOREIGN KEY constraints of this (child) table.
     pub fkeys: Vec<ForeignKey>,
+    /// How many columns are VIRTUAL generated columns (kept so that reading a row of an
+    /// ordinary table costs no scan of its columns).
+    pub virtual_columns: usize,
 }
 
 /// What happens to child rows when their parent key is deleted or changed.
@@ -143,6 +159,71 @@ impl Table {
         self.columns
             .iter()
             .position(|c| c.name.eq_ignore_ascii_case(name))
+    }
+
+    pub fn has_generated(&self) -> bool {
+        self.columns.iter().any(|c| c.generated.is_some())
+    }
+
+    /// Some column is VIRTUAL, so the record and the row layouts differ.
+    pub fn has_virtual(&self) -> bool {
+        self.virtual_columns > 0
+    }
+
+    /// Values in this table's record: the columns that are not VIRTUAL.
+    pub fn storage_len(&self) -> usize {
+        (0..self.columns.len()).filter(|&i| !self.is_virtual(i)).count()
+    }
+
+    pub fn is_virtual(&self, i: usize) -> bool {
+        self.columns
+            .get(i)
+            .and_then(|c| c.generated.as_ref())
+            .is_some_and(|g| !g.stored)
+    }
+
+    /// The generated columns in an order that computes each after the columns it reads;
+    /// `Err(name)` when they read each other in a loop. This is SQLite's pass-until-no-
+    /// progress order (`sqlite3ComputeGeneratedColumns`), and names the column it does: the
+    /// last one of the last pass that could not be computed.
+    pub fn generated_order(&self) -> std::result::Result<Vec<usize>, String> {
+        let mut avail: Vec<bool> = self.columns.iter().map(|c| c.generated.is_none()).collect();
+        let mut order = Vec::new();
+        loop {
+            let mut progress = false;
+            let mut redo = None;
+            for (i, c) in self.columns.iter().enumerate() {
+                let Some(g) = &c.generated else { continue };
+                if avail[i] {
+                    continue;
+                }
+                let mut ready = true;
+                let mut stack = vec![&g.expr];
+                while let Some(e) = stack.pop() {
+                    if let Expr::Column {
+                        table: None, name, ..
+                    } = e
+                    {
+                        if let Some(j) = self.column_index(name) {
+                            ready &= avail[j];
+                        }
+                    }
+                    e.for_each_child(&mut |x| stack.push(x));
+                }
+                if ready {
+                    avail[i] = true;
+                    order.push(i);
+                    progress = true;
+                } else {
+                    redo = Some(i);
+                }
+            }
+            match redo {
+                None => return Ok(order),
+                Some(i) if !progress => return Err(self.columns[i].name.clone()),
+                Some(_) => {}
+            }
+        }
     }
 }
 
@@ -204,6 +285,7 @@ pub fn schema_table() -> Table {
         default_text: None,
         collation: Collation::Binary,
         pk: 0,
+        generated: None,
     };
     Table {
         name: "sqlite_schema".to_string(),
@@ -226,6 +308,7 @@ pub fn schema_table() -> Table {
         pk_conflict: None,
         pk_key: Vec::new(),
         fkeys: Vec::new(),
+        virtual_columns: 0,
     }
 }
 
@@ -473,6 +556,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
             default_text: None,
             collation: Collation::Binary,
             pk: 0,
+            generated: None,
         };
         for c in &d.constraints {
             if let ColumnConstraint::Collate(name) = &c.constraint {
@@ -529,11 +613,23 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                     span: span.clone(),
                 }),
                 ColumnConstraint::Default { expr, span } => {
+                    if col.generated.is_some() {
+                        return Err(SqlError::msg("cannot use DEFAULT on a generated column"));
+                    }
                     col.default = Some(expr.clone());
                     col.default_text = Some(span.clone());
                 }
-                ColumnConstraint::Generated { .. } => {
-                    return Err(SqlError::msg("generated columns are not supported"));
+                ColumnConstraint::Generated { expr, stored } => {
+                    if col.default.is_some() || col.generated.is_some() {
+                        return Err(SqlError::msg(format!(
+                            "error in generated column \"{}\"",
+                            col.name
+                        )));
+                    }
+                    col.generated = Some(Generated {
+                        expr: expr.clone(),
+                        stored: *stored,
+                    });
                 }
                 ColumnConstraint::References(fk) => {
                     let (on_delete, on_update) = fk_actions(&fk.actions);
@@ -668,10 +764,26 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
             }
         }
     }
+    if columns.iter().all(|c| c.generated.is_some()) {
+        return Err(SqlError::msg("must have at least one non-generated column"));
+    }
+    if *without_rowid && columns.iter().any(|c| c.generated.is_some()) {
+        return Err(SqlError::msg(
+            "generated columns in WITHOUT ROWID tables are not supported",
+        ));
+    }
     let mut rowid_alias = None;
     let mut autoincrement = false;
     let mut pk_conflict = None;
     if let Some((cols, conflict, autoinc, desc)) = &pk_cols {
+        if cols
+            .iter()
+            .any(|ic| ic.column.is_some_and(|c| columns[c].generated.is_some()))
+        {
+            return Err(SqlError::msg(
+                "generated columns cannot be part of the PRIMARY KEY",
+            ));
+        }
         for (i, ic) in cols.iter().enumerate() {
             if let Some(c) = ic.column {
                 columns[c].pk = i + 1;
@@ -741,6 +853,13 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
         pk_conflict,
         pk_key,
         fkeys,
+        virtual_columns: 0,
+    };
+    let table = Table {
+        virtual_columns: (0..table.columns.len())
+            .filter(|&i| table.is_virtual(i))
+            .count(),
+        ..table
     };
     Ok((table, deduped))
 }
