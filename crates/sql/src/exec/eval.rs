@@ -619,6 +619,19 @@ impl<'a> Exec<'a> {
         need: Option<usize>,
     ) -> Result<Vec<Row>> {
         let nvis = plan.columns.len();
+        // SQLite computes LIMIT first and skips the whole query when it is 0 (select.c
+        // computeLimitRegisters), so errors the rows would raise never happen; except for a
+        // UNION/INTERSECT/EXCEPT without ORDER BY, whose arms it runs into a temporary table
+        // before applying the LIMIT.
+        let limit_first = plan.cores.len() == 1
+            || !plan.order_by.is_empty()
+            || plan.ops.iter().all(|o| *o == CompoundOp::UnionAll);
+        if let (Some(e), true) = (&plan.limit, limit_first) {
+            let empty: [Value; 0] = [];
+            if limit_value(self.eval(e, &Frame::new(&empty, parent))?)? == 0 {
+                return Ok(Vec::new());
+            }
+        }
         let first = &plan.cores[0];
         let simple = plan.cores.len() == 1
             && plan.order_by.is_empty()
