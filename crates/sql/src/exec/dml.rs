@@ -258,14 +258,6 @@ impl Engine<'_> {
         if let Some(a) = t.rowid_alias {
             vals[a] = Value::Integer(rowid);
         }
-        // Generated columns, from the row as it will be written; every constraint below
-        // sees their values.
-        if !w.generated.is_empty() {
-            let mut row = Self::with_rowid(&vals, rowid);
-            exec.compute_generated(t, &w.generated, &mut row, false)?;
-            row.pop();
-            vals = row;
-        }
         // STRICT: after affinity, each non-NULL value must have its column's type (ANY
         // takes anything).
         if t.strict {
@@ -298,8 +290,29 @@ impl Engine<'_> {
                 }
             }
         }
-        // NOT NULL.
-        for (i, c) in t.columns.iter().enumerate() {
+        // NOT NULL: ordinary columns (a REPLACE may put their default in), then the
+        // generated columns computed from them, as SQLite's two passes do; every later
+        // constraint sees the generated values.
+        let mut computed = false;
+        for (i, c) in t
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.generated.is_none())
+            .chain(
+                t.columns
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.generated.is_some()),
+            )
+        {
+            if c.generated.is_some() && !w.generated.is_empty() && !computed {
+                let mut row = Self::with_rowid(&vals, rowid);
+                exec.compute_generated(t, &w.generated, &mut row, false)?;
+                row.pop();
+                vals = row;
+                computed = true;
+            }
             let Some(col_action) = c.not_null else {
                 continue;
             };
