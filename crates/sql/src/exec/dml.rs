@@ -740,6 +740,8 @@ impl Engine<'_> {
                 } else {
                     rid
                 });
+                self.exec()
+                    .compute_generated(&t, &w.generated, &mut newrow, false)?;
                 if !self.fire(&triggers_before, None, Some(&newrow))? {
                     continue;
                 }
@@ -917,6 +919,8 @@ impl Engine<'_> {
             .map(|(v, c)| v.clone().apply_affinity(c.affinity))
             .collect();
         excluded.push(rowid_in.unwrap_or(Value::Null));
+        self.exec()
+            .compute_generated(t, &w.generated, &mut excluded, false)?;
         let mut row = old.clone();
         row.extend(excluded);
         let mut vals = old[..t.columns.len()].to_vec();
@@ -1425,6 +1429,8 @@ impl Engine<'_> {
             if !before.is_empty() {
                 let mut newrow = vals.clone();
                 newrow.push(Value::Integer(rowid));
+                self.exec()
+                    .compute_generated(&t, &w.generated, &mut newrow, false)?;
                 if !self.fire(&before, Some(&old), Some(&newrow))? {
                     continue;
                 }
