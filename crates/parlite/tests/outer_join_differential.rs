@@ -245,3 +245,26 @@ SELECT * FROM a FULL JOIN b ON a.x=c.x;
 "
     ));
 }
+
+/// EXPLAIN QUERY PLAN shows the pass over unmatched right rows as SQLite does.
+#[test]
+fn explain_query_plan_shows_the_right_join_pass() {
+    let setup = "CREATE TABLE p(x); CREATE TABLE q(x); CREATE TABLE r(x);";
+    let s = rusqlite::Connection::open_in_memory().expect("sqlite");
+    let c = parlite::Connection::open(":memory:").expect("parlite");
+    s.execute_batch(setup).expect("setup");
+    c.execute_batch(setup).expect("setup");
+    for q in [
+        "EXPLAIN QUERY PLAN SELECT * FROM p RIGHT JOIN q ON p.x = q.x",
+        "EXPLAIN QUERY PLAN SELECT * FROM p FULL JOIN q ON p.x = q.x",
+        "EXPLAIN QUERY PLAN SELECT * FROM p FULL JOIN q ON p.x = q.x RIGHT JOIN r ON r.x = q.x",
+    ] {
+        let details = |o: Out| -> Vec<parlite::Value> {
+            match o {
+                Out::Rows { rows, .. } => rows.into_iter().map(|r| r[3].clone()).collect(),
+                Out::Err(e) => panic!("{q}: {e}"),
+            }
+        };
+        assert_eq!(details(run_parlite(&c, q)), details(run_sqlite(&s, q)), "{q}");
+    }
+}
