@@ -1238,7 +1238,11 @@ impl<'a> Exec<'a> {
         parent: Option<&Frame>,
         emit: &mut dyn FnMut(&[Value]) -> Result<()>,
     ) -> Result<()> {
-        let mut matched: Vec<Vec<bool>> = vec![Vec::new(); core.sources.len()];
+        // Left empty (no allocation) when no source keeps its unmatched rows.
+        let mut matched: Vec<Vec<bool>> = Vec::new();
+        if core.sources.iter().any(|s| s.join.keeps_right_rows()) {
+            matched = vec![Vec::new(); core.sources.len()];
+        }
         self.join_level(core, i, row, parent, emit, &mut matched)?;
         for r in i..core.sources.len() {
             let src = &core.sources[r];
