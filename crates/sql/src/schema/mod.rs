@@ -260,8 +260,9 @@ pub struct Schema {
     pub cookie: u32,
     /// TEMP views: connection-private, never in `sqlite_schema`; they shadow main objects.
     pub temp_views: HashMap<String, Arc<View>>,
-    /// Tables in the file that parlite cannot use (WITHOUT ROWID, virtual, generated
-    /// columns...), with the reason; loading the rest of the schema still succeeds.
+    /// Tables in the file that parlite cannot use (virtual tables, WITHOUT ROWID tables
+    /// with generated columns...), with the reason; loading the rest of the schema still
+    /// succeeds.
     pub unsupported: HashMap<String, String>,
     /// Main tables hidden by a TEMP table of the same name (reachable as `main.name`).
     pub shadowed: HashMap<String, Arc<Table>>,
