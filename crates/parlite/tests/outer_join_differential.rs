@@ -185,6 +185,9 @@ SELECT * FROM b FULL JOIN e ON e.x=b.x;
 SELECT * FROM a FULL JOIN b ON 0;
 SELECT * FROM a FULL JOIN b USING(x) WHERE x>1;
 SELECT * FROM a FULL JOIN b USING(x) ORDER BY x DESC;
+SELECT a.*, b.* FROM a FULL JOIN b USING(x);
+SELECT a.*, b.* FROM a RIGHT JOIN b USING(x);
+SELECT b.*, a.* FROM a NATURAL FULL JOIN b;
 "
     ));
 }
@@ -207,6 +210,10 @@ SELECT * FROM a, b RIGHT JOIN c ON b.x=c.x;
 SELECT * FROM a RIGHT JOIN b ON a.x=b.x, c WHERE c.x=4;
 SELECT * FROM a RIGHT JOIN b ON a.x=b.x JOIN c ON a.x=4;
 SELECT * FROM a JOIN b ON a.x=1 RIGHT JOIN c ON c.x=b.x;
+SELECT * FROM a NATURAL RIGHT JOIN b NATURAL FULL JOIN c;
+SELECT a.*, c.* FROM a FULL JOIN b USING(x) FULL JOIN c USING(x);
+SELECT * FROM a RIGHT JOIN b ON a.x=b.x AND b.x=(SELECT max(x) FROM a);
+SELECT count(*) FROM (SELECT * FROM a RIGHT JOIN b ON a.x=b.x LIMIT 2);
 SELECT * FROM a CROSS JOIN b FULL JOIN c ON c.x=b.x AND a.x=b.x;
 SELECT a.y, b.z, c.w FROM a JOIN b ON b.x IN (SELECT x FROM c WHERE c.x=a.x) FULL JOIN c ON c.x=b.x;
 SELECT a.y, b.z, c.w FROM a FULL JOIN b ON a.x=b.x FULL JOIN c ON c.x IN (SELECT x FROM e WHERE e.x=a.x);

@@ -1498,10 +1498,10 @@ impl<'s> Binder<'s> {
                             }
                         }
                         any = true;
-                        let merged = match only {
-                            None => using_values.iter().find(|(k, _)| *k == i),
-                            Some(_) => None,
-                        };
+                        // `*` and `t.*` both expand a merged USING column to its unqualified
+                        // name (select.c selectExpander), so `a.*` of `a FULL JOIN b
+                        // USING(x)` shows coalesce(a.x, b.x).
+                        let merged = using_values.iter().find(|(k, _)| *k == i);
                         if let Some((_, e)) = merged {
                             let (e, name) = (e.clone(), c.name.clone());
                             let b = self.expr(&e)?;
