@@ -290,10 +290,21 @@ impl Engine<'_> {
                 }
             }
         }
-        // NOT NULL: ordinary columns (a REPLACE may put their default in), then the
-        // generated columns computed from them, as SQLite's two passes do; every later
-        // constraint sees the generated values.
-        let mut computed = false;
+        // Generated columns are computed first (their errors come before any constraint's),
+        // then NOT NULL is checked on ordinary columns (a REPLACE may put a default in, and
+        // then they are computed again), then on generated ones, as SQLite's two passes do;
+        // every later constraint sees the generated values.
+        let compute = |vals: &mut Vec<Value>| -> Result<()> {
+            let mut row = Self::with_rowid(vals, rowid);
+            exec.compute_generated(t, &w.generated, &mut row, false)?;
+            row.pop();
+            *vals = row;
+            Ok(())
+        };
+        if !w.generated.is_empty() {
+            compute(&mut vals)?;
+        }
+        let mut replaced = false;
         for (i, c) in t
             .columns
             .iter()
@@ -306,12 +317,9 @@ impl Engine<'_> {
                     .filter(|(_, c)| c.generated.is_some()),
             )
         {
-            if c.generated.is_some() && !w.generated.is_empty() && !computed {
-                let mut row = Self::with_rowid(&vals, rowid);
-                exec.compute_generated(t, &w.generated, &mut row, false)?;
-                row.pop();
-                vals = row;
-                computed = true;
+            if c.generated.is_some() && replaced {
+                compute(&mut vals)?;
+                replaced = false;
             }
             let Some(col_action) = c.not_null else {
                 continue;
@@ -327,6 +335,7 @@ impl Engine<'_> {
                         vals[i] = exec
                             .eval(d, &Frame::new(&empty, None))?
                             .apply_affinity(c.affinity);
+                        replaced = true;
                     }
                     if vals[i].is_null() {
                         return Err(constraint(
