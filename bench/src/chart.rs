@@ -2,19 +2,26 @@
 //! from the rows a `--csv` run appended. parlite and SQLite are drawn side by side; when a
 //! point was measured several times the last row wins (the CSV is append-only).
 //!
-//! Self-contained on purpose (no plotting crate): a tiny RGB canvas, a 5x7 bitmap font and a
-//! PNG writer with stored (uncompressed) deflate blocks. A chart is ~1.5 MB; that buys a
-//! build with no native or heavy dependencies on this shared 2-core machine.
+//! A `bdb_update --begin` variant becomes a series rather than a chart of its own, so runs
+//! with `--begin immediate` and `--begin concurrent` appended to one CSV draw parlite
+//! IMMEDIATE, parlite CONCURRENT and SQLite on the same axes.
+//!
+//! Self-contained on purpose (no plotting or compression crate): a tiny RGB canvas, a 5x7
+//! bitmap font and a PNG writer (palette colour, fixed-Huffman deflate with run and
+//! previous-row matches). A chart is a few tens of KB at most.
+//!
+//! Invariant: the PNG is valid for any canvas of at most 256 colours (more is an error, not a
+//! corrupt file); `deflate_fixed` only emits matches whose source lies inside the data.
 
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-const W: usize = 900;
+const W: usize = 1000;
 const H: usize = 560;
 const LEFT: usize = 90;
-const RIGHT: usize = 170;
+const RIGHT: usize = 270;
 const TOP: usize = 50;
 const BOTTOM: usize = 60;
 
@@ -24,6 +31,7 @@ const BLACK: Rgb = [0, 0, 0];
 const GRID: Rgb = [225, 225, 225];
 const PARLITE: Rgb = [31, 119, 180];
 const SQLITE: Rgb = [255, 127, 14];
+const PARLITE_CONCURRENT: Rgb = [44, 160, 44];
 
 /// Splits one CSV record (RFC 4180 quoting) into fields.
 fn csv_fields(line: &str) -> Vec<String> {
@@ -105,18 +113,32 @@ pub fn run(input: &Path, out: &Path) -> Result<()> {
         else {
             continue;
         };
+        // A `begin=` variant (bdb_update --begin) is a series of the chart, not a chart of
+        // its own: parlite IMMEDIATE, parlite CONCURRENT and SQLite share the axes. The
+        // series is named by the begin mode the engine ran (the line's `begin=`: SQLite
+        // runs IMMEDIATE when parlite runs CONCURRENT).
+        let variant = c_variant.map(get).unwrap_or("");
+        let has_begin = variant.split(' ').any(|t| t.starts_with("begin="));
+        let variant: Vec<&str> = variant
+            .split(' ')
+            .filter(|t| !t.is_empty() && !t.starts_with("begin="))
+            .collect();
         let key = format!(
             "{} fs={} sync={} journal={} {}",
             kv_get(line, "workload").unwrap_or_default(),
             kv_get(line, "fs").unwrap_or_default(),
             kv_get(line, "sync").unwrap_or_default(),
             kv_get(line, "journal").unwrap_or_default(),
-            c_variant.map(get).unwrap_or("")
+            variant.join(" ")
         );
+        let name = match kv_get(line, "begin") {
+            Some(b) if has_begin => format!("{engine} {b}"),
+            _ => engine.to_string(),
+        };
         charts
-            .entry(key)
+            .entry(key.trim_end().to_string())
             .or_default()
-            .entry(engine.to_string())
+            .entry(name)
             .or_default()
             .insert(threads, tps);
     }
@@ -215,7 +237,11 @@ fn draw(c: &mut Canvas, title: &str, series: &Series) {
 
     // Series and legend.
     for (i, (engine, pts)) in series.iter().enumerate() {
-        let color = if engine == "parlite" { PARLITE } else { SQLITE };
+        let color = match engine.split(' ').collect::<Vec<_>>()[..] {
+            ["parlite", "concurrent"] => PARLITE_CONCURRENT,
+            ["parlite", ..] => PARLITE,
+            _ => SQLITE,
+        };
         let mut prev: Option<(i64, i64)> = None;
         for (&t, &tps) in pts {
             let (x, y) = (xpos(t) as i64, ypos(tps) as i64);
@@ -296,22 +322,28 @@ impl Canvas {
         }
     }
 
-    /// PNG: 8-bit RGB, filter 0, zlib with stored deflate blocks (RFC 1950/1951/2083).
+    /// PNG: 8-bit palette (the few colours the chart uses), filter 0, one zlib stream of
+    /// fixed-Huffman deflate (RFC 1950/1951/2083, see [`deflate_fixed`]). A chart is a few KB.
     fn write_png(&self, path: &Path) -> Result<()> {
-        let mut raw = Vec::with_capacity(H * (W * 3 + 1));
+        let mut palette: Vec<Rgb> = Vec::new();
+        let mut raw = Vec::with_capacity(H * (W + 1));
         for row in self.px.chunks(W * 3) {
             raw.push(0);
-            raw.extend_from_slice(row);
+            for p in row.chunks(3) {
+                let c = [p[0], p[1], p[2]];
+                let i = match palette.iter().position(|&q| q == c) {
+                    Some(i) => i,
+                    None if palette.len() < 256 => {
+                        palette.push(c);
+                        palette.len() - 1
+                    }
+                    None => bail!("chart uses more than 256 colours"),
+                };
+                raw.push(i as u8);
+            }
         }
         let mut z = vec![0x78, 0x01];
-        let chunks: Vec<&[u8]> = raw.chunks(65_535).collect();
-        for (i, ch) in chunks.iter().enumerate() {
-            z.push(u8::from(i + 1 == chunks.len()));
-            let n = ch.len() as u16;
-            z.extend_from_slice(&n.to_le_bytes());
-            z.extend_from_slice(&(!n).to_le_bytes());
-            z.extend_from_slice(ch);
-        }
+        z.extend_from_slice(&deflate_fixed(&raw, W + 1));
         let (mut a, mut b) = (1u32, 0u32);
         for &byte in &raw {
             a = (a + u32::from(byte)) % 65_521;
@@ -322,11 +354,17 @@ impl Canvas {
         let mut ihdr = Vec::new();
         ihdr.extend_from_slice(&(W as u32).to_be_bytes());
         ihdr.extend_from_slice(&(H as u32).to_be_bytes());
-        ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
+        ihdr.extend_from_slice(&[8, 3, 0, 0, 0]);
+        let plte: Vec<u8> = palette.concat();
         let mut f =
             std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
         f.write_all(b"\x89PNG\r\n\x1a\n")?;
-        for (kind, data) in [(b"IHDR", &ihdr), (b"IDAT", &z), (b"IEND", &Vec::new())] {
+        for (kind, data) in [
+            (b"IHDR", &ihdr),
+            (b"PLTE", &plte),
+            (b"IDAT", &z),
+            (b"IEND", &Vec::new()),
+        ] {
             f.write_all(&(data.len() as u32).to_be_bytes())?;
             let mut h = crc32fast::Hasher::new();
             h.update(kind);
@@ -337,6 +375,120 @@ impl Canvas {
         }
         Ok(())
     }
+}
+
+/// Deflate base lengths of length codes 257..=285 and their extra bits (RFC 1951 3.2.5).
+const LEN_BASE: [u16; 29] = [
+    3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131,
+    163, 195, 227, 258,
+];
+const LEN_EXTRA: [u8; 29] = [
+    0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0,
+];
+/// Deflate base distances of distance codes 0..=29 and their extra bits.
+const DIST_BASE: [u16; 30] = [
+    1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537,
+    2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577,
+];
+const DIST_EXTRA: [u8; 30] = [
+    0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13,
+    13,
+];
+
+/// LSB-first bit writer of a deflate stream.
+struct Bits {
+    out: Vec<u8>,
+    acc: u32,
+    n: u32,
+}
+
+impl Bits {
+    /// `n` (<= 16) low bits of `v`, least significant first (extra bits, block header).
+    fn put(&mut self, v: u32, n: u32) {
+        self.acc |= (v & ((1 << n) - 1)) << self.n;
+        self.n += n;
+        while self.n >= 8 {
+            self.out.push(self.acc as u8);
+            self.acc >>= 8;
+            self.n -= 8;
+        }
+    }
+
+    /// A Huffman code of `n` bits: most significant bit first.
+    fn code(&mut self, code: u32, n: u32) {
+        let rev = code.reverse_bits() >> (32 - n);
+        self.put(rev, n);
+    }
+
+    /// Literal/length symbol `sym` (0..=287) in the fixed code.
+    fn sym(&mut self, sym: u32) {
+        match sym {
+            0..=143 => self.code(0x30 + sym, 8),
+            144..=255 => self.code(0x190 + sym - 144, 9),
+            256..=279 => self.code(sym - 256, 7),
+            _ => self.code(0xC0 + sym - 280, 8),
+        }
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        if self.n > 0 {
+            self.out.push(self.acc as u8);
+        }
+        self.out
+    }
+}
+
+/// One final fixed-Huffman deflate block of `data`. Matches are looked for at only two
+/// distances, 1 (runs of one colour) and `stride` (the same pixel of the previous scanline),
+/// which is what a chart on a flat background repeats; anything else is a literal.
+fn deflate_fixed(data: &[u8], stride: usize) -> Vec<u8> {
+    let mut b = Bits {
+        out: Vec::with_capacity(data.len() / 16),
+        acc: 0,
+        n: 0,
+    };
+    b.put(1, 1); // BFINAL
+    b.put(1, 2); // BTYPE=01: fixed Huffman codes
+    let match_len = |i: usize, dist: usize| {
+        if dist == 0 || i < dist {
+            return 0;
+        }
+        let max = (data.len() - i).min(258);
+        (0..max)
+            .take_while(|&k| data[i + k] == data[i + k - dist])
+            .count()
+    };
+    let mut i = 0;
+    while i < data.len() {
+        let (l1, ls) = (match_len(i, 1), match_len(i, stride));
+        let (len, dist) = if ls >= l1 { (ls, stride) } else { (l1, 1) };
+        if len < 3 {
+            b.sym(u32::from(data[i]));
+            i += 1;
+            continue;
+        }
+        let lc = LEN_BASE
+            .iter()
+            .rposition(|&base| usize::from(base) <= len)
+            .unwrap_or(0);
+        b.sym(257 + lc as u32);
+        b.put(
+            (len - usize::from(LEN_BASE[lc])) as u32,
+            u32::from(LEN_EXTRA[lc]),
+        );
+        let dc = DIST_BASE
+            .iter()
+            .rposition(|&base| usize::from(base) <= dist)
+            .unwrap_or(0);
+        b.code(dc as u32, 5);
+        b.put(
+            (dist - usize::from(DIST_BASE[dc])) as u32,
+            u32::from(DIST_EXTRA[dc]),
+        );
+        i += len;
+    }
+    b.sym(256); // end of block
+    b.finish()
 }
 
 /// A 5x7 bitmap font (rows top to bottom, bit 4 = leftmost column).
@@ -402,6 +554,119 @@ mod tests {
     fn csv_quoting_round_trips() {
         let f = csv_fields(r#"1,"a,b","say ""hi""",x"#);
         assert_eq!(f, ["1", "a,b", "say \"hi\"", "x"]);
+    }
+
+    /// A decoder for exactly what `deflate_fixed` writes (one final fixed-Huffman block).
+    fn inflate_fixed(z: &[u8]) -> Vec<u8> {
+        let mut pos = 0usize; // bit position
+        let mut bit = || {
+            let b = (z[pos / 8] >> (pos % 8)) & 1;
+            pos += 1;
+            u32::from(b)
+        };
+        let bits = |n: u32, bit: &mut dyn FnMut() -> u32| (0..n).fold(0, |v, k| v | (bit() << k));
+        assert_eq!(bits(3, &mut bit), 0b011, "BFINAL=1, BTYPE=01");
+        let mut out: Vec<u8> = Vec::new();
+        loop {
+            let mut code = 0u32;
+            for _ in 0..7 {
+                code = (code << 1) | bit();
+            }
+            let sym = if code <= 0b001_0111 {
+                256 + code
+            } else {
+                code = (code << 1) | bit();
+                match code {
+                    0x30..=0xBF => code - 0x30,
+                    0xC0..=0xC7 => 280 + code - 0xC0,
+                    _ => {
+                        code = (code << 1) | bit();
+                        144 + code - 0x190
+                    }
+                }
+            };
+            match sym {
+                0..=255 => out.push(sym as u8),
+                256 => return out,
+                _ => {
+                    let lc = (sym - 257) as usize;
+                    let len = usize::from(LEN_BASE[lc])
+                        + bits(u32::from(LEN_EXTRA[lc]), &mut bit) as usize;
+                    let mut dc = 0usize;
+                    for _ in 0..5 {
+                        dc = (dc << 1) | bit() as usize;
+                    }
+                    let dist = usize::from(DIST_BASE[dc])
+                        + bits(u32::from(DIST_EXTRA[dc]), &mut bit) as usize;
+                    assert!(dist <= out.len(), "match before the start");
+                    for _ in 0..len {
+                        out.push(out[out.len() - dist]);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn deflate_fixed_round_trips() {
+        let mut data = Vec::new();
+        for row in 0..300u32 {
+            data.push(0);
+            for x in 0..700u32 {
+                // runs, repeated rows, and bytes >= 144 (9-bit literals)
+                data.push(if x % 97 == row % 5 {
+                    (x * 7 + row) as u8
+                } else {
+                    200
+                });
+            }
+        }
+        data.extend((0..=255u8).collect::<Vec<_>>());
+        let z = deflate_fixed(&data, 701);
+        assert!(
+            z.len() < data.len() / 10,
+            "compressed {} of {}",
+            z.len(),
+            data.len()
+        );
+        assert_eq!(inflate_fixed(&z), data);
+        assert_eq!(inflate_fixed(&deflate_fixed(&[], 5)), Vec::<u8>::new());
+        assert_eq!(inflate_fixed(&deflate_fixed(&[9; 1000], 1)), vec![9; 1000]);
+    }
+
+    #[test]
+    fn chart_png_is_small_and_has_one_chart_per_mode() {
+        let dir = std::env::temp_dir().join(format!("parlite-chart-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("tmp dir");
+        let csv = dir.join("runs.csv");
+        let mut text =
+            String::from("time,workload,engine,threads,sync,variant,metric,value,line\n");
+        for (engine, begin, variant) in [
+            ("parlite", "immediate", "begin=immediate"),
+            ("sqlite", "immediate", "begin=immediate"),
+            ("parlite", "concurrent", "begin=concurrent"),
+        ] {
+            for (t, tps) in [(1, 100.0), (10, 900.5), (100, 4000.0)] {
+                let line = format!(
+                    "workload=bdb_update threads={t} journal=wal sync=full fs=ext4 engine={engine} \
+                     status=ok begin={begin} tps={tps} errors=0 check=ok"
+                );
+                text += &format!("0,bdb_update,{engine},{t},full,{variant},tps,{tps},\"{line}\"\n");
+            }
+        }
+        std::fs::write(&csv, text).expect("write csv");
+        run(&csv, &dir).expect("chart");
+        let pngs: Vec<_> = std::fs::read_dir(&dir)
+            .expect("read dir")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "png"))
+            .collect();
+        assert_eq!(pngs.len(), 1, "{pngs:?}");
+        let png = std::fs::read(&pngs[0]).expect("read png");
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+        assert!(png.len() < 100_000, "{} bytes", png.len());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

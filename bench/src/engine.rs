@@ -130,6 +130,30 @@ pub struct Target {
 }
 
 impl Target {
+    /// parlite's checkpoint and writer-lock counters (`PRAGMA parlite_stats`) as one
+    /// `key=value` field list; `None` for SQLite.
+    pub fn parlite_stats(&self) -> Option<String> {
+        match &self.inner {
+            TargetInner::Parlite(db) => {
+                let s = db.stats();
+                Some(format!(
+                    "p_checkpoints={} p_checkpoint_ms={} p_checkpoint_max_ms={} \
+                     p_checkpoint_pages={} p_stalls={} \
+                     p_writer_waits={} p_writer_wait_ms={} p_writer_wait_max_ms={}",
+                    s.checkpoints,
+                    s.checkpoint_ms,
+                    s.checkpoint_max_ms,
+                    s.checkpoint_pages,
+                    s.checkpoint_stalls,
+                    s.writer_waits,
+                    s.writer_wait_ms,
+                    s.writer_wait_max_ms
+                ))
+            }
+            TargetInner::Sqlite { .. } => None,
+        }
+    }
+
     /// Opens (creating) the database at `path`, or a private in-memory database shared by
     /// every connection of this target when `memory` is set (parlite `:memory:` through
     /// one `Database`; SQLite's `memdb` VFS, which has real locking between connections).
@@ -214,12 +238,16 @@ fn retry_setup<T>(patience: Duration, mut f: impl FnMut() -> DbResult<T>) -> DbR
     }
 }
 
+/// Opens as common.h `open_db` does: `SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE` and the
+/// library's default threading mode (serialized: rusqlite's default adds
+/// `SQLITE_OPEN_NO_MUTEX`, which the C programs do not ask for), plus `SQLITE_OPEN_URI` for
+/// the `--memory` memdb name (a plain path opens the same either way).
 fn open_sqlite(name: &str) -> DbResult<rusqlite::Connection> {
     use rusqlite::OpenFlags as F;
     let flags = F::SQLITE_OPEN_READ_WRITE
         | F::SQLITE_OPEN_CREATE
         | F::SQLITE_OPEN_URI
-        | F::SQLITE_OPEN_NO_MUTEX;
+        | F::SQLITE_OPEN_FULL_MUTEX;
     Ok(rusqlite::Connection::open_with_flags(name, flags)?)
 }
 

@@ -151,6 +151,7 @@ fn point(ctx: &mut Ctx, o: &Opts, kind: Kind, n: usize) -> Result<Outcome, DbErr
 
     let check = check_db(&target, &settings, "SELECT count(*) FROM test", o.rows)?;
     let lib = target.lib();
+    let pstats = target.parlite_stats();
     drop(target);
     let sqlite_check = sqlite_check(ctx, kind, &path, "SELECT count(*) FROM test", o.rows);
     cleanup(ctx, &path);
@@ -181,6 +182,13 @@ fn point(ctx: &mut Ctx, o: &Opts, kind: Kind, n: usize) -> Result<Outcome, DbErr
             stats.iter().map(|t| t.commits).max().unwrap_or(0),
         );
     fsync_fields(&mut line, &o.sync, fs_before, fs_after, commits);
+    if let Some(p) = pstats {
+        for kv in p.split(' ') {
+            if let Some((k, v)) = kv.split_once('=') {
+                line.kv(k, v);
+            }
+        }
+    }
     line.kv("check", check.label())
         .kv("sqlite_check", sqlite_check)
         .kv("setup_s", format!("{setup_s:.1}"))

@@ -112,6 +112,7 @@ pub enum Flow {
 
 const HELP: &str = "\
 .bail on|off             Stop after hitting an error
+.databases               List names and files of attached databases
 .exit ?CODE?             Exit this program with return-code CODE
 .headers on|off          Turn display of headers on or off
 .help                    Show this message
@@ -346,6 +347,17 @@ impl<'b> Shell<'b> {
                 sql.push_str(" ORDER BY 1");
                 let names = self.first_column(&sql)?;
                 let _ = self.out.write_all(table_list_layout(&names).as_bytes());
+                Ok(Flow::Continue)
+            }
+            ("databases", 1) => {
+                // sqlite3's layout: `name: file r/w`, `""` for a database without a file.
+                let rows = self.first_column(
+                    "SELECT name || ': ' || CASE file WHEN '' THEN '\"\"' ELSE file END \
+                     || ' r/w' FROM pragma_database_list",
+                )?;
+                for r in rows {
+                    let _ = writeln!(self.out, "{r}");
+                }
                 Ok(Flow::Continue)
             }
             ("bail", 2) => {

@@ -73,3 +73,41 @@ fn sql_argument_prints_list_mode_and_errors_exit_nonzero() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn attach_and_dot_databases() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir_path = dir.path().canonicalize().unwrap();
+    let db = dir_path.join("main.db").display().to_string();
+    let aux = dir_path.join("aux.db").display().to_string();
+    let out = run_script(
+        &db,
+        &format!(
+            "ATTACH '{aux}' AS aux;\n\
+             ATTACH ':memory:' AS mem;\n\
+             CREATE TABLE aux.t(a);\n\
+             INSERT INTO aux.t VALUES(1),(2);\n\
+             .databases\n\
+             SELECT sum(a) FROM aux.t;\n\
+             DETACH mem;\n\
+             DETACH mem;\n"
+        ),
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("main: {db} r/w\naux: {aux} r/w\nmem: \"\" r/w\n3\n")
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "Runtime error near line 8: no such database: mem\n"
+    );
+    let conn = rusqlite::Connection::open(&aux).unwrap();
+    let ok: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(ok, "ok");
+    let n: i64 = conn
+        .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 2);
+}

@@ -281,3 +281,10 @@ fn indexes_and_read() {
         "Parse error near line 2: near \"selec\": syntax error\n"
     );
 }
+
+#[test]
+fn dot_databases_lists_attached_databases() {
+    let (code, out, err) = shell(&[], "ATTACH ':memory:' AS m;\n.databases\n");
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(out, "main: \"\" r/w\nm: \"\" r/w\n");
+}

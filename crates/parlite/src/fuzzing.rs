@@ -37,6 +37,8 @@ pub fn execute(data: &[u8]) {
         Ok(c) => c,
         Err(e) => panic!("opening :memory: failed: {e}"),
     };
+    // Inputs must not create files: ATTACH 'anything' would (SQLITE_LIMIT_ATTACHED = 0).
+    conn.set_limit_attached(0);
     if let Err(e) = conn.execute_batch(SEED_SCHEMA) {
         panic!("seed schema failed: {e}");
     }

@@ -39,14 +39,17 @@
 //!    or PRIMARY KEY index (two transactions inserting one key with different rowids write
 //!    different index keys, which snapshot validation would let both commit), with triggers,
 //!    or with foreign keys in force, and any DDL (`needs_serializable`).
-//! 6. `PRAGMA synchronous` is per connection and reaches storage (`Database::set_synchronous`)
-//!    as soon as it is set. Storage keeps one mode per database, so the database runs at the
-//!    strongest mode any open connection asked for (`SyncRequests`): a commit is never less
-//!    durable than its connection asked, and may be more (an OFF connection beside a FULL one
-//!    syncs). Reading the pragma returns the connection's own setting.
+//! 6. `PRAGMA synchronous` is per connection: every storage commit carries its connection's
+//!    level at COMMIT time (`Txn::set_synchronous`, `commit_txn`), so an OFF connection never
+//!    waits for an fsync and a FULL one returns only once its commit (and, the log being a
+//!    chain, every earlier one) is durable, whatever the other connections asked for.
+//!    Reading the pragma returns the connection's own setting.
 
+mod attach;
 #[doc(hidden)]
 pub mod fuzzing;
+use attach::{AttachedDb, AttachedStore};
+use parlite_sql::exec::store::{Store, ATTACHED_MAX};
 use parlite_sql::exec::{self, store::RoutedStore, txnstore::TxnStore, ConnState, Engine};
 use parlite_sql::parse::{self, ast::Stmt, ast::TxnMode, Params};
 use parlite_sql::schema::key;
@@ -168,6 +171,9 @@ pub struct Stats {
     pub concurrent_commits: u64,
     /// Of those, committed without replay (nothing had committed since their snapshot).
     pub concurrent_fast_commits: u64,
+    /// Of those, validated and replayed onto a newer snapshot before taking the writer lock
+    /// (docs/concurrency.md C7); the rest were replayed under the lock.
+    pub concurrent_rebased_commits: u64,
     /// Lock-holding transactions committed (BEGIN IMMEDIATE/EXCLUSIVE, upgraded DEFERRED).
     pub locked_commits: u64,
     /// Concurrent transactions that failed validation (explicit ones and autocommit attempts).
@@ -180,9 +186,27 @@ pub struct Stats {
     pub autocommit_lock_fallbacks: u64,
     /// fsyncs of the log made for commits (one per commit group).
     pub fsyncs: u64,
+    /// Checkpoints that wrote pages into the database file (background rounds and full).
     pub checkpoints: u64,
+    /// Pages those checkpoints wrote.
+    pub checkpoint_pages: u64,
+    /// Time they took in total, in ms (background rounds run off the writer lock).
+    pub checkpoint_ms: u64,
+    /// The longest checkpoint, in ms.
+    pub checkpoint_max_ms: u64,
+    /// Commits that waited for the checkpointer (the log or the dirty pages at twice their
+    /// threshold: commits outran it).
+    pub checkpoint_stalls: u64,
     /// Bytes of log frames not yet checkpointed.
     pub log_bytes: u64,
+    /// Size of the log files on disk (both files, headers included).
+    pub log_file_bytes: u64,
+    /// Age of the oldest live snapshot (read or write transaction) in ms; 0: none.
+    pub oldest_snapshot_age_ms: u64,
+    /// Write transactions that waited for the writer lock, and the total and longest wait.
+    pub writer_waits: u64,
+    pub writer_wait_ms: u64,
+    pub writer_wait_max_ms: u64,
 }
 
 impl Stats {
@@ -196,51 +220,15 @@ impl Stats {
     }
 }
 
-/// The `synchronous` levels asked for by the open connections of a `Database` (invariant 6).
-#[derive(Debug, Default)]
-struct SyncRequests {
-    /// Open connections per level: OFF, NORMAL, FULL (EXTRA counts as FULL).
-    connections: Mutex<[u64; 3]>,
-}
-
-impl SyncRequests {
-    /// A connection's `PRAGMA synchronous` went from `from` to `to`.
-    fn change(&self, db: &parlite_storage::Database, from: i64, to: i64) {
-        self.update(db, Some(from), Some(to));
-    }
-
-    /// Moves one connection from level `from` (None: a new connection) to `to` (None: it
-    /// closed), and sets storage to the strongest level still asked for. Under the mutex, so
-    /// two connections changing levels at once leave storage at the right one.
-    fn update(&self, db: &parlite_storage::Database, from: Option<i64>, to: Option<i64>) {
-        let mut counts = match self.connections.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        };
-        let slot = |level: i64| level.clamp(0, 2) as usize;
-        if let Some(f) = from {
-            counts[slot(f)] = counts[slot(f)].saturating_sub(1);
-        }
-        if let Some(t) = to {
-            counts[slot(t)] += 1;
-        }
-        if let Some(level) = (0..3).rev().find(|&l| counts[l] > 0) {
-            let mode = sync_mode(level as i64);
-            if db.synchronous() != mode {
-                db.set_synchronous(mode);
-            }
-        }
-    }
-}
-
 /// Shared by many threads; each thread opens its own Connection from it.
 #[derive(Clone)]
 pub struct Database {
     storage: parlite_storage::Database,
     counters: Arc<SqlCounters>,
-    sync: Arc<SyncRequests>,
     /// `PRAGMA synchronous` of a new connection: the mode the database was opened with.
     sync_default: i64,
+    /// The main file's absolute path ("" in memory), for `PRAGMA database_list`.
+    main_file: String,
 }
 
 impl Database {
@@ -251,7 +239,9 @@ impl Database {
             return Ok(Database::new(storage));
         }
         let storage = parlite_storage::Database::open(path, OpenOptions::default())?;
-        Ok(Database::new(storage))
+        let mut db = Database::new(storage);
+        db.main_file = attach::absolute_path(path).to_string_lossy().into_owned();
+        Ok(db)
     }
 
     fn new(storage: parlite_storage::Database) -> Database {
@@ -259,8 +249,8 @@ impl Database {
         Database {
             storage,
             counters: Arc::default(),
-            sync: Arc::default(),
             sync_default,
+            main_file: String::new(),
         }
     }
 
@@ -278,7 +268,6 @@ impl Database {
         let state = ConnState::default();
         let sync_level = self.sync_default;
         state.synchronous.set(sync_level);
-        self.sync.update(&self.storage, None, Some(sync_level));
         Ok(Connection {
             inner: Arc::new(Mutex::new(ConnInner {
                 temp_txn,
@@ -286,24 +275,21 @@ impl Database {
                 _temp_db: temp_db,
                 db: self.storage.clone(),
                 counters: self.counters.clone(),
-                sync: self.sync.clone(),
-                schema: Schema::default(),
+                schema: Schema {
+                    main_file: self.main_file.clone(),
+                    ..Schema::default()
+                },
                 schema_loaded: false,
                 schema_gen: 0,
                 plan: None,
                 state,
-                sync_applied: sync_level,
                 txn: None,
                 savepoints: Vec::new(),
                 txn_from_savepoint: false,
+                attached: Vec::new(),
+                attached_max: ATTACHED_MAX,
             })),
         })
-    }
-}
-
-impl Drop for ConnInner {
-    fn drop(&mut self) {
-        self.sync.update(&self.db, Some(self.sync_applied), None);
     }
 }
 
@@ -314,7 +300,6 @@ struct ConnInner {
     temp_tx_sp: Option<u32>,
     db: parlite_storage::Database,
     counters: Arc<SqlCounters>,
-    sync: Arc<SyncRequests>,
     schema: Schema,
     schema_loaded: bool,
     /// Bumped whenever `schema` is reloaded or may have changed (a statement other than
@@ -323,14 +308,16 @@ struct ConnInner {
     /// The running statement's cached plan, lent by `Statement::step` for one run.
     plan: Option<(u64, exec::CachedPlan)>,
     state: ConnState,
-    /// The `PRAGMA synchronous` level last handed to storage (invariant 6).
-    sync_applied: i64,
     /// The explicit transaction, when not in autocommit mode.
     txn: Option<Txn>,
     /// Named savepoints of the explicit transaction, innermost last: (name, main, temp).
     savepoints: Vec<(String, u32, u32)>,
     /// The transaction was opened by SAVEPOINT (RELEASE of the outermost commits it).
     txn_from_savepoint: bool,
+    /// Attached databases in attach order (slot i of `Schema::attached`), `attach.rs`.
+    attached: Vec<AttachedDb>,
+    /// SQLITE_LIMIT_ATTACHED: at most `ATTACHED_MAX` (10), lowered by `set_limit_attached`.
+    attached_max: usize,
 }
 
 impl ConnInner {
@@ -339,24 +326,87 @@ impl ConnInner {
     }
 
     /// Brings the cached schema up to date with `txn`'s snapshot.
+    /// Attached databases are checked too: each one's cookie against its cached schema.
     fn refresh_schema(&mut self, txn: &Txn) -> Result<()> {
         let cookie = txn.header()?.schema_cookie;
-        if !self.schema_loaded || cookie != self.schema.cookie {
-            let main = TxnStore { txn: txn.clone() };
-            let temp = TxnStore {
-                txn: self.temp_txn.clone(),
-            };
+        let main_stale = !self.schema_loaded || cookie != self.schema.cookie;
+        if !main_stale && self.attached.is_empty() {
+            return Ok(());
+        }
+        let main = TxnStore { txn: txn.clone() };
+        let temp = TxnStore {
+            txn: self.temp_txn.clone(),
+        };
+        if main_stale {
             let store = RoutedStore {
                 main: &main,
                 temp: Some(&temp),
+                attached: Vec::new(),
             };
             let mut fresh = exec::load_schema(&store)?;
             fresh.carry_temp_from(&self.schema);
+            fresh.carry_connection_from(&mut self.schema);
             self.schema = fresh;
             self.schema_loaded = true;
             self.schema_gen += 1;
         }
+        for (slot, a) in self.attached.iter().enumerate() {
+            // The cookie is read on the database's transaction when it has one, else on
+            // a snapshot taken just for this check: checking must not begin a
+            // transaction (DETACH refuses a database in a transaction).
+            let (t, transient) = match a.txn.borrow().clone() {
+                Some(t) => (t, false),
+                None => (a.file.db.begin_read()?, true),
+            };
+            let r = (|| -> Result<bool> {
+                let cookie = t.header()?.schema_cookie;
+                let Some(cached) = self.schema.attached.get_mut(slot) else {
+                    return Ok(false);
+                };
+                if !main_stale && cookie == cached.schema.cookie {
+                    return Ok(false);
+                }
+                let ts = TxnStore { txn: t.clone() };
+                let store = RoutedStore {
+                    main: &main,
+                    temp: None,
+                    attached: vec![&ts as &dyn Store; slot + 1],
+                };
+                cached.schema = exec::load_attached_schema(&store, slot)?;
+                Ok(true)
+            })();
+            if transient {
+                t.rollback();
+            }
+            if r? {
+                self.schema_gen += 1;
+            }
+        }
         Ok(())
+    }
+
+    /// (lock wait, explicit transaction, named savepoints) for `attached_stores`.
+    fn attached_store_opts(&self) -> (Duration, bool, usize) {
+        (
+            self.busy_timeout().max(self.db.concurrent_busy_timeout()),
+            self.txn.is_some(),
+            self.savepoints.len(),
+        )
+    }
+
+    /// Ends every attached database's transaction with the main one's (attach.rs,
+    /// invariant 3). Commit errors are reported after every database had its turn.
+    fn end_attached(&self, commit: bool) -> Result<()> {
+        let mut first_err = None;
+        for a in &self.attached {
+            if let Err(e) = a.end_transaction(commit) {
+                first_err.get_or_insert(e);
+            }
+        }
+        match first_err {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
+        }
     }
 
     /// Runs `f` with a transaction valid for reading the schema.
@@ -367,6 +417,8 @@ impl ConnInner {
         let t = self.db.begin_read()?;
         let r = f(self, &t);
         t.rollback();
+        // Snapshots taken on attached databases end with the main one.
+        let _ = self.end_attached(false);
         r
     }
 
@@ -377,13 +429,13 @@ impl ConnInner {
                 return self.stats_rows();
             }
         }
-        let r = self.run_stmt(stmt, params);
-        let level = self.state.synchronous.get();
-        if level != self.sync_applied {
-            self.sync.change(&self.db, self.sync_applied, level);
-            self.sync_applied = level;
-        }
-        r
+        self.run_stmt(stmt, params)
+    }
+
+    /// Commits `t` as durably as this connection's `PRAGMA synchronous` says (invariant 6).
+    fn commit_txn(&self, t: &Txn) -> std::result::Result<(), StorageError> {
+        t.set_synchronous(sync_mode(self.state.synchronous.get()));
+        t.commit()
     }
 
     /// `PRAGMA parlite_stats`: (name, value) rows of `Database::stats`, conflicts also per
@@ -401,6 +453,7 @@ impl ConnInner {
             int("commits", st.commits),
             int("concurrent_commits", st.concurrent_commits),
             int("concurrent_fast_commits", st.concurrent_fast_commits),
+            int("concurrent_rebased_commits", st.concurrent_rebased_commits),
             int("locked_commits", st.locked_commits),
             int("conflicts", st.conflicts),
         ];
@@ -416,7 +469,16 @@ impl ConnInner {
                 SqlValue::real(st.commits_per_fsync()),
             ],
             int("checkpoints", st.checkpoints),
+            int("checkpoint_pages", st.checkpoint_pages),
+            int("checkpoint_ms", st.checkpoint_ms),
+            int("checkpoint_max_ms", st.checkpoint_max_ms),
+            int("checkpoint_stalls", st.checkpoint_stalls),
             int("log_bytes", st.log_bytes),
+            int("log_file_bytes", st.log_file_bytes),
+            int("oldest_snapshot_age_ms", st.oldest_snapshot_age_ms),
+            int("writer_waits", st.writer_waits),
+            int("writer_wait_ms", st.writer_wait_ms),
+            int("writer_wait_max_ms", st.writer_wait_max_ms),
         ]);
         Ok(rows)
     }
@@ -479,6 +541,15 @@ impl ConnInner {
                     Some(TxnMode::Concurrent) => self.begin_concurrent()?,
                     _ => self.db.begin_read()?,
                 };
+                if matches!(mode, Some(TxnMode::Immediate) | Some(TxnMode::Exclusive)) {
+                    // As SQLite, IMMEDIATE takes every attached database's writer lock too.
+                    let wait = self.busy_timeout().max(self.db.concurrent_busy_timeout());
+                    if let Err(e) = self.attached.iter().try_for_each(|a| a.begin_write(wait)) {
+                        t.rollback();
+                        let _ = self.end_attached(false);
+                        return Err(e.into());
+                    }
+                }
                 self.txn = Some(t);
                 self.txn_from_savepoint = false;
                 self.temp_tx_sp = Some(self.temp_txn.savepoint()?);
@@ -491,7 +562,7 @@ impl ConnInner {
                         "cannot commit - no transaction is active",
                     ));
                 };
-                if let Err(e) = t.commit() {
+                if let Err(e) = self.commit_txn(&t) {
                     if t.is_concurrent() && matches!(e, StorageError::Busy { .. }) {
                         // Only the lock wait timed out: still open (invariant 1).
                         self.txn = Some(t);
@@ -500,12 +571,14 @@ impl ConnInner {
                     t.rollback();
                     self.savepoints.clear();
                     self.end_temp_tx(false);
+                    let _ = self.end_attached(false);
                     let err = self.storage_error(e);
                     self.schema_loaded = false;
                     return Err(err);
                 }
                 self.savepoints.clear();
                 self.end_temp_tx(true);
+                self.end_attached(true)?;
                 Ok(Vec::new())
             }
             Stmt::Rollback { savepoint: None } => {
@@ -518,6 +591,7 @@ impl ConnInner {
                 self.savepoints.clear();
                 t.rollback();
                 self.end_temp_tx(false);
+                let _ = self.end_attached(false);
                 // DDL may have been undone.
                 self.schema_loaded = false;
                 Ok(Vec::new())
@@ -540,6 +614,9 @@ impl ConnInner {
                 })?;
                 t.rollback_to(self.savepoints[pos].1)?;
                 self.temp_txn.rollback_to(self.savepoints[pos].2)?;
+                for a in &self.attached {
+                    a.rollback_to(pos)?;
+                }
                 self.savepoints.truncate(pos + 1);
                 self.schema_loaded = false;
                 Ok(Vec::new())
@@ -560,6 +637,9 @@ impl ConnInner {
                 }
                 let sp = t.savepoint()?;
                 let tsp = self.temp_txn.savepoint()?;
+                for a in &self.attached {
+                    a.savepoint()?;
+                }
                 self.savepoints.push((name.clone(), sp, tsp));
                 Ok(Vec::new())
             }
@@ -580,21 +660,28 @@ impl ConnInner {
                 if pos == 0 && self.txn_from_savepoint {
                     self.savepoints.clear();
                     self.txn = None;
-                    if let Err(e) = t.commit() {
+                    if let Err(e) = self.commit_txn(&t) {
                         t.rollback();
                         self.end_temp_tx(false);
+                        let _ = self.end_attached(false);
                         let err = self.storage_error(e);
                         self.schema_loaded = false;
                         return Err(err);
                     }
                     self.end_temp_tx(true);
+                    self.end_attached(true)?;
                     return Ok(Vec::new());
                 }
                 t.release(self.savepoints[pos].1)?;
                 self.temp_txn.release(self.savepoints[pos].2)?;
+                for a in &self.attached {
+                    a.release(pos)?;
+                }
                 self.savepoints.truncate(pos);
                 Ok(Vec::new())
             }
+            Stmt::Attach { file, schema, .. } => self.attach(file, schema, params),
+            Stmt::Detach(name) => self.detach(name, params),
             Stmt::Vacuum { .. } if self.txn.is_some() => Err(error(
                 codes::SQLITE_ERROR,
                 "cannot VACUUM from within a transaction",
@@ -650,19 +737,26 @@ impl ConnInner {
             };
             if let Err(e) = self.refresh_schema(&t) {
                 t.rollback();
+                let _ = self.end_attached(false);
                 return Err(e);
             }
             match self.execute(&t, stmt, params) {
                 Ok(rows) => {
-                    if let Err(e) = t.commit() {
+                    if let Err(e) = self.commit_txn(&t) {
                         t.rollback();
+                        let _ = self.end_attached(false);
                         self.schema_loaded = false;
                         return Err(e.into());
+                    }
+                    if let Err(e) = self.end_attached(true) {
+                        self.schema_loaded = false;
+                        return Err(e);
                     }
                     Ok(rows)
                 }
                 Err(e) => {
                     t.rollback();
+                    let _ = self.end_attached(false);
                     // The schema cache may hold changes that were just rolled back.
                     self.schema_loaded = false;
                     Err(e)
@@ -717,11 +811,13 @@ impl ConnInner {
             };
             if let Err(e) = self.refresh_schema(&t) {
                 t.rollback();
+                let _ = self.end_attached(false);
                 return Err(e);
             }
             if !locked && self.needs_serializable(stmt) {
                 if let Err(e) = t.set_isolation(Isolation::Serializable) {
                     t.rollback();
+                    let _ = self.end_attached(false);
                     return Err(e.into());
                 }
             }
@@ -730,6 +826,7 @@ impl ConnInner {
                 Ok(sp) => sp,
                 Err(e) => {
                     t.rollback();
+                    let _ = self.end_attached(false);
                     return Err(e.into());
                 }
             };
@@ -739,18 +836,21 @@ impl ConnInner {
                 Err(e) => {
                     t.rollback();
                     self.undo_temp(tsp);
+                    let _ = self.end_attached(false);
                     self.schema_loaded = false;
                     return Err(e);
                 }
             };
-            match t.commit() {
+            match self.commit_txn(&t) {
                 Ok(()) => {
                     self.temp_txn.release(tsp)?;
+                    self.end_attached(true)?;
                     return Ok(rows);
                 }
                 Err(StorageError::Conflict { .. }) if !locked => {
                     t.rollback();
                     self.undo_temp(tsp);
+                    let _ = self.end_attached(false);
                     self.state.last_insert_rowid.set(saved.0);
                     self.state.changes.set(saved.1);
                     self.state.total_changes.set(saved.2);
@@ -764,6 +864,7 @@ impl ConnInner {
                 Err(e) => {
                     t.rollback();
                     self.undo_temp(tsp);
+                    let _ = self.end_attached(false);
                     let err = self.storage_error(e);
                     self.schema_loaded = false;
                     return Err(err);
@@ -812,9 +913,12 @@ impl ConnInner {
         let temp = TxnStore {
             txn: self.temp_txn.clone(),
         };
+        let opts = self.attached_store_opts();
+        let stores = attached_stores(&self.attached, opts);
         let store = RoutedStore {
             main: &main,
             temp: Some(&temp),
+            attached: stores.iter().map(|s| s as &dyn Store).collect(),
         };
         // The temp database follows the statement: undone with it on error.
         let tsp = self.temp_txn.savepoint()?;
@@ -831,6 +935,9 @@ impl ConnInner {
         }
         let r = engine.execute(stmt);
         let plan = engine.take_cached_plan();
+        for a in &self.attached {
+            a.end_statement(r.is_ok());
+        }
         if cacheable {
             self.plan = plan.map(|p| (self.schema_gen, p));
         } else if !matches!(stmt, Stmt::Insert(_)) {
@@ -861,6 +968,22 @@ impl ConnInner {
     }
 }
 
+/// Stores over the attached databases for one statement (attach.rs, invariant 1).
+fn attached_stores(
+    attached: &[AttachedDb],
+    (lock_wait, explicit, named): (Duration, bool, usize),
+) -> Vec<AttachedStore<'_>> {
+    attached
+        .iter()
+        .map(|db| AttachedStore {
+            db,
+            lock_wait,
+            explicit,
+            named,
+        })
+        .collect()
+}
+
 fn stats_of(storage: &parlite_storage::Database, counters: &SqlCounters) -> Stats {
     let c = storage.concurrency_stats();
     let p = storage.stats();
@@ -868,6 +991,7 @@ fn stats_of(storage: &parlite_storage::Database, counters: &SqlCounters) -> Stat
         commits: p.commits,
         concurrent_commits: c.concurrent_commits,
         concurrent_fast_commits: c.concurrent_fast_commits,
+        concurrent_rebased_commits: c.concurrent_rebased_commits,
         locked_commits: c.locked_commits,
         conflicts: c.conflicts,
         conflicts_by_root: c
@@ -879,7 +1003,16 @@ fn stats_of(storage: &parlite_storage::Database, counters: &SqlCounters) -> Stat
         autocommit_lock_fallbacks: counters.autocommit_lock_fallbacks.load(Ordering::Relaxed),
         fsyncs: p.commit_syncs,
         checkpoints: p.checkpoints,
+        checkpoint_pages: p.checkpoint_pages,
+        checkpoint_ms: p.checkpoint_us / 1000,
+        checkpoint_max_ms: p.checkpoint_max_us / 1000,
+        checkpoint_stalls: p.checkpoint_stalls,
         log_bytes: p.log_frames_bytes,
+        log_file_bytes: p.log_file_bytes,
+        oldest_snapshot_age_ms: p.oldest_snapshot_age_ms,
+        writer_waits: p.writer_waits,
+        writer_wait_ms: p.writer_wait_us / 1000,
+        writer_wait_max_ms: p.writer_wait_max_us / 1000,
     }
 }
 
@@ -933,11 +1066,12 @@ impl Connection {
             .trim_end_matches(';')
             .trim_end()
             .to_string();
-        let columns = {
+        let (columns, plan) = {
             let mut g = lock(&self.inner);
             g.with_read_txn(|c, t| {
                 c.refresh_schema(t)?;
-                Ok(exec::column_names(&parsed.stmt, &c.schema)?)
+                let (names, plan) = exec::prepare_info(&parsed.stmt, &c.schema)?;
+                Ok((names, plan.map(|p| (c.schema_gen, p))))
             })?
         };
         let nparams = parsed.params.count();
@@ -952,7 +1086,7 @@ impl Connection {
             rows: None,
             current: None,
             readonly,
-            plan: None,
+            plan,
         };
         Ok(Some((stmt, tail)))
     }
@@ -981,6 +1115,14 @@ impl Connection {
 
     pub fn is_autocommit(&self) -> bool {
         lock(&self.inner).txn.is_none()
+    }
+
+    /// `sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, n)`: how many databases ATTACH may add (at
+    /// most 10); returns the previous limit. 0 forbids ATTACH (`too many attached databases
+    /// - max 0`), which keeps untrusted SQL from creating files.
+    pub fn set_limit_attached(&self, n: usize) -> usize {
+        let mut g = lock(&self.inner);
+        std::mem::replace(&mut g.attached_max, n.min(ATTACHED_MAX))
     }
 }
 

@@ -489,8 +489,9 @@ fn synchronous_reaches_storage_per_connection() {
     insert_5();
     assert_eq!(db.stats().fsyncs, before, "OFF never syncs");
     {
-        // A second connection at the default (FULL): the database runs at the strongest
-        // mode asked for, so nobody's commits are less durable than asked.
+        // A second connection at the default (FULL): each commit is as durable as its own
+        // connection asked, so the OFF connection still never syncs (nor waits for one),
+        // and the FULL one syncs every lone commit.
         let full = db.connect().unwrap();
         assert_eq!(int(&full, "PRAGMA synchronous"), 2);
         assert_eq!(
@@ -500,12 +501,39 @@ fn synchronous_reaches_storage_per_connection() {
         );
         let before = db.stats().fsyncs;
         insert_5();
+        assert_eq!(db.stats().fsyncs, before, "OFF beside FULL never syncs");
+        for i in 0..5 {
+            full.execute_batch(&format!("INSERT INTO t VALUES (100 + {i})"))
+                .unwrap();
+        }
         assert!(
             db.stats().fsyncs >= before + 5,
-            "FULL beside: every lone commit syncs"
+            "FULL beside OFF: every lone commit syncs"
         );
+        // Interleaved: OFF, then FULL, then OFF — one fsync each FULL commit, none else.
+        let before = db.stats().fsyncs;
+        c.execute_batch("INSERT INTO t VALUES (200)").unwrap();
+        full.execute_batch("INSERT INTO t VALUES (201)").unwrap();
+        c.execute_batch("INSERT INTO t VALUES (202)").unwrap();
+        assert_eq!(db.stats().fsyncs, before + 1);
+        // A FULL connection's BEGIN CONCURRENT commit that replays syncs too.
+        full.execute_batch("BEGIN CONCURRENT; INSERT INTO t(rowid, x) VALUES (1000, 300);")
+            .unwrap();
+        c.execute_batch("INSERT INTO t(rowid, x) VALUES (1001, 301)")
+            .unwrap();
+        let before = db.stats().fsyncs;
+        full.execute_batch("COMMIT").unwrap();
+        assert_eq!(db.stats().fsyncs, before + 1);
+        // An OFF connection's BEGIN CONCURRENT commit, rebased past a FULL commit outside the
+        // writer lock, keeps its own durability: no fsync, no wait.
+        c.execute_batch("BEGIN CONCURRENT; INSERT INTO t(rowid, x) VALUES (1002, 302);")
+            .unwrap();
+        full.execute_batch("INSERT INTO t(rowid, x) VALUES (1003, 303)")
+            .unwrap();
+        let before = db.stats().fsyncs;
+        c.execute_batch("COMMIT").unwrap();
+        assert_eq!(db.stats().fsyncs, before, "a rebased OFF commit never syncs");
     }
-    // The FULL connection closed: OFF again.
     let before = db.stats().fsyncs;
     insert_5();
     assert_eq!(db.stats().fsyncs, before);
@@ -544,12 +572,108 @@ fn parlite_stats_pragma_reports_counters() {
         "fsyncs",
         "commits_per_fsync",
         "checkpoints",
+        "checkpoint_pages",
+        "checkpoint_ms",
+        "checkpoint_max_ms",
+        "checkpoint_stalls",
         "log_bytes",
+        "log_file_bytes",
+        "oldest_snapshot_age_ms",
+        "writer_waits",
+        "writer_wait_ms",
+        "writer_wait_max_ms",
         "autocommit_retries",
     ] {
         get(n);
     }
     assert!(st.step().unwrap());
+}
+
+/// `PRAGMA parlite_stats` on a file database: checkpoints (count, pages, time) done by the
+/// background checkpointer, log sizes, the oldest snapshot's age and writer-lock waits.
+#[test]
+fn parlite_stats_report_checkpoints_snapshots_and_lock_waits() {
+    let dir = TempDir::new("stats");
+    let db = Database::open(&dir.db()).unwrap();
+    let c1 = db.connect().unwrap();
+    let c2 = db.connect().unwrap();
+    let stat = |c: &Connection, n: &str| -> i64 {
+        let rows = query(c, "PRAGMA parlite_stats");
+        match rows.iter().find(|r| r[0] == Value::Text(n.into())) {
+            Some(r) => match r[1] {
+                Value::Integer(v) => v,
+                ref other => panic!("{n}: {other:?}"),
+            },
+            None => panic!("{n} missing from {rows:?}"),
+        }
+    };
+    c1.execute_batch("CREATE TABLE t(k INTEGER PRIMARY KEY, v BLOB)")
+        .unwrap();
+    assert_eq!(stat(&c1, "checkpoints"), 0);
+    // One commit of ~5 MB passes the 4 MiB log threshold: the checkpointer folds it.
+    c1.execute_batch(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1300)
+         INSERT INTO t SELECT i, randomblob(4000) FROM n",
+    )
+    .unwrap();
+    assert!(stat(&c1, "log_bytes") > 0 || stat(&c1, "checkpoints") > 0);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while stat(&c1, "checkpoints") == 0 {
+        assert!(std::time::Instant::now() < deadline, "no background checkpoint");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(stat(&c1, "checkpoint_pages") >= 1300, "{}", stat(&c1, "checkpoint_pages"));
+    assert!(stat(&c1, "checkpoint_ms") >= 0);
+    assert!(stat(&c1, "log_file_bytes") >= 32);
+    // A reader's snapshot ages while it is open.
+    assert_eq!(stat(&c1, "oldest_snapshot_age_ms"), 0);
+    c2.execute_batch("BEGIN; SELECT count(*) FROM t;").unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(stat(&c1, "oldest_snapshot_age_ms") >= 50);
+    c2.execute_batch("COMMIT").unwrap();
+    assert_eq!(stat(&c1, "oldest_snapshot_age_ms"), 0);
+    // A writer that waits for the lock is counted with its wait.
+    c1.execute_batch("BEGIN IMMEDIATE").unwrap();
+    c2.execute_batch("PRAGMA busy_timeout = 100").unwrap();
+    assert!(c2.execute_batch("BEGIN IMMEDIATE").is_err());
+    c1.execute_batch("COMMIT").unwrap();
+    assert!(stat(&c1, "writer_waits") >= 1);
+    assert!(stat(&c1, "writer_wait_max_ms") >= 90);
+    assert!(stat(&c1, "writer_wait_ms") >= stat(&c1, "writer_wait_max_ms"));
+    let s = db.stats();
+    assert_eq!(s.checkpoints as i64, stat(&c1, "checkpoints"));
+}
+
+#[test]
+fn stale_concurrent_commit_is_rebased_and_counted() {
+    // docs/concurrency.md C7: a transaction whose snapshot another commit overtook, on
+    // disjoint rows, is validated and replayed before it takes the writer lock.
+    let (db, c1, c2) = two_conns(2);
+    let before = db.stats();
+    c1.execute_batch("BEGIN CONCURRENT; UPDATE accounts SET balance = 1 WHERE id = 1;")
+        .unwrap();
+    c2.execute_batch("UPDATE accounts SET balance = 2 WHERE id = 2")
+        .unwrap();
+    c1.execute_batch("COMMIT").unwrap();
+    let after = db.stats();
+    assert_eq!(
+        after.concurrent_rebased_commits - before.concurrent_rebased_commits,
+        1
+    );
+    assert_eq!(after.conflicts, before.conflicts);
+    let rows = query(&c2, "SELECT id, balance FROM accounts ORDER BY id");
+    assert_eq!(
+        rows,
+        vec![
+            vec![Value::Integer(1), Value::Integer(1)],
+            vec![Value::Integer(2), Value::Integer(2)],
+        ]
+    );
+    let stats = query(&c1, "PRAGMA parlite_stats");
+    assert!(stats.contains(&vec![
+        Value::Text("concurrent_rebased_commits".into()),
+        Value::Integer(after.concurrent_rebased_commits as i64),
+    ]));
 }
 
 #[test]

@@ -727,3 +727,83 @@ CREATE INDEX tbl_ab ON tbl(a, b);";
         );
     }
 }
+
+/// Table scans decode only the columns a query reads (`plan::usage`): every place a column
+/// can be read from, at every nesting depth, must keep it; and a correlated scalar
+/// subquery stops at its first row. Correlation through a FROM-subquery or a later core of a
+/// compound used to go unnoticed (the subquery's first result was reused for every row).
+#[test]
+fn column_usage_and_scalar_subqueries() {
+    check(&format!("{SETUP}
+CREATE TABLE t3(p INTEGER, q TEXT, r REAL, s BLOB, u);
+INSERT INTO t3 VALUES(1,'a',1.5,x'01','u1'),(2,'b',NULL,x'02',NULL),(3,'c',3.5,NULL,'u3'),(1,'d',4.5,x'04','u4');
+SELECT a FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.y = t1.b) ORDER BY a;
+SELECT a FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE x IN (SELECT p FROM t3 WHERE t3.u IS t1.d OR t3.q = t1.b)) ORDER BY a;
+SELECT a, (SELECT count(*) FROM (SELECT * FROM t3 WHERE t3.p = t1.a)) FROM t1 ORDER BY a;
+SELECT p, (SELECT q FROM t3 AS v WHERE v.p = t3.p) FROM t3;
+SELECT p, (SELECT q FROM t3 AS v WHERE v.p = t3.p ORDER BY q DESC) FROM t3;
+SELECT p, (SELECT q FROM t3 AS v WHERE v.p >= t3.p LIMIT 1 OFFSET 1) FROM t3;
+SELECT p, (SELECT q FROM t3 AS v WHERE v.p >= t3.p LIMIT 0) FROM t3;
+SELECT p, (SELECT max(r) FROM t3 AS v WHERE v.p = t3.p) FROM t3;
+SELECT a, (SELECT y FROM t2 WHERE x = t1.a UNION ALL SELECT 'z') FROM t1 ORDER BY a;
+SELECT p, sum(r) OVER (PARTITION BY s IS NULL ORDER BY q) FROM t3 ORDER BY p, q;
+SELECT p, row_number() OVER (ORDER BY u DESC) FROM t3 ORDER BY p, q;
+SELECT count(*) FROM t3 GROUP BY p HAVING max(q) > 'a' ORDER BY 1;
+SELECT count(*) FILTER (WHERE u IS NOT NULL), sum(r) FROM t3;
+SELECT p FROM t3 ORDER BY u, q;
+SELECT DISTINCT p FROM t3 ORDER BY p;
+SELECT q FROM t3 WHERE rowid = 2;
+SELECT q FROM t3 WHERE rowid BETWEEN 2 AND 3;
+SELECT y FROM t2 WHERE x = 1 ORDER BY y;
+SELECT t1.a, t3.q FROM t1, t3 WHERE t3.r = t1.c ORDER BY 1, 2;
+SELECT t1.a, t3.q FROM t1 LEFT JOIN t3 ON t3.u = t1.d ORDER BY 1, 2;
+CREATE VIEW v3 AS SELECT p, q, u FROM t3;
+SELECT q FROM v3 WHERE u IS NOT NULL ORDER BY q;
+ALTER TABLE t3 ADD COLUMN w DEFAULT 7;
+SELECT w FROM t3;
+SELECT w, p FROM t3 WHERE q > 'a';
+INSERT INTO t3(p, q, w) SELECT p + 10, q, r FROM t3 WHERE u IS NOT NULL;
+SELECT * FROM t3 ORDER BY rowid;
+UPDATE t3 SET r = r * 2 WHERE u IS NULL;
+DELETE FROM t3 WHERE s = x'04';
+SELECT * FROM t3 ORDER BY rowid;
+CREATE TABLE log(x);
+CREATE TRIGGER tr AFTER UPDATE ON t3 BEGIN INSERT INTO log VALUES (new.u || '/' || old.q); END;
+UPDATE t3 SET p = p + 100 WHERE p = 3;
+SELECT * FROM log;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3)
+  SELECT i, (SELECT q FROM t3 WHERE p = i) FROM n;
+"));
+}
+
+/// An UPDATE without triggers, foreign keys, REPLACE or FROM rewrites each row from the
+/// values its scan read, and such a DELETE removes index entries computed from them (no
+/// second read): every kind of index must still lose exactly the old entry and gain the new
+/// one, including on constraint errors and OR IGNORE.
+#[test]
+fn update_and_delete_from_scanned_values() {
+    check("
+CREATE TABLE u(a INTEGER PRIMARY KEY, b UNIQUE, c, d);
+CREATE INDEX uc ON u(c);
+CREATE INDEX ud ON u(d) WHERE d > 2;
+CREATE INDEX ue ON u(c, d DESC);
+INSERT INTO u VALUES (1,10,'x',1),(2,20,'y',2),(3,30,'z',3),(4,40,NULL,4);
+UPDATE u SET c = c || '!', d = d + 1;
+UPDATE u SET b = b + 10 WHERE a >= 3;
+UPDATE OR IGNORE u SET b = b + 10;
+UPDATE u SET d = NULL WHERE a = 2;
+UPDATE u SET a = a + 100 WHERE a = 1;
+ALTER TABLE u ADD COLUMN e DEFAULT 'dflt';
+UPDATE u SET e = e || a WHERE a > 2;
+SELECT * FROM u ORDER BY a;
+DELETE FROM u WHERE a = 3;
+INSERT INTO u(a, b, c, d) VALUES (7, 70, 'w', 9), (8, 80, 'v', 1), (9, 90, NULL, 5);
+DELETE FROM u WHERE d > 2 AND c > 'v';
+DELETE FROM u WHERE c IS NULL;
+SELECT a FROM u INDEXED BY uc WHERE c > '' ORDER BY c;
+SELECT a FROM u WHERE d > 2 ORDER BY d;
+SELECT a, b FROM u WHERE b > 0 ORDER BY b;
+SELECT a FROM u INDEXED BY ue WHERE c IS NOT NULL ORDER BY c, d DESC;
+PRAGMA integrity_check;
+");
+}

@@ -189,3 +189,29 @@ fn replans_after_another_connection_changes_the_schema() {
     let e = run(&mut sel, &[int(5)]).unwrap_err();
     assert!(e.to_string().contains("no such table: t"), "{e}");
 }
+
+/// `prepare` binds a SELECT to learn its column names and keeps that plan for the first
+/// step: a schema change between prepare and the first step must still re-plan.
+#[test]
+fn plan_bound_by_prepare_is_dropped_when_the_schema_changes_before_the_first_step() {
+    let dir = TempDir::new("prepare");
+    let db = Database::open(&dir.db()).unwrap();
+    let c1 = db.connect().unwrap();
+    let c2 = db.connect().unwrap();
+    c1.execute_batch(
+        "CREATE TABLE t(a INTEGER, b TEXT); CREATE INDEX ta ON t(a); INSERT INTO t VALUES (1,'x'),(2,'y');",
+    )
+    .unwrap();
+    // Own connection: b moves from the second column to the third.
+    let mut sel = prepare(&c1, "SELECT b FROM t WHERE a = ?");
+    c1.execute_batch(
+        "DROP TABLE t; CREATE TABLE t(c TEXT, a INTEGER, b TEXT); CREATE INDEX ta ON t(a); INSERT INTO t VALUES ('c1', 1, 'b1'), ('c2', 2, 'b2');",
+    )
+    .unwrap();
+    assert_eq!(run(&mut sel, &[int(2)]).unwrap(), vec![vec![text("b2")]]);
+    // Another connection drops the index the prepared plan searches.
+    let mut sel2 = prepare(&c1, "SELECT b FROM t WHERE a = ?");
+    c2.execute_batch("DROP INDEX ta").unwrap();
+    assert_eq!(run(&mut sel2, &[int(1)]).unwrap(), vec![vec![text("b1")]]);
+    assert_eq!(run(&mut sel2, &[int(2)]).unwrap(), vec![vec![text("b2")]]);
+}

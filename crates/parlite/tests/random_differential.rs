@@ -273,6 +273,7 @@ struct Column {
 struct Table {
     name: String,
     columns: Vec<Column>,
+    without_rowid: bool,
 }
 
 struct Gen {
@@ -285,6 +286,7 @@ struct Gen {
     index_n: usize,
     /// Tables whose first column is an INTEGER PRIMARY KEY.
     ipk: Vec<String>,
+    seed: u64,
 }
 
 const DECL_TYPES: &[&str] = &[
@@ -335,6 +337,7 @@ impl Gen {
             alias_n: 0,
             index_n: 0,
             ipk: Vec::new(),
+            seed,
         }
     }
 
@@ -434,8 +437,12 @@ impl Gen {
                 generated: false,
             });
         }
+        // Some tables without an INTEGER PRIMARY KEY are WITHOUT ROWID, chosen from the seed
+        // rather than the generator so that every other choice of a seed stays as it was.
+        let without_rowid = !ipk && (self.seed + i as u64) % 3 == 0;
         std::mem::swap(&mut self.rng, &mut self.extra_rng);
-        if self.chance(0.3) {
+        // (Generated columns are refused in WITHOUT ROWID tables.)
+        if self.chance(0.3) && !without_rowid {
             let cname = format!("c{ncols}");
             // No REAL affinity: SQLite hands out a VIRTUAL REAL column's integral values as
             // reals from a plain scan but as integers through its sorter (ORDER BY), a
@@ -461,11 +468,20 @@ impl Gen {
             });
         }
         std::mem::swap(&mut self.rng, &mut self.extra_rng);
+        if without_rowid {
+            defs.push(if (self.seed / 3) % 2 == 0 || ncols < 3 {
+                "PRIMARY KEY(c0)".to_string()
+            } else {
+                "PRIMARY KEY(c1 DESC, c0)".to_string()
+            });
+        }
         self.tables.push(Table {
             name: name.clone(),
             columns: cols,
+            without_rowid,
         });
-        format!("CREATE TABLE {name}({})", defs.join(", "))
+        let opts = if without_rowid { " WITHOUT ROWID" } else { "" };
+        format!("CREATE TABLE {name}({}){opts}", defs.join(", "))
     }
 
     fn create_index(&mut self) -> String {
@@ -792,7 +808,12 @@ impl Gen {
             // the main generator produced before they were added stay the same.
             std::mem::swap(&mut self.rng, &mut self.extra_rng);
             if join != "CROSS JOIN" && self.chance(0.4) {
-                join = *self.pick(&["RIGHT JOIN", "RIGHT OUTER JOIN", "FULL JOIN", "FULL OUTER JOIN"]);
+                join = *self.pick(&[
+                    "RIGHT JOIN",
+                    "RIGHT OUTER JOIN",
+                    "FULL JOIN",
+                    "FULL OUTER JOIN",
+                ]);
             }
             if join == "CROSS JOIN" {
                 from.push_str(&format!(", {} AS {b}", u.name));
@@ -950,7 +971,12 @@ impl Pair {
             ));
         }
         for t in tables {
-            self.check(&format!("SELECT rowid AS rowid_, * FROM {}", t.name), false)
+            let cols = if t.without_rowid {
+                "*"
+            } else {
+                "rowid AS rowid_, *"
+            };
+            self.check(&format!("SELECT {cols} FROM {}", t.name), false)
                 .map_err(|e| format!("table contents differ after the write:\n{e}"))?;
         }
         Ok(())

@@ -20,19 +20,31 @@
 //!   section that takes the snapshot; pruning removes only entries with `seq <=` every live
 //!   registered snapshot and below the newest entry (which may not be published yet).
 //!   So an entry a live or future transaction needs is never pruned.
-//! - C3. Validation runs under the writer lock, against every entry with `seq >` the
-//!   transaction's snapshot: under Serializable it fails if a later commit wrote a key
+//! - C3. Validation covers every entry with `seq >` the transaction's snapshot up to its
+//!   commit point (the part after the last rebase, C7, under the writer lock): under
+//!   Serializable it fails if a later commit wrote a key
 //!   inside one of its read intervals or a key it wrote; under Snapshot only the latter.
 //!   Schema-level: a later commit that created, dropped or cleared a tree the transaction
 //!   touched, or set a header field it read or wrote, fails it too. An entry whose keys were
 //!   not recorded (`opaque`) fails every transaction it is checked against.
 //! - C4. A conflicting transaction is rolled back: nothing of it is published.
-//! - C5. A passing transaction's operations are replayed in order, under the same writer
-//!   lock, onto a fresh write view of the latest state, which commits through the normal
-//!   path (log frame, group commit). A replayed `create_btree` that gets another root page
+//! - C5. A passing transaction's operations are replayed in order onto a fresh write view
+//!   of the state it was validated up to — before the writer lock on a rebased view (C7),
+//!   or under the lock on the latest state — which commits through the normal path (log
+//!   frame, group commit). A replayed `create_btree` that gets another root page
 //!   than the transaction saw is a conflict (the root may be stored in records).
 //! - C6. A detached view cannot commit unless `attach_writer` took the writer lock on a
 //!   snapshot that is still the latest (fast path: nothing committed since).
+//! - C7. Rebase, outside the writer lock: a transaction whose snapshot `s` is stale opens a
+//!   fresh detached view on the latest snapshot `t`, validates against the entries
+//!   `s < seq <= t` (all present: each was pushed before its commit was published, C1, and
+//!   none is pruned while `s` is registered, C2) and replays its operations onto that view
+//!   (C5). The view then commits only through C6, i.e. only if `t` is still the latest when
+//!   the writer lock is held, so the entries validated are exactly those between `s` and
+//!   the commit point; otherwise it rebases again from `t`, or (after
+//!   `REBASE_ATTEMPTS_MAX` tries) validates the entries after `t` and replays under the
+//!   lock. The transaction's own view is kept until the commit succeeds, so a `Busy` leaves
+//!   it as it was (txn.rs T3).
 //!
 //! Why this is serializable: commits are totally ordered by the writer lock. A transaction
 //! T passing C3 read nothing that any commit between its snapshot and its commit point
@@ -68,6 +80,9 @@ pub struct ConcurrencyStats {
     pub concurrent_commits: u64,
     /// Of those, committed as is because nothing had committed since their snapshot.
     pub concurrent_fast_commits: u64,
+    /// Of those, validated and replayed onto a newer snapshot outside the writer lock, and
+    /// committed as that view because nothing had committed since it (C7).
+    pub concurrent_rebased_commits: u64,
     /// Lock-holding write transactions (`begin_write`, `upgrade`) committed.
     pub locked_commits: u64,
     /// Concurrent transactions that failed validation.
@@ -403,11 +418,23 @@ impl History {
 
     /// Entries a transaction with snapshot `seq` must validate against (C3).
     pub fn since(&self, seq: u64) -> Vec<Arc<WriteSet>> {
+        self.between(seq, u64::MAX)
+    }
+
+    /// Entries with `lo < seq <= hi`: the commits between two snapshots (C7).
+    pub fn between(&self, lo: u64, hi: u64) -> Vec<Arc<WriteSet>> {
         self.entries
             .iter()
-            .filter(|e| e.seq > seq)
+            .filter(|e| e.seq > lo && e.seq <= hi)
             .map(|e| Arc::clone(&e.writes))
             .collect()
+    }
+
+    /// The newest entry's sequence number (0: none). A commit pushes its entry before it
+    /// is published (C1), so a snapshot older than this may be stale; one at least this
+    /// new is the latest, unless a commit is between its push and its publication.
+    pub fn newest_seq(&self) -> u64 {
+        self.entries.back().map_or(0, |e| e.seq)
     }
 
     /// Number of entries kept (tests check the memory bound).

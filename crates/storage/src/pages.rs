@@ -70,6 +70,10 @@ pub trait WriteView: PageWrite + Send {
     fn commit(self: Box<Self>) -> Result<()>;
     /// Discards every change.
     fn rollback(self: Box<Self>);
+    /// How durable this view's commit must be before `commit` returns, overriding the
+    /// backend's `set_synchronous` for this commit only (per-connection `PRAGMA
+    /// synchronous`). Backends without a disk ignore it.
+    fn set_synchronous(&mut self, _mode: crate::options::Synchronous) {}
     /// Detached views (P5): takes the writer lock, waiting up to `busy_timeout` (then
     /// `Busy`). Returns true, keeping the lock, if the view's snapshot is still the latest
     /// committed state (the view may now `commit`); false, releasing the lock, if a commit

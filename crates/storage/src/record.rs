@@ -315,6 +315,17 @@ pub trait KeyCompare: Send + Sync {
     fn to_shared(&self) -> Option<std::sync::Arc<dyn KeyCompare>> {
         None
     }
+    /// Like [`compare`](Self::compare), given the probe's fields already decoded (a
+    /// descent compares one probe with ~log2(entries) stored keys; decoding it once saves
+    /// re-parsing its header every time). Must order exactly as `compare(stored, probe)`.
+    fn compare_decoded(
+        &self,
+        stored: &[u8],
+        probe: &[u8],
+        _probe_fields: &[ValueRef<'_>],
+    ) -> Result<Ordering> {
+        self.compare(stored, probe)
+    }
 }
 
 /// The standard index comparator: column by column in SQLite order, each column optionally
@@ -342,23 +353,48 @@ impl KeyCompare for RecordCompare {
         let mut p = FieldIter::new(probe)?;
         let mut i = 0;
         while let Some(pv) = p.next_field() {
-            let pv = pv?;
-            let sv = match s.next_field() {
-                Some(v) => v?,
-                // A stored key shorter than the probe sorts first.
-                None => return Ok(Ordering::Less),
-            };
-            let coll = self.collations.get(i).and_then(|c| c.as_deref());
-            let mut o = compare_values_with(&sv, &pv, coll);
-            if self.desc.get(i).copied().unwrap_or(false) {
-                o = o.reverse();
-            }
+            let o = self.compare_field(&mut s, i, &pv?)?;
             if o != Ordering::Equal {
                 return Ok(o);
             }
             i += 1;
         }
         Ok(Ordering::Equal)
+    }
+
+    fn compare_decoded(
+        &self,
+        stored: &[u8],
+        _probe: &[u8],
+        probe_fields: &[ValueRef<'_>],
+    ) -> Result<Ordering> {
+        let mut s = FieldIter::new(stored)?;
+        for (i, pv) in probe_fields.iter().enumerate() {
+            let o = self.compare_field(&mut s, i, pv)?;
+            if o != Ordering::Equal {
+                return Ok(o);
+            }
+        }
+        Ok(Ordering::Equal)
+    }
+}
+
+impl RecordCompare {
+    /// Compares the stored key's next field (column `i`) with the probe's.
+    #[inline]
+    fn compare_field(&self, s: &mut FieldIter<'_>, i: usize, pv: &ValueRef<'_>) -> Result<Ordering> {
+        let sv = match s.next_field() {
+            Some(v) => v?,
+            // A stored key shorter than the probe sorts first.
+            None => return Ok(Ordering::Less),
+        };
+        let coll = self.collations.get(i).and_then(|c| c.as_deref());
+        let o = compare_values_with(&sv, pv, coll);
+        Ok(if self.desc.get(i).copied().unwrap_or(false) {
+            o.reverse()
+        } else {
+            o
+        })
     }
 }
 
@@ -493,5 +529,44 @@ mod tests {
             ValueRef::Integer(78),
         ]);
         assert_eq!(cmp.compare(&stored, &full).unwrap(), Ordering::Less);
+    }
+
+    #[test]
+    fn compare_decoded_orders_exactly_as_compare() {
+        // Every pair of keys of 0-3 columns (prefixes, NULLs, mixed types, collation and
+        // descending columns), and a stored key that is corrupt past its first column.
+        let cmp = RecordCompare::new(vec![false, true], vec![Some(Arc::new(NoCase)), None]);
+        let values = [
+            ValueRef::Null,
+            ValueRef::Integer(-1),
+            ValueRef::Integer(7),
+            ValueRef::Real(7.0),
+            ValueRef::Real(7.5),
+            ValueRef::Text(b"ab"),
+            ValueRef::Text(b"AB"),
+            ValueRef::Text(b"b"),
+            ValueRef::Blob(b"ab"),
+        ];
+        let mut keys = vec![encode(&[])];
+        for a in &values {
+            keys.push(encode(&[*a]));
+            for b in &values {
+                keys.push(encode(&[*a, *b]));
+                keys.push(encode(&[*a, *b, ValueRef::Integer(3)]));
+            }
+        }
+        let mut corrupt = encode(&[ValueRef::Integer(7), ValueRef::Text(b"abc")]);
+        corrupt.truncate(corrupt.len() - 2);
+        keys.push(corrupt);
+        for probe in &keys {
+            let Ok(fields) = decode(probe) else { continue };
+            for stored in &keys {
+                let want = cmp.compare(stored, probe).map_err(|e| e.to_string());
+                let got = cmp
+                    .compare_decoded(stored, probe, &fields)
+                    .map_err(|e| e.to_string());
+                assert_eq!(got, want, "stored {stored:?} probe {probe:?}");
+            }
+        }
     }
 }

@@ -290,6 +290,8 @@ struct TxnInner {
     /// A lock-holding writer's written keys; `None`: not recorded (the history had not been
     /// enabled when it began), which leaves an opaque entry (concurrent.rs C3).
     locked_writes: Option<WriteSet>,
+    /// This transaction's commit durability (`Txn::set_synchronous`); `None`: the database's.
+    synchronous: Option<Synchronous>,
 }
 
 impl Drop for TxnInner {
@@ -379,8 +381,16 @@ impl Txn {
                 cell: Vec::new(),
                 conc: None,
                 locked_writes: None,
+                synchronous: None,
             })),
         }
+    }
+
+    /// How durable this transaction's commit must be before `commit` returns, whatever the
+    /// database's `set_synchronous` says (per-connection `PRAGMA synchronous`; the log is a
+    /// chain, so a `Full` commit also makes every earlier commit durable).
+    pub fn set_synchronous(&self, mode: Synchronous) {
+        self.lock().synchronous = Some(mode);
     }
 
     fn lock(&self) -> MutexGuard<'_, TxnInner> {
@@ -679,14 +689,17 @@ impl Txn {
     /// Commits a write transaction; a read transaction just ends.
     pub fn commit(&self) -> Result<()> {
         let mut g = self.lock();
-        let view = std::mem::replace(&mut g.view, View::Done);
+        let mut view = std::mem::replace(&mut g.view, View::Done);
+        if let (Some(mode), View::Write(w)) = (g.synchronous, &mut view) {
+            w.set_synchronous(mode);
+        }
         if let Some(c) = g.conc.take() {
             let db = g.db.clone();
             let mut slot = match view {
                 View::Write(w) => Some(w),
                 View::Read(_) | View::Done => None,
             };
-            let r = commit_concurrent(&db, &mut slot, &c);
+            let r = commit_concurrent(&db, &mut slot, &c, g.synchronous);
             if let (Err(StorageError::Busy { .. }), Some(w)) = (&r, slot.take()) {
                 // T3: the writer lock was not had in time; the transaction stays open, as
                 // SQLite's COMMIT after SQLITE_BUSY.
@@ -781,39 +794,83 @@ fn conc_comparator(g: &TxnInner, cmp: &dyn KeyCompare) -> Result<Option<Arc<dyn 
     }
 }
 
-/// Commits a concurrent transaction (concurrent.rs C3–C6). On `Busy` the view is left in
+/// How many times a concurrent commit rebases outside the writer lock (concurrent.rs C7)
+/// before it validates and replays under the lock. Each failed try means another commit
+/// landed during the rebase's replay, a window far shorter than the transaction; three
+/// bounds the wasted replays when one tree is hot.
+const REBASE_ATTEMPTS_MAX: usize = 3;
+
+/// Commits a concurrent transaction (concurrent.rs C3–C7). On `Busy` the view is left in
 /// `slot` (the caller keeps the transaction open); otherwise the view is consumed.
 fn commit_concurrent(
     db: &Database,
     slot: &mut Option<Box<dyn WriteView>>,
     c: &ConcTxn,
+    synchronous: Option<Synchronous>,
 ) -> Result<()> {
-    let Some(w) = slot.as_mut() else {
+    if slot.is_none() {
         return Err(StorageError::misuse("transaction has ended"));
-    };
+    }
     if c.ops.is_empty() {
         // Read-only: its reads were of a consistent snapshot; nothing to validate.
         return Ok(());
     }
     let timeout = *lock(&db.inner.concurrent_busy_timeout);
-    // C6, fast path: nothing committed since the snapshot, so the view is the latest state.
-    if w.attach_writer(timeout)? {
-        let Some(w) = slot.take() else {
+    // C7: a rebased view (validated and replayed outside the lock) and its snapshot. The
+    // transaction's own view stays in `slot` until the commit succeeds (T3 on `Busy`).
+    let mut rebased: Option<Box<dyn WriteView>> = None;
+    let mut base = c.snapshot;
+    for _ in 0..REBASE_ATTEMPTS_MAX {
+        if lock(&db.inner.history).newest_seq() > base {
+            if let Some(mut v) = rebase(db, c, base)? {
+                // The rebased view commits with this transaction's durability, as its own
+                // view would have.
+                if let Some(mode) = synchronous {
+                    v.set_synchronous(mode);
+                }
+                base = v.snapshot_seq();
+                if let Some(old) = rebased.replace(v) {
+                    old.rollback();
+                }
+            }
+        }
+        let view = match rebased.as_mut() {
+            Some(v) => v,
+            None => match slot.as_mut() {
+                Some(v) => v,
+                None => return Err(StorageError::misuse("transaction has ended")),
+            },
+        };
+        // C6: commits only if `base` is still the latest snapshot.
+        if !view.attach_writer(timeout)? {
+            continue;
+        }
+        let Some(view) = rebased.take().or_else(|| slot.take()) else {
             return Err(StorageError::misuse("transaction has ended"));
         };
-        lock(&db.inner.history).push(c.snapshot + 1, c.writes.clone());
-        w.commit()?;
+        // C1.
+        lock(&db.inner.history).push(base + 1, c.writes.clone());
+        view.commit()?;
         let mut h = lock(&db.inner.history);
         h.stats.concurrent_commits += 1;
-        h.stats.concurrent_fast_commits += 1;
+        if base == c.snapshot {
+            h.stats.concurrent_fast_commits += 1;
+        } else {
+            h.stats.concurrent_rebased_commits += 1;
+        }
         return Ok(());
     }
+    drop(rebased);
     let mut fresh = db.inner.backend.begin_write(timeout)?;
+    if let Some(mode) = synchronous {
+        fresh.set_synchronous(mode);
+    }
     if let Some(w) = slot.take() {
         w.rollback();
     }
-    // C3, under the writer lock.
-    let later = lock(&db.inner.history).since(c.snapshot);
+    // C3, under the writer lock: the entries after the last rebase (C7 validated those
+    // before it).
+    let later = lock(&db.inner.history).since(base);
     let checked = later
         .iter()
         .try_for_each(|e| c.validate(e))
@@ -831,6 +888,32 @@ fn commit_concurrent(
     fresh.commit()?;
     lock(&db.inner.history).stats.concurrent_commits += 1;
     Ok(())
+}
+
+/// C7: a detached view on the latest snapshot with the transaction's operations replayed,
+/// after validating it against the commits between `base` and that snapshot; `None` when
+/// `base` is still the latest published snapshot. A conflict is counted and returned.
+fn rebase(db: &Database, c: &ConcTxn, base: u64) -> Result<Option<Box<dyn WriteView>>> {
+    let mut fresh = db.inner.backend.begin_detached()?;
+    let latest = fresh.snapshot_seq();
+    if latest <= base {
+        fresh.rollback();
+        return Ok(None);
+    }
+    let later = lock(&db.inner.history).between(base, latest);
+    let checked = later
+        .iter()
+        .try_for_each(|e| c.validate(e))
+        .and_then(|()| replay(&mut *fresh, &c.ops));
+    if let Err(e) = checked {
+        // C4: nothing of it was published.
+        fresh.rollback();
+        if let StorageError::Conflict { root, .. } = &e {
+            lock(&db.inner.history).conflict(*root);
+        }
+        return Err(e);
+    }
+    Ok(Some(fresh))
 }
 
 /// C5: applies a concurrent transaction's operations, in order, to `v`.

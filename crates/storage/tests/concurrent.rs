@@ -51,6 +51,7 @@ fn file_db(disk: &SimVfs, sync: Synchronous) -> parlite_storage::Result<Database
     let config = PagerConfig {
         checkpoint_log_bytes: 64 << 10,
         checkpoint_dirty_percent: 50,
+        background_checkpoint: true,
     };
     Database::open_with_config(Arc::new(disk.clone()), "/bank.db", opts, config)
 }
@@ -559,11 +560,14 @@ fn bank(name: &str, db: Database, seed: u64, run: Duration) {
     );
     assert!(s.concurrent_commits > stats0.concurrent_commits);
     eprintln!(
-        "{name}: {} transfers ({} concurrent: {} replayed, {} fast path), {} conflicts, {} retries",
+        "{name}: {} transfers ({} concurrent: {} fast path, {} rebased outside the lock, {} replayed under it), {} conflicts, {} retries",
         log.len(),
         s.concurrent_commits - stats0.concurrent_commits,
-        s.concurrent_commits - s.concurrent_fast_commits,
-        s.concurrent_fast_commits,
+        s.concurrent_fast_commits - stats0.concurrent_fast_commits,
+        s.concurrent_rebased_commits - stats0.concurrent_rebased_commits,
+        (s.concurrent_commits - stats0.concurrent_commits)
+            - (s.concurrent_fast_commits - stats0.concurrent_fast_commits)
+            - (s.concurrent_rebased_commits - stats0.concurrent_rebased_commits),
         s.conflicts,
         retries.load(Ordering::Relaxed)
     );
@@ -718,6 +722,99 @@ fn busy_commit_and_opaque_writers() {
         w.table_insert(root, 6, &val(6)).unwrap();
         w.commit().unwrap();
         a.commit().unwrap();
+    }
+}
+
+#[test]
+fn rebase_outside_the_lock_keeps_the_own_view_until_it_commits() {
+    // C7: a stale transaction is validated and replayed onto the latest snapshot before it
+    // takes the writer lock. A `Busy` at the lock leaves the transaction on its own view
+    // (T3): it still reads its snapshot, not the rebased state.
+    for (name, db) in both() {
+        let root = table(&db, &[1, 2, 3]);
+        let s0 = db.concurrency_stats();
+        let t = db.begin_concurrent().unwrap();
+        assert_eq!(get(&t, root, 1), Some(10));
+        t.table_insert(root, 1, &val(11)).unwrap();
+        let u = db.begin_concurrent().unwrap();
+        u.table_insert(root, 2, &val(21)).unwrap();
+        u.commit().unwrap();
+        let w = db.begin_write(TIMEOUT).unwrap();
+        db.set_concurrent_busy_timeout(Duration::from_millis(20));
+        assert!(
+            matches!(t.commit(), Err(StorageError::Busy { .. })),
+            "{name}"
+        );
+        assert_eq!(get(&t, root, 1), Some(11), "{name}: own write after Busy");
+        assert_eq!(get(&t, root, 3), Some(30), "{name}");
+        // The lock holder adds a row t did not see; t rebases again and commits.
+        w.table_insert(root, 4, &val(40)).unwrap();
+        w.commit().unwrap();
+        db.set_concurrent_busy_timeout(TIMEOUT);
+        t.commit().unwrap();
+        let r = db.begin_read().unwrap();
+        let rows: Vec<_> = (1..=4).map(|k| get(&r, root, k)).collect();
+        assert_eq!(rows, [Some(11), Some(21), Some(30), Some(40)], "{name}");
+        let s1 = db.concurrency_stats();
+        assert_eq!(s1.concurrent_commits - s0.concurrent_commits, 2, "{name}");
+        assert_eq!(
+            s1.concurrent_rebased_commits - s0.concurrent_rebased_commits,
+            1,
+            "{name}"
+        );
+        assert_eq!(s1.conflicts, s0.conflicts, "{name}");
+        // After a Busy the transaction reads its own snapshot (row 2 as it was), and that
+        // read is validated: the commit that changed row 2 makes it a conflict.
+        let t = db.begin_concurrent().unwrap();
+        t.table_insert(root, 1, &val(12)).unwrap();
+        let u = db.begin_concurrent().unwrap();
+        u.table_insert(root, 2, &val(22)).unwrap();
+        u.commit().unwrap();
+        let w = db.begin_write(TIMEOUT).unwrap();
+        db.set_concurrent_busy_timeout(Duration::from_millis(20));
+        assert!(matches!(t.commit(), Err(StorageError::Busy { .. })));
+        assert_eq!(get(&t, root, 2), Some(21), "{name}: own snapshot after Busy");
+        w.rollback();
+        db.set_concurrent_busy_timeout(TIMEOUT);
+        assert!(is_conflict(t.commit(), root), "{name}");
+        let r = db.begin_read().unwrap();
+        assert_eq!(get(&r, root, 1), Some(11), "{name}");
+        let errors = r.integrity_check(&[(root, BtreeKind::Table)], 10).unwrap();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+    }
+}
+
+#[test]
+fn rebase_conflicts_publish_nothing() {
+    // C7 + C4: a conflict found while rebasing (outside the lock) rolls back; a later
+    // commit the rebase did not see (one between its snapshot and the lock) is caught too.
+    for (name, db) in both() {
+        let root = table(&db, &[1, 2, 3]);
+        // Found during the rebase: u wrote a row t read.
+        let t = db.begin_concurrent().unwrap();
+        assert_eq!(get(&t, root, 1), Some(10));
+        t.table_insert(root, 2, &val(22)).unwrap();
+        let u = db.begin_concurrent().unwrap();
+        u.table_insert(root, 1, &val(11)).unwrap();
+        u.commit().unwrap();
+        let before = db.concurrency_stats().conflicts;
+        assert!(is_conflict(t.commit(), root), "{name}");
+        assert_eq!(db.concurrency_stats().conflicts, before + 1, "{name}");
+        assert!(matches!(t.commit(), Err(StorageError::Misuse { .. })));
+        assert_eq!(get(&db.begin_read().unwrap(), root, 2), Some(20), "{name}");
+        // A chain of stale commits: each rebases over the ones before it.
+        let ts: Vec<Txn> = (0..4).map(|_| db.begin_concurrent().unwrap()).collect();
+        for (i, t) in ts.iter().enumerate() {
+            t.table_insert(root, 10 + i as i64, &val(i as i64)).unwrap();
+        }
+        for t in &ts {
+            t.commit().unwrap();
+        }
+        let r = db.begin_read().unwrap();
+        for i in 0..4 {
+            assert_eq!(get(&r, root, 10 + i), Some(i), "{name}");
+        }
+        assert!(db.concurrent_history_len() <= 1, "{name}");
     }
 }
 

@@ -64,24 +64,36 @@ fn sqlite_passes_the_sqllogictest_corpus_so_the_runner_is_right() {
     assert_eq!((passed, failed), (CORPUS_RECORDS, 0));
 }
 
+/// Replays `speedtest1-<name>.sql.xz` on a fresh parlite file and compares its output with
+/// the expected output SQLite produced.
+fn check_speedtest(name: &str) {
+    let dir = corpus_root().join("speedtest1");
+    let script = speedtest::read_maybe_xz(&dir.join(format!("speedtest1-{name}.sql.xz"))).unwrap();
+    let expected =
+        speedtest::read_maybe_xz(&dir.join(format!("speedtest1-{name}.expected.xz"))).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("speedtest.db");
+    let mut engine = ParliteEngine::open(db.to_str().unwrap()).unwrap();
+    let check = speedtest::check(&mut engine, &String::from_utf8(script).unwrap(), &expected);
+    assert!(
+        check.passed(),
+        "{name}: {} {:?}",
+        check.diff_excerpt,
+        check.replay.errors
+    );
+    assert!(check.expected_lines > 0);
+}
+
 #[test]
 fn parlite_reproduces_speedtest1_orm_and_cte_output() {
-    let dir = corpus_root().join("speedtest1");
     for name in ["orm-size4", "cte-size5"] {
-        let script =
-            speedtest::read_maybe_xz(&dir.join(format!("speedtest1-{name}.sql.xz"))).unwrap();
-        let expected =
-            speedtest::read_maybe_xz(&dir.join(format!("speedtest1-{name}.expected.xz"))).unwrap();
-        let tmp = tempfile::tempdir().unwrap();
-        let db = tmp.path().join("speedtest.db");
-        let mut engine = ParliteEngine::open(db.to_str().unwrap()).unwrap();
-        let check = speedtest::check(&mut engine, &String::from_utf8(script).unwrap(), &expected);
-        assert!(
-            check.passed(),
-            "{name}: {} {:?}",
-            check.diff_excerpt,
-            check.replay.errors
-        );
-        assert!(check.expected_lines > 0);
+        check_speedtest(name);
     }
+}
+
+/// The main script (size 100: ~660,000 statements, WITHOUT ROWID tables in tests 500/510);
+/// about 30 s of CPU in release mode.
+#[test]
+fn parlite_reproduces_speedtest1_main_output() {
+    check_speedtest("main-size100");
 }

@@ -5,6 +5,12 @@
 //! - `sqlite_schema` rows are (type, name, tbl_name, rootpage, sql); automatic indexes have
 //!   NULL sql; views and triggers have rootpage 0.
 //! - A failed CREATE INDEX leaves nothing behind (the connection rolls the statement back).
+//! - DDL on an attached database (`CREATE TABLE aux.t`, `DROP INDEX aux.i`, ...) runs with
+//!   that database's schema swapped in as `self.schema` (`in_attached`) and `schema_root`
+//!   naming its schema table, so each database keeps its own namespace; the full schema
+//!   waits in `outer_schema` (CREATE TABLE .. AS SELECT binds its SELECT against it).
+//! - Root pages are written to a schema table without their database bits: the file holds
+//!   the numbers stock SQLite expects, and loading tags them again.
 
 use super::eval::{expand_row, Frame};
 use super::store::{KeyOrder, Row};
@@ -43,11 +49,12 @@ impl Engine<'_> {
         sql: Option<&str>,
     ) -> Result<()> {
         let rowid = self.store.table_max_rowid(self.schema_root)?.unwrap_or(0) + 1;
+        let file_root = root & !(super::store::TEMP_ROOT_BIT | super::store::ATTACHED_MASK);
         let row = vec![
             Value::text(ty),
             Value::text(name),
             Value::text(tbl),
-            Value::Integer(i64::from(root)),
+            Value::Integer(i64::from(file_root)),
             sql.map(Value::text).unwrap_or(Value::Null),
         ];
         self.store.table_insert(self.schema_root, rowid, &row)
@@ -76,7 +83,7 @@ impl Engine<'_> {
         kind: &str,
     ) -> Result<bool> {
         if let Some(s) = &name.schema {
-            if !s.eq_ignore_ascii_case("main") {
+            if !s.eq_ignore_ascii_case(self.ddl_db_name()) {
                 return err(format!("unknown database {s}"));
             }
         }
@@ -110,6 +117,7 @@ impl Engine<'_> {
         if !self.store.has_temp() {
             return err("TEMP objects are not available on this connection");
         }
+        self.schema.temp_shown.set(true);
         let saved = self.schema_root;
         self.schema_root = super::TEMP_SCHEMA_ROOT;
         let r = f(self);
@@ -117,15 +125,96 @@ impl Engine<'_> {
         r
     }
 
+    /// The attach slot a DDL statement's schema qualifier names: None for main, temp or no
+    /// qualifier; `unknown database x` when no database has that name.
+    fn attached_target(&self, schema: Option<&str>) -> Result<Option<usize>> {
+        match schema {
+            None => Ok(None),
+            Some(s) if s.eq_ignore_ascii_case("main") || s.eq_ignore_ascii_case("temp") => Ok(None),
+            Some(s) => match self.schema.attached_db(s) {
+                Some((slot, _)) => Ok(Some(slot)),
+                None => err(format!("unknown database {s}")),
+            },
+        }
+    }
+
+    /// The attach slot holding an object of this kind and name when neither temp nor main
+    /// has one (unqualified names resolve temp, main, then attached in attach order).
+    fn attached_holder(&self, kind: ObjectKind, name: &str) -> Option<usize> {
+        let k = key(name);
+        let has = |s: &crate::schema::Schema| match kind {
+            ObjectKind::Table => s.tables.contains_key(&k),
+            ObjectKind::Index => s.indexes.contains_key(&k),
+            ObjectKind::View => s.views.contains_key(&k),
+            ObjectKind::Trigger => s.triggers.contains_key(&k),
+        };
+        if has(self.schema) {
+            return None;
+        }
+        self.schema.attached.iter().position(|a| has(&a.schema))
+    }
+
+    /// Runs `f` with the attached database in `slot` as the DDL target: its schema is
+    /// `self.schema` for the duration (module invariant), its schema table `schema_root`.
+    pub(crate) fn in_attached<T>(
+        &mut self,
+        slot: usize,
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
+        let Some(db) = self.schema.attached.get_mut(slot) else {
+            return err("internal error: no such attached database");
+        };
+        let mut sub = std::mem::take(&mut db.schema);
+        std::mem::swap(self.schema, &mut sub);
+        let saved_root = self.schema_root;
+        self.schema_root = 1 | super::store::attached_bits(slot);
+        let saved_outer = self.outer_schema.replace(sub);
+        let r = f(self);
+        self.schema_root = saved_root;
+        let outer = std::mem::replace(&mut self.outer_schema, saved_outer);
+        let Some(mut outer) = outer else {
+            return err("internal error: outer schema lost");
+        };
+        std::mem::swap(self.schema, &mut outer);
+        if let Some(db) = self.schema.attached.get_mut(slot) {
+            db.schema = outer;
+        }
+        r
+    }
+
+    /// The schema name of the database DDL is aimed at, for messages.
+    fn ddl_db_name(&self) -> &str {
+        match (
+            &self.outer_schema,
+            super::store::attached_slot(self.schema_root),
+        ) {
+            (Some(o), Some(slot)) => o.attached.get(slot).map_or("main", |a| a.name.as_str()),
+            _ if self.temp_mode() => "temp",
+            _ => "main",
+        }
+    }
+
+    /// A table of the DDL target database: attached tables are not candidates for
+    /// unqualified DDL on main (CREATE INDEX i ON t names main.t).
+    fn target_table(&self, name: &str) -> Option<std::sync::Arc<Table>> {
+        self.schema
+            .table(name)
+            .filter(|t| {
+                self.outer_schema.is_some() || super::store::attached_slot(t.root).is_none()
+            })
+            .cloned()
+    }
+
     fn temp_mode(&self) -> bool {
-        self.schema_root != 1
+        self.schema_root & super::store::TEMP_ROOT_BIT != 0
     }
 
     fn new_table_btree(&self) -> Result<u32> {
         if self.temp_mode() {
             self.store.create_temp_table_btree()
         } else {
-            self.store.create_table_btree()
+            self.store
+                .create_btree_in(self.schema_root & super::store::ATTACHED_MASK, false)
         }
     }
 
@@ -133,12 +222,24 @@ impl Engine<'_> {
         if self.temp_mode() {
             self.store.create_temp_index_btree()
         } else {
-            self.store.create_index_btree()
+            self.store
+                .create_btree_in(self.schema_root & super::store::ATTACHED_MASK, true)
         }
     }
 
     pub fn create_table(&mut self, c: &ast::CreateTable) -> Result<Vec<Row>> {
-        self.in_schema(c.temp, |e| e.create_table_inner(c))
+        if let Some(slot) = self.attached_target(c.name.schema.as_deref())? {
+            if c.temp {
+                return err("temporary table name must be unqualified");
+            }
+            return self.in_attached(slot, |e| e.create_table_inner(c));
+        }
+        let temp = c.temp
+            || c.name
+                .schema
+                .as_deref()
+                .is_some_and(|s| s.eq_ignore_ascii_case("temp"));
+        self.in_schema(temp, |e| e.create_table_inner(c))
     }
 
     fn create_table_inner(&mut self, c: &ast::CreateTable) -> Result<Vec<Row>> {
@@ -162,8 +263,13 @@ impl Engine<'_> {
         let (def, sql, rows): (ast::CreateTable, String, Vec<Row>) = match &c.body {
             CreateTableBody::Columns { .. } => (c.clone(), c.schema_sql.clone(), Vec::new()),
             CreateTableBody::AsSelect(sel) => {
-                let plan = Binder::new(self.schema).bind_select(sel)?;
-                let rows = self.exec().run_select(&plan, None)?;
+                // The SELECT sees every database, also when the new table is attached.
+                let full: &crate::schema::Schema =
+                    self.outer_schema.as_ref().unwrap_or(self.schema);
+                let plan = Binder::new(full).bind_select(sel)?;
+                let mut ex = self.exec();
+                ex.schema = full;
+                let rows = ex.run_select(&plan, None)?;
                 let mut cols_sql = Vec::new();
                 let mut defs = Vec::new();
                 let mut seen: Vec<String> = Vec::new();
@@ -220,21 +326,27 @@ impl Engine<'_> {
         };
         let (t, specs) = table_from_create(&def, 0)?;
         check_generated(self.schema, &t)?;
-        if t.without_rowid {
-            return err("WITHOUT ROWID tables are not supported (existing ones can be read)");
-        }
         if t.autoincrement && self.temp_mode() {
             return err("AUTOINCREMENT on TEMP tables is not supported");
         }
-        let root = self.new_table_btree()?;
+        // A WITHOUT ROWID table is an index B-tree keyed by its PRIMARY KEY, which is
+        // therefore not a separate index (fileformat2.html §2.5).
+        let root = if t.without_rowid {
+            self.new_index_btree()?
+        } else {
+            self.new_table_btree()?
+        };
         self.insert_schema_row("table", &t.name, &t.name, root, Some(&sql))?;
-        for (i, _) in specs.iter().enumerate() {
+        for (i, spec) in specs.iter().enumerate() {
+            if t.without_rowid && spec.origin == "pk" {
+                continue;
+            }
             let iroot = self.new_index_btree()?;
             let iname = format!("sqlite_autoindex_{}_{}", t.name, i + 1);
             self.insert_schema_row("index", &iname, &t.name, iroot, None)?;
         }
         if t.autoincrement && self.schema.table("sqlite_sequence").is_none() {
-            let sroot = self.store.create_table_btree()?;
+            let sroot = self.new_table_btree()?;
             self.insert_schema_row(
                 "table",
                 "sqlite_sequence",
@@ -268,6 +380,9 @@ impl Engine<'_> {
             None => None,
         };
         let exprs = super::dml::bind_index_exprs(&mut Binder::new(self.schema), t, ix)?;
+        if t.without_rowid {
+            return self.populate_index_wr(t, ix, &defaults, pred.as_ref(), &exprs);
+        }
         // Rows are read in batches and only then indexed: a scan cursor whose transaction
         // changed under it re-seeks its saved rowid on every step (`Cursor::restore`), and
         // interleaving each step with an index insert paid that on every row.
@@ -293,6 +408,64 @@ impl Engine<'_> {
                 break;
             }
             after = Bound::Excluded(last);
+        }
+        Ok(())
+    }
+
+    /// `populate_index` for a WITHOUT ROWID table: entries end with the PRIMARY KEY suffix.
+    fn populate_index_wr(
+        &self,
+        t: &Table,
+        ix: &Index,
+        defaults: &[Value],
+        pred: Option<&CExpr>,
+        exprs: &super::dml::IndexExprs,
+    ) -> Result<()> {
+        let exec = self.exec();
+        let order = super::without_rowid::key_order_for(t, ix);
+        let t = std::sync::Arc::new(t.clone());
+        let rows: Vec<Row> = exec
+            .table_rows(&t, defaults.to_vec())?
+            .collect::<Result<_>>()?;
+        for full in rows {
+            if let Some(p) = pred {
+                if !exec.is_true(p, &Frame::new(&full, None))? {
+                    continue;
+                }
+            }
+            let vals = &full[..t.columns.len()];
+            let k = super::without_rowid::index_key_wr(&exec, &t, ix, exprs, vals)?;
+            let probe = k[..ix.columns.len()].to_vec();
+            if ix.unique
+                && !probe.iter().any(|v| v.is_null())
+                && self
+                    .store
+                    .index_range(
+                        ix.root,
+                        &order,
+                        Bound::Included(probe.clone()),
+                        Bound::Included(probe),
+                        false,
+                    )?
+                    .next()
+                    .is_some()
+            {
+                let cols: Vec<String> = if ix.columns.iter().any(|c| c.expr.is_some()) {
+                    vec![format!("index '{}'", ix.name)]
+                } else {
+                    ix.columns
+                        .iter()
+                        .filter_map(|c| c.column)
+                        .map(|i| format!("{}.{}", t.name, t.columns[i].name))
+                        .collect()
+                };
+                return Err(SqlError::Code {
+                    code: 19,
+                    extended_code: super::dml::SQLITE_CONSTRAINT_UNIQUE,
+                    message: format!("UNIQUE constraint failed: {}", cols.join(", ")),
+                });
+            }
+            self.store.index_insert(ix.root, &k, &order)?;
         }
         Ok(())
     }
@@ -367,6 +540,9 @@ impl Engine<'_> {
     }
 
     pub fn create_index(&mut self, c: &ast::CreateIndex) -> Result<Vec<Row>> {
+        if let Some(slot) = self.attached_target(c.name.schema.as_deref())? {
+            return self.in_attached(slot, |e| e.create_index_inner(c));
+        }
         let temp = self
             .schema
             .table(&c.table)
@@ -375,11 +551,11 @@ impl Engine<'_> {
     }
 
     fn create_index_inner(&mut self, c: &ast::CreateIndex) -> Result<Vec<Row>> {
-        let Some(t) = self.schema.table(&c.table).cloned() else {
+        let Some(t) = self.target_table(&c.table) else {
             if self.schema.views.contains_key(&key(&c.table)) {
                 return err("views may not be indexed");
             }
-            return err(format!("no such table: main.{}", c.table));
+            return err(format!("no such table: {}.{}", self.ddl_db_name(), c.table));
         };
         if key(&t.name).starts_with("sqlite_") {
             return err(format!("table {} may not be indexed", t.name));
@@ -401,6 +577,13 @@ impl Engine<'_> {
     }
 
     pub fn create_view(&mut self, c: &ast::CreateView) -> Result<Vec<Row>> {
+        if let Some(slot) = self.attached_target(c.name.schema.as_deref())? {
+            return self.in_attached(slot, |e| e.create_view_inner(c));
+        }
+        self.create_view_inner(c)
+    }
+
+    fn create_view_inner(&mut self, c: &ast::CreateView) -> Result<Vec<Row>> {
         if c.temp {
             if self.schema.temp_views.contains_key(&key(&c.name.name)) {
                 if c.if_not_exists {
@@ -434,18 +617,43 @@ impl Engine<'_> {
     }
 
     pub fn create_trigger(&mut self, c: &ast::CreateTrigger) -> Result<Vec<Row>> {
+        if let Some(slot) = self.attached_target(c.name.schema.as_deref())? {
+            return self.in_attached(slot, |e| e.create_trigger_inner(c));
+        }
         let on_temp = self
             .schema
-            .table(&c.table)
+            .table_in(c.table_schema.as_deref(), &c.table)
             .is_some_and(|t| t.root & super::store::TEMP_ROOT_BIT != 0);
         self.in_schema(c.temp || on_temp, |e| e.create_trigger_inner(c))
     }
 
     fn create_trigger_inner(&mut self, c: &ast::CreateTrigger) -> Result<Vec<Row>> {
         if let Some(s) = &c.name.schema {
-            if !s.eq_ignore_ascii_case("main") {
+            if !s.eq_ignore_ascii_case(self.ddl_db_name()) {
                 return err(format!("unknown database {s}"));
             }
+        }
+        if let Some(ts) = &c.table_schema {
+            // SQLite's sqlite3FixSrcList: a trigger lives in its table's database (TEMP
+            // triggers excepted).
+            if !self.temp_mode() && !ts.eq_ignore_ascii_case(self.ddl_db_name()) {
+                return err(format!(
+                    "trigger {} cannot reference objects in database {ts}",
+                    c.name.name
+                ));
+            }
+        }
+        let qualified = c.body.iter().any(|st| match st {
+            Stmt::Insert(i) => i.table.schema.is_some(),
+            Stmt::Update(u) => u.table.schema.is_some(),
+            Stmt::Delete(d) => d.table.schema.is_some(),
+            _ => false,
+        });
+        if qualified {
+            return err(
+                "qualified table names are not allowed on INSERT, UPDATE, and DELETE \
+                 statements within triggers",
+            );
         }
         if self.schema.triggers.contains_key(&key(&c.name.name)) {
             if c.if_not_exists {
@@ -472,8 +680,8 @@ impl Engine<'_> {
             self.schema_changed()?;
             return Ok(Vec::new());
         }
-        let Some(t) = self.schema.table(&c.table).cloned() else {
-            return err(format!("no such table: main.{}", c.table));
+        let Some(t) = self.target_table(&c.table) else {
+            return err(format!("no such table: {}.{}", self.ddl_db_name(), c.table));
         };
         if c.time == Some(ast::TriggerTime::InsteadOf) {
             return err(format!(
@@ -495,6 +703,18 @@ impl Engine<'_> {
         if_exists: bool,
         name: &ast::QualifiedName,
     ) -> Result<Vec<Row>> {
+        let slot = match self.attached_target(name.schema.as_deref()) {
+            Ok(None) if name.schema.is_none() => self.attached_holder(kind, &name.name),
+            Ok(slot) => slot,
+            Err(e) if if_exists => {
+                let _ = e;
+                return Ok(Vec::new());
+            }
+            Err(e) => return Err(e),
+        };
+        if let Some(slot) = slot {
+            return self.in_attached(slot, |e| e.drop_inner(kind, if_exists, name));
+        }
         let k = key(&name.name);
         let bit = super::store::TEMP_ROOT_BIT;
         let temp = match kind {
@@ -528,7 +748,7 @@ impl Engine<'_> {
         let k = key(&name.name);
         match kind {
             ObjectKind::Table => {
-                let Some(t) = self.schema.table(&name.name).cloned() else {
+                let Some(t) = self.target_table(&name.name) else {
                     if self.schema.views.contains_key(&k) {
                         return err(format!("use DROP VIEW to delete view {}", name.name));
                     }
@@ -560,7 +780,7 @@ impl Engine<'_> {
                     }
                 }
                 if t.autoincrement {
-                    if let Some(seq) = self.schema.table("sqlite_sequence").cloned() {
+                    if let Some(seq) = self.target_table("sqlite_sequence") {
                         let mut del = Vec::new();
                         for r in self.store.table_range(
                             seq.root,
@@ -652,27 +872,43 @@ impl Engine<'_> {
         let mut tables: Vec<_> = self.schema.tables.values().cloned().collect();
         tables.sort_by(|a, b| a.name.cmp(&b.name));
         for t in tables {
-            if t.without_rowid
-                || t.root & super::store::TEMP_ROOT_BIT != 0
+            if t.root & super::store::TEMP_ROOT_BIT != 0
                 || self.schema.write_blocked.contains_key(&key(&t.name))
             {
                 continue;
             }
-            let root = self.store.create_table_btree()?;
-            for r in self
-                .store
-                .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
-            {
-                let (rowid, vals) = r?;
-                self.store.table_insert(root, rowid, &vals)?;
-            }
+            let root = if t.without_rowid {
+                let layout = super::without_rowid::WrLayout::of(&t);
+                let root = self.store.create_index_btree()?;
+                for k in self.store.index_range(
+                    t.root,
+                    &layout.order,
+                    Bound::Unbounded,
+                    Bound::Unbounded,
+                    false,
+                )? {
+                    self.store.index_insert(root, &k?, &layout.order)?;
+                }
+                root
+            } else {
+                let root = self.store.create_table_btree()?;
+                for r in
+                    self.store
+                        .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
+                {
+                    let (rowid, vals) = r?;
+                    self.store.table_insert(root, rowid, &vals)?;
+                }
+                root
+            };
             moves.push((t.root, root));
             for ix in self.schema.table_indexes(&t) {
-                if ix.root == 0 {
+                // A WITHOUT ROWID table's PRIMARY KEY moved with the table.
+                if ix.root == 0 || ix.root == t.root {
                     continue;
                 }
                 let iroot = self.store.create_index_btree()?;
-                let order = super::eval::Exec::key_order(&ix);
+                let order = super::without_rowid::key_order_for(&t, &ix);
                 for k in self.store.index_range(
                     ix.root,
                     &order,
@@ -723,7 +959,7 @@ impl Engine<'_> {
             .schema
             .tables
             .values()
-            .filter(|t| !key(&t.name).starts_with("sqlite_") && !t.without_rowid)
+            .filter(|t| !key(&t.name).starts_with("sqlite_"))
             .cloned()
             .collect();
         if let Some(n) = target {
@@ -765,10 +1001,7 @@ impl Engine<'_> {
         }
         for t in tables {
             let mut nrows = 0i64;
-            for r in self
-                .store
-                .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
-            {
+            for r in self.exec().table_rows(&t, Vec::new())? {
                 r?;
                 nrows += 1;
             }
@@ -816,7 +1049,13 @@ impl Engine<'_> {
                 for d in distinct {
                     parts.push(((nkeys + d.max(1) - 1) / d.max(1)).to_string());
                 }
-                entries.push((Value::text(ix.name.as_str()), parts.join(" ")));
+                // SQLite names a WITHOUT ROWID table's PRIMARY KEY statistics after the table.
+                let idx = if t.without_rowid && ix.root == t.root {
+                    t.name.as_str()
+                } else {
+                    ix.name.as_str()
+                };
+                entries.push((Value::text(idx), parts.join(" ")));
             }
             for (idx, s) in entries {
                 let rowid = self.store.table_max_rowid(stat.root)?.unwrap_or(0) + 1;
@@ -831,6 +1070,17 @@ impl Engine<'_> {
     }
 
     pub fn alter(&mut self, table: &ast::QualifiedName, action: &AlterAction) -> Result<Vec<Row>> {
+        if matches!(action, AlterAction::RenameTable(_)) {
+            // SQLite opens the temp database to rewrite TEMP triggers that name the table.
+            self.schema.temp_shown.set(true);
+        }
+        let slot = match self.attached_target(table.schema.as_deref())? {
+            None if table.schema.is_none() => self.attached_holder(ObjectKind::Table, &table.name),
+            slot => slot,
+        };
+        if let Some(slot) = slot {
+            return self.in_attached(slot, |e| e.alter_inner(table, action));
+        }
         let temp = self
             .schema
             .table(&table.name)
@@ -843,17 +1093,11 @@ impl Engine<'_> {
         table: &ast::QualifiedName,
         action: &AlterAction,
     ) -> Result<Vec<Row>> {
-        let Some(t) = self.schema.table(&table.name).cloned() else {
+        let Some(t) = self.target_table(&table.name) else {
             return err(format!("no such table: {}", table.name));
         };
         if key(&t.name).starts_with("sqlite_") {
             return err(format!("table {} may not be altered", t.name));
-        }
-        if t.without_rowid {
-            return err(format!(
-                "table {} is read-only in parlite: WITHOUT ROWID tables cannot be altered",
-                t.name
-            ));
         }
         match action {
             AlterAction::RenameTable(new) => {
@@ -935,7 +1179,12 @@ impl Engine<'_> {
                         && row[1].to_text_or_empty().eq_ignore_ascii_case(&t.name)
                     {
                         let sql = row[4].to_text_or_empty().into_owned();
-                        let Some(p) = sql.rfind(')') else {
+                        // After the last column definition, before any table constraint
+                        // (SQLite's `addColOffset`).
+                        let Some(p) = top_level_items(&sql)
+                            .get(t.columns.len().saturating_sub(1))
+                            .map(|&(_, end)| end)
+                        else {
                             return err("malformed table definition");
                         };
                         let new_sql = format!("{}, {}{}", &sql[..p], text, &sql[p..]);
@@ -1076,6 +1325,31 @@ impl Engine<'_> {
                         self.store.table_insert(self.schema_root, rowid, &row)?;
                     }
                 }
+                if t.without_rowid {
+                    // Records hold the key first: the column's field is found by layout.
+                    let layout = super::without_rowid::WrLayout::of(&t);
+                    let pos = layout.record.iter().position(|&c| c == ci).unwrap_or(0);
+                    let mut recs = Vec::new();
+                    for r in self.store.index_range(
+                        t.root,
+                        &layout.order,
+                        Bound::Unbounded,
+                        Bound::Unbounded,
+                        false,
+                    )? {
+                        recs.push(r?);
+                    }
+                    for mut rec in recs {
+                        if pos < rec.len() {
+                            let pk = rec[..layout.pk.len()].to_vec();
+                            self.store.index_delete(t.root, &pk, &layout.order)?;
+                            rec.remove(pos);
+                            self.store.index_insert(t.root, &rec, &layout.order)?;
+                        }
+                    }
+                    self.schema_changed()?;
+                    return Ok(Vec::new());
+                }
                 // Rewrite every row without the column (rows may be shorter after ADD COLUMN).
                 let mut rows = Vec::new();
                 for r in
@@ -1111,7 +1385,9 @@ fn check_generated(schema: &crate::schema::Schema, t: &Table) -> Result<()> {
         let mut stack = vec![&g.expr];
         while let Some(e) = stack.pop() {
             match e {
-                ast::Expr::Param { .. } => return err("parameters prohibited in generated columns"),
+                ast::Expr::Param { .. } => {
+                    return err("parameters prohibited in generated columns")
+                }
                 ast::Expr::Column {
                     table: None, name, ..
                 } if t.column_index(name).is_none()
@@ -1207,6 +1483,41 @@ fn expr_names_column(e: &ast::Expr, name: &str) -> bool {
 }
 
 /// Removes the `ci`-th column definition from a CREATE TABLE text.
+/// Byte spans of the top-level items (column definitions, then table constraints) inside
+/// the outer parentheses of a CREATE TABLE text.
+fn top_level_items(sql: &str) -> Vec<(usize, usize)> {
+    use crate::parse::lexer::Tok;
+    let mut depth = 0usize;
+    let mut items = Vec::new();
+    let mut item_start = None;
+    for t in &lex_all(sql) {
+        match t.tok {
+            Tok::LParen => {
+                depth += 1;
+                if depth == 1 {
+                    item_start = Some(t.end);
+                }
+            }
+            Tok::RParen => {
+                if depth == 1 {
+                    if let Some(s) = item_start {
+                        items.push((s, t.start));
+                    }
+                }
+                depth = depth.saturating_sub(1);
+            }
+            Tok::Comma if depth == 1 => {
+                if let Some(s) = item_start {
+                    items.push((s, t.start));
+                }
+                item_start = Some(t.end);
+            }
+            _ => {}
+        }
+    }
+    items
+}
+
 fn drop_column_in_sql(sql: &str, ci: usize) -> Option<String> {
     use crate::parse::lexer::Tok;
     let toks = lex_all(sql);

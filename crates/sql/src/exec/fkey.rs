@@ -296,14 +296,9 @@ impl Engine<'_> {
         if !self.fk_on() {
             return Ok(());
         }
-        let Written::Row(rowid) = written else {
+        let Some(row) = self.written_row(t, written)? else {
             return Ok(());
         };
-        let Some(stored) = self.store.table_get(t.root, *rowid)? else {
-            return Ok(());
-        };
-        let defaults = self.exec().column_defaults(t);
-        let row = self.exec().table_row(t, *rowid, stored, &defaults)?;
         if let Some(o) = old {
             self.fk_parent_changed(t, o, Some(&row))?;
         }

@@ -155,7 +155,9 @@ impl Store for MemStore {
     fn index_delete(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<bool> {
         let mut st = self.state.borrow_mut();
         let idx = st.indexes.get_mut(&root).ok_or_else(|| missing(root))?;
-        match idx.binary_search_by(|a| full_compare(order, a, key)) {
+        // Like storage, the entry comparing equal over the probe's fields: a WITHOUT ROWID
+        // row is deleted by its PRIMARY KEY alone.
+        match idx.binary_search_by(|a| order.compare(a, key)) {
             Ok(p) => {
                 idx.remove(p);
                 Ok(true)

@@ -48,6 +48,7 @@ pub fn column_names(name: &str, has_value: bool) -> Vec<String> {
         ]),
         "index_list" => v(&["seq", "name", "unique", "origin", "partial"]),
         "index_info" => v(&["seqno", "cid", "name"]),
+        "index_xinfo" => v(&["seqno", "cid", "name", "desc", "coll", "key"]),
         "database_list" => v(&["seq", "name", "file"]),
         "table_list" => v(&["schema", "name", "type", "ncol", "wr", "strict"]),
         "integrity_check" | "quick_check" => v(&[key(name).as_str()]),
@@ -122,24 +123,59 @@ impl Engine<'_> {
         name: &QualifiedName,
         value: Option<&PragmaValue>,
     ) -> Result<Vec<Row>> {
-        if let Some(s) = &name.schema {
-            if !s.eq_ignore_ascii_case("main") {
-                return Err(SqlError::msg(format!("unknown database {s}")));
-            }
-        }
         let arg = value.map(|v| match v {
             PragmaValue::Assign(e) | PragmaValue::Call(e) => pragma_arg(e),
         });
         let one = |v: Value| Ok(vec![vec![v]]);
-        match key(&name.name).as_str() {
-            "table_info" | "table_xinfo" | "index_list" | "index_info" | "table_list" => {
-                schema_pragma(self.schema, &name.name, arg)
+        if let Some(s) = &name.schema {
+            if !s.eq_ignore_ascii_case("main") && !s.eq_ignore_ascii_case("temp") {
+                let Some((slot, _)) = self.schema.attached_db(s) else {
+                    return Err(SqlError::msg(format!("unknown database {s}")));
+                };
+                let bits = super::store::attached_bits(slot);
+                match key(&name.name).as_str() {
+                    "user_version" => {
+                        return match arg {
+                            Some(v) => {
+                                self.store.set_user_version_in(bits, v.to_i64() as u32)?;
+                                Ok(Vec::new())
+                            }
+                            None => one(Value::Integer(i64::from(
+                                self.store.user_version_in(bits)? as i32,
+                            ))),
+                        };
+                    }
+                    "table_list" => {
+                        let mut rows = schema_pragma(self.schema, "table_list", arg)?;
+                        rows.retain(|r| {
+                            r.first()
+                                .and_then(|v| v.to_text())
+                                .is_some_and(|t| t.eq_ignore_ascii_case(s))
+                        });
+                        return Ok(rows);
+                    }
+                    "schema_version" if arg.is_none() => {
+                        return one(Value::Integer(i64::from(
+                            self.store.schema_cookie_in(bits)?,
+                        )));
+                    }
+                    "table_info" | "table_xinfo" | "index_list" | "index_info" | "index_xinfo"
+                    | "integrity_check" | "quick_check" => {
+                        // Answered from the attached database's own schema.
+                        let unqualified = QualifiedName {
+                            schema: None,
+                            name: name.name.clone(),
+                        };
+                        return self.in_attached(slot, |e| e.pragma(&unqualified, value));
+                    }
+                    _ => {}
+                }
             }
-            "database_list" => Ok(vec![vec![
-                Value::Integer(0),
-                Value::text("main"),
-                Value::text(""),
-            ]]),
+        }
+        match key(&name.name).as_str() {
+            "table_info" | "table_xinfo" | "index_list" | "index_info" | "index_xinfo"
+            | "table_list" => schema_pragma(self.schema, &name.name, arg),
+            "database_list" => Ok(database_list(self.schema)),
             "user_version" => match arg {
                 Some(v) => {
                     self.store.set_user_version(v.to_i64() as u32)?;
@@ -253,6 +289,7 @@ impl Engine<'_> {
         tables.sort_by(|a, b| a.name.cmp(&b.name));
         for t in tables {
             if t.without_rowid {
+                self.integrity_problems_wr(&t, &mut out)?;
                 continue;
             }
             let defaults = exec.column_defaults(&t);
@@ -318,6 +355,157 @@ impl Engine<'_> {
         }
         Ok(out)
     }
+}
+
+impl Engine<'_> {
+    /// `integrity_problems` for a WITHOUT ROWID table: NOT NULL columns, and each secondary
+    /// index holding exactly one entry (terms, then the PRIMARY KEY suffix) per row.
+    fn integrity_problems_wr(
+        &self,
+        t: &std::sync::Arc<crate::schema::Table>,
+        out: &mut Vec<String>,
+    ) -> Result<()> {
+        let exec = self.exec();
+        let ixs: Vec<_> = self
+            .schema
+            .table_indexes(t)
+            .into_iter()
+            .filter(|ix| ix.root != t.root && ix.root != 0)
+            .collect();
+        let mut ix_exprs = Vec::new();
+        for ix in &ixs {
+            let mut b = crate::plan::Binder::new(self.schema);
+            ix_exprs.push(super::dml::bind_index_exprs(&mut b, t, ix)?);
+        }
+        let mut nrows = 0usize;
+        for r in exec.table_rows(t, exec.column_defaults(t))? {
+            let full = r?;
+            nrows += 1;
+            for (i, c) in t.columns.iter().enumerate() {
+                if c.not_null.is_some() && full[i].is_null() {
+                    out.push(format!("NULL value in {}.{}", t.name, c.name));
+                }
+            }
+            for (ix, exprs) in ixs.iter().zip(&ix_exprs) {
+                if ix.partial.is_some() {
+                    continue;
+                }
+                let vals = &full[..t.columns.len()];
+                let k = super::without_rowid::index_key_wr(&exec, t, ix, exprs, vals)?;
+                let order = super::without_rowid::key_order_for(t, ix);
+                let found = self
+                    .store
+                    .index_range(
+                        ix.root,
+                        &order,
+                        Bound::Included(k.clone()),
+                        Bound::Included(k),
+                        false,
+                    )?
+                    .next()
+                    .is_some();
+                if !found {
+                    out.push(format!("row {nrows} missing from index {}", ix.name));
+                }
+            }
+        }
+        for ix in &ixs {
+            if ix.partial.is_some() {
+                continue;
+            }
+            let order = super::without_rowid::key_order_for(t, ix);
+            let n = self
+                .store
+                .index_range(ix.root, &order, Bound::Unbounded, Bound::Unbounded, false)?
+                .count();
+            if n != nrows {
+                out.push(format!("wrong # of entries in index {}", ix.name));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `PRAGMA database_list` (seq, name, file): main, temp once SQLite would have opened it
+/// (`Schema::temp_shown`), then the
+/// attached databases numbered from 2 in attach order, as SQLite numbers them.
+pub fn database_list(schema: &crate::schema::Schema) -> Vec<Row> {
+    let mut out = vec![vec![
+        Value::Integer(0),
+        Value::text("main"),
+        Value::text(schema.main_file.as_str()),
+    ]];
+    let bit = crate::exec::store::TEMP_ROOT_BIT;
+    if schema.temp_shown.get()
+        || !schema.temp_views.is_empty()
+        || schema.tables.values().any(|t| t.root & bit != 0)
+    {
+        out.push(vec![
+            Value::Integer(1),
+            Value::text("temp"),
+            Value::text(""),
+        ]);
+    }
+    for (i, a) in schema.attached.iter().enumerate() {
+        out.push(vec![
+            Value::Integer(i as i64 + 2),
+            Value::text(a.name.as_str()),
+            Value::text(a.file.as_str()),
+        ]);
+    }
+    out
+}
+
+/// The HIDDEN columns of a pragma used as a table-valued function: its argument and its
+/// schema, as SQLite's pragma virtual table declares them (PragFlg_Result1, SchemaOpt).
+pub fn function_hidden_columns(pragma: &str) -> &'static [&'static str] {
+    match pragma {
+        "table_info" | "table_xinfo" | "index_list" | "index_info" | "index_xinfo" => {
+            &["arg", "schema"]
+        }
+        "table_list" => &["arg"],
+        _ => &[],
+    }
+}
+
+/// `pragma_x(arg, schema)` rows: the pragma over the named database (the whole search
+/// order when no schema is given), each row followed by its hidden arg and schema values.
+pub fn function_rows(
+    schema: &crate::schema::Schema,
+    pragma: &str,
+    args: &[Value],
+) -> Result<Vec<Row>> {
+    let arg = args.first().cloned();
+    let db = args.get(1).cloned().unwrap_or(Value::Null);
+    let target = match &db {
+        Value::Null => schema,
+        v => {
+            let name = v.to_text_or_empty();
+            if name.eq_ignore_ascii_case("main") || name.eq_ignore_ascii_case("temp") {
+                schema
+            } else {
+                match schema.attached_db(&name) {
+                    Some((_, a)) => &a.schema,
+                    None => return Err(SqlError::msg(format!("unknown database '{name}'"))),
+                }
+            }
+        }
+    };
+    let mut rows = if pragma == "database_list" {
+        database_list(schema)
+    } else {
+        schema_pragma(target, pragma, arg.clone())?
+    };
+    let hidden = function_hidden_columns(pragma);
+    for r in &mut rows {
+        for h in hidden {
+            r.push(match *h {
+                "arg" => arg.clone().unwrap_or(Value::Null),
+                _ => db.clone(),
+            });
+        }
+    }
+    Ok(rows)
 }
 
 /// The pragmas answered from the schema alone (also usable as table-valued functions,
@@ -438,6 +626,67 @@ pub fn schema_pragma(
                 })
                 .collect())
         }
+        "index_xinfo" => {
+            let Some(iname) = arg else {
+                return Ok(Vec::new());
+            };
+            let Some(ix) = schema.indexes.get(&key(&iname.to_text_or_empty())).cloned() else {
+                return Ok(Vec::new());
+            };
+            let Some(t) = schema.table(&ix.table).cloned() else {
+                return Ok(Vec::new());
+            };
+            let coll_name = |c: crate::collation::Collation| Value::text(c.name());
+            let col_name = |c: Option<usize>| match c {
+                Some(ci) => Value::text(t.columns[ci].name.as_str()),
+                None => Value::Null,
+            };
+            let mut out = Vec::new();
+            for c in &ix.columns {
+                let cid = match c.column {
+                    Some(ci) => ci as i64,
+                    None if c.expr.is_some() => -2,
+                    None => -1,
+                };
+                out.push((cid, col_name(c.column), c.desc, coll_name(c.collation), 1));
+            }
+            // The auxiliary columns: the rowid, or for a WITHOUT ROWID table the rest of
+            // its record (the PRIMARY KEY's own tree) or the PRIMARY KEY suffix.
+            if !t.without_rowid {
+                out.push((-1, Value::Null, false, Value::text("BINARY"), 0));
+            } else if ix.root == t.root {
+                let layout = super::without_rowid::WrLayout::of(&t);
+                // SQLite lists them with BINARY, whatever their declared collation.
+                for &ci in &layout.record[layout.pk.len()..] {
+                    out.push((
+                        ci as i64,
+                        col_name(Some(ci)),
+                        false,
+                        Value::text("BINARY"),
+                        0,
+                    ));
+                }
+            } else {
+                for c in super::without_rowid::index_suffix(&t, &ix) {
+                    let cid = c.column.map_or(-1, |ci| ci as i64);
+                    out.push((cid, col_name(c.column), c.desc, coll_name(c.collation), 0));
+                }
+            }
+            Ok(out
+                .into_iter()
+                .enumerate()
+                .map(|(i, (cid, name, desc, coll, k))| {
+                    vec![
+                        Value::Integer(i as i64),
+                        Value::Integer(cid),
+                        name,
+                        Value::Integer(i64::from(desc)),
+                        coll,
+                        Value::Integer(k),
+                    ]
+                })
+                .collect())
+        }
         "table_list" => {
             let bit = crate::exec::store::TEMP_ROOT_BIT;
             let mut out = Vec::new();
@@ -508,6 +757,15 @@ pub fn schema_pragma(
                     Value::Integer(0),
                     Value::Integer(0),
                 ]);
+            }
+            // Then each attached database's objects, under its schema name.
+            for a in &schema.attached {
+                let mut rows = schema_pragma(&a.schema, name, arg.clone())?;
+                rows.retain(|r| r.get(1) != Some(&Value::text("sqlite_temp_schema")));
+                for r in &mut rows {
+                    r[0] = Value::text(a.name.as_str());
+                }
+                out.extend(rows);
             }
             Ok(out)
         }

@@ -15,6 +15,7 @@ use crate::collation::Collation;
 use crate::value::{Result, Value};
 use std::cmp::Ordering;
 use std::ops::Bound;
+use std::sync::Arc;
 
 pub type Row = Vec<Value>;
 
@@ -62,6 +63,25 @@ pub trait Store {
         reverse: bool,
     ) -> Result<RowIter>;
     fn table_get(&self, root: u32, rowid: i64) -> Result<Option<Row>>;
+    /// Like `table_range`, but only the columns flagged in `needed` must hold their stored
+    /// values: the others may read as NULL, and a row may end after its last needed column
+    /// (callers pad short rows). Columns past the end of `needed` are not needed.
+    fn table_range_cols(
+        &self,
+        root: u32,
+        lo: Bound<i64>,
+        hi: Bound<i64>,
+        reverse: bool,
+        needed: Arc<[bool]>,
+    ) -> Result<RowIter> {
+        let _ = needed;
+        self.table_range(root, lo, hi, reverse)
+    }
+    /// Like `table_get`, decoding only the `needed` columns (as `table_range_cols`).
+    fn table_get_cols(&self, root: u32, rowid: i64, needed: &[bool]) -> Result<Option<Row>> {
+        let _ = needed;
+        self.table_get(root, rowid)
+    }
     fn table_max_rowid(&self, root: u32) -> Result<Option<i64>>;
     /// Inserts or replaces the row with this rowid.
     fn table_insert(&self, root: u32, rowid: i64, row: &[Value]) -> Result<()>;
@@ -103,22 +123,113 @@ pub trait Store {
             "TEMP objects are not available on this connection",
         ))
     }
+
+    /// A new B-tree in the database whose root bits are `db` (`db_bits`): 0 is main, an
+    /// attached database's bits route to it. The returned root carries `db`.
+    fn create_btree_in(&self, db: u32, index: bool) -> Result<u32> {
+        match (db, index) {
+            (0, false) => self.create_table_btree(),
+            (0, true) => self.create_index_btree(),
+            _ => Err(no_database(db)),
+        }
+    }
+    /// The schema cookie of the database whose root bits are `db`.
+    fn schema_cookie_in(&self, db: u32) -> Result<u32> {
+        if db == 0 {
+            self.schema_cookie()
+        } else {
+            Err(no_database(db))
+        }
+    }
+    fn set_schema_cookie_in(&self, db: u32, v: u32) -> Result<()> {
+        if db == 0 {
+            self.set_schema_cookie(v)
+        } else {
+            Err(no_database(db))
+        }
+    }
+    fn user_version_in(&self, db: u32) -> Result<u32> {
+        if db == 0 {
+            self.user_version()
+        } else {
+            Err(no_database(db))
+        }
+    }
+    fn set_user_version_in(&self, db: u32, v: u32) -> Result<()> {
+        if db == 0 {
+            self.set_user_version(v)
+        } else {
+            Err(no_database(db))
+        }
+    }
+}
+
+fn no_database(db: u32) -> crate::value::SqlError {
+    crate::value::SqlError::msg(format!(
+        "internal error: no attached database for root bits {db:#x}"
+    ))
 }
 
 /// Marks a root page as belonging to the temp database. SQLite page numbers stay far below
 /// 2^31 for any database this engine can address, so the bit is free.
 pub const TEMP_ROOT_BIT: u32 = 0x8000_0000;
 
-/// Routes each tree operation to the main or the temp database by the root's temp bit;
-/// header fields and savepoints are the main database's (the connection coordinates the
-/// temp database's own savepoints).
+/// Marks a root page as belonging to an attached database (lang_attach.html): bits 27..30
+/// hold the database's attach slot plus one (1..=10), so at most `ATTACHED_MAX` databases
+/// are attached and an attached database's own root pages must stay below 2^27
+/// (`ATTACHED_ROOT_MAX`; 512 GiB at 4 KiB pages). Slots follow attach order and are
+/// renumbered on DETACH, which reloads the schema and so drops every plan holding roots.
+pub const ATTACHED_SHIFT: u32 = 27;
+pub const ATTACHED_MASK: u32 = 0x7800_0000;
+pub const ATTACHED_MAX: usize = 10;
+pub const ATTACHED_ROOT_MAX: u32 = 1 << ATTACHED_SHIFT;
+
+/// The root bits of attach slot `slot` (0-based, attach order).
+pub fn attached_bits(slot: usize) -> u32 {
+    ((slot as u32 + 1) << ATTACHED_SHIFT) & ATTACHED_MASK
+}
+
+/// The attach slot of a root, None for main and temp roots.
+pub fn attached_slot(root: u32) -> Option<usize> {
+    if root & TEMP_ROOT_BIT != 0 {
+        return None;
+    }
+    match (root & ATTACHED_MASK) >> ATTACHED_SHIFT {
+        0 => None,
+        n => Some(n as usize - 1),
+    }
+}
+
+/// The database bits of a root: 0 (main), `TEMP_ROOT_BIT` or an attached slot's bits.
+pub fn db_bits(root: u32) -> u32 {
+    if root & TEMP_ROOT_BIT != 0 {
+        TEMP_ROOT_BIT
+    } else {
+        root & ATTACHED_MASK
+    }
+}
+
+/// Routes each tree operation to the main, the temp or an attached database by the root's
+/// database bits; header fields and savepoints are the main database's (the connection
+/// coordinates the temp and attached databases' own savepoints).
 pub struct RoutedStore<'a> {
     pub main: &'a dyn Store,
     pub temp: Option<&'a dyn Store>,
+    /// Attached databases in attach order (slot i has `attached_bits(i)`).
+    pub attached: Vec<&'a dyn Store>,
 }
 
 impl RoutedStore<'_> {
+    fn attached_store(&self, db: u32) -> Result<&dyn Store> {
+        attached_slot(db)
+            .and_then(|i| self.attached.get(i).copied())
+            .ok_or_else(|| no_database(db))
+    }
+
     fn pick(&self, root: u32) -> Result<(&dyn Store, u32)> {
+        if root & TEMP_ROOT_BIT == 0 && root & ATTACHED_MASK != 0 {
+            return Ok((self.attached_store(root)?, root & !ATTACHED_MASK));
+        }
         if root & TEMP_ROOT_BIT != 0 {
             match self.temp {
                 Some(t) => Ok((t, root & !TEMP_ROOT_BIT)),
@@ -160,6 +271,21 @@ impl Store for RoutedStore<'_> {
     fn table_get(&self, root: u32, rowid: i64) -> Result<Option<Row>> {
         let (s, r) = self.pick(root)?;
         s.table_get(r, rowid)
+    }
+    fn table_range_cols(
+        &self,
+        root: u32,
+        lo: Bound<i64>,
+        hi: Bound<i64>,
+        reverse: bool,
+        needed: Arc<[bool]>,
+    ) -> Result<RowIter> {
+        let (s, r) = self.pick(root)?;
+        s.table_range_cols(r, lo, hi, reverse, needed)
+    }
+    fn table_get_cols(&self, root: u32, rowid: i64, needed: &[bool]) -> Result<Option<Row>> {
+        let (s, r) = self.pick(root)?;
+        s.table_get_cols(r, rowid, needed)
     }
     fn table_max_rowid(&self, root: u32) -> Result<Option<i64>> {
         let (s, r) = self.pick(root)?;
@@ -231,6 +357,51 @@ impl Store for RoutedStore<'_> {
                 "TEMP objects are not available on this connection",
             )),
         }
+    }
+    fn create_btree_in(&self, db: u32, index: bool) -> Result<u32> {
+        if db == 0 {
+            return if index {
+                self.main.create_index_btree()
+            } else {
+                self.main.create_table_btree()
+            };
+        }
+        let s = self.attached_store(db)?;
+        let root = if index {
+            s.create_index_btree()?
+        } else {
+            s.create_table_btree()?
+        };
+        if root >= ATTACHED_ROOT_MAX {
+            return Err(crate::value::SqlError::msg(
+                "attached database too large: parlite addresses root pages below 2^27",
+            ));
+        }
+        Ok(root | db)
+    }
+    fn schema_cookie_in(&self, db: u32) -> Result<u32> {
+        if db == 0 {
+            return self.main.schema_cookie();
+        }
+        self.attached_store(db)?.schema_cookie()
+    }
+    fn set_schema_cookie_in(&self, db: u32, v: u32) -> Result<()> {
+        if db == 0 {
+            return self.main.set_schema_cookie(v);
+        }
+        self.attached_store(db)?.set_schema_cookie(v)
+    }
+    fn user_version_in(&self, db: u32) -> Result<u32> {
+        if db == 0 {
+            return self.main.user_version();
+        }
+        self.attached_store(db)?.user_version()
+    }
+    fn set_user_version_in(&self, db: u32, v: u32) -> Result<()> {
+        if db == 0 {
+            return self.main.set_user_version(v);
+        }
+        self.attached_store(db)?.set_user_version(v)
     }
 }
 

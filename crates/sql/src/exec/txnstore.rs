@@ -75,6 +75,35 @@ pub fn decode(rec: &[u8]) -> Result<Row> {
     Ok(row)
 }
 
+/// Decodes the columns flagged in `needed` and stops after the last of them; the columns
+/// skipped before it read as NULL (no TEXT/BLOB allocation for them).
+pub fn decode_cols(rec: &[u8], needed: &[bool]) -> Result<Row> {
+    let Some(last) = needed.iter().rposition(|b| *b) else {
+        return Ok(Vec::new());
+    };
+    let mut it = record::FieldIter::new(rec)?;
+    // Room for the unneeded tail and the rowid the executor appends (no regrowth).
+    let mut row = Vec::with_capacity(needed.len() + 1);
+    for want in &needed[..=last] {
+        let Some(r) = it.next_field() else {
+            break;
+        };
+        let r = r?;
+        row.push(if !*want {
+            Value::Null
+        } else {
+            match r {
+                ValueRef::Null => Value::Null,
+                ValueRef::Integer(i) => Value::Integer(i),
+                ValueRef::Real(x) => Value::real(x),
+                ValueRef::Text(b) => Value::text_from_bytes(b),
+                ValueRef::Blob(b) => Value::blob(b.to_vec()),
+            }
+        });
+    }
+    Ok(row)
+}
+
 /// Scans reuse `buf` for each row's record bytes instead of allocating a fresh `Vec`
 /// per row (`Cursor::record_into`).
 struct TableIter {
@@ -85,6 +114,8 @@ struct TableIter {
     hi: Bound<i64>,
     reverse: bool,
     done: bool,
+    /// Columns to decode (`decode_cols`); `None`: all.
+    needed: Option<Arc<[bool]>>,
 }
 
 impl TableIter {
@@ -135,7 +166,11 @@ impl TableIter {
             return Ok(None);
         }
         self.cur.record_into(&mut self.buf)?;
-        Ok(Some((rowid, decode(&self.buf)?)))
+        let row = match &self.needed {
+            Some(n) => decode_cols(&self.buf, n)?,
+            None => decode(&self.buf)?,
+        };
+        Ok(Some((rowid, row)))
     }
 }
 
@@ -252,12 +287,41 @@ impl Store for TxnStore {
             hi,
             reverse,
             done: false,
+            needed: None,
         }))
     }
     fn table_get(&self, root: u32, rowid: i64) -> Result<Option<Row>> {
         let mut cur = self.txn.cursor(PageNo(root), BtreeKind::Table, None)?;
         if cur.seek_rowid(rowid, SeekOp::Eq)? && cur.valid() {
             Ok(Some(decode(&cur.record()?)?))
+        } else {
+            Ok(None)
+        }
+    }
+    fn table_range_cols(
+        &self,
+        root: u32,
+        lo: Bound<i64>,
+        hi: Bound<i64>,
+        reverse: bool,
+        needed: Arc<[bool]>,
+    ) -> Result<RowIter> {
+        let cur = self.txn.cursor(PageNo(root), BtreeKind::Table, None)?;
+        Ok(Box::new(TableIter {
+            cur,
+            buf: Vec::new(),
+            started: false,
+            lo,
+            hi,
+            reverse,
+            done: false,
+            needed: Some(needed),
+        }))
+    }
+    fn table_get_cols(&self, root: u32, rowid: i64, needed: &[bool]) -> Result<Option<Row>> {
+        let mut cur = self.txn.cursor(PageNo(root), BtreeKind::Table, None)?;
+        if cur.seek_rowid(rowid, SeekOp::Eq)? && cur.valid() {
+            Ok(Some(decode_cols(&cur.record()?, needed)?))
         } else {
             Ok(None)
         }

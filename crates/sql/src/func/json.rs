@@ -35,7 +35,7 @@ pub const JSON_MAX_DEPTH: usize = 1000;
 /// How a string literal was written (SQLite's JSONB text node types): it decides both
 /// how the string is rendered back as JSON and how it is unescaped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum StrKind {
+pub(super) enum StrKind {
     /// No escapes.
     Text,
     /// Standard JSON escapes.
@@ -47,7 +47,7 @@ enum StrKind {
 /// How a number was written: standard JSON, or JSON5 (hex integers; floats with a bare
 /// leading or trailing decimal point).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum NumKind {
+pub(super) enum NumKind {
     Int,
     Int5,
     Float,
@@ -55,7 +55,7 @@ enum NumKind {
 }
 
 #[derive(Debug, Clone)]
-enum Node {
+pub(super) enum Node {
     Null,
     True,
     False,
@@ -611,7 +611,7 @@ fn parse_checked(z: &[u8]) -> Option<(Node, bool)> {
 }
 
 /// The JSON argument of a function: text (or a number's text) parsed; NULL → None.
-fn json_arg(v: &Value) -> Result<Option<Node>> {
+pub(super) fn json_arg(v: &Value) -> Result<Option<Node>> {
     match v {
         Value::Null => Ok(None),
         Value::Blob(_) => Err(malformed()),
@@ -775,7 +775,7 @@ fn rendered(n: &Node) -> String {
 
 /// Decodes a string literal's escapes (`jsonUnescapeOneChar`, JSON5 escapes included).
 /// Code points SQLite would emit as invalid UTF-8 (lone surrogates) become U+FFFD.
-fn unescape(raw: &str) -> String {
+pub(super) fn unescape(raw: &str) -> String {
     if !raw.contains('\\') {
         return raw.to_string();
     }
@@ -868,7 +868,7 @@ fn unescape(raw: &str) -> String {
 }
 
 /// The SQL value of a JSON node (`jsonReturnFromBlob`).
-fn to_sql(n: &Node) -> Result<Value> {
+pub(super) fn to_sql(n: &Node) -> Result<Value> {
     Ok(match n {
         Node::Null => Value::Null,
         Node::True => Value::Integer(1),
@@ -934,7 +934,7 @@ fn dec_or_hex_to_i64(z: &str) -> (i64, i32) {
     (v, p.code().max(0))
 }
 
-fn type_name(n: &Node) -> &'static str {
+pub(super) fn type_name(n: &Node) -> &'static str {
     match n {
         Node::Null => "null",
         Node::True => "true",
@@ -948,7 +948,7 @@ fn type_name(n: &Node) -> &'static str {
 }
 
 /// The decoded text of an object key.
-fn key_text(k: &Node) -> String {
+pub(super) fn key_text(k: &Node) -> String {
     match k {
         Node::Str(StrKind::Text, raw) => raw.clone(),
         Node::Str(_, raw) => unescape(raw),
@@ -1054,7 +1054,7 @@ fn bad_path(path: &str) -> SqlError {
 }
 
 /// Resolves a full path argument (`$...`) against a document.
-fn resolve<'a>(doc: &'a Node, path: &str) -> Result<Option<&'a Node>> {
+pub(super) fn resolve<'a>(doc: &'a Node, path: &str) -> Result<Option<&'a Node>> {
     let Some(rest) = path.strip_prefix('$') else {
         return Err(bad_path(path));
     };

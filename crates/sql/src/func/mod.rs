@@ -23,6 +23,7 @@
 pub mod aggregate;
 pub mod datetime;
 pub mod json;
+pub mod json_table;
 pub mod like;
 pub mod math;
 pub mod printf;

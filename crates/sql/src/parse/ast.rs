@@ -507,6 +507,8 @@ pub struct CreateTrigger {
     pub time: Option<TriggerTime>,
     pub event: TriggerEvent,
     pub table: String,
+    /// The schema named in `ON schema.table`, if any.
+    pub table_schema: Option<String>,
     pub for_each_row: bool,
     pub when: Option<Expr>,
     pub body: Vec<Stmt>,

@@ -1857,9 +1857,9 @@ impl<'a> Parser<'a> {
             return self.syntax_error();
         };
         self.expect_kw("ON")?;
-        let table = {
+        let (table, table_schema) = {
             let (q, _) = self.qualified_name()?;
-            q.name
+            (q.name, q.schema)
         };
         let for_each_row = if self.eat_kw("FOR") {
             self.expect_kw("EACH")?;
@@ -1908,6 +1908,7 @@ impl<'a> Parser<'a> {
             time,
             event,
             table,
+            table_schema,
             for_each_row,
             when,
             body,

@@ -49,7 +49,7 @@ impl Binder<'_> {
                                 } else if tab
                                     .indexes
                                     .iter()
-                                    .filter_map(|i| self.schema.indexes.get(i))
+                                    .filter_map(|i| self.schema.index_of(tab, i))
                                     .any(|ix| {
                                         ix.columns.first().and_then(|ic| ic.column) == Some(c)
                                     })
@@ -97,9 +97,6 @@ impl Binder<'_> {
             let SourceKind::Table(tab) = &sources[i].kind else {
                 continue;
             };
-            if tab.without_rowid {
-                continue;
-            }
             let tab = tab.clone();
             let terms: Vec<CExpr> = match sources[i].join {
                 JoinType::Inner => filters[i].clone(),
@@ -122,7 +119,7 @@ impl Binder<'_> {
             let mut expr_slot: HashMap<(String, usize), usize> = HashMap::new();
             if start == 0 {
                 for ixname in &tab.indexes {
-                    let Some(ix) = self.schema.indexes.get(ixname) else {
+                    let Some(ix) = self.schema.index_of(&tab, ixname) else {
                         continue;
                     };
                     for (pos, icol) in ix.columns.iter().enumerate() {
@@ -275,7 +272,7 @@ impl Binder<'_> {
             // 2. best index: longest equality prefix, then a range.
             let mut best: Option<(usize, Access)> = None;
             for ixname in &tab.indexes {
-                let Some(ix) = self.schema.indexes.get(ixname) else {
+                let Some(ix) = self.schema.index_of(&tab, ixname) else {
                     continue;
                 };
                 if ix.partial.is_some() || ix.root == 0 {
@@ -481,110 +478,164 @@ fn sources_slice_upto(sources: &[Source], i: usize) -> Vec<Source> {
     sources[..=i].to_vec()
 }
 
-/// Whether `core` produces its rows in `keys` order by its access path alone, so the sort
-/// can be dropped (and a LIMIT can stop the scan early). When it does, the access path is
-/// set to walk in the needed direction.
-///
-/// Only a single table with no grouping, DISTINCT or windows qualifies, walked either in
-/// rowid order (`ORDER BY rowid`) or along an index: after the equality prefix (each with
-/// one value, so the prefix is one contiguous key range), the ORDER BY terms name the next
-/// index columns with the same collation, all in the index direction or all against it,
-/// optionally followed by the rowid once every index column is used. Terms on equality
-/// columns are constant and skipped. NULLs must sort where the key order puts them: first
-/// ascending, last descending (the default).
-pub(crate) fn order_by_satisfied(core: &mut CorePlan, keys: &[SortKey]) -> bool {
-    if keys.is_empty()
-        || core.sources.len() != 1
-        || core.is_agg
-        || core.distinct
-        || !core.windows.is_empty()
-        || core.values.is_some()
-    {
-        return false;
-    }
-    let src = &core.sources[0];
-    let SourceKind::Table(tab) = &src.kind else {
-        return false;
-    };
-    if tab.without_rowid || src.join != JoinType::Inner {
-        return false;
-    }
-    let mut cols = Vec::with_capacity(keys.len());
-    for k in keys {
-        if k.nulls_first == k.desc {
+/// One ORDER BY term as the access path sees it: a column of the only table (by position
+/// in the source), or another expression, kept in its bound form (`{:?}` of the tree) to be
+/// matched against an index's expression terms, tree for tree, as WHERE terms are.
+enum OrderTerm {
+    Col(usize),
+    Expr(String),
+}
+
+impl Binder<'_> {
+    /// Whether `core` produces its rows in `keys` order by its access path alone, so the sort
+    /// can be dropped (and a LIMIT can stop the scan early). When it does, the access path is
+    /// set to walk in the needed direction.
+    ///
+    /// Only a single table with no grouping, DISTINCT or windows qualifies, walked either in
+    /// rowid order (`ORDER BY rowid`) or along an index: after the equality prefix (each with
+    /// one value, so the prefix is one contiguous key range), the ORDER BY terms name the next
+    /// index columns with the same collation, all in the index direction or all against it,
+    /// optionally followed by the rowid once every index column is used. An index term on an
+    /// expression (expridx.html) matches an ORDER BY term that is the same expression tree
+    /// (`ORDER BY substr(c,1,16)` walks `ON t(substr(c,1,16))`). Terms on equality columns
+    /// are constant and skipped. NULLs must sort where the key order puts them: first
+    /// ascending, last descending (the default).
+    pub(crate) fn order_by_satisfied(&self, core: &mut CorePlan, keys: &[SortKey]) -> bool {
+        if keys.is_empty()
+            || core.sources.len() != 1
+            || core.is_agg
+            || core.distinct
+            || !core.windows.is_empty()
+            || core.values.is_some()
+        {
             return false;
         }
-        match core.outputs.get(k.idx) {
-            Some(CExpr::Col { level: 0, idx })
-                if *idx >= src.start && *idx < src.start + src.width =>
-            {
-                cols.push(*idx - src.start)
-            }
-            _ => return false,
+        let src = &core.sources[0];
+        let SourceKind::Table(tab) = &src.kind else {
+            return false;
+        };
+        if src.join != JoinType::Inner {
+            return false;
         }
-    }
-    let (ncols, rowid_alias) = (tab.columns.len(), tab.rowid_alias);
-    let is_rowid = |c: usize| c == ncols || Some(c) == rowid_alias;
-    let access = &mut core.sources[0].access;
-    match access {
-        Access::Scan | Access::RowidRange { .. } => {
-            // The rowid is unique, so terms after it never break a tie.
-            if !is_rowid(cols[0]) {
+        let tab = tab.clone();
+        let mut terms = Vec::with_capacity(keys.len());
+        for k in keys {
+            if k.nulls_first == k.desc {
                 return false;
             }
-            let rev = keys[0].desc;
-            match access {
-                Access::RowidRange { reverse, .. } => *reverse = rev,
-                _ => {
-                    *access = Access::RowidRange {
-                        lo: None,
-                        hi: None,
-                        reverse: rev,
-                    }
+            match core.outputs.get(k.idx) {
+                Some(CExpr::Col { level: 0, idx })
+                    if *idx >= src.start && *idx < src.start + src.width =>
+                {
+                    terms.push(OrderTerm::Col(*idx - src.start))
                 }
+                // Index expressions bind at the table's own positions: only a source that
+                // starts at 0 can match them tree for tree (as in `choose_access`).
+                Some(e) if src.start == 0 && !e.is_constant() => {
+                    terms.push(OrderTerm::Expr(format!("{e:?}")))
+                }
+                _ => return false,
             }
-            true
         }
-        Access::Index {
-            index, eq, reverse, ..
-        } => {
-            if eq.iter().any(|(vals, _)| vals.len() != 1) {
-                return false;
+        let (ncols, rowid_alias) = (tab.columns.len(), tab.rowid_alias);
+        let is_rowid = |t: &OrderTerm| match t {
+            OrderTerm::Col(c) => *c == ncols || Some(*c) == rowid_alias,
+            OrderTerm::Expr(_) => false,
+        };
+        let same = |ic: &crate::schema::IndexColumn, t: &OrderTerm| match (t, &ic.expr) {
+            (OrderTerm::Col(c), None) => ic.column == Some(*c),
+            (OrderTerm::Expr(form), Some(e)) => Binder::new(self.schema)
+                .bind_for_table(&tab, None, e)
+                .is_ok_and(|b| format!("{b:?}") == *form),
+            _ => false,
+        };
+        // A WITHOUT ROWID table's scan is a walk of its PRIMARY KEY: try it as that index.
+        let wr_root = tab.without_rowid.then_some(tab.root);
+        if tab.without_rowid && matches!(core.sources[0].access, Access::Scan) {
+            let pk = crate::exec::without_rowid::primary_key_index(&tab);
+            let order = crate::exec::eval::Exec::key_order(&pk);
+            let saved = std::mem::replace(
+                &mut core.sources[0].access,
+                Access::Index {
+                    index: Arc::new(pk),
+                    order,
+                    eq: Vec::new(),
+                    lo: None,
+                    hi: None,
+                    range_aff: None,
+                    reverse: false,
+                },
+            );
+            if self.order_by_satisfied(core, keys) {
+                return true;
             }
-            let mut pos = eq.len();
-            let mut dir: Option<bool> = None;
-            for (k, &c) in keys.iter().zip(&cols) {
-                let on_eq = index.columns[..eq.len()]
-                    .iter()
-                    .any(|ic| ic.column == Some(c) && ic.collation == k.coll);
-                if on_eq {
-                    continue;
-                }
-                let d = match index.columns.get(pos) {
-                    Some(ic) if ic.column == Some(c) && ic.collation == k.coll => {
-                        pos += 1;
-                        k.desc != ic.desc
-                    }
-                    Some(_) => return false,
-                    None if is_rowid(c) => {
-                        // Index keys end with the rowid, ascending; it is unique, so the
-                        // remaining terms never break a tie.
-                        if dir.is_some_and(|d| d != k.desc) {
-                            return false;
-                        }
-                        dir = Some(k.desc);
-                        break;
-                    }
-                    None => return false,
-                };
-                if dir.is_some_and(|x| x != d) {
+            core.sources[0].access = saved;
+            return false;
+        }
+        let access = &mut core.sources[0].access;
+        match access {
+            Access::Scan | Access::RowidRange { .. } => {
+                // The rowid is unique, so terms after it never break a tie.
+                if !is_rowid(&terms[0]) {
                     return false;
                 }
-                dir = Some(d);
+                let rev = keys[0].desc;
+                match access {
+                    Access::RowidRange { reverse, .. } => *reverse = rev,
+                    _ => {
+                        *access = Access::RowidRange {
+                            lo: None,
+                            hi: None,
+                            reverse: rev,
+                        }
+                    }
+                }
+                true
             }
-            *reverse = dir.unwrap_or(false);
-            true
+            Access::Index {
+                index, eq, reverse, ..
+            } => {
+                if eq.iter().any(|(vals, _)| vals.len() != 1) {
+                    return false;
+                }
+                let mut pos = eq.len();
+                let mut dir: Option<bool> = None;
+                for (k, t) in keys.iter().zip(&terms) {
+                    let on_eq = index.columns[..eq.len()]
+                        .iter()
+                        .any(|ic| ic.collation == k.coll && same(ic, t));
+                    if on_eq {
+                        continue;
+                    }
+                    let d = match index.columns.get(pos) {
+                        Some(ic) if ic.collation == k.coll && same(ic, t) => {
+                            pos += 1;
+                            k.desc != ic.desc
+                        }
+                        Some(_) => return false,
+                        // The PRIMARY KEY of a WITHOUT ROWID table is unique: once all of its
+                        // terms are in order, later terms never break a tie.
+                        None if wr_root == Some(index.root) => break,
+                        None if is_rowid(t) => {
+                            // Index keys end with the rowid, ascending; it is unique, so the
+                            // remaining terms never break a tie.
+                            if dir.is_some_and(|d| d != k.desc) {
+                                return false;
+                            }
+                            dir = Some(k.desc);
+                            break;
+                        }
+                        None => return false,
+                    };
+                    if dir.is_some_and(|x| x != d) {
+                        return false;
+                    }
+                    dir = Some(d);
+                }
+                *reverse = dir.unwrap_or(false);
+                true
+            }
+            _ => false,
         }
-        _ => false,
     }
 }

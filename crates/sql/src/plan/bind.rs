@@ -10,7 +10,6 @@
 //!   levels, then (WHERE/GROUP BY/HAVING/ORDER BY) a result-column alias, then a lone
 //!   double-quoted name is a string literal.
 
-use super::access::order_by_satisfied;
 use super::*;
 use crate::func;
 use crate::parse::ast::{
@@ -52,6 +51,8 @@ pub struct ScopeCol {
     pub coll: Collation,
     /// Not found by unqualified names or `*` (the right side of USING/NATURAL).
     pub using_hidden: bool,
+    /// A HIDDEN column of a table-valued function: found by name, not part of `*`.
+    pub star_hidden: bool,
     pub is_rowid: bool,
     /// For rowid positions: the real table (rowid is only reachable in tables).
     pub table_name: Option<String>,
@@ -170,19 +171,12 @@ impl<'s> Binder<'s> {
                 aff: Some(c.affinity),
                 coll: c.collation,
                 using_hidden: false,
+                star_hidden: false,
                 is_rowid: false,
                 table_name: Some(t.name.clone()),
             });
         }
-        f.cols.push(ScopeCol {
-            name: "rowid".into(),
-            source: sname.clone(),
-            aff: Some(Affinity::Integer),
-            coll: Collation::Binary,
-            using_hidden: true,
-            is_rowid: true,
-            table_name: Some(t.name.clone()),
-        });
+        f.cols.push(rowid_scope_col(t, sname.clone(), true));
         f.sources.push((sname, 0, t.columns.len() + 1));
         self.frames.push(f);
     }
@@ -199,6 +193,7 @@ impl<'s> Binder<'s> {
                     aff: None,
                     coll: Collation::Binary,
                     using_hidden: true,
+                    star_hidden: false,
                     is_rowid: false,
                     table_name: None,
                 });
@@ -210,19 +205,12 @@ impl<'s> Binder<'s> {
                     aff: Some(c.affinity),
                     coll: c.collation,
                     using_hidden: true,
+                    star_hidden: false,
                     is_rowid: false,
                     table_name: Some(t.name.clone()),
                 });
             }
-            f.cols.push(ScopeCol {
-                name: "rowid".into(),
-                source: sname.clone(),
-                aff: Some(Affinity::Integer),
-                coll: Collation::Binary,
-                using_hidden: true,
-                is_rowid: true,
-                table_name: Some(t.name.clone()),
-            });
+            f.cols.push(rowid_scope_col(t, sname.clone(), true));
             f.sources.push((sname, start, t.columns.len() + 1));
         }
     }
@@ -858,7 +846,11 @@ impl<'s> Binder<'s> {
                         .any(|r| r.eq_ignore_ascii_case(name))
                 {
                     for (i, c) in f.cols.iter().enumerate() {
-                        if c.is_rowid && table.map_or(true, |t| c.source == key(t)) {
+                        // A WITHOUT ROWID table's slot has no name: it never matches.
+                        if c.is_rowid
+                            && !c.name.is_empty()
+                            && table.map_or(true, |t| c.source == key(t))
+                        {
                             hits.push(i);
                         }
                     }
@@ -955,7 +947,13 @@ impl<'s> Binder<'s> {
         };
         let r = self.subplan(s);
         if keep_outer {
-            if let Some(t) = saved_top {
+            if let Some(mut t) = saved_top {
+                // What the subquery reads from outside lies beyond the hidden frame too, so
+                // the query holding it is correlated as well (else its results are cached
+                // across outer rows).
+                if r.as_ref().is_ok_and(|sp| sp.correlated) {
+                    t.correlated = true;
+                }
                 self.frames.push(t);
             }
         } else {
@@ -1159,7 +1157,7 @@ impl<'s> Binder<'s> {
             self.order_limit_hint = false;
             // No sort when the scan already yields this order; run_select_capped then
             // stops the scan after LIMIT + OFFSET rows.
-            if !order_by_satisfied(&mut core, &keys) {
+            if !self.order_by_satisfied(&mut core, &keys) {
                 order_by = keys;
             }
             cores.push(core);
@@ -1173,8 +1171,12 @@ impl<'s> Binder<'s> {
                 let outer_frame = self.frames.pop();
                 self.frames.push(Frame::default());
                 let r = self.core(c, &[]);
-                self.frames.pop();
-                if let Some(f) = outer_frame {
+                let core_frame = self.frames.pop();
+                if let Some(mut f) = outer_frame {
+                    // An outer reference of any core makes the whole compound correlated.
+                    if core_frame.is_some_and(|c| c.correlated) {
+                        f.correlated = true;
+                    }
                     self.frames.push(f);
                 }
                 let (core, cols, _) = r?;
@@ -1378,6 +1380,7 @@ impl<'s> Binder<'s> {
                     distinct_colls: Vec::new(),
                     group_colls: Vec::new(),
                     values: Some(out),
+                    needed: Vec::new(),
                 };
                 Ok((plan, columns, keys))
             }
@@ -1440,7 +1443,11 @@ impl<'s> Binder<'s> {
         }
         if sources.len() > 1
             && sources.iter().all(|s| {
-                s.join == JoinType::Inner && !matches!(s.kind, SourceKind::PragmaFn { .. })
+                s.join == JoinType::Inner
+                    && !matches!(
+                        s.kind,
+                        SourceKind::PragmaFn { .. } | SourceKind::JsonFn { .. }
+                    )
             })
         {
             self.reorder_joins(&mut sources, &bound_terms);
@@ -1489,7 +1496,7 @@ impl<'s> Binder<'s> {
                     let mut any = false;
                     let (scope, using_values) = (f.cols.clone(), f.using_values.clone());
                     for (i, c) in scope.iter().enumerate() {
-                        if c.is_rowid || (c.using_hidden && only.is_none()) {
+                        if c.is_rowid || c.star_hidden || (c.using_hidden && only.is_none()) {
                             continue;
                         }
                         if let Some(t) = &only {
@@ -1709,7 +1716,7 @@ impl<'s> Binder<'s> {
             _ => None,
         };
         self.choose_access(&mut sources, &mut filters, order_hint);
-        let plan = CorePlan {
+        let mut plan = CorePlan {
             sources,
             width,
             filters,
@@ -1724,7 +1731,9 @@ impl<'s> Binder<'s> {
             distinct_colls: columns.iter().map(|c| c.coll).collect(),
             group_colls,
             values: None,
+            needed: Vec::new(),
         };
+        plan.needed = super::usage::needed_columns(&plan);
         Ok((plan, columns, keys))
     }
 
@@ -1740,7 +1749,7 @@ impl<'s> Binder<'s> {
                     pos += f.map_or(0, |f| {
                         f.cols
                             .iter()
-                            .filter(|c| !c.is_rowid && !c.using_hidden)
+                            .filter(|c| !c.is_rowid && !c.using_hidden && !c.star_hidden)
                             .count()
                     })
                 }
@@ -1789,7 +1798,7 @@ impl<'s> Binder<'s> {
                         .iter()
                         .cloned()
                         .enumerate()
-                        .filter(|(_, c)| !c.is_rowid && !c.using_hidden)
+                        .filter(|(_, c)| !c.is_rowid && !c.using_hidden && !c.star_hidden)
                         .collect()
                 })
                 .unwrap_or_default();
@@ -1903,12 +1912,15 @@ impl<'s> Binder<'s> {
         let (kind, sname, cols): (SourceKind, String, Vec<ScopeCol>) = match t {
             TableOrSubquery::Table { name, alias, .. } => {
                 let sname = key(alias.as_deref().unwrap_or(&name.name));
+                let k = key(&name.name);
                 if let Some(s) = &name.schema {
-                    if !s.eq_ignore_ascii_case("main") && !s.eq_ignore_ascii_case("temp") {
-                        return err(format!("unknown database {s}"));
+                    if !s.eq_ignore_ascii_case("main")
+                        && !s.eq_ignore_ascii_case("temp")
+                        && self.schema.attached_db(s).is_none()
+                    {
+                        return err(format!("no such table: {s}.{}", name.name));
                     }
                 }
-                let k = key(&name.name);
                 if name.schema.is_none() && self.hidden_ctes.contains(&k) {
                     return err(format!("circular reference: {}", name.name));
                 }
@@ -1962,23 +1974,23 @@ impl<'s> Binder<'s> {
                             aff: Some(c.affinity),
                             coll: c.collation,
                             using_hidden: false,
+                            star_hidden: false,
                             is_rowid: false,
                             table_name: Some(tab.name.clone()),
                         })
                         .collect();
-                    cols.push(ScopeCol {
-                        name: "rowid".into(),
-                        source: sname.clone(),
-                        aff: Some(Affinity::Integer),
-                        coll: Collation::Binary,
-                        using_hidden: false,
-                        is_rowid: true,
-                        table_name: Some(tab.name.clone()),
-                    });
+                    cols.push(rowid_scope_col(&tab, sname.clone(), false));
                     (SourceKind::Table(tab), sname, cols)
-                } else if let Some(v) = self.schema.views.get(&k).cloned() {
+                } else if let Some(v) = self
+                    .schema
+                    .view_in(name.schema.as_deref(), &name.name)
+                    .cloned()
+                {
                     self.view_guard()?;
+                    // A view binds to its own database's objects (lang_attach.html).
+                    let saved_db = self.schema.default_db.replace(self.schema.view_db(&v));
                     let sub = self.detached_subplan(&v.select, false);
+                    self.schema.default_db.set(saved_db);
                     self.view_depth -= 1;
                     let sub = sub?;
                     let cols = sub_cols(&sub, &sname, &v.columns);
@@ -2000,6 +2012,7 @@ impl<'s> Binder<'s> {
                             aff: Some(c.affinity),
                             coll: c.collation,
                             using_hidden: false,
+                            star_hidden: false,
                             is_rowid: false,
                             table_name: Some(name.name.clone()),
                         })
@@ -2010,13 +2023,21 @@ impl<'s> Binder<'s> {
                         aff: Some(Affinity::Integer),
                         coll: Collation::Binary,
                         using_hidden: false,
+                        star_hidden: false,
                         is_rowid: true,
                         table_name: Some(name.name.clone()),
                     });
-                    let kind = if temp {
-                        SourceKind::TempSchema
-                    } else {
-                        SourceKind::Schema
+                    let attached = name
+                        .schema
+                        .as_deref()
+                        .and_then(|s| self.schema.attached_db(s))
+                        .map(|(slot, _)| slot);
+                    let kind = match attached {
+                        Some(slot) if !temp => {
+                            SourceKind::AttachedSchema(1 | crate::exec::store::attached_bits(slot))
+                        }
+                        _ if temp => SourceKind::TempSchema,
+                        _ => SourceKind::Schema,
                     };
                     (kind, sname, cols)
                 } else {
@@ -2045,6 +2066,37 @@ impl<'s> Binder<'s> {
                 let cols = sub_cols(&sub, &sname, &[]);
                 (SourceKind::Subquery(Rc::new(sub)), sname, cols)
             }
+            TableOrSubquery::TableFunction { name, args, alias }
+                if ["json_each", "json_tree"]
+                    .iter()
+                    .any(|f| f.eq_ignore_ascii_case(&name.name)) =>
+            {
+                // Arguments may name earlier sources (`FROM t, json_each(t.doc)`).
+                let mut bound = Vec::with_capacity(args.len());
+                for a in args {
+                    bound.push(self.expr(a)?.e);
+                }
+                let sname = key(alias.as_deref().unwrap_or(&name.name));
+                let cols = crate::func::json_table::COLUMNS
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| ScopeCol {
+                        name: n.to_string(),
+                        source: sname.clone(),
+                        aff: None,
+                        coll: Collation::Binary,
+                        using_hidden: false,
+                        star_hidden: i >= crate::func::json_table::HIDDEN_FROM,
+                        is_rowid: false,
+                        table_name: None,
+                    })
+                    .collect();
+                let kind = SourceKind::JsonFn {
+                    recursive: key(&name.name) == "json_tree",
+                    args: bound,
+                };
+                (kind, sname, cols)
+            }
             TableOrSubquery::TableFunction { name, args, alias } => {
                 let k = key(&name.name);
                 let Some(pragma) = k.strip_prefix("pragma_") else {
@@ -2054,42 +2106,61 @@ impl<'s> Binder<'s> {
                 if names.is_empty()
                     || !matches!(
                         pragma,
-                        "table_info" | "table_xinfo" | "index_list" | "index_info" | "table_list"
+                        "table_info"
+                            | "table_xinfo"
+                            | "index_list"
+                            | "index_info"
+                            | "index_xinfo"
+                            | "table_list"
+                            | "database_list"
                     )
                 {
                     return err(format!("no such table-valued function: {}", name.name));
                 }
+                let hidden = crate::exec::pragma::function_hidden_columns(pragma);
+                if args.len() > hidden.len() {
+                    return err(format!(
+                        "too many arguments on {} - max {}",
+                        name.name,
+                        hidden.len()
+                    ));
+                }
                 let sname = key(alias.as_deref().unwrap_or(&name.name));
-                let constant = match args.first() {
-                    Some(Expr::Literal(l)) => Some(Some(literal_value(l))),
-                    None => Some(None),
-                    Some(_) => None,
-                };
-                let kind = match constant {
-                    Some(arg) => SourceKind::Rows(Rc::new(crate::exec::pragma::schema_pragma(
-                        self.schema,
-                        pragma,
-                        arg,
-                    )?)),
-                    None => {
-                        let arg = match args.first() {
-                            Some(a) => self.expr(a)?.e,
-                            None => CExpr::Lit(Value::Null),
-                        };
-                        SourceKind::PragmaFn {
-                            pragma: pragma.to_string(),
-                            arg,
+                let constants: Option<Vec<Value>> = args
+                    .iter()
+                    .map(|a| match a {
+                        Expr::Literal(l) => Some(literal_value(l)),
+                        _ => None,
+                    })
+                    .collect();
+                let kind =
+                    match constants {
+                        Some(vals) => SourceKind::Rows(Rc::new(
+                            crate::exec::pragma::function_rows(self.schema, pragma, &vals)?,
+                        )),
+                        None => {
+                            // Arguments may name earlier sources: evaluated per outer row.
+                            let mut bound = Vec::with_capacity(args.len());
+                            for a in args {
+                                bound.push(self.expr(a)?.e);
+                            }
+                            SourceKind::PragmaFn {
+                                pragma: pragma.to_string(),
+                                args: bound,
+                            }
                         }
-                    }
-                };
+                    };
                 let cols = names
                     .iter()
-                    .map(|n| ScopeCol {
-                        name: n.clone(),
+                    .map(|n| (n.as_str(), false))
+                    .chain(hidden.iter().map(|n| (*n, true)))
+                    .map(|(n, star_hidden)| ScopeCol {
+                        name: n.to_string(),
                         source: sname.clone(),
                         aff: None,
                         coll: Collation::Binary,
                         using_hidden: false,
+                        star_hidden,
                         is_rowid: false,
                         table_name: None,
                     })
@@ -2151,6 +2222,7 @@ fn out_cols_to_scope(cols: &[OutCol], sname: &str) -> Vec<ScopeCol> {
             aff: c.aff,
             coll: c.coll,
             using_hidden: false,
+            star_hidden: false,
             is_rowid: false,
             table_name: c.origin.as_ref().map(|o| o.0.clone()),
         })
@@ -2182,6 +2254,7 @@ fn sub_cols(sub: &SubPlan, sname: &str, names: &[String]) -> Vec<ScopeCol> {
             aff: c.aff,
             coll: c.coll,
             using_hidden: false,
+            star_hidden: false,
             is_rowid: false,
             table_name: c.origin.as_ref().map(|o| o.0.clone()),
         })
@@ -2265,5 +2338,33 @@ fn dedup_subquery_names(columns: &mut [OutCol]) {
         }
         taken.insert(name.to_ascii_lowercase());
         c.name = name;
+    }
+}
+
+/// The scope entry of a table's rowid slot. A WITHOUT ROWID table's slot (always NULL) has
+/// no name, so `rowid`, `oid` and `_rowid_` are unknown columns there, as in SQLite; like
+/// a rowid it is left out of `*` and `t.*`.
+fn rowid_scope_col(t: &Table, source: String, hidden: bool) -> ScopeCol {
+    if t.without_rowid {
+        return ScopeCol {
+            name: String::new(),
+            source,
+            aff: None,
+            coll: Collation::Binary,
+            using_hidden: true,
+            star_hidden: false,
+            is_rowid: true,
+            table_name: Some(t.name.clone()),
+        };
+    }
+    ScopeCol {
+        name: "rowid".into(),
+        source,
+        aff: Some(Affinity::Integer),
+        coll: Collation::Binary,
+        using_hidden: hidden,
+        star_hidden: false,
+        is_rowid: true,
+        table_name: Some(t.name.clone()),
     }
 }

@@ -16,6 +16,7 @@
 
 pub mod access;
 pub mod bind;
+pub mod usage;
 
 use crate::collation::Collation;
 use crate::exec::store::KeyOrder;
@@ -263,6 +264,8 @@ pub enum SourceKind {
     Schema,
     /// sqlite_temp_schema: the temp database's schema table (empty without one).
     TempSchema,
+    /// `aux.sqlite_schema`: an attached database's schema table, by its tagged root.
+    AttachedSchema(u32),
     /// A recursive CTE, computed to a fixpoint when scanned.
     Recursive(Rc<RecursivePlan>),
     /// The working table of the recursive CTE being computed (the rows of the last round).
@@ -274,7 +277,13 @@ pub enum SourceKind {
     /// sources (`pragma_table_info(m.name)`), evaluated per outer row.
     PragmaFn {
         pragma: String,
-        arg: CExpr,
+        args: Vec<CExpr>,
+    },
+    /// json_each / json_tree (`recursive`) over arguments that may depend on earlier
+    /// sources, evaluated per outer row (func::json_table).
+    JsonFn {
+        recursive: bool,
+        args: Vec<CExpr>,
     },
 }
 
@@ -370,6 +379,9 @@ pub struct CorePlan {
     pub group_colls: Vec<Collation>,
     /// A VALUES core: rows of expressions, no FROM.
     pub values: Option<Vec<Vec<CExpr>>>,
+    /// Per source, the record columns its scans decode (`usage::needed_columns`; `None` or
+    /// a missing entry: all of them).
+    pub needed: Vec<Option<Arc<[bool]>>>,
 }
 
 impl CExpr {

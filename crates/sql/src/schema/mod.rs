@@ -13,6 +13,12 @@
 //! - Generated columns (gencol.html): a VIRTUAL column has no place in the table record,
 //!   which holds the other columns (ordinary and STORED) in declaration order, as SQLite's
 //!   `sqlite3TableColumnToStorage` lays them out; `Table::storage_len` counts them.
+//! - Attached databases (lang_attach.html) each have their own `Schema` in `attached`, in
+//!   attach order; their roots carry the slot's bits (`exec::store::attached_bits`), so a
+//!   table's root says which database it lives in (`db_schema`). Unqualified names resolve
+//!   temp, then main, then the attached databases in attach order; while `default_db` names
+//!   an attached database (binding its views, running its triggers) that database is
+//!   searched first, as SQLite binds a view or trigger to its own database.
 
 use crate::collation::Collation;
 use crate::parse::ast::{
@@ -20,6 +26,7 @@ use crate::parse::ast::{
     CreateView, Expr, Select, Stmt, TableConstraintKind,
 };
 use crate::value::{affinity_of_type_name, Affinity, Result, SqlError};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -172,7 +179,9 @@ impl Table {
 
     /// Values in this table's record: the columns that are not VIRTUAL.
     pub fn storage_len(&self) -> usize {
-        (0..self.columns.len()).filter(|&i| !self.is_virtual(i)).count()
+        (0..self.columns.len())
+            .filter(|&i| !self.is_virtual(i))
+            .count()
     }
 
     pub fn is_virtual(&self, i: usize) -> bool {
@@ -269,6 +278,24 @@ pub struct Schema {
     /// Tables parlite can read but must not write, because one of their indexes is of a
     /// kind it cannot maintain (writing would leave that index stale).
     pub write_blocked: HashMap<String, String>,
+    /// Attached databases in attach order.
+    pub attached: Vec<AttachedSchema>,
+    /// Attach slot + 1 of the database whose view or trigger is being bound or run (0: none).
+    pub default_db: Cell<usize>,
+    /// The main database's file as `PRAGMA database_list` shows it ("" in memory).
+    pub main_file: String,
+    /// `PRAGMA database_list` lists temp: SQLite opened it (a TEMP object was created, or
+    /// ALTER TABLE RENAME looked for TEMP triggers), and it stays listed.
+    pub temp_shown: Cell<bool>,
+}
+
+/// One attached database: its schema name, its file as `PRAGMA database_list` shows it
+/// ("" for ':memory:' and temporary databases), and its objects.
+#[derive(Debug, Clone, Default)]
+pub struct AttachedSchema {
+    pub name: String,
+    pub file: String,
+    pub schema: Schema,
 }
 
 pub fn key(name: &str) -> String {
@@ -319,27 +346,127 @@ impl Schema {
         if k == "sqlite_master" || k == "sqlite_schema" {
             return None;
         }
-        self.tables.get(&k)
+        if let Some(d) = self.default_attached() {
+            if let Some(t) = d.schema.tables.get(&k) {
+                return Some(t);
+            }
+        }
+        self.tables
+            .get(&k)
+            .or_else(|| self.attached.iter().find_map(|a| a.schema.tables.get(&k)))
     }
 
-    /// A table by schema-qualified name: `main.x` skips TEMP tables, `temp.x` finds only them.
-    pub fn table_in(&self, schema: Option<&str>, name: &str) -> Option<&Arc<Table>> {
-        let temp_bit = crate::exec::store::TEMP_ROOT_BIT;
-        match schema.map(|s| s.to_ascii_lowercase()) {
-            Some(s) if s == "main" => self
-                .shadowed
-                .get(&key(name))
-                .or_else(|| self.table(name).filter(|t| t.root & temp_bit == 0)),
-            Some(s) if s == "temp" => self.table(name).filter(|t| t.root & temp_bit != 0),
-            _ => self.table(name),
+    /// The attached database `default_db` names, if any.
+    fn default_attached(&self) -> Option<&AttachedSchema> {
+        match self.default_db.get() {
+            0 => None,
+            n => self.attached.get(n - 1),
         }
     }
 
+    /// An attached database by schema name (case-insensitive): (slot, database).
+    pub fn attached_db(&self, name: &str) -> Option<(usize, &AttachedSchema)> {
+        self.attached
+            .iter()
+            .enumerate()
+            .find(|(_, a)| a.name.eq_ignore_ascii_case(name))
+    }
+
+    /// The schema of the database a root belongs to: an attached database's, or this one
+    /// (main and temp objects).
+    pub fn db_schema(&self, root: u32) -> &Schema {
+        crate::exec::store::attached_slot(root)
+            .and_then(|i| self.attached.get(i))
+            .map_or(self, |a| &a.schema)
+    }
+
+    /// A table by schema-qualified name: `main.x` skips TEMP tables, `temp.x` finds only them,
+    /// `aux.x` looks only in the attached database `aux`.
+    pub fn table_in(&self, schema: Option<&str>, name: &str) -> Option<&Arc<Table>> {
+        let temp_bit = crate::exec::store::TEMP_ROOT_BIT;
+        let main_bits = temp_bit | crate::exec::store::ATTACHED_MASK;
+        match schema.map(|s| s.to_ascii_lowercase()) {
+            Some(s) if s == "main" => self.shadowed.get(&key(name)).or_else(|| {
+                self.tables
+                    .get(&key(name))
+                    .filter(|t| t.root & main_bits == 0)
+            }),
+            Some(s) if s == "temp" => self
+                .tables
+                .get(&key(name))
+                .filter(|t| t.root & temp_bit != 0),
+            Some(s) => self.attached_db(&s).and_then(|(_, a)| a.schema.table(name)),
+            None => self.table(name),
+        }
+    }
+
+    /// A view by schema-qualified name, resolved like `table_in`.
+    pub fn view_in(&self, schema: Option<&str>, name: &str) -> Option<&Arc<View>> {
+        let k = key(name);
+        match schema.map(|s| s.to_ascii_lowercase()) {
+            Some(s) if s == "main" => self
+                .views
+                .get(&k)
+                .filter(|_| !self.temp_views.contains_key(&k)),
+            Some(s) if s == "temp" => self.temp_views.get(&k),
+            Some(s) => self
+                .attached_db(&s)
+                .and_then(|(_, a)| a.schema.views.get(&k)),
+            None => {
+                if let Some(d) = self.default_attached() {
+                    if let Some(v) = d.schema.views.get(&k) {
+                        return Some(v);
+                    }
+                }
+                self.views
+                    .get(&k)
+                    .or_else(|| self.attached.iter().find_map(|a| a.schema.views.get(&k)))
+            }
+        }
+    }
+
+    /// The attach slot + 1 of the database holding view `v` (0 for main and temp views).
+    pub fn view_db(&self, v: &Arc<View>) -> usize {
+        self.attached
+            .iter()
+            .position(|a| {
+                a.schema
+                    .views
+                    .get(&key(&v.name))
+                    .is_some_and(|x| Arc::ptr_eq(x, v))
+            })
+            .map_or(0, |i| i + 1)
+    }
+
+    /// The attach slot + 1 of the database holding trigger `t` (0 for main and temp).
+    pub fn trigger_db(&self, t: &Arc<Trigger>) -> usize {
+        self.attached
+            .iter()
+            .position(|a| {
+                a.schema
+                    .triggers
+                    .get(&key(&t.name))
+                    .is_some_and(|x| Arc::ptr_eq(x, t))
+            })
+            .map_or(0, |i| i + 1)
+    }
+
+    /// An index of table `t`, looked up in `t`'s database.
+    pub fn index_of(&self, t: &Table, name: &str) -> Option<&Arc<Index>> {
+        self.db_schema(t.root).indexes.get(name)
+    }
+
     pub fn table_indexes(&self, t: &Table) -> Vec<Arc<Index>> {
+        let s = self.db_schema(t.root);
         t.indexes
             .iter()
-            .filter_map(|n| self.indexes.get(n).cloned())
+            .filter_map(|n| s.indexes.get(n).cloned())
             .collect()
+    }
+
+    /// The triggers on table `t`, from `t`'s database (and TEMP triggers on main tables).
+    pub fn triggers_on(&self, t: &Table) -> Vec<Arc<Trigger>> {
+        self.db_schema(t.root).triggers_for(&t.name)
     }
 
     pub fn triggers_for(&self, table: &str) -> Vec<Arc<Trigger>> {
@@ -414,7 +541,13 @@ impl Schema {
                     let mut autos = Vec::new();
                     for (i, spec) in specs.into_iter().enumerate() {
                         let iname = format!("sqlite_autoindex_{}_{}", t.name, i + 1);
-                        let iroot = autoindex_roots.get(&key(&iname)).copied().unwrap_or(0);
+                        // A WITHOUT ROWID table's PRIMARY KEY index is the table's own tree
+                        // (it has no `sqlite_schema` row); `root == table root` marks it.
+                        let iroot = if t.without_rowid && spec.origin == "pk" {
+                            t.root
+                        } else {
+                            autoindex_roots.get(&key(&iname)).copied().unwrap_or(0)
+                        };
                         autos.push(Index {
                             name: iname,
                             table: t.name.clone(),
@@ -501,6 +634,14 @@ impl Schema {
         self.views.extend(temp.views);
         self.unsupported.extend(temp.unsupported);
         self.write_blocked.extend(temp.write_blocked);
+    }
+
+    /// Keeps what belongs to the connection rather than to the main file across a reload:
+    /// the attached databases, the main file's name, whether temp was opened.
+    pub fn carry_connection_from(&mut self, old: &mut Schema) {
+        self.attached = std::mem::take(&mut old.attached);
+        self.main_file = std::mem::take(&mut old.main_file);
+        self.temp_shown.set(old.temp_shown.get());
     }
 
     /// Keeps the connection's TEMP objects across a reload of the main schema.
@@ -768,6 +909,21 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
     if columns.iter().all(|c| c.generated.is_some()) {
         return Err(SqlError::msg("must have at least one non-generated column"));
     }
+    if *without_rowid {
+        // A key column repeated with the same collation is dropped (SQLite's isDupColumn).
+        if let Some((cols, ..)) = &mut pk_cols {
+            let mut kept: Vec<IndexColumn> = Vec::new();
+            for c in cols.drain(..) {
+                if !kept
+                    .iter()
+                    .any(|k| k.column == c.column && k.collation == c.collation)
+                {
+                    kept.push(c);
+                }
+            }
+            *cols = kept;
+        }
+    }
     let mut rowid_alias = None;
     let mut autoincrement = false;
     let mut pk_conflict = None;
@@ -800,9 +956,15 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
             }
         } else {
             if *autoinc {
-                return Err(SqlError::msg(
-                    "AUTOINCREMENT is only allowed on an INTEGER PRIMARY KEY",
-                ));
+                let integer_key = cols.len() == 1
+                    && cols[0]
+                        .column
+                        .is_some_and(|c| columns[c].decl_type.eq_ignore_ascii_case("INTEGER"));
+                return Err(SqlError::msg(if *without_rowid && integer_key {
+                    "AUTOINCREMENT not allowed on WITHOUT ROWID tables"
+                } else {
+                    "AUTOINCREMENT is only allowed on an INTEGER PRIMARY KEY"
+                }));
             }
             if let Some(p) = pk_spec_pos {
                 specs[p].columns = cols.clone();
@@ -811,7 +973,16 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
     }
     let pk_key = if *without_rowid {
         match &pk_cols {
-            Some((cols, ..)) => cols.clone(),
+            Some((cols, ..)) => {
+                // PRIMARY KEY columns of a WITHOUT ROWID table are NOT NULL (withoutrowid.html
+                // §2.2), with ABORT unless declared otherwise.
+                for ic in cols {
+                    if let Some(c) = ic.column {
+                        columns[c].not_null.get_or_insert(ConflictAction::Abort);
+                    }
+                }
+                cols.clone()
+            }
             None => {
                 return Err(SqlError::msg(format!(
                     "PRIMARY KEY missing on table {tname}"

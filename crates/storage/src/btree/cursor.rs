@@ -21,7 +21,7 @@ use super::page::{PageHeader, TABLE_LEAF};
 use crate::error::{PageNo, Result, StorageError};
 use crate::header::get_u32;
 use crate::pages::{PageRead, PageRef};
-use crate::record::KeyCompare;
+use crate::record::{decode, KeyCompare};
 use std::cmp::Ordering;
 
 /// Deepest tree accepted. SQLite uses the same bound (BTCURSOR_MAX_DEPTH); with at least
@@ -440,6 +440,11 @@ impl TreeCursor {
         let mut pgno = self.root.0;
         let mut seen_equal = false;
         let mut depth = 0;
+        // The probe is decoded once for the whole descent (~14 comparisons per insert into
+        // a 40,000-entry index; re-parsing it each time was ~40% of a comparison). A probe
+        // that does not decode is compared undecoded, so its error (if any comparison
+        // reaches the bad field) is the comparator's as before.
+        let probe_fields = decode(probe).ok();
         loop {
             if depth < self.stack.len() && self.stack[depth].pgno.0 == pgno {
                 self.stack.truncate(depth + 1);
@@ -455,7 +460,10 @@ impl TreeCursor {
                 let mid = (lo + hi) / 2;
                 let info = top.cell(mid, usable)?;
                 let key = payload_of(v, top, &info, scratch)?;
-                let o = cmp.compare(key, probe)?;
+                let o = match &probe_fields {
+                    Some(fields) => cmp.compare_decoded(key, probe, fields)?,
+                    None => cmp.compare(key, probe)?,
+                };
                 if o == Ordering::Equal {
                     seen_equal = true;
                 }

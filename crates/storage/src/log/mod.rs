@@ -13,8 +13,14 @@
 //! - G3. When the previous header could not be read (a torn header, a new file), the file
 //!   is first truncated to zero, so whatever salt the new header gets, no stale frame
 //!   survives behind it.
-//! - G4. This module never syncs on its own initiative except when starting a generation;
-//!   group commit (pager) decides when the log is synced.
+//! - G4. This module never syncs on its own initiative except when starting a generation
+//!   or emptying a file; group commit (pager) decides when frames are synced.
+//!
+//! Two files (docs/log-and-recovery.md 3b): `<db>-plog` and `<db>-plog2` take turns being
+//! the active log. [`scan_chain`] joins their generations for recovery (B1: the one with
+//! the smaller base first, the other only if its base is the first's last sequence number);
+//! [`LogFile::next_generation`] starts a generation in the other, durably empty file (B3)
+//! without a sync, so a background checkpoint's switch costs writers one 32-byte write.
 
 pub mod format;
 
@@ -29,6 +35,11 @@ use std::sync::Arc;
 /// The log's file name for the database at `db_path`.
 pub fn log_path(db_path: &str) -> String {
     format!("{db_path}-plog")
+}
+
+/// The second log file's name for the database at `db_path` (B1).
+pub fn log2_path(db_path: &str) -> String {
+    format!("{db_path}-plog2")
 }
 
 /// The valid prefix of a log file.
@@ -106,6 +117,72 @@ pub fn scan(file: &dyn VfsFile) -> Result<Scan> {
         end,
         last_crc: crc,
     })
+}
+
+/// The frames recovery redoes: the chained generations of both log files (B1).
+#[derive(Debug, Default)]
+pub struct Chain {
+    /// The header of the first generation of the chain (`None`: no readable header).
+    pub header: Option<LogHeader>,
+    pub frames: Vec<Frame>,
+    /// The largest salt of any readable header, so a new generation's salt is new (B3).
+    pub salt_max: Option<u32>,
+    /// Per file given to [`scan_chain`]: its generation's place in the chain (0 first),
+    /// `None` if it has no header or does not connect.
+    pub positions: Vec<Option<usize>>,
+}
+
+impl Chain {
+    pub fn last_seq(&self) -> Option<u64> {
+        self.frames
+            .last()
+            .map(|f| f.seq)
+            .or(self.header.map(|h| h.base_seq))
+    }
+}
+
+/// Joins the valid prefixes of the log files (B1): generations ordered by base; the first
+/// one's frames, then each next one's only if its base is the chain's last sequence number
+/// and its page size the same. A generation that does not connect follows a lost frame:
+/// its frames were never acknowledged as durable (B4) and are ignored.
+pub fn scan_chain(files: &[Option<&dyn VfsFile>]) -> Result<Chain> {
+    let mut scans = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        if let Some(f) = f {
+            let s = scan(*f)?;
+            if s.header.is_some() {
+                scans.push((i, s));
+            }
+        }
+    }
+    let salt_max = scans.iter().filter_map(|(_, s)| s.header.map(|h| h.salt)).max();
+    scans.sort_by_key(|(_, s)| (s.header.map_or(0, |h| h.base_seq), s.frames.len()));
+    let mut chain = Chain {
+        salt_max,
+        positions: vec![None; files.len()],
+        ..Chain::default()
+    };
+    let mut next = 0;
+    for (i, s) in scans {
+        let Some(h) = s.header else { continue };
+        let connects = match chain.header {
+            None => true,
+            Some(first) => first.page_size == h.page_size && chain.last_seq() == Some(h.base_seq),
+        };
+        if connects {
+            chain.header.get_or_insert(h);
+            chain.frames.extend(s.frames);
+            chain.positions[i] = Some(next);
+            next += 1;
+        }
+    }
+    Ok(chain)
+}
+
+/// Empties a log file durably (B3): truncate to 0, then sync.
+pub fn empty_file(file: &dyn VfsFile) -> Result<()> {
+    file.truncate(0)?;
+    file.sync()
 }
 
 /// The open log of a writable database.
@@ -203,6 +280,26 @@ impl LogFile {
         self.last_crc = crc;
         self.last_seq = seq;
         Ok(bytes.len() as u64)
+    }
+
+    /// Starts the generation that follows this one in `file`, which must be durably empty
+    /// (B3): a header with the next salt and base = this generation's last sequence number,
+    /// written without a sync (the group commit's fsync of `file` makes it durable with the
+    /// first frames behind it, B4).
+    pub fn next_generation(&self, file: Arc<dyn VfsFile>) -> Result<LogFile> {
+        let header = LogHeader {
+            page_size: self.header.page_size,
+            salt: self.header.salt.wrapping_add(1),
+            base_seq: self.last_seq,
+        };
+        file.write_at(0, &header.encode())?;
+        Ok(LogFile {
+            file,
+            header,
+            end: LOG_HEADER_BYTES as u64,
+            last_crc: header.chain_seed(),
+            last_seq: header.base_seq,
+        })
     }
 
     pub fn file(&self) -> &Arc<dyn VfsFile> {

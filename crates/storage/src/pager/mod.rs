@@ -6,10 +6,12 @@
 //! 2. it stamps page 1's header (P3) and diffs each changed page against its base image;
 //! 3. it appends one frame to the log with `write` (no fsync yet);
 //! 4. it publishes the new page versions in the cache (readers who begin now see them);
-//! 5. it checkpoints if the log or the pinned pages passed their thresholds;
+//! 5. it asks for a background checkpoint (checkpoint.rs) if the log or the pinned pages
+//!    passed their thresholds — without waiting for it;
 //! 6. it releases the writer lock — the next writer may start while this one waits;
-//! 7. it waits until the frame is as durable as the synchronous mode promises (group
-//!    commit: one fsync covers every frame written before it).
+//! 7. it waits until the frame is as durable as the synchronous mode promises — its own
+//!    view's mode if one was set (`WriteView::set_synchronous`), else the database's (group
+//!    commit: one fsync covers every frame written before it, in both log files, B4).
 //!
 //! Durability invariants (cited by tests/crash_sim.rs, tests/kill_process.rs):
 //! - D1. `commit` returns Ok under `Synchronous::Full` only after an fsync of the log that
@@ -20,8 +22,9 @@
 //!   ever retried. The commit that saw the failure returns the error and may or may not
 //!   survive a crash.
 //! - D3. The checkpoint writes a page into the database file only after the log holding its
-//!   frames is synced, and starts a new log generation only after the database file is
-//!   synced. So at every instant, database file + valid log frames = the last durable state.
+//!   frames is synced, and empties or restarts a log file only after the database file is
+//!   synced (checkpoint.rs B2). So at every instant, database file + the valid chain of log
+//!   frames (B1) = the last durable state.
 //! - D4. Recovery (at open) syncs the log it found before writing any page it redoes, then
 //!   checkpoints (D3); a crash during recovery is recovered the same way at the next open.
 //! - D5. Redo is idempotent: applying a generation's frames in order to any page image that
@@ -29,28 +32,32 @@
 //!   (log::format F3; the argument is in docs/log-and-recovery.md).
 //!
 //! Concurrency invariants:
-//! - K1. Lock order: writer slot → log mutex → {cache mutex, sync mutex} → poison mutex
-//!   (a leaf). The cache mutex is never held across I/O; group-commit fsyncs take no lock
-//!   at all (the log's file handle is set once at open), so they never wait for a
-//!   checkpoint that holds the log mutex.
+//! - K1. Lock order: writer slot → checkpoint slot → log mutex → {cache mutex, sync mutex}
+//!   → poison mutex (a leaf). The cache mutex is never held across I/O; group-commit fsyncs
+//!   hold no lock while syncing (they copy the files' handles out of the sync mutex), so
+//!   they never wait for a checkpoint.
 //! - K2. Readers never wait for the writer lock or for I/O of other transactions; a
 //!   snapshot stays stable across later commits and checkpoints (cache C2, C4, C5).
-//! - K3. The checkpoint runs under the writer lock, so no frame is appended while it
-//!   restarts the log.
+//! - K3. The full checkpoint runs under the writer lock, so no frame is appended while it
+//!   restarts the log; a background round switches files under the log mutex (B6) and
+//!   does its I/O holding only the checkpoint slot.
 //! - K4. A detached write view (`begin_detached`, pages.rs P5) holds a registered snapshot
 //!   but no writer slot; `commit_inner` refuses to run without the slot, which only
 //!   `attach_writer` gives it, after checking under the slot that the snapshot is the latest
 //!   (so the diff base of step 2 is the latest committed image).
 
 mod cache;
+mod checkpoint;
 
 use cache::Cache;
+pub use checkpoint::CheckpointRound;
+use checkpoint::Logs;
 
 use crate::error::{PageNo, Result, StorageError};
 use crate::header::{self, put_u32, DbHeader, HEADER_SIZE};
 use crate::lockfile::ProcessLock;
 use crate::log::format::{apply_runs, diff_runs, full_run, PageDelta};
-use crate::log::{self, LogFile};
+use crate::log;
 use crate::options::{OpenOptions, Synchronous};
 use crate::pages::{Backend, PageRead, PageRef, PageWrite, ReadView, WriteView};
 use crate::vfs::{read_zero_padded, Vfs, VfsFile};
@@ -66,15 +73,23 @@ pub struct PagerConfig {
     /// recovery short (a few thousand frames) while amortising the checkpoint's two fsyncs.
     pub checkpoint_log_bytes: u64,
     /// Checkpoint automatically once dirty (pinned) pages pass this fraction of the cache,
-    /// in percent (C6).
+    /// in percent (C6); committers wait for the checkpointer past twice this
+    /// (backpressure). 25 rather than 50: on bdb_update (20 threads, FULL, 10,000 one-page
+    /// rows) rounds of ~350 instead of ~700 pages made commits stall for a round 1–81 times
+    /// in 5 s instead of 49–121, and the longest commit 24–166 ms instead of 189–293 ms.
     pub checkpoint_dirty_percent: usize,
+    /// Run those checkpoints in a checkpointer thread (docs/log-and-recovery.md 3b). Off:
+    /// the committing thread runs the same round itself after releasing the writer lock,
+    /// which keeps single-threaded crash tests deterministic.
+    pub background_checkpoint: bool,
 }
 
 impl Default for PagerConfig {
     fn default() -> Self {
         PagerConfig {
             checkpoint_log_bytes: 4 << 20,
-            checkpoint_dirty_percent: 50,
+            checkpoint_dirty_percent: 25,
+            background_checkpoint: true,
         }
     }
 }
@@ -86,14 +101,38 @@ pub struct PagerStats {
     pub commits: u64,
     /// fsyncs of the log issued to make commits durable (group commit leaders).
     pub commit_syncs: u64,
+    /// Checkpoints that wrote pages (full and background rounds).
     pub checkpoints: u64,
+    /// Pages those checkpoints wrote into the database file.
+    pub checkpoint_pages: u64,
+    /// Time spent in them, start to end (a background round's, off the writer lock).
+    pub checkpoint_us: u64,
+    /// The longest of them.
+    pub checkpoint_max_us: u64,
+    /// Commits that waited for the checkpointer because the log or the dirty pages passed
+    /// twice their threshold (backpressure, checkpoint.rs).
+    pub checkpoint_stalls: u64,
+    /// Bytes of log frames not yet folded into the database file (both log files).
     pub log_frames_bytes: u64,
+    /// Bytes of the log files on disk (headers included).
+    pub log_file_bytes: u64,
+    /// Age of the oldest live snapshot in ms (0: none), see `Cache::oldest_snapshot_age`.
+    pub oldest_snapshot_age_ms: u64,
+    /// Write transactions that had to wait for the writer lock, and their total and
+    /// longest wait.
+    pub writer_waits: u64,
+    pub writer_wait_us: u64,
+    pub writer_wait_max_us: u64,
     /// Pages (entries) in the cache.
     pub cache_pages: usize,
     /// Page images the cache holds: `cache_pages` plus the older versions kept for live
     /// snapshots (cache C2). This, not `cache_pages`, is the cache's memory in pages.
     pub cache_versions: usize,
     pub dirty_pages: usize,
+    /// Total time the writer lock was held, and how many times it was taken: the commit
+    /// path's serial section (docs/concurrency.md, "Commit concurrency").
+    pub writer_lock_held_ns: u64,
+    pub writer_lock_holds: u64,
 }
 
 fn sync_to_u8(s: Synchronous) -> u8 {
@@ -112,12 +151,24 @@ fn u8_to_sync(v: u8) -> Synchronous {
     }
 }
 
-/// Group-commit state (D1): which commits are written and which are synced.
-#[derive(Debug, Default)]
+/// Group-commit state (D1): which commits are written and which are synced, and the log
+/// files a leader syncs (B4).
+#[derive(Default)]
 struct SyncState {
     written_seq: u64,
     synced_seq: u64,
     syncing: bool,
+    /// The active log file (set at open and by a round's switch, under the log mutex).
+    active: Option<Arc<dyn VfsFile>>,
+    /// During a round: the previous log file and its last commit; synced first (B4).
+    prev: Option<(u64, Arc<dyn VfsFile>)>,
+}
+
+/// Wakes the checkpointer thread.
+#[derive(Default)]
+struct Wake {
+    requested: bool,
+    stop: bool,
 }
 
 struct Inner {
@@ -134,19 +185,33 @@ struct Inner {
     cache: Mutex<Cache>,
     writer_held: Mutex<bool>,
     writer_cv: Condvar,
-    /// `None` for read-only databases. Locked only by the writer-lock holder (K1).
-    log: Mutex<Option<LogFile>>,
-    /// The log's file handle, for group-commit fsyncs that must not wait for the log mutex
-    /// (an automatic checkpoint may hold it across its own I/O).
-    log_file: OnceLock<Arc<dyn VfsFile>>,
+    /// `None` for read-only databases. Locked by the writer-lock holder to append, and by a
+    /// background round for its switch (B6) and its end (K1).
+    log: Mutex<Option<Logs>>,
     sync: Mutex<SyncState>,
     sync_cv: Condvar,
+    /// The checkpoint slot: one checkpoint (full or round) at a time.
+    ckpt_busy: Mutex<bool>,
+    ckpt_cv: Condvar,
+    /// The checkpointer thread's signal; unset when rounds run inline.
+    wake: OnceLock<Arc<(Mutex<Wake>, Condvar)>>,
     commits: AtomicU64,
     commit_syncs: AtomicU64,
     checkpoints: AtomicU64,
-    /// Set once the backend is in the registry; `Drop` then removes it.
-    registered: std::sync::atomic::AtomicBool,
-    _process_lock: Option<ProcessLock>,
+    writer_held_ns: AtomicU64,
+    writer_holds: AtomicU64,
+    checkpoint_pages: AtomicU64,
+    checkpoint_us: AtomicU64,
+    checkpoint_max_us: AtomicU64,
+    checkpoint_stalls: AtomicU64,
+    writer_waits: AtomicU64,
+    writer_wait_us: AtomicU64,
+    writer_wait_max_us: AtomicU64,
+    /// The user-side owner (`Handle`), for the snapshots views register.
+    handle: OnceLock<Weak<Handle>>,
+    /// Released at close, before this struct may be freed (the checkpointer thread can hold
+    /// it a moment longer), so a reopen in this process can take it again.
+    process_lock: Mutex<Option<ProcessLock>>,
 }
 
 /// A mutex whose data stays consistent even if a holder panicked: every critical section
@@ -160,9 +225,24 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 #[derive(Clone)]
 pub struct FileBackend {
     inner: Arc<Inner>,
+    handle: Arc<Handle>,
 }
 
-type Registry = Mutex<HashMap<String, Weak<Inner>>>;
+/// What the users of a backend (its `FileBackend` clones and their views) hold: when the
+/// last goes, the backend closes — in the dropping thread, after any background round has
+/// ended — so the file is a plain SQLite database once the last handle is dropped. The
+/// checkpointer thread holds only the `Inner`, never a `Handle`.
+struct Handle {
+    inner: Arc<Inner>,
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        self.inner.close();
+    }
+}
+
+type Registry = Mutex<HashMap<String, Weak<Handle>>>;
 
 /// One backend per database file per process (lockfile L3): path → live backend.
 fn registry() -> &'static (Registry, Condvar) {
@@ -203,8 +283,11 @@ impl FileBackend {
         let mut reg = lock(map);
         let deadline = Instant::now() + CLOSE_WAIT;
         while let Some(weak) = reg.get(&key) {
-            if let Some(inner) = weak.upgrade() {
-                return Ok(FileBackend { inner });
+            if let Some(handle) = weak.upgrade() {
+                return Ok(FileBackend {
+                    inner: Arc::clone(&handle.inner),
+                    handle,
+                });
             }
             // The last handle is gone but its close (checkpoint) is still running.
             let now = Instant::now();
@@ -219,9 +302,23 @@ impl FileBackend {
                 .0;
         }
         let inner = Arc::new(open_inner(vfs, path, key.clone(), opts, config)?);
-        reg.insert(key, Arc::downgrade(&inner));
-        inner.registered.store(true, Ordering::Release);
-        Ok(FileBackend { inner })
+        let handle = Arc::new(Handle {
+            inner: Arc::clone(&inner),
+        });
+        let _ = inner.handle.set(Arc::downgrade(&handle));
+        reg.insert(key, Arc::downgrade(&handle));
+        if !inner.read_only && inner.config.background_checkpoint {
+            spawn_checkpointer(&inner);
+        }
+        Ok(FileBackend { inner, handle })
+    }
+
+    /// Starts a background checkpoint round by hand (R1 done; advance it with
+    /// [`CheckpointRound::step`]): `None` when there is nothing to fold or a checkpoint is
+    /// running. For tests that commit and crash between the steps.
+    pub fn begin_checkpoint_round(&self) -> Result<Option<CheckpointRound>> {
+        let round = self.inner.begin_round()?;
+        Ok(round.map(|r| r.held_by(Arc::clone(&self.handle))))
     }
 
     pub fn path(&self) -> &str {
@@ -244,21 +341,46 @@ impl FileBackend {
     }
 
     pub fn stats(&self) -> PagerStats {
-        let (cache_pages, cache_versions, dirty_pages) = {
+        let (cache_pages, cache_versions, dirty_pages, age) = {
             let c = lock(&self.inner.cache);
-            (c.len(), c.version_count(), c.dirty_count())
+            (
+                c.len(),
+                c.version_count(),
+                c.dirty_count(),
+                c.oldest_snapshot_age(),
+            )
         };
-        let log_frames_bytes = lock(&self.inner.log)
-            .as_ref()
-            .map_or(0, |l| l.frames_bytes());
+        let (log_frames_bytes, files) = match lock(&self.inner.log).as_ref() {
+            Some(l) => (
+                l.frames_bytes(),
+                vec![Arc::clone(l.active.file()), Arc::clone(&l.spare)],
+            ),
+            None => (0, Vec::new()),
+        };
+        let log_file_bytes = files.iter().map(|f| f.size().unwrap_or(0)).sum();
+        let i = &self.inner;
+        let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
         PagerStats {
-            commits: self.inner.commits.load(Ordering::Relaxed),
-            commit_syncs: self.inner.commit_syncs.load(Ordering::Relaxed),
-            checkpoints: self.inner.checkpoints.load(Ordering::Relaxed),
+            commits: load(&i.commits),
+            commit_syncs: load(&i.commit_syncs),
+            checkpoints: load(&i.checkpoints),
+            checkpoint_pages: load(&i.checkpoint_pages),
+            checkpoint_us: load(&i.checkpoint_us),
+            checkpoint_max_us: load(&i.checkpoint_max_us),
+            checkpoint_stalls: load(&i.checkpoint_stalls),
             log_frames_bytes,
+            log_file_bytes,
+            oldest_snapshot_age_ms: age.map_or(0, |a| {
+                u64::try_from(a.as_millis()).unwrap_or(u64::MAX)
+            }),
+            writer_waits: load(&i.writer_waits),
+            writer_wait_us: load(&i.writer_wait_us),
+            writer_wait_max_us: load(&i.writer_wait_max_us),
             cache_pages,
             cache_versions,
             dirty_pages,
+            writer_lock_held_ns: self.inner.writer_held_ns.load(Ordering::Relaxed),
+            writer_lock_holds: self.inner.writer_holds.load(Ordering::Relaxed),
         }
     }
 }
@@ -312,16 +434,19 @@ fn open_inner(
     let db = vfs.open(path, create)?;
     let db_size = db.size()?;
 
-    let lpath = log::log_path(path);
-    let (log_file, scan) = if vfs.exists(&lpath)? {
-        let f = vfs.open(&lpath, false)?;
-        let s = log::scan(&*f)?;
-        (Some(f), Some(s))
-    } else {
-        (None, None)
-    };
-    let log_header = scan.as_ref().and_then(|s| s.header);
-    let frames = scan.as_ref().map_or(&[][..], |s| &s.frames[..]);
+    // Both log files, chained (B1).
+    let mut log_files: Vec<Option<Arc<dyn VfsFile>>> = Vec::new();
+    for lpath in [log::log_path(path), log::log2_path(path)] {
+        log_files.push(if vfs.exists(&lpath)? {
+            Some(vfs.open(&lpath, false)?)
+        } else {
+            None
+        });
+    }
+    let found: Vec<Option<&dyn VfsFile>> = log_files.iter().map(|f| f.as_deref()).collect();
+    let chain = log::scan_chain(&found)?;
+    let log_header = chain.header;
+    let frames = &chain.frames[..];
 
     // The page size comes from the log when it has frames: page 1 in the file may be torn
     // by an interrupted checkpoint and is repaired by the redo below (D5). A log without
@@ -408,7 +533,7 @@ fn open_inner(
         });
     }
 
-    let committed_seq = scan.as_ref().and_then(|s| s.last_seq()).unwrap_or(0);
+    let committed_seq = chain.last_seq().unwrap_or(0);
     let mut cache = Cache::new(committed_seq, page_count, opts.cache_pages_max);
     for (pgno, img) in redo {
         if pgno <= page_count {
@@ -431,41 +556,91 @@ fn open_inner(
         writer_held: Mutex::new(false),
         writer_cv: Condvar::new(),
         log: Mutex::new(None),
-        log_file: OnceLock::new(),
         sync: Mutex::new(SyncState {
             written_seq: committed_seq,
             synced_seq: committed_seq,
-            syncing: false,
+            ..SyncState::default()
         }),
         sync_cv: Condvar::new(),
+        ckpt_busy: Mutex::new(false),
+        ckpt_cv: Condvar::new(),
+        wake: OnceLock::new(),
         commits: AtomicU64::new(0),
         commit_syncs: AtomicU64::new(0),
         checkpoints: AtomicU64::new(0),
-        registered: std::sync::atomic::AtomicBool::new(false),
-        _process_lock: process_lock,
+        writer_held_ns: AtomicU64::new(0),
+        writer_holds: AtomicU64::new(0),
+        checkpoint_pages: AtomicU64::new(0),
+        checkpoint_us: AtomicU64::new(0),
+        checkpoint_max_us: AtomicU64::new(0),
+        checkpoint_stalls: AtomicU64::new(0),
+        writer_waits: AtomicU64::new(0),
+        writer_wait_us: AtomicU64::new(0),
+        writer_wait_max_us: AtomicU64::new(0),
+        handle: OnceLock::new(),
+        process_lock: Mutex::new(process_lock),
     };
     if opts.read_only {
         // Redone pages stay pinned in the cache; nothing is written.
         return Ok(inner);
     }
 
-    // Writable: take over the log and checkpoint everything recovered (D4). The log found
-    // is synced first (inside the checkpoint) so a second crash cannot lose frames whose
-    // pages were already written.
-    let file = match log_file {
-        Some(f) => f,
-        None => vfs.open(&lpath, true)?,
+    // Writable: take over both log files and checkpoint everything recovered (D4). The
+    // logs found are synced first (inside the checkpoint) so a second crash cannot lose
+    // frames whose pages were already written.
+    let mut files = Vec::with_capacity(2);
+    for (f, lpath) in log_files
+        .into_iter()
+        .zip([log::log_path(path), log::log2_path(path)])
+    {
+        files.push(match f {
+            Some(f) => f,
+            None => vfs.open(&lpath, true)?,
+        });
+    }
+    let (Some(second), Some(first)) = (files.pop(), files.pop()) else {
+        return Err(StorageError::misuse("two log files expected"));
     };
-    let mut log = match (scan, log_header) {
-        (Some(s), Some(h)) if h.page_size as usize == page_size => {
-            LogFile::resume(file, h, s.end, s.last_crc, committed_seq)
-        }
-        _ => LogFile::start(file, page_size as u32, None, committed_seq)?,
-    };
-    inner.checkpoint_locked(&mut log, true)?;
-    let _ = inner.log_file.set(Arc::clone(log.file()));
-    *lock(&inner.log) = Some(log);
+    let logs = inner.checkpoint_at_open([first, second], &chain.positions, chain.salt_max)?;
+    {
+        let mut st = lock(&inner.sync);
+        st.active = Some(Arc::clone(logs.active.file()));
+    }
+    *lock(&inner.log) = Some(logs);
     Ok(inner)
+}
+
+/// Starts the checkpointer thread (docs/log-and-recovery.md 3b). It holds only a weak
+/// reference, so the backend still closes when its last handle goes; if the thread cannot
+/// be started, rounds run inline after commits instead.
+fn spawn_checkpointer(inner: &Arc<Inner>) {
+    let wake: Arc<(Mutex<Wake>, Condvar)> = Arc::default();
+    let weak = Arc::downgrade(inner);
+    let signal = Arc::clone(&wake);
+    let spawned = std::thread::Builder::new()
+        .name("parlite-checkpoint".into())
+        .spawn(move || loop {
+            {
+                let (m, cv) = &*signal;
+                let mut w = lock(m);
+                while !w.requested && !w.stop {
+                    w = cv.wait(w).unwrap_or_else(|p| p.into_inner());
+                }
+                if w.stop {
+                    return;
+                }
+                w.requested = false;
+            }
+            let Some(inner) = weak.upgrade() else {
+                return;
+            };
+            // A failure poisons the backend (B7); the committers see it.
+            let _ = inner.run_round();
+            drop(inner);
+        });
+    if spawned.is_ok() {
+        let _ = inner.wake.set(wake);
+    }
 }
 
 impl Inner {
@@ -492,11 +667,17 @@ impl Inner {
 
     /// Takes the writer lock, waiting up to `timeout`.
     fn acquire_writer(self: &Arc<Self>, timeout: Duration) -> Result<WriterGuard> {
-        let deadline = Instant::now() + timeout;
+        let start = Instant::now();
+        let deadline = start + timeout;
         let mut held = lock(&self.writer_held);
+        let waited = *held;
+        if waited {
+            self.writer_waits.fetch_add(1, Ordering::Relaxed);
+        }
         while *held {
             let now = Instant::now();
             if now >= deadline {
+                self.count_writer_wait(start);
                 return Err(StorageError::Busy {
                     reason: "another write transaction is active".into(),
                 });
@@ -508,14 +689,30 @@ impl Inner {
                 .0;
         }
         *held = true;
+        drop(held);
+        if waited {
+            self.count_writer_wait(start);
+        }
         Ok(WriterGuard {
             inner: Arc::clone(self),
+            since: Instant::now(),
         })
+    }
+
+    /// Adds a writer-lock wait that began at `start` to the statistics.
+    fn count_writer_wait(&self, start: Instant) {
+        let waited_us = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX);
+        if waited_us > 0 {
+            self.writer_wait_us.fetch_add(waited_us, Ordering::Relaxed);
+            self.writer_wait_max_us
+                .fetch_max(waited_us, Ordering::Relaxed);
+        }
     }
 
     fn register_snapshot(self: &Arc<Self>) -> SnapshotGuard {
         let (seq, page_count) = lock(&self.cache).register_snapshot();
         SnapshotGuard {
+            _handle: self.handle.get().and_then(Weak::upgrade),
             inner: Arc::clone(self),
             seq,
             page_count,
@@ -549,54 +746,20 @@ impl Inner {
         lock(&self.cache).insert_from_file(pgno, seq, Arc::new(buf))
     }
 
-    /// D3: log sync → pages → db sync → new log generation. Caller holds the writer lock
-    /// (or is `open`, before anyone else can see the backend). `force`: restart the log even
-    /// when nothing is dirty (open always starts a fresh generation).
-    fn checkpoint_locked(&self, log: &mut LogFile, force: bool) -> Result<()> {
-        let (dirty, page_count, seq, keep_pages) = {
-            let c = lock(&self.cache);
-            let keep_pages = c.max_snapshot_page_count();
-            (
-                c.dirty_pages(c.page_count.max(keep_pages)),
-                c.page_count,
-                c.committed_seq,
-                keep_pages,
-            )
-        };
-        if !force && dirty.is_empty() && log.last_seq() == log.base_seq() {
-            return Ok(());
-        }
-        // Under `Full` a group-commit fsync has usually covered every frame already.
-        let synced = lock(&self.sync).synced_seq >= log.last_seq();
-        if !synced || force {
-            if let Err(e) = log.file().sync() {
-                self.poison(format!("log fsync failed during checkpoint: {e}"));
-                return Err(e);
+    /// Step 5: asks for a background round (checkpoint.rs) without waiting for it — the
+    /// checkpointer thread's, or, without one, run here (the caller holds no lock).
+    fn request_checkpoint(self: &Arc<Self>) {
+        match self.wake.get() {
+            Some(wake) => {
+                let (m, cv) = &**wake;
+                lock(m).requested = true;
+                cv.notify_one();
             }
-            self.mark_synced(log.last_seq());
+            // A failure poisons the backend (B7); the commit's own durability wait sees it.
+            None => {
+                let _ = self.run_round();
+            }
         }
-        for (pgno, img) in &dirty {
-            debug_assert_eq!(img.len(), self.page_size);
-            self.db
-                .write_at((pgno.0 as u64 - 1) * self.page_size as u64, img)?;
-        }
-        // Pages past the new count are cut off, unless a live snapshot may still read them
-        // from the file (cache C4); a later checkpoint trims them.
-        let want_len = page_count.max(keep_pages) as u64 * self.page_size as u64;
-        if self.db.size()? > want_len {
-            self.db.truncate(want_len)?;
-        }
-        if let Err(e) = self.db.sync() {
-            self.poison(format!("database fsync failed during checkpoint: {e}"));
-            return Err(e);
-        }
-        if let Err(e) = log.restart(seq) {
-            self.poison(format!("log restart failed during checkpoint: {e}"));
-            return Err(e);
-        }
-        lock(&self.cache).mark_clean();
-        self.checkpoints.fetch_add(1, Ordering::Relaxed);
-        Ok(())
     }
 
     fn mark_synced(&self, seq: u64) {
@@ -629,11 +792,23 @@ impl Inner {
             }
             s.syncing = true;
             let target = s.written_seq;
+            // B4: frames of the previous log file come first in the chain.
+            let prev = s
+                .prev
+                .as_ref()
+                .filter(|(last, _)| s.synced_seq < *last)
+                .map(|(_, f)| Arc::clone(f));
+            let active = s.active.clone();
             drop(s);
-            let result = match self.log_file.get() {
-                Some(f) => f.sync(),
-                None => Err(StorageError::misuse("commit on a database without a log")),
-            };
+            let result = prev
+                .map_or(Ok(()), |f| {
+                    self.commit_syncs.fetch_add(1, Ordering::Relaxed);
+                    f.sync()
+                })
+                .and_then(|()| match active {
+                    Some(f) => f.sync(),
+                    None => Err(StorageError::misuse("commit on a database without a log")),
+                });
             self.commit_syncs.fetch_add(1, Ordering::Relaxed);
             s = lock(&self.sync);
             s.syncing = false;
@@ -654,28 +829,39 @@ impl Inner {
     }
 }
 
-impl Drop for Inner {
-    fn drop(&mut self) {
-        // Clean close: fold the log into the database file and remove it, so the file is
-        // a plain SQLite database. Errors leave the log for the next open's recovery.
-        let poisoned = self.poison.get_mut().map(|p| p.is_some()).unwrap_or(true);
-        if !self.read_only && !poisoned {
-            if let Some(mut log) = self.log.get_mut().ok().and_then(|l| l.take()) {
-                if self.checkpoint_locked(&mut log, false).is_ok() {
-                    drop(log);
+impl Inner {
+    /// Clean close, when the last `Handle` goes: fold the log into the database file and
+    /// remove both log files, so the file is a plain SQLite database. Errors leave the logs
+    /// for the next open's recovery.
+    fn close(self: &Arc<Self>) {
+        if let Some(wake) = self.wake.get() {
+            let (m, cv) = &**wake;
+            lock(m).stop = true;
+            cv.notify_all();
+        }
+        // Waits for a running background round (it holds the slot).
+        let slot = self.checkpoint_slot(true);
+        if !self.read_only && lock(&self.poison).is_none() {
+            let logs = lock(&self.log).take();
+            if let Some(mut logs) = logs {
+                if self.checkpoint_full(&mut logs).is_ok() {
+                    drop(logs);
+                    let _ = self.vfs.delete(&log::log2_path(&self.path));
                     let _ = self.vfs.delete(&log::log_path(&self.path));
                 }
             }
         }
-        if !self.registered.load(Ordering::Acquire) {
-            // A failed open: the registry lock is held by this very thread.
-            return;
-        }
+        drop(slot);
+        drop(lock(&self.process_lock).take());
         let (map, cv) = registry();
         let mut reg = lock(map);
+        let ours = self
+            .handle
+            .get()
+            .map_or(std::ptr::null(), |h| h.as_ptr());
         if reg
             .get(&self.registry_key)
-            .is_some_and(|w| std::ptr::eq(w.as_ptr(), self as *const Inner))
+            .is_some_and(|w| std::ptr::eq(w.as_ptr(), ours))
         {
             reg.remove(&self.registry_key);
         }
@@ -686,10 +872,15 @@ impl Drop for Inner {
 /// The writer lock, released on drop.
 struct WriterGuard {
     inner: Arc<Inner>,
+    /// When the lock was taken (`PagerStats::writer_lock_held_ns`).
+    since: Instant,
 }
 
 impl Drop for WriterGuard {
     fn drop(&mut self) {
+        let held_ns = u64::try_from(self.since.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.inner.writer_held_ns.fetch_add(held_ns, Ordering::Relaxed);
+        self.inner.writer_holds.fetch_add(1, Ordering::Relaxed);
         *lock(&self.inner.writer_held) = false;
         self.inner.writer_cv.notify_one();
     }
@@ -700,6 +891,8 @@ struct SnapshotGuard {
     inner: Arc<Inner>,
     seq: u64,
     page_count: u32,
+    /// Keeps the backend open while the view lives (`Handle`).
+    _handle: Option<Arc<Handle>>,
 }
 
 impl Drop for SnapshotGuard {
@@ -752,6 +945,8 @@ struct FileWriteView {
     private: BTreeMap<u32, PageRef>,
     savepoints: Vec<Savepoint>,
     next_savepoint: u32,
+    /// This commit's durability (`WriteView::set_synchronous`); `None`: the database's.
+    synchronous: Option<Synchronous>,
 }
 
 impl FileWriteView {
@@ -839,10 +1034,10 @@ impl FileWriteView {
         }
         // Step 3: append the frame (D2 on failure).
         let mut log_guard = lock(&inner.log);
-        let Some(log) = log_guard.as_mut() else {
+        let Some(logs) = log_guard.as_mut() else {
             return Err(StorageError::misuse("write on a database without a log"));
         };
-        if let Err(e) = log.append(seq, self.page_count, &deltas) {
+        if let Err(e) = logs.active.append(seq, self.page_count, &deltas) {
             inner.poison(format!("log write failed: {e}"));
             return Err(e);
         }
@@ -850,26 +1045,30 @@ impl FileWriteView {
         // Step 4: publish.
         lock(&inner.cache).publish(seq, self.page_count, publish);
         inner.commits.fetch_add(1, Ordering::Relaxed);
-        // Step 5: automatic checkpoint.
-        let dirty = lock(&inner.cache).dirty_count();
-        let cache_max = lock(&inner.cache).cache_pages_max;
-        let need = log.frames_bytes() > inner.config.checkpoint_log_bytes
-            || dirty * 100 > cache_max * inner.config.checkpoint_dirty_percent;
-        if need {
-            if let Err(e) = inner.checkpoint_locked(log, false) {
-                // The commit is published; whether it is durable depends on which step
-                // failed: a failed log fsync poisoned the backend (D2) and the commit
-                // reports it; a failed page write left the log synced, so it is durable.
-                if lock(&inner.poison).is_some() {
-                    return Err(e);
-                }
-            }
-        }
+        // Step 5: ask for a background checkpoint (B6: the commit never waits for it).
+        let (dirty, cache_max) = {
+            let c = lock(&inner.cache);
+            (c.dirty_count(), c.cache_pages_max)
+        };
+        let need = logs.active.frames_bytes() > inner.config.checkpoint_log_bytes
+            || dirty.saturating_mul(100)
+                > cache_max.saturating_mul(inner.config.checkpoint_dirty_percent);
         drop(log_guard);
         // Step 6: let the next writer in before waiting for the disk.
         self.writer = None;
-        // Step 7.
-        match u8_to_sync(inner.synchronous.load(Ordering::Relaxed)) {
+        if need {
+            if inner.over_hard_bound() {
+                // A failure poisons (B7); the durability wait below reports it.
+                let _ = inner.checkpoint_backpressure();
+            } else {
+                inner.request_checkpoint();
+            }
+        }
+        // Step 7: this commit's own mode, else the database's.
+        let mode = self
+            .synchronous
+            .unwrap_or_else(|| u8_to_sync(inner.synchronous.load(Ordering::Relaxed)));
+        match mode {
             Synchronous::Full => inner.wait_durable(seq),
             Synchronous::Normal | Synchronous::Off => Ok(()),
         }
@@ -1010,6 +1209,10 @@ impl WriteView for FileWriteView {
 
     fn rollback(self: Box<Self>) {}
 
+    fn set_synchronous(&mut self, mode: Synchronous) {
+        self.synchronous = Some(mode);
+    }
+
     fn attach_writer(&mut self, busy_timeout: Duration) -> Result<bool> {
         if self.writer.is_some() {
             return Ok(true);
@@ -1018,8 +1221,8 @@ impl WriteView for FileWriteView {
         inner.check_writable()?;
         let writer = inner.acquire_writer(busy_timeout)?;
         inner.check_writable()?;
-        let latest = inner.register_snapshot();
-        if latest.seq != self.snap.seq {
+        // The latest committed sequence number; stable while the writer lock is held.
+        if lock(&inner.cache).committed_seq != self.snap.seq {
             return Ok(false);
         }
         self.writer = Some(writer);
@@ -1048,6 +1251,7 @@ impl Backend for FileBackend {
             private: BTreeMap::new(),
             savepoints: Vec::new(),
             next_savepoint: 0,
+            synchronous: None,
         }))
     }
 
@@ -1062,6 +1266,7 @@ impl Backend for FileBackend {
             private: BTreeMap::new(),
             savepoints: Vec::new(),
             next_savepoint: 0,
+            synchronous: None,
         }))
     }
 
@@ -1092,6 +1297,7 @@ impl Backend for FileBackend {
             private: BTreeMap::new(),
             savepoints: Vec::new(),
             next_savepoint: 0,
+            synchronous: None,
         }))
     }
 
@@ -1101,9 +1307,12 @@ impl Backend for FileBackend {
         }
         self.inner.check_writable()?;
         let _writer = self.inner.acquire_writer(CHECKPOINT_WAIT)?;
+        // Waits for a background round to end (K1: writer slot → checkpoint slot).
+        let _slot = self.inner.checkpoint_slot(true);
+        self.inner.check_writable()?;
         let mut guard = lock(&self.inner.log);
         match guard.as_mut() {
-            Some(log) => self.inner.checkpoint_locked(log, false),
+            Some(logs) => self.inner.checkpoint_full(logs),
             None => Ok(()),
         }
     }

@@ -332,6 +332,7 @@ fn concurrent_readers_see_consistent_snapshots() {
         PagerConfig {
             checkpoint_log_bytes: 8 << 10,
             checkpoint_dirty_percent: 50,
+            background_checkpoint: true,
         },
     )
     .unwrap();

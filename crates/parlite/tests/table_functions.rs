@@ -1,0 +1,218 @@
+//! Table-valued functions against SQLite (rusqlite, bundled): json_each, json_tree and the
+//! pragma functions, alone, joined and correlated; rows, column names and errors compared.
+
+use rusqlite::types::ValueRef;
+
+#[derive(Debug, PartialEq)]
+enum Out {
+    Rows {
+        names: Vec<String>,
+        rows: Vec<Vec<parlite::Value>>,
+    },
+    Err(String),
+}
+
+fn msg(e: rusqlite::Error) -> String {
+    match e {
+        rusqlite::Error::SqlInputError { msg, .. } => msg,
+        rusqlite::Error::SqliteFailure(_, Some(m)) => match m.find(" in ") {
+            Some(i) if m.contains(" at offset ") => m[..i].to_string(),
+            _ => m,
+        },
+        other => other.to_string(),
+    }
+}
+
+fn run_sqlite(c: &rusqlite::Connection, sql: &str) -> Out {
+    let mut st = match c.prepare(sql) {
+        Ok(s) => s,
+        Err(e) => return Out::Err(msg(e)),
+    };
+    let names: Vec<String> = st.column_names().iter().map(|s| s.to_string()).collect();
+    let n = names.len();
+    let mut rows = Vec::new();
+    let mut r = st.raw_query();
+    loop {
+        match r.next() {
+            Ok(Some(row)) => {
+                let mut v = Vec::new();
+                for i in 0..n {
+                    v.push(match row.get_ref(i).expect("col") {
+                        ValueRef::Null => parlite::Value::Null,
+                        ValueRef::Integer(i) => parlite::Value::Integer(i),
+                        ValueRef::Real(f) => parlite::Value::Real(f),
+                        ValueRef::Text(t) => {
+                            parlite::Value::Text(String::from_utf8_lossy(t).into_owned())
+                        }
+                        ValueRef::Blob(b) => parlite::Value::Blob(b.to_vec()),
+                    });
+                }
+                rows.push(v);
+            }
+            Ok(None) => break,
+            Err(e) => return Out::Err(msg(e)),
+        }
+    }
+    Out::Rows { names, rows }
+}
+
+fn run_parlite(c: &parlite::Connection, sql: &str) -> Out {
+    let mut st = match c.prepare(sql) {
+        Ok(Some((s, _))) => s,
+        Ok(None) => {
+            return Out::Rows {
+                names: Vec::new(),
+                rows: Vec::new(),
+            }
+        }
+        Err(e) => return Out::Err(e.message),
+    };
+    let names: Vec<String> = (0..st.column_count())
+        .map(|i| st.column_name(i).to_string())
+        .collect();
+    let mut rows = Vec::new();
+    loop {
+        match st.step() {
+            Ok(true) => rows.push((0..names.len()).map(|i| st.column(i)).collect()),
+            Ok(false) => break,
+            Err(e) => return Out::Err(e.message),
+        }
+    }
+    Out::Rows { names, rows }
+}
+
+fn check(script: &str) {
+    let s = rusqlite::Connection::open_in_memory().expect("sqlite");
+    let p = parlite::Connection::open(":memory:").expect("parlite");
+    let mut rest = script;
+    let mut failures = Vec::new();
+    loop {
+        let parsed = match parlite_sql::parse::parse_first(rest) {
+            Ok(Some(p)) => p,
+            Ok(None) => break,
+            Err(e) => panic!("parlite cannot parse: {e}\n{rest}"),
+        };
+        let stmt = rest[..parsed.tail].trim();
+        rest = &rest[parsed.tail..];
+        let a = run_sqlite(&s, stmt);
+        let b = run_parlite(&p, stmt);
+        if a != b {
+            failures.push(format!("{stmt}\n  sqlite:  {a:?}\n  parlite: {b:?}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn json_each_columns() {
+    check(
+        r#"
+        SELECT * FROM json_each('[1,2.5,"s",null,true,false,[3,4],{"k":"v"}]');
+        SELECT key, value, type, atom, id, parent, fullkey, path, json, root FROM json_each('{"a":1,"b c":[1],"d_e":{"f":null},"":0,"x\"y":2}');
+        SELECT * FROM json_each('{"a":{"b":[10,20]}}', '$.a');
+        SELECT * FROM json_each('{"a":{"b":[10,20]}}', '$.a.b');
+        SELECT * FROM json_each('{"a":{"b":[10,20]}}', '$.a.b[1]');
+        SELECT *, json, root FROM json_each('{"a":{"b":[10,20]}}', '$.a.b[0]');
+        SELECT * FROM json_each('{"a":{"b":[10,20]}}', '$.nope');
+        SELECT * FROM json_each('42');
+        SELECT * FROM json_each('"text"');
+        SELECT * FROM json_each(NULL);
+        SELECT * FROM json_each('[1]', NULL);
+        SELECT * FROM json_each('[1,2');
+        SELECT * FROM json_each('[1]', 'x');
+        SELECT * FROM json_each('{"a":"\u0041\n"}');
+        SELECT key, id FROM json_each('["' || printf('%.300c', 'x') || '", 1, {"' || printf('%.70000c', 'k') || '": 2}, 3]');
+        SELECT count(*), sum(value) FROM json_each('[1,2,3,4]');
+        SELECT value FROM json_each('[3,1,2]') ORDER BY value;
+        SELECT j.value FROM json_each('[1,2,3]') AS j WHERE j.value > 1;
+        "#,
+    );
+}
+
+#[test]
+fn json_tree_columns() {
+    check(
+        r#"
+        SELECT * FROM json_tree('{"a":{"b":1,"x y":[1,2.5,"s"]},"c_d":null}');
+        SELECT * FROM json_tree('{"a":{"b":1,"x y":[1,2.5,"s"]},"c_d":null}', '$.a');
+        SELECT * FROM json_tree('{"a":{"b":1,"x y":[1,2.5,"s"]}}', '$.a."x y"');
+        SELECT * FROM json_tree('{"a":{"b":1,"x y":[1,2.5,"s"]}}', '$.a."x y"[2]');
+        SELECT *, json, root FROM json_tree('[[[]],{}]');
+        SELECT * FROM json_tree('7');
+        SELECT fullkey, type FROM json_tree('{"a":[{"b":[1,{"c":2}]}]}') WHERE atom IS NOT NULL;
+        "#,
+    );
+}
+
+#[test]
+fn table_functions_in_joins() {
+    check(
+        r#"
+        CREATE TABLE docs(id INTEGER PRIMARY KEY, doc TEXT);
+        INSERT INTO docs VALUES(1,'[1,2]'),(2,'{"a":3,"b":[4,5]}'),(3,NULL),(4,'7');
+        SELECT docs.id, j.key, j.value FROM docs, json_each(docs.doc) AS j ORDER BY 1, 2;
+        SELECT d.id, t.fullkey, t.type FROM docs d JOIN json_tree(d.doc) t ORDER BY 1, t.id;
+        SELECT d.id, count(j.key) FROM docs d LEFT JOIN json_each(d.doc) j GROUP BY d.id ORDER BY 1;
+        SELECT id FROM docs WHERE EXISTS (SELECT 1 FROM json_each(docs.doc) WHERE value = 4);
+        SELECT (SELECT sum(value) FROM json_each(doc)) FROM docs ORDER BY id;
+        SELECT j.value, docs.id FROM json_each('[2,4]') j JOIN docs ON docs.id = j.value;
+        CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT NOT NULL DEFAULT 'x', c);
+        CREATE INDEX tb ON t(b, c);
+        CREATE UNIQUE INDEX tc ON t(c);
+        SELECT * FROM pragma_table_info('t');
+        SELECT * FROM pragma_table_xinfo('t');
+        SELECT * FROM pragma_index_list('t');
+        SELECT * FROM pragma_index_info('tb');
+        SELECT m.name, p.name, p.type FROM sqlite_schema m, pragma_table_info(m.name) p WHERE m.type = 'table' ORDER BY 1, p.cid;
+        SELECT m.name, i.name, i."unique" FROM sqlite_schema m JOIN pragma_index_list(m.name) i WHERE m.type = 'table' ORDER BY 1, 2;
+        SELECT name FROM pragma_table_info('nosuch');
+        "#,
+    );
+}
+
+#[test]
+fn virtual_table_modules_are_missing() {
+    let p = parlite::Connection::open(":memory:").expect("parlite");
+    for (sql, module) in [
+        ("CREATE VIRTUAL TABLE x USING fts5(a)", "fts5"),
+        ("CREATE VIRTUAL TABLE x USING fts4(a)", "fts4"),
+        ("CREATE VIRTUAL TABLE x USING rtree(id, a, b)", "rtree"),
+    ] {
+        let e = p.execute_batch(sql).expect_err(sql);
+        assert_eq!(e.message, format!("no such module: {module}"), "{sql}");
+    }
+}
+
+#[test]
+fn pragma_functions_hidden_columns_and_schemas() {
+    check(
+        r#"
+        CREATE TABLE t(a INTEGER PRIMARY KEY, b);
+        CREATE INDEX tb ON t(b);
+        ATTACH ':memory:' AS aux;
+        CREATE TABLE aux.t(x TEXT, y, z);
+        CREATE TABLE aux.only_aux(q);
+        CREATE UNIQUE INDEX aux.txy ON t(x, y);
+        SELECT * FROM pragma_table_info('t');
+        SELECT *, arg, schema FROM pragma_table_info('t');
+        SELECT *, arg, schema FROM pragma_table_info('t', 'aux');
+        SELECT * FROM pragma_table_info('t', 'main');
+        SELECT name FROM pragma_table_info('only_aux');
+        SELECT * FROM pragma_index_list('t', 'aux');
+        SELECT * FROM pragma_index_info('txy', 'aux');
+        SELECT * FROM pragma_table_info('t', 'nosuch');
+        SELECT seq, name, file FROM pragma_database_list;
+        SELECT * FROM pragma_database_list();
+        SELECT d.name, m.name FROM pragma_database_list d, pragma_table_info('t', d.name) m ORDER BY 1, m.cid;
+        CREATE VIEW aux.av AS SELECT x FROM t;
+        SELECT * FROM pragma_table_list WHERE schema <> 'temp' ORDER BY schema, name;
+        SELECT * FROM pragma_table_list('only_aux');
+        PRAGMA aux.table_list('t');
+        "#,
+    );
+}
