@@ -325,6 +325,7 @@ impl Engine<'_> {
             }
         };
         let (t, specs) = table_from_create(&def, 0)?;
+        check_generated(self.schema, &t)?;
         if t.autoincrement && self.temp_mode() {
             return err("AUTOINCREMENT on TEMP tables is not supported");
         }
@@ -481,8 +482,13 @@ impl Engine<'_> {
         rows: Vec<(i64, Row)>,
     ) -> Result<()> {
         let exec = self.exec();
+        let gen = match t.has_virtual() {
+            true => exec.generated_exprs(t)?,
+            false => Vec::new(),
+        };
         for (rowid, vals) in rows {
-            let full = expand_row(t, rowid, vals, defaults);
+            let mut full = expand_row(t, rowid, vals, defaults);
+            exec.compute_generated(t, &gen, &mut full, true)?;
             if let Some(p) = pred {
                 if !exec.is_true(p, &Frame::new(&full, None))? {
                     continue;
@@ -1130,6 +1136,7 @@ impl Engine<'_> {
                     return err(format!("duplicate column name: {}", cd.name));
                 }
                 let mut default_null = true;
+                let mut generated = false;
                 for c in &cd.constraints {
                     match &c.constraint {
                         ast::ColumnConstraint::PrimaryKey { .. } => {
@@ -1137,6 +1144,17 @@ impl Engine<'_> {
                         }
                         ast::ColumnConstraint::Unique { .. } => {
                             return err("Cannot add a UNIQUE column")
+                        }
+                        ast::ColumnConstraint::Generated { stored, .. } => {
+                            generated = true;
+                            let empty = self
+                                .store
+                                .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
+                                .next()
+                                .is_none();
+                            if *stored && !empty {
+                                return err("cannot add a STORED column");
+                            }
                         }
                         ast::ColumnConstraint::Default { expr, .. } => {
                             if !matches!(expr, ast::Expr::Literal(_) | ast::Expr::Unary(..)) {
@@ -1148,6 +1166,7 @@ impl Engine<'_> {
                     }
                 }
                 if default_null
+                    && !generated
                     && cd
                         .constraints
                         .iter()
@@ -1171,7 +1190,19 @@ impl Engine<'_> {
                         let new_sql = format!("{}, {}{}", &sql[..p], text, &sql[p..]);
                         // Validate before writing.
                         match crate::parse::parse_first(&new_sql) {
-                            Ok(Some(p)) if matches!(p.stmt, Stmt::CreateTable(_)) => {}
+                            Ok(Some(p)) => match &p.stmt {
+                                Stmt::CreateTable(ct) if generated => {
+                                    let (nt, _) = table_from_create(ct, t.root)?;
+                                    check_generated(self.schema, &nt).map_err(|e| {
+                                        SqlError::msg(format!(
+                                            "error in table {} after add column: {e}",
+                                            t.name
+                                        ))
+                                    })?;
+                                }
+                                Stmt::CreateTable(_) => {}
+                                _ => return err("malformed table definition after ADD COLUMN"),
+                            },
                             _ => return err("malformed table definition after ADD COLUMN"),
                         }
                         row[4] = Value::text(new_sql);
@@ -1276,6 +1307,20 @@ impl Engine<'_> {
                         let Some(new_sql) = drop_column_in_sql(&sql, ci) else {
                             return err("malformed table definition");
                         };
+                        if t.has_generated() {
+                            if let Ok(Some(p)) = crate::parse::parse_first(&new_sql) {
+                                if let Stmt::CreateTable(ct) = &p.stmt {
+                                    table_from_create(ct, t.root)
+                                        .and_then(|(nt, _)| check_generated(self.schema, &nt))
+                                        .map_err(|e| {
+                                            SqlError::msg(format!(
+                                                "error in table {} after drop column: {e}",
+                                                t.name
+                                            ))
+                                        })?;
+                                }
+                            }
+                        }
                         row[4] = Value::text(new_sql);
                         self.store.table_insert(self.schema_root, rowid, &row)?;
                     }
@@ -1313,9 +1358,11 @@ impl Engine<'_> {
                 {
                     rows.push(r?);
                 }
+                // The column's place in the record: VIRTUAL columns have none.
+                let at = (0..ci).filter(|&i| !t.is_virtual(i)).count();
                 for (rowid, mut vals) in rows {
-                    if ci < vals.len() {
-                        vals.remove(ci);
+                    if !t.is_virtual(ci) && at < vals.len() {
+                        vals.remove(at);
                         self.store.table_insert(t.root, rowid, &vals)?;
                     }
                 }
@@ -1324,6 +1371,40 @@ impl Engine<'_> {
         self.schema_changed()?;
         Ok(Vec::new())
     }
+}
+
+/// SQLite's refusals for a generated column's expression (gencol.html §2.3): it reads only
+/// columns of its own row (not the rowid), and holds no parameters, subqueries or
+/// non-deterministic functions (aggregates and window functions fail to bind).
+fn check_generated(schema: &crate::schema::Schema, t: &Table) -> Result<()> {
+    if let Err(name) = t.generated_order() {
+        return err(format!("generated column loop on \"{name}\""));
+    }
+    for c in &t.columns {
+        let Some(g) = &c.generated else { continue };
+        let mut stack = vec![&g.expr];
+        while let Some(e) = stack.pop() {
+            match e {
+                ast::Expr::Param { .. } => {
+                    return err("parameters prohibited in generated columns")
+                }
+                ast::Expr::Column {
+                    table: None, name, ..
+                } if t.column_index(name).is_none()
+                    && ["rowid", "oid", "_rowid_"]
+                        .iter()
+                        .any(|r| r.eq_ignore_ascii_case(name)) =>
+                {
+                    return err(format!("no such column: {name}"))
+                }
+                _ => {}
+            }
+            e.for_each_child(&mut |x| stack.push(x));
+        }
+        let bound = crate::plan::Binder::new(schema).bind_for_table(t, None, &g.expr)?;
+        super::dml::check_index_expr(&bound, "generated columns")?;
+    }
+    Ok(())
 }
 
 fn lex_all(sql: &str) -> Vec<crate::parse::lexer::Token> {

@@ -48,6 +48,8 @@ pub struct TableWriter {
     pub indexes: Vec<(Arc<Index>, KeyOrder, Option<CExpr>, IndexExprs)>,
     pub checks: Vec<(String, CExpr)>,
     pub defaults: Vec<Option<CExpr>>,
+    /// Generated columns in computing order (`Exec::generated_exprs`).
+    pub generated: Vec<(usize, CExpr)>,
     /// Report aborting uniqueness conflicts as `Written::Conflict` (INSERT ... ON CONFLICT).
     pub upsert: bool,
     /// WITHOUT ROWID tables: the record layout and the PRIMARY KEY's conflict clause (its
@@ -158,11 +160,16 @@ impl Engine<'_> {
                 None => None,
             });
         }
+        let generated = match t.has_generated() {
+            true => self.exec().generated_exprs(t)?,
+            false => Vec::new(),
+        };
         Ok(TableWriter {
             t: t.clone(),
             indexes,
             checks,
             defaults,
+            generated,
             upsert: false,
             wr: t.without_rowid.then(|| (WrLayout::of(t), pk_conflict)),
         })
@@ -204,7 +211,7 @@ impl Engine<'_> {
                     return Ok(false);
                 };
                 let defaults = exec.column_defaults(&w.t);
-                full = super::eval::expand_row(&w.t, rowid, stored, &defaults);
+                full = exec.table_row(&w.t, rowid, stored, &defaults)?;
                 &full[..w.t.columns.len()]
             }
         };
@@ -268,10 +275,27 @@ impl Engine<'_> {
                 }
             }
         }
-        // NOT NULL, in SQLite's two passes: a REPLACE column with a DEFAULT takes it in the
-        // first pass and is checked again only after every other column was.
+        // Generated columns are computed first (their errors come before any constraint's).
+        // Then NOT NULL, in SQLite's two passes: the first checks ordinary columns, where a
+        // REPLACE column with a DEFAULT takes it; the second checks those again and the
+        // generated columns (computed again first when a default went in), in declaration
+        // order. Every later constraint sees the generated values.
+        let compute = |vals: &mut [Value]| -> Result<()> {
+            let mut row = vals.to_vec();
+            row.push(rowid_slot.clone());
+            exec.compute_generated(t, &w.generated, &mut row, false)?;
+            let n = vals.len();
+            vals.clone_from_slice(&row[..n]);
+            Ok(())
+        };
+        if !w.generated.is_empty() {
+            compute(vals)?;
+        }
         let mut recheck: Vec<usize> = Vec::new();
         for (i, c) in t.columns.iter().enumerate() {
+            if c.generated.is_some() {
+                continue;
+            }
             let Some(col_action) = c.not_null else {
                 continue;
             };
@@ -297,13 +321,25 @@ impl Engine<'_> {
                 }
             }
         }
-        if let Some(&i) = recheck.iter().find(|&&i| vals[i].is_null()) {
+        if !recheck.is_empty() && !w.generated.is_empty() {
+            compute(vals)?;
+        }
+        for (i, c) in t.columns.iter().enumerate() {
+            if !(recheck.contains(&i) || (c.generated.is_some() && c.not_null.is_some())) {
+                continue;
+            }
+            if !vals[i].is_null() {
+                continue;
+            }
+            if !recheck.contains(&i) {
+                // A generated column: its own conflict action, REPLACE acting as ABORT.
+                if conflict.or(c.not_null) == Some(ConflictAction::Ignore) {
+                    return Ok(false);
+                }
+            }
             return Err(constraint(
                 SQLITE_CONSTRAINT_NOTNULL,
-                format!(
-                    "NOT NULL constraint failed: {}.{}",
-                    t.name, t.columns[i].name
-                ),
+                format!("NOT NULL constraint failed: {}.{}", t.name, c.name),
             ));
         }
         // CHECK.
@@ -442,12 +478,15 @@ impl Engine<'_> {
         } else if let Some(s) = stored {
             Some(s.to_vec())
         } else {
-            self.store.table_get(t.root, rowid)?.map(|stored| {
-                let defaults = exec.column_defaults(t);
-                let mut full = super::eval::expand_row(t, rowid, stored, &defaults);
-                full.truncate(t.columns.len());
-                full
-            })
+            match self.store.table_get(t.root, rowid)? {
+                Some(stored) => {
+                    let defaults = exec.column_defaults(t);
+                    let mut full = exec.table_row(t, rowid, stored, &defaults)?;
+                    full.truncate(t.columns.len());
+                    Some(full)
+                }
+                None => None,
+            }
         };
         for (ix, order, pred, exprs) in &w.indexes {
             if !ix.unique {
@@ -551,6 +590,15 @@ impl Engine<'_> {
         let mut record = vals.clone();
         if let Some(a) = t.rowid_alias {
             record[a] = Value::Null;
+        }
+        if t.has_virtual() {
+            // VIRTUAL columns have no place in the record (schema module docs).
+            record = record
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| !t.is_virtual(*i))
+                .map(|(_, v)| v)
+                .collect();
         }
         self.store.table_insert(t.root, rowid, &record)?;
         for (ix, order, pred, exprs) in &w.indexes {
@@ -787,7 +835,7 @@ impl Engine<'_> {
                     return Ok(None);
                 };
                 let defaults = self.exec().column_defaults(t);
-                Ok(Some(super::eval::expand_row(t, *rowid, stored, &defaults)))
+                Ok(Some(self.exec().table_row(t, *rowid, stored, &defaults)?))
             }
             Written::Keyed(row) => Ok(Some(row.clone())),
             _ => Ok(None),
@@ -893,12 +941,22 @@ impl Engine<'_> {
         let mut out_rows = Vec::new();
         let ncols = t.columns.len();
         // Target positions: Some(column) or None for an explicit rowid.
+        // Without a column list the values go to the columns that are not generated.
         let targets: Vec<Option<usize>> = if ins.columns.is_empty() {
-            (0..ncols).map(Some).collect()
+            (0..ncols)
+                .filter(|&i| t.columns[i].generated.is_none())
+                .map(Some)
+                .collect()
         } else {
             let mut v = Vec::new();
             for c in &ins.columns {
                 match t.column_index(c) {
+                    Some(i) if t.columns[i].generated.is_some() => {
+                        return Err(SqlError::msg(format!(
+                            "cannot INSERT into generated column \"{}\"",
+                            t.columns[i].name
+                        )))
+                    }
                     Some(i) => v.push(Some(i)),
                     None if !t.without_rowid
                         && ["rowid", "oid", "_rowid_"]
@@ -930,7 +988,9 @@ impl Engine<'_> {
                     return Err(SqlError::msg(if ins.columns.is_empty() {
                         format!(
                             "table {} has {} columns but {} values were supplied",
-                            t.name, ncols, n
+                            t.name,
+                            targets.len(),
+                            n
                         )
                     } else {
                         format!("{} values for {} columns", n, targets.len())
@@ -982,6 +1042,8 @@ impl Engine<'_> {
                 } else {
                     rid
                 });
+                self.exec()
+                    .compute_generated(&t, &w.generated, &mut newrow, false)?;
                 if !self.fire(&triggers_before, None, Some(&newrow))? {
                     continue;
                 }
@@ -1093,6 +1155,12 @@ impl Engine<'_> {
                     for a in sets {
                         for c in &a.columns {
                             match t.column_index(c) {
+                                Some(ci) if t.columns[ci].generated.is_some() => {
+                                    res = Err(SqlError::msg(format!(
+                                        "cannot UPDATE generated column \"{}\"",
+                                        t.columns[ci].name
+                                    )))
+                                }
                                 Some(ci) if a.columns.len() == 1 => match b.bind_expr(&a.expr) {
                                     Ok(e) => bound.push((ci, e)),
                                     Err(e) => res = Err(e),
@@ -1164,7 +1232,7 @@ impl Engine<'_> {
                     return Err(error);
                 };
                 let defaults = self.exec().column_defaults(t);
-                super::eval::expand_row(t, *rowid, stored, &defaults)
+                self.exec().table_row(t, *rowid, stored, &defaults)?
             }
             Existing::Row(row) => row.clone(),
         };
@@ -1174,6 +1242,8 @@ impl Engine<'_> {
             .map(|(v, c)| v.clone().apply_affinity(c.affinity))
             .collect();
         excluded.push(rowid_in.unwrap_or(Value::Null));
+        self.exec()
+            .compute_generated(t, &w.generated, &mut excluded, false)?;
         let mut row = old.clone();
         row.extend(excluded);
         let mut vals = old[..t.columns.len()].to_vec();
@@ -1196,6 +1266,7 @@ impl Engine<'_> {
             indexes: w.indexes.clone(),
             checks: w.checks.clone(),
             defaults: w.defaults.clone(),
+            generated: w.generated.clone(),
             upsert: false,
             wr: w.wr.clone(),
         };
@@ -1615,6 +1686,13 @@ impl Engine<'_> {
             }
             let c = &a.columns[0];
             let target = match t.column_index(c) {
+                Some(i) if t.columns[i].generated.is_some() => {
+                    bind_err = Some(SqlError::msg(format!(
+                        "cannot UPDATE generated column \"{}\"",
+                        t.columns[i].name
+                    )));
+                    break;
+                }
                 Some(i) => Some(i),
                 None if !t.without_rowid
                     && ["rowid", "oid", "_rowid_"]
@@ -1675,7 +1753,10 @@ impl Engine<'_> {
         // than once). Then the in-place rewrite needs
         // no second read of the row (speedtest1 test 250: table_get was 21% of the samples).
         let replace = Some(ConflictAction::Replace);
+        // A table with generated columns reads them back (and writes STORED ones) through
+        // `Exec::table_row`, so its rows are read again rather than taken from the scan.
         let scanned_is_stored = u.from.is_none()
+            && !t.has_generated()
             && before.is_empty()
             && after.is_empty()
             && !self.state.foreign_keys.get()
@@ -1714,6 +1795,8 @@ impl Engine<'_> {
             if !before.is_empty() {
                 let mut newrow = vals.clone();
                 newrow.push(rowid.map_or(Value::Null, Value::Integer));
+                self.exec()
+                    .compute_generated(&t, &w.generated, &mut newrow, false)?;
                 if !self.fire(&before, Some(&old), Some(&newrow))? {
                     continue;
                 }
@@ -1766,8 +1849,11 @@ impl Engine<'_> {
         )?;
         // Without triggers or foreign-key actions only this loop deletes, so each matched
         // row is still stored as scanned: its index keys come from the scanned values.
-        let scanned_is_stored =
-            before.is_empty() && after.is_empty() && !self.state.foreign_keys.get();
+        // (Not for a table with generated columns: see UPDATE.)
+        let scanned_is_stored = !t.has_generated()
+            && before.is_empty()
+            && after.is_empty()
+            && !self.state.foreign_keys.get();
         for old in rows {
             let rowid = match old.get(ncols) {
                 Some(Value::Integer(r)) => Some(*r),

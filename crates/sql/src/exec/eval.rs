@@ -107,13 +107,35 @@ impl Ord for Key {
 
 /// Reads a table row into the combined-row layout: columns (padded with defaults when the
 /// record is shorter, as after ADD COLUMN), the rowid alias filled in, then the rowid.
+/// VIRTUAL generated columns, which the record lacks, read NULL here; `Exec::table_row`
+/// computes them.
 pub fn expand_row(t: &Table, rowid: i64, mut vals: Row, defaults: &[Value]) -> Row {
     let n = t.columns.len();
+    if t.has_virtual() {
+        let mut stored = vals.into_iter();
+        vals = (0..n)
+            .map(|i| match t.is_virtual(i) {
+                true => Value::Null,
+                false => stored
+                    .next()
+                    .unwrap_or_else(|| defaults.get(i).cloned().unwrap_or(Value::Null)),
+            })
+            .collect();
+    }
     if vals.len() > n {
         vals.truncate(n);
     }
     while vals.len() < n {
         vals.push(defaults.get(vals.len()).cloned().unwrap_or(Value::Null));
+    }
+    // SQLite writes an integral value of a REAL column as an integer (fileformat2.html
+    // §2.1 leaves the choice to the writer) and reads it back as a real.
+    for (v, c) in vals.iter_mut().zip(&t.columns) {
+        if let Value::Integer(i) = *v {
+            if c.affinity == Affinity::Real {
+                *v = Value::Real(i as f64);
+            }
+        }
     }
     if let Some(a) = t.rowid_alias {
         vals[a] = Value::Integer(rowid);
@@ -635,6 +657,19 @@ impl<'a> Exec<'a> {
         need: Option<usize>,
     ) -> Result<Vec<Row>> {
         let nvis = plan.columns.len();
+        // SQLite computes LIMIT first and skips the whole query when it is 0 (select.c
+        // computeLimitRegisters), so errors the rows would raise never happen; except for a
+        // UNION/INTERSECT/EXCEPT without ORDER BY, whose arms it runs into a temporary table
+        // before applying the LIMIT.
+        let limit_first = plan.cores.len() == 1
+            || !plan.order_by.is_empty()
+            || plan.ops.iter().all(|o| *o == CompoundOp::UnionAll);
+        if let (Some(e), true) = (&plan.limit, limit_first) {
+            let empty: [Value; 0] = [];
+            if limit_value(self.eval(e, &Frame::new(&empty, parent))?)? == 0 {
+                return Ok(Vec::new());
+            }
+        }
         let first = &plan.cores[0];
         let simple = plan.cores.len() == 1
             && plan.order_by.is_empty()
@@ -1224,6 +1259,15 @@ impl<'a> Exec<'a> {
 
     /// Nested-loop join: binds source `i` for each of its candidate rows and recurses;
     /// calls `emit` with the full combined row.
+    ///
+    /// RIGHT and FULL JOIN follow SQLite (where.c, "RIGHT JOIN"): in the loop, a right source
+    /// `r` is joined as an inner (FULL: left) join while the rows of `r` that satisfied its ON
+    /// terms are recorded; after the loop, each unrecorded row of `r` is bound with every
+    /// source before `r` NULL, tested against `r`'s filters and carried through the sources
+    /// after `r`, in source order (so one right join's leftovers can still match a later
+    /// one). The planner scans right sources whole (`Access::Scan`), in the same order every
+    /// time, so a row is known by its position in the scan, and keeps WHERE terms from being
+    /// tested before the last right join they follow (`bind::select_core`).
     pub fn scan_level(
         &self,
         core: &CorePlan,
@@ -1231,6 +1275,58 @@ impl<'a> Exec<'a> {
         row: &mut Row,
         parent: Option<&Frame>,
         emit: &mut dyn FnMut(&[Value]) -> Result<()>,
+    ) -> Result<()> {
+        // Left empty (no allocation) when no source keeps its unmatched rows.
+        let mut matched: Vec<Vec<bool>> = Vec::new();
+        if core.sources.iter().any(|s| s.join.keeps_right_rows()) {
+            matched = vec![Vec::new(); core.sources.len()];
+        }
+        self.join_level(core, i, row, parent, emit, &mut matched)?;
+        for r in i..core.sources.len() {
+            let src = &core.sources[r];
+            if !src.join.keeps_right_rows() {
+                continue;
+            }
+            let needed = core.needed.get(r).and_then(|n| n.as_ref());
+            let candidates = self.candidates(src, needed, row, parent)?;
+            for (pos, cand) in candidates.enumerate() {
+                let vals = cand?;
+                if matched[r].get(pos).copied().unwrap_or(false) {
+                    continue;
+                }
+                for v in &mut row[..src.start] {
+                    *v = Value::Null;
+                }
+                let mut vals = vals.into_iter();
+                for slot in row[src.start..src.start + src.width].iter_mut() {
+                    *slot = vals.next().unwrap_or(Value::Null);
+                }
+                let fr = Frame::new(row, parent);
+                let mut ok = true;
+                for t in &core.filters[r] {
+                    if !self.is_true(t, &fr)? {
+                        ok = false;
+                        break;
+                    }
+                }
+                if ok {
+                    self.join_level(core, r + 1, row, parent, emit, &mut matched)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One level of the nested loop; `matched[r]` records (by scan position) the rows of
+    /// each RIGHT/FULL source `r` that satisfied its ON terms.
+    fn join_level(
+        &self,
+        core: &CorePlan,
+        i: usize,
+        row: &mut Row,
+        parent: Option<&Frame>,
+        emit: &mut dyn FnMut(&[Value]) -> Result<()>,
+        matched: &mut Vec<Vec<bool>>,
     ) -> Result<()> {
         if core.sources.is_empty() {
             let fr = Frame::new(row, parent);
@@ -1245,10 +1341,10 @@ impl<'a> Exec<'a> {
             return emit(row);
         }
         let src = &core.sources[i];
-        let mut matched = false;
+        let mut any = false;
         let needed = core.needed.get(i).and_then(|n| n.as_ref());
         let candidates = self.candidates(src, needed, row, parent)?;
-        for cand in candidates {
+        for (pos, cand) in candidates.enumerate() {
             let vals = cand?;
             // Move what the source produced into place (no per-value clone and drop: for
             // text that was two atomic reference-count updates per column per row); pad
@@ -1258,7 +1354,7 @@ impl<'a> Exec<'a> {
                 *slot = vals.next().unwrap_or(Value::Null);
             }
             let fr = Frame::new(row, parent);
-            if src.join == JoinType::Left {
+            if src.join.is_outer() {
                 let mut ok = true;
                 for t in &src.on {
                     if !self.is_true(t, &fr)? {
@@ -1269,7 +1365,15 @@ impl<'a> Exec<'a> {
                 if !ok {
                     continue;
                 }
-                matched = true;
+                any = true;
+                if src.join.keeps_right_rows() {
+                    if let Some(m) = matched.get_mut(i) {
+                        if m.len() <= pos {
+                            m.resize(pos + 1, false);
+                        }
+                        m[pos] = true;
+                    }
+                }
             }
             let mut ok = true;
             for t in &core.filters[i] {
@@ -1279,10 +1383,10 @@ impl<'a> Exec<'a> {
                 }
             }
             if ok {
-                self.scan_level(core, i + 1, row, parent, emit)?;
+                self.join_level(core, i + 1, row, parent, emit, matched)?;
             }
         }
-        if src.join == JoinType::Left && !matched {
+        if matches!(src.join, JoinType::Left | JoinType::Full) && !any {
             for v in &mut row[src.start..src.start + src.width] {
                 *v = Value::Null;
             }
@@ -1292,7 +1396,7 @@ impl<'a> Exec<'a> {
                     return Ok(());
                 }
             }
-            self.scan_level(core, i + 1, row, parent, emit)?;
+            self.join_level(core, i + 1, row, parent, emit, matched)?;
         }
         Ok(())
     }
@@ -1377,6 +1481,13 @@ impl<'a> Exec<'a> {
             SourceKind::Table(t) => {
                 let t = t.clone();
                 let defaults = self.column_defaults(&t);
+                let gen = match t.has_virtual() {
+                    true => Some(Rc::new(self.generated_exprs(&t)?)),
+                    false => None,
+                };
+                // The mask covers table columns, which are the record's only while no column
+                // is VIRTUAL; `usage::needed_columns` gives none then, and this keeps it so.
+                let needed = needed.filter(|_| !t.has_virtual());
                 let fr = Frame::new(row, parent);
                 match &src.access {
                     Access::Scan => self.table_rows_cols(&t, defaults, needed),
@@ -1433,7 +1544,11 @@ impl<'a> Exec<'a> {
                         let mut out = Vec::new();
                         for id in ids {
                             if let Some(vals) = self.table_get(t.root, id, needed)? {
-                                out.push(Ok(expand_row(&t, id, vals, &defaults)));
+                                out.push(self.virtual_filled(
+                                    &t,
+                                    &gen,
+                                    expand_row(&t, id, vals, &defaults),
+                                ));
                             }
                         }
                         Ok(Box::new(out.into_iter()))
@@ -1458,7 +1573,13 @@ impl<'a> Exec<'a> {
                         };
                         let it = self.table_range(t.root, lo_b, hi_b, *reverse, needed)?;
                         Ok(Box::new(it.map(move |r| {
-                            r.map(|(rowid, vals)| expand_row(&t, rowid, vals, &defaults))
+                            r.and_then(|(rowid, vals)| {
+                                self.virtual_filled(
+                                    &t,
+                                    &gen,
+                                    expand_row(&t, rowid, vals, &defaults),
+                                )
+                            })
                         })))
                     }
                     Access::Index {
@@ -1603,13 +1724,18 @@ impl<'a> Exec<'a> {
                                 // table row of the range first (hc_mixed 0:10 walks 10 keys of
                                 // a 200,000-row index instead of all of them).
                                 let t = t.clone();
-                                let keys: Box<dyn Iterator<Item = Result<Row>>> =
-                                    if one_key { Box::new(keys.take(1)) } else { keys };
+                                let keys: Box<dyn Iterator<Item = Result<Row>>> = if one_key {
+                                    Box::new(keys.take(1))
+                                } else {
+                                    keys
+                                };
                                 return Ok(Box::new(keys.filter_map(move |key| {
                                     match key.and_then(&lookup) {
-                                        Ok(Some((id, vals))) => {
-                                            Some(Ok(expand_row(&t, id, vals, &defaults)))
-                                        }
+                                        Ok(Some((id, vals))) => Some(self.virtual_filled(
+                                            &t,
+                                            &gen,
+                                            expand_row(&t, id, vals, &defaults),
+                                        )),
                                         Ok(None) => None,
                                         Err(e) => Some(Err(e)),
                                     }
@@ -1622,7 +1748,11 @@ impl<'a> Exec<'a> {
                                 if !seen_ids.insert(id) {
                                     continue;
                                 }
-                                out.push(Ok(expand_row(&t, id, vals, &defaults)));
+                                out.push(self.virtual_filled(
+                                    &t,
+                                    &gen,
+                                    expand_row(&t, id, vals, &defaults),
+                                ));
                             }
                         }
                         Ok(Box::new(out.into_iter()))
@@ -1748,7 +1878,7 @@ impl<'a> Exec<'a> {
         &self,
         t: &Arc<Table>,
         defaults: Vec<Value>,
-    ) -> Result<Box<dyn Iterator<Item = Result<Row>>>> {
+    ) -> Result<Box<dyn Iterator<Item = Result<Row>> + '_>> {
         self.table_rows_cols(t, defaults, None)
     }
 
@@ -1759,7 +1889,7 @@ impl<'a> Exec<'a> {
         t: &Arc<Table>,
         defaults: Vec<Value>,
         needed: Option<&std::sync::Arc<[bool]>>,
-    ) -> Result<Box<dyn Iterator<Item = Result<Row>>>> {
+    ) -> Result<Box<dyn Iterator<Item = Result<Row>> + '_>> {
         if t.without_rowid {
             let layout = WrLayout::of(t);
             let it = self.store.index_range(
@@ -1774,6 +1904,19 @@ impl<'a> Exec<'a> {
             ));
         }
         let t = t.clone();
+        if t.has_virtual() {
+            // VIRTUAL columns are computed from the whole row (no pruning: the mask's
+            // positions would not be the record's).
+            let gen = Some(Rc::new(self.generated_exprs(&t)?));
+            let it = self
+                .store
+                .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?;
+            return Ok(Box::new(it.map(move |r| {
+                r.and_then(|(rowid, vals)| {
+                    self.virtual_filled(&t, &gen, expand_row(&t, rowid, vals, &defaults))
+                })
+            })));
+        }
         let it = self.table_range(t.root, Bound::Unbounded, Bound::Unbounded, false, needed)?;
         Ok(Box::new(it.map(move |r| {
             r.map(|(rowid, vals)| expand_row(&t, rowid, vals, &defaults))
@@ -1795,6 +1938,65 @@ impl<'a> Exec<'a> {
                 _ => Value::Null,
             })
             .collect()
+    }
+
+    /// The generated columns of `t` bound over its row (columns, then the rowid), in the
+    /// order that computes each after what it reads (`Table::generated_order`).
+    pub fn generated_exprs(&self, t: &Table) -> Result<Vec<(usize, CExpr)>> {
+        let order = t
+            .generated_order()
+            .map_err(|name| SqlError::msg(format!("generated column loop on \"{name}\"")))?;
+        let mut b = Binder::new(self.schema);
+        let mut out = Vec::with_capacity(order.len());
+        for i in order {
+            if let Some(g) = &t.columns[i].generated {
+                out.push((i, b.bind_for_table(t, None, &g.expr)?));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Computes generated columns into `row` (columns then rowid), each converted to its
+    /// column's affinity; with `virtual_only` the STORED ones are kept as read.
+    pub fn compute_generated(
+        &self,
+        t: &Table,
+        gen: &[(usize, CExpr)],
+        row: &mut [Value],
+        virtual_only: bool,
+    ) -> Result<()> {
+        for (i, e) in gen {
+            if virtual_only && !t.is_virtual(*i) {
+                continue;
+            }
+            let v = self.eval(e, &Frame::new(row, None))?;
+            row[*i] = v.apply_affinity(t.columns[*i].affinity);
+        }
+        Ok(())
+    }
+
+    /// A row from `expand_row` with its VIRTUAL columns computed by `gen` (bound once per
+    /// scan); None for a table without any.
+    fn virtual_filled(
+        &self,
+        t: &Table,
+        gen: &Option<Rc<Vec<(usize, CExpr)>>>,
+        mut row: Row,
+    ) -> Result<Row> {
+        if let Some(g) = gen {
+            self.compute_generated(t, g, &mut row, true)?;
+        }
+        Ok(row)
+    }
+
+    /// `expand_row` with the VIRTUAL columns computed.
+    pub fn table_row(&self, t: &Table, rowid: i64, vals: Row, defaults: &[Value]) -> Result<Row> {
+        let mut row = expand_row(t, rowid, vals, defaults);
+        if t.has_virtual() {
+            let gen = self.generated_exprs(t)?;
+            self.compute_generated(t, &gen, &mut row, true)?;
+        }
+        Ok(row)
     }
 
     /// The key order of an index.

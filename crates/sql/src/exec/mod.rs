@@ -618,6 +618,7 @@ impl<'a> Engine<'a> {
                 default_text: None,
                 collation: c.coll,
                 pk: 0,
+                generated: None,
             })
             .collect();
         t.sql = v.sql.clone();
@@ -779,6 +780,12 @@ impl<'a> Engine<'a> {
                         if *recursive { "json_tree" } else { "json_each" }
                     ),
                 };
+                let detail = match src.join {
+                    crate::plan::JoinType::Left | crate::plan::JoinType::Full => {
+                        format!("{detail} LEFT-JOIN")
+                    }
+                    _ => detail,
+                };
                 rows.push(vec![
                     Value::Integer(id),
                     Value::Integer(0),
@@ -786,6 +793,28 @@ impl<'a> Engine<'a> {
                     Value::text(detail),
                 ]);
                 id += 1;
+            }
+            // The pass over a RIGHT/FULL JOIN's unmatched rows, as SQLite shows it: a
+            // "RIGHT-JOIN t" node over a scan of t.
+            for src in &core.sources {
+                let (true, crate::plan::SourceKind::Table(t)) =
+                    (src.join.keeps_right_rows(), &src.kind)
+                else {
+                    continue;
+                };
+                rows.push(vec![
+                    Value::Integer(id),
+                    Value::Integer(0),
+                    Value::Integer(0),
+                    Value::text(format!("RIGHT-JOIN {}", t.name)),
+                ]);
+                rows.push(vec![
+                    Value::Integer(id + 1),
+                    Value::Integer(id),
+                    Value::Integer(0),
+                    Value::text(format!("SCAN {}", t.name)),
+                ]);
+                id += 2;
             }
         }
         if !plan.order_by.is_empty() {

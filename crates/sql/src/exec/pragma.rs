@@ -5,7 +5,6 @@
 //! connection (busy_timeout, synchronous, cache_size, foreign_keys) live in `ConnState`;
 //! the connection layer applies them to storage.
 
-use super::eval::expand_row;
 use super::store::Row;
 use super::Engine;
 use crate::parse::ast::{Expr, Literal, PragmaValue, QualifiedName, UnaryOp};
@@ -310,7 +309,7 @@ impl Engine<'_> {
             {
                 let (rowid, vals) = r?;
                 nrows += 1;
-                let full = expand_row(&t, rowid, vals, &defaults);
+                let full = exec.table_row(&t, rowid, vals, &defaults)?;
                 for (i, c) in t.columns.iter().enumerate() {
                     if c.not_null.is_some() && full[i].is_null() && Some(i) != t.rowid_alias {
                         out.push(format!("NULL value in {}.{}", t.name, c.name));
@@ -522,13 +521,25 @@ pub fn schema_pragma(
             let tn = tn.to_text_or_empty().into_owned();
             let xinfo = key(name) == "table_xinfo";
             if let Some(t) = schema.table(&tn) {
+                // table_info leaves generated columns out (and numbers the rest without
+                // them); table_xinfo shows them with hidden = 2 (VIRTUAL) or 3 (STORED).
+                let mut hidden_before = 0;
                 return Ok(t
                     .columns
                     .iter()
                     .enumerate()
-                    .map(|(i, c)| {
+                    .filter_map(|(i, c)| {
+                        let hidden = match &c.generated {
+                            None => 0,
+                            Some(g) if g.stored => 3,
+                            Some(_) => 2,
+                        };
+                        if hidden != 0 && !xinfo {
+                            hidden_before += 1;
+                            return None;
+                        }
                         let mut r = vec![
-                            Value::Integer(i as i64),
+                            Value::Integer((i - hidden_before) as i64),
                             Value::text(c.name.as_str()),
                             Value::text(c.decl_type.as_str()),
                             Value::Integer(i64::from(c.not_null.is_some())),
@@ -539,9 +550,9 @@ pub fn schema_pragma(
                             Value::Integer(c.pk as i64),
                         ];
                         if xinfo {
-                            r.push(Value::Integer(0));
+                            r.push(Value::Integer(hidden));
                         }
-                        r
+                        Some(r)
                     })
                     .collect());
             }

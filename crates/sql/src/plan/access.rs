@@ -101,6 +101,8 @@ impl Binder<'_> {
             let terms: Vec<CExpr> = match sources[i].join {
                 JoinType::Inner => filters[i].clone(),
                 JoinType::Left => sources[i].on.clone(),
+                // Unmatched right rows are found by scanning it whole after the join.
+                JoinType::Right | JoinType::Full => continue,
             };
             let start = sources[i].start;
             let rowid_pos = start + tab.columns.len();

@@ -73,6 +73,9 @@ struct Frame {
     /// Result aliases usable as a fallback: (lower-case alias, expression).
     aliases: Vec<(String, Expr)>,
     alias_depth: usize,
+    /// USING columns merged by a RIGHT or FULL JOIN: (position of the visible left column,
+    /// what an unqualified reference or `*` reads instead).
+    using_values: Vec<(usize, Expr)>,
 }
 
 #[derive(Clone)]
@@ -866,6 +869,16 @@ impl<'s> Binder<'s> {
                 hits.first().map(|&i| (i, f.cols[i].clone()))
             };
             if let Some((idx, c)) = found {
+                if table.is_none() {
+                    let merged = self.frames[fi]
+                        .using_values
+                        .iter()
+                        .find(|(i, _)| *i == idx)
+                        .map(|(_, e)| e.clone());
+                    if let Some(e) = merged {
+                        return self.expr(&e);
+                    }
+                }
                 if level > 0 {
                     for f in &mut self.frames[fi + 1..] {
                         f.correlated = true;
@@ -1383,13 +1396,15 @@ impl<'s> Binder<'s> {
         let has_limit = std::mem::take(&mut self.order_limit_hint);
         // FROM
         let mut sources: Vec<Source> = Vec::new();
-        let mut where_terms: Vec<Expr> = Vec::new();
+        let mut where_terms: Vec<(Expr, usize)> = Vec::new();
         if let Some(from) = &sc.from {
             self.from_clause(from, &mut sources, &mut where_terms)?;
         }
         let width = self.frames.last().map_or(0, |f| f.cols.len());
         if let Some(w) = &sc.where_ {
-            conjuncts(w, &mut where_terms);
+            let mut ws = Vec::new();
+            conjuncts(w, &mut ws);
+            where_terms.extend(ws.into_iter().map(|t| (t, usize::MAX)));
         }
         // Result-column aliases may be used in WHERE/GROUP BY/HAVING/ORDER BY.
         let aliases: Vec<(String, Expr)> = sc
@@ -1410,8 +1425,21 @@ impl<'s> Binder<'s> {
         }
         // WHERE
         let mut bound_terms = Vec::with_capacity(where_terms.len());
-        for t in &where_terms {
+        // A term applies to the result of the joins up to its own: it may not be tested
+        // before the last RIGHT/FULL JOIN among them, or it would drop left rows before that
+        // join decides which right rows went unmatched.
+        // An ON term sees only the sources up to its join's (they were all that was in
+        // scope), so it is tested there at the latest, even when it holds a correlated
+        // subquery (`max_source` then answers the last source).
+        let mut floors = Vec::with_capacity(where_terms.len());
+        for (t, at) in &where_terms {
             bound_terms.push(self.expr(t)?.e);
+            let upto = (*at).min(sources.len().saturating_sub(1));
+            let floor = sources
+                .get(..=upto)
+                .and_then(|s| s.iter().rposition(|s| s.join.keeps_right_rows()))
+                .unwrap_or(0);
+            floors.push((floor, *at));
         }
         if sources.len() > 1
             && sources.iter().all(|s| {
@@ -1425,9 +1453,12 @@ impl<'s> Binder<'s> {
             self.reorder_joins(&mut sources, &bound_terms);
         }
         let mut filters: Vec<Vec<CExpr>> = vec![Vec::new(); sources.len().max(1)];
-        for e in bound_terms {
+        for (e, (floor, at)) in bound_terms.into_iter().zip(floors) {
             let mut corr = false;
-            let lvl = e.max_source(&sources, &mut corr).unwrap_or(0);
+            let mut lvl = e.max_source(&sources, &mut corr).unwrap_or(0).max(floor);
+            if at != usize::MAX && sources.iter().any(|s| s.join.is_outer()) {
+                lvl = lvl.min(at);
+            }
             filters[lvl].push(e);
         }
         // Result columns (aggregates and window functions allowed from here on).
@@ -1463,7 +1494,8 @@ impl<'s> Binder<'s> {
                         }
                     }
                     let mut any = false;
-                    for (i, c) in f.cols.iter().enumerate() {
+                    let (scope, using_values) = (f.cols.clone(), f.using_values.clone());
+                    for (i, c) in scope.iter().enumerate() {
                         if c.is_rowid || c.star_hidden || (c.using_hidden && only.is_none()) {
                             continue;
                         }
@@ -1473,6 +1505,22 @@ impl<'s> Binder<'s> {
                             }
                         }
                         any = true;
+                        // `*` and `t.*` both expand a merged USING column to its unqualified
+                        // name (select.c selectExpander), so `a.*` of `a FULL JOIN b
+                        // USING(x)` shows coalesce(a.x, b.x).
+                        let merged = using_values.iter().find(|(k, _)| *k == i);
+                        if let Some((_, e)) = merged {
+                            let (e, name) = (e.clone(), c.name.clone());
+                            let b = self.expr(&e)?;
+                            outputs.push(b.e);
+                            columns.push(OutCol {
+                                name,
+                                aff: b.aff,
+                                coll: b.coll.map_or(Collation::Binary, |c| c.0),
+                                origin: None,
+                            });
+                            continue;
+                        }
                         outputs.push(CExpr::Col { level: 0, idx: i });
                         columns.push(OutCol {
                             name: c.name.clone(),
@@ -1725,19 +1773,21 @@ impl<'s> Binder<'s> {
         pos
     }
 
+    /// Binds the FROM clause into `sources`. ON terms of inner joins go to `where_terms`
+    /// tagged with the index of their join's source (WHERE terms are tagged `usize::MAX`), so
+    /// the caller can keep them inside the left operand of a later RIGHT/FULL JOIN.
     fn from_clause(
         &mut self,
         from: &ast::FromClause,
         sources: &mut Vec<Source>,
-        where_terms: &mut Vec<Expr>,
+        where_terms: &mut Vec<(Expr, usize)>,
     ) -> Result<()> {
         self.add_source(&from.first, JoinType::Inner, sources)?;
         for j in &from.joins {
             let jt = match j.op.kind {
                 JoinKind::Left => JoinType::Left,
-                JoinKind::Right | JoinKind::Full => {
-                    return err("RIGHT and FULL OUTER JOINs are not currently supported")
-                }
+                JoinKind::Right => JoinType::Right,
+                JoinKind::Full => JoinType::Full,
                 _ => JoinType::Inner,
             };
             let left_cols: Vec<(usize, ScopeCol)> = self
@@ -1800,34 +1850,53 @@ impl<'s> Binder<'s> {
                     ));
                 };
                 f.cols[ri].using_hidden = true;
-                let _ = li;
-                on_terms.push(Expr::Binary(
-                    Box::new(Expr::Column {
+                // The left side is what an unqualified name means so far: the leftmost
+                // table's column, or what an earlier RIGHT/FULL JOIN made of it.
+                let left = match f.using_values.iter().find(|(i, _)| *i == li) {
+                    Some((_, e)) => e.clone(),
+                    None => Expr::Column {
                         schema: None,
                         table: Some(lc.source.clone()),
                         name: lc.name.clone(),
                         dq: false,
-                    }),
-                    BinaryOp::Eq,
-                    Box::new(Expr::Column {
-                        schema: None,
-                        table: Some(f.cols[ri].source.clone()),
-                        name: f.cols[ri].name.clone(),
-                        dq: false,
-                    }),
-                ));
+                    },
+                };
+                let right = Expr::Column {
+                    schema: None,
+                    table: Some(f.cols[ri].source.clone()),
+                    name: f.cols[ri].name.clone(),
+                    dq: false,
+                };
+                // SQLite resolves the merged column of a RIGHT JOIN to the right table's
+                // column and of a FULL JOIN to coalesce(left, right) (resolve.c lookupName).
+                let merged = match jt {
+                    JoinType::Right => Some(right.clone()),
+                    JoinType::Full => Some(Expr::Function(Box::new(ast::FunctionCall {
+                        name: "coalesce".into(),
+                        distinct: false,
+                        args: FunctionArgs::List(vec![left.clone(), right.clone()]),
+                        order_by: Vec::new(),
+                        filter: None,
+                        over: None,
+                    }))),
+                    JoinType::Inner | JoinType::Left => None,
+                };
+                if let Some(m) = merged {
+                    f.using_values.retain(|(i, _)| *i != li);
+                    f.using_values.push((li, m));
+                }
+                on_terms.push(Expr::Binary(Box::new(left), BinaryOp::Eq, Box::new(right)));
             }
             if let Some(JoinConstraint::On(e)) = &j.constraint {
                 conjuncts(e, &mut on_terms);
             }
-            match jt {
-                JoinType::Inner => where_terms.extend(on_terms),
-                JoinType::Left => {
-                    for t in on_terms {
-                        let b = self.expr(&t)?;
-                        sources[si].on.push(b.e);
-                    }
+            if jt.is_outer() {
+                for t in on_terms {
+                    let b = self.expr(&t)?;
+                    sources[si].on.push(b.e);
                 }
+            } else {
+                where_terms.extend(on_terms.into_iter().map(|t| (t, si)));
             }
         }
         Ok(())
@@ -2104,7 +2173,7 @@ impl<'s> Binder<'s> {
                 }
                 let mut terms = Vec::new();
                 self.from_clause(from, sources, &mut terms)?;
-                if !terms.is_empty() || sources.iter().any(|s| s.join == JoinType::Left) {
+                if !terms.is_empty() || sources.iter().any(|s| s.join.is_outer()) {
                     return err("parenthesized joins with join constraints are not supported");
                 }
                 return Ok(());

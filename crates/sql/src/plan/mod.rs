@@ -235,6 +235,24 @@ pub struct SelectPlan {
 pub enum JoinType {
     Inner,
     Left,
+    /// RIGHT JOIN: inner-joined in the nested loop, the right rows no left row matched are
+    /// emitted afterwards with every earlier source NULL (`exec::eval::scan_level`).
+    Right,
+    /// FULL JOIN: LEFT's NULL extension of unmatched left rows plus RIGHT's of unmatched
+    /// right rows.
+    Full,
+}
+
+impl JoinType {
+    /// The source's rows are kept when nothing on the left matches them.
+    pub fn keeps_right_rows(self) -> bool {
+        matches!(self, JoinType::Right | JoinType::Full)
+    }
+
+    /// Its ON terms decide a match (they are not WHERE filters).
+    pub fn is_outer(self) -> bool {
+        self != JoinType::Inner
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -291,7 +309,7 @@ pub struct Source {
     /// Number of positions (columns, plus the rowid for tables).
     pub width: usize,
     pub join: JoinType,
-    /// ON terms of a LEFT JOIN, tested before deciding the row matched.
+    /// ON terms of a LEFT, RIGHT or FULL JOIN, tested before deciding the row matched.
     pub on: Vec<CExpr>,
     pub access: Access,
 }

@@ -10,6 +10,9 @@
 //! - UNIQUE and non-rowid PRIMARY KEY constraints own `sqlite_autoindex_<table>_<N>` indexes,
 //!   numbered in declaration order (column constraints first, then table constraints), the
 //!   way SQLite numbers them; identical constraints share one index.
+//! - Generated columns (gencol.html): a VIRTUAL column has no place in the table record,
+//!   which holds the other columns (ordinary and STORED) in declaration order, as SQLite's
+//!   `sqlite3TableColumnToStorage` lays them out; `Table::storage_len` counts them.
 //! - Attached databases (lang_attach.html) each have their own `Schema` in `attached`, in
 //!   attach order; their roots carry the slot's bits (`exec::store::attached_bits`), so a
 //!   table's root says which database it lives in (`db_schema`). Unqualified names resolve
@@ -39,6 +42,16 @@ pub struct Column {
     pub collation: Collation,
     /// 1-based position in the primary key, 0 if not part of it.
     pub pk: usize,
+    /// `[GENERATED ALWAYS] AS (expr) [VIRTUAL|STORED]`.
+    pub generated: Option<Generated>,
+}
+
+/// A generated column's definition.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    pub expr: Expr,
+    /// STORED: computed on write and kept in the record; VIRTUAL: computed on read.
+    pub stored: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -97,6 +110,9 @@ pub struct Table {
     pub pk_key: Vec<IndexColumn>,
     /// FOREIGN KEY constraints of this (child) table.
     pub fkeys: Vec<ForeignKey>,
+    /// How many columns are VIRTUAL generated columns (kept so that reading a row of an
+    /// ordinary table costs no scan of its columns).
+    pub virtual_columns: usize,
 }
 
 /// What happens to child rows when their parent key is deleted or changed.
@@ -151,6 +167,73 @@ impl Table {
             .iter()
             .position(|c| c.name.eq_ignore_ascii_case(name))
     }
+
+    pub fn has_generated(&self) -> bool {
+        self.columns.iter().any(|c| c.generated.is_some())
+    }
+
+    /// Some column is VIRTUAL, so the record and the row layouts differ.
+    pub fn has_virtual(&self) -> bool {
+        self.virtual_columns > 0
+    }
+
+    /// Values in this table's record: the columns that are not VIRTUAL.
+    pub fn storage_len(&self) -> usize {
+        (0..self.columns.len())
+            .filter(|&i| !self.is_virtual(i))
+            .count()
+    }
+
+    pub fn is_virtual(&self, i: usize) -> bool {
+        self.columns
+            .get(i)
+            .and_then(|c| c.generated.as_ref())
+            .is_some_and(|g| !g.stored)
+    }
+
+    /// The generated columns in an order that computes each after the columns it reads;
+    /// `Err(name)` when they read each other in a loop. This is SQLite's pass-until-no-
+    /// progress order (`sqlite3ComputeGeneratedColumns`), and names the column it does: the
+    /// last one of the last pass that could not be computed.
+    pub fn generated_order(&self) -> std::result::Result<Vec<usize>, String> {
+        let mut avail: Vec<bool> = self.columns.iter().map(|c| c.generated.is_none()).collect();
+        let mut order = Vec::new();
+        loop {
+            let mut progress = false;
+            let mut redo = None;
+            for (i, c) in self.columns.iter().enumerate() {
+                let Some(g) = &c.generated else { continue };
+                if avail[i] {
+                    continue;
+                }
+                let mut ready = true;
+                let mut stack = vec![&g.expr];
+                while let Some(e) = stack.pop() {
+                    if let Expr::Column {
+                        table: None, name, ..
+                    } = e
+                    {
+                        if let Some(j) = self.column_index(name) {
+                            ready &= avail[j];
+                        }
+                    }
+                    e.for_each_child(&mut |x| stack.push(x));
+                }
+                if ready {
+                    avail[i] = true;
+                    order.push(i);
+                    progress = true;
+                } else {
+                    redo = Some(i);
+                }
+            }
+            match redo {
+                None => return Ok(order),
+                Some(i) if !progress => return Err(self.columns[i].name.clone()),
+                Some(_) => {}
+            }
+        }
+    }
 }
 
 /// A constraint that needs an automatic index, before it has a root page.
@@ -186,8 +269,9 @@ pub struct Schema {
     pub cookie: u32,
     /// TEMP views: connection-private, never in `sqlite_schema`; they shadow main objects.
     pub temp_views: HashMap<String, Arc<View>>,
-    /// Tables in the file that parlite cannot use (WITHOUT ROWID, virtual, generated
-    /// columns...), with the reason; loading the rest of the schema still succeeds.
+    /// Tables in the file that parlite cannot use (virtual tables, WITHOUT ROWID tables
+    /// with generated columns...), with the reason; loading the rest of the schema still
+    /// succeeds.
     pub unsupported: HashMap<String, String>,
     /// Main tables hidden by a TEMP table of the same name (reachable as `main.name`).
     pub shadowed: HashMap<String, Arc<Table>>,
@@ -229,6 +313,7 @@ pub fn schema_table() -> Table {
         default_text: None,
         collation: Collation::Binary,
         pk: 0,
+        generated: None,
     };
     Table {
         name: "sqlite_schema".to_string(),
@@ -251,6 +336,7 @@ pub fn schema_table() -> Table {
         pk_conflict: None,
         pk_key: Vec::new(),
         fkeys: Vec::new(),
+        virtual_columns: 0,
     }
 }
 
@@ -612,6 +698,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
             default_text: None,
             collation: Collation::Binary,
             pk: 0,
+            generated: None,
         };
         for c in &d.constraints {
             if let ColumnConstraint::Collate(name) = &c.constraint {
@@ -668,11 +755,23 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                     span: span.clone(),
                 }),
                 ColumnConstraint::Default { expr, span } => {
+                    if col.generated.is_some() {
+                        return Err(SqlError::msg("cannot use DEFAULT on a generated column"));
+                    }
                     col.default = Some(expr.clone());
                     col.default_text = Some(span.clone());
                 }
-                ColumnConstraint::Generated { .. } => {
-                    return Err(SqlError::msg("generated columns are not supported"));
+                ColumnConstraint::Generated { expr, stored } => {
+                    if col.default.is_some() || col.generated.is_some() {
+                        return Err(SqlError::msg(format!(
+                            "error in generated column \"{}\"",
+                            col.name
+                        )));
+                    }
+                    col.generated = Some(Generated {
+                        expr: expr.clone(),
+                        stored: *stored,
+                    });
                 }
                 ColumnConstraint::References(fk) => {
                     let (on_delete, on_update) = fk_actions(&fk.actions);
@@ -807,6 +906,9 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
             }
         }
     }
+    if columns.iter().all(|c| c.generated.is_some()) {
+        return Err(SqlError::msg("must have at least one non-generated column"));
+    }
     if *without_rowid {
         // A key column repeated with the same collation is dropped (SQLite's isDupColumn).
         if let Some((cols, ..)) = &mut pk_cols {
@@ -826,6 +928,14 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
     let mut autoincrement = false;
     let mut pk_conflict = None;
     if let Some((cols, conflict, autoinc, desc)) = &pk_cols {
+        if cols
+            .iter()
+            .any(|ic| ic.column.is_some_and(|c| columns[c].generated.is_some()))
+        {
+            return Err(SqlError::msg(
+                "generated columns cannot be part of the PRIMARY KEY",
+            ));
+        }
         for (i, ic) in cols.iter().enumerate() {
             if let Some(c) = ic.column {
                 columns[c].pk = i + 1;
@@ -882,6 +992,11 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
     } else {
         Vec::new()
     };
+    if *without_rowid && columns.iter().any(|c| c.generated.is_some()) {
+        return Err(SqlError::msg(
+            "generated columns in WITHOUT ROWID tables are not supported",
+        ));
+    }
     // Identical UNIQUE constraints share one index (SQLite keeps the first).
     let mut deduped: Vec<AutoIndexSpec> = Vec::new();
     for s in specs {
@@ -910,6 +1025,13 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
         pk_conflict,
         pk_key,
         fkeys,
+        virtual_columns: 0,
+    };
+    let table = Table {
+        virtual_columns: (0..table.columns.len())
+            .filter(|&i| table.is_virtual(i))
+            .count(),
+        ..table
     };
     Ok((table, deduped))
 }
