@@ -1,6 +1,6 @@
 //! The project's SQL scoreboard, run by the README's test command: the whole sqllogictest
 //! corpus through `parlite-slt` on parlite and on SQLite (the runner's own check), and the
-//! speedtest1 scripts whose expected output parlite reproduces.
+//! speedtest1 scripts whose expected output parlite reproduces (fp: equal to the bundled SQLite).
 //!
 //! A missing corpus fails with a message ($PARLITE_CORPUS, default ../shared/corpus).
 
@@ -96,4 +96,33 @@ fn parlite_reproduces_speedtest1_orm_and_cte_output() {
 #[test]
 fn parlite_reproduces_speedtest1_main_output() {
     check_speedtest("main-size100");
+}
+
+/// speedtest1 fp: the expected file came from stock sqlite3 3.40.1, whose `sum()` adds reals
+/// plainly; SQLite 3.43 moved `sum()` to Kahan–Babuska–Neumaier summation, and the bundled
+/// SQLite (3.50.2, the differential tests' oracle) prints 3 of the 19 lines differently in
+/// their last digits. parlite follows the oracle: its output equals the bundled SQLite's
+/// byte for byte, and differs from the 3.40.1 file in exactly those 3 `sum()` lines.
+#[test]
+fn parlite_matches_bundled_sqlite_on_speedtest1_fp() {
+    use parlite_testkit::sqlite::SqliteEngine;
+    let dir = corpus_root().join("speedtest1");
+    let script = speedtest::read_maybe_xz(&dir.join("speedtest1-fp-size33.sql.xz")).unwrap();
+    let script = String::from_utf8(script).unwrap();
+    let expected = speedtest::read_maybe_xz(&dir.join("speedtest1-fp-size33.expected.xz")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut ours = ParliteEngine::open(tmp.path().join("p.db").to_str().unwrap()).unwrap();
+    let mut oracle = SqliteEngine::open(tmp.path().join("s.db").to_str().unwrap()).unwrap();
+    let got = speedtest::check(&mut ours, &script, &expected);
+    let want = speedtest::check(&mut oracle, &script, &expected);
+    assert!(got.replay.errors.is_empty(), "{:?}", got.replay.errors);
+    assert!(want.replay.errors.is_empty(), "{:?}", want.replay.errors);
+    assert_eq!(
+        String::from_utf8_lossy(&got.replay.stdout),
+        String::from_utf8_lossy(&want.replay.stdout),
+        "parlite and the bundled SQLite print different fp output"
+    );
+    assert_eq!(got.expected_lines, 19);
+    // 3 lines removed and 3 added against the 3.40.1 file.
+    assert_eq!(got.changed_lines, 6, "{}", got.diff_excerpt);
 }
