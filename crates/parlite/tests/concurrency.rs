@@ -532,7 +532,11 @@ fn synchronous_reaches_storage_per_connection() {
             .unwrap();
         let before = db.stats().fsyncs;
         c.execute_batch("COMMIT").unwrap();
-        assert_eq!(db.stats().fsyncs, before, "a rebased OFF commit never syncs");
+        assert_eq!(
+            db.stats().fsyncs,
+            before,
+            "a rebased OFF commit never syncs"
+        );
     }
     let before = db.stats().fsyncs;
     insert_5();
@@ -619,10 +623,17 @@ fn parlite_stats_report_checkpoints_snapshots_and_lock_waits() {
     assert!(stat(&c1, "log_bytes") > 0 || stat(&c1, "checkpoints") > 0);
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     while stat(&c1, "checkpoints") == 0 {
-        assert!(std::time::Instant::now() < deadline, "no background checkpoint");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no background checkpoint"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
-    assert!(stat(&c1, "checkpoint_pages") >= 1300, "{}", stat(&c1, "checkpoint_pages"));
+    assert!(
+        stat(&c1, "checkpoint_pages") >= 1300,
+        "{}",
+        stat(&c1, "checkpoint_pages")
+    );
     assert!(stat(&c1, "checkpoint_ms") >= 0);
     assert!(stat(&c1, "log_file_bytes") >= 32);
     // A reader's snapshot ages while it is open.

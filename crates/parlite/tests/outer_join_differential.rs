@@ -134,7 +134,6 @@ fn check(script: &str) {
     );
 }
 
-
 const SETUP: &str = "
 CREATE TABLE a(x INTEGER, y TEXT);
 CREATE TABLE b(x INTEGER, z TEXT);
@@ -272,6 +271,10 @@ fn explain_query_plan_shows_the_right_join_pass() {
                 Out::Err(e) => panic!("{q}: {e}"),
             }
         };
-        assert_eq!(details(run_parlite(&c, q)), details(run_sqlite(&s, q)), "{q}");
+        assert_eq!(
+            details(run_parlite(&c, q)),
+            details(run_sqlite(&s, q)),
+            "{q}"
+        );
     }
 }

@@ -157,7 +157,8 @@ fn unsupported_objects_do_not_block_the_rest_of_a_sqlite_file() {
         ]
     );
     // WITHOUT ROWID tables are written too (without_rowid.rs has the thorough tests).
-    c.execute_batch("INSERT INTO w VALUES(3, 'k3', 'z')").unwrap();
+    c.execute_batch("INSERT INTO w VALUES(3, 'k3', 'z')")
+        .unwrap();
     c.execute_batch("CREATE TABLE w2(a PRIMARY KEY) WITHOUT ROWID")
         .unwrap();
     assert_eq!(

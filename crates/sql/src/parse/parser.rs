@@ -136,6 +136,8 @@ pub struct Parser<'a> {
     last_end: usize,
     depth: usize,
     pub params: Params,
+    /// Parameter references parsed so far (a repeated `?1` counts each time).
+    param_refs: usize,
 }
 
 // Binding powers, lowest first (lang_expr.html "Operators", parse.y %left lines).
@@ -161,6 +163,7 @@ impl<'a> Parser<'a> {
             last_end: 0,
             depth: 0,
             params: Params::default(),
+            param_refs: 0,
         }
     }
 
@@ -1311,7 +1314,11 @@ impl<'a> Parser<'a> {
                 Vec::new()
             };
             self.expect_kw("AS")?;
+            let refs_before = self.param_refs;
             let select = self.select()?;
+            if self.param_refs != refs_before {
+                return perr("parameters are not allowed in views");
+            }
             let schema_sql = format!("CREATE VIEW {}", self.text(name_start, self.last_end));
             return Ok(Stmt::CreateView(Box::new(CreateView {
                 temp,
@@ -2472,6 +2479,7 @@ impl<'a> Parser<'a> {
 
     fn param_index(&mut self, v: &str) -> PResult<usize> {
         const MAX_VARIABLE_NUMBER: usize = 32766;
+        self.param_refs += 1;
         if v == "?" {
             self.params.names.push(None);
             return Ok(self.params.names.len());

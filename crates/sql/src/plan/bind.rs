@@ -90,6 +90,9 @@ pub struct Binder<'s> {
     frames: Vec<Frame>,
     ctes: Vec<HashMap<String, CteDef>>,
     view_depth: usize,
+    /// The database of the (non-TEMP) view being bound: SQLite qualifies the table names of
+    /// a view with it (sqlite3FixSelect), so a missing one reads `no such table: main.t`.
+    view_db_name: Option<String>,
     /// CTE names whose own body is being bound (a non-recursive CTE's name there means the
     /// table of that name, not the CTE).
     hidden_ctes: Vec<String>,
@@ -134,6 +137,7 @@ impl<'s> Binder<'s> {
             frames: Vec::new(),
             ctes: Vec::new(),
             view_depth: 0,
+            view_db_name: None,
             hidden_ctes: Vec::new(),
             recursing: Vec::new(),
             next_working_id: 0,
@@ -1988,11 +1992,32 @@ impl<'s> Binder<'s> {
                 {
                     self.view_guard()?;
                     // A view binds to its own database's objects (lang_attach.html).
-                    let saved_db = self.schema.default_db.replace(self.schema.view_db(&v));
+                    let view_db = self.schema.view_db(&v);
+                    let saved_db = self.schema.default_db.replace(view_db);
+                    let is_temp = self
+                        .schema
+                        .temp_views
+                        .get(&key(&v.name))
+                        .is_some_and(|x| std::sync::Arc::ptr_eq(x, &v));
+                    let db_name = match view_db {
+                        _ if is_temp => None,
+                        0 => Some("main".to_string()),
+                        n => self.schema.attached.get(n - 1).map(|a| a.name.clone()),
+                    };
+                    let saved_name = std::mem::replace(&mut self.view_db_name, db_name);
                     let sub = self.detached_subplan(&v.select, false);
+                    self.view_db_name = saved_name;
                     self.schema.default_db.set(saved_db);
                     self.view_depth -= 1;
                     let sub = sub?;
+                    if !v.columns.is_empty() && v.columns.len() != sub.plan.columns.len() {
+                        return err(format!(
+                            "expected {} columns for '{}' but got {}",
+                            v.columns.len(),
+                            v.name,
+                            sub.plan.columns.len()
+                        ));
+                    }
                     let cols = sub_cols(&sub, &sname, &v.columns);
                     (SourceKind::Subquery(Rc::new(sub)), sname, cols)
                 } else if k == "sqlite_master"
@@ -2053,9 +2078,9 @@ impl<'s> Binder<'s> {
                         };
                         return self.add_source(&tf, join, sources);
                     }
-                    let full = match &name.schema {
-                        Some(s) => format!("{s}.{}", name.name),
-                        None => name.name.clone(),
+                    let full = match (&name.schema, &self.view_db_name) {
+                        (Some(s), _) | (None, Some(s)) => format!("{s}.{}", name.name),
+                        (None, None) => name.name.clone(),
                     };
                     return err(format!("no such table: {full}"));
                 }
