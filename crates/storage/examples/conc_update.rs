@@ -10,8 +10,7 @@
 
 use parlite_storage::record::{encode, ValueRef};
 use parlite_storage::{
-    BtreeKind, Database, OpenOptions, OsVfs, PageNo, PagerConfig, SeekOp, StorageError,
-    Synchronous,
+    BtreeKind, Database, OpenOptions, OsVfs, PageNo, PagerConfig, SeekOp, StorageError, Synchronous,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -64,7 +63,9 @@ fn main() -> parlite_storage::Result<()> {
             config.checkpoint_log_bytes = 1 << 40;
             config.checkpoint_dirty_percent = 100;
         }
-        let path = path.to_str().ok_or_else(|| StorageError::misuse("path not UTF-8"))?;
+        let path = path
+            .to_str()
+            .ok_or_else(|| StorageError::misuse("path not UTF-8"))?;
         let db = Database::open_with_config(Arc::new(OsVfs), path, opts, config)?;
         let mut rng = StdRng::seed_from_u64(1);
         let w = db.begin_write(Duration::from_secs(5))?;
@@ -105,7 +106,9 @@ fn main() -> parlite_storage::Result<()> {
         }
         let mut commits = 0;
         for h in handles {
-            commits += h.join().map_err(|_| StorageError::misuse("worker panicked"))??;
+            commits += h
+                .join()
+                .map_err(|_| StorageError::misuse("worker panicked"))??;
         }
         let wall = start.elapsed();
         let (s1, c1, cpu1) = (db.stats(), db.concurrency_stats(), cpu_time());

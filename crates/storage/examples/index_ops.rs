@@ -27,7 +27,10 @@ fn main() -> parlite_storage::Result<()> {
         x ^= x >> 7;
         x ^= x << 17;
         let text = format!("user{:016x}", x);
-        let key = encode(&[ValueRef::Text(text.as_bytes()), ValueRef::Integer(rowid as i64)]);
+        let key = encode(&[
+            ValueRef::Text(text.as_bytes()),
+            ValueRef::Integer(rowid as i64),
+        ]);
         w.index_insert(root, &key, &cmp)?;
     }
     let mut c = w.cursor(root, BtreeKind::Index, Some(Arc::new(cmp)))?;

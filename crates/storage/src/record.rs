@@ -382,7 +382,12 @@ impl KeyCompare for RecordCompare {
 impl RecordCompare {
     /// Compares the stored key's next field (column `i`) with the probe's.
     #[inline]
-    fn compare_field(&self, s: &mut FieldIter<'_>, i: usize, pv: &ValueRef<'_>) -> Result<Ordering> {
+    fn compare_field(
+        &self,
+        s: &mut FieldIter<'_>,
+        i: usize,
+        pv: &ValueRef<'_>,
+    ) -> Result<Ordering> {
         let sv = match s.next_field() {
             Some(v) => v?,
             // A stored key shorter than the probe sorts first.

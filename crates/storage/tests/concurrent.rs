@@ -773,7 +773,11 @@ fn rebase_outside_the_lock_keeps_the_own_view_until_it_commits() {
         let w = db.begin_write(TIMEOUT).unwrap();
         db.set_concurrent_busy_timeout(Duration::from_millis(20));
         assert!(matches!(t.commit(), Err(StorageError::Busy { .. })));
-        assert_eq!(get(&t, root, 2), Some(21), "{name}: own snapshot after Busy");
+        assert_eq!(
+            get(&t, root, 2),
+            Some(21),
+            "{name}: own snapshot after Busy"
+        );
         w.rollback();
         db.set_concurrent_busy_timeout(TIMEOUT);
         assert!(is_conflict(t.commit(), root), "{name}");

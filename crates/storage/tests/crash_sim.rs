@@ -490,7 +490,11 @@ fn every_io_call_of_checkpoint_and_recovery() {
 /// steps (R2–R5) alternate with commits, so that commits land in the new log file while the
 /// previous one is synced, copied and emptied (docs/log-and-recovery.md 3b). Stops at the
 /// first failure: a failed commit is in flight; a failed step poisons the backend (B7).
-fn rounds_under_commits(b: &FileBackend, rng: &mut StdRng, acked: &mut Vec<Model>) -> Option<Model> {
+fn rounds_under_commits(
+    b: &FileBackend,
+    rng: &mut StdRng,
+    acked: &mut Vec<Model>,
+) -> Option<Model> {
     let mut commit = |acked: &mut Vec<Model>| -> Result<(), Model> {
         let mut m = acked.last().cloned().unwrap_or(Model { pages: Vec::new() });
         match run_txn(b, rng, &mut m) {
@@ -570,7 +574,11 @@ fn every_io_call_of_background_rounds_under_commits() {
         assert!(rounds_under_commits(&b, &mut rng, &mut acked).is_none());
         let calls = disk.io_calls() - start;
         assert_eq!(b.stats().checkpoints, 3, "{:?}", b.stats());
-        assert!(acked.last().unwrap().matches(&*b.begin_read().unwrap()).is_ok());
+        assert!(acked
+            .last()
+            .unwrap()
+            .matches(&*b.begin_read().unwrap())
+            .is_ok());
         drop(b);
         assert!(calls >= 40, "{calls}");
         for fail_at in 0..calls {
@@ -589,9 +597,18 @@ fn every_io_call_of_background_rounds_under_commits() {
                         v.put_file("x", bytes.clone());
                         let file = parlite_storage::vfs::Vfs::open(&v, "x", false).unwrap();
                         let sc = parlite_storage::log::scan(&*file).unwrap();
-                        dbg += &format!("{f}: {} bytes, header {:?}, frames {:?}\n", bytes.len(), sc.header, sc.frames.iter().map(|f| f.seq).collect::<Vec<_>>());
+                        dbg += &format!(
+                            "{f}: {} bytes, header {:?}, frames {:?}\n",
+                            bytes.len(),
+                            sc.header,
+                            sc.frames.iter().map(|f| f.seq).collect::<Vec<_>>()
+                        );
                     }
-                    dbg += &format!("acked {} in flight {}\n", acked.len() - 1, in_flight.is_some());
+                    dbg += &format!(
+                        "acked {} in flight {}\n",
+                        acked.len() - 1,
+                        in_flight.is_some()
+                    );
                 }
                 let r_fail = (fail_at * 5 + crash_seed) % 24;
                 after.fail_from(r_fail);

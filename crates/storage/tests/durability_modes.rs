@@ -35,7 +35,11 @@ fn seed() -> u64 {
     s
 }
 
-fn open(disk: &SimVfs, sync: Synchronous, config: PagerConfig) -> parlite_storage::Result<Database> {
+fn open(
+    disk: &SimVfs,
+    sync: Synchronous,
+    config: PagerConfig,
+) -> parlite_storage::Result<Database> {
     let opts = OpenOptions {
         page_size: 1024,
         synchronous: sync,
@@ -105,16 +109,28 @@ fn off_and_normal_commits_do_not_sync_and_a_full_commit_makes_the_chain_durable(
     let before = log_syncs(&disk);
     insert(&db, root, 1, Some(Synchronous::Off));
     insert(&db, root, 2, Some(Synchronous::Normal));
-    assert_eq!(log_syncs(&disk), before, "OFF/NORMAL commits must not fsync");
+    assert_eq!(
+        log_syncs(&disk),
+        before,
+        "OFF/NORMAL commits must not fsync"
+    );
     // A concurrent transaction that replays (a commit happened since its snapshot).
     let c = db.begin_concurrent().unwrap();
     c.table_insert(root, 3, &val(3)).unwrap();
     c.set_synchronous(Synchronous::Off);
     insert(&db, root, 4, Some(Synchronous::Off));
     c.commit().unwrap();
-    assert_eq!(log_syncs(&disk), before, "a replayed OFF commit must not fsync");
+    assert_eq!(
+        log_syncs(&disk),
+        before,
+        "a replayed OFF commit must not fsync"
+    );
     insert(&db, root, 5, Some(Synchronous::Full));
-    assert_eq!(log_syncs(&disk), before + 1, "one fsync for the FULL commit");
+    assert_eq!(
+        log_syncs(&disk),
+        before + 1,
+        "one fsync for the FULL commit"
+    );
     // Power loss: the FULL commit's fsync covered every frame before it (the chain).
     let after = disk.crash(7, CrashMode::PowerLoss);
     drop(db);
@@ -139,7 +155,11 @@ fn a_full_commit_is_durable_in_a_database_running_off() {
         insert(&db, root, 2, Some(Synchronous::Full));
         let syncs = log_syncs(&disk);
         insert(&db, root, 3, None);
-        assert_eq!(log_syncs(&disk), syncs, "the database's OFF mode must not fsync");
+        assert_eq!(
+            log_syncs(&disk),
+            syncs,
+            "the database's OFF mode must not fsync"
+        );
         let after = disk.crash(crash_seed, CrashMode::PowerLoss);
         drop(db);
         let db = open(&after, Synchronous::Off, quiet()).unwrap();
@@ -183,7 +203,8 @@ fn crash_during_background_rounds_keeps_every_acknowledged_commit() {
                     for i in 0..200i64 {
                         let row = w * 100_000 + i;
                         // 300 bytes, so the log passes its threshold every few commits.
-                        let rec = encode(&[ValueRef::Integer(row), ValueRef::Blob(&[w as u8; 300])]);
+                        let rec =
+                            encode(&[ValueRef::Integer(row), ValueRef::Blob(&[w as u8; 300])]);
                         let r = db.begin_write(TIMEOUT).and_then(|t| {
                             t.table_insert(root, row, &rec)?;
                             t.commit()
@@ -212,7 +233,11 @@ fn crash_during_background_rounds_keeps_every_acknowledged_commit() {
         let got = rows(&r, root);
         let (acked, in_flight) = (acked.lock().unwrap(), in_flight.lock().unwrap());
         for (k, v) in acked.iter() {
-            assert_eq!(got.get(k), Some(v), "seed {seed}: acknowledged row {k} lost");
+            assert_eq!(
+                got.get(k),
+                Some(v),
+                "seed {seed}: acknowledged row {k} lost"
+            );
         }
         for k in got.keys() {
             assert!(
@@ -224,5 +249,8 @@ fn crash_during_background_rounds_keeps_every_acknowledged_commit() {
         assert!(errors.is_empty(), "seed {seed}: {errors:?}");
     }
     println!("{checkpoints} checkpoints in the crashed runs");
-    assert!(checkpoints > 20, "rounds must run during the cases: {checkpoints}");
+    assert!(
+        checkpoints > 20,
+        "rounds must run during the cases: {checkpoints}"
+    );
 }

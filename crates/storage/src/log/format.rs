@@ -165,7 +165,11 @@ fn equal_len(a: &[u8], b: &[u8]) -> usize {
         }
         k += 16;
     }
-    k + a[k..].iter().zip(&b[k..]).take_while(|(x, y)| x == y).count()
+    k + a[k..]
+        .iter()
+        .zip(&b[k..])
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 /// How many leading bytes of `a` and `b` (equal lengths) all differ.
@@ -177,7 +181,11 @@ fn differing_len(a: &[u8], b: &[u8]) -> usize {
         }
         k += 16;
     }
-    k + a[k..].iter().zip(&b[k..]).take_while(|(x, y)| x != y).count()
+    k + a[k..]
+        .iter()
+        .zip(&b[k..])
+        .take_while(|(x, y)| x != y)
+        .count()
 }
 
 /// The byte runs where `new` differs from `old` (F3). Equal lengths required. A run ends

@@ -155,7 +155,10 @@ pub fn scan_chain(files: &[Option<&dyn VfsFile>]) -> Result<Chain> {
             }
         }
     }
-    let salt_max = scans.iter().filter_map(|(_, s)| s.header.map(|h| h.salt)).max();
+    let salt_max = scans
+        .iter()
+        .filter_map(|(_, s)| s.header.map(|h| h.salt))
+        .max();
     scans.sort_by_key(|(_, s)| (s.header.map_or(0, |h| h.base_seq), s.frames.len()));
     let mut chain = Chain {
         salt_max,

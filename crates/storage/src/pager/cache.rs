@@ -427,9 +427,17 @@ mod tests {
             c.insert_from_file(PageNo(p), 0, img(p as u8)).unwrap();
         }
         let (s0, _) = c.register_snapshot();
-        c.publish(1, 4, vec![(PageNo(1), None, img(11)), (PageNo(2), None, img(12))]);
+        c.publish(
+            1,
+            4,
+            vec![(PageNo(1), None, img(11)), (PageNo(2), None, img(12))],
+        );
         let (s1, _) = c.register_snapshot();
-        c.publish(2, 4, vec![(PageNo(2), None, img(22)), (PageNo(3), None, img(23))]);
+        c.publish(
+            2,
+            4,
+            vec![(PageNo(2), None, img(22)), (PageNo(3), None, img(23))],
+        );
         // s0 reads the tag-0 images of 1, 2, 3; s1 reads 1@1, 2@1 and 3's tag-0 image.
         assert_eq!(c.version_count(), 2 + 3 + 2);
         c.release_snapshot(s0);
@@ -455,7 +463,10 @@ mod tests {
             c.insert_from_file(PageNo(p), 0, img(p as u8)).unwrap();
         }
         for p in 17..=200 {
-            assert!(c.lookup(PageNo(1), 0).is_some(), "page 1 evicted before page {p}");
+            assert!(
+                c.lookup(PageNo(1), 0).is_some(),
+                "page 1 evicted before page {p}"
+            );
             c.insert_from_file(PageNo(p), 0, img(p as u8)).unwrap();
             assert!(c.len() <= 16);
         }

@@ -56,8 +56,8 @@ use checkpoint::Logs;
 use crate::error::{PageNo, Result, StorageError};
 use crate::header::{self, put_u32, DbHeader, HEADER_SIZE};
 use crate::lockfile::ProcessLock;
-use crate::log::format::{apply_runs, diff_runs, full_run, PageDelta};
 use crate::log;
+use crate::log::format::{apply_runs, diff_runs, full_run, PageDelta};
 use crate::options::{OpenOptions, Synchronous};
 use crate::pages::{Backend, PageRead, PageRef, PageWrite, ReadView, WriteView};
 use crate::vfs::{read_zero_padded, Vfs, VfsFile};
@@ -370,9 +370,8 @@ impl FileBackend {
             checkpoint_stalls: load(&i.checkpoint_stalls),
             log_frames_bytes,
             log_file_bytes,
-            oldest_snapshot_age_ms: age.map_or(0, |a| {
-                u64::try_from(a.as_millis()).unwrap_or(u64::MAX)
-            }),
+            oldest_snapshot_age_ms: age
+                .map_or(0, |a| u64::try_from(a.as_millis()).unwrap_or(u64::MAX)),
             writer_waits: load(&i.writer_waits),
             writer_wait_us: load(&i.writer_wait_us),
             writer_wait_max_us: load(&i.writer_wait_max_us),
@@ -855,10 +854,7 @@ impl Inner {
         drop(lock(&self.process_lock).take());
         let (map, cv) = registry();
         let mut reg = lock(map);
-        let ours = self
-            .handle
-            .get()
-            .map_or(std::ptr::null(), |h| h.as_ptr());
+        let ours = self.handle.get().map_or(std::ptr::null(), |h| h.as_ptr());
         if reg
             .get(&self.registry_key)
             .is_some_and(|w| std::ptr::eq(w.as_ptr(), ours))
@@ -879,7 +875,9 @@ struct WriterGuard {
 impl Drop for WriterGuard {
     fn drop(&mut self) {
         let held_ns = u64::try_from(self.since.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        self.inner.writer_held_ns.fetch_add(held_ns, Ordering::Relaxed);
+        self.inner
+            .writer_held_ns
+            .fetch_add(held_ns, Ordering::Relaxed);
         self.inner.writer_holds.fetch_add(1, Ordering::Relaxed);
         *lock(&self.inner.writer_held) = false;
         self.inner.writer_cv.notify_one();
