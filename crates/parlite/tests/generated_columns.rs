@@ -3,138 +3,17 @@
 //! a multiset unless the statement has an ORDER BY), and files with VIRTUAL and STORED
 //! columns shared with stock SQLite both ways, checked by its `PRAGMA integrity_check`.
 
-use rusqlite::types::ValueRef;
+mod common;
+use common::*;
 
-#[derive(Debug, PartialEq)]
-enum Out {
-    Rows {
-        names: Vec<String>,
-        rows: Vec<Vec<parlite::Value>>,
-    },
-    Err(String),
-}
-
-fn run_sqlite(c: &rusqlite::Connection, sql: &str) -> Out {
-    let mut st = match c.prepare(sql) {
-        Ok(s) => s,
-        Err(e) => return Out::Err(msg(e)),
-    };
-    let names: Vec<String> = st.column_names().iter().map(|s| s.to_string()).collect();
-    let n = names.len();
-    let mut rows = Vec::new();
-    let mut r = st.raw_query();
-    loop {
-        match r.next() {
-            Ok(Some(row)) => {
-                let mut v = Vec::new();
-                for i in 0..n {
-                    v.push(match row.get_ref(i).expect("col") {
-                        ValueRef::Null => parlite::Value::Null,
-                        ValueRef::Integer(i) => parlite::Value::Integer(i),
-                        ValueRef::Real(f) => parlite::Value::Real(f),
-                        ValueRef::Text(t) => {
-                            parlite::Value::Text(String::from_utf8_lossy(t).into_owned())
-                        }
-                        ValueRef::Blob(b) => parlite::Value::Blob(b.to_vec()),
-                    });
-                }
-                rows.push(v);
-            }
-            Ok(None) => break,
-            Err(e) => return Out::Err(msg(e)),
-        }
-    }
-    Out::Rows { names, rows }
-}
-
-fn msg(e: rusqlite::Error) -> String {
-    match e {
-        // Newer SQLite appends " in <sql> at offset N"; parlite reports the bare message.
-        rusqlite::Error::SqlInputError { msg, .. } => msg,
-        rusqlite::Error::SqliteFailure(_, Some(m)) => match m.find(" in ") {
-            Some(i) if m.contains(" at offset ") => m[..i].to_string(),
-            _ => m,
-        },
-        other => other.to_string(),
-    }
-}
-
-fn run_parlite(c: &parlite::Connection, sql: &str) -> Out {
-    let mut st = match c.prepare(sql) {
-        Ok(Some((s, _))) => s,
-        Ok(None) => {
-            return Out::Rows {
-                names: Vec::new(),
-                rows: Vec::new(),
-            }
-        }
-        Err(e) => return Out::Err(e.message),
-    };
-    let names: Vec<String> = (0..st.column_count())
-        .map(|i| st.column_name(i).to_string())
-        .collect();
-    let mut rows = Vec::new();
-    loop {
-        match st.step() {
-            Ok(true) => rows.push((0..names.len()).map(|i| st.column(i)).collect()),
-            Ok(false) => break,
-            Err(e) => return Out::Err(e.message),
-        }
-    }
-    Out::Rows { names, rows }
-}
-
-/// Runs a script (statements separated by lines ending in `;`) in both engines and compares
-/// each statement's outcome.
+/// Runs a script in both engines and compares each statement's outcome (common/mod.rs).
 fn check(script: &str) {
-    let s = rusqlite::Connection::open_in_memory().expect("sqlite");
-    let p = parlite::Connection::open(":memory:").expect("parlite");
-    let mut rest = script;
-    let mut failures = Vec::new();
-    let mut count = 0;
-    loop {
-        let parsed = match parlite_sql::parse::parse_first(rest) {
-            Ok(Some(p)) => p,
-            Ok(None) => break,
-            Err(e) => {
-                failures.push(format!(
-                    "parlite cannot parse the rest of the script: {e}\n{rest}"
-                ));
-                break;
-            }
-        };
-        count += 1;
-        let tail = &rest[parsed.tail..];
-        let stmt_text = &rest[..parsed.tail];
-        let mut a = run_sqlite(&s, stmt_text.trim());
-        let mut b = run_parlite(&p, stmt_text.trim());
-        // rusqlite reports the columns of the statement SQLite runs inside ALTER TABLE.
-        if stmt_text.trim().to_ascii_uppercase().starts_with("ALTER") {
-            if let Out::Rows { names, .. } = &mut a {
-                names.clear();
-            }
-        }
-        if !stmt_text.to_ascii_uppercase().contains("ORDER BY") {
-            for o in [&mut a, &mut b] {
-                if let Out::Rows { rows, .. } = o {
-                    rows.sort_by_key(|r| format!("{r:?}"));
-                }
-            }
-        }
-        if a != b {
-            failures.push(format!(
-                "{}\n  sqlite:  {a:?}\n  parlite: {b:?}",
-                stmt_text.trim()
-            ));
-        }
-        rest = tail;
-    }
-    assert!(count > 0, "empty script");
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
+    check_script(
+        script,
+        Compare {
+            unordered_without_order_by: true,
+            ignore_alter_names: true,
+        },
     );
 }
 

@@ -1,111 +1,12 @@
 //! Table-valued functions against SQLite (rusqlite, bundled): json_each, json_tree and the
 //! pragma functions, alone, joined and correlated; rows, column names and errors compared.
 
-use rusqlite::types::ValueRef;
+mod common;
+use common::*;
 
-#[derive(Debug, PartialEq)]
-enum Out {
-    Rows {
-        names: Vec<String>,
-        rows: Vec<Vec<parlite::Value>>,
-    },
-    Err(String),
-}
-
-fn msg(e: rusqlite::Error) -> String {
-    match e {
-        rusqlite::Error::SqlInputError { msg, .. } => msg,
-        rusqlite::Error::SqliteFailure(_, Some(m)) => match m.find(" in ") {
-            Some(i) if m.contains(" at offset ") => m[..i].to_string(),
-            _ => m,
-        },
-        other => other.to_string(),
-    }
-}
-
-fn run_sqlite(c: &rusqlite::Connection, sql: &str) -> Out {
-    let mut st = match c.prepare(sql) {
-        Ok(s) => s,
-        Err(e) => return Out::Err(msg(e)),
-    };
-    let names: Vec<String> = st.column_names().iter().map(|s| s.to_string()).collect();
-    let n = names.len();
-    let mut rows = Vec::new();
-    let mut r = st.raw_query();
-    loop {
-        match r.next() {
-            Ok(Some(row)) => {
-                let mut v = Vec::new();
-                for i in 0..n {
-                    v.push(match row.get_ref(i).expect("col") {
-                        ValueRef::Null => parlite::Value::Null,
-                        ValueRef::Integer(i) => parlite::Value::Integer(i),
-                        ValueRef::Real(f) => parlite::Value::Real(f),
-                        ValueRef::Text(t) => {
-                            parlite::Value::Text(String::from_utf8_lossy(t).into_owned())
-                        }
-                        ValueRef::Blob(b) => parlite::Value::Blob(b.to_vec()),
-                    });
-                }
-                rows.push(v);
-            }
-            Ok(None) => break,
-            Err(e) => return Out::Err(msg(e)),
-        }
-    }
-    Out::Rows { names, rows }
-}
-
-fn run_parlite(c: &parlite::Connection, sql: &str) -> Out {
-    let mut st = match c.prepare(sql) {
-        Ok(Some((s, _))) => s,
-        Ok(None) => {
-            return Out::Rows {
-                names: Vec::new(),
-                rows: Vec::new(),
-            }
-        }
-        Err(e) => return Out::Err(e.message),
-    };
-    let names: Vec<String> = (0..st.column_count())
-        .map(|i| st.column_name(i).to_string())
-        .collect();
-    let mut rows = Vec::new();
-    loop {
-        match st.step() {
-            Ok(true) => rows.push((0..names.len()).map(|i| st.column(i)).collect()),
-            Ok(false) => break,
-            Err(e) => return Out::Err(e.message),
-        }
-    }
-    Out::Rows { names, rows }
-}
-
+/// Runs a script in both engines and compares each statement's outcome (common/mod.rs).
 fn check(script: &str) {
-    let s = rusqlite::Connection::open_in_memory().expect("sqlite");
-    let p = parlite::Connection::open(":memory:").expect("parlite");
-    let mut rest = script;
-    let mut failures = Vec::new();
-    loop {
-        let parsed = match parlite_sql::parse::parse_first(rest) {
-            Ok(Some(p)) => p,
-            Ok(None) => break,
-            Err(e) => panic!("parlite cannot parse: {e}\n{rest}"),
-        };
-        let stmt = rest[..parsed.tail].trim();
-        rest = &rest[parsed.tail..];
-        let a = run_sqlite(&s, stmt);
-        let b = run_parlite(&p, stmt);
-        if a != b {
-            failures.push(format!("{stmt}\n  sqlite:  {a:?}\n  parlite: {b:?}"));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    check_script(script, Compare::default());
 }
 
 #[test]

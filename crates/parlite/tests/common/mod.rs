@@ -1,0 +1,146 @@
+//! The differential harness shared by the test files that compare parlite with SQLite
+//! (rusqlite, bundled): run a statement in each engine, capture rows (with storage classes),
+//! column names or the error message, and compare a whole script statement by statement.
+
+#![allow(dead_code)] // each test crate uses the part it needs
+
+use rusqlite::types::ValueRef;
+
+#[derive(Debug, PartialEq)]
+pub enum Out {
+    Rows {
+        names: Vec<String>,
+        rows: Vec<Vec<parlite::Value>>,
+    },
+    Err(String),
+}
+
+pub fn run_sqlite(c: &rusqlite::Connection, sql: &str) -> Out {
+    let mut st = match c.prepare(sql) {
+        Ok(s) => s,
+        Err(e) => return Out::Err(msg(e)),
+    };
+    let names: Vec<String> = st.column_names().iter().map(|s| s.to_string()).collect();
+    let n = names.len();
+    let mut rows = Vec::new();
+    let mut r = st.raw_query();
+    loop {
+        match r.next() {
+            Ok(Some(row)) => {
+                let mut v = Vec::new();
+                for i in 0..n {
+                    v.push(match row.get_ref(i).expect("col") {
+                        ValueRef::Null => parlite::Value::Null,
+                        ValueRef::Integer(i) => parlite::Value::Integer(i),
+                        ValueRef::Real(f) => parlite::Value::Real(f),
+                        ValueRef::Text(t) => {
+                            parlite::Value::Text(String::from_utf8_lossy(t).into_owned())
+                        }
+                        ValueRef::Blob(b) => parlite::Value::Blob(b.to_vec()),
+                    });
+                }
+                rows.push(v);
+            }
+            Ok(None) => break,
+            Err(e) => return Out::Err(msg(e)),
+        }
+    }
+    Out::Rows { names, rows }
+}
+
+pub fn msg(e: rusqlite::Error) -> String {
+    match e {
+        // Newer SQLite appends " in <sql> at offset N"; parlite reports the bare message.
+        rusqlite::Error::SqlInputError { msg, .. } => msg,
+        rusqlite::Error::SqliteFailure(_, Some(m)) => match m.find(" in ") {
+            Some(i) if m.contains(" at offset ") => m[..i].to_string(),
+            _ => m,
+        },
+        other => other.to_string(),
+    }
+}
+
+pub fn run_parlite(c: &parlite::Connection, sql: &str) -> Out {
+    let mut st = match c.prepare(sql) {
+        Ok(Some((s, _))) => s,
+        Ok(None) => {
+            return Out::Rows {
+                names: Vec::new(),
+                rows: Vec::new(),
+            }
+        }
+        Err(e) => return Out::Err(e.message),
+    };
+    let names: Vec<String> = (0..st.column_count())
+        .map(|i| st.column_name(i).to_string())
+        .collect();
+    let mut rows = Vec::new();
+    loop {
+        match st.step() {
+            Ok(true) => rows.push((0..names.len()).map(|i| st.column(i)).collect()),
+            Ok(false) => break,
+            Err(e) => return Out::Err(e.message),
+        }
+    }
+    Out::Rows { names, rows }
+}
+
+/// How `check_script` compares two outcomes.
+#[derive(Clone, Copy, Default)]
+pub struct Compare {
+    /// Rows of a statement without ORDER BY are compared as a multiset (their order depends
+    /// on how each engine happens to scan, e.g. the NULL-extended rows of a RIGHT JOIN).
+    pub unordered_without_order_by: bool,
+    /// rusqlite reports the columns of the statement SQLite runs inside ALTER TABLE: ignore
+    /// the names of an ALTER's outcome.
+    pub ignore_alter_names: bool,
+}
+
+/// Runs a script (statements separated by lines ending in `;`) in both engines and compares
+/// each statement's outcome.
+pub fn check_script(script: &str, cmp: Compare) {
+    let s = rusqlite::Connection::open_in_memory().expect("sqlite");
+    let p = parlite::Connection::open(":memory:").expect("parlite");
+    let mut rest = script;
+    let mut failures = Vec::new();
+    let mut count = 0;
+    loop {
+        let parsed = match parlite_sql::parse::parse_first(rest) {
+            Ok(Some(p)) => p,
+            Ok(None) => break,
+            Err(e) => {
+                failures.push(format!(
+                    "parlite cannot parse the rest of the script: {e}\n{rest}"
+                ));
+                break;
+            }
+        };
+        count += 1;
+        let stmt = rest[..parsed.tail].trim();
+        rest = &rest[parsed.tail..];
+        let mut a = run_sqlite(&s, stmt);
+        let mut b = run_parlite(&p, stmt);
+        if cmp.ignore_alter_names && stmt.to_ascii_uppercase().starts_with("ALTER") {
+            if let Out::Rows { names, .. } = &mut a {
+                names.clear();
+            }
+        }
+        if cmp.unordered_without_order_by && !stmt.to_ascii_uppercase().contains("ORDER BY") {
+            for o in [&mut a, &mut b] {
+                if let Out::Rows { rows, .. } = o {
+                    rows.sort_by_key(|r| format!("{r:?}"));
+                }
+            }
+        }
+        if a != b {
+            failures.push(format!("{stmt}\n  sqlite:  {a:?}\n  parlite: {b:?}"));
+        }
+    }
+    assert!(count > 0, "empty script");
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
