@@ -740,3 +740,21 @@ fn views_refuse_parameters() {
         );
     }
 }
+
+/// `x BETWEEN lo AND hi` is `x >= lo AND x <= hi`, each comparison taking its collation from
+/// its own operands (found by random_differential: one collation was used for both).
+#[test]
+fn between_collation_per_comparison() {
+    check(
+        "
+CREATE TABLE t(a TEXT COLLATE NOCASE, b TEXT, c TEXT COLLATE NOCASE);
+INSERT INTO t VALUES('Z', 'a b', 'z'), ('abc', 'ABD', 'ABC'), ('m', 'M', 'N');
+SELECT rowid, max(a, a) BETWEEN a AND b, max(a, a) NOT BETWEEN a AND b FROM t ORDER BY 1;
+SELECT rowid, 'Z' BETWEEN a AND b, 'z' BETWEEN b AND c, b BETWEEN a AND c FROM t ORDER BY 1;
+SELECT rowid FROM t WHERE upper(a) BETWEEN a AND b ORDER BY 1;
+CREATE INDEX tb ON t(b);
+SELECT rowid FROM t WHERE b BETWEEN a AND 'zzz' ORDER BY 1;
+SELECT rowid FROM t WHERE b BETWEEN 'A' AND c ORDER BY 1;
+",
+    );
+}

@@ -224,6 +224,7 @@ impl<'a> Exec<'a> {
                 lo,
                 hi,
                 coll,
+                hicoll,
                 eaff,
                 loaff,
                 hiaff,
@@ -233,8 +234,8 @@ impl<'a> Exec<'a> {
                 let b = self.eval(hi, f)?;
                 let ge =
                     value::compare_op(&v, *eaff, &a, *loaff, *coll).map(|o| o != Ordering::Less);
-                let le =
-                    value::compare_op(&v, *eaff, &b, *hiaff, *coll).map(|o| o != Ordering::Greater);
+                let le = value::compare_op(&v, *eaff, &b, *hiaff, *hicoll)
+                    .map(|o| o != Ordering::Greater);
                 let r = value::and3(ge, le);
                 Ok(value::bool_value(if *not { value::not3(r) } else { r }))
             }

@@ -208,12 +208,13 @@ impl Binder<'_> {
                         lo,
                         hi,
                         coll,
+                        hicoll,
                         loaff,
                         hiaff,
                         ..
                     } => {
                         push_cmp(e, BinaryOp::Ge, lo, *loaff, *coll);
-                        push_cmp(e, BinaryOp::Le, hi, *hiaff, *coll);
+                        push_cmp(e, BinaryOp::Le, hi, *hiaff, *hicoll);
                     }
                     CExpr::InList {
                         e,

@@ -330,12 +330,14 @@ impl<'s> Binder<'s> {
                 let lo = self.expr(low)?;
                 let hi = self.expr(high)?;
                 let coll = pick_collation(&eb, &lo);
+                let hicoll = pick_collation(&eb, &hi);
                 Ok(Bound::plain(CExpr::Between {
                     e: Box::new(eb.e),
                     not: *not,
                     lo: Box::new(lo.e),
                     hi: Box::new(hi.e),
                     coll,
+                    hicoll,
                     eaff: eb.aff,
                     loaff: lo.aff,
                     hiaff: hi.aff,

@@ -61,7 +61,10 @@ pub enum CExpr {
         not: bool,
         lo: Box<CExpr>,
         hi: Box<CExpr>,
+        /// Collation of `e >= lo`; `e <= hi` has its own (`hicoll`): SQLite rewrites BETWEEN
+        /// into the two comparisons, each picking its collation from its own operands.
         coll: Collation,
+        hicoll: Collation,
         eaff: Option<Affinity>,
         loaff: Option<Affinity>,
         hiaff: Option<Affinity>,
