@@ -4,7 +4,8 @@
 //! file checks: parlite's attached files and SQLite-made files, reopened and checked by
 //! SQLite's `PRAGMA integrity_check`.
 
-use rusqlite::types::ValueRef;
+mod common;
+use common::{msg, sqlite_value};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, PartialEq)]
@@ -35,17 +36,6 @@ fn unify(v: parlite::Value, dir: &Path) -> parlite::Value {
     }
 }
 
-fn msg(e: rusqlite::Error) -> String {
-    match e {
-        rusqlite::Error::SqlInputError { msg, .. } => msg,
-        rusqlite::Error::SqliteFailure(_, Some(m)) => match m.find(" in ") {
-            Some(i) if m.contains(" at offset ") => m[..i].to_string(),
-            _ => m,
-        },
-        other => other.to_string(),
-    }
-}
-
 fn run_sqlite(c: &rusqlite::Connection, sql: &str, dir: &Path) -> Out {
     let mut st = match c.prepare(sql) {
         Ok(s) => s,
@@ -59,18 +49,7 @@ fn run_sqlite(c: &rusqlite::Connection, sql: &str, dir: &Path) -> Out {
             Ok(Some(row)) => {
                 let mut v = Vec::new();
                 for i in 0..n {
-                    v.push(unify(
-                        match row.get_ref(i).expect("col") {
-                            ValueRef::Null => parlite::Value::Null,
-                            ValueRef::Integer(i) => parlite::Value::Integer(i),
-                            ValueRef::Real(f) => parlite::Value::Real(f),
-                            ValueRef::Text(t) => {
-                                parlite::Value::Text(String::from_utf8_lossy(t).into_owned())
-                            }
-                            ValueRef::Blob(b) => parlite::Value::Blob(b.to_vec()),
-                        },
-                        dir,
-                    ));
+                    v.push(unify(sqlite_value(row.get_ref(i).expect("col")), dir));
                 }
                 rows.push(v);
             }

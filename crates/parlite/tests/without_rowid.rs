@@ -4,8 +4,9 @@
 //! `PRAGMA integrity_check` (which checks every index entry against its row, and so the
 //! record layout: PRIMARY KEY columns first, secondary entries ending in the key suffix).
 
+mod common;
+use common::{msg, sqlite_value};
 use parlite::{Connection, Value};
-use rusqlite::types::ValueRef;
 
 #[derive(Debug, PartialEq)]
 enum Out {
@@ -26,13 +27,7 @@ fn run_sqlite(c: &rusqlite::Connection, sql: &str) -> Out {
             Ok(Some(row)) => {
                 let mut v = Vec::new();
                 for i in 0..n {
-                    v.push(match row.get_ref(i).expect("col") {
-                        ValueRef::Null => Value::Null,
-                        ValueRef::Integer(i) => Value::Integer(i),
-                        ValueRef::Real(f) => Value::Real(f),
-                        ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
-                        ValueRef::Blob(b) => Value::Blob(b.to_vec()),
-                    });
+                    v.push(sqlite_value(row.get_ref(i).expect("col")));
                 }
                 rows.push(v);
             }
@@ -41,17 +36,6 @@ fn run_sqlite(c: &rusqlite::Connection, sql: &str) -> Out {
         }
     }
     Out::Rows(rows)
-}
-
-fn msg(e: rusqlite::Error) -> String {
-    match e {
-        rusqlite::Error::SqlInputError { msg, .. } => msg,
-        rusqlite::Error::SqliteFailure(_, Some(m)) => match m.find(" in ") {
-            Some(i) if m.contains(" at offset ") => m[..i].to_string(),
-            _ => m,
-        },
-        other => other.to_string(),
-    }
 }
 
 fn run_parlite(c: &Connection, sql: &str) -> Out {
@@ -403,13 +387,7 @@ fn files_interoperate_both_ways() {
         let expect: Vec<Vec<Value>> = st
             .query_map([], |r| {
                 Ok((0..4)
-                    .map(|i| match r.get_ref(i).expect("col") {
-                        ValueRef::Null => Value::Null,
-                        ValueRef::Integer(i) => Value::Integer(i),
-                        ValueRef::Real(f) => Value::Real(f),
-                        ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
-                        ValueRef::Blob(b) => Value::Blob(b.to_vec()),
-                    })
+                    .map(|i| sqlite_value(r.get_ref(i).expect("col")))
                     .collect())
             })
             .expect("query")

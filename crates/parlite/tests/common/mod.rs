@@ -29,15 +29,7 @@ pub fn run_sqlite(c: &rusqlite::Connection, sql: &str) -> Out {
             Ok(Some(row)) => {
                 let mut v = Vec::new();
                 for i in 0..n {
-                    v.push(match row.get_ref(i).expect("col") {
-                        ValueRef::Null => parlite::Value::Null,
-                        ValueRef::Integer(i) => parlite::Value::Integer(i),
-                        ValueRef::Real(f) => parlite::Value::Real(f),
-                        ValueRef::Text(t) => {
-                            parlite::Value::Text(String::from_utf8_lossy(t).into_owned())
-                        }
-                        ValueRef::Blob(b) => parlite::Value::Blob(b.to_vec()),
-                    });
+                    v.push(sqlite_value(row.get_ref(i).expect("col")));
                 }
                 rows.push(v);
             }
@@ -46,6 +38,17 @@ pub fn run_sqlite(c: &rusqlite::Connection, sql: &str) -> Out {
         }
     }
     Out::Rows { names, rows }
+}
+
+/// A value SQLite returned, as parlite's `Value`.
+pub fn sqlite_value(v: ValueRef<'_>) -> parlite::Value {
+    match v {
+        ValueRef::Null => parlite::Value::Null,
+        ValueRef::Integer(i) => parlite::Value::Integer(i),
+        ValueRef::Real(f) => parlite::Value::Real(f),
+        ValueRef::Text(t) => parlite::Value::Text(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(b) => parlite::Value::Blob(b.to_vec()),
+    }
 }
 
 pub fn msg(e: rusqlite::Error) -> String {
