@@ -537,31 +537,12 @@ impl Engine<'_> {
                 ConflictAction::Ignore => return Ok(Written::Ignored),
                 ConflictAction::Replace => to_delete.extend(clash),
                 _ => {
-                    let cols: Vec<String> = if ix.columns.iter().any(|c| c.expr.is_some()) {
-                        vec![format!("index '{}'", ix.name)]
-                    } else {
-                        ix.columns
-                            .iter()
-                            .map(|c| {
-                                format!(
-                                    "{}.{}",
-                                    t.name,
-                                    c.column
-                                        .map(|i| t.columns[i].name.clone())
-                                        .unwrap_or_else(|| "rowid".into())
-                                )
-                            })
-                            .collect()
-                    };
                     let ext = if ix.origin == "pk" {
                         SQLITE_CONSTRAINT_PRIMARYKEY
                     } else {
                         SQLITE_CONSTRAINT_UNIQUE
                     };
-                    let error = constraint(
-                        ext,
-                        format!("UNIQUE constraint failed: {}", cols.join(", ")),
-                    );
+                    let error = constraint(ext, unique_failed_message(&t, ix));
                     if w.upsert && conflict.is_none() {
                         let cols: Vec<usize> = ix.columns.iter().filter_map(|c| c.column).collect();
                         return Ok(Written::Conflict {
@@ -782,19 +763,7 @@ impl Engine<'_> {
                 ConflictAction::Ignore => return Ok(Written::Ignored),
                 ConflictAction::Replace => to_delete.extend(clash),
                 _ => {
-                    let cols: Vec<String> = if ix.columns.iter().any(|c| c.expr.is_some()) {
-                        vec![format!("index '{}'", ix.name)]
-                    } else {
-                        ix.columns
-                            .iter()
-                            .filter_map(|c| c.column)
-                            .map(|i| format!("{}.{}", t.name, t.columns[i].name))
-                            .collect()
-                    };
-                    let error = constraint(
-                        SQLITE_CONSTRAINT_UNIQUE,
-                        format!("UNIQUE constraint failed: {}", cols.join(", ")),
-                    );
+                    let error = constraint(SQLITE_CONSTRAINT_UNIQUE, unique_failed_message(t, ix));
                     if w.upsert && conflict.is_none() {
                         return Ok(Written::KeyConflict {
                             existing: clash.swap_remove(0),
@@ -1964,4 +1933,24 @@ pub fn index_key(
     }
     k.push(Value::Integer(rowid));
     Ok(k)
+}
+
+/// `UNIQUE constraint failed: t.a, t.b` (or `index 'i'` for an index on expressions), as
+/// SQLite words a uniqueness violation of `ix`.
+fn unique_failed_message(t: &Table, ix: &Index) -> String {
+    let cols: Vec<String> = if ix.columns.iter().any(|c| c.expr.is_some()) {
+        vec![format!("index '{}'", ix.name)]
+    } else {
+        ix.columns
+            .iter()
+            .map(|c| {
+                let name = c
+                    .column
+                    .map(|i| t.columns[i].name.clone())
+                    .unwrap_or_else(|| "rowid".into());
+                format!("{}.{name}", t.name)
+            })
+            .collect()
+    };
+    format!("UNIQUE constraint failed: {}", cols.join(", "))
 }

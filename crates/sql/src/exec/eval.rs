@@ -725,40 +725,7 @@ impl<'a> Exec<'a> {
         }
         if !plan.order_by.is_empty() {
             let keys = &plan.order_by;
-            rows.sort_by(|a, b| {
-                for k in keys {
-                    let (x, y) = (&a[k.idx], &b[k.idx]);
-                    let o = match (x.is_null(), y.is_null()) {
-                        (true, true) => Ordering::Equal,
-                        (true, false) => {
-                            if k.nulls_first {
-                                Ordering::Less
-                            } else {
-                                Ordering::Greater
-                            }
-                        }
-                        (false, true) => {
-                            if k.nulls_first {
-                                Ordering::Greater
-                            } else {
-                                Ordering::Less
-                            }
-                        }
-                        _ => {
-                            let o = x.compare(y, k.coll);
-                            if k.desc {
-                                o.reverse()
-                            } else {
-                                o
-                            }
-                        }
-                    };
-                    if o != Ordering::Equal {
-                        return o;
-                    }
-                }
-                Ordering::Equal
-            });
+            rows.sort_by(|a, b| sort_cmp(a, b, keys));
         }
         if plan.limit.is_some() || plan.offset.is_some() {
             let empty: [Value; 0] = [];
