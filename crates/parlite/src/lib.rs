@@ -428,6 +428,9 @@ impl ConnInner {
             if pragma == "parlite_stats" && value.is_none() {
                 return self.stats_rows();
             }
+            if pragma == "wal_checkpoint" {
+                return self.wal_checkpoint_rows(name.schema.as_deref(), value.as_ref());
+            }
         }
         self.run_stmt(stmt, params)
     }
@@ -481,6 +484,64 @@ impl ConnInner {
             int("writer_wait_max_ms", st.writer_wait_max_ms),
         ]);
         Ok(rows)
+    }
+
+    /// `PRAGMA [schema.]wal_checkpoint[(MODE)]`: one row `busy|log|checkpointed`, SQLite's
+    /// shape (storage pager/checkpoint.rs, docs/log-and-recovery.md 3c). No schema checkpoints
+    /// main and every attached database (the row sums them, `busy` if any was). Inside an
+    /// open transaction the writer lock is not waited for (this connection may hold it).
+    fn wal_checkpoint_rows(
+        &mut self,
+        schema: Option<&str>,
+        value: Option<&parlite_sql::parse::ast::PragmaValue>,
+    ) -> Result<Vec<Vec<SqlValue>>> {
+        use parlite_storage::{CheckpointMode, CheckpointOutcome};
+        let mode = match parlite_sql::exec::pragma::wal_checkpoint_mode(value) {
+            "full" => CheckpointMode::Full,
+            "restart" => CheckpointMode::Restart,
+            "truncate" => CheckpointMode::Truncate,
+            _ => CheckpointMode::Passive,
+        };
+        let wait = if self.txn.is_some() {
+            Duration::ZERO
+        } else {
+            self.busy_timeout()
+        };
+        let mut dbs: Vec<parlite_storage::Database> = Vec::new();
+        match schema {
+            None => {
+                dbs.push(self.db.clone());
+                dbs.extend(self.attached.iter().map(|a| a.file.db.clone()));
+            }
+            Some(s) if s.eq_ignore_ascii_case("main") => dbs.push(self.db.clone()),
+            // The TEMP database has no log.
+            Some(s) if s.eq_ignore_ascii_case("temp") => {}
+            Some(s) => match self.attached.iter().find(|a| a.name.eq_ignore_ascii_case(s)) {
+                Some(a) => dbs.push(a.file.db.clone()),
+                None => return Err(error(codes::SQLITE_ERROR, format!("unknown database {s}"))),
+            },
+        }
+        let mut total: Option<CheckpointOutcome> = None;
+        for db in dbs {
+            let o = db.checkpoint_mode(mode, wait)?;
+            total = Some(match total {
+                None => o,
+                Some(t) => {
+                    let add = |a: i64, b: i64| if a < 0 { b } else if b < 0 { a } else { a + b };
+                    CheckpointOutcome {
+                        busy: t.busy || o.busy,
+                        log_frames: add(t.log_frames, o.log_frames),
+                        checkpointed_frames: add(t.checkpointed_frames, o.checkpointed_frames),
+                    }
+                }
+            });
+        }
+        let o = total.unwrap_or(CheckpointOutcome::NO_LOG);
+        Ok(vec![vec![
+            SqlValue::Integer(i64::from(o.busy)),
+            SqlValue::Integer(o.log_frames),
+            SqlValue::Integer(o.checkpointed_frames),
+        ]])
     }
 
     /// The schema object stored in the tree rooted at `root`, for messages.

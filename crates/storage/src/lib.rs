@@ -39,7 +39,7 @@ pub use error::{PageNo, Result, StorageError};
 pub use header::HeaderField;
 pub use mem::MemBackend;
 pub use options::{OpenOptions, Synchronous};
-pub use pager::{FileBackend, PagerConfig, PagerStats};
+pub use pager::{CheckpointMode, CheckpointOutcome, FileBackend, PagerConfig, PagerStats};
 pub use record::{Collation, KeyCompare, RecordCompare, ValueRef};
 pub use txn::{BtreeKind, CheckRoot, Cursor, Database, HeaderInfo, SeekOp, Txn};
 pub use vfs::{OsVfs, SimVfs, Vfs, VfsFile};

@@ -104,6 +104,16 @@ pub trait Backend: Send + Sync {
     }
     /// Folds committed changes into the database file. No-op for memory.
     fn checkpoint(&self) -> Result<()>;
+    /// `PRAGMA wal_checkpoint(mode)`, waiting up to `busy_timeout` for the writer lock
+    /// where the mode needs it. Backends without a log answer SQLite's `0|-1|-1`.
+    fn checkpoint_mode(
+        &self,
+        _mode: crate::pager::CheckpointMode,
+        _busy_timeout: Duration,
+    ) -> Result<crate::pager::CheckpointOutcome> {
+        self.checkpoint()?;
+        Ok(crate::pager::CheckpointOutcome::NO_LOG)
+    }
     /// How durable later commits must be before they return (`PRAGMA synchronous`).
     /// Backends without a disk ignore it.
     fn set_synchronous(&self, _mode: crate::options::Synchronous) {}

@@ -244,6 +244,15 @@ impl Database {
         self.inner.backend.checkpoint()
     }
 
+    /// `PRAGMA wal_checkpoint(mode)` (pager/checkpoint.rs): `busy|log|checkpointed`.
+    pub fn checkpoint_mode(
+        &self,
+        mode: crate::pager::CheckpointMode,
+        busy_timeout: Duration,
+    ) -> Result<crate::pager::CheckpointOutcome> {
+        self.inner.backend.checkpoint_mode(mode, busy_timeout)
+    }
+
     /// Commit, fsync and checkpoint counters of the backend.
     pub fn stats(&self) -> crate::pager::PagerStats {
         self.inner.backend.stats()

@@ -53,6 +53,7 @@ pub fn column_names(name: &str, has_value: bool) -> Vec<String> {
         "table_list" => v(&["schema", "name", "type", "ncol", "wr", "strict"]),
         "integrity_check" | "quick_check" => v(&[key(name).as_str()]),
         "parlite_stats" => v(&["name", "value"]),
+        "wal_checkpoint" => v(&["busy", "log", "checkpointed"]),
         "isolation_level" if !has_value => v(&["isolation_level"]),
         n @ ("user_version"
         | "schema_version"
@@ -87,6 +88,24 @@ pub fn column_names(name: &str, has_value: bool) -> Vec<String> {
             }
         }
         _ => Vec::new(),
+    }
+}
+
+/// `PRAGMA wal_checkpoint(MODE)`'s mode, lower-cased: `passive` (also for no argument and,
+/// as SQLite, for an unknown word), `full`, `restart` or `truncate`. The connection layer
+/// runs it (it needs the storage database, not a transaction: docs/log-and-recovery.md 3c).
+pub fn wal_checkpoint_mode(value: Option<&PragmaValue>) -> &'static str {
+    let arg = value.map(|v| match v {
+        PragmaValue::Assign(e) | PragmaValue::Call(e) => pragma_arg(e),
+    });
+    match arg
+        .map(|v| v.to_text_or_empty().to_ascii_lowercase())
+        .as_deref()
+    {
+        Some("full") => "full",
+        Some("restart") => "restart",
+        Some("truncate") => "truncate",
+        _ => "passive",
     }
 }
 

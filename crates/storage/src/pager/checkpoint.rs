@@ -34,6 +34,43 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
+/// `PRAGMA wal_checkpoint`'s modes, with SQLite's names. What each means for the two log
+/// files is in docs/log-and-recovery.md, section 3c.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckpointMode {
+    /// Fold what is committed now without waiting for writers: one background round.
+    Passive,
+    /// Take the writer lock (waiting up to the busy timeout) and fold everything: the full
+    /// checkpoint, which also starts a fresh generation.
+    Full,
+    /// As `Full` (our full checkpoint always restarts the log).
+    Restart,
+    /// As `Full`, reporting the log as empty (it is truncated to its header).
+    Truncate,
+}
+
+/// `PRAGMA wal_checkpoint`'s result row: `busy|log|checkpointed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckpointOutcome {
+    /// A `Full`/`Restart`/`Truncate` checkpoint could not get the writer lock in time (a
+    /// passive round was run instead).
+    pub busy: bool,
+    /// Frames in the log that were not yet in the database file when the checkpoint
+    /// began, plus those committed while it ran; -1 for a database without a log.
+    pub log_frames: i64,
+    /// How many of those are now in the database file; -1 without a log.
+    pub checkpointed_frames: i64,
+}
+
+impl CheckpointOutcome {
+    /// A database without a log (memory, read-only): SQLite's answer outside WAL mode.
+    pub const NO_LOG: CheckpointOutcome = CheckpointOutcome {
+        busy: false,
+        log_frames: -1,
+        checkpointed_frames: -1,
+    };
+}
+
 /// The log files of a writable database (B1–B4). Guarded by `Inner::log`.
 pub(super) struct Logs {
     /// The generation commits append to.
@@ -42,6 +79,9 @@ pub(super) struct Logs {
     pub spare: Arc<dyn VfsFile>,
     /// During a round: the previous generation's last sequence number and frame bytes.
     pub prev: Option<(u64, u64)>,
+    /// The last commit the database file holds durably (D3): the end of the last completed
+    /// checkpoint. The frames after it are the log's, for `PRAGMA wal_checkpoint`.
+    pub folded_seq: u64,
 }
 
 impl Logs {
@@ -164,6 +204,7 @@ impl Inner {
             self.poison(format!("log restart failed during checkpoint: {e}"));
             return Err(e);
         }
+        logs.folded_seq = seq;
         lock(&self.cache).mark_clean();
         self.count_checkpoint(written, started);
         Ok(())
@@ -203,6 +244,7 @@ impl Inner {
             active,
             spare: second,
             prev: None,
+            folded_seq: seq,
         })
     }
 
@@ -213,6 +255,85 @@ impl Inner {
         let us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         self.checkpoint_us.fetch_add(us, Ordering::Relaxed);
         self.checkpoint_max_us.fetch_max(us, Ordering::Relaxed);
+    }
+
+    /// `PRAGMA wal_checkpoint(mode)`. A passive checkpoint waits only for a running round
+    /// (the checkpoint slot), never for writers; the others take the writer lock within
+    /// `busy_timeout` and run the full checkpoint, or report `busy` after a passive round.
+    pub(super) fn checkpoint_mode(
+        self: &Arc<Self>,
+        mode: CheckpointMode,
+        busy_timeout: std::time::Duration,
+    ) -> Result<CheckpointOutcome> {
+        if self.read_only {
+            return Ok(CheckpointOutcome::NO_LOG);
+        }
+        self.check_writable()?;
+        let Some(folded_before) = lock(&self.log).as_ref().map(|l| l.folded_seq) else {
+            return Ok(CheckpointOutcome::NO_LOG);
+        };
+        let counts = |inner: &Inner| {
+            let g = lock(&inner.log);
+            let (last, folded) = g
+                .as_ref()
+                .map_or((folded_before, folded_before), |l| (l.active.last_seq(), l.folded_seq));
+            let n = |v: u64| i64::try_from(v.saturating_sub(folded_before)).unwrap_or(i64::MAX);
+            (n(last), n(folded))
+        };
+        let passive = |inner: &Arc<Inner>| -> Result<()> {
+            // Waits for a running round: its frames are folded when it ends, and one more
+            // round folds what was committed since.
+            if let Some(slot) = inner.checkpoint_slot(true) {
+                if let Some(mut round) = inner.begin_round_in(slot)? {
+                    while round.step()? {}
+                }
+            }
+            Ok(())
+        };
+        if mode == CheckpointMode::Passive {
+            passive(self)?;
+            let (log_frames, checkpointed_frames) = counts(self);
+            return Ok(CheckpointOutcome {
+                busy: false,
+                log_frames,
+                checkpointed_frames,
+            });
+        }
+        let writer = match self.acquire_writer(busy_timeout) {
+            Ok(w) => w,
+            Err(StorageError::Busy { .. }) => {
+                passive(self)?;
+                let (log_frames, checkpointed_frames) = counts(self);
+                return Ok(CheckpointOutcome {
+                    busy: true,
+                    log_frames,
+                    checkpointed_frames,
+                });
+            }
+            Err(e) => return Err(e),
+        };
+        // K1: writer slot → checkpoint slot → log mutex.
+        let slot = self.checkpoint_slot(true);
+        self.check_writable()?;
+        if let Some(logs) = lock(&self.log).as_mut() {
+            self.checkpoint_full(logs)?;
+        }
+        // Counted under the writer lock: nothing was committed since the checkpoint.
+        let (log_frames, checkpointed_frames) = counts(self);
+        drop(slot);
+        drop(writer);
+        Ok(match mode {
+            CheckpointMode::Truncate => CheckpointOutcome {
+                busy: false,
+                log_frames: 0,
+                checkpointed_frames: 0,
+            },
+            _ => CheckpointOutcome {
+                busy: false,
+                log_frames,
+                checkpointed_frames,
+            },
+        })
     }
 
     /// R1: starts a background round, or `None` when there is nothing to fold, another
@@ -426,6 +547,7 @@ impl CheckpointRound {
                 log::empty_file(&*self.prev_file)?;
                 if let Some(logs) = lock(&inner.log).as_mut() {
                     logs.prev = None;
+                    logs.folded_seq = self.seq;
                 }
                 lock(&inner.sync).prev = None;
                 lock(&inner.cache).mark_clean_upto(self.seq);

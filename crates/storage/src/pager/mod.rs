@@ -50,7 +50,7 @@ mod cache;
 mod checkpoint;
 
 use cache::Cache;
-pub use checkpoint::CheckpointRound;
+pub use checkpoint::{CheckpointMode, CheckpointOutcome, CheckpointRound};
 use checkpoint::Logs;
 
 use crate::error::{PageNo, Result, StorageError};
@@ -1333,6 +1333,14 @@ impl Backend for FileBackend {
             Some(logs) => self.inner.checkpoint_full(logs),
             None => Ok(()),
         }
+    }
+
+    fn checkpoint_mode(
+        &self,
+        mode: CheckpointMode,
+        busy_timeout: Duration,
+    ) -> Result<CheckpointOutcome> {
+        self.inner.checkpoint_mode(mode, busy_timeout)
     }
 
     fn set_synchronous(&self, mode: Synchronous) {
