@@ -516,7 +516,11 @@ impl ConnInner {
             Some(s) if s.eq_ignore_ascii_case("main") => dbs.push(self.db.clone()),
             // The TEMP database has no log.
             Some(s) if s.eq_ignore_ascii_case("temp") => {}
-            Some(s) => match self.attached.iter().find(|a| a.name.eq_ignore_ascii_case(s)) {
+            Some(s) => match self
+                .attached
+                .iter()
+                .find(|a| a.name.eq_ignore_ascii_case(s))
+            {
                 Some(a) => dbs.push(a.file.db.clone()),
                 None => return Err(error(codes::SQLITE_ERROR, format!("unknown database {s}"))),
             },
@@ -527,7 +531,15 @@ impl ConnInner {
             total = Some(match total {
                 None => o,
                 Some(t) => {
-                    let add = |a: i64, b: i64| if a < 0 { b } else if b < 0 { a } else { a + b };
+                    let add = |a: i64, b: i64| {
+                        if a < 0 {
+                            b
+                        } else if b < 0 {
+                            a
+                        } else {
+                            a + b
+                        }
+                    };
                     CheckpointOutcome {
                         busy: t.busy || o.busy,
                         log_frames: add(t.log_frames, o.log_frames),

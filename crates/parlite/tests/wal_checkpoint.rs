@@ -16,10 +16,8 @@ impl TempDir {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
             .unwrap_or(0);
-        let p = std::env::temp_dir().join(format!(
-            "parlite-ckpt-{tag}-{}-{nanos}",
-            std::process::id()
-        ));
+        let p =
+            std::env::temp_dir().join(format!("parlite-ckpt-{tag}-{}-{nanos}", std::process::id()));
         std::fs::create_dir_all(&p).unwrap();
         TempDir(p)
     }
@@ -92,7 +90,8 @@ fn modes_fold_the_log_with_sqlites_row_shape() {
     let db = Database::open(&ours).unwrap();
     let c = db.connect().unwrap();
     let s = rusqlite::Connection::open(&theirs).unwrap();
-    s.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())).unwrap();
+    s.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))
+        .unwrap();
     // No automatic checkpoint on SQLite's side either, so both logs keep their frames.
     s.execute_batch("PRAGMA wal_autocheckpoint=0").unwrap();
     let setup = "CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT)";
@@ -105,7 +104,14 @@ fn modes_fold_the_log_with_sqlites_row_shape() {
             s.execute_batch(&sql).unwrap();
         }
     };
-    for mode in ["", "(PASSIVE)", "(FULL)", "(RESTART)", "=passive", "(bogus)"] {
+    for mode in [
+        "",
+        "(PASSIVE)",
+        "(FULL)",
+        "(RESTART)",
+        "=passive",
+        "(bogus)",
+    ] {
         write(5);
         let sql = format!("PRAGMA wal_checkpoint{mode}");
         let (names, rows) = query(&c, &sql);
@@ -132,11 +138,9 @@ fn modes_fold_the_log_with_sqlites_row_shape() {
     assert!(log_bytes(&format!("{ours}-plog2")) <= 32);
     // The rows are in the database file itself: stock SQLite reads them beside our process
     // (the log is empty, nothing of the state is only in it).
-    let reader = rusqlite::Connection::open_with_flags(
-        &ours,
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-    )
-    .unwrap();
+    let reader =
+        rusqlite::Connection::open_with_flags(&ours, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
     let n: i64 = reader
         .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
         .unwrap();
@@ -184,9 +188,12 @@ fn full_reports_busy_while_a_writer_holds_the_lock() {
     let sdir = TempDir::new("sbusy");
     let p = sdir.path("s.db");
     let s1 = rusqlite::Connection::open(&p).unwrap();
-    s1.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())).unwrap();
-    s1.execute_batch("CREATE TABLE t(x); INSERT INTO t VALUES (1); BEGIN IMMEDIATE; INSERT INTO t VALUES (2);")
+    s1.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))
         .unwrap();
+    s1.execute_batch(
+        "CREATE TABLE t(x); INSERT INTO t VALUES (1); BEGIN IMMEDIATE; INSERT INTO t VALUES (2);",
+    )
+    .unwrap();
     let s2 = rusqlite::Connection::open(&p).unwrap();
     s2.busy_timeout(Duration::from_millis(50)).unwrap();
     let (_, s_rows) = sqlite_query(&s2, "PRAGMA wal_checkpoint(FULL)");

@@ -255,6 +255,15 @@ pub fn encode_frame(
     pages: &[PageDelta],
     prev_crc: u32,
 ) -> (Vec<u8>, u32) {
+    let mut b = encode_unsealed_frame(seq, page_count, pages);
+    let crc = seal_frame(&mut b, salt, prev_crc);
+    (b, crc)
+}
+
+/// A frame's bytes with its salt and checksum left zero: everything that does not depend
+/// on the log's generation and chain, so a committer builds it before it takes the writer
+/// lock (pager, commit step 2) and [`seal_frame`] finishes it under the log mutex.
+pub fn encode_unsealed_frame(seq: u64, page_count: u32, pages: &[PageDelta]) -> Vec<u8> {
     let body: usize = pages
         .iter()
         .map(|p| 8 + p.runs.iter().map(|r| 8 + r.bytes.len()).sum::<usize>())
@@ -262,7 +271,7 @@ pub fn encode_frame(
     let len = FRAME_HEADER_BYTES + body + 4;
     let mut b = Vec::with_capacity(len);
     b.extend_from_slice(&(len as u32).to_be_bytes());
-    b.extend_from_slice(&salt.to_be_bytes());
+    b.extend_from_slice(&0u32.to_be_bytes());
     b.extend_from_slice(&seq.to_be_bytes());
     b.extend_from_slice(&page_count.to_be_bytes());
     b.extend_from_slice(&(pages.len() as u32).to_be_bytes());
@@ -275,10 +284,25 @@ pub fn encode_frame(
             b.extend_from_slice(&r.bytes);
         }
     }
-    let crc = frame_crc(prev_crc, &b);
-    b.extend_from_slice(&crc.to_be_bytes());
+    b.extend_from_slice(&0u32.to_be_bytes());
     debug_assert_eq!(b.len(), len);
-    (b, crc)
+    b
+}
+
+/// The sequence number an unsealed frame was built for.
+pub fn frame_seq(frame: &[u8]) -> u64 {
+    get_u64(frame, 8)
+}
+
+/// Writes the generation's salt and the chained checksum into a frame from
+/// [`encode_unsealed_frame`] (re-sealing overwrites both); returns the checksum.
+pub fn seal_frame(frame: &mut [u8], salt: u32, prev_crc: u32) -> u32 {
+    let n = frame.len();
+    debug_assert!(n >= FRAME_MIN_BYTES);
+    put_u32(frame, 4, salt);
+    let crc = frame_crc(prev_crc, &frame[..n - 4]);
+    put_u32(frame, n - 4, crc);
+    crc
 }
 
 fn frame_crc(prev_crc: u32, body: &[u8]) -> u32 {

@@ -27,8 +27,9 @@ pub mod format;
 use crate::error::{Result, StorageError};
 use crate::vfs::{read_zero_padded, VfsFile};
 use format::{
-    decode_frame_body, encode_frame, frame_checksum_ok, parse_frame_head, Frame, LogHeader,
-    PageDelta, FRAME_HEADER_BYTES, FRAME_MAX_BYTES, FRAME_MIN_BYTES, LOG_HEADER_BYTES,
+    decode_frame_body, encode_unsealed_frame, frame_checksum_ok, frame_seq, parse_frame_head,
+    seal_frame, Frame, LogHeader, PageDelta, FRAME_HEADER_BYTES, FRAME_MAX_BYTES, FRAME_MIN_BYTES,
+    LOG_HEADER_BYTES,
 };
 use std::sync::Arc;
 
@@ -271,18 +272,27 @@ impl LogFile {
     /// Appends the frame of commit `seq` (G1) with `write` only: durability is the caller's
     /// decision (G4). Returns the frame's size in bytes.
     pub fn append(&mut self, seq: u64, page_count: u32, pages: &[PageDelta]) -> Result<u64> {
+        let mut frame = encode_unsealed_frame(seq, page_count, pages);
+        self.append_unsealed(&mut frame)
+    }
+
+    /// Appends a frame built by `format::encode_unsealed_frame` (G1): seals it with this
+    /// generation's salt and the chain's checksum, then writes it. The frame's sequence
+    /// number must follow the last one. Returns the frame's size in bytes.
+    pub fn append_unsealed(&mut self, frame: &mut [u8]) -> Result<u64> {
+        let seq = frame_seq(frame);
         if seq != self.last_seq.wrapping_add(1) {
             return Err(StorageError::misuse(format!(
                 "log append of seq {seq} after {}",
                 self.last_seq
             )));
         }
-        let (bytes, crc) = encode_frame(self.header.salt, seq, page_count, pages, self.last_crc);
-        self.file.write_at(self.end, &bytes)?;
-        self.end += bytes.len() as u64;
+        let crc = seal_frame(frame, self.header.salt, self.last_crc);
+        self.file.write_at(self.end, frame)?;
+        self.end += frame.len() as u64;
         self.last_crc = crc;
         self.last_seq = seq;
-        Ok(bytes.len() as u64)
+        Ok(frame.len() as u64)
     }
 
     /// Starts the generation that follows this one in `file`, which must be durably empty

@@ -274,9 +274,9 @@ impl Inner {
         };
         let counts = |inner: &Inner| {
             let g = lock(&inner.log);
-            let (last, folded) = g
-                .as_ref()
-                .map_or((folded_before, folded_before), |l| (l.active.last_seq(), l.folded_seq));
+            let (last, folded) = g.as_ref().map_or((folded_before, folded_before), |l| {
+                (l.active.last_seq(), l.folded_seq)
+            });
             let n = |v: u64| i64::try_from(v.saturating_sub(folded_before)).unwrap_or(i64::MAX);
             (n(last), n(folded))
         };

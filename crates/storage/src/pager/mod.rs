@@ -2,9 +2,12 @@
 //! versioned page cache between them. Implements [`Backend`] (see `pages` for P1–P4).
 //!
 //! Life of a commit (the numbered steps of docs/log-and-recovery.md, "Commit path"):
-//! 1. the writer holds the writer lock (one writer at a time; readers never take it);
-//! 2. it stamps page 1's header (P3) and diffs each changed page against its base image;
-//! 3. it appends one frame to the log with `write` (no fsync yet);
+//! 1. the writer holds the writer lock (one writer at a time; readers never take it) —
+//!    from its begin, or, for a detached view, from `attach_writer` (after step 2);
+//! 2. it stamps page 1's header (P3), diffs each changed page against its base image and
+//!    encodes the frame — a detached view before it takes the lock (K5);
+//! 3. it seals the frame (salt, chained checksum) and appends it to the log with `write`
+//!    (no fsync yet);
 //! 4. it publishes the new page versions in the cache (readers who begin now see them);
 //! 5. it asks for a background checkpoint (checkpoint.rs) if the log or the pinned pages
 //!    passed their thresholds — without waiting for it;
@@ -45,13 +48,21 @@
 //!   but no writer slot; `commit_inner` refuses to run without the slot, which only
 //!   `attach_writer` gives it, after checking under the slot that the snapshot is the latest
 //!   (so the diff base of step 2 is the latest committed image).
+//! - K5. Steps 1–2 (stamp, diff, frame encoding without salt and checksum) depend only on
+//!   the view's snapshot and its private pages, so a detached view runs them in
+//!   `attach_writer` *before* taking the writer lock; the result is used only if the lock
+//!   holder then finds the snapshot still the latest (K4: nothing was committed since, so
+//!   the bases are the latest images and the sequence number is the next) and no page was
+//!   changed since (`PageWrite` calls drop it). Under the lock remain the sealing (salt and
+//!   chained checksum, which a round's switch can change: log mutex), the `write`, and
+//!   the publication, in sequence-number order.
 
 mod cache;
 mod checkpoint;
 
 use cache::Cache;
-pub use checkpoint::{CheckpointMode, CheckpointOutcome, CheckpointRound};
 use checkpoint::Logs;
+pub use checkpoint::{CheckpointMode, CheckpointOutcome, CheckpointRound};
 
 use crate::error::{PageNo, Result, StorageError};
 use crate::header::{self, put_u32, DbHeader, HEADER_SIZE};
@@ -964,6 +975,8 @@ struct FileWriteView {
     next_savepoint: u32,
     /// This commit's durability (`WriteView::set_synchronous`); `None`: the database's.
     synchronous: Option<Synchronous>,
+    /// Steps 1–2 done before the writer lock (`attach_writer`, K5); dropped by any change.
+    prepared: Option<Prepared>,
 }
 
 impl FileWriteView {
@@ -979,30 +992,37 @@ impl FileWriteView {
         }
     }
 
-    /// Steps 2–7 of the commit path (module docs).
-    fn commit_inner(&mut self) -> Result<()> {
-        if self.writer.is_none() {
-            // P5: a detached view never publishes without the writer lock.
-            return Err(StorageError::misuse(
-                "a detached write view cannot commit without the writer lock",
-            ));
-        }
+    /// Steps 1–2 of the commit path (module docs), which need no lock: stamp page 1, diff
+    /// every private page against its base (the snapshot's image) and encode the frame
+    /// without its salt and checksum. `None`: nothing to commit. The result is the same
+    /// under the writer lock as outside it as long as no commit followed the snapshot
+    /// (K5), and running it again gives the same (the stamp is computed from the base).
+    fn prepare(&mut self) -> Result<Option<Prepared>> {
         let inner = Arc::clone(self.inner());
-        inner.check_writable()?;
         let base_count = self.snap.page_count;
         if self.private.is_empty() && self.page_count == base_count {
-            return Ok(());
+            return Ok(None);
         }
         if self.page_count == 0 {
             return Err(StorageError::misuse("a commit must leave at least page 1"));
         }
         let seq = self.snap.seq + 1;
-        // P3: stamp page 1's header.
+        // P3: stamp page 1's header. The counter is the base's + 1, so a second prepare
+        // (after more writes) stamps the same value.
         if self.page_count >= 1 {
             let count = self.page_count;
+            let base_counter = if base_count >= 1 {
+                let base = inner.read_page(self.snap.seq, base_count, PageNo(1))?;
+                (base.len() >= HEADER_SIZE)
+                    .then(|| header::get_u32(&base, header::OFFSET_CHANGE_COUNTER))
+            } else {
+                None
+            };
             let p1 = self.page_mut(PageNo(1))?;
             if p1.len() >= HEADER_SIZE {
-                let counter = header::get_u32(p1, header::OFFSET_CHANGE_COUNTER).wrapping_add(1);
+                let counter = base_counter
+                    .unwrap_or_else(|| header::get_u32(p1, header::OFFSET_CHANGE_COUNTER))
+                    .wrapping_add(1);
                 put_u32(p1, header::OFFSET_CHANGE_COUNTER, counter);
                 put_u32(p1, header::OFFSET_PAGE_COUNT, count);
                 put_u32(p1, header::OFFSET_VERSION_VALID_FOR, counter);
@@ -1049,18 +1069,51 @@ impl FileWriteView {
                 publish.push((PageNo(pgno), old, Arc::clone(img)));
             }
         }
+        Ok(Some(Prepared {
+            snapshot_seq: self.snap.seq,
+            page_count: self.page_count,
+            frame: log::format::encode_unsealed_frame(seq, self.page_count, &deltas),
+            publish,
+        }))
+    }
+
+    /// Steps 3–7 of the commit path (module docs), after `prepare` (done by `attach_writer`
+    /// before it took the lock, else here).
+    fn commit_inner(&mut self) -> Result<()> {
+        if self.writer.is_none() {
+            // P5: a detached view never publishes without the writer lock.
+            return Err(StorageError::misuse(
+                "a detached write view cannot commit without the writer lock",
+            ));
+        }
+        let inner = Arc::clone(self.inner());
+        inner.check_writable()?;
+        let prepared = match self.prepared.take() {
+            Some(p) if p.snapshot_seq == self.snap.seq => Some(p),
+            _ => self.prepare()?,
+        };
+        let Some(Prepared {
+            page_count,
+            mut frame,
+            publish,
+            ..
+        }) = prepared
+        else {
+            return Ok(());
+        };
+        let seq = self.snap.seq + 1;
         // Step 3: append the frame (D2 on failure).
         let mut log_guard = lock(&inner.log);
         let Some(logs) = log_guard.as_mut() else {
             return Err(StorageError::misuse("write on a database without a log"));
         };
-        if let Err(e) = logs.active.append(seq, self.page_count, &deltas) {
+        if let Err(e) = logs.active.append_unsealed(&mut frame) {
             inner.poison(format!("log write failed: {e}"));
             return Err(e);
         }
         lock(&inner.sync).written_seq = seq;
         // Step 4: publish.
-        lock(&inner.cache).publish(seq, self.page_count, publish);
+        lock(&inner.cache).publish(seq, page_count, publish);
         inner.commits.fetch_add(1, Ordering::Relaxed);
         // Step 5: ask for a background checkpoint (B6: the commit never waits for it).
         let (dirty, cache_max) = {
@@ -1090,6 +1143,17 @@ impl FileWriteView {
             Synchronous::Normal | Synchronous::Off => Ok(()),
         }
     }
+}
+
+/// A commit's lock-free part (`FileWriteView::prepare`): valid while no commit followed
+/// `snapshot_seq` and the view was not changed since (every `PageWrite` call drops it).
+struct Prepared {
+    snapshot_seq: u64,
+    page_count: u32,
+    /// The frame, salt and checksum still zero (`log::format::seal_frame`).
+    frame: Vec<u8>,
+    /// (page, base image to keep for older snapshots, new image) for `Cache::publish`.
+    publish: Vec<(PageNo, Option<PageRef>, PageRef)>,
 }
 
 impl PageRead for FileWriteView {
@@ -1125,6 +1189,7 @@ impl PageWrite for FileWriteView {
                 format!("page number out of range 1..={}", self.page_count),
             ));
         }
+        self.prepared = None;
         self.remember(pgno.0);
         if !self.private.contains_key(&pgno.0) {
             let img = self
@@ -1141,6 +1206,7 @@ impl PageWrite for FileWriteView {
 
     fn append_page(&mut self) -> Result<PageNo> {
         let pgno = self.page_count.checked_add(1).ok_or(StorageError::Full)?;
+        self.prepared = None;
         self.remember(pgno);
         self.private
             .insert(pgno, Arc::new(vec![0u8; self.inner().page_size]));
@@ -1154,6 +1220,7 @@ impl PageWrite for FileWriteView {
                 "truncate to {n} pages grows the database"
             )));
         }
+        self.prepared = None;
         self.page_count = n;
         Ok(())
     }
@@ -1173,6 +1240,7 @@ impl PageWrite for FileWriteView {
         let Some(pos) = self.savepoints.iter().position(|s| s.id == savepoint) else {
             return Err(StorageError::misuse(format!("no savepoint {savepoint}")));
         };
+        self.prepared = None;
         // Undo newest first, so the oldest saved image of each page is restored last (P4).
         while self.savepoints.len() > pos {
             let Some(sp) = self.savepoints.pop() else {
@@ -1236,6 +1304,13 @@ impl WriteView for FileWriteView {
         }
         let inner = Arc::clone(self.inner());
         inner.check_writable()?;
+        // K5: steps 1–2 outside the lock; kept only if the snapshot is still the latest.
+        if lock(&inner.cache).committed_seq != self.snap.seq {
+            return Ok(false);
+        }
+        if self.prepared.is_none() {
+            self.prepared = self.prepare()?;
+        }
         let writer = inner.acquire_writer(busy_timeout)?;
         inner.check_writable()?;
         // The latest committed sequence number; stable while the writer lock is held.
@@ -1270,6 +1345,7 @@ impl Backend for FileBackend {
             savepoints: Vec::new(),
             next_savepoint: 0,
             synchronous: None,
+            prepared: None,
         }))
     }
 
@@ -1285,6 +1361,7 @@ impl Backend for FileBackend {
             savepoints: Vec::new(),
             next_savepoint: 0,
             synchronous: None,
+            prepared: None,
         }))
     }
 
@@ -1316,6 +1393,7 @@ impl Backend for FileBackend {
             savepoints: Vec::new(),
             next_savepoint: 0,
             synchronous: None,
+            prepared: None,
         }))
     }
 
