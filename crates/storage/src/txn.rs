@@ -850,6 +850,8 @@ fn commit_concurrent(
                 None => return Err(StorageError::misuse("transaction has ended")),
             },
         };
+        // The history entry is built before the lock (the lock holder only pushes it).
+        let writes = c.writes.clone();
         // C6: commits only if `base` is still the latest snapshot.
         if !view.attach_writer(timeout)? {
             continue;
@@ -858,7 +860,7 @@ fn commit_concurrent(
             return Err(StorageError::misuse("transaction has ended"));
         };
         // C1.
-        lock(&db.inner.history).push(base + 1, c.writes.clone());
+        lock(&db.inner.history).push(base + 1, writes);
         view.commit()?;
         let mut h = lock(&db.inner.history);
         h.stats.concurrent_commits += 1;
