@@ -103,10 +103,48 @@ type PageMap<V> = HashMap<u32, V, BuildHasherDefault<PageNoHasher>>;
 
 #[derive(Debug)]
 struct Entry {
-    /// (tag, image), ascending by tag (C1).
-    versions: Vec<(u64, PageRef)>,
+    /// The newest version, (tag, image) (C1). Kept in the entry rather than at the end of
+    /// `older`: a hit then reads the entry's bucket and the page, not also a vector's heap
+    /// block — the lookup's samples were a third each on its three dependent loads.
+    newest: (u64, PageRef),
+    /// Older versions a snapshot may still read (C2), ascending by tag; empty for most.
+    older: Vec<(u64, PageRef)>,
     dirty: bool,
     tick: u64,
+}
+
+impl Entry {
+    fn new(tag: u64, img: PageRef, dirty: bool, tick: u64) -> Entry {
+        Entry {
+            newest: (tag, img),
+            older: Vec::new(),
+            dirty,
+            tick,
+        }
+    }
+
+    fn version_count(&self) -> usize {
+        self.older.len() + 1
+    }
+
+    /// The image snapshot `seq` reads (C2).
+    fn visible_to(&self, seq: u64) -> Option<&PageRef> {
+        if self.newest.0 <= seq {
+            return Some(&self.newest.1);
+        }
+        self.older
+            .iter()
+            .rev()
+            .find(|(tag, _)| *tag <= seq)
+            .map(|(_, img)| img)
+    }
+
+    /// Adds commit `seq`'s image as the newest (C1).
+    fn push(&mut self, seq: u64, img: PageRef) {
+        debug_assert!(seq > self.newest.0);
+        let previous = std::mem::replace(&mut self.newest, (seq, img));
+        self.older.push(previous);
+    }
 }
 
 /// Live snapshots and the latest commit (C8), behind `Cache::registry`.
@@ -173,12 +211,7 @@ impl Shard {
         // entry goes is a matter of hit rate only (C4 and C6 do not depend on the order).
         let recent = (self.pages_max / 4) as u64;
         let e = self.entries.get_mut(&pgno)?;
-        let found = e
-            .versions
-            .iter()
-            .rev()
-            .find(|(tag, _)| *tag <= seq)
-            .map(|(_, img)| img.clone());
+        let found = e.visible_to(seq).cloned();
         if e.dirty {
             // Not in `lru` (C3); the tick is where `mark_clean` will put it.
             e.tick = tick;
@@ -197,18 +230,19 @@ impl Shard {
             return;
         };
         // Compacted in place (no allocation, no reference-count traffic): version `r + 1`
-        // is still unmoved when `r` is judged, since kept versions only move down.
-        let n = e.versions.len();
+        // is still unmoved when `r` is judged, since kept versions only move down. The
+        // newest is always kept.
+        let n = e.older.len();
         let mut kept = 0;
         for r in 0..n {
-            let visible = r + 1 == n || reg.reads_window(e.versions[r].0, e.versions[r + 1].0);
-            if visible {
-                e.versions.swap(kept, r);
+            let hi = e.older.get(r + 1).map_or(e.newest.0, |v| v.0);
+            if reg.reads_window(e.older[r].0, hi) {
+                e.older.swap(kept, r);
                 kept += 1;
             }
         }
-        e.versions.truncate(kept);
-        if e.versions.len() <= 1 {
+        e.older.truncate(kept);
+        if e.older.is_empty() {
             self.multi.remove(&pgno);
         }
     }
@@ -238,7 +272,7 @@ impl Shard {
             let Some(e) = self.entries.get(pgno) else {
                 continue;
             };
-            if e.versions.len() == 1 && e.versions[0].0 <= horizon {
+            if e.older.is_empty() && e.newest.0 <= horizon {
                 victims.push((*tick, *pgno));
             }
         }
@@ -375,7 +409,7 @@ impl Cache {
                 lock(s)
                     .entries
                     .values()
-                    .map(|e| e.versions.len())
+                    .map(Entry::version_count)
                     .sum::<usize>()
             })
             .sum()
@@ -475,14 +509,8 @@ impl Cache {
             return found;
         }
         let tick = s.next_tick();
-        s.entries.insert(
-            pgno.0,
-            Entry {
-                versions: vec![(0, img.clone())],
-                dirty: false,
-                tick,
-            },
-        );
+        s.entries
+            .insert(pgno.0, Entry::new(0, img.clone(), false, tick));
         s.lru.insert(tick, pgno.0);
         if s.entries.len() > s.pages_max {
             s.evict(self.horizon.load(Ordering::Acquire));
@@ -514,19 +542,28 @@ impl Cache {
             let mut guard = self.shard(i);
             let s = &mut *guard;
             let tick = s.next_tick();
-            let e = s.entries.entry(pgno.0).or_insert_with(|| Entry {
-                versions: base.map(|b| vec![(0, b)]).unwrap_or_default(),
-                dirty: false,
-                tick,
-            });
-            e.versions.push((seq, img));
+            let e = match s.entries.entry(pgno.0) {
+                std::collections::hash_map::Entry::Occupied(o) => {
+                    let e = o.into_mut();
+                    e.push(seq, img);
+                    e
+                }
+                std::collections::hash_map::Entry::Vacant(v) => match base {
+                    Some(base) => {
+                        let e = v.insert(Entry::new(0, base, false, tick));
+                        e.push(seq, img);
+                        e
+                    }
+                    None => v.insert(Entry::new(seq, img, false, tick)),
+                },
+            };
             if !e.dirty {
                 s.lru.remove(&e.tick);
                 e.dirty = true;
                 self.dirty_count.fetch_add(1, Ordering::AcqRel);
             }
             e.tick = tick;
-            if e.versions.len() > 1 {
+            if !e.older.is_empty() {
                 s.multi.insert(pgno.0);
             }
             self.note(i, s);
@@ -560,11 +597,7 @@ impl Cache {
                 s.entries
                     .iter()
                     .filter(|(pgno, e)| e.dirty && **pgno <= limit)
-                    .filter_map(|(pgno, e)| {
-                        e.versions
-                            .last()
-                            .map(|(_, img)| (PageNo(*pgno), img.clone()))
-                    }),
+                    .map(|(pgno, e)| (PageNo(*pgno), e.newest.1.clone())),
             );
         }
         v.sort_by_key(|(p, _)| *p);
@@ -581,7 +614,7 @@ impl Cache {
     /// `seq` (checkpoint B5): entries whose newest version is at most `seq` become clean and
     /// evictable; pages committed again since stay dirty for the next round (C3).
     pub fn mark_clean_upto(&self, seq: u64) {
-        self.mark_clean_where(|e| e.versions.last().is_none_or(|v| v.0 <= seq));
+        self.mark_clean_where(|e| e.newest.0 <= seq);
     }
 
     fn mark_clean_where(&self, is_written: impl Fn(&Entry) -> bool) {
@@ -600,14 +633,7 @@ impl Cache {
         let i = self.shard_index(pgno.0);
         let mut s = self.shard(i);
         let tick = s.next_tick();
-        if let Some(old) = s.entries.insert(
-            pgno.0,
-            Entry {
-                versions: vec![(0, img)],
-                dirty: true,
-                tick,
-            },
-        ) {
+        if let Some(old) = s.entries.insert(pgno.0, Entry::new(0, img, true, tick)) {
             if old.dirty {
                 return;
             }
@@ -623,7 +649,7 @@ impl Cache {
         self.shard(self.shard_index(pgno))
             .entries
             .get(&pgno)
-            .map_or(0, |e| e.versions.len())
+            .map_or(0, Entry::version_count)
     }
 }
 
@@ -774,7 +800,7 @@ mod tests {
             let mut guard = c.shard(i);
             let s = &mut *guard;
             let e = s.entries.get_mut(&7).unwrap();
-            e.versions.push((1, img(2)));
+            e.push(1, img(2));
             e.dirty = true;
             s.lru.remove(&e.tick);
             s.multi.insert(7);
