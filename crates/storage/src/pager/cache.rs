@@ -7,15 +7,16 @@
 //!   read from the database file, or was the latest committed image when a newer version
 //!   was published).
 //! - C2. A snapshot `s` reads, from an entry, the newest version with tag `<= s`. An older
-//!   version is dropped once no live snapshot falls in its visibility window
-//!   `[tag, next version's tag)`.
+//!   version is dropped once no snapshot that may still read the cache falls in its
+//!   visibility window `[tag, next version's tag)` — a live one, or one registering later,
+//!   which registers at `committed_seq` or above (C9).
 //! - C3. An entry is *dirty* while its newest version is not yet in the database file
 //!   (committed after the last checkpoint). Dirty entries are never evicted: a checkpoint
 //!   writes them and makes them clean.
 //! - C4. A page absent from the cache is read from the database file. That is correct for
 //!   every live snapshot because a clean entry is evicted only when it holds one version
-//!   whose tag is `<=` the oldest live snapshot (so the file's image is what every live and
-//!   future snapshot sees).
+//!   whose tag is `<=` the horizon (C10), so the file's image is what every live and future
+//!   snapshot sees.
 //! - C5. When a commit publishes a new version of a page that has no entry yet, the
 //!   previous image (the writer's base) is inserted first with tag 0, so snapshots older
 //!   than the commit keep seeing it after the checkpoint overwrites the file (C2).
@@ -23,12 +24,41 @@
 //!   evicted (dirty, or needed by an old snapshot); the pager asks for a background
 //!   checkpoint when dirty entries pass a quarter of the bound and makes committers wait for
 //!   it past half (checkpoint.rs backpressure), so the excess is bounded by half the bound
-//!   plus one transaction's pages.
+//!   plus one transaction's pages. Each shard (C7) keeps its own share of the bound, the
+//!   shares summing to `cache_pages_max`; a shard past its share holds only entries that
+//!   cannot be evicted, so the excess bound is the same.
+//!
+//! Concurrency: page reads of all threads go through here, so no lock is shared by all of
+//! them (measured: one cache mutex kept read-only `hc_mixed` on a file from scaling past two
+//! threads, BENCHMARKS.md).
+//! - C7. Entries live in `shards`, chosen by page number (`shard_index`). Each shard has its
+//!   own mutex, LRU order, tick and set of multi-version entries. A page read (lookup, or
+//!   insert after a miss, with its eviction) takes its page's shard mutex only. No thread
+//!   holds two shard mutexes at once.
+//! - C8. The registry (live snapshots, `committed_seq`, `page_count`) has its own mutex.
+//!   Lock order: registry → one shard; a shard holder never takes the registry. A snapshot
+//!   registers at `committed_seq` under the registry mutex; `publish` pushes a commit's
+//!   versions into the shards first and only then advances `committed_seq` under the
+//!   registry mutex, so a snapshot sees all of a commit's pages or none (tags above it are
+//!   skipped, C2).
+//! - C9. Pruning (C2) holds the registry mutex while it judges versions: every snapshot that
+//!   can read a window is then either registered, hence seen, or will register at the
+//!   registry's `committed_seq` or later, which pruning counts as a reader. The latter
+//!   matters while a publish is half done: its versions are pushed, `committed_seq` still
+//!   the previous commit, whose image a snapshot registering now reads.
+//! - C10. Eviction (C4) takes no registry: it compares with `horizon`, the oldest live
+//!   snapshot or, with none, `committed_seq`. The horizon never decreases (a snapshot
+//!   registers at `committed_seq`, at least every live one), so a stale load gives a
+//!   smaller value and evicting by it is safe: every live and future snapshot is at least
+//!   the true horizon, at least the loaded one, at least the evicted version's tag.
 
+use super::lock;
 use crate::error::{PageNo, Result, StorageError};
 use crate::pages::PageRef;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// How many clean candidates one eviction looks at, beyond the number it must evict, before
@@ -36,8 +66,21 @@ use std::time::{Duration, Instant};
 /// a walk of the whole cache.
 const EVICT_SCAN_MAX: usize = 64;
 
+/// Most shards (C7); a power of two, at most 64 (the bit masks `multi_shards`,
+/// `full_shards`). 16 shards of the default 16,384-page cache leave two threads on one
+/// shard for 1 read in 16.
+const SHARDS_MAX: usize = 16;
+
+/// Fewest pages per shard: a share much smaller than the dirty pages of one commit would
+/// let one shard pass its share while the others are full of clean pages (C6), so small
+/// caches (the tests' 16 to 100 pages) keep one shard.
+const SHARD_PAGES_MIN: usize = 1024;
+
+/// Fibonacci hashing's multiplier (2^64 / golden ratio).
+const FIB: u64 = 0x9e37_79b9_7f4a_7c15;
+
 /// Hashes page numbers by one multiplication (Fibonacci hashing): a cache lookup runs
-/// under the cache mutex on every page read of every thread, and SipHash was ~15% of it.
+/// under a shard mutex on every page read of every thread, and SipHash was ~15% of it.
 /// Page numbers are not attacker-chosen keys.
 #[derive(Default)]
 struct PageNoHasher(u64);
@@ -48,43 +91,103 @@ impl Hasher for PageNoHasher {
     }
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(FIB);
         }
     }
     fn write_u32(&mut self, n: u32) {
-        self.0 = (self.0 ^ u64::from(n)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = (self.0 ^ u64::from(n)).wrapping_mul(FIB);
     }
 }
 
 type PageMap<V> = HashMap<u32, V, BuildHasherDefault<PageNoHasher>>;
 
 #[derive(Debug)]
-pub struct Entry {
-    /// (tag, image), ascending by tag (C1).
-    pub versions: Vec<(u64, PageRef)>,
-    pub dirty: bool,
+struct Entry {
+    /// The newest version, (tag, image) (C1). Kept in the entry rather than at the end of
+    /// `older`: a hit then reads the entry's bucket and the page, not also a vector's heap
+    /// block — the lookup's samples were a third each on its three dependent loads.
+    newest: (u64, PageRef),
+    /// Older versions a snapshot may still read (C2), ascending by tag; empty for most.
+    older: Vec<(u64, PageRef)>,
+    dirty: bool,
     tick: u64,
 }
 
+impl Entry {
+    fn new(tag: u64, img: PageRef, dirty: bool, tick: u64) -> Entry {
+        Entry {
+            newest: (tag, img),
+            older: Vec::new(),
+            dirty,
+            tick,
+        }
+    }
+
+    fn version_count(&self) -> usize {
+        self.older.len() + 1
+    }
+
+    /// The image snapshot `seq` reads (C2).
+    fn visible_to(&self, seq: u64) -> Option<&PageRef> {
+        if self.newest.0 <= seq {
+            return Some(&self.newest.1);
+        }
+        self.older
+            .iter()
+            .rev()
+            .find(|(tag, _)| *tag <= seq)
+            .map(|(_, img)| img)
+    }
+
+    /// Adds commit `seq`'s image as the newest (C1).
+    fn push(&mut self, seq: u64, img: PageRef) {
+        debug_assert!(seq > self.newest.0);
+        let previous = std::mem::replace(&mut self.newest, (seq, img));
+        self.older.push(previous);
+    }
+}
+
+/// Live snapshots and the latest commit (C8), behind `Cache::registry`.
 #[derive(Debug)]
-pub struct Cache {
-    pub committed_seq: u64,
+struct Registry {
+    committed_seq: u64,
     /// Page count of the latest commit.
-    pub page_count: u32,
+    page_count: u32,
+    /// Live snapshots: seq → (how many views hold it, their page count, when the first of
+    /// them registered).
+    snapshots: BTreeMap<u64, (usize, u32, Instant)>,
+}
+
+impl Registry {
+    /// Whether a snapshot that may read the cache, now or later, falls in `[lo, hi)` (C9).
+    fn reads_window(&self, lo: u64, hi: u64) -> bool {
+        (lo..hi).contains(&self.committed_seq) || self.snapshots.range(lo..hi).next().is_some()
+    }
+
+    /// The oldest live snapshot, or the latest commit with none (C10).
+    fn horizon(&self) -> u64 {
+        self.snapshots
+            .keys()
+            .next()
+            .copied()
+            .unwrap_or(self.committed_seq)
+    }
+}
+
+/// One shard of the entries (C7), behind its own mutex.
+#[derive(Debug)]
+struct Shard {
     entries: PageMap<Entry>,
     /// Clean entries by last use, oldest first (C3: dirty entries are not here).
     lru: BTreeMap<u64, u32>,
     tick: u64,
-    /// Live snapshots: seq → (how many views hold it, their page count, when the first of
-    /// them registered).
-    snapshots: BTreeMap<u64, (usize, u32, Instant)>,
     /// Entries holding more than one version (candidates for C2 pruning).
     multi: BTreeSet<u32>,
-    dirty_count: usize,
-    pub cache_pages_max: usize,
+    /// This shard's share of `cache_pages_max` (C6).
+    pages_max: usize,
 }
 
-/// Unreachable while C2/C5 hold; reported rather than guessed at.
+/// Unreachable while C2/C5/C9 hold; reported rather than guessed at.
 fn no_version(pgno: PageNo, seq: u64) -> StorageError {
     StorageError::corrupt(
         pgno,
@@ -92,265 +195,73 @@ fn no_version(pgno: PageNo, seq: u64) -> StorageError {
     )
 }
 
-impl Cache {
-    pub fn new(committed_seq: u64, page_count: u32, cache_pages_max: usize) -> Cache {
-        Cache {
-            committed_seq,
-            page_count,
-            entries: PageMap::default(),
-            lru: BTreeMap::new(),
-            tick: 0,
-            snapshots: BTreeMap::new(),
-            multi: BTreeSet::new(),
-            dirty_count: 0,
-            cache_pages_max: cache_pages_max.max(8),
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// Page images held, every version of every entry (C2).
-    pub fn version_count(&self) -> usize {
-        self.entries.values().map(|e| e.versions.len()).sum()
-    }
-
-    pub fn dirty_count(&self) -> usize {
-        self.dirty_count
-    }
-
-    pub fn register_snapshot(&mut self) -> (u64, u32) {
-        let seq = self.committed_seq;
-        let slot = self
-            .snapshots
-            .entry(seq)
-            .or_insert((0, self.page_count, Instant::now()));
-        slot.0 += 1;
-        (seq, self.page_count)
-    }
-
-    pub fn release_snapshot(&mut self, seq: u64) {
-        let oldest_before = self.oldest_snapshot();
-        if let Some(slot) = self.snapshots.get_mut(&seq) {
-            slot.0 -= 1;
-            if slot.0 == 0 {
-                self.snapshots.remove(&seq);
-            }
-        }
-        // Versions only become droppable when a window loses its last snapshot; pruning on
-        // every release keeps old versions from piling up behind a long reader (C2).
-        if oldest_before != self.oldest_snapshot() || !self.snapshots.contains_key(&seq) {
-            let multi: Vec<u32> = self.multi.iter().copied().collect();
-            for pgno in multi {
-                self.prune(pgno);
-            }
-            self.evict();
-        }
-    }
-
-    pub fn oldest_snapshot(&self) -> Option<u64> {
-        self.snapshots.keys().next().copied()
-    }
-
-    /// How long the oldest live snapshot's commit has had a registered snapshot (an upper
-    /// bound on the oldest reader's age when several readers shared that commit).
-    pub fn oldest_snapshot_age(&self) -> Option<Duration> {
-        self.snapshots.values().next().map(|v| v.2.elapsed())
-    }
-
-    /// The largest page count any live snapshot sees (the checkpoint must not truncate the
-    /// file below it while such a snapshot may still read those pages from the file).
-    pub fn max_snapshot_page_count(&self) -> u32 {
-        self.snapshots.values().map(|v| v.1).max().unwrap_or(0)
-    }
-
-    /// The image snapshot `seq` sees, if the page is cached (C2).
-    pub fn lookup(&mut self, pgno: PageNo, seq: u64) -> Option<Result<PageRef>> {
-        let tick = self.next_tick();
-        // Approximate LRU: an entry used within the last quarter-cache of ticks is among
-        // the most recently used already, so it keeps its place (moving it in `lru` is two
-        // B-tree operations under the cache mutex: with SipHash, ~630 instructions a lookup, now ~150). Eviction still takes
-        // the least recently repositioned entry; which clean entry goes is a matter of
-        // hit rate only (C4 and C6 do not depend on the order).
-        let recent = (self.cache_pages_max / 4) as u64;
-        let e = self.entries.get_mut(&pgno.0)?;
-        let found = e
-            .versions
-            .iter()
-            .rev()
-            .find(|(tag, _)| *tag <= seq)
-            .map(|(_, img)| img.clone());
-        if e.dirty {
-            // Not in `lru` (C3); the tick is where `mark_clean` will put it.
-            e.tick = tick;
-        } else if e.tick + recent < tick {
-            self.lru.remove(&e.tick);
-            self.lru.insert(tick, pgno.0);
-            e.tick = tick;
-        }
-        Some(found.ok_or_else(|| no_version(pgno, seq)))
-    }
-
+impl Shard {
     fn next_tick(&mut self) -> u64 {
         self.tick += 1;
         self.tick
     }
 
-    /// Inserts an image just read from the database file, unless the page got an entry
-    /// meanwhile (then the entry wins: the file may already hold a newer image). Returns
-    /// the image `seq` sees.
-    pub fn insert_from_file(&mut self, pgno: PageNo, seq: u64, img: PageRef) -> Result<PageRef> {
-        if let Some(found) = self.lookup(pgno, seq) {
-            return found;
-        }
+    /// The image snapshot `seq` sees, if the page is cached (C2).
+    fn lookup(&mut self, pgno: u32, seq: u64) -> Option<Result<PageRef>> {
         let tick = self.next_tick();
-        self.entries.insert(
-            pgno.0,
-            Entry {
-                versions: vec![(0, img.clone())],
-                dirty: false,
-                tick,
-            },
-        );
-        self.lru.insert(tick, pgno.0);
-        self.evict();
-        Ok(img)
-    }
-
-    /// Whether `pgno` has an entry.
-    pub fn contains(&self, pgno: PageNo) -> bool {
-        self.entries.contains_key(&pgno.0)
-    }
-
-    /// Publishes commit `seq`: each page's new image, with the writer's base image for
-    /// pages that have no entry yet (C5). `page_count` is the count after the commit.
-    pub fn publish(
-        &mut self,
-        seq: u64,
-        page_count: u32,
-        pages: Vec<(PageNo, Option<PageRef>, PageRef)>,
-    ) {
-        debug_assert!(seq > self.committed_seq);
-        let mut published = Vec::with_capacity(pages.len());
-        for (pgno, base, img) in pages {
-            published.push(pgno.0);
-            let tick = self.next_tick();
-            let e = self.entries.entry(pgno.0).or_insert_with(|| Entry {
-                versions: base.map(|b| vec![(0, b)]).unwrap_or_default(),
-                dirty: false,
-                tick,
-            });
-            e.versions.push((seq, img));
-            if !e.dirty {
-                self.lru.remove(&e.tick);
-                e.dirty = true;
-                self.dirty_count += 1;
-            }
+        // Approximate LRU: an entry used within the last quarter-shard of ticks is among
+        // the most recently used already, so it keeps its place (moving it in `lru` is two
+        // B-tree operations under the mutex: with SipHash, ~630 instructions a lookup, now
+        // ~150). Eviction still takes the least recently repositioned entry; which clean
+        // entry goes is a matter of hit rate only (C4 and C6 do not depend on the order).
+        let recent = (self.pages_max / 4) as u64;
+        let e = self.entries.get_mut(&pgno)?;
+        let found = e.visible_to(seq).cloned();
+        if e.dirty {
+            // Not in `lru` (C3); the tick is where `mark_clean` will put it.
             e.tick = tick;
-            if e.versions.len() > 1 {
-                self.multi.insert(pgno.0);
-            }
+        } else if e.tick + recent < tick {
+            self.lru.remove(&e.tick);
+            self.lru.insert(tick, pgno);
+            e.tick = tick;
         }
-        self.committed_seq = seq;
-        self.page_count = page_count;
-        // Only the pages just published can have a version newly invisible: every other
-        // entry's windows, and the set of live snapshots, are as they were when it was last
-        // pruned (every change of that set that can close a window prunes all of `multi`, in
-        // `release_snapshot`). Pruning all of `multi` here was a third of a commit's CPU
-        // under the writer lock (callgrind, bdb_update).
-        for pgno in published {
-            self.prune(pgno);
-        }
+        Some(found.ok_or_else(|| no_version(PageNo(pgno), seq)))
     }
 
-    /// Drops versions no live snapshot can see (C2).
-    fn prune(&mut self, pgno: u32) {
+    /// Drops the versions of `pgno` no snapshot can read (C2, C9); keeps `multi` in step.
+    fn prune(&mut self, pgno: u32, reg: &Registry) {
         let Some(e) = self.entries.get_mut(&pgno) else {
             self.multi.remove(&pgno);
             return;
         };
         // Compacted in place (no allocation, no reference-count traffic): version `r + 1`
-        // is still unmoved when `r` is judged, since kept versions only move down.
-        let n = e.versions.len();
+        // is still unmoved when `r` is judged, since kept versions only move down. The
+        // newest is always kept.
+        let n = e.older.len();
         let mut kept = 0;
         for r in 0..n {
-            let visible = r + 1 == n || {
-                let (lo, hi) = (e.versions[r].0, e.versions[r + 1].0);
-                self.snapshots.range(lo..hi).next().is_some()
-            };
-            if visible {
-                e.versions.swap(kept, r);
+            let hi = e.older.get(r + 1).map_or(e.newest.0, |v| v.0);
+            if reg.reads_window(e.older[r].0, hi) {
+                e.older.swap(kept, r);
                 kept += 1;
             }
         }
-        e.versions.truncate(kept);
-        if e.versions.len() <= 1 {
+        e.older.truncate(kept);
+        if e.older.is_empty() {
             self.multi.remove(&pgno);
         }
     }
 
-    /// The newest image of every dirty page numbered `<= limit`, for the checkpoint (C3).
-    /// The limit covers the pages live snapshots can see (a truncated page an old snapshot
-    /// still reads must reach the file before its entry may be evicted, C4).
-    pub fn dirty_pages(&self, limit: u32) -> Vec<(PageNo, PageRef)> {
-        let mut v: Vec<(PageNo, PageRef)> = self
-            .entries
-            .iter()
-            .filter(|(pgno, e)| e.dirty && **pgno <= limit)
-            .filter_map(|(pgno, e)| {
-                e.versions
-                    .last()
-                    .map(|(_, img)| (PageNo(*pgno), img.clone()))
-            })
-            .collect();
-        v.sort_by_key(|(p, _)| *p);
-        v
+    fn prune_all(&mut self, reg: &Registry) {
+        let multi: Vec<u32> = self.multi.iter().copied().collect();
+        for pgno in multi {
+            self.prune(pgno, reg);
+        }
     }
 
-    /// After a checkpoint wrote every dirty page of commits `<= seq`: they become clean and
-    /// evictable (C3). The caller holds the writer lock, so nothing newer exists.
-    pub fn mark_clean(&mut self) {
-        let mut ticks = Vec::new();
-        for (pgno, e) in self.entries.iter_mut() {
-            if e.dirty {
-                e.dirty = false;
-                ticks.push((e.tick, *pgno));
-            }
-        }
-        for (tick, pgno) in ticks {
-            self.lru.insert(tick, pgno);
-        }
-        self.dirty_count = 0;
-        self.evict();
-    }
-
-    /// After a background round wrote the image at commit `seq` of every page dirty at
-    /// `seq` (checkpoint B5): entries whose newest version is at most `seq` become clean and
-    /// evictable; pages committed again since stay dirty for the next round (C3).
-    pub fn mark_clean_upto(&mut self, seq: u64) {
-        let mut ticks = Vec::new();
-        for (pgno, e) in self.entries.iter_mut() {
-            if e.dirty && e.versions.last().is_none_or(|v| v.0 <= seq) {
-                e.dirty = false;
-                ticks.push((e.tick, *pgno));
-            }
-        }
-        self.dirty_count -= ticks.len();
-        for (tick, pgno) in ticks {
-            self.lru.insert(tick, pgno);
-        }
-        self.evict();
-    }
-
-    /// Evicts clean, unshared entries, least recently used first, down to the bound (C4, C6).
-    fn evict(&mut self) {
-        if self.entries.len() <= self.cache_pages_max {
+    /// Evicts clean, unshared entries, least recently used first, down to the shard's share
+    /// (C4, C6, C10).
+    fn evict(&mut self, horizon: u64) {
+        if self.entries.len() <= self.pages_max {
             return;
         }
-        let oldest = self.oldest_snapshot();
         let mut victims = Vec::new();
-        let excess = self.entries.len() - self.cache_pages_max;
+        let excess = self.entries.len() - self.pages_max;
         // The scan covers the whole excess plus the allowance for skipped entries: after a
         // checkpoint makes a large commit's pages clean at once, a scan of a fixed 64
         // entries left the cache several times over its bound (tests/file_limits.rs).
@@ -361,12 +272,7 @@ impl Cache {
             let Some(e) = self.entries.get(pgno) else {
                 continue;
             };
-            let evictable = e.versions.len() == 1
-                && match oldest {
-                    None => true,
-                    Some(o) => e.versions[0].0 <= o,
-                };
-            if evictable {
+            if e.older.is_empty() && e.newest.0 <= horizon {
                 victims.push((*tick, *pgno));
             }
         }
@@ -377,31 +283,383 @@ impl Cache {
         }
     }
 
+    /// Makes clean the dirty entries `is_written` accepts (C3); returns how many.
+    fn mark_clean_where(&mut self, is_written: impl Fn(&Entry) -> bool) -> usize {
+        let mut ticks = Vec::new();
+        for (pgno, e) in self.entries.iter_mut() {
+            if e.dirty && is_written(e) {
+                e.dirty = false;
+                ticks.push((e.tick, *pgno));
+            }
+        }
+        let n = ticks.len();
+        for (tick, pgno) in ticks {
+            self.lru.insert(tick, pgno);
+        }
+        n
+    }
+}
+
+#[derive(Debug)]
+pub struct Cache {
+    /// The entries, by `shard_index` (C7); a power of two of them.
+    shards: Box<[Mutex<Shard>]>,
+    registry: Mutex<Registry>,
+    /// `Registry::horizon`, published for eviction without the registry (C10); raised
+    /// under the registry mutex, never lowered.
+    horizon: AtomicU64,
+    /// Dirty entries of all shards (C3), changed under the entry's shard mutex.
+    dirty_count: AtomicUsize,
+    /// Bit i: shard i has multi-version entries. Bit i changes only under shard i's mutex,
+    /// so its holder knows it; `release_snapshot` prunes only the shards marked.
+    multi_shards: AtomicU64,
+    /// Bit i: shard i is past its share with entries it could not evict (C6); swept again
+    /// when the horizon rises.
+    full_shards: AtomicU64,
+    pub cache_pages_max: usize,
+}
+
+impl Cache {
+    pub fn new(committed_seq: u64, page_count: u32, cache_pages_max: usize) -> Cache {
+        let shards = (cache_pages_max / SHARD_PAGES_MIN).clamp(1, SHARDS_MAX);
+        Cache::with_shards(committed_seq, page_count, cache_pages_max, shards)
+    }
+
+    /// A cache of `shards` shards (rounded down to a power of two, 1..=64).
+    pub fn with_shards(
+        committed_seq: u64,
+        page_count: u32,
+        cache_pages_max: usize,
+        shards: usize,
+    ) -> Cache {
+        let cache_pages_max = cache_pages_max.max(8);
+        let n = 1usize << shards.clamp(1, 64).ilog2();
+        let shards: Vec<Mutex<Shard>> = (0..n)
+            .map(|i| {
+                Mutex::new(Shard {
+                    entries: PageMap::default(),
+                    lru: BTreeMap::new(),
+                    tick: 0,
+                    multi: BTreeSet::new(),
+                    // The shares sum to the bound (C6).
+                    pages_max: cache_pages_max / n + usize::from(i < cache_pages_max % n),
+                })
+            })
+            .collect();
+        Cache {
+            shards: shards.into_boxed_slice(),
+            registry: Mutex::new(Registry {
+                committed_seq,
+                page_count,
+                snapshots: BTreeMap::new(),
+            }),
+            horizon: AtomicU64::new(committed_seq),
+            dirty_count: AtomicUsize::new(0),
+            multi_shards: AtomicU64::new(0),
+            full_shards: AtomicU64::new(0),
+            cache_pages_max,
+        }
+    }
+
+    /// The shard of `pgno`: bits 32.. of its Fibonacci hash. Not the low bits, which the
+    /// shard's hash table indexes by, nor the top seven, its control bytes' tags: a shard
+    /// then still spreads its own pages over all of its buckets and tags.
+    fn shard_index(&self, pgno: u32) -> usize {
+        ((u64::from(pgno).wrapping_mul(FIB) >> 32) as usize) & (self.shards.len() - 1)
+    }
+
+    fn shard(&self, i: usize) -> MutexGuard<'_, Shard> {
+        lock(&self.shards[i])
+    }
+
+    /// Records shard `i`'s state in the shard bit masks; called holding its mutex. Loads
+    /// first: the bits rarely change, and a read-modify-write on every page read would make
+    /// the masks' cache line the shared hot spot the shards exist to avoid.
+    fn note(&self, i: usize, s: &Shard) {
+        let bit = 1u64 << i;
+        for (mask, set) in [
+            (&self.multi_shards, !s.multi.is_empty()),
+            (&self.full_shards, s.entries.len() > s.pages_max),
+        ] {
+            if (mask.load(Ordering::Acquire) & bit != 0) != set {
+                if set {
+                    mask.fetch_or(bit, Ordering::AcqRel);
+                } else {
+                    mask.fetch_and(!bit, Ordering::AcqRel);
+                }
+            }
+        }
+    }
+
+    /// How many shards (C7).
+    #[cfg(test)]
+    pub fn shard_count(&self) -> usize {
+        self.shards.len()
+    }
+
+    pub fn len(&self) -> usize {
+        self.shards.iter().map(|s| lock(s).entries.len()).sum()
+    }
+
+    /// Page images held, every version of every entry (C2).
+    pub fn version_count(&self) -> usize {
+        self.shards
+            .iter()
+            .map(|s| {
+                lock(s)
+                    .entries
+                    .values()
+                    .map(Entry::version_count)
+                    .sum::<usize>()
+            })
+            .sum()
+    }
+
+    pub fn dirty_count(&self) -> usize {
+        self.dirty_count.load(Ordering::Acquire)
+    }
+
+    /// The latest commit's sequence number (C8).
+    pub fn committed_seq(&self) -> u64 {
+        lock(&self.registry).committed_seq
+    }
+
+    /// The latest commit's page count.
+    pub fn page_count(&self) -> u32 {
+        lock(&self.registry).page_count
+    }
+
+    /// Registers a snapshot of the latest commit: (its seq, its page count) (C8).
+    pub fn register_snapshot(&self) -> (u64, u32) {
+        let mut reg = lock(&self.registry);
+        let (seq, page_count) = (reg.committed_seq, reg.page_count);
+        let slot = reg
+            .snapshots
+            .entry(seq)
+            .or_insert((0, page_count, Instant::now()));
+        slot.0 += 1;
+        // The horizon stays: the oldest live snapshot, or `committed_seq` = `seq` (C10).
+        (seq, page_count)
+    }
+
+    pub fn release_snapshot(&self, seq: u64) {
+        let mut reg = lock(&self.registry);
+        let Some(slot) = reg.snapshots.get_mut(&seq) else {
+            return;
+        };
+        slot.0 -= 1;
+        if slot.0 > 0 {
+            return;
+        }
+        reg.snapshots.remove(&seq);
+        let horizon = reg.horizon();
+        self.horizon.fetch_max(horizon, Ordering::AcqRel);
+        // Versions only become droppable when a window loses its last snapshot; pruning on
+        // every such release keeps old versions from piling up behind a long reader (C2),
+        // and entries a rising horizon frees are evicted (C6). Only the shards marked: in a
+        // read-only workload neither mask has a bit, and releasing locks no shard.
+        let sweep =
+            self.multi_shards.load(Ordering::Acquire) | self.full_shards.load(Ordering::Acquire);
+        for i in (0..self.shards.len()).filter(|i| sweep & (1u64 << i) != 0) {
+            let mut s = self.shard(i);
+            s.prune_all(&reg);
+            s.evict(horizon);
+            self.note(i, &s);
+        }
+    }
+
+    #[cfg(test)]
+    fn oldest_snapshot(&self) -> Option<u64> {
+        lock(&self.registry).snapshots.keys().next().copied()
+    }
+
+    /// How long the oldest live snapshot's commit has had a registered snapshot (an upper
+    /// bound on the oldest reader's age when several readers shared that commit).
+    pub fn oldest_snapshot_age(&self) -> Option<Duration> {
+        lock(&self.registry)
+            .snapshots
+            .values()
+            .next()
+            .map(|v| v.2.elapsed())
+    }
+
+    /// The largest page count any live snapshot sees (the checkpoint must not truncate the
+    /// file below it while such a snapshot may still read those pages from the file).
+    pub fn max_snapshot_page_count(&self) -> u32 {
+        lock(&self.registry)
+            .snapshots
+            .values()
+            .map(|v| v.1)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The image snapshot `seq` sees, if the page is cached (C2).
+    pub fn lookup(&self, pgno: PageNo, seq: u64) -> Option<Result<PageRef>> {
+        self.shard(self.shard_index(pgno.0)).lookup(pgno.0, seq)
+    }
+
+    /// Inserts an image just read from the database file, unless the page got an entry
+    /// meanwhile (then the entry wins: the file may already hold a newer image). Returns
+    /// the image `seq` sees.
+    pub fn insert_from_file(&self, pgno: PageNo, seq: u64, img: PageRef) -> Result<PageRef> {
+        let i = self.shard_index(pgno.0);
+        let mut s = self.shard(i);
+        if let Some(found) = s.lookup(pgno.0, seq) {
+            return found;
+        }
+        let tick = s.next_tick();
+        s.entries
+            .insert(pgno.0, Entry::new(0, img.clone(), false, tick));
+        s.lru.insert(tick, pgno.0);
+        if s.entries.len() > s.pages_max {
+            s.evict(self.horizon.load(Ordering::Acquire));
+            self.note(i, &s);
+        }
+        Ok(img)
+    }
+
+    /// Whether `pgno` has an entry.
+    pub fn contains(&self, pgno: PageNo) -> bool {
+        self.shard(self.shard_index(pgno.0))
+            .entries
+            .contains_key(&pgno.0)
+    }
+
+    /// Publishes commit `seq`: each page's new image, with the writer's base image for
+    /// pages that have no entry yet (C5). `page_count` is the count after the commit. The
+    /// versions are pushed first, then `committed_seq` advances (C8).
+    pub fn publish(
+        &self,
+        seq: u64,
+        page_count: u32,
+        pages: Vec<(PageNo, Option<PageRef>, PageRef)>,
+    ) {
+        let mut published = Vec::with_capacity(pages.len());
+        for (pgno, base, img) in pages {
+            published.push(pgno.0);
+            let i = self.shard_index(pgno.0);
+            let mut guard = self.shard(i);
+            let s = &mut *guard;
+            let tick = s.next_tick();
+            let e = match s.entries.entry(pgno.0) {
+                std::collections::hash_map::Entry::Occupied(o) => {
+                    let e = o.into_mut();
+                    e.push(seq, img);
+                    e
+                }
+                std::collections::hash_map::Entry::Vacant(v) => match base {
+                    Some(base) => {
+                        let e = v.insert(Entry::new(0, base, false, tick));
+                        e.push(seq, img);
+                        e
+                    }
+                    None => v.insert(Entry::new(seq, img, false, tick)),
+                },
+            };
+            if !e.dirty {
+                s.lru.remove(&e.tick);
+                e.dirty = true;
+                self.dirty_count.fetch_add(1, Ordering::AcqRel);
+            }
+            e.tick = tick;
+            if !e.older.is_empty() {
+                s.multi.insert(pgno.0);
+            }
+            self.note(i, s);
+        }
+        let mut reg = lock(&self.registry);
+        debug_assert!(seq > reg.committed_seq);
+        reg.committed_seq = seq;
+        reg.page_count = page_count;
+        self.horizon.fetch_max(reg.horizon(), Ordering::AcqRel);
+        // Only the pages just published can have a version newly invisible: every other
+        // entry's windows, and the set of live snapshots, are as they were when it was last
+        // pruned (every change of that set that can close a window prunes every marked
+        // shard, in `release_snapshot`). Pruning all multi-version entries here was a third
+        // of a commit's CPU under the writer lock (callgrind, bdb_update).
+        for pgno in published {
+            let i = self.shard_index(pgno);
+            let mut s = self.shard(i);
+            s.prune(pgno, &reg);
+            self.note(i, &s);
+        }
+    }
+
+    /// The newest image of every dirty page numbered `<= limit`, for the checkpoint (C3).
+    /// The limit covers the pages live snapshots can see (a truncated page an old snapshot
+    /// still reads must reach the file before its entry may be evicted, C4).
+    pub fn dirty_pages(&self, limit: u32) -> Vec<(PageNo, PageRef)> {
+        let mut v: Vec<(PageNo, PageRef)> = Vec::new();
+        for shard in self.shards.iter() {
+            let s = lock(shard);
+            v.extend(
+                s.entries
+                    .iter()
+                    .filter(|(pgno, e)| e.dirty && **pgno <= limit)
+                    .map(|(pgno, e)| (PageNo(*pgno), e.newest.1.clone())),
+            );
+        }
+        v.sort_by_key(|(p, _)| *p);
+        v
+    }
+
+    /// After a checkpoint wrote every dirty page of commits `<= seq`: they become clean and
+    /// evictable (C3). The caller holds the writer lock, so nothing newer exists.
+    pub fn mark_clean(&self) {
+        self.mark_clean_where(|_| true);
+    }
+
+    /// After a background round wrote the image at commit `seq` of every page dirty at
+    /// `seq` (checkpoint B5): entries whose newest version is at most `seq` become clean and
+    /// evictable; pages committed again since stay dirty for the next round (C3).
+    pub fn mark_clean_upto(&self, seq: u64) {
+        self.mark_clean_where(|e| e.newest.0 <= seq);
+    }
+
+    fn mark_clean_where(&self, is_written: impl Fn(&Entry) -> bool) {
+        for i in 0..self.shards.len() {
+            let mut s = self.shard(i);
+            let cleaned = s.mark_clean_where(&is_written);
+            self.dirty_count.fetch_sub(cleaned, Ordering::AcqRel);
+            s.evict(self.horizon.load(Ordering::Acquire));
+            self.note(i, &s);
+        }
+    }
+
     /// Inserts a recovered page image (redo from the log) as dirty: it must reach the
     /// database file at the next checkpoint.
-    pub fn insert_recovered(&mut self, pgno: PageNo, img: PageRef) {
-        let tick = self.next_tick();
-        if let Some(old) = self.entries.insert(
-            pgno.0,
-            Entry {
-                versions: vec![(0, img)],
-                dirty: true,
-                tick,
-            },
-        ) {
+    pub fn insert_recovered(&self, pgno: PageNo, img: PageRef) {
+        let i = self.shard_index(pgno.0);
+        let mut s = self.shard(i);
+        let tick = s.next_tick();
+        if let Some(old) = s.entries.insert(pgno.0, Entry::new(0, img, true, tick)) {
             if old.dirty {
                 return;
             }
-            self.lru.remove(&old.tick);
+            s.lru.remove(&old.tick);
         }
-        self.dirty_count += 1;
+        self.dirty_count.fetch_add(1, Ordering::AcqRel);
+        self.note(i, &s);
+    }
+
+    /// Versions held for `pgno` (tests).
+    #[cfg(test)]
+    fn versions_of(&self, pgno: u32) -> usize {
+        self.shard(self.shard_index(pgno))
+            .entries
+            .get(&pgno)
+            .map_or(0, Entry::version_count)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+    use std::sync::atomic::AtomicBool;
+    use std::sync::{Arc, RwLock};
 
     fn img(b: u8) -> PageRef {
         Arc::new(vec![b; 16])
@@ -409,20 +667,20 @@ mod tests {
 
     #[test]
     fn snapshot_keeps_old_version_until_released() {
-        let mut c = Cache::new(0, 3, 8);
+        let c = Cache::new(0, 3, 8);
         c.insert_from_file(PageNo(2), 0, img(1)).unwrap();
         let (s0, _) = c.register_snapshot();
         c.publish(1, 3, vec![(PageNo(2), Some(img(1)), img(2))]);
         assert_eq!(*c.lookup(PageNo(2), s0).unwrap().unwrap(), vec![1; 16]);
         assert_eq!(*c.lookup(PageNo(2), 1).unwrap().unwrap(), vec![2; 16]);
         c.release_snapshot(s0);
-        assert_eq!(c.entries[&2].versions.len(), 1);
+        assert_eq!(c.versions_of(2), 1);
     }
 
     #[test]
     fn publish_prunes_its_pages_and_release_prunes_the_rest() {
         // C2 with the pruning split between publish (its own pages) and release (all).
-        let mut c = Cache::new(0, 4, 8);
+        let c = Cache::new(0, 4, 8);
         for p in 1..=3 {
             c.insert_from_file(PageNo(p), 0, img(p as u8)).unwrap();
         }
@@ -441,9 +699,9 @@ mod tests {
         // s0 reads the tag-0 images of 1, 2, 3; s1 reads 1@1, 2@1 and 3's tag-0 image.
         assert_eq!(c.version_count(), 2 + 3 + 2);
         c.release_snapshot(s0);
-        assert_eq!(c.entries[&1].versions.len(), 1);
-        assert_eq!(c.entries[&2].versions.len(), 2, "s1 still reads 2@1");
-        assert_eq!(c.entries[&3].versions.len(), 2, "s1 still reads 3@0");
+        assert_eq!(c.versions_of(1), 1);
+        assert_eq!(c.versions_of(2), 2, "s1 still reads 2@1");
+        assert_eq!(c.versions_of(3), 2, "s1 still reads 3@0");
         assert_eq!(*c.lookup(PageNo(2), s1).unwrap().unwrap(), vec![12; 16]);
         // No snapshot left: the next publish of page 2 leaves it one version; a publish
         // of another page leaves every entry minimal too.
@@ -458,7 +716,7 @@ mod tests {
     fn pages_in_use_survive_eviction_under_approximate_lru() {
         // A page looked up between every insert keeps being repositioned once its place
         // is a quarter-cache old, so the pages read once are evicted before it.
-        let mut c = Cache::new(0, 1000, 16);
+        let c = Cache::new(0, 1000, 16);
         for p in 1..=16 {
             c.insert_from_file(PageNo(p), 0, img(p as u8)).unwrap();
         }
@@ -476,7 +734,7 @@ mod tests {
 
     #[test]
     fn eviction_spares_dirty_and_snapshot_pages() {
-        let mut c = Cache::new(0, 100, 8);
+        let c = Cache::new(0, 100, 8);
         for p in 1..=8 {
             c.insert_from_file(PageNo(p), 0, img(p as u8)).unwrap();
         }
@@ -497,5 +755,200 @@ mod tests {
         }
         assert!(c.contains(PageNo(30)), "dirty pages are pinned (C3)");
         assert!(c.len() <= 8);
+    }
+
+    #[test]
+    fn default_cache_is_sharded_and_spreads_pages() {
+        let c = Cache::new(0, 0, 16384);
+        assert_eq!(c.shard_count(), SHARDS_MAX);
+        assert_eq!(
+            Cache::new(0, 0, 64).shard_count(),
+            1,
+            "small caches keep one shard"
+        );
+        let shares: usize = c.shards.iter().map(|s| lock(s).pages_max).sum();
+        assert_eq!(shares, 16384, "C6: the shares sum to the bound");
+        // Consecutive page numbers (a table's leaves) land on every shard evenly.
+        let mut per = vec![0usize; c.shard_count()];
+        for p in 1..=16000u32 {
+            per[c.shard_index(p)] += 1;
+        }
+        assert!(per.iter().all(|&n| (900..=1100).contains(&n)), "{per:?}");
+    }
+
+    #[test]
+    fn shards_keep_the_bound() {
+        let c = Cache::with_shards(0, 1000, 64, 4);
+        for p in 1..=500 {
+            c.insert_from_file(PageNo(p), 0, img(1)).unwrap();
+            assert!(c.len() <= 64, "C6 with shards");
+        }
+        assert!(c.len() >= 60, "each shard fills its share: {}", c.len());
+    }
+
+    #[test]
+    fn pruning_during_a_half_done_publish_keeps_the_latest_committed_image() {
+        // C9: publish pushes its versions before it advances `committed_seq`. A release that
+        // prunes in between must keep the image of `committed_seq`: a snapshot registering
+        // now reads it, though no live snapshot is in its window.
+        let c = Cache::with_shards(0, 1000, 64, 4);
+        c.insert_from_file(PageNo(7), 0, img(1)).unwrap();
+        let (other, _) = c.register_snapshot();
+        {
+            // Publish's first step for commit 1, alone.
+            let i = c.shard_index(7);
+            let mut guard = c.shard(i);
+            let s = &mut *guard;
+            let e = s.entries.get_mut(&7).unwrap();
+            e.push(1, img(2));
+            e.dirty = true;
+            s.lru.remove(&e.tick);
+            s.multi.insert(7);
+            c.dirty_count.fetch_add(1, Ordering::AcqRel);
+            c.note(i, s);
+        }
+        c.release_snapshot(other);
+        let (s, _) = c.register_snapshot();
+        assert_eq!(s, 0);
+        assert_eq!(*c.lookup(PageNo(7), s).unwrap().unwrap(), vec![1; 16]);
+        c.release_snapshot(s);
+        assert_eq!(c.versions_of(7), 2);
+    }
+
+    /// An image naming its page and the commit that wrote it (0: the file as created).
+    fn stamp(pgno: u32, seq: u64) -> PageRef {
+        let mut v = pgno.to_be_bytes().to_vec();
+        v.extend_from_slice(&seq.to_be_bytes());
+        Arc::new(v)
+    }
+
+    fn stamp_of(img: &[u8]) -> (u32, u64) {
+        let mut p = [0u8; 4];
+        let mut s = [0u8; 8];
+        p.copy_from_slice(&img[..4]);
+        s.copy_from_slice(&img[4..12]);
+        (u32::from_be_bytes(p), u64::from_be_bytes(s))
+    }
+
+    /// C1–C10 under threads, checked against a model: four readers register snapshots
+    /// (some held for thousands of reads), look pages up and insert misses read from the
+    /// "file" (evicting in their shard); one writer publishes commits as the pager does
+    /// (base image first, C5) and captures each round's dirty pages between publishes (the
+    /// log mutex, B5); a checkpointer writes them into the file and marks them clean while
+    /// commits go on. Every image a reader gets must be the one the model's commit history
+    /// gives for its snapshot. Seeded: `PARLITE_SEED=n`.
+    #[test]
+    fn sharded_cache_under_concurrent_reads_commits_and_checkpoints() {
+        const PAGES: u32 = 300;
+        const COMMITS: u64 = 4000;
+        const CACHE: usize = 64;
+        let seed: u64 = std::env::var("PARLITE_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(7);
+        println!("PARLITE_SEED={seed}");
+        let cache = Cache::with_shards(0, PAGES, CACHE, 4);
+        let file: Mutex<HashMap<u32, PageRef>> =
+            Mutex::new((1..=PAGES).map(|p| (p, stamp(p, 0))).collect());
+        // pgno → the commits that wrote it, ascending.
+        let history: RwLock<HashMap<u32, Vec<u64>>> = RwLock::new(HashMap::new());
+        let expected = |pgno: u32, s: u64| -> u64 {
+            let h = history.read().unwrap();
+            h.get(&pgno)
+                .and_then(|v| v.iter().rev().find(|&&c| c <= s).copied())
+                .unwrap_or(0)
+        };
+        let done = AtomicBool::new(false);
+        let (cache, file, expected, done) = (&cache, &file, &expected, &done);
+        let (misses, reads) = std::thread::scope(|sc| {
+            let readers: Vec<_> = (0..4u64)
+                .map(|r| {
+                    sc.spawn(move || {
+                        let mut rng = StdRng::seed_from_u64(seed ^ (r + 1));
+                        let (mut reads, mut misses) = (0u64, 0u64);
+                        while reads == 0 || !done.load(Ordering::Acquire) {
+                            let (s, _) = cache.register_snapshot();
+                            let n = if rng.gen_range(0..16) == 0 { 3000 } else { 40 };
+                            for _ in 0..n {
+                                let p = rng.gen_range(1..=PAGES);
+                                let got = match cache.lookup(PageNo(p), s) {
+                                    Some(found) => found.unwrap(),
+                                    None => {
+                                        misses += 1;
+                                        let bytes = lock(file)[&p].clone();
+                                        cache.insert_from_file(PageNo(p), s, bytes).unwrap()
+                                    }
+                                };
+                                assert_eq!(stamp_of(&got), (p, expected(p, s)), "snapshot {s}");
+                                reads += 1;
+                            }
+                            cache.release_snapshot(s);
+                        }
+                        (misses, reads)
+                    })
+                })
+                .collect();
+            let (tx, rx) = std::sync::mpsc::sync_channel::<(u64, Vec<(PageNo, PageRef)>)>(1);
+            let checkpointer = sc.spawn(move || {
+                for (s, pages) in rx {
+                    for (p, img) in pages {
+                        lock(file).insert(p.0, img);
+                        std::thread::yield_now();
+                    }
+                    cache.mark_clean_upto(s);
+                }
+            });
+            let mut rng = StdRng::seed_from_u64(seed);
+            for seq in 1..=COMMITS {
+                let mut pages: Vec<u32> = (0..rng.gen_range(1..=4))
+                    .map(|_| rng.gen_range(1..=PAGES))
+                    .collect();
+                pages.sort_unstable();
+                pages.dedup();
+                let mut publish = Vec::new();
+                {
+                    let mut h = history.write().unwrap();
+                    for &p in &pages {
+                        let writes = h.entry(p).or_default();
+                        let base = stamp(p, writes.last().copied().unwrap_or(0));
+                        writes.push(seq);
+                        publish.push((PageNo(p), Some(base), stamp(p, seq)));
+                    }
+                }
+                cache.publish(seq, PAGES, publish);
+                if seq % 20 == 0 {
+                    tx.send((seq, cache.dirty_pages(PAGES))).unwrap();
+                }
+            }
+            drop(tx);
+            checkpointer.join().unwrap();
+            done.store(true, Ordering::Release);
+            readers
+                .into_iter()
+                .map(|h| h.join().unwrap())
+                .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+        });
+        println!("{reads} reads, {misses} misses");
+        assert!(misses > 1000, "evictions not exercised: {misses} misses");
+        // No snapshot left: only newest images remain (C2), nothing is dirty (every commit
+        // was in a round), and the cache is back within its bound (C6).
+        assert!(cache.oldest_snapshot().is_none());
+        assert_eq!(cache.version_count(), cache.len());
+        assert_eq!(cache.dirty_count(), 0);
+        let dirty = cache
+            .shards
+            .iter()
+            .map(|s| lock(s).entries.values().filter(|e| e.dirty).count())
+            .sum::<usize>();
+        assert_eq!(dirty, 0);
+        cache.mark_clean();
+        assert!(cache.len() <= CACHE, "{} entries", cache.len());
+        for p in 1..=PAGES {
+            let img = match cache.lookup(PageNo(p), COMMITS) {
+                Some(found) => found.unwrap(),
+                None => lock(file)[&p].clone(),
+            };
+            assert_eq!(stamp_of(&img), (p, expected(p, COMMITS)));
+        }
     }
 }

@@ -132,11 +132,11 @@ impl Inner {
     /// `open`), so nothing is committed meanwhile. Returns the pages written.
     fn write_all_dirty(&self) -> Result<usize> {
         let (dirty, page_count, keep_pages) = {
-            let c = lock(&self.cache);
+            let c = &self.cache;
             let keep_pages = c.max_snapshot_page_count();
             (
-                c.dirty_pages(c.page_count.max(keep_pages)),
-                c.page_count,
+                c.dirty_pages(c.page_count().max(keep_pages)),
+                c.page_count(),
                 keep_pages,
             )
         };
@@ -183,7 +183,7 @@ impl Inner {
             ));
         }
         let log = &mut logs.active;
-        let dirty = lock(&self.cache).dirty_count();
+        let dirty = self.cache.dirty_count();
         if dirty == 0 && log.last_seq() == log.base_seq() {
             return Ok(());
         }
@@ -199,13 +199,13 @@ impl Inner {
         let written = self.write_all_dirty()?;
         // B3: the spare file is already durably empty, so restarting the active file is
         // step 5 entire.
-        let seq = lock(&self.cache).committed_seq;
+        let seq = self.cache.committed_seq();
         if let Err(e) = log.restart(seq) {
             self.poison(format!("log restart failed during checkpoint: {e}"));
             return Err(e);
         }
         logs.folded_seq = seq;
-        lock(&self.cache).mark_clean();
+        self.cache.mark_clean();
         self.count_checkpoint(written, started);
         Ok(())
     }
@@ -234,9 +234,9 @@ impl Inner {
             log::empty_file(&*files[i])?;
         }
         let [first, second] = files;
-        let seq = lock(&self.cache).committed_seq;
+        let seq = self.cache.committed_seq();
         let active = LogFile::start(first, self.page_size as u32, salt_max, seq)?;
-        lock(&self.cache).mark_clean();
+        self.cache.mark_clean();
         if written > 0 {
             self.count_checkpoint(written, started);
         }
@@ -406,9 +406,9 @@ impl Inner {
         }
         // State S: commits publish under the log mutex, which this thread holds.
         let (pages, keep_pages) = {
-            let c = lock(&self.cache);
-            debug_assert_eq!(c.committed_seq, seq);
-            let keep = c.page_count.max(c.max_snapshot_page_count());
+            let c = &self.cache;
+            debug_assert_eq!(c.committed_seq(), seq);
+            let keep = c.page_count().max(c.max_snapshot_page_count());
             (c.dirty_pages(keep), keep)
         };
         drop(guard);
@@ -465,7 +465,7 @@ impl Inner {
     pub(super) fn over_hard_bound(&self) -> bool {
         let log_bytes = lock(&self.log).as_ref().map_or(0, |l| l.frames_bytes());
         let (dirty, cache_max) = {
-            let c = lock(&self.cache);
+            let c = &self.cache;
             (c.dirty_count(), c.cache_pages_max)
         };
         log_bytes > self.config.checkpoint_log_bytes.saturating_mul(2)
@@ -550,7 +550,7 @@ impl CheckpointRound {
                     logs.folded_seq = self.seq;
                 }
                 lock(&inner.sync).prev = None;
-                lock(&inner.cache).mark_clean_upto(self.seq);
+                inner.cache.mark_clean_upto(self.seq);
                 inner.count_checkpoint(self.pages.len(), self.started);
                 self.step = Step::Done;
                 return Ok(false);

@@ -35,8 +35,9 @@
 //!   (log::format F3; the argument is in docs/log-and-recovery.md).
 //!
 //! Concurrency invariants:
-//! - K1. Lock order: writer slot → checkpoint slot → log mutex → {cache mutex, sync mutex}
-//!   → poison mutex (a leaf). The cache mutex is never held across I/O; group-commit fsyncs
+//! - K1. Lock order: writer slot → checkpoint slot → log mutex → {cache registry mutex →
+//!   one cache shard mutex (cache C7, C8), sync mutex} → poison mutex (a leaf). No cache
+//!   mutex is held across I/O; a page read takes one shard mutex only; group-commit fsyncs
 //!   hold no lock while syncing (they copy the files' handles out of the sync mutex), so
 //!   they never wait for a checkpoint.
 //! - K2. Readers never wait for the writer lock or for I/O of other transactions; a
@@ -193,7 +194,8 @@ struct Inner {
     config: PagerConfig,
     synchronous: AtomicU8,
     poison: Mutex<Option<String>>,
-    cache: Mutex<Cache>,
+    /// Sharded; locks of its own (cache C7, C8).
+    cache: Cache,
     writer_held: Mutex<bool>,
     writer_cv: Condvar,
     /// `None` for read-only databases. Locked by the writer-lock holder to append, and by a
@@ -353,7 +355,7 @@ impl FileBackend {
 
     pub fn stats(&self) -> PagerStats {
         let (cache_pages, cache_versions, dirty_pages, age) = {
-            let c = lock(&self.inner.cache);
+            let c = &self.inner.cache;
             (
                 c.len(),
                 c.version_count(),
@@ -544,7 +546,7 @@ fn open_inner(
     }
 
     let committed_seq = chain.last_seq().unwrap_or(0);
-    let mut cache = Cache::new(committed_seq, page_count, opts.cache_pages_max);
+    let cache = Cache::new(committed_seq, page_count, opts.cache_pages_max);
     for (pgno, img) in redo {
         if pgno <= page_count {
             cache.insert_recovered(PageNo(pgno), Arc::new(img));
@@ -562,7 +564,7 @@ fn open_inner(
         config,
         synchronous: AtomicU8::new(sync_to_u8(opts.synchronous)),
         poison: Mutex::new(None),
-        cache: Mutex::new(cache),
+        cache,
         writer_held: Mutex::new(false),
         writer_cv: Condvar::new(),
         log: Mutex::new(None),
@@ -720,7 +722,7 @@ impl Inner {
     }
 
     fn register_snapshot(self: &Arc<Self>) -> SnapshotGuard {
-        let (seq, page_count) = lock(&self.cache).register_snapshot();
+        let (seq, page_count) = self.cache.register_snapshot();
         SnapshotGuard {
             _handle: self.handle.get().and_then(Weak::upgrade),
             inner: Arc::clone(self),
@@ -737,7 +739,7 @@ impl Inner {
                 format!("page number out of range 1..={page_count}"),
             ));
         }
-        if let Some(found) = lock(&self.cache).lookup(pgno, seq) {
+        if let Some(found) = self.cache.lookup(pgno, seq) {
             return found;
         }
         let mut buf = vec![0u8; self.page_size];
@@ -752,8 +754,9 @@ impl Inner {
                 "page lies past the end of the database file",
             ));
         }
-        // C4: re-check under the lock — an entry created meanwhile wins over these bytes.
-        lock(&self.cache).insert_from_file(pgno, seq, Arc::new(buf))
+        // C4: re-check under the shard lock — an entry created meanwhile wins over these
+        // bytes.
+        self.cache.insert_from_file(pgno, seq, Arc::new(buf))
     }
 
     /// Step 5: asks for a background round (checkpoint.rs) without waiting for it — the
@@ -906,7 +909,7 @@ struct SnapshotGuard {
 
 impl Drop for SnapshotGuard {
     fn drop(&mut self) {
-        lock(&self.inner.cache).release_snapshot(self.seq);
+        self.inner.cache.release_snapshot(self.seq);
     }
 }
 
@@ -915,10 +918,10 @@ const VIEW_MEMO_SLOTS: usize = 64;
 
 /// A read snapshot. Its pages are memoized per view: for a fixed snapshot `seq` the image of
 /// a page never changes (cache C2; a checkpoint round writes only dirty, hence cached, pages:
-/// B5), so the interior pages every descent crosses are fetched from the shared cache (one
-/// mutex for all threads) once per view instead of once per descent. Measured: read-only
-/// hc_mixed on a file did not scale past one thread while the same run in memory scaled 9x
-/// at 8 threads (BENCHMARKS.md, 16-core machine).
+/// B5), so the interior pages every descent crosses are fetched from the shared cache (a
+/// shard mutex other threads take too, cache C7) once per view instead of once per descent.
+/// Measured: read-only hc_mixed on a file did not scale past one thread while the same run
+/// in memory scaled 9x at 8 threads (BENCHMARKS.md, 16-core machine, before the shards).
 struct FileReadView {
     snap: SnapshotGuard,
     memo: std::cell::RefCell<Vec<Option<(u32, PageRef)>>>,
@@ -1035,7 +1038,7 @@ impl FileWriteView {
         // Step 2: diff against the base images (F3).
         let mut deltas = Vec::new();
         let mut publish = Vec::new();
-        let max_snap_count = lock(&inner.cache).max_snapshot_page_count();
+        let max_snap_count = inner.cache.max_snapshot_page_count();
         for (&pgno, img) in self.private.range(1..=self.page_count) {
             if pgno <= base_count {
                 let base = inner.read_page(self.snap.seq, base_count, PageNo(pgno))?;
@@ -1051,7 +1054,7 @@ impl FileWriteView {
             } else {
                 // New to the file: logged whole (F3). A snapshot from before a truncation
                 // may still see an older image of this page number; keep it for it (C5).
-                let old = if pgno <= max_snap_count && !lock(&inner.cache).contains(PageNo(pgno)) {
+                let old = if pgno <= max_snap_count && !inner.cache.contains(PageNo(pgno)) {
                     let mut buf = vec![0u8; inner.page_size];
                     read_zero_padded(
                         &*inner.db,
@@ -1113,11 +1116,11 @@ impl FileWriteView {
         }
         lock(&inner.sync).written_seq = seq;
         // Step 4: publish.
-        lock(&inner.cache).publish(seq, page_count, publish);
+        inner.cache.publish(seq, page_count, publish);
         inner.commits.fetch_add(1, Ordering::Relaxed);
         // Step 5: ask for a background checkpoint (B6: the commit never waits for it).
         let (dirty, cache_max) = {
-            let c = lock(&inner.cache);
+            let c = &inner.cache;
             (c.dirty_count(), c.cache_pages_max)
         };
         let need = logs.active.frames_bytes() > inner.config.checkpoint_log_bytes
@@ -1305,7 +1308,7 @@ impl WriteView for FileWriteView {
         let inner = Arc::clone(self.inner());
         inner.check_writable()?;
         // K5: steps 1–2 outside the lock; kept only if the snapshot is still the latest.
-        if lock(&inner.cache).committed_seq != self.snap.seq {
+        if inner.cache.committed_seq() != self.snap.seq {
             return Ok(false);
         }
         if self.prepared.is_none() {
@@ -1314,7 +1317,7 @@ impl WriteView for FileWriteView {
         let writer = inner.acquire_writer(busy_timeout)?;
         inner.check_writable()?;
         // The latest committed sequence number; stable while the writer lock is held.
-        if lock(&inner.cache).committed_seq != self.snap.seq {
+        if inner.cache.committed_seq() != self.snap.seq {
             return Ok(false);
         }
         self.writer = Some(writer);
