@@ -1721,7 +1721,6 @@ impl<'s> Binder<'s> {
             }
             _ => None,
         };
-        self.choose_access(&mut sources, &mut filters, order_hint);
         let mut plan = CorePlan {
             sources,
             width,
@@ -1739,6 +1738,17 @@ impl<'s> Binder<'s> {
             values: None,
             needed: Vec::new(),
         };
+        // Access paths are chosen knowing the columns read (covering indexes); every term
+        // stays a filter, so the mask read with all sources scanned is the final one.
+        plan.needed = super::usage::needed_columns(&plan);
+        let simple_count = super::covering::is_simple_count(&plan);
+        self.choose_access(
+            &mut plan.sources,
+            &mut plan.filters,
+            order_hint,
+            &plan.needed,
+            simple_count,
+        );
         plan.needed = super::usage::needed_columns(&plan);
         Ok((plan, columns, keys))
     }
@@ -2220,6 +2230,10 @@ impl<'s> Binder<'s> {
             .ok_or_else(|| SqlError::msg("no frame"))?;
         f.cols.extend(cols);
         f.sources.push((sname, start, width));
+        let indexed = match t {
+            TableOrSubquery::Table { indexed, .. } => indexed.clone(),
+            _ => None,
+        };
         sources.push(Source {
             kind,
             start,
@@ -2227,6 +2241,7 @@ impl<'s> Binder<'s> {
             join,
             on: Vec::new(),
             access: Access::Scan,
+            indexed,
         });
         Ok(())
     }
