@@ -187,3 +187,39 @@ INSERT INTO o SELECT id, i, r, n, x, b, u FROM a;
     }
     assert_none(compare(setup, &queries));
 }
+
+/// speedtest1 main's indexed queries (160, 161, 170, 310) are planned as SQLite plans them:
+/// the four-way join's order and index choice, ending in a covering search of `t1c`.
+#[test]
+fn speedtest1_main_queries_are_planned_as_in_sqlite() {
+    let setup = "
+CREATE TABLE z1(a INTEGER, b INTEGER, c TEXT);
+CREATE TABLE z2(a INTEGER UNIQUE, b INTEGER, c TEXT);
+CREATE TABLE t3(a INTEGER UNIQUE, b INTEGER, c TEXT);
+CREATE UNIQUE INDEX t1b ON z1(b);
+CREATE INDEX t1c ON z1(c);
+CREATE UNIQUE INDEX t2b ON z2(b);
+CREATE INDEX t2c ON z2(c DESC);
+CREATE INDEX t3bc ON t3(b, c);
+CREATE TABLE t4(a INTEGER UNIQUE, b INTEGER, c TEXT);
+CREATE INDEX t4b ON t4(b);
+CREATE INDEX t4c ON t4(c);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200)
+  INSERT INTO z1 SELECT i * 7 % 200, i, printf('c%d', i % 40) FROM n;
+INSERT INTO z2 SELECT * FROM z1;
+INSERT INTO t3 SELECT b, a, c FROM z1;
+INSERT INTO t4 SELECT b, a, c FROM z1;
+";
+    let queries: Vec<String> = [
+        "SELECT z1.c FROM z1, z2, t3, t4 WHERE t4.a BETWEEN 20 AND 30 AND t3.a=t4.b \
+         AND z2.a=t3.b AND z1.c=z2.c",
+        "SELECT count(*), avg(b), sum(length(c)), group_concat(a) FROM z1 WHERE b BETWEEN 40 AND 56",
+        "SELECT count(*), avg(b), sum(length(c)), group_concat(a) FROM z2 WHERE a BETWEEN 40 AND 56",
+        "SELECT count(*), avg(b), sum(length(c)), group_concat(a) FROM z1 \
+         WHERE c BETWEEN 'c1' AND ('c1'||'~')",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_none(compare(setup, &queries));
+}
