@@ -2,6 +2,11 @@
 //! order, and how each table's rows are found (rowid lookup or range, an index's equality
 //! prefix plus range, an automatic hash index, or a scan).
 //!
+//! An index holding every column the query reads is covering (`plan::covering`): it wins
+//! ties with one that is not, a full scan walks the narrowest covering index instead of the
+//! table, and the executor builds rows from its entries. `INDEXED BY` / `NOT INDEXED`
+//! restrict the indexes a source may use (and turn off its automatic index), as in SQLite.
+//!
 //! Invariant: access paths only narrow the rows examined. Every WHERE/ON term stays a filter
 //! of its level, so a path derived from a term never changes the result.
 //!
