@@ -10,6 +10,7 @@
 //! - Trigger programs run with `trigger_row` holding NEW then OLD (each the table's columns
 //!   plus rowid); statements inside see it as the enclosing frame. Depth is bounded.
 
+pub mod covering;
 pub mod ddl;
 pub mod dml;
 pub mod eval;
@@ -696,9 +697,15 @@ impl<'a> Engine<'a> {
                     (
                         crate::plan::SourceKind::Table(t),
                         crate::plan::Access::Index {
-                            index, eq, lo, hi, ..
+                            index,
+                            eq,
+                            lo,
+                            hi,
+                            covering,
+                            ..
                         },
                     ) => {
+                        let kind = if *covering { "COVERING INDEX" } else { "INDEX" };
                         // A WITHOUT ROWID table's PRIMARY KEY is the table tree itself.
                         let primary = t.without_rowid && index.root == t.root;
                         if primary && eq.is_empty() && lo.is_none() && hi.is_none() {
@@ -747,9 +754,11 @@ impl<'a> Engine<'a> {
                                 t.name,
                                 conds.join(" AND ")
                             )
+                        } else if conds.is_empty() {
+                            format!("SCAN {} USING {kind} {}", t.name, index.name)
                         } else {
                             format!(
-                                "SEARCH {} USING INDEX {} ({})",
+                                "SEARCH {} USING {kind} {} ({})",
                                 t.name,
                                 index.name,
                                 conds.join(" AND ")

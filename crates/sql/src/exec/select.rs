@@ -981,6 +981,7 @@ impl<'a> Exec<'a> {
                         hi,
                         range_aff,
                         reverse,
+                        covering,
                     } => {
                         // Candidate prefixes: the cartesian product of the equality values.
                         let mut prefixes: Vec<Row> = vec![Vec::new()];
@@ -1086,8 +1087,14 @@ impl<'a> Exec<'a> {
                             return Ok(Box::new(out.into_iter()));
                         }
                         let needed = needed.cloned();
+                        let (covering, index_c, t_ncols) =
+                            (*covering, index.clone(), t.columns.len());
                         // The table row of an index key (its last value is the rowid).
                         let lookup = move |key: Row| -> Result<Option<(i64, Row)>> {
+                            if covering {
+                                return super::covering::row_of_entry(&index_c, key, t_ncols)
+                                    .map(Some);
+                            }
                             let Some(id) = key.get(ncols).and_then(|v| match v {
                                 Value::Integer(i) => Some(*i),
                                 _ => None,

@@ -2,6 +2,11 @@
 //! order, and how each table's rows are found (rowid lookup or range, an index's equality
 //! prefix plus range, an automatic hash index, or a scan).
 //!
+//! An index holding every column the query reads is covering (`plan::covering`): it wins
+//! ties with one that is not, a full scan walks the narrowest covering index instead of the
+//! table, and the executor builds rows from its entries. `INDEXED BY` / `NOT INDEXED`
+//! restrict the indexes a source may use (and turn off its automatic index), as in SQLite.
+//!
 //! Invariant: access paths only narrow the rows examined. Every WHERE/ON term stays a filter
 //! of its level, so a path derived from a term never changes the result.
 //!
@@ -10,6 +15,7 @@
 //! single table with no grouping, DISTINCT or windows, the only case accepted).
 
 use super::bind::{contains_agg, Binder};
+use super::{constant, covering};
 use super::*;
 use crate::collation::Collation;
 use crate::value::comparison_affinity;
@@ -50,6 +56,7 @@ impl Binder<'_> {
                                     .indexes
                                     .iter()
                                     .filter_map(|i| self.schema.index_of(tab, i))
+                                    .filter(|ix| sources[r].may_use_index(ix))
                                     .any(|ix| {
                                         ix.columns.first().and_then(|ic| ic.column) == Some(c)
                                     })
@@ -87,11 +94,87 @@ impl Binder<'_> {
     /// `order_hint`: the first ORDER BY column (in source 0) and collation of a query with a
     /// LIMIT; an index led by it with a range on it is preferred, so the scan can follow the
     /// index order and stop after LIMIT rows instead of sorting the whole range.
+    ///
+    /// `needed`: per source, the columns the query reads from it (`usage::needed_columns`
+    /// with every source still scanned); an index holding all of them is covering, preferred
+    /// over an equally good one that is not, and a full scan walks the narrowest covering
+    /// index instead of the table, as SQLite does (`plan::covering`). `simple_count`: the
+    /// query is `SELECT count(*) FROM t`, for which SQLite picks the narrowest index.
     pub(crate) fn choose_access(
         &self,
         sources: &mut [Source],
         filters: &mut [Vec<CExpr>],
         order_hint: Option<(usize, Collation)>,
+        needed: &[Option<Arc<[bool]>>],
+        simple_count: bool,
+    ) {
+        // Literals compared with columns take the comparison's affinity once, here, and
+        // the access paths derived below start from the converted values.
+        for t in filters.iter_mut().flatten() {
+            constant::fold_comparison_literals(t);
+        }
+        for t in sources.iter_mut().flat_map(|s| s.on.iter_mut()) {
+            constant::fold_comparison_literals(t);
+        }
+        self.choose_search(sources, filters, order_hint, needed);
+        for (i, src) in sources.iter_mut().enumerate() {
+            let (SourceKind::Table(tab), Access::Scan) = (&src.kind, &src.access) else {
+                continue;
+            };
+            if src.join.keeps_right_rows() {
+                continue;
+            }
+            let Some(mask) = covering::coverable_mask(tab, needed.get(i).and_then(|m| m.as_ref()))
+            else {
+                continue;
+            };
+            // SQLite's `count(*)` shortcut heeds NOT INDEXED but not INDEXED BY.
+            let hint = match &src.indexed {
+                Some(crate::parse::ast::Indexed::By(_)) if simple_count => None,
+                h => h.as_ref(),
+            };
+            let forced = match hint {
+                // INDEXED BY with no usable term: a full scan of that index (SQLite).
+                Some(crate::parse::ast::Indexed::By(_)) => covering::sqlite_index_order(
+                    self.schema,
+                    tab,
+                )
+                .into_iter()
+                .find(|ix| src.may_use_index(ix) && ix.partial.is_none() && ix.root != 0),
+                _ => None,
+            };
+            let chosen = match forced {
+                Some(ix) => Some(ix),
+                None if hint.is_some() => None,
+                None => covering::full_scan_index(self.schema, tab, &mask, simple_count),
+            };
+            if let Some(ix) = chosen {
+                let covers = covering::index_covers(tab, &ix, &mask);
+                let order = KeyOrder {
+                    columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect(),
+                };
+                src.access = Access::Index {
+                    index: ix,
+                    order,
+                    eq: Vec::new(),
+                    lo: None,
+                    hi: None,
+                    range_aff: None,
+                    reverse: false,
+                    covering: covers,
+                };
+            }
+        }
+    }
+
+    /// Index, rowid and automatic-index searches from the WHERE/ON terms (see
+    /// [`choose_access`](Self::choose_access)).
+    fn choose_search(
+        &self,
+        sources: &mut [Source],
+        filters: &mut [Vec<CExpr>],
+        order_hint: Option<(usize, Collation)>,
+        needed: &[Option<Arc<[bool]>>],
     ) {
         for i in 0..sources.len() {
             let SourceKind::Table(tab) = &sources[i].kind else {
@@ -202,6 +285,25 @@ impl Binder<'_> {
                         push_cmp(r, flipped, l, *laff, *coll);
                         let _ = laff;
                     }
+                    // `x IS c` with a non-NULL constant is `x = c` (SQLite searches an index
+                    // for both); `x IS NULL` would need the NULL keys, which an equality
+                    // search skips.
+                    CExpr::Binary {
+                        op: BinaryOp::Is,
+                        l,
+                        r,
+                        coll,
+                        laff,
+                        raff,
+                    } => {
+                        let non_null = |e: &CExpr| matches!(e, CExpr::Lit(v) if !v.is_null());
+                        if non_null(r) {
+                            push_cmp(l, BinaryOp::Eq, r, *raff, *coll);
+                        }
+                        if non_null(l) {
+                            push_cmp(r, BinaryOp::Eq, l, *laff, *coll);
+                        }
+                    }
                     CExpr::Between {
                         e,
                         not: false,
@@ -270,12 +372,18 @@ impl Binder<'_> {
                 let _ = rowid_pos;
                 continue;
             }
-            // 2. best index: longest equality prefix, then a range.
-            let mut best: Option<(usize, Access)> = None;
-            for ixname in &tab.indexes {
-                let Some(ix) = self.schema.index_of(&tab, ixname) else {
+            // 2. best index: longest equality prefix, then a range; among equals a covering
+            // index, then the narrower (SQLite's cost counts a table lookup per row and the
+            // index row size), then the first in SQLite's index order.
+            let mask = covering::coverable_mask(&tab, needed.get(i).and_then(|m| m.as_ref()));
+            let tab_size = i32::from(covering::table_row_size(&tab).max(1));
+            let mut best: Option<((usize, bool, i32), Access)> = None;
+            for ix in covering::sqlite_index_order(self.schema, &tab) {
+                if !sources[i].may_use_index(&ix) {
                     continue;
-                };
+                }
+                let ixname = &crate::schema::key(&ix.name);
+                let ix = &ix;
                 if ix.partial.is_some() || ix.root == 0 {
                     continue;
                 }
@@ -348,12 +456,17 @@ impl Binder<'_> {
                     + usize::from(hi.is_some())
                     + usize::from(ix.unique && eq.len() == ix.columns.len()) * 2
                     + usize::from(ordered) * 2;
-                if best.as_ref().map_or(true, |(s, _)| score > *s) {
+                let covers = mask
+                    .as_deref()
+                    .is_some_and(|m| covering::index_covers(&tab, ix, m));
+                let width = -(15 * i32::from(covering::index_row_size(&tab, ix)) / tab_size);
+                let rank = (score, covers, width);
+                if best.as_ref().map_or(true, |(s, _)| rank > *s) {
                     let order = KeyOrder {
                         columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect(),
                     };
                     best = Some((
-                        score,
+                        rank,
                         Access::Index {
                             index: ix.clone(),
                             order,
@@ -362,6 +475,7 @@ impl Binder<'_> {
                             hi,
                             range_aff,
                             reverse: false,
+                            covering: covers,
                         },
                     ));
                 }
@@ -383,7 +497,7 @@ impl Binder<'_> {
             }
             let rowid_score = usize::from(rlo.is_some()) + usize::from(rhi.is_some());
             match best {
-                Some((s, acc)) if s >= 4 || s > rowid_score => sources[i].access = acc,
+                Some(((s, ..), acc)) if s >= 4 || s > rowid_score => sources[i].access = acc,
                 _ if rowid_score > 0 => {
                     sources[i].access = Access::RowidRange {
                         lo: rlo,
@@ -400,6 +514,8 @@ impl Binder<'_> {
                             && !is_rowid_col(*c)
                             && usable(*c, *oaff)
                     });
+                    // Not for a table named with INDEXED BY or NOT INDEXED (as SQLite).
+                    let auto = auto.filter(|_| sources[i].indexed.is_none());
                     if let (true, Some((c, _, vals, oaff, coll))) = (i > 0, auto) {
                         sources[i].access = Access::AutoIndex {
                             col: *c,
@@ -502,6 +618,28 @@ impl Binder<'_> {
     /// are constant and skipped. NULLs must sort where the key order puts them: first
     /// ascending, last descending (the default).
     pub(crate) fn order_by_satisfied(&self, core: &mut CorePlan, keys: &[SortKey]) -> bool {
+        // A full scan of a covering index was chosen for its width alone: when the ORDER BY
+        // is the rowid order instead, the table scan needs no sort and wins (SQLite's cost
+        // counts the sort).
+        let full_index_scan = matches!(
+            core.sources.first().map(|s| &s.access),
+            Some(Access::Index { eq, lo: None, hi: None, covering: true, .. }) if eq.is_empty()
+        );
+        if full_index_scan && !keys.is_empty() {
+            if self.order_by_walk(core, keys) {
+                return true;
+            }
+            let saved = std::mem::replace(&mut core.sources[0].access, Access::Scan);
+            if self.order_by_walk(core, keys) {
+                return true;
+            }
+            core.sources[0].access = saved;
+            return false;
+        }
+        self.order_by_walk(core, keys)
+    }
+
+    fn order_by_walk(&self, core: &mut CorePlan, keys: &[SortKey]) -> bool {
         if keys.is_empty()
             || core.sources.len() != 1
             || core.is_agg
@@ -565,9 +703,10 @@ impl Binder<'_> {
                     hi: None,
                     range_aff: None,
                     reverse: false,
+                    covering: false,
                 },
             );
-            if self.order_by_satisfied(core, keys) {
+            if self.order_by_walk(core, keys) {
                 return true;
             }
             core.sources[0].access = saved;

@@ -1025,7 +1025,6 @@ impl<'s> Binder<'s> {
             }
             _ => None,
         };
-        self.choose_access(&mut sources, &mut filters, order_hint);
         let mut plan = CorePlan {
             sources,
             width,
@@ -1043,6 +1042,17 @@ impl<'s> Binder<'s> {
             values: None,
             needed: Vec::new(),
         };
+        // Access paths are chosen knowing the columns read (covering indexes); every term
+        // stays a filter, so the mask read with all sources scanned is the final one.
+        plan.needed = super::usage::needed_columns(&plan);
+        let simple_count = super::covering::is_simple_count(&plan);
+        self.choose_access(
+            &mut plan.sources,
+            &mut plan.filters,
+            order_hint,
+            &plan.needed,
+            simple_count,
+        );
         plan.needed = super::usage::needed_columns(&plan);
         Ok((plan, columns, keys))
     }

@@ -16,6 +16,8 @@
 
 pub mod access;
 pub mod bind;
+pub mod constant;
+pub mod covering;
 pub mod usage;
 
 use crate::collation::Collation;
@@ -315,6 +317,20 @@ pub struct Source {
     /// ON terms of a LEFT, RIGHT or FULL JOIN, tested before deciding the row matched.
     pub on: Vec<CExpr>,
     pub access: Access,
+    /// `INDEXED BY i` (only index i may be used) or `NOT INDEXED` (no index at all: rowid
+    /// lookups and scans only), as written after the table name.
+    pub indexed: Option<crate::parse::ast::Indexed>,
+}
+
+impl Source {
+    /// Whether an access path may use index `ix` (its `INDEXED BY` / `NOT INDEXED`).
+    pub fn may_use_index(&self, ix: &Index) -> bool {
+        match &self.indexed {
+            None => true,
+            Some(crate::parse::ast::Indexed::NotIndexed) => false,
+            Some(crate::parse::ast::Indexed::By(name)) => name.eq_ignore_ascii_case(&ix.name),
+        }
+    }
 }
 
 /// How a source's rows are found.
@@ -341,6 +357,10 @@ pub enum Access {
         range_aff: Option<Affinity>,
         /// Walk the index backwards (an ORDER BY it satisfies in reverse key order).
         reverse: bool,
+        /// The index holds every column the query reads from this table
+        /// (`plan::covering`): rows are built from the index entries alone, with no
+        /// table lookup (EXPLAIN QUERY PLAN: `USING COVERING INDEX`).
+        covering: bool,
     },
     /// SQLite's "automatic index": an inner table joined by `col = <earlier sources>` with
     /// no usable index is hashed on `col` once per execution and probed per outer row.

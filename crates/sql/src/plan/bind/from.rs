@@ -445,6 +445,10 @@ impl<'s> Binder<'s> {
             .ok_or_else(|| SqlError::msg("no frame"))?;
         f.cols.extend(cols);
         f.sources.push((sname, start, width));
+        let indexed = match t {
+            TableOrSubquery::Table { indexed, .. } => indexed.clone(),
+            _ => None,
+        };
         sources.push(Source {
             kind,
             start,
@@ -452,6 +456,7 @@ impl<'s> Binder<'s> {
             join,
             on: Vec::new(),
             access: Access::Scan,
+            indexed,
         });
         Ok(())
     }
