@@ -1206,6 +1206,14 @@ impl<'s> Binder<'s> {
                         CompoundOp::Except => "EXCEPT",
                     };
                     return err(format!("SELECTs to the left and right of {name} do not have the same number of result columns"));
+                } else {
+                    // Each column's collation is its leftmost arm's that has one.
+                    for (c, o) in columns.iter_mut().zip(&cols) {
+                        if !c.has_coll && o.has_coll {
+                            c.coll = o.coll;
+                            c.has_coll = true;
+                        }
+                    }
                 }
                 cores.push(core);
             }
@@ -1334,6 +1342,7 @@ impl<'s> Binder<'s> {
                         name: format!("column{}", i + 1),
                         aff: None,
                         coll: Collation::Binary,
+                        has_coll: false,
                         origin: None,
                     })
                     .collect();
@@ -1523,6 +1532,7 @@ impl<'s> Binder<'s> {
                                 name,
                                 aff: b.aff,
                                 coll: b.coll.map_or(Collation::Binary, |c| c.0),
+                                has_coll: b.coll.is_some(),
                                 origin: None,
                             });
                             continue;
@@ -1532,6 +1542,7 @@ impl<'s> Binder<'s> {
                             name: c.name.clone(),
                             aff: c.aff,
                             coll: c.coll,
+                            has_coll: true,
                             origin: c.table_name.clone().map(|t| (t, c.name.clone())),
                         });
                     }
@@ -1576,6 +1587,7 @@ impl<'s> Binder<'s> {
                         name,
                         aff: b.aff,
                         coll: b.coll.map(|c| c.0).unwrap_or_default(),
+                        has_coll: b.coll.is_some(),
                         origin,
                     });
                     outputs.push(b.e);
