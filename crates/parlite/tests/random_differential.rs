@@ -161,7 +161,11 @@ fn loose_key(row: &[Value]) -> String {
             Value::Null => "0".to_string(),
             Value::Integer(i) => format!("1{:.6e}", *i as f64 + 0.0),
             Value::Real(f) => format!("1{:.6e}", f + 0.0),
-            Value::Text(t) => format!("3{:?}", t.to_lowercase().trim_end()),
+            // NOCASE stops comparing at a NUL, then compares lengths (sqlite3StrNICmp).
+            Value::Text(t) => match t.find('\0') {
+                Some(i) => format!("3{:?}#{}", t[..=i].to_lowercase(), t.len()),
+                None => format!("3{:?}", t.to_lowercase().trim_end()),
+            },
             Value::Blob(b) => format!("4{b:?}"),
         })
         .collect::<Vec<_>>()
@@ -287,6 +291,8 @@ struct Gen {
     /// Tables whose first column is an INTEGER PRIMARY KEY.
     ipk: Vec<String>,
     seed: u64,
+    /// The result expressions of the last core generated (for ORDER BY tie-breakers).
+    last_cols: Vec<String>,
 }
 
 const DECL_TYPES: &[&str] = &[
@@ -338,6 +344,7 @@ impl Gen {
             index_n: 0,
             ipk: Vec::new(),
             seed,
+            last_cols: Vec::new(),
         }
     }
 
@@ -871,6 +878,7 @@ impl Gen {
                 cols.push(a);
             }
             let mut s = format!("SELECT {} FROM {from}{where_}", cols.join(", "));
+            self.last_cols = cols;
             if !groups.is_empty() {
                 s.push_str(&format!(" GROUP BY {}", groups.join(", ")));
                 if self.chance(0.4) {
@@ -884,7 +892,9 @@ impl Gen {
         }
         let cols: Vec<String> = (0..ncols).map(|_| self.expr(&scope, 3)).collect();
         let distinct = if self.chance(0.15) { "DISTINCT " } else { "" };
-        format!("SELECT {distinct}{} FROM {from}{where_}", cols.join(", "))
+        let s = format!("SELECT {distinct}{} FROM {from}{where_}", cols.join(", "));
+        self.last_cols = cols;
+        s
     }
 
     /// A query and whether its ORDER BY is total (so row order is compared).
@@ -911,15 +921,29 @@ impl Gen {
             let nulls = *self.pick(&["", "", " NULLS FIRST", " NULLS LAST"]);
             keys.push(format!("{k}{coll}{dir}{nulls}"));
         }
-        // Ties broken by every column in BINARY order: the order is total.
+        // Ties broken by every column in BINARY order, then (a simple select) by each
+        // column's type: 0 and 0.0 are equal keys, so without it the order among them,
+        // and which of them a LIMIT keeps, is open.
         for k in 1..=ncols {
             keys.push(format!("{k} COLLATE BINARY"));
         }
+        if !compound {
+            for c in &self.last_cols {
+                keys.push(format!("typeof({c})"));
+            }
+        }
         s.push_str(&format!(" ORDER BY {}", keys.join(", ")));
         if self.chance(0.4) {
-            s.push_str(&format!(" LIMIT {}", self.rng.gen_range(0..6)));
-            if self.chance(0.5) {
-                s.push_str(&format!(" OFFSET {}", self.rng.gen_range(0..4)));
+            let limit = format!(" LIMIT {}", self.rng.gen_range(0..6));
+            let offset = match self.chance(0.5) {
+                true => format!(" OFFSET {}", self.rng.gen_range(0..4)),
+                false => String::new(),
+            };
+            // A compound's ORDER BY can only name its columns: no tie-breaker by type, so
+            // no LIMIT (the draws are kept so that later statements stay the same).
+            if !compound {
+                s.push_str(&limit);
+                s.push_str(&offset);
             }
         }
         (s, true)
@@ -1287,6 +1311,26 @@ fn regression_compound_collation_from_leftmost_arm_that_has_one() {
         "SELECT 'abd' UNION ALL SELECT a FROM t ORDER BY 1",
         "VALUES('abc') UNION SELECT a FROM t",
         "SELECT upper(c) FROM t UNION SELECT a FROM t",
+        // A COLLATE inside an expression gives the expression that collation.
+        "SELECT ('abc' COLLATE NOCASE || '') UNION SELECT 'ABC'",
+        "SELECT (c = 'x') COLLATE NOCASE = 0, 'ABC' UNION SELECT 1, 'abc'",
+        "SELECT ('b' LIKE (c COLLATE RTRIM)) + 0, c || '' FROM t UNION SELECT 0, 'ABC  '",
+        "SELECT DISTINCT (c COLLATE NOCASE || '') FROM t UNION ALL SELECT 'abc' ORDER BY 1",
+    ]);
+}
+
+#[test]
+fn regression_nocase_stops_at_nul() {
+    // NOCASE compares as a C string (sqlite3StrNICmp): bytes after a NUL are not compared,
+    // only the lengths; DISTINCT, GROUP BY and UNION group such texts alike.
+    agree(&[
+        "CREATE TABLE n(x TEXT COLLATE NOCASE)",
+        "INSERT INTO n VALUES(char(0) || 'a'), (char(0) || 'b'), (char(0)), ('x' || char(0) || '1'), ('X' || char(0) || '2'), ('x')",
+        "SELECT count(DISTINCT x) FROM n",
+        "SELECT count(*) FROM (SELECT x FROM n UNION SELECT x FROM n)",
+        "SELECT count(*), length(x) FROM n GROUP BY x ORDER BY 2, 1",
+        "SELECT length(x), x = char(0) || 'z', x < 'x' || char(0) || '0', x > char(0) FROM n ORDER BY rowid",
+        "SELECT count(*) FROM n WHERE x = 'X' || char(0) || '9'",
     ]);
 }
 

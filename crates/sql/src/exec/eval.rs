@@ -1998,7 +1998,14 @@ fn hash_key(v: &Value, coll: Collation) -> Option<Vec<u8>> {
             k.push(2);
             match coll {
                 Collation::Binary => k.extend_from_slice(s.as_bytes()),
-                Collation::NoCase => k.extend(s.bytes().map(|b| b.to_ascii_lowercase())),
+                Collation::NoCase => {
+                    let p = crate::collation::nocase_prefix(s.as_bytes());
+                    k.extend(p.iter().map(|b| b.to_ascii_lowercase()));
+                    // After a NUL only the length counts (`Collation::compare_bytes`).
+                    if p.len() < s.len() {
+                        k.extend_from_slice(&(s.len() as u64).to_be_bytes());
+                    }
+                }
                 Collation::RTrim => k.extend_from_slice(s.trim_end_matches(' ').as_bytes()),
             }
         }

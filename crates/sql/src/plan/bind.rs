@@ -1583,11 +1583,17 @@ impl<'s> Binder<'s> {
                         }),
                         _ => None,
                     };
+                    // An expression's collation may come from a COLLATE inside it.
+                    let coll = match (b.coll, crate::collation::collate_inside(expr)) {
+                        (Some((c, _)), _) => Some(c),
+                        (None, Some(name)) => Some(Collation::from_name(name)?),
+                        (None, None) => None,
+                    };
                     columns.push(OutCol {
                         name,
                         aff: b.aff,
-                        coll: b.coll.map(|c| c.0).unwrap_or_default(),
-                        has_coll: b.coll.is_some(),
+                        coll: coll.unwrap_or_default(),
+                        has_coll: coll.is_some(),
                         origin,
                     });
                     outputs.push(b.e);
