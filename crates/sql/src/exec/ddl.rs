@@ -1324,7 +1324,12 @@ impl Engine<'_> {
                 if t.without_rowid {
                     // Records hold the key first: the column's field is found by layout.
                     let layout = super::without_rowid::WrLayout::of(&t);
-                    let pos = layout.record.iter().position(|&c| c == ci).unwrap_or(0);
+                    // A VIRTUAL column has no field: nothing to rewrite.
+                    let pos = layout
+                        .record
+                        .iter()
+                        .position(|&c| c == ci)
+                        .unwrap_or(usize::MAX);
                     let mut recs = Vec::new();
                     for r in self.store.index_range(
                         t.root,

@@ -1051,18 +1051,24 @@ impl<'a> Exec<'a> {
                             };
                             (layout, pk_pos, t.clone(), defaults.clone())
                         });
+                        let (this, wr_gen) = (self, gen.clone());
                         let wr_row = move |key: Row| -> Result<Option<Row>> {
                             let Some((layout, pk_pos, t, defaults)) = &wr else {
                                 return Ok(None);
                             };
-                            if pk_pos.is_empty() {
-                                return Ok(Some(layout.row_of_record(key, defaults)));
-                            }
-                            let pk: Row = pk_pos
-                                .iter()
-                                .map(|&p| key.get(p).cloned().unwrap_or(Value::Null))
-                                .collect();
-                            layout.lookup(store, t, &pk, defaults)
+                            let row = if pk_pos.is_empty() {
+                                layout.row_of_record(key, defaults)
+                            } else {
+                                let pk: Row = pk_pos
+                                    .iter()
+                                    .map(|&p| key.get(p).cloned().unwrap_or(Value::Null))
+                                    .collect();
+                                match layout.lookup(store, t, &pk, defaults)? {
+                                    Some(row) => row,
+                                    None => return Ok(None),
+                                }
+                            };
+                            this.virtual_filled(t, &wr_gen, row).map(Some)
                         };
                         if t.without_rowid {
                             let mut out = Vec::new();
@@ -1290,9 +1296,17 @@ impl<'a> Exec<'a> {
                 Bound::Unbounded,
                 false,
             )?;
-            return Ok(Box::new(
-                it.map(move |r| r.map(|rec| layout.row_of_record(rec, &defaults))),
-            ));
+            // VIRTUAL columns have no field in the record: computed per row.
+            let gen = match t.has_virtual() {
+                true => Some(Rc::new(self.generated_exprs(t)?)),
+                false => None,
+            };
+            let t = t.clone();
+            return Ok(Box::new(it.map(move |r| {
+                r.and_then(|rec| {
+                    self.virtual_filled(&t, &gen, layout.row_of_record(rec, &defaults))
+                })
+            })));
         }
         let t = t.clone();
         if t.has_virtual() {
