@@ -1316,6 +1316,26 @@ fn regression_compound_collation_from_leftmost_arm_that_has_one() {
         "SELECT (c = 'x') COLLATE NOCASE = 0, 'ABC' UNION SELECT 1, 'abc'",
         "SELECT ('b' LIKE (c COLLATE RTRIM)) + 0, c || '' FROM t UNION SELECT 0, 'ABC  '",
         "SELECT DISTINCT (c COLLATE NOCASE || '') FROM t UNION ALL SELECT 'abc' ORDER BY 1",
+        // BETWEEN's bounds do not lend it their COLLATE (found by the long run).
+        "SELECT ('b' BETWEEN (c COLLATE NOCASE) AND 'z') + 0, 'ABC' UNION SELECT 1, a FROM t ORDER BY 2",
+        "SELECT 0, ('b' BETWEEN (c COLLATE NOCASE) AND 'z') || 'x' UNION ALL SELECT 1, a FROM t ORDER BY 2",
+    ]);
+}
+
+#[test]
+fn regression_where_terms_before_on_terms_and_constants_first() {
+    // SQLite appends inner joins' ON terms after the WHERE's and tests a constant WHERE
+    // term before any loop, so which term raises an error first follows that order.
+    agree(&[
+        "CREATE TABLE t(a, b)",
+        "INSERT INTO t VALUES(-9223372036854775808, 0), (1, 1)",
+        "CREATE TABLE u(x)",
+        "INSERT INTO u VALUES(1)",
+        "SELECT count(*) FROM t JOIN u ON abs(t.a) WHERE t.b",
+        "SELECT count(*) FROM t JOIN u ON abs(t.a) WHERE NULL",
+        "SELECT count(*) FROM t JOIN u ON abs(t.a) RIGHT JOIN u AS v ON t.b WHERE 0",
+        "SELECT count(*) FROM t JOIN u ON abs(t.a) WHERE t.b AND 1",
+        "SELECT count(*) FROM t WHERE abs(t.a) AND 0",
     ]);
 }
 

@@ -86,13 +86,17 @@ pub fn nocase_prefix(s: &[u8]) -> &[u8] {
 /// column nor a COLLATE: that of a COLLATE operator inside it. SQLite's EP_Collate flag
 /// propagates up through operators, CASE and function arguments (not out of subqueries);
 /// the search descends into the leftmost operand holding one, in SQLite's operand order
-/// (LIKE's pattern before its left side). None: the expression has no collation.
+/// (LIKE's pattern before its left side; BETWEEN's bounds do not count). None: the
+/// expression has no collation.
 pub fn collate_inside(e: &crate::parse::ast::Expr) -> Option<&str> {
     use crate::parse::ast::Expr;
     fn has_collate(e: &Expr) -> bool {
         match e {
             Expr::Collate { .. } => true,
             Expr::Exists(_) | Expr::Subquery(_) => false,
+            // SQLite's parser attaches BETWEEN's bounds after computing the node's flags,
+            // so only its left side propagates EP_Collate.
+            Expr::Between { expr, .. } => has_collate(expr),
             _ => {
                 let mut found = false;
                 e.for_each_child(&mut |c| found = found || has_collate(c));
@@ -117,6 +121,7 @@ pub fn collate_inside(e: &crate::parse::ast::Expr) -> Option<&str> {
                 operands.push(lhs);
                 operands.extend(escape.as_deref());
             }
+            Expr::Between { expr, .. } => operands.push(expr),
             _ => p.for_each_child(&mut |c| operands.push(c)),
         }
         p = operands.into_iter().find(|c| has_collate(c))?;

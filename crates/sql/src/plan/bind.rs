@@ -723,7 +723,12 @@ impl<'s> Binder<'s> {
         if let Some(w) = &sc.where_ {
             let mut ws = Vec::new();
             conjuncts(w, &mut ws);
+            // SQLite appends inner joins' ON terms to the WHERE (sqlite3ProcessJoin) and
+            // tests a loop's terms in that order, so a WHERE term comes first: which one
+            // raises a runtime error first depends on it.
+            let on_terms = std::mem::take(&mut where_terms);
             where_terms.extend(ws.into_iter().map(|t| (t, usize::MAX)));
+            where_terms.extend(on_terms);
         }
         // Result-column aliases may be used in WHERE/GROUP BY/HAVING/ORDER BY.
         let aliases: Vec<(String, Expr)> = sc
@@ -772,11 +777,25 @@ impl<'s> Binder<'s> {
             self.reorder_joins(&mut sources, &bound_terms);
         }
         let mut filters: Vec<Vec<CExpr>> = vec![Vec::new(); sources.len().max(1)];
+        let mut constants_first = 0;
         for (e, (floor, at)) in bound_terms.into_iter().zip(floors) {
             let mut corr = false;
             let mut lvl = e.max_source(&sources, &mut corr).unwrap_or(0).max(floor);
             if at != usize::MAX && sources.iter().any(|s| s.join.is_outer()) {
                 lvl = lvl.min(at);
+            }
+            // SQLite tests a constant WHERE term before any loop (sqlite3WhereBegin): it
+            // goes first at the outermost level, and also stays at its floor (after a RIGHT
+            // JOIN) so that the NULL-extended rows are tested too.
+            if at == usize::MAX && e.is_constant() && !sources.is_empty() {
+                if lvl > 0 {
+                    filters[0].insert(constants_first, e.clone());
+                } else {
+                    filters[0].insert(constants_first, e);
+                    constants_first += 1;
+                    continue;
+                }
+                constants_first += 1;
             }
             filters[lvl].push(e);
         }
