@@ -23,7 +23,7 @@
 //! ends with typeof() of each column, a compound gets no LIMIT).
 //!
 //! Known differences live in `known_differences_still_differ`. Some classes show up in
-//! `PARLITE_LONG=1` runs (9 of 3,000 cases on 2026-11-23) and are not asserted:
+//! `PARLITE_LONG=1` runs (8 of 3,000 cases on 2026-11-23) and are not asserted:
 //! - runtime errors ("integer overflow" from sum()/abs()) that depend on evaluation order
 //!   (6 cases). Matched so far: WHERE terms before inner joins' ON terms, constant WHERE
 //!   terms first. Not matched: SQLite evaluates constant subexpressions such as
