@@ -373,28 +373,4 @@ CREATE TABLE aux.bad(a, b AS (c));
     );
 }
 
-// SQLite allows generated columns in WITHOUT ROWID tables; parlite refuses them clearly
-// (and so creates nothing).
-#[test]
-fn without_rowid_generated_columns_are_refused() {
-    let c = parlite::Connection::open(":memory:").expect("open");
-    for sql in [
-        "CREATE TABLE t(a PRIMARY KEY, b AS (a * 2)) WITHOUT ROWID",
-        "CREATE TABLE t(a PRIMARY KEY, b AS (a * 2) STORED) WITHOUT ROWID",
-    ] {
-        let e = c.execute_batch(sql).expect_err("refused");
-        assert_eq!(
-            e.message,
-            "generated columns in WITHOUT ROWID tables are not supported"
-        );
-    }
-    c.execute_batch("CREATE TABLE t(a PRIMARY KEY, b) WITHOUT ROWID; INSERT INTO t VALUES (1, 2)")
-        .expect("plain WITHOUT ROWID");
-    assert_eq!(
-        run_parlite(&c, "SELECT * FROM t"),
-        Out::Rows {
-            names: vec!["a".into(), "b".into()],
-            rows: vec![vec![parlite::Value::Integer(1), parlite::Value::Integer(2)]]
-        }
-    );
-}
+// Generated columns in WITHOUT ROWID tables: tests/without_rowid_generated.rs.

@@ -2,7 +2,8 @@
 //!
 //! A collation orders two texts. BINARY compares bytes (memcmp, then length); NOCASE folds
 //! the 26 ASCII upper-case letters to lower case and compares bytes (non-ASCII letters are
-//! not folded, as in SQLite); RTRIM ignores trailing spaces (U+0020 only), then compares
+//! not folded, as in SQLite) up to the first NUL, then the lengths (sqlite3StrNICmp is a C
+//! string compare: `'x'||char(0)||'a'` and `'X'||char(0)||'b'` are equal); RTRIM ignores trailing spaces (U+0020 only), then compares
 //! as BINARY. Lookup by name is case-insensitive; an unknown name is SQLite's
 //! `no such collation sequence: X` error.
 
@@ -58,11 +59,72 @@ impl Collation {
                     if x != y {
                         return x.cmp(&y);
                     }
+                    // sqlite3StrNICmp stops at a NUL: the bytes after it never count, only
+                    // the lengths do.
+                    if x == 0 {
+                        break;
+                    }
                 }
                 a.len().cmp(&b.len())
             }
             Collation::RTrim => trim_spaces(a).cmp(trim_spaces(b)),
         }
+    }
+}
+
+/// What NOCASE equality sees of a text, for hashing values NOCASE calls equal alike: the
+/// bytes up to and including the first NUL (all of them when there is none); the caller
+/// also hashes the length, which NOCASE compares after a NUL.
+pub fn nocase_prefix(s: &[u8]) -> &[u8] {
+    match s.iter().position(|&c| c == 0) {
+        Some(i) => &s[..=i],
+        None => s,
+    }
+}
+
+/// The collation SQLite's `sqlite3ExprCollSeq` finds in an expression that is neither a
+/// column nor a COLLATE: that of a COLLATE operator inside it. SQLite's EP_Collate flag
+/// propagates up through operators, CASE and function arguments (not out of subqueries);
+/// the search descends into the leftmost operand holding one, in SQLite's operand order
+/// (LIKE's pattern before its left side; BETWEEN's bounds do not count). None: the
+/// expression has no collation.
+pub fn collate_inside(e: &crate::parse::ast::Expr) -> Option<&str> {
+    use crate::parse::ast::Expr;
+    fn has_collate(e: &Expr) -> bool {
+        match e {
+            Expr::Collate { .. } => true,
+            Expr::Exists(_) | Expr::Subquery(_) => false,
+            // SQLite's parser attaches BETWEEN's bounds after computing the node's flags,
+            // so only its left side propagates EP_Collate.
+            Expr::Between { expr, .. } => has_collate(expr),
+            _ => {
+                let mut found = false;
+                e.for_each_child(&mut |c| found = found || has_collate(c));
+                found
+            }
+        }
+    }
+    let mut p = e;
+    loop {
+        if let Expr::Collate { collation, .. } = p {
+            return Some(collation);
+        }
+        if !has_collate(p) {
+            return None;
+        }
+        let mut operands: Vec<&Expr> = Vec::new();
+        match p {
+            Expr::Like {
+                lhs, rhs, escape, ..
+            } => {
+                operands.push(rhs);
+                operands.push(lhs);
+                operands.extend(escape.as_deref());
+            }
+            Expr::Between { expr, .. } => operands.push(expr),
+            _ => p.for_each_child(&mut |c| operands.push(c)),
+        }
+        p = operands.into_iter().find(|c| has_collate(c))?;
     }
 }
 
@@ -91,5 +153,9 @@ mod tests {
         assert_eq!(Collation::RTrim.compare("a\t", "a"), Ordering::Greater);
         assert_eq!(Collation::Binary.compare("a", "ab"), Ordering::Less);
         assert_eq!(Collation::Binary.compare("B", "a"), Ordering::Less);
+        assert_eq!(Collation::NoCase.compare("x\0a", "X\0b"), Ordering::Equal);
+        assert_eq!(Collation::NoCase.compare("\0a", "\0"), Ordering::Greater);
+        assert_eq!(Collation::NoCase.compare("\0", "a"), Ordering::Less);
+        assert_eq!(Collation::NoCase.compare("a", "\0"), Ordering::Greater);
     }
 }

@@ -933,8 +933,9 @@ impl Engine<'_> {
     /// "rows n1 n2 ..." where nk is the average number of rows sharing the first k columns,
     /// and for a table without indexes a row with a NULL idx. Empty tables get no row.
     pub fn analyze(&mut self, target: Option<&ast::QualifiedName>) -> Result<Vec<Row>> {
-        if self.schema.table("sqlite_stat1").is_none() {
-            let root = self.store.create_table_btree()?;
+        // This database's own statistics table (not an attached database's).
+        if !self.schema.tables.contains_key("sqlite_stat1") {
+            let root = self.new_table_btree()?;
             self.insert_schema_row(
                 "table",
                 "sqlite_stat1",
@@ -946,7 +947,8 @@ impl Engine<'_> {
         }
         let stat = self
             .schema
-            .table("sqlite_stat1")
+            .tables
+            .get("sqlite_stat1")
             .cloned()
             .ok_or_else(|| SqlError::msg("sqlite_stat1 missing"))?;
         let mut tables: Vec<_> = self
@@ -1322,7 +1324,12 @@ impl Engine<'_> {
                 if t.without_rowid {
                     // Records hold the key first: the column's field is found by layout.
                     let layout = super::without_rowid::WrLayout::of(&t);
-                    let pos = layout.record.iter().position(|&c| c == ci).unwrap_or(0);
+                    // A VIRTUAL column has no field: nothing to rewrite.
+                    let pos = layout
+                        .record
+                        .iter()
+                        .position(|&c| c == ci)
+                        .unwrap_or(usize::MAX);
                     let mut recs = Vec::new();
                     for r in self.store.index_range(
                         t.root,

@@ -620,7 +620,7 @@ impl Engine<'_> {
         let exec = self.exec();
         let defaults = exec.column_defaults(&w.t);
         let pk = layout.pk_of(vals);
-        let Some(stored) = layout.lookup(self.store, &w.t, &pk, &defaults)? else {
+        let Some(stored) = layout.lookup_full(&exec, &w.t, &pk, &defaults)? else {
             return Ok(false);
         };
         let vals = &stored[..w.t.columns.len()];
@@ -671,7 +671,7 @@ impl Engine<'_> {
         let mut to_delete: Vec<Vec<Value>> = Vec::new();
         // Uniqueness: the PRIMARY KEY, then each UNIQUE index.
         if !is_old(&pk) {
-            if let Some(existing) = layout.lookup(self.store, t, &pk, &defaults)? {
+            if let Some(existing) = layout.lookup_full(&exec, t, &pk, &defaults)? {
                 match conflict.or(*pk_conflict).unwrap_or(ConflictAction::Abort) {
                     ConflictAction::Ignore => return Ok(Written::Ignored),
                     ConflictAction::Replace => to_delete.push(existing),
@@ -752,7 +752,7 @@ impl Engine<'_> {
                 if is_old(&epk) || pending {
                     continue;
                 }
-                if let Some(row) = layout.lookup(self.store, t, &epk, &defaults)? {
+                if let Some(row) = layout.lookup_full(&exec, t, &epk, &defaults)? {
                     clash.push(row);
                 }
             }

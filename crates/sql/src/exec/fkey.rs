@@ -8,8 +8,18 @@
 //! - Parent-side actions (CASCADE, SET NULL, SET DEFAULT, RESTRICT / NO ACTION) run as
 //!   ordinary DELETE/UPDATE statements on the child table, so they fire triggers and further
 //!   foreign-key actions; their rows are not counted in changes().
+//! - A foreign key lives within one database, as in SQLite: the parent of a table in
+//!   `aux` is `aux.parent` (temp's is temp's, main's is main's), and only tables of the
+//!   parent's own database are its children. Statements this module builds name their
+//!   tables qualified by that database, except while DDL or a PRAGMA runs with an attached
+//!   database's schema swapped in (`in_attached`), where bare names already resolve there.
+//! - `PRAGMA foreign_key_check` reports, for each table (or the one named) in name order,
+//!   its rows in scan order and, per row, each violated key in `foreign_key_list` id order:
+//!   (table, rowid or NULL for WITHOUT ROWID, parent, fkid). A key whose parent table does
+//!   not exist is violated by every row whose child key has no NULL, as in SQLite.
 
 use super::dml::Written;
+use super::store::Row;
 use super::Engine;
 use crate::parse::ast::{self, BinaryOp, Expr, Literal};
 use crate::plan::Binder;
@@ -67,10 +77,44 @@ impl Engine<'_> {
         self.state.foreign_keys.get()
     }
 
+    /// The schema name that qualifies tables of `t`'s database in statements built here:
+    /// None while an attached database's schema is swapped in (bare names resolve there).
+    fn fk_db(&self, t: &Table) -> Option<String> {
+        if t.root & super::store::TEMP_ROOT_BIT != 0 {
+            return Some("temp".into());
+        }
+        match super::store::attached_slot(t.root) {
+            None => Some("main".into()),
+            Some(slot) => self.schema.attached.get(slot).map(|a| a.name.clone()),
+        }
+    }
+
+    /// `t`'s name qualified by its database (see `fk_db`).
+    fn fk_name(&self, t: &Table, name: &str) -> ast::QualifiedName {
+        ast::QualifiedName {
+            schema: self.fk_db(t),
+            name: name.to_string(),
+        }
+    }
+
+    /// The parent table of `fk` on child table `child`, in the child's database.
+    fn parent_table(&self, fk: &ForeignKey, child: &Table) -> Option<Arc<Table>> {
+        let q = self.fk_name(child, &fk.parent);
+        self.schema.table_in(q.schema.as_deref(), &q.name).cloned()
+    }
+
     /// The parent key column names of `fk` (its PRIMARY KEY when not listed).
-    fn parent_key(&self, fk: &ForeignKey, child: &str) -> Result<(Arc<Table>, Vec<String>)> {
-        let Some(parent) = self.schema.table(&fk.parent).cloned() else {
-            return Err(SqlError::msg(format!("no such table: main.{}", fk.parent)));
+    fn parent_key(&self, fk: &ForeignKey, child: &Table) -> Result<(Arc<Table>, Vec<String>)> {
+        let Some(parent) = self.parent_table(fk, child) else {
+            let db = self.fk_db(child).unwrap_or_else(|| {
+                super::store::attached_slot(child.root)
+                    .and_then(|s| self.outer_schema.as_ref()?.attached.get(s))
+                    .map_or_else(|| "main".to_string(), |a| a.name.clone())
+            });
+            return Err(SqlError::msg(format!(
+                "no such table: {db}.{}",
+                fk.parent
+            )));
         };
         let cols = if !fk.parent_columns.is_empty() {
             fk.parent_columns.clone()
@@ -88,14 +132,15 @@ impl Engine<'_> {
         };
         if cols.len() != fk.columns.len() {
             return Err(SqlError::msg(format!(
-                "foreign key mismatch - \"{child}\" referencing \"{}\"",
+                "foreign key mismatch - \"{}\" referencing \"{}\"",
+                child.name,
                 fk.parent
             )));
         }
         Ok((parent, cols))
     }
 
-    fn any_row(&self, table: &str, cond: Expr) -> Result<bool> {
+    fn any_row(&self, table: ast::QualifiedName, cond: Expr) -> Result<bool> {
         let sel = ast::Select {
             with: None,
             body: ast::SelectBody {
@@ -108,7 +153,7 @@ impl Engine<'_> {
                     }],
                     from: Some(ast::FromClause {
                         first: ast::TableOrSubquery::Table {
-                            name: ast::QualifiedName::bare(table),
+                            name: table,
                             alias: None,
                             indexed: None,
                         },
@@ -142,24 +187,33 @@ impl Engine<'_> {
                 .iter()
                 .map(|&c| row.get(c).cloned().unwrap_or(Value::Null))
                 .collect();
+            // The parent table must exist even when this key is NULL (SQLite resolves it
+            // when it compiles the statement).
+            let (parent, cols) = self.parent_key(fk, t)?;
             if vals.iter().any(|v| v.is_null()) {
                 continue;
             }
-            let (parent, cols) = self.parent_key(fk, &t.name)?;
             let Some(cond) = key_match(&cols, &vals) else {
                 continue;
             };
-            if !self.any_row(&parent.name, cond)? {
+            if !self.any_row(self.fk_name(t, &parent.name), cond)? {
                 return Err(fk_failed());
             }
         }
         Ok(())
     }
 
-    /// Child foreign keys that reference `t`: (child table, key).
+    /// Child foreign keys that reference `t`, from `t`'s own database: (child table, key).
     fn children_of(&self, t: &Table) -> Vec<(Arc<Table>, ForeignKey)> {
         let mut out = Vec::new();
-        let mut tables: Vec<&Arc<Table>> = self.schema.tables.values().collect();
+        let db_bits = super::store::TEMP_ROOT_BIT | super::store::ATTACHED_MASK;
+        let mut tables: Vec<&Arc<Table>> = self
+            .schema
+            .db_schema(t.root)
+            .tables
+            .values()
+            .filter(|c| c.root & db_bits == t.root & db_bits)
+            .collect();
         tables.sort_by(|a, b| a.name.cmp(&b.name));
         for c in tables {
             for fk in &c.fkeys {
@@ -182,7 +236,7 @@ impl Engine<'_> {
             return Ok(());
         }
         for (child, fk) in self.children_of(t) {
-            let (_, pcols) = self.parent_key(&fk, &child.name)?;
+            let (_, pcols) = self.parent_key(&fk, &child)?;
             let key_of = |row: &[Value]| -> Vec<Value> {
                 pcols
                     .iter()
@@ -219,11 +273,11 @@ impl Engine<'_> {
             } else {
                 fk.on_delete
             };
-            let target = ast::QualifiedName::bare(child.name.clone());
+            let target = self.fk_name(&child, &child.name);
             self.nested_depth += 1;
             let r = match action {
                 FkAction::NoAction | FkAction::Restrict => {
-                    if self.any_row(&child.name, cond)? {
+                    if self.any_row(target.clone(), cond)? {
                         Err(fk_failed())
                     } else {
                         Ok(())
@@ -303,5 +357,92 @@ impl Engine<'_> {
             self.fk_parent_changed(t, o, Some(&row))?;
         }
         self.fk_check_child(t, &row)
+    }
+}
+
+impl Engine<'_> {
+    /// `PRAGMA foreign_key_check[(table)]` over the database whose schema is in scope (see
+    /// the module invariants for the order of its rows).
+    pub fn foreign_key_check(&self, table: Option<&str>) -> Result<Vec<Row>> {
+        let tables: Vec<Arc<Table>> = match table {
+            Some(name) => match self.schema.table(name) {
+                Some(t) => vec![t.clone()],
+                None => {
+                    // Inside `PRAGMA aux.foreign_key_check(t)` SQLite names the database.
+                    let db = super::store::attached_slot(self.schema_root)
+                        .and_then(|s| self.outer_schema.as_ref()?.attached.get(s))
+                        .map(|a| format!("{}.", a.name))
+                        .unwrap_or_default();
+                    return Err(SqlError::msg(format!("no such table: {db}{name}")));
+                }
+            },
+            None => {
+                let mut v: Vec<Arc<Table>> = self
+                    .schema
+                    .tables
+                    .values()
+                    .filter(|t| {
+                        t.root & (super::store::TEMP_ROOT_BIT | super::store::ATTACHED_MASK)
+                            == 0
+                            || self.outer_schema.is_some()
+                    })
+                    .cloned()
+                    .collect();
+                v.sort_by(|a, b| a.name.cmp(&b.name));
+                v
+            }
+        };
+        let mut out = Vec::new();
+        let exec = self.exec();
+        for t in tables {
+            if t.fkeys.is_empty() {
+                continue;
+            }
+            // Each key's parent and the columns its child values are matched against; a
+            // missing parent table leaves None (every non-NULL child key violates it).
+            let mut keys = Vec::with_capacity(t.fkeys.len());
+            for fk in t.fkeys.iter().rev() {
+                keys.push(match self.parent_table(fk, &t) {
+                    Some(_) => Some(self.parent_key(fk, &t)?),
+                    None => None,
+                });
+            }
+            let rows: Vec<Row> = exec
+                .table_rows(&t, exec.column_defaults(&t))?
+                .collect::<Result<_>>()?;
+            for row in rows {
+                for (fkid, fk) in t.fkeys.iter().rev().enumerate() {
+                    let vals: Vec<Value> = fk
+                        .columns
+                        .iter()
+                        .map(|&c| row.get(c).cloned().unwrap_or(Value::Null))
+                        .collect();
+                    if vals.iter().any(|v| v.is_null()) {
+                        continue;
+                    }
+                    let ok = match &keys[fkid] {
+                        None => false,
+                        Some((parent, cols)) => match key_match(cols, &vals) {
+                            Some(cond) => self.any_row(self.fk_name(&t, &parent.name), cond)?,
+                            None => true,
+                        },
+                    };
+                    if !ok {
+                        let rowid = if t.without_rowid {
+                            Value::Null
+                        } else {
+                            row.get(t.columns.len()).cloned().unwrap_or(Value::Null)
+                        };
+                        out.push(vec![
+                            Value::text(t.name.as_str()),
+                            rowid,
+                            Value::text(fk.parent.as_str()),
+                            Value::Integer(fkid as i64),
+                        ]);
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
 }

@@ -461,7 +461,7 @@ impl<'a> Engine<'a> {
                 }
                 self.vacuum()
             }
-            Stmt::Analyze(target) => self.analyze(target.as_ref()),
+            Stmt::Analyze(target) => self.analyze_any(target.as_ref()),
             Stmt::Attach { .. } | Stmt::Detach(_) => {
                 Err(SqlError::msg("ATTACH and DETACH are not supported"))
             }
@@ -838,23 +838,65 @@ impl<'a> Engine<'a> {
         Ok(rows)
     }
 
+    /// REINDEX (lang_reindex.html): every index; those of a collation (all of them here);
+    /// a table's; or one index. An unqualified name is looked up through temp, main and
+    /// the attached databases, a qualified one in its database only.
     fn reindex(&mut self, target: Option<&ast::QualifiedName>) -> Result<Vec<Row>> {
-        let tables: Vec<Arc<Table>> = match target {
-            None => self.schema.tables.values().cloned().collect(),
+        let all_tables = |schema: &Schema| -> Vec<Arc<Table>> {
+            let mut v: Vec<Arc<Table>> = schema.tables.values().cloned().collect();
+            for a in &schema.attached {
+                v.extend(a.schema.tables.values().cloned());
+            }
+            v
+        };
+        // (table, None for all its indexes or the one index to rebuild)
+        let work: Vec<(Arc<Table>, Option<Arc<crate::schema::Index>>)> = match target {
+            None => all_tables(self.schema).into_iter().map(|t| (t, None)).collect(),
+            Some(n)
+                if n.schema.is_none()
+                    && crate::collation::Collation::from_name(&n.name).is_ok() =>
+            {
+                all_tables(self.schema).into_iter().map(|t| (t, None)).collect()
+            }
             Some(n) => {
-                if let Some(t) = self.schema.table(&n.name) {
-                    vec![t.clone()]
-                } else if let Some(ix) = self.schema.indexes.get(&crate::schema::key(&n.name)) {
-                    self.schema.table(&ix.table).into_iter().cloned().collect()
+                let k = crate::schema::key(&n.name);
+                let index_schemas: Vec<&Schema> = match &n.schema {
+                    None => std::iter::once(&*self.schema)
+                        .chain(self.schema.attached.iter().map(|a| &a.schema))
+                        .collect(),
+                    Some(s) if s.eq_ignore_ascii_case("main") || s.eq_ignore_ascii_case("temp") => {
+                        vec![&*self.schema]
+                    }
+                    Some(s) => match self.schema.attached_db(s) {
+                        Some((_, a)) => vec![&a.schema],
+                        None => return Err(SqlError::msg(format!("unknown database {s}"))),
+                    },
+                };
+                if let Some(t) = self.schema.table_in(n.schema.as_deref(), &n.name) {
+                    vec![(t.clone(), None)]
+                } else if let Some(ix) = index_schemas.iter().find_map(|s| s.indexes.get(&k)) {
+                    let s = index_schemas
+                        .iter()
+                        .find(|s| s.indexes.contains_key(&k))
+                        .copied()
+                        .unwrap_or(&*self.schema);
+                    match s.tables.get(&crate::schema::key(&ix.table)) {
+                        Some(t) => vec![(t.clone(), Some(ix.clone()))],
+                        None => Vec::new(),
+                    }
                 } else {
-                    return Err(SqlError::msg(format!(
-                        "unable to identify the object to be reindexed"
-                    )));
+                    return Err(SqlError::msg(
+                        "unable to identify the object to be reindexed",
+                    ));
                 }
             }
         };
-        for t in tables {
-            for ix in self.schema.table_indexes(&t) {
+        for (t, only) in work {
+            let ixs = match only {
+                Some(ix) => vec![ix],
+                None => self.schema.table_indexes(&t),
+            };
+            for ix in ixs {
                 // A WITHOUT ROWID table's PRIMARY KEY is the table itself: nothing to rebuild.
                 if ix.root == 0 || ix.root == t.root {
                     continue;
@@ -864,5 +906,47 @@ impl<'a> Engine<'a> {
             }
         }
         Ok(Vec::new())
+    }
+
+    /// ANALYZE's forms (lang_analyze.html): every database but temp; a database named
+    /// alone; a table or index, qualified or looked up through main and then the attached
+    /// databases. An attached database's statistics go to its own `sqlite_stat1`.
+    fn analyze_any(&mut self, target: Option<&ast::QualifiedName>) -> Result<Vec<Row>> {
+        let Some(n) = target else {
+            self.analyze(None)?;
+            for slot in 0..self.schema.attached.len() {
+                self.in_attached(slot, |e| e.analyze(None))?;
+            }
+            return Ok(Vec::new());
+        };
+        let k = crate::schema::key(&n.name);
+        let holds = |s: &Schema| s.tables.contains_key(&k) || s.indexes.contains_key(&k);
+        let slot = match &n.schema {
+            None => {
+                if let Some((slot, _)) = self.schema.attached_db(&n.name) {
+                    return self.in_attached(slot, |e| e.analyze(None));
+                }
+                if holds(self.schema) {
+                    None
+                } else {
+                    self.schema.attached.iter().position(|a| holds(&a.schema))
+                }
+            }
+            Some(s) if s.eq_ignore_ascii_case("main") || s.eq_ignore_ascii_case("temp") => None,
+            Some(s) => match self.schema.attached_db(s) {
+                Some((slot, a)) if holds(&a.schema) => Some(slot),
+                Some((_, a)) => {
+                    return Err(SqlError::msg(format!("no such table: {}.{}", a.name, n.name)))
+                }
+                None => return Err(SqlError::msg(format!("unknown database {s}"))),
+            },
+        };
+        match slot {
+            Some(slot) => {
+                let bare = ast::QualifiedName::bare(n.name.clone());
+                self.in_attached(slot, |e| e.analyze(Some(&bare)))
+            }
+            None => self.analyze(target),
+        }
     }
 }

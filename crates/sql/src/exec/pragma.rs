@@ -54,6 +54,21 @@ pub fn column_names(name: &str, has_value: bool) -> Vec<String> {
         "integrity_check" | "quick_check" => v(&[key(name).as_str()]),
         "parlite_stats" => v(&["name", "value"]),
         "wal_checkpoint" => v(&["busy", "log", "checkpointed"]),
+        "foreign_key_list" => v(&[
+            "id",
+            "seq",
+            "table",
+            "from",
+            "to",
+            "on_update",
+            "on_delete",
+            "match",
+        ]),
+        "foreign_key_check" => v(&["table", "rowid", "parent", "fkid"]),
+        "function_list" => v(&["name", "builtin", "type", "enc", "narg", "flags"]),
+        "pragma_list" | "module_list" => v(&["name"]),
+        "collation_list" => v(&["seq", "name"]),
+        "compile_options" => v(&["compile_options"]),
         "isolation_level" if !has_value => v(&["isolation_level"]),
         n @ ("user_version"
         | "schema_version"
@@ -179,7 +194,8 @@ impl Engine<'_> {
                         )));
                     }
                     "table_info" | "table_xinfo" | "index_list" | "index_info" | "index_xinfo"
-                    | "integrity_check" | "quick_check" => {
+                    | "integrity_check" | "quick_check" | "foreign_key_list"
+                    | "foreign_key_check" => {
                         // Answered from the attached database's own schema.
                         let unqualified = QualifiedName {
                             schema: None,
@@ -193,7 +209,14 @@ impl Engine<'_> {
         }
         match key(&name.name).as_str() {
             "table_info" | "table_xinfo" | "index_list" | "index_info" | "index_xinfo"
-            | "table_list" => schema_pragma(self.schema, &name.name, arg),
+            | "table_list" | "foreign_key_list" | "function_list" | "pragma_list"
+            | "module_list" | "collation_list" | "compile_options" => {
+                schema_pragma(self.schema, &name.name, arg)
+            }
+            "foreign_key_check" => {
+                let table = arg.map(|v| v.to_text_or_empty().into_owned());
+                self.foreign_key_check(table.as_deref())
+            }
             "database_list" => Ok(database_list(self.schema)),
             "user_version" => match arg {
                 Some(v) => {
@@ -475,13 +498,70 @@ pub fn database_list(schema: &crate::schema::Schema) -> Vec<Row> {
     out
 }
 
+/// The pragmas parlite answers, for `PRAGMA pragma_list` (each also in SQLite's list;
+/// SQLite lists more, such as the ones parlite ignores). Alphabetical, as SQLite's.
+pub const PRAGMA_LIST: &[&str] = &[
+    "auto_vacuum",
+    "busy_timeout",
+    "cache_size",
+    "case_sensitive_like",
+    "collation_list",
+    "compile_options",
+    "database_list",
+    "encoding",
+    "foreign_key_check",
+    "foreign_key_list",
+    "foreign_keys",
+    "function_list",
+    "index_info",
+    "index_list",
+    "index_xinfo",
+    "integrity_check",
+    "journal_mode",
+    "locking_mode",
+    "module_list",
+    "page_size",
+    "pragma_list",
+    "quick_check",
+    "read_uncommitted",
+    "recursive_triggers",
+    "schema_version",
+    "synchronous",
+    "table_info",
+    "table_list",
+    "table_xinfo",
+    "temp_store",
+    "threads",
+    "user_version",
+];
+
+/// The pragmas usable as table-valued functions (`pragma_x(...)`), as SQLite's pragma
+/// virtual tables (those with result columns).
+pub fn is_table_function(pragma: &str) -> bool {
+    matches!(
+        pragma,
+        "table_info"
+            | "table_xinfo"
+            | "index_list"
+            | "index_info"
+            | "index_xinfo"
+            | "table_list"
+            | "database_list"
+            | "foreign_key_list"
+            | "function_list"
+            | "pragma_list"
+            | "module_list"
+            | "collation_list"
+            | "compile_options"
+    )
+}
+
 /// The HIDDEN columns of a pragma used as a table-valued function: its argument and its
 /// schema, as SQLite's pragma virtual table declares them (PragFlg_Result1, SchemaOpt).
 pub fn function_hidden_columns(pragma: &str) -> &'static [&'static str] {
     match pragma {
-        "table_info" | "table_xinfo" | "index_list" | "index_info" | "index_xinfo" => {
-            &["arg", "schema"]
-        }
+        "table_info" | "table_xinfo" | "index_list" | "index_info" | "index_xinfo"
+        | "foreign_key_list" => &["arg", "schema"],
         "table_list" => &["arg"],
         _ => &[],
     }
@@ -528,13 +608,63 @@ pub fn function_rows(
 }
 
 /// The pragmas answered from the schema alone (also usable as table-valued functions,
-/// `SELECT * FROM pragma_table_info('t')`): table_info, table_xinfo, index_list, index_info.
+/// `SELECT * FROM pragma_table_info('t')`): table_info, table_xinfo, index_list, index_info,
+/// foreign_key_list, and the catalogs that need no schema at all (function_list, ...).
 pub fn schema_pragma(
     schema: &crate::schema::Schema,
     name: &str,
     arg: Option<Value>,
 ) -> Result<Vec<Row>> {
+    let names = |list: &[&str]| -> Vec<Row> { list.iter().map(|n| vec![Value::text(*n)]).collect() };
     match key(name).as_str() {
+        "function_list" => Ok(crate::func::function_list::function_list_rows()),
+        "pragma_list" => Ok(names(PRAGMA_LIST)),
+        // SQLite's order (its hash order); the pragma_x functions are not modules here.
+        "module_list" => Ok(names(&["json_tree", "json_each"])),
+        "compile_options" => Ok(names(crate::func::scalar::COMPILE_OPTIONS)),
+        "collation_list" => Ok(["RTRIM", "NOCASE", "BINARY"]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| vec![Value::Integer(i as i64), Value::text(*n)])
+            .collect()),
+        "foreign_key_list" => {
+            let Some(tn) = arg else { return Ok(Vec::new()) };
+            let Some(t) = schema.table(&tn.to_text_or_empty()).cloned() else {
+                return Ok(Vec::new());
+            };
+            let action = |a: crate::schema::FkAction| {
+                use crate::schema::FkAction::*;
+                Value::text(match a {
+                    NoAction => "NO ACTION",
+                    Restrict => "RESTRICT",
+                    SetNull => "SET NULL",
+                    SetDefault => "SET DEFAULT",
+                    Cascade => "CASCADE",
+                })
+            };
+            // SQLite numbers the keys from the last declared (its list is built by
+            // prepending each key as it is parsed).
+            let mut out = Vec::new();
+            for (id, fk) in t.fkeys.iter().rev().enumerate() {
+                for (seq, &c) in fk.columns.iter().enumerate() {
+                    out.push(vec![
+                        Value::Integer(id as i64),
+                        Value::Integer(seq as i64),
+                        Value::text(fk.parent.as_str()),
+                        t.columns
+                            .get(c)
+                            .map_or(Value::Null, |col| Value::text(col.name.as_str())),
+                        fk.parent_columns
+                            .get(seq)
+                            .map_or(Value::Null, |n| Value::text(n.as_str())),
+                        action(fk.on_update),
+                        action(fk.on_delete),
+                        Value::text("NONE"),
+                    ]);
+                }
+            }
+            Ok(out)
+        }
         "table_info" | "table_xinfo" => {
             let Some(tn) = arg else { return Ok(Vec::new()) };
             let tn = tn.to_text_or_empty().into_owned();

@@ -1052,18 +1052,24 @@ impl<'a> Exec<'a> {
                             };
                             (layout, pk_pos, t.clone(), defaults.clone())
                         });
+                        let (this, wr_gen) = (self, gen.clone());
                         let wr_row = move |key: Row| -> Result<Option<Row>> {
                             let Some((layout, pk_pos, t, defaults)) = &wr else {
                                 return Ok(None);
                             };
-                            if pk_pos.is_empty() {
-                                return Ok(Some(layout.row_of_record(key, defaults)));
-                            }
-                            let pk: Row = pk_pos
-                                .iter()
-                                .map(|&p| key.get(p).cloned().unwrap_or(Value::Null))
-                                .collect();
-                            layout.lookup(store, t, &pk, defaults)
+                            let row = if pk_pos.is_empty() {
+                                layout.row_of_record(key, defaults)
+                            } else {
+                                let pk: Row = pk_pos
+                                    .iter()
+                                    .map(|&p| key.get(p).cloned().unwrap_or(Value::Null))
+                                    .collect();
+                                match layout.lookup(store, t, &pk, defaults)? {
+                                    Some(row) => row,
+                                    None => return Ok(None),
+                                }
+                            };
+                            this.virtual_filled(t, &wr_gen, row).map(Some)
                         };
                         if t.without_rowid {
                             let mut out = Vec::new();
@@ -1297,9 +1303,17 @@ impl<'a> Exec<'a> {
                 Bound::Unbounded,
                 false,
             )?;
-            return Ok(Box::new(
-                it.map(move |r| r.map(|rec| layout.row_of_record(rec, &defaults))),
-            ));
+            // VIRTUAL columns have no field in the record: computed per row.
+            let gen = match t.has_virtual() {
+                true => Some(Rc::new(self.generated_exprs(t)?)),
+                false => None,
+            };
+            let t = t.clone();
+            return Ok(Box::new(it.map(move |r| {
+                r.and_then(|rec| {
+                    self.virtual_filled(&t, &gen, layout.row_of_record(rec, &defaults))
+                })
+            })));
         }
         let t = t.clone();
         if t.has_virtual() {
@@ -1428,7 +1442,14 @@ fn hash_key(v: &Value, coll: Collation) -> Option<Vec<u8>> {
             k.push(2);
             match coll {
                 Collation::Binary => k.extend_from_slice(s.as_bytes()),
-                Collation::NoCase => k.extend(s.bytes().map(|b| b.to_ascii_lowercase())),
+                Collation::NoCase => {
+                    let p = crate::collation::nocase_prefix(s.as_bytes());
+                    k.extend(p.iter().map(|b| b.to_ascii_lowercase()));
+                    // After a NUL only the length counts (`Collation::compare_bytes`).
+                    if p.len() < s.len() {
+                        k.extend_from_slice(&(s.len() as u64).to_be_bytes());
+                    }
+                }
                 Collation::RTrim => k.extend_from_slice(s.trim_end_matches(' ').as_bytes()),
             }
         }

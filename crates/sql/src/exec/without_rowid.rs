@@ -12,6 +12,11 @@
 //!   and no `sqlite_schema` row; in the schema its root is the table's root, which is how
 //!   code tells it apart from a real index tree (never clear, copy or maintain it).
 //!
+//! - Generated columns (gencol.html): a STORED column has its field among the non-key
+//!   columns, in table order; a VIRTUAL column has none (SQLite's
+//!   `convertToWithoutRowidTable` leaves COLFLAG_VIRTUAL columns out of the PRIMARY KEY
+//!   index's column list). No PRIMARY KEY column is generated (refused at CREATE).
+//!
 //! Invariants:
 //! - In the executor's combined-row layout (columns, then the rowid slot) such a table's
 //!   rowid slot holds NULL and cannot be named: `rowid` is an ordinary unknown column.
@@ -29,18 +34,22 @@ use std::ops::Bound;
 pub struct WrLayout {
     /// The column of each PRIMARY KEY term, in key order.
     pub pk: Vec<usize>,
-    /// Every column in record order: the PRIMARY KEY terms, then the rest in table order.
+    /// Every stored column in record order: the PRIMARY KEY terms, then the rest in table
+    /// order (VIRTUAL generated columns have no field).
     pub record: Vec<usize>,
     /// The table tree's key order (the PRIMARY KEY terms).
     pub order: KeyOrder,
+    /// The table's column count (VIRTUAL columns included).
+    pub ncols: usize,
 }
 
 impl WrLayout {
     pub fn of(t: &Table) -> WrLayout {
         let pk: Vec<usize> = t.pk_key.iter().filter_map(|c| c.column).collect();
         let mut record = pk.clone();
-        record.extend((0..t.columns.len()).filter(|c| !pk.contains(c)));
+        record.extend((0..t.columns.len()).filter(|&c| !pk.contains(&c) && !t.is_virtual(c)));
         WrLayout {
+            ncols: t.columns.len(),
             pk,
             record,
             order: KeyOrder {
@@ -66,10 +75,11 @@ impl WrLayout {
     }
 
     /// A stored record as a combined row: table-order columns (defaults for columns added
-    /// after the record was written), then the NULL rowid slot.
+    /// after the record was written; NULL for VIRTUAL columns, which `full_row` computes),
+    /// then the NULL rowid slot.
     pub fn row_of_record(&self, rec: Row, defaults: &[Value]) -> Row {
         let n = self.record.len();
-        let mut row: Row = vec![Value::Null; n + 1];
+        let mut row: Row = vec![Value::Null; self.ncols + 1];
         let mut filled = 0;
         for (v, &c) in rec.into_iter().zip(&self.record) {
             row[c] = v;
@@ -101,6 +111,43 @@ impl WrLayout {
             Some(rec) => Ok(Some(self.row_of_record(rec?, defaults))),
             None => Ok(None),
         }
+    }
+
+    /// `row_of_record` with the VIRTUAL columns computed by `gen` (the table's generated
+    /// columns, bound once by the caller with `Exec::generated_exprs`; None when the table
+    /// has no VIRTUAL column).
+    pub fn full_row(
+        &self,
+        exec: &Exec,
+        t: &Table,
+        rec: Row,
+        defaults: &[Value],
+        gen: Option<&[(usize, crate::plan::CExpr)]>,
+    ) -> Result<Row> {
+        let mut row = self.row_of_record(rec, defaults);
+        if let Some(g) = gen {
+            exec.compute_generated(t, g, &mut row, true)?;
+        }
+        Ok(row)
+    }
+
+    /// `lookup` with the VIRTUAL columns computed: the whole row, as writers need it to
+    /// find a row's index entries (an index may hold a VIRTUAL column).
+    pub fn lookup_full(
+        &self,
+        exec: &Exec,
+        t: &Table,
+        pk: &[Value],
+        defaults: &[Value],
+    ) -> Result<Option<Row>> {
+        let Some(mut row) = self.lookup(exec.store, t, pk, defaults)? else {
+            return Ok(None);
+        };
+        if t.has_virtual() {
+            let gen = exec.generated_exprs(t)?;
+            exec.compute_generated(t, &gen, &mut row, true)?;
+        }
+        Ok(Some(row))
     }
 }
 

@@ -22,6 +22,7 @@
 
 pub mod aggregate;
 pub mod datetime;
+pub mod function_list;
 pub mod json;
 pub mod json_table;
 pub mod like;

@@ -510,6 +510,14 @@ impl<'s> Binder<'s> {
                         CompoundOp::Except => "EXCEPT",
                     };
                     return err(format!("SELECTs to the left and right of {name} do not have the same number of result columns"));
+                } else {
+                    // Each column's collation is its leftmost arm's that has one.
+                    for (c, o) in columns.iter_mut().zip(&cols) {
+                        if !c.has_coll && o.has_coll {
+                            c.coll = o.coll;
+                            c.has_coll = true;
+                        }
+                    }
                 }
                 cores.push(core);
             }
@@ -638,6 +646,7 @@ impl<'s> Binder<'s> {
                         name: format!("column{}", i + 1),
                         aff: None,
                         coll: Collation::Binary,
+                        has_coll: false,
                         origin: None,
                     })
                     .collect();
@@ -714,7 +723,12 @@ impl<'s> Binder<'s> {
         if let Some(w) = &sc.where_ {
             let mut ws = Vec::new();
             conjuncts(w, &mut ws);
+            // SQLite appends inner joins' ON terms to the WHERE (sqlite3ProcessJoin) and
+            // tests a loop's terms in that order, so a WHERE term comes first: which one
+            // raises a runtime error first depends on it.
+            let on_terms = std::mem::take(&mut where_terms);
             where_terms.extend(ws.into_iter().map(|t| (t, usize::MAX)));
+            where_terms.extend(on_terms);
         }
         // Result-column aliases may be used in WHERE/GROUP BY/HAVING/ORDER BY.
         let aliases: Vec<(String, Expr)> = sc
@@ -763,11 +777,25 @@ impl<'s> Binder<'s> {
             self.reorder_joins(&mut sources, &bound_terms);
         }
         let mut filters: Vec<Vec<CExpr>> = vec![Vec::new(); sources.len().max(1)];
+        let mut constants_first = 0;
         for (e, (floor, at)) in bound_terms.into_iter().zip(floors) {
             let mut corr = false;
             let mut lvl = e.max_source(&sources, &mut corr).unwrap_or(0).max(floor);
             if at != usize::MAX && sources.iter().any(|s| s.join.is_outer()) {
                 lvl = lvl.min(at);
+            }
+            // SQLite tests a constant WHERE term before any loop (sqlite3WhereBegin): it
+            // goes first at the outermost level, and also stays at its floor (after a RIGHT
+            // JOIN) so that the NULL-extended rows are tested too.
+            if at == usize::MAX && e.is_constant() && !sources.is_empty() {
+                if lvl > 0 {
+                    filters[0].insert(constants_first, e.clone());
+                } else {
+                    filters[0].insert(constants_first, e);
+                    constants_first += 1;
+                    continue;
+                }
+                constants_first += 1;
             }
             filters[lvl].push(e);
         }
@@ -827,6 +855,7 @@ impl<'s> Binder<'s> {
                                 name,
                                 aff: b.aff,
                                 coll: b.coll.map_or(Collation::Binary, |c| c.0),
+                                has_coll: b.coll.is_some(),
                                 origin: None,
                             });
                             continue;
@@ -836,6 +865,7 @@ impl<'s> Binder<'s> {
                             name: c.name.clone(),
                             aff: c.aff,
                             coll: c.coll,
+                            has_coll: true,
                             origin: c.table_name.clone().map(|t| (t, c.name.clone())),
                         });
                     }
@@ -876,10 +906,17 @@ impl<'s> Binder<'s> {
                         }),
                         _ => None,
                     };
+                    // An expression's collation may come from a COLLATE inside it.
+                    let coll = match (b.coll, crate::collation::collate_inside(expr)) {
+                        (Some((c, _)), _) => Some(c),
+                        (None, Some(name)) => Some(Collation::from_name(name)?),
+                        (None, None) => None,
+                    };
                     columns.push(OutCol {
                         name,
                         aff: b.aff,
-                        coll: b.coll.map(|c| c.0).unwrap_or_default(),
+                        coll: coll.unwrap_or_default(),
+                        has_coll: coll.is_some(),
                         origin,
                     });
                     outputs.push(b.e);

@@ -212,6 +212,10 @@ pub struct OutCol {
     pub name: String,
     pub aff: Option<Affinity>,
     pub coll: Collation,
+    /// Whether the column has a collation of its own (a column reference or COLLATE), as
+    /// opposed to BINARY for want of one (a literal, a function): a compound takes each
+    /// column's collation from its leftmost arm that has one (multiSelectCollSeq).
+    pub has_coll: bool,
     /// (table name, column name) when the column is a plain table column.
     pub origin: Option<(String, String)>,
 }

@@ -992,11 +992,6 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
     } else {
         Vec::new()
     };
-    if *without_rowid && columns.iter().any(|c| c.generated.is_some()) {
-        return Err(SqlError::msg(
-            "generated columns in WITHOUT ROWID tables are not supported",
-        ));
-    }
     // Identical UNIQUE constraints share one index (SQLite keeps the first).
     let mut deduped: Vec<AutoIndexSpec> = Vec::new();
     for s in specs {

@@ -68,9 +68,10 @@ impl Hash for CollatedKey {
                 match self.collation {
                     Collation::Binary => state.write(b),
                     Collation::NoCase => {
-                        for c in b {
+                        for c in crate::collation::nocase_prefix(b) {
                             state.write_u8(c.to_ascii_lowercase());
                         }
+                        state.write_usize(b.len());
                     }
                     Collation::RTrim => {
                         let n = b.iter().rposition(|&c| c != b' ').map_or(0, |p| p + 1);

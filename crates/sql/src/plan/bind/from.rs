@@ -355,18 +355,7 @@ impl<'s> Binder<'s> {
                     return err(format!("no such table-valued function: {}", name.name));
                 };
                 let names = crate::exec::pragma::column_names(pragma, false);
-                if names.is_empty()
-                    || !matches!(
-                        pragma,
-                        "table_info"
-                            | "table_xinfo"
-                            | "index_list"
-                            | "index_info"
-                            | "index_xinfo"
-                            | "table_list"
-                            | "database_list"
-                    )
-                {
+                if names.is_empty() || !crate::exec::pragma::is_table_function(pragma) {
                     return err(format!("no such table-valued function: {}", name.name));
                 }
                 let hidden = crate::exec::pragma::function_hidden_columns(pragma);
