@@ -47,6 +47,34 @@ impl KeyOrder {
 pub type RowIter = Box<dyn Iterator<Item = Result<(i64, Row)>>>;
 pub type KeyIter = Box<dyn Iterator<Item = Result<Row>>>;
 
+/// A table scan that writes each row's stored fields straight into the caller's slots (a
+/// part of the executor's combined row) instead of allocating a `Row` per step.
+pub trait RowScan {
+    /// Moves to the next row in the range: writes the record's leading fields into `cols`
+    /// (at most `cols.len()`; as with `table_range_cols`, fields not flagged in the scan's
+    /// `needed` mask may read NULL and the fields after the last needed one may be left
+    /// unwritten) and returns the rowid and how many fields it wrote. None past the end.
+    fn next_into(&mut self, cols: &mut [Value]) -> Result<Option<(i64, usize)>>;
+}
+
+/// `RowScan` over a `RowIter`, for stores without a scan of their own.
+struct IterScan(RowIter);
+
+impl RowScan for IterScan {
+    fn next_into(&mut self, cols: &mut [Value]) -> Result<Option<(i64, usize)>> {
+        let Some(r) = self.0.next() else {
+            return Ok(None);
+        };
+        let (rowid, vals) = r?;
+        let mut k = 0;
+        for (slot, v) in cols.iter_mut().zip(vals) {
+            *slot = v;
+            k += 1;
+        }
+        Ok(Some((rowid, k)))
+    }
+}
+
 /// One database's B-trees as the executor uses them, inside one transaction.
 pub trait Store {
     fn create_table_btree(&self) -> Result<u32>;
@@ -81,6 +109,21 @@ pub trait Store {
     fn table_get_cols(&self, root: u32, rowid: i64, needed: &[bool]) -> Result<Option<Row>> {
         let _ = needed;
         self.table_get(root, rowid)
+    }
+    /// `table_range_cols` (or `table_range` without a mask) as a [`RowScan`].
+    fn table_scan(
+        &self,
+        root: u32,
+        lo: Bound<i64>,
+        hi: Bound<i64>,
+        reverse: bool,
+        needed: Option<Arc<[bool]>>,
+    ) -> Result<Box<dyn RowScan>> {
+        let it = match needed {
+            Some(n) => self.table_range_cols(root, lo, hi, reverse, n)?,
+            None => self.table_range(root, lo, hi, reverse)?,
+        };
+        Ok(Box::new(IterScan(it)))
     }
     fn table_max_rowid(&self, root: u32) -> Result<Option<i64>>;
     /// Inserts or replaces the row with this rowid.
@@ -286,6 +329,17 @@ impl Store for RoutedStore<'_> {
     fn table_get_cols(&self, root: u32, rowid: i64, needed: &[bool]) -> Result<Option<Row>> {
         let (s, r) = self.pick(root)?;
         s.table_get_cols(r, rowid, needed)
+    }
+    fn table_scan(
+        &self,
+        root: u32,
+        lo: Bound<i64>,
+        hi: Bound<i64>,
+        reverse: bool,
+        needed: Option<Arc<[bool]>>,
+    ) -> Result<Box<dyn RowScan>> {
+        let (s, r) = self.pick(root)?;
+        s.table_scan(r, lo, hi, reverse, needed)
     }
     fn table_max_rowid(&self, root: u32) -> Result<Option<i64>> {
         let (s, r) = self.pick(root)?;
