@@ -57,6 +57,23 @@ pub trait RowScan {
     fn next_into(&mut self, cols: &mut [Value]) -> Result<Option<(i64, usize)>>;
 }
 
+/// Membership tests against one index through one cursor reused across probes
+/// (integrity_check probes every index once per table row, as SQLite's OP_Found does).
+pub trait IndexProbe {
+    /// Whether the index holds an entry equal to the whole of `key` (its columns then the
+    /// rowid) under the index's order.
+    fn contains(&mut self, key: &[Value]) -> Result<bool>;
+}
+
+/// `IndexProbe` as a closure, for stores without a probe of their own.
+struct FnProbe<F>(F);
+
+impl<F: FnMut(&[Value]) -> Result<bool>> IndexProbe for FnProbe<F> {
+    fn contains(&mut self, key: &[Value]) -> Result<bool> {
+        (self.0)(key)
+    }
+}
+
 /// `RowScan` over a `RowIter`, for stores without a scan of their own.
 struct IterScan(RowIter);
 
@@ -141,6 +158,24 @@ pub trait Store {
         hi: Bound<Row>,
         reverse: bool,
     ) -> Result<KeyIter>;
+    /// How many entries the index at `root` holds.
+    fn index_entry_count(&self, root: u32, order: &KeyOrder) -> Result<usize> {
+        Ok(self
+            .index_range(root, order, Bound::Unbounded, Bound::Unbounded, false)?
+            .count())
+    }
+    /// An [`IndexProbe`] on the index at `root`.
+    fn index_probe(&self, root: u32, order: &KeyOrder) -> Result<Box<dyn IndexProbe + '_>> {
+        let order = order.clone();
+        Ok(Box::new(FnProbe(move |key: &[Value]| {
+            let k = key.to_vec();
+            Ok(self
+                .index_range(root, &order, Bound::Included(k.clone()), Bound::Included(k), false)?
+                .next()
+                .transpose()?
+                .is_some())
+        })))
+    }
 
     fn schema_cookie(&self) -> Result<u32>;
     fn set_schema_cookie(&self, v: u32) -> Result<()>;
@@ -371,6 +406,14 @@ impl Store for RoutedStore<'_> {
     ) -> Result<KeyIter> {
         let (s, r) = self.pick(root)?;
         s.index_range(r, order, lo, hi, reverse)
+    }
+    fn index_probe(&self, root: u32, order: &KeyOrder) -> Result<Box<dyn IndexProbe + '_>> {
+        let (s, r) = self.pick(root)?;
+        s.index_probe(r, order)
+    }
+    fn index_entry_count(&self, root: u32, order: &KeyOrder) -> Result<usize> {
+        let (s, r) = self.pick(root)?;
+        s.index_entry_count(r, order)
     }
     fn schema_cookie(&self) -> Result<u32> {
         self.main.schema_cookie()

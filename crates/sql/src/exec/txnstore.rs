@@ -8,7 +8,7 @@
 //! - Iterators own a storage `Cursor` (which holds a transaction clone); they stop at the
 //!   first key outside the requested bounds.
 
-use super::store::{key_in_bounds, KeyIter, KeyOrder, Row, RowIter, RowScan, Store};
+use super::store::{key_in_bounds, IndexProbe, KeyIter, KeyOrder, Row, RowIter, RowScan, Store};
 use crate::collation::Collation;
 use crate::value::{Result, Value};
 use parlite_storage::record::{self, RecordCompare, ValueRef};
@@ -361,7 +361,35 @@ impl Iterator for IndexIter {
     }
 }
 
+/// An index probe: one cursor, one key buffer, an `Eq` seek per probe (which reuses the
+/// cursor's frames while the tree is unchanged).
+struct CursorProbe {
+    cur: Cursor,
+    buf: Vec<u8>,
+}
+
+impl IndexProbe for CursorProbe {
+    fn contains(&mut self, key: &[Value]) -> Result<bool> {
+        let refs: Vec<ValueRef> = key.iter().map(to_ref).collect();
+        self.buf.clear();
+        record::encode_into(&refs, &mut self.buf);
+        Ok(self.cur.seek_key(&self.buf, SeekOp::Eq)? && self.cur.valid())
+    }
+}
+
 impl Store for TxnStore {
+    /// Counts cells page by page (`Txn::count`), decoding no key.
+    fn index_entry_count(&self, root: u32, _order: &KeyOrder) -> Result<usize> {
+        Ok(usize::try_from(self.txn.count(PageNo(root))?).unwrap_or(usize::MAX))
+    }
+    fn index_probe(&self, root: u32, order: &KeyOrder) -> Result<Box<dyn IndexProbe + '_>> {
+        let cmp: Arc<dyn KeyCompare> = comparator(order);
+        let cur = self.txn.cursor(PageNo(root), BtreeKind::Index, Some(cmp))?;
+        Ok(Box::new(CursorProbe {
+            cur,
+            buf: Vec::new(),
+        }))
+    }
     fn create_table_btree(&self) -> Result<u32> {
         Ok(self.txn.create_btree(BtreeKind::Table)?.0)
     }
