@@ -477,6 +477,29 @@ impl<'a> Exec<'a> {
         let lv = self.operand(l, f)?;
         let rv = self.operand(r, f)?;
         let (lv, rv): (&Value, &Value) = (&lv, &rv);
+        // Two integers: no affinity can change them unless one side has TEXT affinity, and
+        // no collation applies; `+ - *` that do not overflow stay integers. Skipping the
+        // general paths took speedtest1 test 320's `5+z2.b=z1.b` from ~300 to ~170
+        // instructions per row (callgrind).
+        if let (Value::Integer(a), Value::Integer(b)) = (lv, rv) {
+            let (a, b) = (*a, *b);
+            let int_cmp = laff != Some(Affinity::Text) && raff != Some(Affinity::Text);
+            let fast = match op {
+                BinaryOp::Eq if int_cmp => Some(Value::Integer(i64::from(a == b))),
+                BinaryOp::Ne if int_cmp => Some(Value::Integer(i64::from(a != b))),
+                BinaryOp::Lt if int_cmp => Some(Value::Integer(i64::from(a < b))),
+                BinaryOp::Le if int_cmp => Some(Value::Integer(i64::from(a <= b))),
+                BinaryOp::Gt if int_cmp => Some(Value::Integer(i64::from(a > b))),
+                BinaryOp::Ge if int_cmp => Some(Value::Integer(i64::from(a >= b))),
+                BinaryOp::Add => a.checked_add(b).map(Value::Integer),
+                BinaryOp::Sub => a.checked_sub(b).map(Value::Integer),
+                BinaryOp::Mul => a.checked_mul(b).map(Value::Integer),
+                _ => None,
+            };
+            if let Some(v) = fast {
+                return Ok(v);
+            }
+        }
         let cmp = |pred: fn(Ordering) -> bool| -> Value {
             match value::compare_op(lv, laff, rv, raff, coll) {
                 Some(o) => Value::Integer(i64::from(pred(o))),

@@ -344,6 +344,11 @@ impl Engine<'_> {
                     super::dml::bind_index_exprs(&mut b, &t, ix)?,
                 );
             }
+            let mut probes = Vec::with_capacity(ixs.len());
+            for ix in &ixs {
+                let order = super::eval::Exec::key_order(ix);
+                probes.push(self.store.index_probe(ix.root, &order)?);
+            }
             let mut nrows = 0usize;
             for r in self
                 .store
@@ -357,26 +362,14 @@ impl Engine<'_> {
                         out.push(format!("NULL value in {}.{}", t.name, c.name));
                     }
                 }
-                for ix in &ixs {
+                for (ix, probe) in ixs.iter().zip(probes.iter_mut()) {
                     if ix.partial.is_some() {
                         continue;
                     }
                     let exprs = &ix_exprs[&ix.name];
                     let k =
                         super::dml::index_key(&exec, ix, exprs, &full[..t.columns.len()], rowid)?;
-                    let order = super::eval::Exec::key_order(ix);
-                    if self
-                        .store
-                        .index_range(
-                            ix.root,
-                            &order,
-                            Bound::Included(k.clone()),
-                            Bound::Included(k),
-                            false,
-                        )?
-                        .next()
-                        .is_none()
-                    {
+                    if !probe.contains(&k)? {
                         out.push(format!("row {nrows} missing from index {}", ix.name));
                     }
                 }
@@ -386,10 +379,7 @@ impl Engine<'_> {
                     continue;
                 }
                 let order = super::eval::Exec::key_order(ix);
-                let n = self
-                    .store
-                    .index_range(ix.root, &order, Bound::Unbounded, Bound::Unbounded, false)?
-                    .count();
+                let n = self.store.index_entry_count(ix.root, &order)?;
                 if n != nrows {
                     out.push(format!("wrong # of entries in index {}", ix.name));
                 }

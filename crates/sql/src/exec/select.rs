@@ -7,7 +7,7 @@
 
 
 use super::eval::{as_rowid, err, expand_row, Exec, Frame};
-use super::store::{KeyOrder, Row};
+use super::store::{KeyOrder, Row, RowScan};
 use super::without_rowid::{pk_positions_in_index, WrLayout};
 use crate::collation::Collation;
 use crate::func;
@@ -62,6 +62,69 @@ impl PartialOrd for Key {
 impl Ord for Key {
     fn cmp(&self, o: &Self) -> Ordering {
         row_cmp(&self.0, &o.0, &self.1)
+    }
+}
+
+/// What one level of the nested loop iterates: rows produced by an iterator, or a table
+/// scan that decodes into the combined row in place.
+enum Candidates<'s> {
+    Rows(Box<dyn Iterator<Item = Result<Row>> + 's>),
+    /// A rowid table (no VIRTUAL columns) whose slots are its columns then the rowid.
+    Scan {
+        scan: Box<dyn RowScan>,
+        defaults: Vec<Value>,
+        /// Columns of REAL affinity.
+        reals: Vec<usize>,
+        rowid_alias: Option<usize>,
+    },
+}
+
+impl Candidates<'_> {
+    /// Puts the next candidate into `slots` (the source's part of the combined row); false
+    /// when there is none.
+    fn next_into(&mut self, slots: &mut [Value]) -> Result<bool> {
+        match self {
+            Candidates::Rows(it) => {
+                let Some(vals) = it.next() else {
+                    return Ok(false);
+                };
+                // Move what the source produced into place (no per-value clone and drop:
+                // for text that was two atomic reference-count updates per column per
+                // row); pad defensively so a short row can never misalign the combined row.
+                let mut vals = vals?.into_iter();
+                for slot in slots.iter_mut() {
+                    *slot = vals.next().unwrap_or(Value::Null);
+                }
+                Ok(true)
+            }
+            Candidates::Scan {
+                scan,
+                defaults,
+                reals,
+                rowid_alias,
+            } => {
+                // The same row `expand_row` builds, written in place.
+                let n = slots.len() - 1;
+                let Some((rowid, k)) = scan.next_into(&mut slots[..n])? else {
+                    return Ok(false);
+                };
+                for (i, slot) in slots.iter_mut().enumerate().take(n).skip(k) {
+                    *slot = defaults.get(i).cloned().unwrap_or(Value::Null);
+                }
+                // SQLite writes an integral value of a REAL column as an integer
+                // (fileformat2.html §2.1) and reads it back as a real.
+                for &i in reals.iter() {
+                    if let Value::Integer(v) = slots[i] {
+                        slots[i] = Value::Real(v as f64);
+                    }
+                }
+                if let Some(a) = *rowid_alias {
+                    slots[a] = Value::Integer(rowid);
+                }
+                slots[n] = Value::Integer(rowid);
+                Ok(true)
+            }
+        }
     }
 }
 
@@ -734,16 +797,14 @@ impl<'a> Exec<'a> {
         let src = &core.sources[i];
         let mut any = false;
         let needed = core.needed.get(i).and_then(|n| n.as_ref());
-        let candidates = self.candidates(src, needed, row, parent)?;
-        for (pos, cand) in candidates.enumerate() {
-            let vals = cand?;
-            // Move what the source produced into place (no per-value clone and drop: for
-            // text that was two atomic reference-count updates per column per row); pad
-            // defensively so a short row can never misalign the combined row.
-            let mut vals = vals.into_iter();
-            for slot in row[src.start..src.start + src.width].iter_mut() {
-                *slot = vals.next().unwrap_or(Value::Null);
+        let mut candidates = self.candidate_source(src, needed, row, parent)?;
+        let mut pos = 0usize;
+        loop {
+            if !candidates.next_into(&mut row[src.start..src.start + src.width])? {
+                break;
             }
+            pos += 1;
+            let pos = pos - 1;
             let fr = Frame::new(row, parent);
             if src.join.is_outer() {
                 let mut ok = true;
@@ -790,6 +851,59 @@ impl<'a> Exec<'a> {
             self.join_level(core, i + 1, row, parent, emit, matched)?;
         }
         Ok(())
+    }
+
+    /// The candidates of one source for `join_level`: a rowid table read by a full scan or
+    /// a rowid range decodes straight into the combined row (`Store::table_scan`); every
+    /// other source goes through [`candidates`](Self::candidates).
+    fn candidate_source<'s>(
+        &'s self,
+        src: &Source,
+        needed: Option<&std::sync::Arc<[bool]>>,
+        row: &Row,
+        parent: Option<&Frame>,
+    ) -> Result<Candidates<'s>> {
+        if let SourceKind::Table(t) = &src.kind {
+            let n = t.columns.len();
+            let direct = !t.without_rowid && !t.has_virtual() && src.width == n + 1;
+            let range = match &src.access {
+                Access::Scan if direct => Some((Bound::Unbounded, Bound::Unbounded, false)),
+                Access::RowidRange { lo, hi, reverse } if direct => {
+                    let fr = Frame::new(row, parent);
+                    let lo_b = match lo {
+                        Some((e, incl)) => match rowid_bound(&self.eval(e, &fr)?, *incl, true) {
+                            Some(b) => b,
+                            None => return Ok(Candidates::Rows(Box::new(std::iter::empty()))),
+                        },
+                        None => Bound::Unbounded,
+                    };
+                    let hi_b = match hi {
+                        Some((e, incl)) => match rowid_bound(&self.eval(e, &fr)?, *incl, false) {
+                            Some(b) => b,
+                            None => return Ok(Candidates::Rows(Box::new(std::iter::empty()))),
+                        },
+                        None => Bound::Unbounded,
+                    };
+                    Some((lo_b, hi_b, *reverse))
+                }
+                _ => None,
+            };
+            if let Some((lo, hi, reverse)) = range {
+                let scan = self
+                    .store
+                    .table_scan(t.root, lo, hi, reverse, needed.cloned())?;
+                let reals = (0..n)
+                    .filter(|&i| t.columns[i].affinity == Affinity::Real)
+                    .collect();
+                return Ok(Candidates::Scan {
+                    scan,
+                    defaults: self.column_defaults(t),
+                    reals,
+                    rowid_alias: t.rowid_alias,
+                });
+            }
+        }
+        Ok(Candidates::Rows(self.candidates(src, needed, row, parent)?))
     }
 
     /// The candidate rows of one source (in its row layout), per its access path.

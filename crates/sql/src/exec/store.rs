@@ -47,6 +47,51 @@ impl KeyOrder {
 pub type RowIter = Box<dyn Iterator<Item = Result<(i64, Row)>>>;
 pub type KeyIter = Box<dyn Iterator<Item = Result<Row>>>;
 
+/// A table scan that writes each row's stored fields straight into the caller's slots (a
+/// part of the executor's combined row) instead of allocating a `Row` per step.
+pub trait RowScan {
+    /// Moves to the next row in the range: writes the record's leading fields into `cols`
+    /// (at most `cols.len()`; as with `table_range_cols`, fields not flagged in the scan's
+    /// `needed` mask may read NULL and the fields after the last needed one may be left
+    /// unwritten) and returns the rowid and how many fields it wrote. None past the end.
+    fn next_into(&mut self, cols: &mut [Value]) -> Result<Option<(i64, usize)>>;
+}
+
+/// Membership tests against one index through one cursor reused across probes
+/// (integrity_check probes every index once per table row, as SQLite's OP_Found does).
+pub trait IndexProbe {
+    /// Whether the index holds an entry equal to the whole of `key` (its columns then the
+    /// rowid) under the index's order.
+    fn contains(&mut self, key: &[Value]) -> Result<bool>;
+}
+
+/// `IndexProbe` as a closure, for stores without a probe of their own.
+struct FnProbe<F>(F);
+
+impl<F: FnMut(&[Value]) -> Result<bool>> IndexProbe for FnProbe<F> {
+    fn contains(&mut self, key: &[Value]) -> Result<bool> {
+        (self.0)(key)
+    }
+}
+
+/// `RowScan` over a `RowIter`, for stores without a scan of their own.
+struct IterScan(RowIter);
+
+impl RowScan for IterScan {
+    fn next_into(&mut self, cols: &mut [Value]) -> Result<Option<(i64, usize)>> {
+        let Some(r) = self.0.next() else {
+            return Ok(None);
+        };
+        let (rowid, vals) = r?;
+        let mut k = 0;
+        for (slot, v) in cols.iter_mut().zip(vals) {
+            *slot = v;
+            k += 1;
+        }
+        Ok(Some((rowid, k)))
+    }
+}
+
 /// One database's B-trees as the executor uses them, inside one transaction.
 pub trait Store {
     fn create_table_btree(&self) -> Result<u32>;
@@ -82,6 +127,21 @@ pub trait Store {
         let _ = needed;
         self.table_get(root, rowid)
     }
+    /// `table_range_cols` (or `table_range` without a mask) as a [`RowScan`].
+    fn table_scan(
+        &self,
+        root: u32,
+        lo: Bound<i64>,
+        hi: Bound<i64>,
+        reverse: bool,
+        needed: Option<Arc<[bool]>>,
+    ) -> Result<Box<dyn RowScan>> {
+        let it = match needed {
+            Some(n) => self.table_range_cols(root, lo, hi, reverse, n)?,
+            None => self.table_range(root, lo, hi, reverse)?,
+        };
+        Ok(Box::new(IterScan(it)))
+    }
     fn table_max_rowid(&self, root: u32) -> Result<Option<i64>>;
     /// Inserts or replaces the row with this rowid.
     fn table_insert(&self, root: u32, rowid: i64, row: &[Value]) -> Result<()>;
@@ -98,6 +158,24 @@ pub trait Store {
         hi: Bound<Row>,
         reverse: bool,
     ) -> Result<KeyIter>;
+    /// How many entries the index at `root` holds.
+    fn index_entry_count(&self, root: u32, order: &KeyOrder) -> Result<usize> {
+        Ok(self
+            .index_range(root, order, Bound::Unbounded, Bound::Unbounded, false)?
+            .count())
+    }
+    /// An [`IndexProbe`] on the index at `root`.
+    fn index_probe(&self, root: u32, order: &KeyOrder) -> Result<Box<dyn IndexProbe + '_>> {
+        let order = order.clone();
+        Ok(Box::new(FnProbe(move |key: &[Value]| {
+            let k = key.to_vec();
+            Ok(self
+                .index_range(root, &order, Bound::Included(k.clone()), Bound::Included(k), false)?
+                .next()
+                .transpose()?
+                .is_some())
+        })))
+    }
 
     fn schema_cookie(&self) -> Result<u32>;
     fn set_schema_cookie(&self, v: u32) -> Result<()>;
@@ -287,6 +365,17 @@ impl Store for RoutedStore<'_> {
         let (s, r) = self.pick(root)?;
         s.table_get_cols(r, rowid, needed)
     }
+    fn table_scan(
+        &self,
+        root: u32,
+        lo: Bound<i64>,
+        hi: Bound<i64>,
+        reverse: bool,
+        needed: Option<Arc<[bool]>>,
+    ) -> Result<Box<dyn RowScan>> {
+        let (s, r) = self.pick(root)?;
+        s.table_scan(r, lo, hi, reverse, needed)
+    }
     fn table_max_rowid(&self, root: u32) -> Result<Option<i64>> {
         let (s, r) = self.pick(root)?;
         s.table_max_rowid(r)
@@ -317,6 +406,14 @@ impl Store for RoutedStore<'_> {
     ) -> Result<KeyIter> {
         let (s, r) = self.pick(root)?;
         s.index_range(r, order, lo, hi, reverse)
+    }
+    fn index_probe(&self, root: u32, order: &KeyOrder) -> Result<Box<dyn IndexProbe + '_>> {
+        let (s, r) = self.pick(root)?;
+        s.index_probe(r, order)
+    }
+    fn index_entry_count(&self, root: u32, order: &KeyOrder) -> Result<usize> {
+        let (s, r) = self.pick(root)?;
+        s.index_entry_count(r, order)
     }
     fn schema_cookie(&self) -> Result<u32> {
         self.main.schema_cookie()

@@ -8,7 +8,7 @@
 //! - Iterators own a storage `Cursor` (which holds a transaction clone); they stop at the
 //!   first key outside the requested bounds.
 
-use super::store::{key_in_bounds, KeyIter, KeyOrder, Row, RowIter, Store};
+use super::store::{key_in_bounds, IndexProbe, KeyIter, KeyOrder, Row, RowIter, RowScan, Store};
 use crate::collation::Collation;
 use crate::value::{Result, Value};
 use parlite_storage::record::{self, RecordCompare, ValueRef};
@@ -104,11 +104,10 @@ pub fn decode_cols(rec: &[u8], needed: &[bool]) -> Result<Row> {
     Ok(row)
 }
 
-/// Scans reuse `buf` for each row's record bytes instead of allocating a fresh `Vec`
-/// per row (`Cursor::record_into`).
+/// Scans decode each row's record where it lies (`Cursor::with_entry`): borrowed from the
+/// page, or assembled in the cursor's scratch buffer when it overflows.
 struct TableIter {
     cur: Cursor,
-    buf: Vec<u8>,
     started: bool,
     lo: Bound<i64>,
     hi: Bound<i64>,
@@ -119,9 +118,10 @@ struct TableIter {
 }
 
 impl TableIter {
-    fn step(&mut self) -> Result<Option<(i64, Row)>> {
+    /// Moves to the next entry; false (and done) past the end of the tree.
+    fn advance(&mut self) -> Result<bool> {
         if self.done {
-            return Ok(None);
+            return Ok(false);
         }
         let ok = if !self.started {
             self.started = true;
@@ -145,10 +145,52 @@ impl TableIter {
         };
         if !ok || !self.cur.valid() {
             self.done = true;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn step(&mut self) -> Result<Option<(i64, Row)>> {
+        if !self.advance()? {
             return Ok(None);
         }
-        let rowid = self.cur.rowid()?;
-        let inside = if self.reverse {
+        let (range, needed) = (self.range(), &self.needed);
+        let r = self.cur.with_entry(|rowid, rec| -> Result<Option<(i64, Row)>> {
+            if !range.contains(rowid) {
+                return Ok(None);
+            }
+            let row = match needed {
+                Some(n) => decode_cols(rec, n)?,
+                None => decode(rec)?,
+            };
+            Ok(Some((rowid, row)))
+        })??;
+        if r.is_none() {
+            self.done = true;
+        }
+        Ok(r)
+    }
+
+    fn range(&self) -> RangeEnd {
+        RangeEnd {
+            reverse: self.reverse,
+            lo: self.lo,
+            hi: self.hi,
+        }
+    }
+}
+
+/// The end test of a `TableIter`, copied out so it can run inside `Cursor::with_entry`.
+#[derive(Clone, Copy)]
+struct RangeEnd {
+    reverse: bool,
+    lo: Bound<i64>,
+    hi: Bound<i64>,
+}
+
+impl RangeEnd {
+    fn contains(&self, rowid: i64) -> bool {
+        if self.reverse {
             match self.lo {
                 Bound::Unbounded => true,
                 Bound::Included(l) => rowid >= l,
@@ -160,17 +202,79 @@ impl TableIter {
                 Bound::Included(h) => rowid <= h,
                 Bound::Excluded(h) => rowid < h,
             }
+        }
+    }
+}
+
+/// Decodes a record's leading fields into `cols` (see `RowScan::next_into`): all of them
+/// up to `cols.len()`, or with a mask only the flagged ones (the others NULL), stopping
+/// after the last flagged one. Returns how many fields were written.
+fn decode_into(rec: &[u8], needed: Option<&[bool]>, cols: &mut [Value]) -> Result<usize> {
+    let limit = match needed {
+        Some(n) => n.iter().rposition(|b| *b).map_or(0, |l| l + 1),
+        None => usize::MAX,
+    }
+    .min(cols.len());
+    if limit == 0 {
+        return Ok(0);
+    }
+    let mut it = record::FieldIter::new(rec)?;
+    let mut k = 0;
+    while k < limit {
+        let Some(r) = it.next_field() else {
+            break;
         };
-        if !inside {
-            self.done = true;
+        let r = r?;
+        cols[k] = if needed.is_some_and(|n| !n[k]) {
+            Value::Null
+        } else {
+            match r {
+                ValueRef::Null => Value::Null,
+                ValueRef::Integer(i) => Value::Integer(i),
+                ValueRef::Real(x) => Value::real(x),
+                ValueRef::Text(b) => Value::text_from_bytes(b),
+                ValueRef::Blob(b) => Value::blob(b.to_vec()),
+            }
+        };
+        k += 1;
+    }
+    Ok(k)
+}
+
+/// The scan path: one lock per row for the rowid and the record, decoded from the page
+/// into the caller's slots (no record copy, no `Row` allocation).
+impl RowScan for TableIter {
+    fn next_into(&mut self, cols: &mut [Value]) -> Result<Option<(i64, usize)>> {
+        if self.started && !self.done {
+            let (range, needed) = (self.range(), self.needed.as_deref());
+            let r = self.cur.step_entry(!self.reverse, |rowid, rec| -> Result<_> {
+                if !range.contains(rowid) {
+                    return Ok(None);
+                }
+                Ok(Some((rowid, decode_into(rec, needed, cols)?)))
+            })?;
+            let r = r.unwrap_or(Ok(None))?;
+            if r.is_none() {
+                self.done = true;
+            }
+            return Ok(r);
+        }
+        if !self.advance()? {
             return Ok(None);
         }
-        self.cur.record_into(&mut self.buf)?;
-        let row = match &self.needed {
-            Some(n) => decode_cols(&self.buf, n)?,
-            None => decode(&self.buf)?,
-        };
-        Ok(Some((rowid, row)))
+        let (range, needed) = (self.range(), self.needed.as_deref());
+        let r = self
+            .cur
+            .with_entry(|rowid, rec| -> Result<Option<(i64, usize)>> {
+                if !range.contains(rowid) {
+                    return Ok(None);
+                }
+                Ok(Some((rowid, decode_into(rec, needed, cols)?)))
+            })??;
+        if r.is_none() {
+            self.done = true;
+        }
+        Ok(r)
     }
 }
 
@@ -257,7 +361,35 @@ impl Iterator for IndexIter {
     }
 }
 
+/// An index probe: one cursor, one key buffer, an `Eq` seek per probe (which reuses the
+/// cursor's frames while the tree is unchanged).
+struct CursorProbe {
+    cur: Cursor,
+    buf: Vec<u8>,
+}
+
+impl IndexProbe for CursorProbe {
+    fn contains(&mut self, key: &[Value]) -> Result<bool> {
+        let refs: Vec<ValueRef> = key.iter().map(to_ref).collect();
+        self.buf.clear();
+        record::encode_into(&refs, &mut self.buf);
+        Ok(self.cur.seek_key(&self.buf, SeekOp::Eq)? && self.cur.valid())
+    }
+}
+
 impl Store for TxnStore {
+    /// Counts cells page by page (`Txn::count`), decoding no key.
+    fn index_entry_count(&self, root: u32, _order: &KeyOrder) -> Result<usize> {
+        Ok(usize::try_from(self.txn.count(PageNo(root))?).unwrap_or(usize::MAX))
+    }
+    fn index_probe(&self, root: u32, order: &KeyOrder) -> Result<Box<dyn IndexProbe + '_>> {
+        let cmp: Arc<dyn KeyCompare> = comparator(order);
+        let cur = self.txn.cursor(PageNo(root), BtreeKind::Index, Some(cmp))?;
+        Ok(Box::new(CursorProbe {
+            cur,
+            buf: Vec::new(),
+        }))
+    }
     fn create_table_btree(&self) -> Result<u32> {
         Ok(self.txn.create_btree(BtreeKind::Table)?.0)
     }
@@ -281,7 +413,6 @@ impl Store for TxnStore {
         let cur = self.txn.cursor(PageNo(root), BtreeKind::Table, None)?;
         Ok(Box::new(TableIter {
             cur,
-            buf: Vec::new(),
             started: false,
             lo,
             hi,
@@ -309,13 +440,31 @@ impl Store for TxnStore {
         let cur = self.txn.cursor(PageNo(root), BtreeKind::Table, None)?;
         Ok(Box::new(TableIter {
             cur,
-            buf: Vec::new(),
             started: false,
             lo,
             hi,
             reverse,
             done: false,
             needed: Some(needed),
+        }))
+    }
+    fn table_scan(
+        &self,
+        root: u32,
+        lo: Bound<i64>,
+        hi: Bound<i64>,
+        reverse: bool,
+        needed: Option<Arc<[bool]>>,
+    ) -> Result<Box<dyn RowScan>> {
+        let cur = self.txn.cursor(PageNo(root), BtreeKind::Table, None)?;
+        Ok(Box::new(TableIter {
+            cur,
+            started: false,
+            lo,
+            hi,
+            reverse,
+            done: false,
+            needed,
         }))
     }
     fn table_get_cols(&self, root: u32, rowid: i64, needed: &[bool]) -> Result<Option<Row>> {
