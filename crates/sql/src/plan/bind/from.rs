@@ -7,11 +7,11 @@ impl<'s> Binder<'s> {
     /// Binds the FROM clause into `sources`. ON terms of inner joins go to `where_terms`
     /// tagged with the index of their join's source (WHERE terms are tagged `usize::MAX`), so
     /// the caller can keep them inside the left operand of a later RIGHT/FULL JOIN.
-    pub(super) fn from_clause(
+    pub(super) fn from_clause<'e>(
         &mut self,
-        from: &ast::FromClause,
+        from: &'e ast::FromClause,
         sources: &mut Vec<Source>,
-        where_terms: &mut Vec<(Expr, usize)>,
+        where_terms: &mut Vec<(Cow<'e, Expr>, usize)>,
     ) -> Result<()> {
         self.add_source(&from.first, JoinType::Inner, sources)?;
         for j in &from.joins {
@@ -58,7 +58,7 @@ impl<'s> Binder<'s> {
                     }
                 }
             }
-            let mut on_terms: Vec<Expr> = Vec::new();
+            let mut on_terms: Vec<Cow<'e, Expr>> = Vec::new();
             for u in &using {
                 let f = self
                     .frames
@@ -116,7 +116,11 @@ impl<'s> Binder<'s> {
                     f.using_values.retain(|(i, _)| *i != li);
                     f.using_values.push((li, m));
                 }
-                on_terms.push(Expr::Binary(Box::new(left), BinaryOp::Eq, Box::new(right)));
+                on_terms.push(Cow::Owned(Expr::Binary(
+                    Box::new(left),
+                    BinaryOp::Eq,
+                    Box::new(right),
+                )));
             }
             if let Some(JoinConstraint::On(e)) = &j.constraint {
                 conjuncts(e, &mut on_terms);
