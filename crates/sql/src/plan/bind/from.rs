@@ -147,7 +147,8 @@ impl<'s> Binder<'s> {
         let (kind, sname, cols): (SourceKind, String, Vec<ScopeCol>) = match t {
             TableOrSubquery::Table { name, alias, .. } => {
                 let sname = key(alias.as_deref().unwrap_or(&name.name));
-                let k = key(&name.name);
+                let k = crate::schema::key_ref(&name.name);
+                let k = k.as_ref();
                 if let Some(s) = &name.schema {
                     if !s.eq_ignore_ascii_case("main")
                         && !s.eq_ignore_ascii_case("temp")
@@ -156,22 +157,24 @@ impl<'s> Binder<'s> {
                         return err(format!("no such table: {s}.{}", name.name));
                     }
                 }
-                if name.schema.is_none() && self.hidden_ctes.contains(&k) {
+                if name.schema.is_none() && self.hidden_ctes.iter().any(|h| h == k) {
                     return err(format!("circular reference: {}", name.name));
                 }
                 let working = if name.schema.is_none() {
                     self.recursing
                         .iter()
                         .rev()
-                        .find(|(n, _, _)| *n == k)
+                        .find(|(n, _, _)| n == k)
                         .cloned()
                 } else {
                     None
                 };
                 let cte =
-                    if name.schema.is_none() && working.is_none() && !self.hidden_ctes.contains(&k)
+                    if name.schema.is_none()
+                        && working.is_none()
+                        && !self.hidden_ctes.iter().any(|h| h == k)
                     {
-                        self.ctes.iter().rev().find_map(|m| m.get(&k).cloned())
+                        self.ctes.iter().rev().find_map(|m| m.get(k).cloned())
                     } else {
                         None
                     };
@@ -297,7 +300,7 @@ impl<'s> Binder<'s> {
                     };
                     (kind, sname, cols)
                 } else {
-                    if let Some(reason) = self.schema.unsupported.get(&k) {
+                    if let Some(reason) = self.schema.unsupported.get(k) {
                         return err(format!("table {} cannot be used: {reason}", name.name));
                     }
                     if k.starts_with("pragma_") {
