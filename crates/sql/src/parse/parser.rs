@@ -1380,13 +1380,17 @@ fn number_literal(text: &str, negate: bool) -> PResult<Literal> {
     }
     let is_int = text.bytes().all(|b| b.is_ascii_digit());
     if is_int {
-        let signed = if negate {
-            format!("-{text}")
-        } else {
-            text.to_string()
-        };
-        if let Ok(i) = signed.parse::<i64>() {
-            return Ok(Literal::Integer(i));
+        // Parsed as unsigned without copying the text: the magnitude fits when it is at most
+        // i64::MAX, or 2^63 negated (i64::MIN).
+        match text.parse::<u64>() {
+            Ok(v) if v <= i64::MAX as u64 => {
+                let i = v as i64;
+                return Ok(Literal::Integer(if negate { -i } else { i }));
+            }
+            Ok(v) if negate && v == i64::MIN.unsigned_abs() => {
+                return Ok(Literal::Integer(i64::MIN));
+            }
+            _ => {}
         }
     }
     let value: f64 = text.parse().unwrap_or(0.0);
@@ -1500,6 +1504,32 @@ mod tests {
         assert!(p.next_statement().is_ok());
         assert_eq!(p.params.count(), 6);
         assert_eq!(p.params.names[1].as_deref(), Some(":a"));
+    }
+
+    #[test]
+    fn integer_literal_bounds() {
+        let int = |t: &str, neg: bool| match number_literal(t, neg) {
+            Ok(Literal::Integer(i)) => Some(i),
+            _ => None,
+        };
+        assert_eq!(int("0", false), Some(0));
+        assert_eq!(int("0", true), Some(0));
+        assert_eq!(int("9223372036854775807", false), Some(i64::MAX));
+        assert_eq!(int("9223372036854775807", true), Some(-i64::MAX));
+        assert_eq!(int("9223372036854775808", true), Some(i64::MIN));
+        assert_eq!(int("00009223372036854775808", true), Some(i64::MIN));
+        // Past the range: a REAL, keeping the text as written.
+        assert_eq!(int("9223372036854775808", false), None);
+        assert_eq!(int("9223372036854775809", true), None);
+        assert_eq!(int("99999999999999999999999", false), None);
+        assert!(matches!(
+            number_literal("9223372036854775808", false),
+            Ok(Literal::Float { text, .. }) if text == "9223372036854775808"
+        ));
+        assert!(matches!(
+            number_literal("18446744073709551616", true),
+            Ok(Literal::Float { text, .. }) if text == "-18446744073709551616"
+        ));
     }
 
     #[test]
