@@ -215,3 +215,44 @@ fn plan_bound_by_prepare_is_dropped_when_the_schema_changes_before_the_first_ste
     assert_eq!(run(&mut sel2, &[int(1)]).unwrap(), vec![vec![text("b1")]]);
     assert_eq!(run(&mut sel2, &[int(2)]).unwrap(), vec![vec![text("b2")]]);
 }
+
+/// Prepare binds against the connection's cached schema without a transaction (as SQLite's
+/// prepare does); a schema another connection changed since is caught then: a name the cache
+/// lacks makes prepare check the file and retry, and a statement the stale cache could bind
+/// is re-bound and renamed by its first step.
+#[test]
+fn prepare_on_a_stale_cached_schema_retries_or_renames() {
+    let dir = TempDir::new("stale");
+    let db = Database::open(&dir.db()).unwrap();
+    let c1 = db.connect().unwrap();
+    let c2 = db.connect().unwrap();
+    c1.execute_batch("CREATE TABLE t(a INTEGER, b TEXT); INSERT INTO t VALUES (1,'x');")
+        .unwrap();
+    // c2 caches the schema.
+    assert_eq!(
+        run(&mut prepare(&c2, "SELECT a FROM t"), &[]).unwrap(),
+        vec![vec![int(1)]]
+    );
+    c1.execute_batch("ALTER TABLE t ADD COLUMN c TEXT DEFAULT 'z'; CREATE TABLE u(v);")
+        .unwrap();
+    // Names only the new schema has: prepare checks the file and succeeds.
+    let mut sel_c = prepare(&c2, "SELECT c FROM t");
+    assert_eq!(run(&mut sel_c, &[]).unwrap(), vec![vec![text("z")]]);
+    assert_eq!(
+        run(&mut prepare(&c2, "SELECT count(*) FROM u"), &[]).unwrap(),
+        vec![vec![int(0)]]
+    );
+    // `*` bound on the stale cache: the first step re-binds it and names three columns.
+    c1.execute_batch("ALTER TABLE t ADD COLUMN d INTEGER DEFAULT 7").unwrap();
+    let mut star = prepare(&c2, "SELECT * FROM t");
+    let rows = run(&mut star, &[]).unwrap();
+    assert_eq!(rows, vec![vec![int(1), text("x"), text("z"), int(7)]]);
+    assert_eq!(star.column_count(), 4);
+    assert_eq!(star.column_name(3), "d");
+    // A table dropped by another connection: the error comes from prepare or the first step.
+    c1.execute_batch("DROP TABLE u").unwrap();
+    let r = c2
+        .prepare("SELECT * FROM u")
+        .and_then(|p| run(&mut p.expect("a statement").0, &[]));
+    assert_eq!(r.unwrap_err().to_string(), "no such table: u");
+}

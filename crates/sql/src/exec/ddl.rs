@@ -1408,7 +1408,7 @@ fn check_generated(schema: &crate::schema::Schema, t: &Table) -> Result<()> {
     Ok(())
 }
 
-fn lex_all(sql: &str) -> Vec<crate::parse::lexer::Token> {
+fn lex_all(sql: &str) -> Vec<crate::parse::lexer::Token<'_>> {
     let mut lx = crate::parse::lexer::Lexer::new(sql);
     let mut toks = Vec::new();
     loop {

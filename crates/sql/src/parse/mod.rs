@@ -29,7 +29,7 @@ pub fn parse_first(sql: &str) -> Result<Option<Parsed>, ParseError> {
         None => Ok(None),
         Some((stmt, tail)) => Ok(Some(Parsed {
             stmt,
-            params: p.params.clone(),
+            params: std::mem::take(&mut p.params),
             tail,
         })),
     }

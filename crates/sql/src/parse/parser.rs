@@ -107,16 +107,69 @@ const RESERVED: &[&str] = &[
     "WHERE",
 ];
 
-const JOIN_KW: &[&str] = &[
-    "CROSS", "FULL", "INNER", "LEFT", "NATURAL", "OUTER", "RIGHT",
-];
+/// `RESERVED_BY_LETTER[c - 'A']`: the range of `RESERVED` (sorted) starting with letter `c`.
+static RESERVED_BY_LETTER: [(u8, u8); 26] = reserved_by_letter();
 
+const fn reserved_by_letter() -> [(u8, u8); 26] {
+    let mut r = [(0u8, 0u8); 26];
+    let mut i = 0;
+    while i < RESERVED.len() {
+        let l = (RESERVED[i].as_bytes()[0] - b'A') as usize;
+        if r[l].1 == 0 {
+            r[l].0 = i as u8;
+        }
+        r[l].1 = i as u8 + 1;
+        i += 1;
+    }
+    r
+}
+
+/// Compares the word only with the reserved words of its first letter (a linear scan of all
+/// 58 was ~600 instructions per name, and names are checked at every identifier).
 fn is_reserved(w: &str) -> bool {
-    RESERVED.iter().any(|k| k.eq_ignore_ascii_case(w))
+    let Some(c) = w.as_bytes().first().map(|c| c.to_ascii_uppercase()) else {
+        return false;
+    };
+    if !c.is_ascii_uppercase() {
+        return false;
+    }
+    let (lo, hi) = RESERVED_BY_LETTER[(c - b'A') as usize];
+    RESERVED
+        .get(lo as usize..hi as usize)
+        .is_some_and(|ks| ks.iter().any(|k| k.eq_ignore_ascii_case(w)))
 }
 
 fn is_join_kw(w: &str) -> bool {
-    JOIN_KW.iter().any(|k| k.eq_ignore_ascii_case(w))
+    matches!(
+        Upper::new(w).as_str(),
+        "CROSS" | "FULL" | "INNER" | "LEFT" | "NATURAL" | "OUTER" | "RIGHT"
+    )
+}
+
+/// A word upper-cased on the stack, to match keywords without allocating. A word longer
+/// than any keyword reads as "" and so matches no keyword.
+pub(crate) struct Upper {
+    buf: [u8; 24],
+    len: usize,
+}
+
+impl Upper {
+    pub(crate) fn new(w: &str) -> Upper {
+        let mut buf = [0u8; 24];
+        let len = if w.len() <= buf.len() {
+            buf[..w.len()].copy_from_slice(w.as_bytes());
+            buf[..w.len()].make_ascii_uppercase();
+            w.len()
+        } else {
+            0
+        };
+        Upper { buf, len }
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        // ASCII upper-casing of a whole UTF-8 string leaves it valid UTF-8.
+        std::str::from_utf8(&self.buf[..self.len]).unwrap_or("")
+    }
 }
 
 /// Parameter names by 1-based index (`None` for anonymous `?`).
@@ -131,10 +184,18 @@ impl Params {
     }
 }
 
+/// Tokens kept around the current one: the parser looks at most 2 tokens ahead and steps
+/// back at most 1, so a window of 8 always holds what it reads (no per-statement buffer).
+const RING: usize = 8;
+
 pub struct Parser<'a> {
     src: &'a str,
     lx: Lexer<'a>,
-    toks: Vec<Token>,
+    /// Token `i` of the statement (for `lexed - RING <= i < lexed`) is `toks[i % RING]`.
+    toks: [Token<'a>; RING],
+    /// Tokens taken from the lexer so far (after `Eof`, `Eof` repeats).
+    lexed: usize,
+    /// Index of the current token.
     pos: usize,
     last_end: usize,
     depth: usize,
@@ -161,7 +222,12 @@ impl<'a> Parser<'a> {
         Parser {
             src,
             lx: Lexer::new(src),
-            toks: Vec::new(),
+            toks: std::array::from_fn(|_| Token {
+                tok: Tok::Eof,
+                start: 0,
+                end: 0,
+            }),
+            lexed: 0,
             pos: 0,
             last_end: 0,
             depth: 0,
@@ -172,35 +238,43 @@ impl<'a> Parser<'a> {
 
     // ---- token access -----------------------------------------------------------------
 
+    #[inline]
     fn fill(&mut self, n: usize) {
-        while self.toks.len() <= self.pos + n {
-            if matches!(self.toks.last(), Some(Token { tok: Tok::Eof, .. })) {
-                let t = self.toks[self.toks.len() - 1].clone();
-                self.toks.push(t);
-            } else {
-                let t = self.lx.next_token();
-                self.toks.push(t);
-            }
+        debug_assert!(n + 2 < RING, "lookahead past the token window");
+        if self.lexed <= self.pos + n {
+            self.lex_to(n);
         }
     }
 
-    fn peek_n(&mut self, n: usize) -> &Tok {
-        self.fill(n);
-        &self.toks[self.pos + n].tok
+    fn lex_to(&mut self, n: usize) {
+        while self.lexed <= self.pos + n {
+            let t = if self.lexed > 0 && self.toks[(self.lexed - 1) % RING].tok == Tok::Eof {
+                self.toks[(self.lexed - 1) % RING].clone()
+            } else {
+                self.lx.next_token()
+            };
+            self.toks[self.lexed % RING] = t;
+            self.lexed += 1;
+        }
     }
 
-    fn peek(&mut self) -> &Tok {
+    fn peek_n(&mut self, n: usize) -> &Tok<'a> {
+        self.fill(n);
+        &self.toks[(self.pos + n) % RING].tok
+    }
+
+    fn peek(&mut self) -> &Tok<'a> {
         self.peek_n(0)
     }
 
     fn cur_start(&mut self) -> usize {
         self.fill(0);
-        self.toks[self.pos].start
+        self.toks[self.pos % RING].start
     }
 
-    fn advance(&mut self) -> Token {
+    fn advance(&mut self) -> Token<'a> {
         self.fill(0);
-        let t = self.toks[self.pos].clone();
+        let t = self.toks[self.pos % RING].clone();
         if t.tok != Tok::Eof {
             self.pos += 1;
             self.last_end = t.end;
@@ -233,11 +307,11 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn is(&mut self, t: &Tok) -> bool {
+    fn is(&mut self, t: &Tok<'_>) -> bool {
         self.peek() == t
     }
 
-    fn eat(&mut self, t: &Tok) -> bool {
+    fn eat(&mut self, t: &Tok<'_>) -> bool {
         if self.is(t) {
             self.advance();
             true
@@ -246,7 +320,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn expect(&mut self, t: &Tok) -> PResult<()> {
+    fn expect(&mut self, t: &Tok<'_>) -> PResult<()> {
         if self.eat(t) {
             Ok(())
         } else {
@@ -257,7 +331,7 @@ impl<'a> Parser<'a> {
     /// The error SQLite reports at the current token.
     fn syntax_error<T>(&mut self) -> PResult<T> {
         self.fill(0);
-        let t = &self.toks[self.pos];
+        let t = &self.toks[self.pos % RING];
         match &t.tok {
             Tok::Eof => perr("incomplete input"),
             Tok::Illegal(s) => perr(format!("unrecognized token: \"{s}\"")),
@@ -291,13 +365,13 @@ impl<'a> Parser<'a> {
     /// `nm`: an identifier, a quoted identifier, a string, or a join keyword.
     fn name(&mut self) -> PResult<String> {
         match self.peek().clone() {
-            Tok::Word(w) if !is_reserved(&w) => {
+            Tok::Word(w) if !is_reserved(w) => {
                 self.advance();
-                Ok(w)
+                Ok(w.to_string())
             }
             Tok::QuotedId { name, .. } | Tok::Str(name) => {
                 self.advance();
-                Ok(name)
+                Ok(name.into_owned())
             }
             _ => self.syntax_error(),
         }
@@ -344,18 +418,19 @@ impl<'a> Parser<'a> {
         }
         match self.peek().clone() {
             Tok::Word(w)
-                if !is_reserved(&w)
-                    && !is_join_kw(&w)
-                    && !["INDEXED", "LIKE", "GLOB", "REGEXP", "MATCH", "WINDOW"]
-                        .iter()
-                        .any(|k| k.eq_ignore_ascii_case(&w)) =>
+                if !is_reserved(w)
+                    && !is_join_kw(w)
+                    && !matches!(
+                        Upper::new(w).as_str(),
+                        "INDEXED" | "LIKE" | "GLOB" | "REGEXP" | "MATCH" | "WINDOW"
+                    ) =>
             {
                 self.advance();
-                Ok(Some(w))
+                Ok(Some(w.to_string()))
             }
             Tok::QuotedId { name, .. } | Tok::Str(name) => {
                 self.advance();
-                Ok(Some(name))
+                Ok(Some(name.into_owned()))
             }
             _ => Ok(None),
         }
@@ -410,7 +485,7 @@ impl<'a> Parser<'a> {
 
     fn statement_inner(&mut self) -> PResult<Stmt> {
         let w = match self.peek() {
-            Tok::Word(w) => w.to_ascii_uppercase(),
+            Tok::Word(w) => Upper::new(w),
             _ => return self.syntax_error(),
         };
         match w.as_str() {
@@ -565,14 +640,14 @@ impl<'a> Parser<'a> {
             Tok::Plus | Tok::Minus | Tok::Number(_) => self.signed_number(),
             Tok::Str(s) => {
                 self.advance();
-                Ok(Expr::Literal(Literal::String(s)))
+                Ok(Expr::Literal(Literal::String(s.into_owned())))
             }
             Tok::Word(w) => {
                 self.advance();
                 Ok(Expr::Column {
                     schema: None,
                     table: None,
-                    name: w,
+                    name: w.to_string(),
                     dq: false,
                 })
             }
@@ -581,7 +656,7 @@ impl<'a> Parser<'a> {
                 Ok(Expr::Column {
                     schema: None,
                     table: None,
-                    name,
+                    name: name.into_owned(),
                     dq: false,
                 })
             }
@@ -599,7 +674,7 @@ impl<'a> Parser<'a> {
         match self.peek().clone() {
             Tok::Number(n) => {
                 self.advance();
-                let lit = number_literal(&n, neg)?;
+                let lit = number_literal(n, neg)?;
                 Ok(Expr::Literal(lit))
             }
             _ => self.syntax_error(),
@@ -1305,13 +1380,17 @@ fn number_literal(text: &str, negate: bool) -> PResult<Literal> {
     }
     let is_int = text.bytes().all(|b| b.is_ascii_digit());
     if is_int {
-        let signed = if negate {
-            format!("-{text}")
-        } else {
-            text.to_string()
-        };
-        if let Ok(i) = signed.parse::<i64>() {
-            return Ok(Literal::Integer(i));
+        // Parsed as unsigned without copying the text: the magnitude fits when it is at most
+        // i64::MAX, or 2^63 negated (i64::MIN).
+        match text.parse::<u64>() {
+            Ok(v) if v <= i64::MAX as u64 => {
+                let i = v as i64;
+                return Ok(Literal::Integer(if negate { -i } else { i }));
+            }
+            Ok(v) if negate && v == i64::MIN.unsigned_abs() => {
+                return Ok(Literal::Integer(i64::MIN));
+            }
+            _ => {}
         }
     }
     let value: f64 = text.parse().unwrap_or(0.0);
@@ -1385,6 +1464,17 @@ mod tests {
     }
 
     #[test]
+    fn reserved_words_are_sorted_and_found_by_letter() {
+        assert!(RESERVED.windows(2).all(|w| w[0] < w[1]));
+        for k in RESERVED {
+            assert!(is_reserved(k) && is_reserved(&k.to_ascii_lowercase()), "{k}");
+        }
+        assert!(!is_reserved("") && !is_reserved("_x") && !is_reserved("ADDX") && !is_reserved("é"));
+        assert!(is_reserved("select") && is_reserved("Where") && !is_reserved("rowid"));
+        assert!(!is_reserved("a_very_long_identifier_name_past_any_keyword"));
+    }
+
+    #[test]
     fn keywords_as_names() {
         parse1("CREATE TABLE t(key, replace, abort, action TEXT, left INTEGER)");
         parse1("SELECT key, replace FROM t WHERE abort = 1");
@@ -1417,6 +1507,32 @@ mod tests {
     }
 
     #[test]
+    fn integer_literal_bounds() {
+        let int = |t: &str, neg: bool| match number_literal(t, neg) {
+            Ok(Literal::Integer(i)) => Some(i),
+            _ => None,
+        };
+        assert_eq!(int("0", false), Some(0));
+        assert_eq!(int("0", true), Some(0));
+        assert_eq!(int("9223372036854775807", false), Some(i64::MAX));
+        assert_eq!(int("9223372036854775807", true), Some(-i64::MAX));
+        assert_eq!(int("9223372036854775808", true), Some(i64::MIN));
+        assert_eq!(int("00009223372036854775808", true), Some(i64::MIN));
+        // Past the range: a REAL, keeping the text as written.
+        assert_eq!(int("9223372036854775808", false), None);
+        assert_eq!(int("9223372036854775809", true), None);
+        assert_eq!(int("99999999999999999999999", false), None);
+        assert!(matches!(
+            number_literal("9223372036854775808", false),
+            Ok(Literal::Float { text, .. }) if text == "9223372036854775808"
+        ));
+        assert!(matches!(
+            number_literal("18446744073709551616", true),
+            Ok(Literal::Float { text, .. }) if text == "-18446744073709551616"
+        ));
+    }
+
+    #[test]
     fn min_int_literal() {
         match parse1("SELECT -9223372036854775808") {
             Stmt::Select(s) => match &s.body.first {
@@ -1443,5 +1559,21 @@ mod tests {
         assert!(err(&long).contains("too large"));
         let nots = format!("SELECT {}1", "NOT ".repeat(5000));
         assert!(err(&nots).contains("too large"));
+        // The height limit is exact: 1000 levels parse, 1001 do not (the walk that checks it
+        // is skipped only for expressions too short to reach it).
+        let at_limit = format!("SELECT 1{}", "+1".repeat(MAX_EXPR_HEIGHT - 1));
+        assert!(crate::parse::parse_all(&at_limit).is_ok());
+        let past = format!("SELECT 1{}", "+1".repeat(MAX_EXPR_HEIGHT));
+        assert!(err(&past).contains("too large"));
+        // Nested in a function call and a subquery, the check still sees the whole tree.
+        let nested = format!("SELECT abs((SELECT 1{}))", "+1".repeat(MAX_EXPR_HEIGHT));
+        assert!(err(&nested).contains("too large"));
+    }
+
+    #[test]
+    fn lookahead_window_and_put_back() {
+        // `NOT` then an operator keyword puts the keyword back (the token window keeps it).
+        parse1("SELECT a NOT LIKE 'x%' ESCAPE '!', b NOT IN (1, 2), c NOT BETWEEN 1 AND 2");
+        parse1("SELECT t.* FROM t WHERE x IS NOT NULL AND y NOTNULL");
     }
 }

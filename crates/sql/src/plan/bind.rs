@@ -18,6 +18,7 @@ use crate::parse::ast::{
 };
 use crate::schema::{key, Schema};
 use crate::value::{affinity_of_type_name, comparison_affinity, Result, SqlError};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 mod expr;
@@ -122,14 +123,15 @@ fn ordinal(n: usize) -> String {
     format!("{n}{suffix}")
 }
 
-/// Splits a conjunction into its terms.
-pub fn conjuncts(e: &Expr, out: &mut Vec<Expr>) {
+/// Splits a conjunction into its terms, borrowed from the tree (copying them was ~5% of
+/// binding a point SELECT).
+pub fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<Cow<'e, Expr>>) {
     match e {
         Expr::Binary(l, BinaryOp::And, r) => {
             conjuncts(l, out);
             conjuncts(r, out);
         }
-        _ => out.push(e.clone()),
+        _ => out.push(Cow::Borrowed(e)),
     }
 }
 
@@ -715,7 +717,7 @@ impl<'s> Binder<'s> {
         let has_limit = std::mem::take(&mut self.order_limit_hint);
         // FROM
         let mut sources: Vec<Source> = Vec::new();
-        let mut where_terms: Vec<(Expr, usize)> = Vec::new();
+        let mut where_terms: Vec<(Cow<'_, Expr>, usize)> = Vec::new();
         if let Some(from) = &sc.from {
             self.from_clause(from, &mut sources, &mut where_terms)?;
         }
@@ -879,7 +881,7 @@ impl<'s> Binder<'s> {
                         Some(a) => a.clone(),
                         None => match (expr, &b.col) {
                             (Expr::Column { .. }, Some((0, idx))) => {
-                                let c = &self.frames.last().map(|f| f.cols[*idx].clone());
+                                let c = self.frames.last().and_then(|f| f.cols.get(*idx));
                                 match c {
                                     Some(c) if !c.is_rowid => c.name.clone(),
                                     // SQLite names a rowid column after the INTEGER PRIMARY
@@ -1114,7 +1116,7 @@ impl<'s> Binder<'s> {
                     pos += f.map_or(0, |f| {
                         f.cols
                             .iter()
-                            .filter(|c| !c.is_rowid && c.source == key(t))
+                            .filter(|c| !c.is_rowid && c.source.eq_ignore_ascii_case(t))
                             .count()
                     })
                 }

@@ -340,20 +340,31 @@ pub fn schema_table() -> Table {
     }
 }
 
+/// `key(name)` without allocating when the name is already lower-case, as names usually are
+/// when statements look tables up (a `String` per lookup showed in every statement's binding).
+pub fn key_ref(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        std::borrow::Cow::Owned(name.to_ascii_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(name)
+    }
+}
+
 impl Schema {
     pub fn table(&self, name: &str) -> Option<&Arc<Table>> {
-        let k = key(name);
+        let k = key_ref(name);
+        let k = k.as_ref();
         if k == "sqlite_master" || k == "sqlite_schema" {
             return None;
         }
         if let Some(d) = self.default_attached() {
-            if let Some(t) = d.schema.tables.get(&k) {
+            if let Some(t) = d.schema.tables.get(k) {
                 return Some(t);
             }
         }
         self.tables
-            .get(&k)
-            .or_else(|| self.attached.iter().find_map(|a| a.schema.tables.get(&k)))
+            .get(k)
+            .or_else(|| self.attached.iter().find_map(|a| a.schema.tables.get(k)))
     }
 
     /// The attached database `default_db` names, if any.
@@ -385,16 +396,14 @@ impl Schema {
     pub fn table_in(&self, schema: Option<&str>, name: &str) -> Option<&Arc<Table>> {
         let temp_bit = crate::exec::store::TEMP_ROOT_BIT;
         let main_bits = temp_bit | crate::exec::store::ATTACHED_MASK;
+        let k = key_ref(name);
+        let k = k.as_ref();
         match schema.map(|s| s.to_ascii_lowercase()) {
-            Some(s) if s == "main" => self.shadowed.get(&key(name)).or_else(|| {
-                self.tables
-                    .get(&key(name))
-                    .filter(|t| t.root & main_bits == 0)
-            }),
-            Some(s) if s == "temp" => self
-                .tables
-                .get(&key(name))
-                .filter(|t| t.root & temp_bit != 0),
+            Some(s) if s == "main" => self
+                .shadowed
+                .get(k)
+                .or_else(|| self.tables.get(k).filter(|t| t.root & main_bits == 0)),
+            Some(s) if s == "temp" => self.tables.get(k).filter(|t| t.root & temp_bit != 0),
             Some(s) => self.attached_db(&s).and_then(|(_, a)| a.schema.table(name)),
             None => self.table(name),
         }

@@ -168,7 +168,7 @@ impl<'a> Parser<'a> {
                 self.advance();
                 strict = true;
             } else if let Tok::Word(w) = self.peek().clone() {
-                if is_reserved(&w) {
+                if is_reserved(w) {
                     return self.syntax_error();
                 }
                 self.advance();
@@ -306,7 +306,7 @@ impl<'a> Parser<'a> {
                 let expr = match self.peek().clone() {
                     Tok::Number(n) => {
                         self.advance();
-                        Expr::Literal(number_literal(&n, neg)?)
+                        Expr::Literal(number_literal(n, neg)?)
                     }
                     _ => {
                         let t = self.primary()?;
@@ -332,7 +332,7 @@ impl<'a> Parser<'a> {
             }
             Tok::Word(w) => {
                 let start = self.cur_start();
-                let up = w.to_ascii_uppercase();
+                let up = Upper::new(w);
                 let expr = match up.as_str() {
                     "NULL" => Expr::Literal(Literal::Null),
                     "CURRENT_TIME" => Expr::Literal(Literal::CurrentTime),
@@ -341,8 +341,8 @@ impl<'a> Parser<'a> {
                     // `DEFAULT TRUE`/`FALSE` are the integers; any other bare word is text.
                     "TRUE" => Expr::Literal(Literal::Integer(1)),
                     "FALSE" => Expr::Literal(Literal::Integer(0)),
-                    _ if is_reserved(&w) => return self.syntax_error(),
-                    _ => Expr::Literal(Literal::String(w.clone())),
+                    _ if is_reserved(w) => return self.syntax_error(),
+                    _ => Expr::Literal(Literal::String(w.to_string())),
                 };
                 self.advance();
                 Ok(ColumnConstraint::Default {
@@ -354,7 +354,7 @@ impl<'a> Parser<'a> {
                 let start = self.cur_start();
                 self.advance();
                 Ok(ColumnConstraint::Default {
-                    expr: Expr::Literal(Literal::String(name)),
+                    expr: Expr::Literal(Literal::String(name.into_owned())),
                     span: self.text(start, self.last_end),
                 })
             }

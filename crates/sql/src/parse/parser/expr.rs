@@ -14,8 +14,14 @@ impl<'a> Parser<'a> {
 
     /// A complete expression; enforces SQLite's expression height limit.
     pub fn expr(&mut self) -> PResult<Expr> {
+        let first_tok = self.pos;
         let e = self.expr_prec(P_OR)?;
-        if e.height() > MAX_EXPR_HEIGHT {
+        // Every node of a path from the root consumes at least one token of its own (an
+        // operator, a keyword, a parenthesis, a leaf), and no token yields more than two
+        // nodes, so an expression of few tokens cannot be too high: walking it only when it
+        // is long keeps this check off short statements (it was ~850 instructions for
+        // `a=1`) and stops nested calls from rewalking their subtrees.
+        if self.pos - first_tok > MAX_EXPR_HEIGHT / 4 && e.height() > MAX_EXPR_HEIGHT {
             return perr(format!(
                 "Expression tree is too large (maximum depth {MAX_EXPR_HEIGHT})"
             ));
@@ -36,7 +42,7 @@ impl<'a> Parser<'a> {
             let tok = self.peek().clone();
             let (prec, op) = match &tok {
                 Tok::Word(w) => {
-                    let up = w.to_ascii_uppercase();
+                    let up = Upper::new(w);
                     match up.as_str() {
                         "OR" => (P_OR, None),
                         "AND" => (P_AND, None),
@@ -90,7 +96,7 @@ impl<'a> Parser<'a> {
                 continue;
             }
             let w = match tok {
-                Tok::Word(w) => w.to_ascii_uppercase(),
+                Tok::Word(w) => Upper::new(w),
                 _ => break,
             };
             self.advance();
@@ -154,7 +160,7 @@ impl<'a> Parser<'a> {
     /// operator keyword.
     fn negatable_op(&mut self, lhs: Expr, not: bool) -> PResult<Expr> {
         let w = match self.advance().tok {
-            Tok::Word(w) => w.to_ascii_uppercase(),
+            Tok::Word(w) => Upper::new(w),
             _ => return self.syntax_error(),
         };
         let lhs = Box::new(lhs);
@@ -249,7 +255,7 @@ impl<'a> Parser<'a> {
                 if let Tok::Number(n) = self.peek().clone() {
                     if !matches!(self.peek_n(1), Tok::Word(w) if w.eq_ignore_ascii_case("COLLATE"))
                     {
-                        if let Ok(Literal::Integer(i)) = number_literal(&n, true) {
+                        if let Ok(Literal::Integer(i)) = number_literal(n, true) {
                             self.advance();
                             return Ok(Expr::Literal(Literal::Integer(i)));
                         }
@@ -282,11 +288,11 @@ impl<'a> Parser<'a> {
         match tok {
             Tok::Number(n) => {
                 self.advance();
-                Ok(Expr::Literal(number_literal(&n, false)?))
+                Ok(Expr::Literal(number_literal(n, false)?))
             }
             Tok::Str(s) => {
                 self.advance();
-                Ok(Expr::Literal(Literal::String(s)))
+                Ok(Expr::Literal(Literal::String(s.into_owned())))
             }
             Tok::Blob(b) => {
                 self.advance();
@@ -294,8 +300,11 @@ impl<'a> Parser<'a> {
             }
             Tok::Variable(v) => {
                 self.advance();
-                let index = self.param_index(&v)?;
-                Ok(Expr::Param { index, name: v })
+                let index = self.param_index(v)?;
+                Ok(Expr::Param {
+                    index,
+                    name: v.to_string(),
+                })
             }
             Tok::LParen => {
                 self.advance();
@@ -314,10 +323,10 @@ impl<'a> Parser<'a> {
             }
             Tok::QuotedId { name, dq } => {
                 self.advance();
-                self.after_name(name, dq)
+                self.after_name(name.into_owned(), dq)
             }
             Tok::Word(w) => {
-                let up = w.to_ascii_uppercase();
+                let up = Upper::new(w);
                 match up.as_str() {
                     "NULL" => {
                         self.advance();
@@ -374,10 +383,10 @@ impl<'a> Parser<'a> {
                         self.expect(&Tok::RParen)?;
                         Ok(Expr::Raise { kind, message })
                     }
-                    _ if is_reserved(&w) => self.syntax_error(),
+                    _ if is_reserved(w) => self.syntax_error(),
                     _ => {
                         self.advance();
-                        self.after_name(w, false)
+                        self.after_name(w.to_string(), false)
                     }
                 }
             }

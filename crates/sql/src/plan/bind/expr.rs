@@ -604,23 +604,22 @@ impl<'s> Binder<'s> {
             let fi = n - 1 - level;
             let found = {
                 let f = &self.frames[fi];
-                let mut hits: Vec<usize> = Vec::new();
+                // (first hit, number of hits): sources are lower-case (`key`), so comparing
+                // without case is comparing with `key(t)`, without allocating per column.
+                let mut first: Option<usize> = None;
+                let mut hits = 0usize;
                 for (i, c) in f.cols.iter().enumerate() {
                     let name_ok = c.name.eq_ignore_ascii_case(name) && !c.is_rowid;
-                    match table {
-                        Some(t) => {
-                            if c.source == key(t) && name_ok {
-                                hits.push(i);
-                            }
-                        }
-                        None => {
-                            if name_ok && !c.using_hidden {
-                                hits.push(i);
-                            }
-                        }
+                    let hit = match table {
+                        Some(t) => name_ok && c.source.eq_ignore_ascii_case(t),
+                        None => name_ok && !c.using_hidden,
+                    };
+                    if hit {
+                        first.get_or_insert(i);
+                        hits += 1;
                     }
                 }
-                if hits.is_empty()
+                if hits == 0
                     && ["rowid", "oid", "_rowid_"]
                         .iter()
                         .any(|r| r.eq_ignore_ascii_case(name))
@@ -629,26 +628,27 @@ impl<'s> Binder<'s> {
                         // A WITHOUT ROWID table's slot has no name: it never matches.
                         if c.is_rowid
                             && !c.name.is_empty()
-                            && table.map_or(true, |t| c.source == key(t))
+                            && table.map_or(true, |t| c.source.eq_ignore_ascii_case(t))
                         {
-                            hits.push(i);
+                            first.get_or_insert(i);
+                            hits += 1;
                         }
                     }
-                    if table.is_none() && hits.len() > 1 {
+                    if table.is_none() && hits > 1 {
                         // Only a single table source makes a bare rowid unambiguous.
                         return err(format!("ambiguous column name: {name}"));
                     }
                 }
-                if hits.len() > 1 {
+                if hits > 1 {
                     let what = match table {
                         Some(t) => format!("{t}.{name}"),
                         None => name.to_string(),
                     };
                     return err(format!("ambiguous column name: {what}"));
                 }
-                hits.first().map(|&i| (i, f.cols[i].clone()))
+                first.map(|i| (i, f.cols[i].aff, f.cols[i].coll))
             };
-            if let Some((idx, c)) = found {
+            if let Some((idx, aff, coll)) = found {
                 if table.is_none() {
                     let merged = self.frames[fi]
                         .using_values
@@ -666,8 +666,8 @@ impl<'s> Binder<'s> {
                 }
                 return Ok(Bound {
                     e: CExpr::Col { level, idx },
-                    aff: c.aff,
-                    coll: Some((c.coll, false)),
+                    aff,
+                    coll: Some((coll, false)),
                     col: Some((level, idx)),
                 });
             }

@@ -7,11 +7,11 @@ impl<'s> Binder<'s> {
     /// Binds the FROM clause into `sources`. ON terms of inner joins go to `where_terms`
     /// tagged with the index of their join's source (WHERE terms are tagged `usize::MAX`), so
     /// the caller can keep them inside the left operand of a later RIGHT/FULL JOIN.
-    pub(super) fn from_clause(
+    pub(super) fn from_clause<'e>(
         &mut self,
-        from: &ast::FromClause,
+        from: &'e ast::FromClause,
         sources: &mut Vec<Source>,
-        where_terms: &mut Vec<(Expr, usize)>,
+        where_terms: &mut Vec<(Cow<'e, Expr>, usize)>,
     ) -> Result<()> {
         self.add_source(&from.first, JoinType::Inner, sources)?;
         for j in &from.joins {
@@ -58,7 +58,7 @@ impl<'s> Binder<'s> {
                     }
                 }
             }
-            let mut on_terms: Vec<Expr> = Vec::new();
+            let mut on_terms: Vec<Cow<'e, Expr>> = Vec::new();
             for u in &using {
                 let f = self
                     .frames
@@ -116,7 +116,11 @@ impl<'s> Binder<'s> {
                     f.using_values.retain(|(i, _)| *i != li);
                     f.using_values.push((li, m));
                 }
-                on_terms.push(Expr::Binary(Box::new(left), BinaryOp::Eq, Box::new(right)));
+                on_terms.push(Cow::Owned(Expr::Binary(
+                    Box::new(left),
+                    BinaryOp::Eq,
+                    Box::new(right),
+                )));
             }
             if let Some(JoinConstraint::On(e)) = &j.constraint {
                 conjuncts(e, &mut on_terms);
@@ -143,7 +147,8 @@ impl<'s> Binder<'s> {
         let (kind, sname, cols): (SourceKind, String, Vec<ScopeCol>) = match t {
             TableOrSubquery::Table { name, alias, .. } => {
                 let sname = key(alias.as_deref().unwrap_or(&name.name));
-                let k = key(&name.name);
+                let k = crate::schema::key_ref(&name.name);
+                let k = k.as_ref();
                 if let Some(s) = &name.schema {
                     if !s.eq_ignore_ascii_case("main")
                         && !s.eq_ignore_ascii_case("temp")
@@ -152,22 +157,24 @@ impl<'s> Binder<'s> {
                         return err(format!("no such table: {s}.{}", name.name));
                     }
                 }
-                if name.schema.is_none() && self.hidden_ctes.contains(&k) {
+                if name.schema.is_none() && self.hidden_ctes.iter().any(|h| h == k) {
                     return err(format!("circular reference: {}", name.name));
                 }
                 let working = if name.schema.is_none() {
                     self.recursing
                         .iter()
                         .rev()
-                        .find(|(n, _, _)| *n == k)
+                        .find(|(n, _, _)| n == k)
                         .cloned()
                 } else {
                     None
                 };
                 let cte =
-                    if name.schema.is_none() && working.is_none() && !self.hidden_ctes.contains(&k)
+                    if name.schema.is_none()
+                        && working.is_none()
+                        && !self.hidden_ctes.iter().any(|h| h == k)
                     {
-                        self.ctes.iter().rev().find_map(|m| m.get(&k).cloned())
+                        self.ctes.iter().rev().find_map(|m| m.get(k).cloned())
                     } else {
                         None
                     };
@@ -293,7 +300,7 @@ impl<'s> Binder<'s> {
                     };
                     (kind, sname, cols)
                 } else {
-                    if let Some(reason) = self.schema.unsupported.get(&k) {
+                    if let Some(reason) = self.schema.unsupported.get(k) {
                         return err(format!("table {} cannot be used: {reason}", name.name));
                     }
                     if k.starts_with("pragma_") {
