@@ -1808,6 +1808,29 @@ impl Engine<'_> {
         let mut out_rows = Vec::new();
         let before = self.table_triggers(&t, TriggerTime::Before, &TriggerEvent::Delete);
         let after = self.table_triggers(&t, TriggerTime::After, &TriggerEvent::Delete);
+        // SQLite's truncate optimization: with no WHERE, nothing that needs the rows one by
+        // one (triggers, RETURNING, foreign keys, ORDER BY/LIMIT), every tree of the table is
+        // cleared page by page; changes() still counts the rows. Deleting row by row with
+        // its index entries cost ~10x SQLite (speedtest1 tests 190 and 300).
+        if d.where_.is_none()
+            && d.order_by.is_empty()
+            && d.limit.is_none()
+            && returning.is_empty()
+            && before.is_empty()
+            && after.is_empty()
+            && !self.state.foreign_keys.get()
+        {
+            let n = self.store.clear_counting(t.root, !t.without_rowid)?;
+            for (ix, ..) in &w.indexes {
+                if ix.root != t.root && ix.root != 0 {
+                    self.store.clear_btree(ix.root)?;
+                }
+            }
+            for _ in 0..n {
+                self.count_change();
+            }
+            return Ok(out_rows);
+        }
         let rows = self.matching_rows(
             &d.with,
             &d.table,

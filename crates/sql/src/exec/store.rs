@@ -53,6 +53,22 @@ pub trait Store {
     fn create_index_btree(&self) -> Result<u32>;
     fn drop_btree(&self, root: u32) -> Result<()>;
     fn clear_btree(&self, root: u32) -> Result<()>;
+    /// `clear_btree` that also says how many entries the tree held (DELETE without WHERE
+    /// reports them as changes, as SQLite's truncate optimization does).
+    fn clear_counting(&self, root: u32, table: bool) -> Result<u64> {
+        let n = if table {
+            self.table_range(root, Bound::Unbounded, Bound::Unbounded, false)?
+                .count() as u64
+        } else {
+            let any = KeyOrder {
+                columns: Vec::new(),
+            };
+            self.index_range(root, &any, Bound::Unbounded, Bound::Unbounded, false)?
+                .count() as u64
+        };
+        self.clear_btree(root)?;
+        Ok(n)
+    }
 
     /// Rows with rowid in `lo..hi`, ascending (descending when `reverse`).
     fn table_range(
@@ -98,6 +114,39 @@ pub trait Store {
         hi: Bound<Row>,
         reverse: bool,
     ) -> Result<KeyIter>;
+
+    /// Copies every row of table `src` into the empty table `dst` of the same database,
+    /// records as stored (VACUUM); returns the number of rows. Stores over B-trees build
+    /// `dst` bottom up from the raw records (no decode, no descent per row).
+    fn table_copy(&self, src: u32, dst: u32) -> Result<u64> {
+        let mut n = 0;
+        for r in self.table_range(src, Bound::Unbounded, Bound::Unbounded, false)? {
+            let (rowid, row) = r?;
+            self.table_insert(dst, rowid, &row)?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Copies every entry of index `src` into the empty index `dst` of the same database
+    /// (same `order`), as `table_copy` does for tables.
+    fn index_copy(&self, src: u32, dst: u32, order: &KeyOrder) -> Result<u64> {
+        let mut n = 0;
+        for k in self.index_range(src, order, Bound::Unbounded, Bound::Unbounded, false)? {
+            self.index_insert(dst, &k?, order)?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Fills the empty index `root` with `keys`, which are distinct and sorted by `order`
+    /// (CREATE INDEX after its sort). Stores over B-trees build the tree bottom up.
+    fn index_fill(&self, root: u32, order: &KeyOrder, keys: Vec<Row>) -> Result<()> {
+        for k in keys {
+            self.index_insert(root, &k, order)?;
+        }
+        Ok(())
+    }
 
     fn schema_cookie(&self) -> Result<u32>;
     fn set_schema_cookie(&self, v: u32) -> Result<()>;
@@ -258,6 +307,10 @@ impl Store for RoutedStore<'_> {
         let (s, r) = self.pick(root)?;
         s.clear_btree(r)
     }
+    fn clear_counting(&self, root: u32, table: bool) -> Result<u64> {
+        let (s, r) = self.pick(root)?;
+        s.clear_counting(r, table)
+    }
     fn table_range(
         &self,
         root: u32,
@@ -317,6 +370,26 @@ impl Store for RoutedStore<'_> {
     ) -> Result<KeyIter> {
         let (s, r) = self.pick(root)?;
         s.index_range(r, order, lo, hi, reverse)
+    }
+    fn table_copy(&self, src: u32, dst: u32) -> Result<u64> {
+        let (s, r) = self.pick(src)?;
+        let (_, d) = self.pick(dst)?;
+        if db_bits(src) != db_bits(dst) {
+            return Err(crate::value::SqlError::msg("table copy across databases"));
+        }
+        s.table_copy(r, d)
+    }
+    fn index_copy(&self, src: u32, dst: u32, order: &KeyOrder) -> Result<u64> {
+        let (s, r) = self.pick(src)?;
+        let (_, d) = self.pick(dst)?;
+        if db_bits(src) != db_bits(dst) {
+            return Err(crate::value::SqlError::msg("index copy across databases"));
+        }
+        s.index_copy(r, d, order)
+    }
+    fn index_fill(&self, root: u32, order: &KeyOrder, keys: Vec<Row>) -> Result<()> {
+        let (s, r) = self.pick(root)?;
+        s.index_fill(r, order, keys)
     }
     fn schema_cookie(&self) -> Result<u32> {
         self.main.schema_cookie()

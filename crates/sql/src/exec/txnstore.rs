@@ -257,6 +257,28 @@ impl Iterator for IndexIter {
     }
 }
 
+impl TxnStore {
+    /// Every entry of the tree at `root` as stored: (rowid, record) for a table, (0, key)
+    /// for an index (`cmp` given).
+    fn raw_entries(&self, root: u32, cmp: Option<Arc<RecordCompare>>) -> Result<Vec<(i64, Vec<u8>)>> {
+        let table = cmp.is_none();
+        let (kind, cmp) = match cmp {
+            Some(c) => (BtreeKind::Index, Some(c as Arc<dyn KeyCompare>)),
+            None => (BtreeKind::Table, None),
+        };
+        let mut cur = self.txn.cursor(PageNo(root), kind, cmp)?;
+        let mut out = Vec::new();
+        let mut ok = cur.first()?;
+        while ok && cur.valid() {
+            let mut rec = Vec::new();
+            cur.record_into(&mut rec)?;
+            out.push((if table { cur.rowid()? } else { 0 }, rec));
+            ok = cur.next()?;
+        }
+        Ok(out)
+    }
+}
+
 impl Store for TxnStore {
     fn create_table_btree(&self) -> Result<u32> {
         Ok(self.txn.create_btree(BtreeKind::Table)?.0)
@@ -270,6 +292,9 @@ impl Store for TxnStore {
     fn clear_btree(&self, root: u32) -> Result<()> {
         self.txn.clear_btree(PageNo(root))?;
         Ok(())
+    }
+    fn clear_counting(&self, root: u32, _table: bool) -> Result<u64> {
+        Ok(self.txn.clear_btree(PageNo(root))?)
     }
     fn table_range(
         &self,
@@ -372,6 +397,49 @@ impl Store for TxnStore {
             reverse,
             done: false,
         }))
+    }
+    fn table_copy(&self, src: u32, dst: u32) -> Result<u64> {
+        // The source is read whole first: the build holds the transaction for its length,
+        // and a cursor step needs it too. Memory: the table's records, once.
+        let rows = self.raw_entries(src, None)?;
+        Ok(self.txn.build_btree(
+            PageNo(dst),
+            None,
+            &mut rows.iter().map(|(r, b)| (*r, b.as_slice())),
+        )?)
+    }
+    fn index_copy(&self, src: u32, dst: u32, order: &KeyOrder) -> Result<u64> {
+        let cmp = comparator(order);
+        let keys = self.raw_entries(src, Some(cmp.clone()))?;
+        Ok(self.txn.build_btree(
+            PageNo(dst),
+            Some(cmp.as_ref() as &dyn KeyCompare),
+            &mut keys.iter().map(|(r, b)| (*r, b.as_slice())),
+        )?)
+    }
+    fn index_fill(&self, root: u32, order: &KeyOrder, keys: Vec<Row>) -> Result<()> {
+        let cmp = comparator(order);
+        let mut enc: Vec<Vec<u8>> = keys.iter().map(|k| encode(k)).collect();
+        drop(keys);
+        // The caller sorted by `order`, which this comparator mirrors (module invariant);
+        // should a pair disagree anyway, the storage order wins rather than an error.
+        let mut sorted = true;
+        for w in enc.windows(2) {
+            if cmp.compare(&w[0], &w[1])? != Ordering::Less {
+                sorted = false;
+                break;
+            }
+        }
+        if !sorted {
+            enc.sort_by(|a, b| cmp.compare(a, b).unwrap_or(Ordering::Equal));
+            enc.dedup_by(|a, b| cmp.compare(a, b).ok() == Some(Ordering::Equal));
+        }
+        self.txn.build_btree(
+            PageNo(root),
+            Some(cmp.as_ref() as &dyn KeyCompare),
+            &mut enc.iter().map(|k| (0, k.as_slice())),
+        )?;
+        Ok(())
     }
     fn schema_cookie(&self) -> Result<u32> {
         Ok(self.txn.header()?.schema_cookie)
