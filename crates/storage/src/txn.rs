@@ -627,6 +627,48 @@ impl Txn {
         Ok(())
     }
 
+    /// Inserts `key` into a UNIQUE index unless an entry equal to `prefix` (compared over
+    /// the prefix's fields; no NULL in it) exists, in one descent (insert.rs); false, with
+    /// nothing written, when one exists. A concurrent transaction records the prefix as
+    /// read (so a commit adding that prefix meanwhile conflicts) and the key as written.
+    pub fn index_insert_unique(
+        &self,
+        root: PageNo,
+        key: &[u8],
+        prefix: &[u8],
+        cmp: &dyn KeyCompare,
+    ) -> Result<bool> {
+        let mut g = self.lock();
+        let g = &mut *g;
+        let shared = conc_comparator(g, cmp)?;
+        if let (Some(c), Some(sc)) = (g.conc.as_mut(), shared.as_ref()) {
+            c.read(
+                root,
+                Some(Key::Idx(prefix.to_vec())),
+                Some(Key::Idx(prefix.to_vec())),
+                Some(sc),
+            );
+        }
+        let v = match &mut g.view {
+            View::Write(w) => &mut **w,
+            View::Read(_) => return Err(StorageError::misuse("write in a read transaction")),
+            View::Done => return Err(StorageError::misuse("transaction has ended")),
+        };
+        g.tc.root = root;
+        g.tc.table = false;
+        let inserted =
+            insert::index_insert_unique(v, &mut g.tc, key, prefix, cmp, &mut g.scratch, &mut g.cell)?;
+        if !inserted {
+            return Ok(false);
+        }
+        g.changes += 1;
+        g.note_key(root, Key::Idx(key.to_vec()));
+        if let Some(c) = shared {
+            g.note_op(Op::IndexInsert(root, key.to_vec(), c));
+        }
+        Ok(true)
+    }
+
     /// Deletes the index entry comparing equal to `key`; false if there was none.
     pub fn index_delete(&self, root: PageNo, key: &[u8], cmp: &dyn KeyCompare) -> Result<bool> {
         let mut g = self.lock();

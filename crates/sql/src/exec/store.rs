@@ -105,6 +105,28 @@ pub trait Store {
 
     fn index_insert(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<()>;
     fn index_delete(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<bool>;
+    /// Inserts `key` into a UNIQUE index unless an entry starts with its first `prefix_len`
+    /// values (none of them NULL); false, writing nothing, when one does. Stores over
+    /// B-trees check and insert in one descent.
+    fn index_insert_unique(
+        &self,
+        root: u32,
+        key: &[Value],
+        prefix_len: usize,
+        order: &KeyOrder,
+    ) -> Result<bool> {
+        let p = key[..prefix_len.min(key.len())].to_vec();
+        if self
+            .index_range(root, order, Bound::Included(p.clone()), Bound::Included(p), false)?
+            .next()
+            .transpose()?
+            .is_some()
+        {
+            return Ok(false);
+        }
+        self.index_insert(root, key, order)?;
+        Ok(true)
+    }
     /// Keys between the prefix bounds, ascending (descending when `reverse`).
     fn index_range(
         &self,
@@ -359,6 +381,16 @@ impl Store for RoutedStore<'_> {
     fn index_delete(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<bool> {
         let (s, r) = self.pick(root)?;
         s.index_delete(r, key, order)
+    }
+    fn index_insert_unique(
+        &self,
+        root: u32,
+        key: &[Value],
+        prefix_len: usize,
+        order: &KeyOrder,
+    ) -> Result<bool> {
+        let (s, r) = self.pick(root)?;
+        s.index_insert_unique(r, key, prefix_len, order)
     }
     fn index_range(
         &self,

@@ -371,6 +371,22 @@ impl Store for TxnStore {
             .txn
             .index_insert(PageNo(root), &encode(key), cmp.as_ref() as &dyn KeyCompare)?)
     }
+    fn index_insert_unique(
+        &self,
+        root: u32,
+        key: &[Value],
+        prefix_len: usize,
+        order: &KeyOrder,
+    ) -> Result<bool> {
+        let cmp = comparator(order);
+        let prefix = encode(&key[..prefix_len.min(key.len())]);
+        Ok(self.txn.index_insert_unique(
+            PageNo(root),
+            &encode(key),
+            &prefix,
+            cmp.as_ref() as &dyn KeyCompare,
+        )?)
+    }
     fn index_delete(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<bool> {
         let cmp = comparator(order);
         Ok(self
