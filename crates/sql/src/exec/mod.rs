@@ -16,6 +16,7 @@ pub mod eval;
 pub mod fkey;
 pub mod memstore;
 pub mod pragma;
+pub mod select;
 pub mod store;
 pub mod txnstore;
 pub mod without_rowid;

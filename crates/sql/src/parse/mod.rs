@@ -1,5 +1,6 @@
 //! SQL text → AST: `lexer` (tokens with spans), `parser` (recursive descent over SQLite's
-//! grammar), `ast` (the tree), `display` (the tree printed back to SQL).
+//! grammar; statements in `parser.rs`, `parser/ddl.rs` for CREATE/DROP/ALTER,
+//! `parser/expr.rs` for expressions), `ast` (the tree), `display` (the tree printed back to SQL).
 //!
 //! The entry points mirror sqlite3_prepare: `parse_first` compiles the first statement and
 //! reports where the rest of the input starts; `parse_all` is for scripts and tests.

@@ -1,0 +1,705 @@
+//! Expression binding: AST `Expr` → `Bound` (a `CExpr` with its affinity and collation),
+//! including column resolution, function and aggregate calls, and window calls.
+
+use super::*;
+
+impl<'s> Binder<'s> {
+    /// Binds an expression in the current top frame.
+    pub fn bind_expr(&mut self, e: &Expr) -> Result<CExpr> {
+        Ok(self.expr(e)?.e)
+    }
+
+    pub fn expr(&mut self, e: &Expr) -> Result<Bound> {
+        match e {
+            Expr::Literal(l) => Ok(Bound::plain(CExpr::Lit(literal_value(l)))),
+            Expr::Param { index, .. } => Ok(Bound::plain(CExpr::Param(*index))),
+            Expr::Column {
+                schema,
+                table,
+                name,
+                dq,
+            } => self.column(schema.as_deref(), table.as_deref(), name, *dq),
+            Expr::Unary(op, inner) => {
+                let b = self.expr(inner)?;
+                // Unary plus keeps the operand's affinity and collation (SQLite treats it as
+                // a no-op for typing).
+                if *op == UnaryOp::Plus {
+                    return Ok(Bound {
+                        e: CExpr::Unary(*op, Box::new(b.e)),
+                        aff: b.aff,
+                        coll: b.coll,
+                        col: None,
+                    });
+                }
+                Ok(Bound::plain(CExpr::Unary(*op, Box::new(b.e))))
+            }
+            Expr::Binary(l, op, r) => {
+                let lb = self.expr(l)?;
+                let rb = self.expr(r)?;
+                if matches!(op, BinaryOp::Arrow | BinaryOp::Arrow2) {
+                    // JSON operators are the functions `->` and `->>` (json1).
+                    let def = func::lookup(op.as_str(), 2)?;
+                    return Ok(Bound::plain(CExpr::Func {
+                        def: FnRef(def),
+                        args: vec![lb.e, rb.e],
+                        coll: Collation::Binary,
+                    }));
+                }
+                let coll = pick_collation(&lb, &rb);
+                let is_cmp = matches!(
+                    op,
+                    BinaryOp::Eq
+                        | BinaryOp::Ne
+                        | BinaryOp::Lt
+                        | BinaryOp::Le
+                        | BinaryOp::Gt
+                        | BinaryOp::Ge
+                        | BinaryOp::Is
+                        | BinaryOp::IsNot
+                );
+                if is_cmp {
+                    if let (CExpr::Vector(a), CExpr::Vector(b)) = (&lb.e, &rb.e) {
+                        if a.len() != b.len() {
+                            return err("row value misused");
+                        }
+                    }
+                }
+                Ok(Bound::plain(CExpr::Binary {
+                    op: *op,
+                    l: Box::new(lb.e),
+                    r: Box::new(rb.e),
+                    coll,
+                    laff: lb.aff,
+                    raff: rb.aff,
+                }))
+            }
+            Expr::Like {
+                lhs,
+                not,
+                op,
+                rhs,
+                escape,
+            } => {
+                let l = self.expr(lhs)?.e;
+                let r = self.expr(rhs)?.e;
+                let esc = match escape {
+                    Some(x) => Some(Box::new(self.expr(x)?.e)),
+                    None => None,
+                };
+                Ok(Bound::plain(CExpr::Like {
+                    op: *op,
+                    not: *not,
+                    l: Box::new(l),
+                    r: Box::new(r),
+                    esc,
+                }))
+            }
+            Expr::Between {
+                expr,
+                not,
+                low,
+                high,
+            } => {
+                let eb = self.expr(expr)?;
+                let lo = self.expr(low)?;
+                let hi = self.expr(high)?;
+                let coll = pick_collation(&eb, &lo);
+                let hicoll = pick_collation(&eb, &hi);
+                Ok(Bound::plain(CExpr::Between {
+                    e: Box::new(eb.e),
+                    not: *not,
+                    lo: Box::new(lo.e),
+                    hi: Box::new(hi.e),
+                    coll,
+                    hicoll,
+                    eaff: eb.aff,
+                    loaff: lo.aff,
+                    hiaff: hi.aff,
+                }))
+            }
+            Expr::InList { expr, not, list } => {
+                let eb = self.expr(expr)?;
+                let mut items = Vec::new();
+                let mut affs = Vec::new();
+                for x in list {
+                    let b = self.expr(x)?;
+                    affs.push(b.aff);
+                    items.push(b.e);
+                }
+                let coll = eb.coll.map(|c| c.0).unwrap_or_default();
+                Ok(Bound::plain(CExpr::InList {
+                    e: Box::new(eb.e),
+                    not: *not,
+                    list: items,
+                    coll,
+                    eaff: eb.aff,
+                    laffs: affs,
+                }))
+            }
+            Expr::InSelect { expr, not, select } => {
+                let eb = self.expr(expr)?;
+                let sub = self.subplan(select)?;
+                let width = match &eb.e {
+                    CExpr::Vector(v) => v.len(),
+                    _ => 1,
+                };
+                if sub.plan.columns.len() != width {
+                    return err(format!(
+                        "sub-select returns {} columns - expected {}",
+                        sub.plan.columns.len(),
+                        width
+                    ));
+                }
+                let saff = sub.plan.columns.first().and_then(|c| c.aff);
+                let aff = comparison_affinity(eb.aff, saff);
+                let coll = eb
+                    .coll
+                    .map(|c| c.0)
+                    .or(sub.plan.columns.first().map(|c| c.coll))
+                    .unwrap_or_default();
+                Ok(Bound::plain(CExpr::InSelect {
+                    e: Box::new(eb.e),
+                    not: *not,
+                    sub: Rc::new(sub),
+                    coll,
+                    eaff: aff,
+                }))
+            }
+            Expr::InTable {
+                expr,
+                not,
+                table,
+                args,
+            } => {
+                if !args.is_empty() {
+                    return err(format!("no such table-valued function: {}", table.name));
+                }
+                let sel = ast::Select {
+                    with: None,
+                    body: ast::SelectBody {
+                        first: SelectCore::Select(Box::new(ast::SelectCoreSelect {
+                            distinct: false,
+                            columns: vec![ResultColumn::Star],
+                            from: Some(ast::FromClause {
+                                first: TableOrSubquery::Table {
+                                    name: table.clone(),
+                                    alias: None,
+                                    indexed: None,
+                                },
+                                joins: Vec::new(),
+                            }),
+                            where_: None,
+                            group_by: Vec::new(),
+                            having: None,
+                            windows: Vec::new(),
+                        })),
+                        compounds: Vec::new(),
+                    },
+                    order_by: Vec::new(),
+                    limit: None,
+                };
+                self.expr(&Expr::InSelect {
+                    expr: expr.clone(),
+                    not: *not,
+                    select: Box::new(sel),
+                })
+            }
+            Expr::IsNull { expr, not } => {
+                let b = self.expr(expr)?;
+                Ok(Bound::plain(CExpr::IsNull {
+                    e: Box::new(b.e),
+                    not: *not,
+                }))
+            }
+            Expr::Exists(s) => {
+                let sub = self.subplan(s)?;
+                Ok(Bound::plain(CExpr::Exists(Rc::new(sub))))
+            }
+            Expr::Subquery(s) => {
+                let sub = self.subplan(s)?;
+                if sub.plan.columns.len() != 1 {
+                    return err(format!(
+                        "sub-select returns {} columns - expected 1",
+                        sub.plan.columns.len()
+                    ));
+                }
+                let aff = sub.plan.columns[0].aff;
+                Ok(Bound {
+                    e: CExpr::Scalar(Rc::new(sub)),
+                    aff,
+                    coll: None,
+                    col: None,
+                })
+            }
+            Expr::Case { base, whens, else_ } => {
+                let bb = match base {
+                    Some(b) => Some(self.expr(b)?),
+                    None => None,
+                };
+                let mut ws = Vec::new();
+                let mut coll = bb
+                    .as_ref()
+                    .and_then(|b| b.coll)
+                    .map(|c| c.0)
+                    .unwrap_or_default();
+                for (w, t) in whens {
+                    let wb = self.expr(w)?;
+                    if let (Some(b), None) = (&bb, bb.as_ref().and_then(|b| b.coll)) {
+                        let _ = b;
+                        if let Some(c) = wb.coll {
+                            coll = c.0;
+                        }
+                    }
+                    ws.push((wb.e, self.expr(t)?.e));
+                }
+                let el = match else_ {
+                    Some(x) => Some(Box::new(self.expr(x)?.e)),
+                    None => None,
+                };
+                let baff = bb.as_ref().and_then(|b| b.aff);
+                Ok(Bound::plain(CExpr::Case {
+                    base: bb.map(|b| Box::new(b.e)),
+                    whens: ws,
+                    else_: el,
+                    coll,
+                    baff,
+                }))
+            }
+            Expr::Cast { expr, type_name } => {
+                let b = self.expr(expr)?;
+                let aff = affinity_of_type_name(type_name);
+                Ok(Bound {
+                    e: CExpr::Cast {
+                        e: Box::new(b.e),
+                        aff,
+                    },
+                    aff: Some(aff),
+                    coll: b.coll,
+                    col: None,
+                })
+            }
+            Expr::Collate { expr, collation } => {
+                let c = Collation::from_name(collation)?;
+                let b = self.expr(expr)?;
+                Ok(Bound {
+                    e: b.e,
+                    aff: b.aff,
+                    coll: Some((c, true)),
+                    col: b.col,
+                })
+            }
+            Expr::Function(fc) => self.function(fc),
+            Expr::Vector(v) => {
+                let mut items = Vec::new();
+                for x in v {
+                    items.push(self.expr(x)?.e);
+                }
+                Ok(Bound::plain(CExpr::Vector(items)))
+            }
+            Expr::Raise { kind, message } => {
+                let msg = match message {
+                    Some(m) => Some(Box::new(self.expr(m)?.e)),
+                    None => None,
+                };
+                Ok(Bound::plain(CExpr::Raise { kind: *kind, msg }))
+            }
+        }
+    }
+
+    fn function(&mut self, fc: &ast::FunctionCall) -> Result<Bound> {
+        if let Some(over) = &fc.over {
+            return self.window_call(fc, over);
+        }
+        let nargs = match &fc.args {
+            FunctionArgs::Star => 0,
+            FunctionArgs::List(a) => a.len(),
+        };
+        let def = func::lookup(&fc.name, nargs)?;
+        if let FunctionArgs::Star = fc.args {
+            if !def.is_aggregate() || !def.name.eq_ignore_ascii_case("count") {
+                return err(format!(
+                    "wrong number of arguments to function {}()",
+                    fc.name
+                ));
+            }
+        }
+        let args_ast: &[Expr] = match &fc.args {
+            FunctionArgs::Star => &[],
+            FunctionArgs::List(a) => a,
+        };
+        if def.is_aggregate() {
+            let allowed = self.frames.last().map(|f| f.agg_allowed).unwrap_or(false);
+            if !allowed {
+                return err(format!("misuse of aggregate function {}()", fc.name));
+            }
+            if fc.distinct && args_ast.len() != 1 {
+                return err("DISTINCT aggregates must have exactly one argument");
+            }
+            if let Some(f) = self.frames.last_mut() {
+                f.agg_allowed = false;
+            }
+            let mut args = Vec::new();
+            let mut coll = Collation::Binary;
+            let mut res: Result<()> = Ok(());
+            for (i, a) in args_ast.iter().enumerate() {
+                match self.expr(a) {
+                    Ok(b) => {
+                        if i == 0 {
+                            coll = b.coll.map(|c| c.0).unwrap_or_default();
+                        }
+                        args.push(b.e)
+                    }
+                    Err(e) => {
+                        res = Err(e);
+                        break;
+                    }
+                }
+            }
+            let filter = match (&res, &fc.filter) {
+                (Ok(()), Some(f)) => match self.expr(f) {
+                    Ok(b) => Some(b.e),
+                    Err(e) => {
+                        res = Err(e);
+                        None
+                    }
+                },
+                _ => None,
+            };
+            if let Some(f) = self.frames.last_mut() {
+                f.agg_allowed = true;
+            }
+            res?;
+            let f = self
+                .frames
+                .last_mut()
+                .ok_or_else(|| SqlError::msg("aggregate outside a query"))?;
+            f.aggs.push(AggCall {
+                def: FnRef(def),
+                args,
+                distinct: fc.distinct,
+                coll,
+                filter,
+            });
+            return Ok(Bound::plain(CExpr::Agg(f.aggs.len() - 1)));
+        }
+        if fc.filter.is_some() {
+            return err(format!(
+                "FILTER may not be used with non-aggregate {}()",
+                fc.name
+            ));
+        }
+        if fc.distinct {
+            return err(format!(
+                "DISTINCT is not allowed for non-aggregate function {}()",
+                fc.name
+            ));
+        }
+        let mut args = Vec::new();
+        let mut coll = None;
+        for a in args_ast {
+            let b = self.expr(a)?;
+            if coll.is_none() {
+                coll = b.coll.map(|c| c.0);
+            }
+            args.push(b.e);
+        }
+        Ok(Bound::plain(CExpr::Func {
+            def: FnRef(def),
+            args,
+            coll: coll.unwrap_or_default(),
+        }))
+    }
+
+    /// Binds `f(...) OVER (...)` into the current frame's window calls.
+    fn window_call(&mut self, fc: &ast::FunctionCall, over: &ast::Over) -> Result<Bound> {
+        let allowed = self.frames.last().is_some_and(|f| f.win_allowed);
+        if !allowed {
+            return err(format!("misuse of window function {}()", fc.name));
+        }
+        let named = self
+            .frames
+            .last()
+            .map(|f| f.named_windows.clone())
+            .unwrap_or_default();
+        let find = |n: &str| {
+            named
+                .iter()
+                .find(|(w, _)| w.eq_ignore_ascii_case(n))
+                .map(|(_, d)| d.clone())
+        };
+        let def = match over {
+            ast::Over::Name(n) => {
+                find(n).ok_or_else(|| SqlError::msg(format!("no such window: {n}")))?
+            }
+            ast::Over::Window(d) => match &d.base {
+                Some(b) => {
+                    let base =
+                        find(b).ok_or_else(|| SqlError::msg(format!("no such window: {b}")))?;
+                    ast::WindowDef {
+                        base: None,
+                        partition_by: base.partition_by,
+                        order_by: if d.order_by.is_empty() {
+                            base.order_by
+                        } else {
+                            d.order_by.clone()
+                        },
+                        frame: d.frame.clone().or(base.frame),
+                    }
+                }
+                None => d.clone(),
+            },
+        };
+        let args_ast: Vec<Expr> = match &fc.args {
+            FunctionArgs::Star => Vec::new(),
+            FunctionArgs::List(a) => a.clone(),
+        };
+        let n = args_ast.len();
+        let lname = fc.name.to_ascii_lowercase();
+        let arity = |lo: usize, hi: usize| -> Result<()> {
+            if n < lo || n > hi {
+                return err(format!(
+                    "wrong number of arguments to function {}()",
+                    fc.name
+                ));
+            }
+            Ok(())
+        };
+        let kind = match lname.as_str() {
+            "row_number" => arity(0, 0).map(|_| WinKind::RowNumber)?,
+            "rank" => arity(0, 0).map(|_| WinKind::Rank)?,
+            "dense_rank" => arity(0, 0).map(|_| WinKind::DenseRank)?,
+            "percent_rank" => arity(0, 0).map(|_| WinKind::PercentRank)?,
+            "cume_dist" => arity(0, 0).map(|_| WinKind::CumeDist)?,
+            "ntile" => arity(1, 1).map(|_| WinKind::Ntile)?,
+            "lag" => arity(1, 3).map(|_| WinKind::Lag)?,
+            "lead" => arity(1, 3).map(|_| WinKind::Lead)?,
+            "first_value" => arity(1, 1).map(|_| WinKind::FirstValue)?,
+            "last_value" => arity(1, 1).map(|_| WinKind::LastValue)?,
+            "nth_value" => arity(2, 2).map(|_| WinKind::NthValue)?,
+            _ => {
+                let d = func::lookup(&fc.name, n)?;
+                if !d.is_aggregate() {
+                    return err(format!(
+                        "{}() may not be used as a window function",
+                        fc.name
+                    ));
+                }
+                WinKind::Agg {
+                    def: FnRef(d),
+                    distinct: fc.distinct,
+                    coll: Collation::Binary,
+                }
+            }
+        };
+        if let Some(f) = self.frames.last_mut() {
+            f.win_allowed = false;
+        }
+        let r = self.window_parts(kind, &args_ast, &def);
+        if let Some(f) = self.frames.last_mut() {
+            f.win_allowed = true;
+        }
+        let call = r?;
+        let f = self
+            .frames
+            .last_mut()
+            .ok_or_else(|| SqlError::msg("window function outside a query"))?;
+        f.wins.push(call);
+        Ok(Bound::plain(CExpr::Win(f.wins.len() - 1)))
+    }
+
+    fn window_parts(
+        &mut self,
+        kind: WinKind,
+        args_ast: &[Expr],
+        def: &ast::WindowDef,
+    ) -> Result<WinCall> {
+        let mut args = Vec::new();
+        let mut first_coll = Collation::Binary;
+        for (i, a) in args_ast.iter().enumerate() {
+            let b = self.expr(a)?;
+            if i == 0 {
+                first_coll = b.coll.map(|c| c.0).unwrap_or_default();
+            }
+            args.push(b.e);
+        }
+        let kind = match kind {
+            WinKind::Agg { def, distinct, .. } => WinKind::Agg {
+                def,
+                distinct,
+                coll: first_coll,
+            },
+            k => k,
+        };
+        let mut partition = Vec::new();
+        for p in &def.partition_by {
+            partition.push(self.expr(p)?.e);
+        }
+        let mut order = Vec::new();
+        for o in &def.order_by {
+            let b = self.expr(&o.expr)?;
+            let coll = b.coll.map(|c| c.0).unwrap_or_default();
+            order.push((b.e, o.desc, o.nulls_first.unwrap_or(!o.desc), coll));
+        }
+        let frame = match &def.frame {
+            None => {
+                if order.is_empty() {
+                    WinFrame::Partition
+                } else {
+                    WinFrame::ToCurrentPeers
+                }
+            }
+            Some(fs) => {
+                if fs.exclude.is_some() {
+                    return err("EXCLUDE in window frames is not supported");
+                }
+                let end = fs.end.clone().unwrap_or(ast::FrameBound::CurrentRow);
+                if fs.units == "ROWS" {
+                    let start = self.frame_edge(&fs.start)?;
+                    let end = self.frame_edge(&end)?;
+                    WinFrame::Rows { start, end }
+                } else {
+                    match (&fs.start, &end) {
+                        (ast::FrameBound::UnboundedPreceding, ast::FrameBound::CurrentRow) => {
+                            if order.is_empty() {
+                                WinFrame::Partition
+                            } else {
+                                WinFrame::ToCurrentPeers
+                            }
+                        }
+                        (ast::FrameBound::UnboundedPreceding, ast::FrameBound::UnboundedFollowing) => WinFrame::Partition,
+                        _ => return err(format!("{} frames other than UNBOUNDED PRECEDING to CURRENT ROW or UNBOUNDED FOLLOWING are not supported", fs.units)),
+                    }
+                }
+            }
+        };
+        Ok(WinCall {
+            kind,
+            args,
+            partition,
+            order,
+            frame,
+        })
+    }
+
+    fn frame_edge(&mut self, b: &ast::FrameBound) -> Result<FrameEdge> {
+        Ok(match b {
+            ast::FrameBound::UnboundedPreceding => FrameEdge::UnboundedPreceding,
+            ast::FrameBound::Preceding(e) => FrameEdge::Preceding(self.expr(e)?.e),
+            ast::FrameBound::CurrentRow => FrameEdge::CurrentRow,
+            ast::FrameBound::Following(e) => FrameEdge::Following(self.expr(e)?.e),
+            ast::FrameBound::UnboundedFollowing => FrameEdge::UnboundedFollowing,
+        })
+    }
+
+    fn column(
+        &mut self,
+        schema: Option<&str>,
+        table: Option<&str>,
+        name: &str,
+        dq: bool,
+    ) -> Result<Bound> {
+        let _ = schema;
+        let n = self.frames.len();
+        for level in 0..n {
+            let fi = n - 1 - level;
+            let found = {
+                let f = &self.frames[fi];
+                let mut hits: Vec<usize> = Vec::new();
+                for (i, c) in f.cols.iter().enumerate() {
+                    let name_ok = c.name.eq_ignore_ascii_case(name) && !c.is_rowid;
+                    match table {
+                        Some(t) => {
+                            if c.source == key(t) && name_ok {
+                                hits.push(i);
+                            }
+                        }
+                        None => {
+                            if name_ok && !c.using_hidden {
+                                hits.push(i);
+                            }
+                        }
+                    }
+                }
+                if hits.is_empty()
+                    && ["rowid", "oid", "_rowid_"]
+                        .iter()
+                        .any(|r| r.eq_ignore_ascii_case(name))
+                {
+                    for (i, c) in f.cols.iter().enumerate() {
+                        // A WITHOUT ROWID table's slot has no name: it never matches.
+                        if c.is_rowid
+                            && !c.name.is_empty()
+                            && table.map_or(true, |t| c.source == key(t))
+                        {
+                            hits.push(i);
+                        }
+                    }
+                    if table.is_none() && hits.len() > 1 {
+                        // Only a single table source makes a bare rowid unambiguous.
+                        return err(format!("ambiguous column name: {name}"));
+                    }
+                }
+                if hits.len() > 1 {
+                    let what = match table {
+                        Some(t) => format!("{t}.{name}"),
+                        None => name.to_string(),
+                    };
+                    return err(format!("ambiguous column name: {what}"));
+                }
+                hits.first().map(|&i| (i, f.cols[i].clone()))
+            };
+            if let Some((idx, c)) = found {
+                if table.is_none() {
+                    let merged = self.frames[fi]
+                        .using_values
+                        .iter()
+                        .find(|(i, _)| *i == idx)
+                        .map(|(_, e)| e.clone());
+                    if let Some(e) = merged {
+                        return self.expr(&e);
+                    }
+                }
+                if level > 0 {
+                    for f in &mut self.frames[fi + 1..] {
+                        f.correlated = true;
+                    }
+                }
+                return Ok(Bound {
+                    e: CExpr::Col { level, idx },
+                    aff: c.aff,
+                    coll: Some((c.coll, false)),
+                    col: Some((level, idx)),
+                });
+            }
+            // Result-column aliases of this level (only for the innermost frame).
+            if level == 0 && table.is_none() {
+                let alias = self.frames[fi]
+                    .aliases
+                    .iter()
+                    .find(|(a, _)| a.eq_ignore_ascii_case(name))
+                    .map(|(_, e)| e.clone());
+                if let Some(e) = alias {
+                    if self.frames[fi].alias_depth < 8 {
+                        self.frames[fi].alias_depth += 1;
+                        let r = self.expr(&e);
+                        self.frames[fi].alias_depth -= 1;
+                        return r;
+                    }
+                }
+            }
+        }
+        if dq && table.is_none() {
+            return Ok(Bound::plain(CExpr::Lit(Value::text(name))));
+        }
+        if name.eq_ignore_ascii_case("true") && table.is_none() {
+            return Ok(Bound::plain(CExpr::Lit(Value::Integer(1))));
+        }
+        if name.eq_ignore_ascii_case("false") && table.is_none() {
+            return Ok(Bound::plain(CExpr::Lit(Value::Integer(0))));
+        }
+        match table {
+            Some(t) => err(format!("no such column: {t}.{name}")),
+            None => err(format!("no such column: {name}")),
+        }
+    }
+}

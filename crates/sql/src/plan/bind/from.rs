@@ -1,0 +1,458 @@
+//! FROM-clause binding: tables, views, CTEs, subqueries and table-valued functions become
+//! `Source`s, with join constraints turned into WHERE/ON terms.
+
+use super::*;
+
+impl<'s> Binder<'s> {
+    /// Binds the FROM clause into `sources`. ON terms of inner joins go to `where_terms`
+    /// tagged with the index of their join's source (WHERE terms are tagged `usize::MAX`), so
+    /// the caller can keep them inside the left operand of a later RIGHT/FULL JOIN.
+    pub(super) fn from_clause(
+        &mut self,
+        from: &ast::FromClause,
+        sources: &mut Vec<Source>,
+        where_terms: &mut Vec<(Expr, usize)>,
+    ) -> Result<()> {
+        self.add_source(&from.first, JoinType::Inner, sources)?;
+        for j in &from.joins {
+            let jt = match j.op.kind {
+                JoinKind::Left => JoinType::Left,
+                JoinKind::Right => JoinType::Right,
+                JoinKind::Full => JoinType::Full,
+                _ => JoinType::Inner,
+            };
+            let left_cols: Vec<(usize, ScopeCol)> = self
+                .frames
+                .last()
+                .map(|f| {
+                    f.cols
+                        .iter()
+                        .cloned()
+                        .enumerate()
+                        .filter(|(_, c)| !c.is_rowid && !c.using_hidden && !c.star_hidden)
+                        .collect()
+                })
+                .unwrap_or_default();
+            self.add_source(&j.table, jt, sources)?;
+            let si = sources.len() - 1;
+            let (start, w) = (sources[si].start, sources[si].width);
+            let mut using: Vec<String> = match &j.constraint {
+                Some(JoinConstraint::Using(cols)) => cols.clone(),
+                _ => Vec::new(),
+            };
+            if j.op.natural {
+                if j.constraint.is_some() {
+                    return err("a NATURAL join may not have an ON or USING clause");
+                }
+                let f = self
+                    .frames
+                    .last()
+                    .ok_or_else(|| SqlError::msg("no frame"))?;
+                for c in &f.cols[start..start + w] {
+                    if !c.is_rowid
+                        && left_cols
+                            .iter()
+                            .any(|(_, l)| l.name.eq_ignore_ascii_case(&c.name))
+                    {
+                        using.push(c.name.clone());
+                    }
+                }
+            }
+            let mut on_terms: Vec<Expr> = Vec::new();
+            for u in &using {
+                let f = self
+                    .frames
+                    .last_mut()
+                    .ok_or_else(|| SqlError::msg("no frame"))?;
+                let Some((li, lc)) = left_cols
+                    .iter()
+                    .find(|(_, c)| c.name.eq_ignore_ascii_case(u))
+                    .cloned()
+                else {
+                    return err(format!(
+                        "cannot join using column {u} - column not present in both tables"
+                    ));
+                };
+                let Some(ri) = (start..start + w)
+                    .find(|&i| !f.cols[i].is_rowid && f.cols[i].name.eq_ignore_ascii_case(u))
+                else {
+                    return err(format!(
+                        "cannot join using column {u} - column not present in both tables"
+                    ));
+                };
+                f.cols[ri].using_hidden = true;
+                // The left side is what an unqualified name means so far: the leftmost
+                // table's column, or what an earlier RIGHT/FULL JOIN made of it.
+                let left = match f.using_values.iter().find(|(i, _)| *i == li) {
+                    Some((_, e)) => e.clone(),
+                    None => Expr::Column {
+                        schema: None,
+                        table: Some(lc.source.clone()),
+                        name: lc.name.clone(),
+                        dq: false,
+                    },
+                };
+                let right = Expr::Column {
+                    schema: None,
+                    table: Some(f.cols[ri].source.clone()),
+                    name: f.cols[ri].name.clone(),
+                    dq: false,
+                };
+                // SQLite resolves the merged column of a RIGHT JOIN to the right table's
+                // column and of a FULL JOIN to coalesce(left, right) (resolve.c lookupName).
+                let merged = match jt {
+                    JoinType::Right => Some(right.clone()),
+                    JoinType::Full => Some(Expr::Function(Box::new(ast::FunctionCall {
+                        name: "coalesce".into(),
+                        distinct: false,
+                        args: FunctionArgs::List(vec![left.clone(), right.clone()]),
+                        order_by: Vec::new(),
+                        filter: None,
+                        over: None,
+                    }))),
+                    JoinType::Inner | JoinType::Left => None,
+                };
+                if let Some(m) = merged {
+                    f.using_values.retain(|(i, _)| *i != li);
+                    f.using_values.push((li, m));
+                }
+                on_terms.push(Expr::Binary(Box::new(left), BinaryOp::Eq, Box::new(right)));
+            }
+            if let Some(JoinConstraint::On(e)) = &j.constraint {
+                conjuncts(e, &mut on_terms);
+            }
+            if jt.is_outer() {
+                for t in on_terms {
+                    let b = self.expr(&t)?;
+                    sources[si].on.push(b.e);
+                }
+            } else {
+                where_terms.extend(on_terms.into_iter().map(|t| (t, si)));
+            }
+        }
+        Ok(())
+    }
+
+    fn add_source(
+        &mut self,
+        t: &TableOrSubquery,
+        join: JoinType,
+        sources: &mut Vec<Source>,
+    ) -> Result<()> {
+        let start = self.frames.last().map_or(0, |f| f.cols.len());
+        let (kind, sname, cols): (SourceKind, String, Vec<ScopeCol>) = match t {
+            TableOrSubquery::Table { name, alias, .. } => {
+                let sname = key(alias.as_deref().unwrap_or(&name.name));
+                let k = key(&name.name);
+                if let Some(s) = &name.schema {
+                    if !s.eq_ignore_ascii_case("main")
+                        && !s.eq_ignore_ascii_case("temp")
+                        && self.schema.attached_db(s).is_none()
+                    {
+                        return err(format!("no such table: {s}.{}", name.name));
+                    }
+                }
+                if name.schema.is_none() && self.hidden_ctes.contains(&k) {
+                    return err(format!("circular reference: {}", name.name));
+                }
+                let working = if name.schema.is_none() {
+                    self.recursing
+                        .iter()
+                        .rev()
+                        .find(|(n, _, _)| *n == k)
+                        .cloned()
+                } else {
+                    None
+                };
+                let cte =
+                    if name.schema.is_none() && working.is_none() && !self.hidden_ctes.contains(&k)
+                    {
+                        self.ctes.iter().rev().find_map(|m| m.get(&k).cloned())
+                    } else {
+                        None
+                    };
+                if let Some((_, id, cols)) = working {
+                    let scols = out_cols_to_scope(&cols, &sname);
+                    (SourceKind::Working(id), sname, scols)
+                } else if let Some(cte) = cte {
+                    self.view_guard()?;
+                    let r = self.bind_cte(&name.name, &cte);
+                    self.view_depth -= 1;
+                    let (kind, cols) = r?;
+                    let scols = out_cols_to_scope(&cols, &sname);
+                    let scols = scols
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, mut c)| {
+                            if let Some(n) = cte.columns.get(i) {
+                                c.name = n.clone();
+                            }
+                            c
+                        })
+                        .collect();
+                    (kind, sname, scols)
+                } else if let Some(tab) = self
+                    .schema
+                    .table_in(name.schema.as_deref(), &name.name)
+                    .cloned()
+                {
+                    let mut cols: Vec<ScopeCol> = tab
+                        .columns
+                        .iter()
+                        .map(|c| ScopeCol {
+                            name: c.name.clone(),
+                            source: sname.clone(),
+                            aff: Some(c.affinity),
+                            coll: c.collation,
+                            using_hidden: false,
+                            star_hidden: false,
+                            is_rowid: false,
+                            table_name: Some(tab.name.clone()),
+                        })
+                        .collect();
+                    cols.push(rowid_scope_col(&tab, sname.clone(), false));
+                    (SourceKind::Table(tab), sname, cols)
+                } else if let Some(v) = self
+                    .schema
+                    .view_in(name.schema.as_deref(), &name.name)
+                    .cloned()
+                {
+                    self.view_guard()?;
+                    // A view binds to its own database's objects (lang_attach.html).
+                    let view_db = self.schema.view_db(&v);
+                    let saved_db = self.schema.default_db.replace(view_db);
+                    let is_temp = self
+                        .schema
+                        .temp_views
+                        .get(&key(&v.name))
+                        .is_some_and(|x| std::sync::Arc::ptr_eq(x, &v));
+                    let db_name = match view_db {
+                        _ if is_temp => None,
+                        0 => Some("main".to_string()),
+                        n => self.schema.attached.get(n - 1).map(|a| a.name.clone()),
+                    };
+                    let saved_name = std::mem::replace(&mut self.view_db_name, db_name);
+                    let sub = self.detached_subplan(&v.select, false);
+                    self.view_db_name = saved_name;
+                    self.schema.default_db.set(saved_db);
+                    self.view_depth -= 1;
+                    let sub = sub?;
+                    if !v.columns.is_empty() && v.columns.len() != sub.plan.columns.len() {
+                        return err(format!(
+                            "expected {} columns for '{}' but got {}",
+                            v.columns.len(),
+                            v.name,
+                            sub.plan.columns.len()
+                        ));
+                    }
+                    let cols = sub_cols(&sub, &sname, &v.columns);
+                    (SourceKind::Subquery(Rc::new(sub)), sname, cols)
+                } else if k == "sqlite_master"
+                    || k == "sqlite_schema"
+                    || k == "sqlite_temp_master"
+                    || k == "sqlite_temp_schema"
+                {
+                    // parlite keeps no TEMP tables, so the temp schema is empty.
+                    let temp = k.contains("temp");
+                    let st = crate::schema::schema_table();
+                    let mut cols: Vec<ScopeCol> = st
+                        .columns
+                        .iter()
+                        .map(|c| ScopeCol {
+                            name: c.name.clone(),
+                            source: sname.clone(),
+                            aff: Some(c.affinity),
+                            coll: c.collation,
+                            using_hidden: false,
+                            star_hidden: false,
+                            is_rowid: false,
+                            table_name: Some(name.name.clone()),
+                        })
+                        .collect();
+                    cols.push(ScopeCol {
+                        name: "rowid".into(),
+                        source: sname.clone(),
+                        aff: Some(Affinity::Integer),
+                        coll: Collation::Binary,
+                        using_hidden: false,
+                        star_hidden: false,
+                        is_rowid: true,
+                        table_name: Some(name.name.clone()),
+                    });
+                    let attached = name
+                        .schema
+                        .as_deref()
+                        .and_then(|s| self.schema.attached_db(s))
+                        .map(|(slot, _)| slot);
+                    let kind = match attached {
+                        Some(slot) if !temp => {
+                            SourceKind::AttachedSchema(1 | crate::exec::store::attached_bits(slot))
+                        }
+                        _ if temp => SourceKind::TempSchema,
+                        _ => SourceKind::Schema,
+                    };
+                    (kind, sname, cols)
+                } else {
+                    if let Some(reason) = self.schema.unsupported.get(&k) {
+                        return err(format!("table {} cannot be used: {reason}", name.name));
+                    }
+                    if k.starts_with("pragma_") {
+                        // `FROM pragma_x` is the table-valued function without arguments.
+                        let tf = TableOrSubquery::TableFunction {
+                            name: name.clone(),
+                            args: Vec::new(),
+                            alias: alias.clone(),
+                        };
+                        return self.add_source(&tf, join, sources);
+                    }
+                    let full = match (&name.schema, &self.view_db_name) {
+                        (Some(s), _) | (None, Some(s)) => format!("{s}.{}", name.name),
+                        (None, None) => name.name.clone(),
+                    };
+                    return err(format!("no such table: {full}"));
+                }
+            }
+            TableOrSubquery::Subquery { select, alias } => {
+                let sub = self.detached_subplan(select, true)?;
+                let sname = key(alias.as_deref().unwrap_or(""));
+                let cols = sub_cols(&sub, &sname, &[]);
+                (SourceKind::Subquery(Rc::new(sub)), sname, cols)
+            }
+            TableOrSubquery::TableFunction { name, args, alias }
+                if ["json_each", "json_tree"]
+                    .iter()
+                    .any(|f| f.eq_ignore_ascii_case(&name.name)) =>
+            {
+                // Arguments may name earlier sources (`FROM t, json_each(t.doc)`).
+                let mut bound = Vec::with_capacity(args.len());
+                for a in args {
+                    bound.push(self.expr(a)?.e);
+                }
+                let sname = key(alias.as_deref().unwrap_or(&name.name));
+                let cols = crate::func::json_table::COLUMNS
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| ScopeCol {
+                        name: n.to_string(),
+                        source: sname.clone(),
+                        aff: None,
+                        coll: Collation::Binary,
+                        using_hidden: false,
+                        star_hidden: i >= crate::func::json_table::HIDDEN_FROM,
+                        is_rowid: false,
+                        table_name: None,
+                    })
+                    .collect();
+                let kind = SourceKind::JsonFn {
+                    recursive: key(&name.name) == "json_tree",
+                    args: bound,
+                };
+                (kind, sname, cols)
+            }
+            TableOrSubquery::TableFunction { name, args, alias } => {
+                let k = key(&name.name);
+                let Some(pragma) = k.strip_prefix("pragma_") else {
+                    return err(format!("no such table-valued function: {}", name.name));
+                };
+                let names = crate::exec::pragma::column_names(pragma, false);
+                if names.is_empty()
+                    || !matches!(
+                        pragma,
+                        "table_info"
+                            | "table_xinfo"
+                            | "index_list"
+                            | "index_info"
+                            | "index_xinfo"
+                            | "table_list"
+                            | "database_list"
+                    )
+                {
+                    return err(format!("no such table-valued function: {}", name.name));
+                }
+                let hidden = crate::exec::pragma::function_hidden_columns(pragma);
+                if args.len() > hidden.len() {
+                    return err(format!(
+                        "too many arguments on {} - max {}",
+                        name.name,
+                        hidden.len()
+                    ));
+                }
+                let sname = key(alias.as_deref().unwrap_or(&name.name));
+                let constants: Option<Vec<Value>> = args
+                    .iter()
+                    .map(|a| match a {
+                        Expr::Literal(l) => Some(literal_value(l)),
+                        _ => None,
+                    })
+                    .collect();
+                let kind =
+                    match constants {
+                        Some(vals) => SourceKind::Rows(Rc::new(
+                            crate::exec::pragma::function_rows(self.schema, pragma, &vals)?,
+                        )),
+                        None => {
+                            // Arguments may name earlier sources: evaluated per outer row.
+                            let mut bound = Vec::with_capacity(args.len());
+                            for a in args {
+                                bound.push(self.expr(a)?.e);
+                            }
+                            SourceKind::PragmaFn {
+                                pragma: pragma.to_string(),
+                                args: bound,
+                            }
+                        }
+                    };
+                let cols = names
+                    .iter()
+                    .map(|n| (n.as_str(), false))
+                    .chain(hidden.iter().map(|n| (*n, true)))
+                    .map(|(n, star_hidden)| ScopeCol {
+                        name: n.to_string(),
+                        source: sname.clone(),
+                        aff: None,
+                        coll: Collation::Binary,
+                        using_hidden: false,
+                        star_hidden,
+                        is_rowid: false,
+                        table_name: None,
+                    })
+                    .collect();
+                (kind, sname, cols)
+            }
+            TableOrSubquery::Nested { from, alias } => {
+                if alias.is_some() {
+                    return err("aliases on parenthesized joins are not supported");
+                }
+                let mut terms = Vec::new();
+                self.from_clause(from, sources, &mut terms)?;
+                if !terms.is_empty() || sources.iter().any(|s| s.join.is_outer()) {
+                    return err("parenthesized joins with join constraints are not supported");
+                }
+                return Ok(());
+            }
+        };
+        if !sname.is_empty() {
+            if let Some(f) = self.frames.last() {
+                if f.sources.iter().any(|(n, _, _)| *n == sname) {
+                    // SQLite allows duplicate names but then every reference is ambiguous.
+                }
+            }
+        }
+        let width = cols.len();
+        let f = self
+            .frames
+            .last_mut()
+            .ok_or_else(|| SqlError::msg("no frame"))?;
+        f.cols.extend(cols);
+        f.sources.push((sname, start, width));
+        sources.push(Source {
+            kind,
+            start,
+            width,
+            join,
+            on: Vec::new(),
+            access: Access::Scan,
+        });
+        Ok(())
+    }
+}
