@@ -13,6 +13,7 @@ use crate::collation::Collation;
 use crate::value::{Result, Value};
 use parlite_storage::record::{self, RecordCompare, ValueRef};
 use parlite_storage::{BtreeKind, Cursor, HeaderField, KeyCompare, PageNo, SeekOp, Txn};
+use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::ops::Bound;
 use std::sync::Arc;
@@ -29,7 +30,31 @@ impl parlite_storage::Collation for CollationAdapter {
     }
 }
 
+thread_local! {
+    /// Comparators already built, by key order. A comparator is a pure function of its
+    /// `KeyOrder`; building one (three allocations) for every index insert, delete and
+    /// probe showed up as a few percent of an indexed INSERT ... SELECT.
+    static COMPARATORS: RefCell<Vec<(KeyOrder, Arc<RecordCompare>)>> =
+        const { RefCell::new(Vec::new()) };
+}
+
+/// The storage comparator for `order` (cached per thread; at most 32 kept).
 fn comparator(order: &KeyOrder) -> Arc<RecordCompare> {
+    COMPARATORS.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if let Some((_, c)) = cache.iter().find(|(o, _)| o == order) {
+            return c.clone();
+        }
+        let c = build_comparator(order);
+        if cache.len() >= 32 {
+            cache.clear();
+        }
+        cache.push((order.clone(), c.clone()));
+        c
+    })
+}
+
+fn build_comparator(order: &KeyOrder) -> Arc<RecordCompare> {
     let desc = order.columns.iter().map(|c| c.1).collect();
     let colls = order
         .columns
