@@ -27,7 +27,7 @@ use super::cell::{build_index_leaf, build_table_leaf, local_len};
 use super::freelist;
 use super::overflow::write_chain;
 use super::page::{
-    write_page, PageHeader, INDEX_INTERIOR, INDEX_LEAF, TABLE_INTERIOR, TABLE_LEAF,
+    header_len_of, write_page, PageHeader, INDEX_INTERIOR, INDEX_LEAF, TABLE_INTERIOR, TABLE_LEAF,
 };
 use crate::error::{PageNo, Result, StorageError};
 use crate::pages::PageWrite;
@@ -39,6 +39,9 @@ pub struct Builder {
     table: bool,
     usable: usize,
     leaf: Node,
+    /// Bytes `leaf` needs on a page (`Node::size`, kept as cells are added: recomputing it
+    /// per entry made a VACUUM's builds quadratic in the cells per page).
+    leaf_used: usize,
     /// Index trees: a full leaf and the entry that did not fit it, waiting for the next
     /// entry (which proves the entry can go up as a divider with a leaf after it).
     held: Option<(Node, Vec<u8>)>,
@@ -73,6 +76,7 @@ impl Builder {
             table,
             usable,
             leaf: Node::new(want, 0),
+            leaf_used: header_len_of(want),
             held: None,
             children: Vec::new(),
             last_rowid: 0,
@@ -111,19 +115,22 @@ impl Builder {
             let pg = self.write_new(v, &full)?;
             self.children.push((pg, divider));
         }
-        if self.leaf.size() + cost(cell.len()) <= room {
+        if self.leaf_used + cost(cell.len()) <= room {
             self.leaf.push(cell);
+            self.leaf_used += cost(cell.len());
             self.last_rowid = rowid;
             return Ok(());
         }
         let kind = self.leaf.kind;
         let full = std::mem::replace(&mut self.leaf, Node::new(kind, 0));
+        self.leaf_used = header_len_of(kind);
         if self.table {
             let pg = self.write_new(v, &full)?;
             let mut key = Vec::with_capacity(9);
             push_varint(&mut key, self.last_rowid as u64);
             self.children.push((pg, key));
             self.leaf.push(cell);
+            self.leaf_used += cost(cell.len());
             self.last_rowid = rowid;
         } else {
             self.held = Some((full, cell.to_vec()));
@@ -203,6 +210,7 @@ impl Builder {
         let mut pages = Vec::new();
         let mut up = Vec::new();
         let mut cur = Node::new(kind, 0);
+        let mut used = header_len_of(kind);
         let mut cell = Vec::new();
         let mut j = 0;
         while j < n {
@@ -210,8 +218,9 @@ impl Builder {
             cell.clear();
             cell.extend_from_slice(&child.to_be_bytes());
             cell.extend_from_slice(div);
-            if cur.size() + cost(cell.len()) <= room {
+            if used + cost(cell.len()) <= room {
                 cur.push(&cell);
+                used += cost(cell.len());
                 j += 1;
                 continue;
             }
@@ -225,6 +234,7 @@ impl Builder {
                 cur.right = *child;
                 up.push(div.clone());
                 pages.push(std::mem::replace(&mut cur, Node::new(kind, 0)));
+                used = header_len_of(kind);
                 j += 1;
             } else {
                 let k = cur.len() - 1;
@@ -237,6 +247,7 @@ impl Builder {
                 up.push(last[4..].to_vec());
                 pages.push(rest);
                 cur = Node::new(kind, 0);
+                used = header_len_of(kind);
             }
         }
         if cur.is_empty() && !pages.is_empty() {
