@@ -656,8 +656,15 @@ impl Txn {
         };
         g.tc.root = root;
         g.tc.table = false;
-        let inserted =
-            insert::index_insert_unique(v, &mut g.tc, key, prefix, cmp, &mut g.scratch, &mut g.cell)?;
+        let inserted = insert::index_insert_unique(
+            v,
+            &mut g.tc,
+            key,
+            prefix,
+            cmp,
+            &mut g.scratch,
+            &mut g.cell,
+        )?;
         if !inserted {
             return Ok(false);
         }

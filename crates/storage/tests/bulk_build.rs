@@ -43,7 +43,11 @@ fn build(page_size: u32, nrows: usize, seed: u64) {
         rows.push((rowid, text_row(&mut rng, page_size as usize, i as i64)));
     }
     let n = txn
-        .build_btree(root, None, &mut rows.iter().map(|(r, b)| (*r, b.as_slice())))
+        .build_btree(
+            root,
+            None,
+            &mut rows.iter().map(|(r, b)| (*r, b.as_slice())),
+        )
         .unwrap();
     assert_eq!(n as usize, nrows);
     let mut keys: Vec<Vec<u8>> = rows.iter().map(|(r, b)| key_of(b, *r)).collect();
@@ -62,7 +66,8 @@ fn build(page_size: u32, nrows: usize, seed: u64) {
         if rng.gen_bool(0.5) {
             let rec = text_row(&mut rng, page_size as usize, r);
             if let Some(pos) = rows.iter().position(|(x, _)| *x == r) {
-                txn.index_delete(iroot, &key_of(&rows[pos].1, r), &cmp).unwrap();
+                txn.index_delete(iroot, &key_of(&rows[pos].1, r), &cmp)
+                    .unwrap();
                 rows[pos].1 = rec.clone();
             } else {
                 rows.push((r, rec.clone()));
@@ -174,12 +179,19 @@ fn out_of_order_entries_are_refused() {
     let root = txn.create_btree(BtreeKind::Table).unwrap();
     let rec = encode(&[ValueRef::Integer(1)]);
     let rows = [(2i64, rec.as_slice()), (1, rec.as_slice())];
-    assert!(txn.build_btree(root, None, &mut rows.iter().copied()).is_err());
+    assert!(txn
+        .build_btree(root, None, &mut rows.iter().copied())
+        .is_err());
     let iroot = txn.create_btree(BtreeKind::Index).unwrap();
-    let (a, b) = (encode(&[ValueRef::Integer(5)]), encode(&[ValueRef::Integer(5)]));
+    let (a, b) = (
+        encode(&[ValueRef::Integer(5)]),
+        encode(&[ValueRef::Integer(5)]),
+    );
     let keys = [(0i64, a.as_slice()), (0, b.as_slice())];
     let cmp = RecordCompare::default();
-    assert!(txn.build_btree(iroot, Some(&cmp), &mut keys.iter().copied()).is_err());
+    assert!(txn
+        .build_btree(iroot, Some(&cmp), &mut keys.iter().copied())
+        .is_err());
     // A tree that is not empty is refused too.
     txn.table_insert(root, 1, &rec).unwrap();
     let one = [(5i64, rec.as_slice())];

@@ -389,7 +389,10 @@ impl Engine<'_> {
             (order, keys)
         } else {
             let order = super::eval::Exec::key_order(ix);
-            (order, self.index_keys(t, ix, &defaults, pred.as_ref(), &exprs)?)
+            (
+                order,
+                self.index_keys(t, ix, &defaults, pred.as_ref(), &exprs)?,
+            )
         };
         let mut keys = keys;
         keys.sort_by(|a, b| order.compare(a, b));
@@ -428,7 +431,9 @@ impl Engine<'_> {
                 }
             }
             let vals = &full[..t.columns.len()];
-            keys.push(super::without_rowid::index_key_wr(&exec, &t, ix, exprs, vals)?);
+            keys.push(super::without_rowid::index_key_wr(
+                &exec, &t, ix, exprs, vals,
+            )?);
         }
         Ok(keys)
     }
@@ -460,7 +465,13 @@ impl Engine<'_> {
                     continue;
                 }
             }
-            keys.push(super::dml::index_key(&exec, ix, exprs, &full[..t.columns.len()], rowid)?);
+            keys.push(super::dml::index_key(
+                &exec,
+                ix,
+                exprs,
+                &full[..t.columns.len()],
+                rowid,
+            )?);
         }
         Ok(keys)
     }

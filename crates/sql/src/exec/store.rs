@@ -117,7 +117,13 @@ pub trait Store {
     ) -> Result<bool> {
         let p = key[..prefix_len.min(key.len())].to_vec();
         if self
-            .index_range(root, order, Bound::Included(p.clone()), Bound::Included(p), false)?
+            .index_range(
+                root,
+                order,
+                Bound::Included(p.clone()),
+                Bound::Included(p),
+                false,
+            )?
             .next()
             .transpose()?
             .is_some()

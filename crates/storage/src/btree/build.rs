@@ -85,7 +85,12 @@ impl Builder {
     }
 
     /// Adds the next entry: a table row (`rowid`, record) or an index key (`rowid` unused).
-    pub fn push<V: PageWrite + ?Sized>(&mut self, v: &mut V, rowid: i64, payload: &[u8]) -> Result<()> {
+    pub fn push<V: PageWrite + ?Sized>(
+        &mut self,
+        v: &mut V,
+        rowid: i64,
+        payload: &[u8],
+    ) -> Result<()> {
         if payload.len() as u64 > i32::MAX as u64 {
             return Err(StorageError::TooBig {
                 reason: format!("payload of {} bytes", payload.len()),
@@ -99,7 +104,13 @@ impl Builder {
         };
         let mut cell = std::mem::take(&mut self.cell);
         if self.table {
-            build_table_leaf(&mut cell, rowid, payload.len() as u64, &payload[..local], overflow);
+            build_table_leaf(
+                &mut cell,
+                rowid,
+                payload.len() as u64,
+                &payload[..local],
+                overflow,
+            );
         } else {
             build_index_leaf(&mut cell, payload.len() as u64, &payload[..local], overflow);
         }
@@ -108,7 +119,12 @@ impl Builder {
         r
     }
 
-    fn push_cell<V: PageWrite + ?Sized>(&mut self, v: &mut V, rowid: i64, cell: &[u8]) -> Result<()> {
+    fn push_cell<V: PageWrite + ?Sized>(
+        &mut self,
+        v: &mut V,
+        rowid: i64,
+        cell: &[u8],
+    ) -> Result<()> {
         let room = capacity(self.root, self.usable);
         if let Some((full, divider)) = self.held.take() {
             // Index: the held entry goes up between the full leaf and a leaf starting here.
@@ -175,7 +191,11 @@ impl Builder {
             return self.write_root(v, &self.leaf);
         }
         let last = self.write_new(v, &self.leaf)?;
-        let kind = if self.table { TABLE_INTERIOR } else { INDEX_INTERIOR };
+        let kind = if self.table {
+            TABLE_INTERIOR
+        } else {
+            INDEX_INTERIOR
+        };
         let mut level = std::mem::take(&mut self.children);
         let mut right = last;
         loop {
@@ -253,7 +273,9 @@ impl Builder {
         if cur.is_empty() && !pages.is_empty() {
             // Only reachable with a page that holds a single interior cell, which the
             // payload limits (at least four cells per page) rule out.
-            return Err(StorageError::misuse("bulk build left an empty interior page"));
+            return Err(StorageError::misuse(
+                "bulk build left an empty interior page",
+            ));
         }
         cur.right = right;
         pages.push(cur);
