@@ -25,7 +25,7 @@
 use crate::btree::check::{check, TreeSpec};
 use crate::btree::cursor::{payload_of, TreeCursor};
 use crate::btree::page::{write_page, TABLE_LEAF};
-use crate::btree::{delete, insert, tree};
+use crate::btree::{build, delete, insert, tree};
 use crate::concurrent::{ConcTxn, ConcurrencyStats, History, Isolation, Key, Op, WriteSet};
 use crate::error::{PageNo, Result, StorageError};
 use crate::header::{get_u32, init_header, put_u32, DbHeader, HeaderField};
@@ -636,6 +636,55 @@ impl Txn {
         Ok(())
     }
 
+    /// Inserts `key` into a UNIQUE index unless an entry equal to `prefix` (compared over
+    /// the prefix's fields; no NULL in it) exists, in one descent (insert.rs); false, with
+    /// nothing written, when one exists. A concurrent transaction records the prefix as
+    /// read (so a commit adding that prefix meanwhile conflicts) and the key as written.
+    pub fn index_insert_unique(
+        &self,
+        root: PageNo,
+        key: &[u8],
+        prefix: &[u8],
+        cmp: &dyn KeyCompare,
+    ) -> Result<bool> {
+        let mut g = self.lock();
+        let g = &mut *g;
+        let shared = conc_comparator(g, cmp)?;
+        if let (Some(c), Some(sc)) = (g.conc.as_mut(), shared.as_ref()) {
+            c.read(
+                root,
+                Some(Key::Idx(prefix.to_vec())),
+                Some(Key::Idx(prefix.to_vec())),
+                Some(sc),
+            );
+        }
+        let v = match &mut g.view {
+            View::Write(w) => &mut **w,
+            View::Read(_) => return Err(StorageError::misuse("write in a read transaction")),
+            View::Done => return Err(StorageError::misuse("transaction has ended")),
+        };
+        g.tc.root = root;
+        g.tc.table = false;
+        let inserted = insert::index_insert_unique(
+            v,
+            &mut g.tc,
+            key,
+            prefix,
+            cmp,
+            &mut g.scratch,
+            &mut g.cell,
+        )?;
+        if !inserted {
+            return Ok(false);
+        }
+        g.changes += 1;
+        g.note_key(root, Key::Idx(key.to_vec()));
+        if let Some(c) = shared {
+            g.note_op(Op::IndexInsert(root, key.to_vec(), c));
+        }
+        Ok(true)
+    }
+
     /// Deletes the index entry comparing equal to `key`; false if there was none.
     pub fn index_delete(&self, root: PageNo, key: &[u8], cmp: &dyn KeyCompare) -> Result<bool> {
         let mut g = self.lock();
@@ -655,6 +704,72 @@ impl Txn {
             g.note_op(Op::IndexDelete(root, key.to_vec(), c));
         }
         Ok(found)
+    }
+
+    /// Fills the empty tree at `root` bottom up (btree/build.rs) with `entries`: table rows
+    /// `(rowid, record)` in strictly ascending rowid order, or index keys `(_, key)` in
+    /// strictly ascending `cmp` order (`cmp` given for index trees). An entry out of order
+    /// is `Misuse` (the statement's savepoint takes back what was written). The writes are
+    /// recorded as row and key inserts (T4), so a concurrent transaction replays them as
+    /// it would replay single inserts. Returns the number of entries.
+    pub fn build_btree<'a>(
+        &self,
+        root: PageNo,
+        cmp: Option<&dyn KeyCompare>,
+        entries: &mut dyn Iterator<Item = (i64, &'a [u8])>,
+    ) -> Result<u64> {
+        let mut g = self.lock();
+        let g = &mut *g;
+        let shared = match cmp {
+            Some(c) => conc_comparator(g, c)?,
+            None => None,
+        };
+        let recording = g.write_set().is_some();
+        let v = match &mut g.view {
+            View::Write(w) => &mut **w,
+            View::Read(_) => return Err(StorageError::misuse("write in a read transaction")),
+            View::Done => return Err(StorageError::misuse("transaction has ended")),
+        };
+        g.changes += 1;
+        let mut b = build::Builder::new(&*v, root, cmp.is_none())?;
+        let mut prev: Option<(i64, &[u8])> = None;
+        let mut n = 0u64;
+        let mut keys = Vec::new();
+        let mut ops = Vec::new();
+        for (rowid, payload) in entries {
+            if let Some((pr, pk)) = prev {
+                let ordered = match cmp {
+                    None => pr < rowid,
+                    Some(c) => c.compare(pk, payload)? == Ordering::Less,
+                };
+                if !ordered {
+                    return Err(StorageError::misuse("bulk build entries out of order"));
+                }
+            }
+            b.push(v, rowid, payload)?;
+            prev = Some((rowid, payload));
+            n += 1;
+            if recording {
+                keys.push(match cmp {
+                    None => Key::Row(rowid),
+                    Some(_) => Key::Idx(payload.to_vec()),
+                });
+            }
+            if g.conc.is_some() {
+                ops.push(match (&shared, cmp) {
+                    (Some(c), Some(_)) => Op::IndexInsert(root, payload.to_vec(), c.clone()),
+                    _ => Op::TableInsert(root, rowid, payload.to_vec()),
+                });
+            }
+        }
+        b.finish(v)?;
+        for k in keys {
+            g.note_key(root, k);
+        }
+        for op in ops {
+            g.note_op(op);
+        }
+        Ok(n)
     }
 
     pub fn savepoint(&self) -> Result<u32> {

@@ -98,6 +98,22 @@ pub trait Store {
     fn create_index_btree(&self) -> Result<u32>;
     fn drop_btree(&self, root: u32) -> Result<()>;
     fn clear_btree(&self, root: u32) -> Result<()>;
+    /// `clear_btree` that also says how many entries the tree held (DELETE without WHERE
+    /// reports them as changes, as SQLite's truncate optimization does).
+    fn clear_counting(&self, root: u32, table: bool) -> Result<u64> {
+        let n = if table {
+            self.table_range(root, Bound::Unbounded, Bound::Unbounded, false)?
+                .count() as u64
+        } else {
+            let any = KeyOrder {
+                columns: Vec::new(),
+            };
+            self.index_range(root, &any, Bound::Unbounded, Bound::Unbounded, false)?
+                .count() as u64
+        };
+        self.clear_btree(root)?;
+        Ok(n)
+    }
 
     /// Rows with rowid in `lo..hi`, ascending (descending when `reverse`).
     fn table_range(
@@ -149,6 +165,34 @@ pub trait Store {
 
     fn index_insert(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<()>;
     fn index_delete(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<bool>;
+    /// Inserts `key` into a UNIQUE index unless an entry starts with its first `prefix_len`
+    /// values (none of them NULL); false, writing nothing, when one does. Stores over
+    /// B-trees check and insert in one descent.
+    fn index_insert_unique(
+        &self,
+        root: u32,
+        key: &[Value],
+        prefix_len: usize,
+        order: &KeyOrder,
+    ) -> Result<bool> {
+        let p = key[..prefix_len.min(key.len())].to_vec();
+        if self
+            .index_range(
+                root,
+                order,
+                Bound::Included(p.clone()),
+                Bound::Included(p),
+                false,
+            )?
+            .next()
+            .transpose()?
+            .is_some()
+        {
+            return Ok(false);
+        }
+        self.index_insert(root, key, order)?;
+        Ok(true)
+    }
     /// Keys between the prefix bounds, ascending (descending when `reverse`).
     fn index_range(
         &self,
@@ -175,6 +219,39 @@ pub trait Store {
                 .transpose()?
                 .is_some())
         })))
+    }
+
+    /// Copies every row of table `src` into the empty table `dst` of the same database,
+    /// records as stored (VACUUM); returns the number of rows. Stores over B-trees build
+    /// `dst` bottom up from the raw records (no decode, no descent per row).
+    fn table_copy(&self, src: u32, dst: u32) -> Result<u64> {
+        let mut n = 0;
+        for r in self.table_range(src, Bound::Unbounded, Bound::Unbounded, false)? {
+            let (rowid, row) = r?;
+            self.table_insert(dst, rowid, &row)?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Copies every entry of index `src` into the empty index `dst` of the same database
+    /// (same `order`), as `table_copy` does for tables.
+    fn index_copy(&self, src: u32, dst: u32, order: &KeyOrder) -> Result<u64> {
+        let mut n = 0;
+        for k in self.index_range(src, order, Bound::Unbounded, Bound::Unbounded, false)? {
+            self.index_insert(dst, &k?, order)?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Fills the empty index `root` with `keys`, which are distinct and sorted by `order`
+    /// (CREATE INDEX after its sort). Stores over B-trees build the tree bottom up.
+    fn index_fill(&self, root: u32, order: &KeyOrder, keys: Vec<Row>) -> Result<()> {
+        for k in keys {
+            self.index_insert(root, &k, order)?;
+        }
+        Ok(())
     }
 
     fn schema_cookie(&self) -> Result<u32>;
@@ -336,6 +413,10 @@ impl Store for RoutedStore<'_> {
         let (s, r) = self.pick(root)?;
         s.clear_btree(r)
     }
+    fn clear_counting(&self, root: u32, table: bool) -> Result<u64> {
+        let (s, r) = self.pick(root)?;
+        s.clear_counting(r, table)
+    }
     fn table_range(
         &self,
         root: u32,
@@ -396,6 +477,16 @@ impl Store for RoutedStore<'_> {
         let (s, r) = self.pick(root)?;
         s.index_delete(r, key, order)
     }
+    fn index_insert_unique(
+        &self,
+        root: u32,
+        key: &[Value],
+        prefix_len: usize,
+        order: &KeyOrder,
+    ) -> Result<bool> {
+        let (s, r) = self.pick(root)?;
+        s.index_insert_unique(r, key, prefix_len, order)
+    }
     fn index_range(
         &self,
         root: u32,
@@ -414,6 +505,26 @@ impl Store for RoutedStore<'_> {
     fn index_entry_count(&self, root: u32, order: &KeyOrder) -> Result<usize> {
         let (s, r) = self.pick(root)?;
         s.index_entry_count(r, order)
+    }
+    fn table_copy(&self, src: u32, dst: u32) -> Result<u64> {
+        let (s, r) = self.pick(src)?;
+        let (_, d) = self.pick(dst)?;
+        if db_bits(src) != db_bits(dst) {
+            return Err(crate::value::SqlError::msg("table copy across databases"));
+        }
+        s.table_copy(r, d)
+    }
+    fn index_copy(&self, src: u32, dst: u32, order: &KeyOrder) -> Result<u64> {
+        let (s, r) = self.pick(src)?;
+        let (_, d) = self.pick(dst)?;
+        if db_bits(src) != db_bits(dst) {
+            return Err(crate::value::SqlError::msg("index copy across databases"));
+        }
+        s.index_copy(r, d, order)
+    }
+    fn index_fill(&self, root: u32, order: &KeyOrder, keys: Vec<Row>) -> Result<()> {
+        let (s, r) = self.pick(root)?;
+        s.index_fill(r, order, keys)
     }
     fn schema_cookie(&self) -> Result<u32> {
         self.main.schema_cookie()

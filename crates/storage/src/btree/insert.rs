@@ -258,3 +258,35 @@ pub fn index_insert<V: PageWrite + ?Sized>(
     place_in_leaf(v, &mut pos, cell, false)?;
     Ok(())
 }
+
+/// Inserts `key` into a UNIQUE index unless an entry equal to `prefix` (the key without its
+/// row-naming suffix, compared over the prefix's fields) exists: then nothing is written
+/// and the result is false. One descent serves both the check and the insert (SQLite's
+/// OPFLAG_USESEEKRESULT): with no entry equal to the prefix, the first entry >= the prefix
+/// is also the first entry >= the key, so the descent already ends where the key goes.
+/// Every entry equal to the prefix would be met on the way (see `descend_index`), so its
+/// "seen equal" answers the check. The caller guarantees the prefix holds no NULL.
+pub fn index_insert_unique<V: PageWrite + ?Sized>(
+    v: &mut V,
+    tc: &mut TreeCursor,
+    key: &[u8],
+    prefix: &[u8],
+    cmp: &dyn KeyCompare,
+    scratch: &mut Vec<u8>,
+    cell: &mut Vec<u8>,
+) -> Result<bool> {
+    if tc.descend_index(v, prefix, false, cmp, scratch)? {
+        tc.invalidate();
+        return Ok(false);
+    }
+    let mut pos = Pos::take(tc)?;
+    if pos.kind != INDEX_LEAF {
+        return Err(StorageError::corrupt(
+            pos.leaf().0,
+            "index descent did not end on a leaf",
+        ));
+    }
+    make_cell(v, None, key, cell)?;
+    place_in_leaf(v, &mut pos, cell, false)?;
+    Ok(true)
+}

@@ -6,6 +6,7 @@
 //! - `overflow` — overflow chains; `freelist` — free pages, allocation;
 //! - `cursor`   — descending, stepping and seeking (read-only);
 //! - `insert`, `delete`, `balance` — modifications and restructuring;
+//! - `build`    — bottom-up builds of an empty tree from sorted entries;
 //! - `tree`     — create, drop, clear, count; `check` — the integrity check.
 //!
 //! Everything works on a page view (`PageRead`/`PageWrite` from pages.rs) and treats page
@@ -13,6 +14,7 @@
 //! every loop over disk structures is bounded.
 
 pub mod balance;
+pub mod build;
 pub mod cell;
 pub mod check;
 pub mod cursor;

@@ -1,0 +1,91 @@
+//! DELETE: the rows matching WHERE (honouring ORDER BY/LIMIT) deleted with their index
+//! entries, triggers, RETURNING and foreign-key actions — or, with no WHERE and nothing that
+//! needs the rows one by one, every tree of the table cleared page by page (SQLite's
+//! truncate optimization), changes() still counting the rows.
+//!
+//! Invariants: the rows are collected before any is deleted (as for UPDATE, dml.rs), and
+//! the truncate path is taken only when no trigger, RETURNING clause, ORDER BY/LIMIT or
+//! enabled foreign-key checking could observe the rows.
+
+use super::super::Engine;
+use crate::parse::ast::{self, TriggerEvent, TriggerTime};
+use crate::value::{Result, Value};
+
+impl Engine<'_> {
+    pub fn delete(&mut self, d: &ast::Delete) -> Result<Vec<Vec<Value>>> {
+        if let Some(v) = self.instead_of_target(&d.table, &TriggerEvent::Delete)? {
+            return self.view_update_or_delete(v, &d.alias, &d.where_, None, &TriggerEvent::Delete);
+        }
+        let t = self.table_for_write(&d.table)?;
+        let w = self.writer(&t)?;
+        let ncols = t.columns.len();
+        let returning = self.returning_exprs(&t, d.alias.as_deref(), &d.returning)?;
+        let mut out_rows = Vec::new();
+        let before = self.table_triggers(&t, TriggerTime::Before, &TriggerEvent::Delete);
+        let after = self.table_triggers(&t, TriggerTime::After, &TriggerEvent::Delete);
+        // SQLite's truncate optimization: with no WHERE, nothing that needs the rows one by
+        // one (triggers, RETURNING, foreign keys, ORDER BY/LIMIT), every tree of the table is
+        // cleared page by page; changes() still counts the rows. Deleting row by row with
+        // its index entries cost ~10x SQLite (speedtest1 tests 190 and 300).
+        if d.where_.is_none()
+            && d.order_by.is_empty()
+            && d.limit.is_none()
+            && returning.is_empty()
+            && before.is_empty()
+            && after.is_empty()
+            && !self.state.foreign_keys.get()
+        {
+            let n = self.store.clear_counting(t.root, !t.without_rowid)?;
+            for (ix, ..) in &w.indexes {
+                if ix.root != t.root && ix.root != 0 {
+                    self.store.clear_btree(ix.root)?;
+                }
+            }
+            for _ in 0..n {
+                self.count_change();
+            }
+            return Ok(out_rows);
+        }
+        let rows = self.matching_rows(
+            &d.with,
+            &d.table,
+            &d.alias,
+            &d.where_,
+            &d.order_by,
+            &d.limit,
+        )?;
+        // Without triggers or foreign-key actions only this loop deletes, so each matched
+        // row is still stored as scanned: its index keys come from the scanned values.
+        // (Not for a table with generated columns: see UPDATE.)
+        let scanned_is_stored = !t.has_generated()
+            && before.is_empty()
+            && after.is_empty()
+            && !self.state.foreign_keys.get();
+        for old in rows {
+            let rowid = match old.get(ncols) {
+                Some(Value::Integer(r)) => Some(*r),
+                _ if w.wr.is_some() => None,
+                _ => continue,
+            };
+            if !before.is_empty() && !self.fire(&before, Some(&old), None)? {
+                continue;
+            }
+            if !returning.is_empty() {
+                self.push_returning_row(&old, &returning, &mut out_rows)?;
+            }
+            let stored = scanned_is_stored.then(|| &old[..ncols]);
+            let deleted = match rowid {
+                Some(r) => self.delete_row_of(&w, r, stored)?,
+                None => self.delete_row_wr(&w, &old[..ncols])?,
+            };
+            if deleted {
+                self.fk_parent_changed(&t, &old, None)?;
+                self.count_change();
+                if !after.is_empty() {
+                    self.fire(&after, Some(&old), None)?;
+                }
+            }
+        }
+        Ok(out_rows)
+    }
+}
