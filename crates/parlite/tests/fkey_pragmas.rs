@@ -196,7 +196,10 @@ fn catalog_pragmas() {
     }
     // parlite's modules are SQLite's first two (the oracle also has FTS, R-Tree, dbstat).
     let modules = rows(run_parlite(&p, "PRAGMA module_list"));
-    assert_eq!(modules, rows(run_sqlite(&s, "PRAGMA module_list"))[..2].to_vec());
+    assert_eq!(
+        modules,
+        rows(run_sqlite(&s, "PRAGMA module_list"))[..2].to_vec()
+    );
     for q in [
         "PRAGMA collation_list",
         "SELECT * FROM pragma_collation_list ORDER BY seq",
@@ -208,11 +211,17 @@ fn catalog_pragmas() {
     let opts = rows(run_parlite(&p, "PRAGMA compile_options"));
     assert!(!opts.is_empty());
     for (i, o) in opts.iter().enumerate() {
-        let got = rows(run_parlite(&p, &format!("SELECT sqlite_compileoption_get({i})")));
+        let got = rows(run_parlite(
+            &p,
+            &format!("SELECT sqlite_compileoption_get({i})"),
+        ));
         assert_eq!(&got[0], o);
     }
     assert_eq!(
-        rows(run_parlite(&p, "SELECT count(*) FROM pragma_compile_options")),
+        rows(run_parlite(
+            &p,
+            "SELECT count(*) FROM pragma_compile_options"
+        )),
         vec![vec![parlite::Value::Integer(opts.len() as i64)]]
     );
 }

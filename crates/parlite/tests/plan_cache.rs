@@ -243,7 +243,8 @@ fn prepare_on_a_stale_cached_schema_retries_or_renames() {
         vec![vec![int(0)]]
     );
     // `*` bound on the stale cache: the first step re-binds it and names three columns.
-    c1.execute_batch("ALTER TABLE t ADD COLUMN d INTEGER DEFAULT 7").unwrap();
+    c1.execute_batch("ALTER TABLE t ADD COLUMN d INTEGER DEFAULT 7")
+        .unwrap();
     let mut star = prepare(&c2, "SELECT * FROM t");
     let rows = run(&mut star, &[]).unwrap();
     assert_eq!(rows, vec![vec![int(1), text("x"), text("z"), int(7)]]);

@@ -23,8 +23,15 @@ fn scans_match_sqlite() {
         } else {
             format!("'s{i}'")
         };
-        script.push_str(&format!("INSERT INTO t VALUES({i}, {}, {s}, {});\n", i * 2, i % 7));
-        script.push_str(&format!("INSERT INTO u VALUES({i}, {}, 'c{i}');\n", i * 3 % 101));
+        script.push_str(&format!(
+            "INSERT INTO t VALUES({i}, {}, {s}, {});\n",
+            i * 2,
+            i % 7
+        ));
+        script.push_str(&format!(
+            "INSERT INTO u VALUES({i}, {}, 'c{i}');\n",
+            i * 3 % 101
+        ));
     }
     script.push_str(
         "ALTER TABLE t ADD COLUMN d TEXT DEFAULT 'dflt';\n\
@@ -101,10 +108,18 @@ fn integrity_check_finds_missing_and_extra_index_entries() {
     {
         let s = rusqlite::Connection::open(&path).expect("sqlite");
         let r1: i64 = s
-            .query_row("SELECT rootpage FROM sqlite_schema WHERE name='i1'", [], |r| r.get(0))
+            .query_row(
+                "SELECT rootpage FROM sqlite_schema WHERE name='i1'",
+                [],
+                |r| r.get(0),
+            )
             .expect("root");
         let r2: i64 = s
-            .query_row("SELECT rootpage FROM sqlite_schema WHERE name='i2'", [], |r| r.get(0))
+            .query_row(
+                "SELECT rootpage FROM sqlite_schema WHERE name='i2'",
+                [],
+                |r| r.get(0),
+            )
             .expect("root");
         s.execute_batch(&format!(
             "PRAGMA writable_schema=ON;
@@ -114,8 +129,17 @@ fn integrity_check_finds_missing_and_extra_index_entries() {
         .expect("swap");
     }
     let got = integrity(&path);
-    assert!(got.contains(&"row 1 missing from index i1".to_string()), "{got:?}");
-    assert!(got.contains(&"wrong # of entries in index i1".to_string()), "{got:?}");
-    assert!(got.contains(&"wrong # of entries in index i2".to_string()), "{got:?}");
+    assert!(
+        got.contains(&"row 1 missing from index i1".to_string()),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&"wrong # of entries in index i1".to_string()),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&"wrong # of entries in index i2".to_string()),
+        "{got:?}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

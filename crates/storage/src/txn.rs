@@ -1771,7 +1771,11 @@ mod tests {
             assert_eq!(first, (a.rowid().unwrap(), a.record().unwrap()));
             let mut n = 1;
             loop {
-                ok_a = if forward { a.next().unwrap() } else { a.prev().unwrap() };
+                ok_a = if forward {
+                    a.next().unwrap()
+                } else {
+                    a.prev().unwrap()
+                };
                 let got = b.step_entry(forward, |id, rec| (id, rec.to_vec())).unwrap();
                 match got {
                     None => {

@@ -111,10 +111,7 @@ impl Engine<'_> {
                     .and_then(|s| self.outer_schema.as_ref()?.attached.get(s))
                     .map_or_else(|| "main".to_string(), |a| a.name.clone())
             });
-            return Err(SqlError::msg(format!(
-                "no such table: {db}.{}",
-                fk.parent
-            )));
+            return Err(SqlError::msg(format!("no such table: {db}.{}", fk.parent)));
         };
         let cols = if !fk.parent_columns.is_empty() {
             fk.parent_columns.clone()
@@ -133,8 +130,7 @@ impl Engine<'_> {
         if cols.len() != fk.columns.len() {
             return Err(SqlError::msg(format!(
                 "foreign key mismatch - \"{}\" referencing \"{}\"",
-                child.name,
-                fk.parent
+                child.name, fk.parent
             )));
         }
         Ok((parent, cols))
@@ -382,8 +378,7 @@ impl Engine<'_> {
                     .tables
                     .values()
                     .filter(|t| {
-                        t.root & (super::store::TEMP_ROOT_BIT | super::store::ATTACHED_MASK)
-                            == 0
+                        t.root & (super::store::TEMP_ROOT_BIT | super::store::ATTACHED_MASK) == 0
                             || self.outer_schema.is_some()
                     })
                     .cloned()

@@ -851,12 +851,18 @@ impl<'a> Engine<'a> {
         };
         // (table, None for all its indexes or the one index to rebuild)
         let work: Vec<(Arc<Table>, Option<Arc<crate::schema::Index>>)> = match target {
-            None => all_tables(self.schema).into_iter().map(|t| (t, None)).collect(),
+            None => all_tables(self.schema)
+                .into_iter()
+                .map(|t| (t, None))
+                .collect(),
             Some(n)
                 if n.schema.is_none()
                     && crate::collation::Collation::from_name(&n.name).is_ok() =>
             {
-                all_tables(self.schema).into_iter().map(|t| (t, None)).collect()
+                all_tables(self.schema)
+                    .into_iter()
+                    .map(|t| (t, None))
+                    .collect()
             }
             Some(n) => {
                 let k = crate::schema::key(&n.name);
@@ -936,7 +942,10 @@ impl<'a> Engine<'a> {
             Some(s) => match self.schema.attached_db(s) {
                 Some((slot, a)) if holds(&a.schema) => Some(slot),
                 Some((_, a)) => {
-                    return Err(SqlError::msg(format!("no such table: {}.{}", a.name, n.name)))
+                    return Err(SqlError::msg(format!(
+                        "no such table: {}.{}",
+                        a.name, n.name
+                    )))
                 }
                 None => return Err(SqlError::msg(format!("unknown database {s}"))),
             },

@@ -605,7 +605,8 @@ pub fn schema_pragma(
     name: &str,
     arg: Option<Value>,
 ) -> Result<Vec<Row>> {
-    let names = |list: &[&str]| -> Vec<Row> { list.iter().map(|n| vec![Value::text(*n)]).collect() };
+    let names =
+        |list: &[&str]| -> Vec<Row> { list.iter().map(|n| vec![Value::text(*n)]).collect() };
     match key(name).as_str() {
         "function_list" => Ok(crate::func::function_list::function_list_rows()),
         "pragma_list" => Ok(names(PRAGMA_LIST)),

@@ -5,7 +5,6 @@
 //! - Results are materialized: a query returns all its rows; `Statement::step` hands them
 //!   out one by one. This keeps every operator simple and restartable.
 
-
 use super::eval::{as_rowid, err, expand_row, Exec, Frame};
 use super::store::{KeyOrder, Row, RowScan};
 use super::without_rowid::{pk_positions_in_index, WrLayout};

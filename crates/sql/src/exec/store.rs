@@ -214,7 +214,13 @@ pub trait Store {
         Ok(Box::new(FnProbe(move |key: &[Value]| {
             let k = key.to_vec();
             Ok(self
-                .index_range(root, &order, Bound::Included(k.clone()), Bound::Included(k), false)?
+                .index_range(
+                    root,
+                    &order,
+                    Bound::Included(k.clone()),
+                    Bound::Included(k),
+                    false,
+                )?
                 .next()
                 .transpose()?
                 .is_some())

@@ -180,16 +180,18 @@ impl TableIter {
             return Ok(None);
         }
         let (range, needed) = (self.range(), &self.needed);
-        let r = self.cur.with_entry(|rowid, rec| -> Result<Option<(i64, Row)>> {
-            if !range.contains(rowid) {
-                return Ok(None);
-            }
-            let row = match needed {
-                Some(n) => decode_cols(rec, n)?,
-                None => decode(rec)?,
-            };
-            Ok(Some((rowid, row)))
-        })??;
+        let r = self
+            .cur
+            .with_entry(|rowid, rec| -> Result<Option<(i64, Row)>> {
+                if !range.contains(rowid) {
+                    return Ok(None);
+                }
+                let row = match needed {
+                    Some(n) => decode_cols(rec, n)?,
+                    None => decode(rec)?,
+                };
+                Ok(Some((rowid, row)))
+            })??;
         if r.is_none() {
             self.done = true;
         }
@@ -272,12 +274,14 @@ impl RowScan for TableIter {
     fn next_into(&mut self, cols: &mut [Value]) -> Result<Option<(i64, usize)>> {
         if self.started && !self.done {
             let (range, needed) = (self.range(), self.needed.as_deref());
-            let r = self.cur.step_entry(!self.reverse, |rowid, rec| -> Result<_> {
-                if !range.contains(rowid) {
-                    return Ok(None);
-                }
-                Ok(Some((rowid, decode_into(rec, needed, cols)?)))
-            })?;
+            let r = self
+                .cur
+                .step_entry(!self.reverse, |rowid, rec| -> Result<_> {
+                    if !range.contains(rowid) {
+                        return Ok(None);
+                    }
+                    Ok(Some((rowid, decode_into(rec, needed, cols)?)))
+                })?;
             let r = r.unwrap_or(Ok(None))?;
             if r.is_none() {
                 self.done = true;

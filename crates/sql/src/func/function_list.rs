@@ -203,7 +203,10 @@ mod tests {
     fn every_entry_resolves_and_every_builtin_is_listed() {
         for &(name, ty, narg, _) in FUNCTION_LIST {
             for n in arities(narg) {
-                let window = matches!(crate::func::window::WindowKind::lookup(name, n), Some(Ok(_)));
+                let window = matches!(
+                    crate::func::window::WindowKind::lookup(name, n),
+                    Some(Ok(_))
+                );
                 let found = super::super::lookup(name, n);
                 // `max`/`min` with one argument are the aggregates, listed separately.
                 let ok = match ty {

@@ -457,11 +457,32 @@ mod tests {
         let t = kinds("'plain' 'it''s' \"q\" \"a\"\"b\" [x y] ``");
         assert!(matches!(&t[0], Tok::Str(Cow::Borrowed("plain"))));
         assert!(matches!(&t[1], Tok::Str(Cow::Owned(s)) if s == "it's"));
-        assert!(matches!(&t[2], Tok::QuotedId { name: Cow::Borrowed("q"), dq: true }));
+        assert!(matches!(
+            &t[2],
+            Tok::QuotedId {
+                name: Cow::Borrowed("q"),
+                dq: true
+            }
+        ));
         assert!(matches!(&t[3], Tok::QuotedId { name: Cow::Owned(s), .. } if s == "a\"b"));
-        assert!(matches!(&t[4], Tok::QuotedId { name: Cow::Borrowed("x y"), dq: false }));
-        assert!(matches!(&t[5], Tok::QuotedId { name: Cow::Borrowed(""), dq: false }));
+        assert!(matches!(
+            &t[4],
+            Tok::QuotedId {
+                name: Cow::Borrowed("x y"),
+                dq: false
+            }
+        ));
+        assert!(matches!(
+            &t[5],
+            Tok::QuotedId {
+                name: Cow::Borrowed(""),
+                dq: false
+            }
+        ));
         // Multi-byte text stays whole.
-        assert!(matches!(&kinds("'héllo'")[0], Tok::Str(Cow::Borrowed("héllo"))));
+        assert!(matches!(
+            &kinds("'héllo'")[0],
+            Tok::Str(Cow::Borrowed("héllo"))
+        ));
     }
 }

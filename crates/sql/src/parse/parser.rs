@@ -1467,9 +1467,14 @@ mod tests {
     fn reserved_words_are_sorted_and_found_by_letter() {
         assert!(RESERVED.windows(2).all(|w| w[0] < w[1]));
         for k in RESERVED {
-            assert!(is_reserved(k) && is_reserved(&k.to_ascii_lowercase()), "{k}");
+            assert!(
+                is_reserved(k) && is_reserved(&k.to_ascii_lowercase()),
+                "{k}"
+            );
         }
-        assert!(!is_reserved("") && !is_reserved("_x") && !is_reserved("ADDX") && !is_reserved("é"));
+        assert!(
+            !is_reserved("") && !is_reserved("_x") && !is_reserved("ADDX") && !is_reserved("é")
+        );
         assert!(is_reserved("select") && is_reserved("Where") && !is_reserved("rowid"));
         assert!(!is_reserved("a_very_long_identifier_name_past_any_keyword"));
     }

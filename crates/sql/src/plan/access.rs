@@ -15,8 +15,8 @@
 //! single table with no grouping, DISTINCT or windows, the only case accepted).
 
 use super::bind::{contains_agg, Binder};
-use super::{constant, covering};
 use super::*;
+use super::{constant, covering};
 use crate::collation::Collation;
 use crate::value::comparison_affinity;
 use std::collections::HashMap;
@@ -135,12 +135,11 @@ impl Binder<'_> {
             };
             let forced = match hint {
                 // INDEXED BY with no usable term: a full scan of that index (SQLite).
-                Some(crate::parse::ast::Indexed::By(_)) => covering::sqlite_index_order(
-                    self.schema,
-                    tab,
-                )
-                .into_iter()
-                .find(|ix| src.may_use_index(ix) && ix.partial.is_none() && ix.root != 0),
+                Some(crate::parse::ast::Indexed::By(_)) => {
+                    covering::sqlite_index_order(self.schema, tab)
+                        .into_iter()
+                        .find(|ix| src.may_use_index(ix) && ix.partial.is_none() && ix.root != 0)
+                }
                 _ => None,
             };
             let chosen = match forced {

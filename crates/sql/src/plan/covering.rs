@@ -137,7 +137,12 @@ pub fn sqlite_index_order(schema: &Schema, t: &Table) -> Vec<Arc<Index>> {
         .rev()
         .filter_map(|n| schema.index_of(t, n).cloned())
         .collect();
-    let replace = |ix: &Index| matches!(ix.on_conflict, Some(crate::parse::ast::ConflictAction::Replace));
+    let replace = |ix: &Index| {
+        matches!(
+            ix.on_conflict,
+            Some(crate::parse::ast::ConflictAction::Replace)
+        )
+    };
     let mut out: Vec<Arc<Index>> = all.iter().filter(|ix| !replace(ix)).cloned().collect();
     out.extend(all.iter().filter(|ix| replace(ix)).cloned());
     out

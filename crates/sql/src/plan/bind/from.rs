@@ -169,15 +169,14 @@ impl<'s> Binder<'s> {
                 } else {
                     None
                 };
-                let cte =
-                    if name.schema.is_none()
-                        && working.is_none()
-                        && !self.hidden_ctes.iter().any(|h| h == k)
-                    {
-                        self.ctes.iter().rev().find_map(|m| m.get(k).cloned())
-                    } else {
-                        None
-                    };
+                let cte = if name.schema.is_none()
+                    && working.is_none()
+                    && !self.hidden_ctes.iter().any(|h| h == k)
+                {
+                    self.ctes.iter().rev().find_map(|m| m.get(k).cloned())
+                } else {
+                    None
+                };
                 if let Some((_, id, cols)) = working {
                     let scols = out_cols_to_scope(&cols, &sname);
                     (SourceKind::Working(id), sname, scols)
