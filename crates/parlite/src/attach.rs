@@ -304,6 +304,12 @@ impl Store for AttachedStore<'_> {
     fn set_user_version(&self, v: u32) -> SqlResult<()> {
         self.write()?.set_user_version(v)
     }
+    fn file_header_in(&self, db: u32) -> SqlResult<parlite_sql::exec::store::FileHeader> {
+        self.read()?.file_header_in(db)
+    }
+    fn set_application_id_in(&self, db: u32, v: u32) -> SqlResult<()> {
+        self.write()?.set_application_id_in(db, v)
+    }
     fn savepoint(&self) -> SqlResult<u32> {
         self.write()?.savepoint()
     }

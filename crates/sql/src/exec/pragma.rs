@@ -188,6 +188,9 @@ impl Engine<'_> {
                         });
                         return Ok(rows);
                     }
+                    "page_count" | "freelist_count" | "application_id" | "page_size" => {
+                        return self.header_pragma(bits, &name.name, arg);
+                    }
                     "schema_version" if arg.is_none() => {
                         return one(Value::Integer(i64::from(
                             self.store.schema_cookie_in(bits)?,
@@ -229,10 +232,9 @@ impl Engine<'_> {
                 Some(_) => Err(SqlError::msg("setting schema_version is not supported")),
                 None => one(Value::Integer(i64::from(self.store.schema_cookie()?))),
             },
-            "page_size" => match arg {
-                Some(_) => Ok(Vec::new()),
-                None => one(Value::Integer(4096)),
-            },
+            "page_count" | "freelist_count" | "application_id" | "page_size" => {
+                self.header_pragma(0, &name.name, arg)
+            }
             "cache_size" => match arg {
                 Some(v) => {
                     self.state.cache_size.set(v.to_i64());
@@ -321,6 +323,29 @@ impl Engine<'_> {
             }
             _ => Ok(Vec::new()),
         }
+    }
+
+    /// `page_count`, `freelist_count`, `application_id` and `page_size` of the database whose
+    /// root bits are `bits`, read from its file header as SQLite reports them. Setting
+    /// `application_id` writes the header; setting `page_size` is accepted and ignored (a
+    /// database keeps the page size it was created with, as SQLite's WAL mode does).
+    fn header_pragma(&mut self, bits: u32, name: &str, arg: Option<Value>) -> Result<Vec<Row>> {
+        let pragma = key(name);
+        if let Some(v) = arg {
+            if pragma == "application_id" {
+                self.store.set_application_id_in(bits, v.to_i64() as u32)?;
+            }
+            return Ok(Vec::new());
+        }
+        let h = self.store.file_header_in(bits)?;
+        let value = match pragma.as_str() {
+            "page_count" => i64::from(h.page_count),
+            "freelist_count" => i64::from(h.freelist_count),
+            // SQLite reads the id as a signed 32-bit integer.
+            "application_id" => i64::from(h.application_id as i32),
+            _ => i64::from(h.page_size),
+        };
+        Ok(vec![vec![Value::Integer(value)]])
     }
 
     /// Cross-checks every table against its indexes (SQLite's wording for the findings).
@@ -491,6 +516,7 @@ pub fn database_list(schema: &crate::schema::Schema) -> Vec<Row> {
 /// The pragmas parlite answers, for `PRAGMA pragma_list` (each also in SQLite's list;
 /// SQLite lists more, such as the ones parlite ignores). Alphabetical, as SQLite's.
 pub const PRAGMA_LIST: &[&str] = &[
+    "application_id",
     "auto_vacuum",
     "busy_timeout",
     "cache_size",
@@ -502,6 +528,7 @@ pub const PRAGMA_LIST: &[&str] = &[
     "foreign_key_check",
     "foreign_key_list",
     "foreign_keys",
+    "freelist_count",
     "function_list",
     "index_info",
     "index_list",
@@ -510,6 +537,7 @@ pub const PRAGMA_LIST: &[&str] = &[
     "journal_mode",
     "locking_mode",
     "module_list",
+    "page_count",
     "page_size",
     "pragma_list",
     "quick_check",
@@ -523,6 +551,7 @@ pub const PRAGMA_LIST: &[&str] = &[
     "temp_store",
     "threads",
     "user_version",
+    "wal_checkpoint",
 ];
 
 /// The pragmas usable as table-valued functions (`pragma_x(...)`), as SQLite's pragma

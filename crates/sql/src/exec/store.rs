@@ -19,6 +19,15 @@ use std::sync::Arc;
 
 pub type Row = Vec<Value>;
 
+/// Counters from a database file's header (fileformat2.html, "The Database Header").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileHeader {
+    pub page_count: u32,
+    pub freelist_count: u32,
+    pub application_id: u32,
+    pub page_size: u32,
+}
+
 /// How an index orders its keys: one entry per indexed column (the rowid follows, BINARY
 /// ascending).
 #[derive(Debug, Clone, PartialEq)]
@@ -258,6 +267,23 @@ pub trait Store {
             self.index_insert(root, &k, order)?;
         }
         Ok(())
+    }
+
+    /// The file header's counters of the database whose root bits are `db` (`PRAGMA
+    /// page_count`, `freelist_count`, `application_id`, `page_size`). Stores without a file
+    /// say so rather than invent figures.
+    fn file_header_in(&self, db: u32) -> Result<FileHeader> {
+        let _ = db;
+        Err(crate::value::SqlError::msg(
+            "this store has no database file header",
+        ))
+    }
+    /// Sets the header's application id (offset 68) of the database `db`.
+    fn set_application_id_in(&self, db: u32, v: u32) -> Result<()> {
+        let _ = (db, v);
+        Err(crate::value::SqlError::msg(
+            "this store has no database file header",
+        ))
     }
 
     fn schema_cookie(&self) -> Result<u32>;
@@ -604,6 +630,18 @@ impl Store for RoutedStore<'_> {
             return self.main.set_schema_cookie(v);
         }
         self.attached_store(db)?.set_schema_cookie(v)
+    }
+    fn file_header_in(&self, db: u32) -> Result<FileHeader> {
+        if db == 0 {
+            return self.main.file_header_in(0);
+        }
+        self.attached_store(db)?.file_header_in(0)
+    }
+    fn set_application_id_in(&self, db: u32, v: u32) -> Result<()> {
+        if db == 0 {
+            return self.main.set_application_id_in(0, v);
+        }
+        self.attached_store(db)?.set_application_id_in(0, v)
     }
     fn user_version_in(&self, db: u32) -> Result<u32> {
         if db == 0 {

@@ -652,6 +652,28 @@ impl Store for TxnStore {
     fn user_version(&self) -> Result<u32> {
         Ok(self.txn.header()?.user_version)
     }
+    fn file_header_in(&self, db: u32) -> Result<super::store::FileHeader> {
+        if db != 0 {
+            return Err(crate::value::SqlError::msg(format!(
+                "internal error: no attached database for root bits {db:#x}"
+            )));
+        }
+        let h = self.txn.header()?;
+        Ok(super::store::FileHeader {
+            page_count: h.page_count,
+            freelist_count: h.freelist_count,
+            application_id: h.application_id,
+            page_size: h.page_size,
+        })
+    }
+    fn set_application_id_in(&self, db: u32, v: u32) -> Result<()> {
+        if db != 0 {
+            return Err(crate::value::SqlError::msg(format!(
+                "internal error: no attached database for root bits {db:#x}"
+            )));
+        }
+        Ok(self.txn.set_header_field(HeaderField::ApplicationId, v)?)
+    }
     fn set_user_version(&self, v: u32) -> Result<()> {
         Ok(self.txn.set_header_field(HeaderField::UserVersion, v)?)
     }
