@@ -784,6 +784,12 @@ impl ConnInner {
                     t.release(sp)?;
                     Ok(rows)
                 }
+                Err(e) if keeps_changes_on_error(stmt, &e) => {
+                    // OR FAIL: the statement stops at the failing row, keeping the rows it
+                    // changed before it (lang_conflict.html).
+                    t.release(sp)?;
+                    Err(e)
+                }
                 Err(e) => {
                     // Statement atomicity: undo this statement only.
                     let _ = t.rollback_to(sp);
@@ -904,8 +910,15 @@ impl ConnInner {
                 }
             };
             let outcome = self.execute(&t, stmt, params);
+            // OR FAIL: the rows changed before the failing one are committed, then the
+            // error is reported (a conflict at commit retries the statement as usual).
+            let mut failed = None;
             let rows = match outcome {
                 Ok(rows) => rows,
+                Err(e) if keeps_changes_on_error(stmt, &e) => {
+                    failed = Some(e);
+                    Vec::new()
+                }
                 Err(e) => {
                     t.rollback();
                     self.undo_temp(tsp);
@@ -918,7 +931,10 @@ impl ConnInner {
                 Ok(()) => {
                     self.temp_txn.release(tsp)?;
                     self.end_attached(true)?;
-                    return Ok(rows);
+                    return match failed {
+                        Some(e) => Err(e),
+                        None => Ok(rows),
+                    };
                 }
                 Err(StorageError::Conflict { .. }) if !locked => {
                     t.rollback();
@@ -1314,4 +1330,10 @@ impl Statement {
     pub fn sql(&self) -> &str {
         &self.sql
     }
+}
+
+/// `exec::keeps_changes_on_error` for a connection-level error (OR FAIL keeps the rows
+/// changed before the failing one).
+fn keeps_changes_on_error(stmt: &Stmt, e: &Error) -> bool {
+    exec::keeps_changes_on_error(stmt, e.code, e.extended_code)
 }

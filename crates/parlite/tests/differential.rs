@@ -758,3 +758,43 @@ SELECT rowid FROM t WHERE b BETWEEN 'A' AND c ORDER BY 1;
 ",
     );
 }
+
+/// `OR FAIL` stops at the failing row and keeps the rows the statement changed before it
+/// (in autocommit they are committed), for UNIQUE, NOT NULL and CHECK failures; inside a
+/// transaction they stay until it ends.
+#[test]
+fn or_fail_keeps_earlier_rows() {
+    check(
+        "CREATE TABLE t(a UNIQUE, b NOT NULL, c CHECK(c < 10));
+        INSERT INTO t VALUES(1, 1, 1);
+        INSERT OR FAIL INTO t VALUES(2, 1, 1), (1, 1, 1), (3, 1, 1);
+        SELECT * FROM t ORDER BY a;
+        INSERT OR FAIL INTO t VALUES(10, 1, 1), (11, 1, 1), (1, 1, 1);
+        SELECT changes(), total_changes();
+        INSERT OR FAIL INTO t VALUES(4, 1, 1), (5, NULL, 1), (6, 1, 1);
+        SELECT * FROM t ORDER BY a;
+        INSERT OR FAIL INTO t VALUES(7, 1, 1), (8, 1, 50), (9, 1, 1);
+        SELECT * FROM t ORDER BY a;
+        INSERT OR FAIL INTO t SELECT a + 10, b, c FROM t UNION ALL SELECT 1, 1, 1;
+        SELECT * FROM t ORDER BY a;
+        UPDATE OR FAIL t SET c = a * 3 WHERE a < 10;
+        SELECT * FROM t ORDER BY a;
+        BEGIN;
+        INSERT OR FAIL INTO t VALUES(20, 1, 1), (1, 1, 1);
+        SELECT * FROM t ORDER BY a;
+        ROLLBACK;
+        SELECT * FROM t ORDER BY a;
+        BEGIN;
+        INSERT OR FAIL INTO t VALUES(21, 1, 1), (1, 1, 1);
+        COMMIT;
+        SELECT * FROM t ORDER BY a;
+        INSERT OR ABORT INTO t VALUES(30, 1, 1), (1, 1, 1);
+        SELECT * FROM t ORDER BY a;
+        PRAGMA foreign_keys = ON;
+        CREATE TABLE p(id INTEGER PRIMARY KEY);
+        CREATE TABLE c(x REFERENCES p(id));
+        INSERT INTO p VALUES(1);
+        INSERT OR FAIL INTO c VALUES(1), (2), (1);
+        SELECT * FROM c;",
+    );
+}

@@ -543,8 +543,9 @@ impl Gen {
             "INSERT OR ABORT",
             "INSERT OR ROLLBACK",
         ]);
-        // OR FAIL keeps the rows before the failing one: a known difference (see
-        // `known_differences`), so it is not generated.
+        // OR FAIL agrees with SQLite (differential.rs `or_fail_keeps_earlier_rows`) but is
+        // not drawn here yet: another choice reshuffles every seed's draws, and the default
+        // seeds then land in the known integer-overflow class (module doc).
         let cols: Vec<String> = t
             .columns
             .iter()
@@ -560,8 +561,8 @@ impl Gen {
         } else {
             (format!("({})", cols.join(", ")), cols.len())
         };
-        // OR ROLLBACK over several rows reports the rows before the failure in changes():
-        // part of the OR FAIL known difference.
+        // OR ROLLBACK over several rows: SQLite reports the rows before the failure in
+        // changes() (parlite reports 0), so it gets one row.
         let nrows = if verb.ends_with("ROLLBACK") {
             1
         } else {
@@ -1252,35 +1253,6 @@ fn outcomes(setup: &[&str], sql: &str) -> (Out, Out) {
 
 #[test]
 fn known_differences_still_differ() {
-    // known difference: INSERT OR FAIL keeps the rows inserted before the failing one (and
-    // changes() counts them); parlite undoes the whole statement as for ABORT. Needs the
-    // connection to skip the statement savepoint rollback for FAIL (and count changes
-    // for ROLLBACK), so OR FAIL is not generated.
-    let setup = ["CREATE TABLE t(a UNIQUE)", "INSERT INTO t VALUES(1)"];
-    let (s, p) = outcomes(&setup, "INSERT OR FAIL INTO t VALUES(2), (1), (3)");
-    assert!(
-        matches!((&s, &p), (Out::Err(19, _), Out::Err(19, _))),
-        "{s:?} {p:?}"
-    );
-    let mut pair = Pair {
-        sqlite: rusqlite::Connection::open_in_memory().expect("sqlite"),
-        parlite: parlite::Connection::open(":memory:").expect("parlite"),
-        seed: 0,
-        statements: 0,
-        trace: false,
-    };
-    for sql in setup
-        .iter()
-        .chain(["INSERT OR FAIL INTO t VALUES(2), (1), (3)"].iter())
-    {
-        let _ = pair.check(sql, false);
-    }
-    let after = "SELECT a FROM t ORDER BY a";
-    assert!(
-        pair.check(after, true).is_err(),
-        "OR FAIL now agrees: move it back into the generator"
-    );
-
     // known difference: when a row violates several UNIQUE indexes, SQLite reports the
     // one it checks first: indexes made by CREATE INDEX before the table's own UNIQUE
     // constraints (its index list is built by prepending); parlite checks in creation

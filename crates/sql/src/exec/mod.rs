@@ -244,6 +244,23 @@ fn returning_names(schema: &Schema, table: &str, cols: &[ast::ResultColumn]) -> 
 }
 
 /// Whether a statement leaves the database unchanged (sqlite3_stmt_readonly).
+/// Whether a failed INSERT/UPDATE keeps the rows it changed before the failure (the
+/// caller then releases its statement savepoint instead of rolling back to it, and commits
+/// in autocommit): the statement's own `OR FAIL` resolves UNIQUE, PRIMARY KEY, NOT NULL
+/// and CHECK failures that way (lang_conflict.html). Foreign-key failures ignore conflict
+/// clauses and undo the statement. A FAIL given in CREATE TABLE, with no OR clause on the
+/// statement, is not followed yet: such failures undo the statement as ABORT does.
+pub fn keeps_changes_on_error(stmt: &Stmt, code: i32, extended_code: i32) -> bool {
+    let or = match stmt {
+        Stmt::Insert(i) => i.or_conflict,
+        Stmt::Update(u) => u.or_conflict,
+        _ => None,
+    };
+    or == Some(crate::parse::ast::ConflictAction::Fail)
+        && code == crate::value::codes::SQLITE_CONSTRAINT
+        && extended_code != crate::value::codes::SQLITE_CONSTRAINT_FOREIGNKEY
+}
+
 pub fn is_readonly(stmt: &Stmt) -> bool {
     match stmt {
         Stmt::Select(_) | Stmt::Explain { .. } => true,
@@ -410,8 +427,13 @@ impl<'a> Engine<'a> {
         }
         let r = self.execute_inner(stmt);
         if is_dml {
-            // A failed statement is rolled back, and SQLite then reports no changes.
-            self.state.changes.set(if r.is_ok() {
+            // A failed statement is rolled back, and SQLite then reports no changes — except
+            // under OR FAIL, which keeps (and counts) the rows changed before the failure.
+            let kept = match &r {
+                Ok(_) => true,
+                Err(e) => keeps_changes_on_error(stmt, e.code(), e.extended_code()),
+            };
+            self.state.changes.set(if kept {
                 self.state.pending_changes.get()
             } else {
                 0
