@@ -512,6 +512,33 @@ impl Txn {
         Ok(root)
     }
 
+    /// VACUUM's reset (lang_vacuum.html): page 1 becomes an empty schema leaf (its database
+    /// header kept), the freelist is emptied and the database truncated to that one page,
+    /// so the trees rebuilt next land on pages 2, 3, ... with none free. Every other tree
+    /// is gone: the caller has read what it rebuilds first. Only a transaction holding the
+    /// writer lock may do this (a concurrent one could not replay it); concurrent
+    /// transactions validating against this commit find it opaque (C3) and fail.
+    pub fn reset_to_empty_schema(&self) -> Result<()> {
+        let mut g = self.lock();
+        if g.conc.is_some() {
+            return Err(StorageError::misuse(
+                "VACUUM needs the writer lock, not a concurrent transaction",
+            ));
+        }
+        let w = g.writer()?;
+        let usable = w.usable_size();
+        let p1 = w.page_mut(PageNo(1))?;
+        crate::btree::page::init_page(p1, PageNo(1), crate::btree::page::TABLE_LEAF, usable);
+        put_u32(p1, crate::header::OFFSET_FREELIST_TRUNK, 0);
+        put_u32(p1, crate::header::OFFSET_FREELIST_COUNT, 0);
+        w.truncate(1)?;
+        g.changes += 1;
+        if let Some(ws) = g.write_set() {
+            ws.opaque = true;
+        }
+        Ok(())
+    }
+
     /// Frees every page of the tree, overflow pages included.
     pub fn drop_btree(&self, root: PageNo) -> Result<()> {
         let mut g = self.lock();

@@ -799,6 +799,11 @@ impl Engine<'_> {
     /// VACUUM: rebuilds every rowid table and every index into fresh B-trees (rows keep
     /// their rowids), rewrites the root pages in `sqlite_schema`, and frees the old trees.
     pub fn vacuum(&mut self) -> Result<Vec<Row>> {
+        if self.vacuum_compacting()? {
+            return Ok(Vec::new());
+        }
+        // The store cannot compact: copy tree by tree (the file keeps its size; the old
+        // trees' pages go to the freelist).
         let mut moves: Vec<(u32, u32)> = Vec::new();
         let mut tables: Vec<_> = self.schema.tables.values().cloned().collect();
         tables.sort_by(|a, b| a.name.cmp(&b.name));
@@ -846,6 +851,63 @@ impl Engine<'_> {
         }
         self.schema_changed()?;
         Ok(Vec::new())
+    }
+
+    /// VACUUM through `Store::vacuum_compact`: every tree of main rebuilt on fresh pages
+    /// after the database is emptied down to page 1, so the file shrinks to what it holds
+    /// (`freelist_count` 0), as SQLite's VACUUM does. False (nothing done) when the store
+    /// cannot, or a schema row names a tree this schema does not know (it would be lost).
+    fn vacuum_compacting(&mut self) -> Result<bool> {
+        if self.schema_root != 1 {
+            return Ok(false);
+        }
+        let mut trees: Vec<(u32, Option<super::store::KeyOrder>)> = Vec::new();
+        let mut tables: Vec<_> = self.schema.tables.values().cloned().collect();
+        tables.sort_by(|a, b| a.name.cmp(&b.name));
+        for t in tables {
+            if super::store::db_bits(t.root) != 0 {
+                continue;
+            }
+            if self.schema.write_blocked.contains_key(&key(&t.name)) {
+                return Ok(false);
+            }
+            let order = t
+                .without_rowid
+                .then(|| super::without_rowid::WrLayout::of(&t).order);
+            if t.root != 0 && !trees.iter().any(|(r, _)| *r == t.root) {
+                trees.push((t.root, order));
+            }
+            for ix in self.schema.table_indexes(&t) {
+                if ix.root == 0 || trees.iter().any(|(r, _)| *r == ix.root) {
+                    continue;
+                }
+                let order = super::without_rowid::key_order_for(&t, &ix);
+                trees.push((ix.root, Some(order)));
+            }
+        }
+        let rows = self.schema_rows()?;
+        let named = |r: u32| r == 0 || trees.iter().any(|(t, _)| *t == r);
+        if rows
+            .iter()
+            .any(|(_, row)| !named(row.get(3).map(|v| v.to_i64()).unwrap_or(0) as u32))
+        {
+            return Ok(false);
+        }
+        let Some(new_roots) = self.store.vacuum_compact(&trees)? else {
+            return Ok(false);
+        };
+        for (rowid, mut row) in rows {
+            let old = row.get(3).map(|v| v.to_i64()).unwrap_or(0) as u32;
+            if old == 0 {
+                continue;
+            }
+            if let Some(i) = trees.iter().position(|(r, _)| *r == old) {
+                row[3] = Value::Integer(i64::from(new_roots[i]));
+                self.store.table_insert(self.schema_root, rowid, &row)?;
+            }
+        }
+        self.schema_changed()?;
+        Ok(true)
     }
 
     /// ANALYZE: writes `sqlite_stat1` (tbl, idx, stat) as SQLite does: for each index

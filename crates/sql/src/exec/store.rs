@@ -260,6 +260,18 @@ pub trait Store {
         Ok(n)
     }
 
+    /// VACUUM that leaves no free page (lang_vacuum.html): reads every tree in `trees`
+    /// (root, key order; `None` for a rowid table) and the schema tree on page 1, empties
+    /// the database down to page 1, puts the schema rows back as they were and rebuilds
+    /// each tree, in order, on fresh pages; returns the new roots in the same order (the
+    /// caller rewrites the schema rows' root numbers). `trees` must name every tree of the
+    /// database but page 1: the others' pages are gone afterwards. `None`: this store
+    /// cannot, and VACUUM copies tree by tree instead (the file keeps its size).
+    fn vacuum_compact(&self, trees: &[(u32, Option<KeyOrder>)]) -> Result<Option<Vec<u32>>> {
+        let _ = trees;
+        Ok(None)
+    }
+
     /// Fills the empty index `root` with `keys`, which are distinct and sorted by `order`
     /// (CREATE INDEX after its sort). Stores over B-trees build the tree bottom up.
     fn index_fill(&self, root: u32, order: &KeyOrder, keys: Vec<Row>) -> Result<()> {
@@ -553,6 +565,16 @@ impl Store for RoutedStore<'_> {
             return Err(crate::value::SqlError::msg("index copy across databases"));
         }
         s.index_copy(r, d, order)
+    }
+    fn vacuum_compact(&self, trees: &[(u32, Option<KeyOrder>)]) -> Result<Option<Vec<u32>>> {
+        // Only main's own trees: an attached or TEMP root is another file.
+        if trees
+            .iter()
+            .any(|(r, _)| *r & (ATTACHED_MASK | TEMP_ROOT_BIT) != 0)
+        {
+            return Ok(None);
+        }
+        self.main.vacuum_compact(trees)
     }
     fn index_fill(&self, root: u32, order: &KeyOrder, keys: Vec<Row>) -> Result<()> {
         let (s, r) = self.pick(root)?;

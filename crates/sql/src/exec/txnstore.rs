@@ -619,6 +619,37 @@ impl Store for TxnStore {
             &mut keys.iter().map(|&(r, a, b)| (r, &arena[a..b])),
         )?)
     }
+    fn vacuum_compact(&self, trees: &[(u32, Option<KeyOrder>)]) -> Result<Option<Vec<u32>>> {
+        // Everything is read before the reset frees it. Memory: the whole database once
+        // (SQLite builds the copy in a temporary file instead).
+        let (schema_rows, schema_arena) = self.raw_entries(1, None)?;
+        let mut read = Vec::with_capacity(trees.len());
+        for (root, order) in trees {
+            let cmp = order.as_ref().map(comparator);
+            read.push((self.raw_entries(*root, cmp.clone())?, cmp));
+        }
+        self.txn.reset_to_empty_schema()?;
+        for &(rowid, a, b) in &schema_rows {
+            self.txn
+                .table_insert(PageNo(1), rowid, &schema_arena[a..b])?;
+        }
+        let mut roots = Vec::with_capacity(read.len());
+        for ((entries, arena), cmp) in read {
+            let kind = if cmp.is_some() {
+                BtreeKind::Index
+            } else {
+                BtreeKind::Table
+            };
+            let root = self.txn.create_btree(kind)?;
+            self.txn.build_btree(
+                root,
+                cmp.as_deref().map(|c| c as &dyn KeyCompare),
+                &mut entries.iter().map(|&(r, a, b)| (r, &arena[a..b])),
+            )?;
+            roots.push(root.0);
+        }
+        Ok(Some(roots))
+    }
     fn index_fill(&self, root: u32, order: &KeyOrder, keys: Vec<Row>) -> Result<()> {
         let cmp = comparator(order);
         let mut enc: Vec<Vec<u8>> = keys.iter().map(|k| encode(k)).collect();
