@@ -2,7 +2,8 @@
 //!
 //! Like `crash_sim.rs`, but each transaction inserts, replaces and deletes rows of two
 //! tables (values up to 3 KB on 1 KiB pages: splits, merges, overflow chains, freelist),
-//! keeping an index on the first table in step; the model is a map per table. After the crash (power loss at a random I/O call, possibly
+//! keeping an index on the first table in step, and now and then a VACUUM (every tree
+//! rebuilt on an emptied, truncated database: new roots); the model is a map per table. After the crash (power loss at a random I/O call, possibly
 //! again during recovery) and reopen:
 //! - the tables equal the last acknowledged commit or the one in flight (`Full`);
 //! - `Txn::integrity_check` over every tree reports nothing;
@@ -197,6 +198,59 @@ fn run_txn(
     t.commit()
 }
 
+/// VACUUM's compaction as the SQL layer runs it: every tree read whole, the database
+/// emptied down to page 1 (`Txn::reset_to_empty_schema`), the trees rebuilt bottom up on
+/// fresh pages and the schema rows put back with their new roots. Returns the new roots;
+/// the caller commits.
+fn vacuum_txn(t: &Txn, roots: &[PageNo]) -> parlite_storage::Result<Vec<PageNo>> {
+    let cmp: Arc<dyn parlite_storage::KeyCompare> = Arc::new(index_cmp());
+    let read = |root: PageNo, index: bool| -> parlite_storage::Result<Vec<(i64, Vec<u8>)>> {
+        let (kind, c) = if index {
+            (BtreeKind::Index, Some(cmp.clone()))
+        } else {
+            (BtreeKind::Table, None)
+        };
+        let mut cur = t.cursor(root, kind, c)?;
+        let mut out = Vec::new();
+        let mut more = cur.first()?;
+        while more {
+            let rowid = if index { 0 } else { cur.rowid()? };
+            out.push((rowid, cur.record()?));
+            more = cur.next()?;
+        }
+        Ok(out)
+    };
+    let schema = read(PageNo(1), false)?;
+    let mut trees = Vec::new();
+    for (i, r) in roots.iter().enumerate() {
+        trees.push(read(*r, i == TABLES.len())?);
+    }
+    t.reset_to_empty_schema()?;
+    let mut new_roots = Vec::new();
+    for (i, entries) in trees.iter().enumerate() {
+        let index = i == TABLES.len();
+        let kind = if index {
+            BtreeKind::Index
+        } else {
+            BtreeKind::Table
+        };
+        let root = t.create_btree(kind)?;
+        t.build_btree(
+            root,
+            if index { Some(cmp.as_ref()) } else { None },
+            &mut entries.iter().map(|(r, p)| (*r, &p[..])),
+        )?;
+        new_roots.push(root);
+    }
+    for (rowid, rec) in &schema {
+        let mut vals = parlite_storage::record::decode(rec)?;
+        let slot = usize::try_from(*rowid - 1).expect("schema rowids start at 1");
+        vals[3] = ValueRef::Integer(i64::from(new_roots[slot].0));
+        t.table_insert(PageNo(1), *rowid, &encode(&vals))?;
+    }
+    Ok(new_roots)
+}
+
 fn read_tables(db: &Database, roots: &[PageNo]) -> Result<Tables, String> {
     let t = db.begin_read().map_err(|e| e.to_string())?;
     let mut out = Vec::new();
@@ -282,6 +336,37 @@ fn workload(db: &Database, rng: &mut StdRng, txns: usize) -> Outcome {
             };
         };
         let mut rows = acked.rows.clone();
+        if rng.gen_range(0..8) == 0 {
+            // VACUUM: same rows, new roots, a shorter file.
+            match vacuum_txn(&t, &acked.roots) {
+                Ok(new_roots) => match t.commit() {
+                    Ok(()) => {
+                        VACUUMS[0].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        acked.roots = new_roots;
+                    }
+                    Err(_) => {
+                        VACUUMS[1].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        t.rollback();
+                        let in_flight = Model {
+                            roots: new_roots,
+                            rows,
+                        };
+                        return Outcome {
+                            acked,
+                            in_flight: Some(in_flight),
+                        };
+                    }
+                },
+                Err(_) => {
+                    t.rollback();
+                    return Outcome {
+                        acked,
+                        in_flight: None,
+                    };
+                }
+            }
+            continue;
+        }
         match run_txn(&t, &acked.roots, rng, &mut rows) {
             Ok(()) => acked.rows = rows,
             Err(_) => {
@@ -349,6 +434,11 @@ fn stock_sqlite_check(seed: u64, bytes: &[u8], model: &Model) {
 }
 
 static STOCK_CHECKS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// VACUUMs acknowledged, and VACUUMs whose commit the crash interrupted.
+static VACUUMS: [std::sync::atomic::AtomicUsize; 2] = [
+    std::sync::atomic::AtomicUsize::new(0),
+    std::sync::atomic::AtomicUsize::new(0),
+];
 
 fn run_case(seed: u64) -> (usize, bool) {
     let mut rng = StdRng::seed_from_u64(seed);
@@ -405,8 +495,14 @@ fn run_case(seed: u64) -> (usize, bool) {
         None
     } else {
         // The schema commit may have been the one in flight (then no rows yet).
+        // (A VACUUM in flight may have moved them.)
         if !outcome.acked.roots.is_empty() {
-            assert_eq!(roots, outcome.acked.roots, "seed {seed}: roots");
+            let in_flight = outcome.in_flight.as_ref().is_some_and(|m| m.roots == roots);
+            assert!(
+                roots == outcome.acked.roots || in_flight,
+                "seed {seed}: roots {roots:?}, acknowledged {:?}",
+                outcome.acked.roots
+            );
         }
         let got = read_tables(&db, &roots).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         let schema_only = outcome.acked.roots.is_empty() && got.iter().all(|t| t.is_empty());
@@ -457,9 +553,16 @@ fn btree_crash_at_random_io_calls() {
         in_flight += f as usize;
     }
     let stock = STOCK_CHECKS.load(std::sync::atomic::Ordering::Relaxed);
+    let vacuums = VACUUMS[0].load(std::sync::atomic::Ordering::Relaxed);
+    let vacuums_cut = VACUUMS[1].load(std::sync::atomic::Ordering::Relaxed);
     println!(
         "{n} cases, {rows} acknowledged rows in total, {in_flight} recovered to the in-flight \
-         commit, {stock} files checked by stock SQLite"
+         commit, {stock} files checked by stock SQLite, {vacuums} VACUUMs acknowledged and \
+         {vacuums_cut} cut by the crash at commit"
+    );
+    assert!(
+        vacuums > n as usize / 5 && vacuums_cut > 0,
+        "the workload must VACUUM, and crash during some VACUUM commits"
     );
     assert!(stock >= n as usize / 20, "too few stock SQLite checks");
     assert!(rows > n as usize * 5, "the workload must build real trees");
