@@ -304,6 +304,9 @@ impl Store for AttachedStore<'_> {
     fn set_user_version(&self, v: u32) -> SqlResult<()> {
         self.write()?.set_user_version(v)
     }
+    fn vacuum_compact(&self, trees: &[(u32, Option<KeyOrder>)]) -> SqlResult<Option<Vec<u32>>> {
+        self.write()?.vacuum_compact(trees)
+    }
     fn file_header_in(&self, db: u32) -> SqlResult<parlite_sql::exec::store::FileHeader> {
         self.read()?.file_header_in(db)
     }

@@ -178,3 +178,54 @@ fn vacuum_leaves_no_free_page_and_the_file_shrinks() {
         "parlite {ours} pages, SQLite {theirs}"
     );
 }
+
+/// `VACUUM aux` compacts an attached database's own file and leaves main alone.
+#[test]
+fn vacuum_of_an_attached_database() {
+    let main = temp_path("vac-main");
+    let aux = temp_path("vac-aux");
+    {
+        let s = rusqlite::Connection::open(&aux).expect("sqlite");
+        s.execute_batch(
+            "CREATE TABLE x(v, w);
+             CREATE INDEX xw ON x(w);
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)
+             INSERT INTO x SELECT randomblob(300), i FROM n;
+             DELETE FROM x WHERE w % 4 <> 0;",
+        )
+        .expect("aux");
+    }
+    let c = parlite::Connection::open(main.to_str().expect("utf8")).expect("open");
+    c.execute_batch("CREATE TABLE m(a); INSERT INTO m VALUES (1)")
+        .expect("main");
+    c.execute_batch(&format!("ATTACH '{}' AS aux", aux.to_str().expect("utf8")))
+        .expect("attach");
+    let before = one_int(run_parlite(&c, "PRAGMA aux.page_count"));
+    assert!(one_int(run_parlite(&c, "PRAGMA aux.freelist_count")) > 100);
+    let probe = "SELECT count(*), sum(w), sum(length(v)) FROM aux.x WHERE w > 100";
+    let expected = rows_of(run_parlite(&c, probe));
+    c.execute_batch("VACUUM aux").expect("vacuum aux");
+    assert_eq!(one_int(run_parlite(&c, "PRAGMA aux.freelist_count")), 0);
+    assert!(one_int(run_parlite(&c, "PRAGMA aux.page_count")) * 2 < before);
+    assert_eq!(rows_of(run_parlite(&c, probe)), expected);
+    assert_eq!(one_int(run_parlite(&c, "SELECT a FROM m")), 1);
+    for (sql, msg) in [
+        (
+            "VACUUM temp",
+            "VACUUM of the temp database is not supported",
+        ),
+        ("VACUUM nosuch", "unknown database nosuch"),
+    ] {
+        match run_parlite(&c, sql) {
+            Out::Err(e) => assert_eq!(e, msg),
+            other => panic!("{sql}: expected an error, got {other:?}"),
+        }
+    }
+    drop(c);
+    let s = rusqlite::Connection::open(&aux).expect("sqlite");
+    let check: String = s
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .expect("check");
+    assert_eq!(check, "ok");
+    assert_eq!(sqlite_int(&aux, "PRAGMA freelist_count"), 0);
+}

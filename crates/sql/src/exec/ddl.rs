@@ -802,6 +802,10 @@ impl Engine<'_> {
         if self.vacuum_compacting()? {
             return Ok(Vec::new());
         }
+        if self.schema_root != 1 {
+            // The copy below creates trees in main: never for an attached database.
+            return err("VACUUM of this attached database is not supported");
+        }
         // The store cannot compact: copy tree by tree (the file keeps its size; the old
         // trees' pages go to the freelist).
         let mut moves: Vec<(u32, u32)> = Vec::new();
@@ -858,14 +862,18 @@ impl Engine<'_> {
     /// (`freelist_count` 0), as SQLite's VACUUM does. False (nothing done) when the store
     /// cannot, or a schema row names a tree this schema does not know (it would be lost).
     fn vacuum_compacting(&mut self) -> Result<bool> {
-        if self.schema_root != 1 {
+        // Main (bits 0) or, inside `in_attached`, an attached database (its bits).
+        let bits = super::store::db_bits(self.schema_root);
+        if self.schema_root != 1 | bits || bits == super::store::TEMP_ROOT_BIT {
             return Ok(false);
         }
+        // Root numbers in the schema rows are the file's own, without the bits.
+        let plain = |r: u32| r & !bits;
         let mut trees: Vec<(u32, Option<super::store::KeyOrder>)> = Vec::new();
         let mut tables: Vec<_> = self.schema.tables.values().cloned().collect();
         tables.sort_by(|a, b| a.name.cmp(&b.name));
         for t in tables {
-            if super::store::db_bits(t.root) != 0 {
+            if super::store::db_bits(t.root) != bits {
                 continue;
             }
             if self.schema.write_blocked.contains_key(&key(&t.name)) {
@@ -886,7 +894,7 @@ impl Engine<'_> {
             }
         }
         let rows = self.schema_rows()?;
-        let named = |r: u32| r == 0 || trees.iter().any(|(t, _)| *t == r);
+        let named = |r: u32| r == 0 || trees.iter().any(|(t, _)| plain(*t) == r);
         if rows
             .iter()
             .any(|(_, row)| !named(row.get(3).map(|v| v.to_i64()).unwrap_or(0) as u32))
@@ -901,8 +909,8 @@ impl Engine<'_> {
             if old == 0 {
                 continue;
             }
-            if let Some(i) = trees.iter().position(|(r, _)| *r == old) {
-                row[3] = Value::Integer(i64::from(new_roots[i]));
+            if let Some(i) = trees.iter().position(|(r, _)| plain(*r) == old) {
+                row[3] = Value::Integer(i64::from(plain(new_roots[i])));
                 self.store.table_insert(self.schema_root, rowid, &row)?;
             }
         }

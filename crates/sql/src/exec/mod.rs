@@ -476,12 +476,18 @@ impl<'a> Engine<'a> {
                 if into.is_some() {
                     return Err(SqlError::msg("VACUUM INTO is not supported"));
                 }
-                if let Some(s) = schema {
-                    if !s.eq_ignore_ascii_case("main") {
-                        return Err(SqlError::msg(format!("unknown database {s}")));
+                match schema {
+                    Some(s) if s.eq_ignore_ascii_case("temp") => Err(SqlError::msg(
+                        "VACUUM of the temp database is not supported",
+                    )),
+                    Some(s) if !s.eq_ignore_ascii_case("main") => {
+                        let Some((slot, _)) = self.schema.attached_db(s) else {
+                            return Err(SqlError::msg(format!("unknown database {s}")));
+                        };
+                        self.in_attached(slot, |e| e.vacuum())
                     }
+                    _ => self.vacuum(),
                 }
-                self.vacuum()
             }
             Stmt::Analyze(target) => self.analyze_any(target.as_ref()),
             Stmt::Attach { .. } | Stmt::Detach(_) => {

@@ -567,14 +567,23 @@ impl Store for RoutedStore<'_> {
         s.index_copy(r, d, order)
     }
     fn vacuum_compact(&self, trees: &[(u32, Option<KeyOrder>)]) -> Result<Option<Vec<u32>>> {
-        // Only main's own trees: an attached or TEMP root is another file.
-        if trees
-            .iter()
-            .any(|(r, _)| *r & (ATTACHED_MASK | TEMP_ROOT_BIT) != 0)
-        {
+        // One database's trees: main's, or one attached database's (roots carry its bits,
+        // which its own store does not know). TEMP is not compacted.
+        let bits = trees.first().map_or(0, |(r, _)| db_bits(*r));
+        if bits == TEMP_ROOT_BIT || trees.iter().any(|(r, _)| db_bits(*r) != bits) {
             return Ok(None);
         }
-        self.main.vacuum_compact(trees)
+        if bits == 0 {
+            return self.main.vacuum_compact(trees);
+        }
+        let plain: Vec<(u32, Option<KeyOrder>)> = trees
+            .iter()
+            .map(|(r, o)| (*r & !ATTACHED_MASK, o.clone()))
+            .collect();
+        Ok(self
+            .attached_store(bits)?
+            .vacuum_compact(&plain)?
+            .map(|roots| roots.into_iter().map(|r| r | bits).collect()))
     }
     fn index_fill(&self, root: u32, order: &KeyOrder, keys: Vec<Row>) -> Result<()> {
         let (s, r) = self.pick(root)?;
