@@ -784,6 +784,18 @@ impl ConnInner {
                     t.release(sp)?;
                     Ok(rows)
                 }
+                Err(e) if exec::rolls_back_transaction_on_error(stmt, e.code, e.extended_code) => {
+                    // OR ROLLBACK: the whole transaction ends (lang_conflict.html).
+                    let _ = t.rollback_to(sp);
+                    let _ = t.release(sp);
+                    self.txn = None;
+                    self.savepoints.clear();
+                    t.rollback();
+                    self.end_temp_tx(false);
+                    let _ = self.end_attached(false);
+                    self.schema_loaded = false;
+                    Err(e)
+                }
                 Err(e) if keeps_changes_on_error(stmt, &e) => {
                     // OR FAIL: the statement stops at the failing row, keeping the rows it
                     // changed before it (lang_conflict.html).

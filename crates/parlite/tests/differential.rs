@@ -798,3 +798,35 @@ fn or_fail_keeps_earlier_rows() {
         SELECT * FROM c;",
     );
 }
+
+/// `OR ROLLBACK` ends the whole transaction (the rows before the statement too), and rows a
+/// failed statement took back are not counted by total_changes().
+#[test]
+fn or_rollback_ends_the_transaction() {
+    check(
+        "CREATE TABLE t(a UNIQUE, b CHECK(b < 10));
+        INSERT INTO t VALUES(1, 1);
+        INSERT OR ROLLBACK INTO t VALUES(2, 1), (3, 1), (1, 1);
+        SELECT changes(), total_changes();
+        SELECT * FROM t ORDER BY a;
+        INSERT INTO t VALUES(4, 1), (5, 1), (1, 1);
+        SELECT changes(), total_changes();
+        BEGIN;
+        INSERT INTO t VALUES(7, 1);
+        INSERT OR ROLLBACK INTO t VALUES(8, 1), (9, 50);
+        SELECT changes(), total_changes();
+        SELECT * FROM t ORDER BY a;
+        COMMIT;
+        BEGIN;
+        INSERT INTO t VALUES(10, 1);
+        UPDATE OR ROLLBACK t SET a = 1 WHERE a = 10;
+        SELECT * FROM t ORDER BY a;
+        ROLLBACK;
+        BEGIN;
+        INSERT INTO t VALUES(11, 1);
+        INSERT OR ABORT INTO t VALUES(12, 1), (1, 1);
+        SELECT changes(), total_changes();
+        COMMIT;
+        SELECT * FROM t ORDER BY a;",
+    );
+}

@@ -561,8 +561,9 @@ impl Gen {
         } else {
             (format!("({})", cols.join(", ")), cols.len())
         };
-        // OR ROLLBACK over several rows: SQLite reports the rows before the failure in
-        // changes() (parlite reports 0), so it gets one row.
+        // OR ROLLBACK gets one row: a choice kept from when its counters differed (they agree
+        // now, differential.rs `or_rollback_ends_the_transaction`); changing it reshuffles
+        // the seeds' draws (see OR FAIL above).
         let nrows = if verb.ends_with("ROLLBACK") {
             1
         } else {

@@ -251,14 +251,32 @@ fn returning_names(schema: &Schema, table: &str, cols: &[ast::ResultColumn]) -> 
 /// clauses and undo the statement. A FAIL given in CREATE TABLE, with no OR clause on the
 /// statement, is not followed yet: such failures undo the statement as ABORT does.
 pub fn keeps_changes_on_error(stmt: &Stmt, code: i32, extended_code: i32) -> bool {
+    statement_resolution(stmt, code, extended_code) == Some(crate::parse::ast::ConflictAction::Fail)
+}
+
+/// Whether a failed INSERT/UPDATE ends the whole transaction: the statement's own `OR
+/// ROLLBACK` on a UNIQUE, PRIMARY KEY, NOT NULL or CHECK failure (lang_conflict.html).
+pub fn rolls_back_transaction_on_error(stmt: &Stmt, code: i32, extended_code: i32) -> bool {
+    statement_resolution(stmt, code, extended_code)
+        == Some(crate::parse::ast::ConflictAction::Rollback)
+}
+
+/// The OR clause of a failed INSERT/UPDATE when it governs the failure: a constraint
+/// failure other than a foreign key's (those ignore conflict clauses).
+fn statement_resolution(
+    stmt: &Stmt,
+    code: i32,
+    extended_code: i32,
+) -> Option<crate::parse::ast::ConflictAction> {
     let or = match stmt {
         Stmt::Insert(i) => i.or_conflict,
         Stmt::Update(u) => u.or_conflict,
         _ => None,
     };
-    or == Some(crate::parse::ast::ConflictAction::Fail)
-        && code == crate::value::codes::SQLITE_CONSTRAINT
-        && extended_code != crate::value::codes::SQLITE_CONSTRAINT_FOREIGNKEY
+    (code == crate::value::codes::SQLITE_CONSTRAINT
+        && extended_code != crate::value::codes::SQLITE_CONSTRAINT_FOREIGNKEY)
+        .then_some(or)
+        .flatten()
 }
 
 pub fn is_readonly(stmt: &Stmt) -> bool {
@@ -422,6 +440,7 @@ impl<'a> Engine<'a> {
     /// returns its result rows.
     pub fn execute(&mut self, stmt: &Stmt) -> Result<Vec<Row>> {
         let is_dml = matches!(stmt, Stmt::Insert(_) | Stmt::Update(_) | Stmt::Delete(_));
+        let total_before = self.state.total_changes.get();
         if is_dml {
             self.state.pending_changes.set(0);
         }
@@ -438,6 +457,10 @@ impl<'a> Engine<'a> {
             } else {
                 0
             });
+            if !kept {
+                // Rows the failed statement wrote and took back are not counted either.
+                self.state.total_changes.set(total_before);
+            }
         }
         r
     }
