@@ -231,10 +231,7 @@ fn concurrent_unique_inserts_conflict() {
 }
 
 fn temp_path(tag: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("parlite-bulk-{}-{tag}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
-    dir.join("db.sqlite")
+    common::temp_db_path("bulk", tag)
 }
 
 fn rows(p: &Connection, sql: &str) -> Vec<Vec<Value>> {

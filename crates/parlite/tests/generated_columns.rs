@@ -175,16 +175,7 @@ SELECT count(*) FROM eo;
 }
 
 fn temp_path(tag: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("parlite-gencol-{}-{tag}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
-    let path = dir.join("x.db");
-    let _ = std::fs::remove_file(&path);
-    path
-}
-
-fn sqlite_rows(path: &std::path::Path, sql: &str) -> Out {
-    let s = rusqlite::Connection::open(path).expect("open");
-    run_sqlite(&s, sql)
+    common::temp_db_path("gencol", tag)
 }
 
 const FILE_SCHEMA: &str = "

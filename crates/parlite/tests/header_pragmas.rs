@@ -6,13 +6,7 @@ mod common;
 use common::{run_parlite, Out};
 
 fn temp_path(tag: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "parlite-header-pragmas-{}-{tag}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir.join("db.sqlite")
+    common::temp_db_path("header-pragmas", tag)
 }
 
 fn one_int(out: Out) -> i64 {

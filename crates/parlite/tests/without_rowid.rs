@@ -303,11 +303,7 @@ SELECT sql FROM sqlite_schema WHERE name = 'k';
 }
 
 fn temp_path(tag: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("parlite-wr-{}-{tag}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
-    let path = dir.join("w.db");
-    let _ = std::fs::remove_file(&path);
-    path
+    common::temp_db_path("wr", tag)
 }
 
 const SCHEMA: &str = "

@@ -87,16 +87,7 @@ fn constraints_and_errors() {
 }
 
 fn temp_path(tag: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("parlite-wrgen-{}-{tag}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
-    let path = dir.join("x.db");
-    let _ = std::fs::remove_file(&path);
-    path
-}
-
-fn sqlite_rows(path: &std::path::Path, sql: &str) -> Out {
-    let s = rusqlite::Connection::open(path).expect("open");
-    run_sqlite(&s, sql)
+    common::temp_db_path("wrgen", tag)
 }
 
 fn ok() -> Out {

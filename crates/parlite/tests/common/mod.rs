@@ -147,3 +147,18 @@ pub fn check_script(script: &str, cmp: Compare) {
         failures.join("\n")
     );
 }
+
+/// A fresh database path in its own directory under the system temp dir, unique to this
+/// process, `prefix` and `tag` (the directory is emptied first: no stale log files).
+pub fn temp_db_path(prefix: &str, tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("parlite-{prefix}-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir.join("db.sqlite")
+}
+
+/// `sql` run by stock SQLite (rusqlite) on the file at `path`.
+pub fn sqlite_rows(path: &std::path::Path, sql: &str) -> Out {
+    let s = rusqlite::Connection::open(path).expect("open");
+    run_sqlite(&s, sql)
+}
