@@ -796,80 +796,22 @@ impl Engine<'_> {
         Ok(())
     }
 
-    /// VACUUM: rebuilds every rowid table and every index into fresh B-trees (rows keep
-    /// their rowids), rewrites the root pages in `sqlite_schema`, and frees the old trees.
+    /// VACUUM (lang_vacuum.html) of main or, inside `in_attached`, of an attached database:
+    /// rebuilds every table and index (rows keep their rowids) and rewrites the root pages
+    /// in `sqlite_schema`, by `Store::vacuum_compact` where the store can (no free page
+    /// left, the file shrinks), else tree by tree into fresh B-trees, freeing the old ones.
     pub fn vacuum(&mut self) -> Result<Vec<Row>> {
-        if self.vacuum_compacting()? {
-            return Ok(Vec::new());
-        }
-        if self.schema_root != 1 {
-            // The copy below creates trees in main: never for an attached database.
-            return err("VACUUM of this attached database is not supported");
-        }
-        // The store cannot compact: copy tree by tree (the file keeps its size; the old
-        // trees' pages go to the freelist).
-        let mut moves: Vec<(u32, u32)> = Vec::new();
-        let mut tables: Vec<_> = self.schema.tables.values().cloned().collect();
-        tables.sort_by(|a, b| a.name.cmp(&b.name));
-        for t in tables {
-            if super::store::db_bits(t.root) != 0
-                || self.schema.write_blocked.contains_key(&key(&t.name))
-            {
-                continue;
-            }
-            // Records and keys are copied as stored, each tree built bottom up in key
-            // order (`Store::table_copy`/`index_copy`): decoding, re-encoding and
-            // inserting every row with a descent made this 25x slower than SQLite
-            // (speedtest1 test 200: 4,158 ms vs 502 ms).
-            let root = if t.without_rowid {
-                let layout = super::without_rowid::WrLayout::of(&t);
-                let root = self.store.create_index_btree()?;
-                self.store.index_copy(t.root, root, &layout.order)?;
-                root
-            } else {
-                let root = self.store.create_table_btree()?;
-                self.store.table_copy(t.root, root)?;
-                root
-            };
-            moves.push((t.root, root));
-            for ix in self.schema.table_indexes(&t) {
-                // A WITHOUT ROWID table's PRIMARY KEY moved with the table.
-                if ix.root == 0 || ix.root == t.root {
-                    continue;
-                }
-                let iroot = self.store.create_index_btree()?;
-                let order = super::without_rowid::key_order_for(&t, &ix);
-                self.store.index_copy(ix.root, iroot, &order)?;
-                moves.push((ix.root, iroot));
-            }
-        }
-        for (rowid, mut row) in self.schema_rows()? {
-            let old = row.get(3).map(|v| v.to_i64()).unwrap_or(0) as u32;
-            if let Some((_, new)) = moves.iter().find(|(o, _)| *o == old && old != 0) {
-                row[3] = Value::Integer(i64::from(*new));
-                self.store.table_insert(self.schema_root, rowid, &row)?;
-            }
-        }
-        for (old, _) in &moves {
-            self.store.drop_btree(*old)?;
-        }
-        self.schema_changed()?;
-        Ok(Vec::new())
-    }
-
-    /// VACUUM through `Store::vacuum_compact`: every tree of main rebuilt on fresh pages
-    /// after the database is emptied down to page 1, so the file shrinks to what it holds
-    /// (`freelist_count` 0), as SQLite's VACUUM does. False (nothing done) when the store
-    /// cannot, or a schema row names a tree this schema does not know (it would be lost).
-    fn vacuum_compacting(&mut self) -> Result<bool> {
         // Main (bits 0) or, inside `in_attached`, an attached database (its bits).
         let bits = super::store::db_bits(self.schema_root);
         if self.schema_root != 1 | bits || bits == super::store::TEMP_ROOT_BIT {
-            return Ok(false);
+            return err("VACUUM of this database is not supported");
         }
         // Root numbers in the schema rows are the file's own, without the bits.
         let plain = |r: u32| r & !bits;
+        // Every tree of this database with its key order (None: a rowid table); a WITHOUT
+        // ROWID table's PRIMARY KEY index is the table's own tree.
         let mut trees: Vec<(u32, Option<super::store::KeyOrder>)> = Vec::new();
+        let mut blocked = false;
         let mut tables: Vec<_> = self.schema.tables.values().cloned().collect();
         tables.sort_by(|a, b| a.name.cmp(&b.name));
         for t in tables {
@@ -877,7 +819,8 @@ impl Engine<'_> {
                 continue;
             }
             if self.schema.write_blocked.contains_key(&key(&t.name)) {
-                return Ok(false);
+                blocked = true;
+                continue;
             }
             let order = t
                 .without_rowid
@@ -894,15 +837,47 @@ impl Engine<'_> {
             }
         }
         let rows = self.schema_rows()?;
+        // Compaction empties the file: only when every tree a schema row names is known.
         let named = |r: u32| r == 0 || trees.iter().any(|(t, _)| plain(*t) == r);
-        if rows
-            .iter()
-            .any(|(_, row)| !named(row.get(3).map(|v| v.to_i64()).unwrap_or(0) as u32))
-        {
-            return Ok(false);
-        }
-        let Some(new_roots) = self.store.vacuum_compact(&trees)? else {
-            return Ok(false);
+        let all_named = !blocked
+            && rows
+                .iter()
+                .all(|(_, row)| named(row.get(3).map(|v| v.to_i64()).unwrap_or(0) as u32));
+        let compacted = if all_named {
+            self.store.vacuum_compact(&trees)?
+        } else {
+            None
+        };
+        let copied = compacted.is_none();
+        let new_roots = match compacted {
+            // Every tree rebuilt on fresh pages after the database was emptied down to
+            // page 1: the file shrinks to what it holds (`freelist_count` 0), as SQLite's.
+            Some(roots) => roots,
+            None => {
+                if bits != 0 {
+                    // The copies below create trees in main: never for an attached database.
+                    return err("VACUUM of this attached database is not supported");
+                }
+                // Tree by tree, records and keys copied as stored and built bottom up
+                // (`Store::table_copy`/`index_copy`); the old trees' pages go to the
+                // freelist and the file keeps its size.
+                let mut roots = Vec::with_capacity(trees.len());
+                for (old, order) in &trees {
+                    roots.push(match order {
+                        None => {
+                            let root = self.store.create_table_btree()?;
+                            self.store.table_copy(*old, root)?;
+                            root
+                        }
+                        Some(order) => {
+                            let root = self.store.create_index_btree()?;
+                            self.store.index_copy(*old, root, order)?;
+                            root
+                        }
+                    });
+                }
+                roots
+            }
         };
         for (rowid, mut row) in rows {
             let old = row.get(3).map(|v| v.to_i64()).unwrap_or(0) as u32;
@@ -914,8 +889,13 @@ impl Engine<'_> {
                 self.store.table_insert(self.schema_root, rowid, &row)?;
             }
         }
+        if copied {
+            for (old, _) in &trees {
+                self.store.drop_btree(*old)?;
+            }
+        }
         self.schema_changed()?;
-        Ok(true)
+        Ok(Vec::new())
     }
 
     /// ANALYZE: writes `sqlite_stat1` (tbl, idx, stat) as SQLite does: for each index

@@ -363,7 +363,7 @@ pub trait Store {
     }
 }
 
-fn no_database(db: u32) -> crate::value::SqlError {
+pub(crate) fn no_database(db: u32) -> crate::value::SqlError {
     crate::value::SqlError::msg(format!(
         "internal error: no attached database for root bits {db:#x}"
     ))

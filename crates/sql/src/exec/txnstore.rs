@@ -685,9 +685,7 @@ impl Store for TxnStore {
     }
     fn file_header_in(&self, db: u32) -> Result<super::store::FileHeader> {
         if db != 0 {
-            return Err(crate::value::SqlError::msg(format!(
-                "internal error: no attached database for root bits {db:#x}"
-            )));
+            return Err(super::store::no_database(db));
         }
         let h = self.txn.header()?;
         Ok(super::store::FileHeader {
@@ -699,9 +697,7 @@ impl Store for TxnStore {
     }
     fn set_application_id_in(&self, db: u32, v: u32) -> Result<()> {
         if db != 0 {
-            return Err(crate::value::SqlError::msg(format!(
-                "internal error: no attached database for root bits {db:#x}"
-            )));
+            return Err(super::store::no_database(db));
         }
         Ok(self.txn.set_header_field(HeaderField::ApplicationId, v)?)
     }
