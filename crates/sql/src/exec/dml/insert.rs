@@ -1,0 +1,427 @@
+//! INSERT (VALUES, SELECT, DEFAULT VALUES, with its conflict clauses and UPSERT) and the
+//! RETURNING clause shared by INSERT, UPDATE and DELETE. Rows are checked and written by
+//! `write_row`/`write_row_wr` (dml.rs), which hold the invariants.
+
+use super::super::eval::Frame;
+use super::super::Engine;
+use super::*;
+
+impl Engine<'_> {
+    pub fn insert(&mut self, ins: &ast::Insert) -> Result<Vec<Vec<Value>>> {
+        if let Some(v) = self.instead_of_target(&ins.table, &TriggerEvent::Insert)? {
+            return self.insert_into_view(ins, v);
+        }
+        let t = self.table_for_write(&ins.table)?;
+        let mut w = self.writer(&t)?;
+        w.upsert = !ins.upsert.is_empty();
+        let upserts = self.bind_upserts(&t, ins)?;
+        let returning = self.returning_exprs(&t, ins.alias.as_deref(), &ins.returning)?;
+        let mut out_rows = Vec::new();
+        let ncols = t.columns.len();
+        // Target positions: Some(column) or None for an explicit rowid.
+        // Without a column list the values go to the columns that are not generated.
+        let targets: Vec<Option<usize>> = if ins.columns.is_empty() {
+            (0..ncols)
+                .filter(|&i| t.columns[i].generated.is_none())
+                .map(Some)
+                .collect()
+        } else {
+            let mut v = Vec::new();
+            for c in &ins.columns {
+                match t.column_index(c) {
+                    Some(i) if t.columns[i].generated.is_some() => {
+                        return Err(SqlError::msg(format!(
+                            "cannot INSERT into generated column \"{}\"",
+                            t.columns[i].name
+                        )))
+                    }
+                    Some(i) => v.push(Some(i)),
+                    None if !t.without_rowid
+                        && ["rowid", "oid", "_rowid_"]
+                            .iter()
+                            .any(|r| r.eq_ignore_ascii_case(c)) =>
+                    {
+                        v.push(None)
+                    }
+                    None => {
+                        return Err(SqlError::msg(format!(
+                            "table {} has no column named {}",
+                            t.name, c
+                        )))
+                    }
+                }
+            }
+            v
+        };
+        let rows: Vec<Vec<Value>> = match &ins.source {
+            InsertSource::DefaultValues => vec![Vec::new()],
+            InsertSource::Select(s) => {
+                let mut b = self.binder_with_trigger_frame();
+                if let Some(w) = &ins.with {
+                    b.push_with(w);
+                }
+                let plan = b.bind_select(s)?;
+                let n = plan.columns.len();
+                if n != targets.len() {
+                    return Err(SqlError::msg(if ins.columns.is_empty() {
+                        format!(
+                            "table {} has {} columns but {} values were supplied",
+                            t.name,
+                            targets.len(),
+                            n
+                        )
+                    } else {
+                        format!("{} values for {} columns", n, targets.len())
+                    }));
+                }
+                self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent))?
+            }
+        };
+        let is_default = matches!(ins.source, InsertSource::DefaultValues);
+        let empty: [Value; 0] = [];
+        let triggers_before = self.table_triggers(&t, TriggerTime::Before, &TriggerEvent::Insert);
+        let triggers_after = self.table_triggers(&t, TriggerTime::After, &TriggerEvent::Insert);
+        for src in rows {
+            let mut vals = vec![Value::Null; ncols];
+            let mut given = vec![false; ncols];
+            let mut rowid_in = None;
+            if !is_default {
+                for (i, tgt) in targets.iter().enumerate() {
+                    match tgt {
+                        Some(c) => {
+                            vals[*c] = src[i].clone();
+                            given[*c] = true;
+                        }
+                        None => rowid_in = Some(src[i].clone()),
+                    }
+                }
+            }
+            for c in 0..ncols {
+                if !given[c] {
+                    if let Some(d) = &w.defaults[c] {
+                        vals[c] = self.exec().eval(d, &Frame::new(&empty, None))?;
+                    }
+                }
+            }
+            if !triggers_before.is_empty() {
+                let mut newrow = vals.clone();
+                for (i, c) in t.columns.iter().enumerate() {
+                    newrow[i] = std::mem::take(&mut newrow[i]).apply_affinity(c.affinity);
+                }
+                let rid = t
+                    .rowid_alias
+                    .map(|a| vals[a].clone())
+                    .or(rowid_in.clone())
+                    .unwrap_or(Value::Integer(-1));
+                newrow.push(if t.without_rowid {
+                    Value::Null
+                } else if rid.is_null() {
+                    Value::Integer(-1)
+                } else {
+                    rid
+                });
+                self.exec()
+                    .compute_generated(&t, &w.generated, &mut newrow, false)?;
+                if !self.fire(&triggers_before, None, Some(&newrow))? {
+                    continue;
+                }
+            }
+            let mut result = if w.wr.is_some() {
+                self.write_row_wr(&w, None, vals.clone(), ins.or_conflict)?
+            } else {
+                self.write_row(&w, None, vals.clone(), rowid_in.clone(), ins.or_conflict)?
+            };
+            let conflict = match std::mem::replace(&mut result, Written::Ignored) {
+                Written::Conflict {
+                    rowid,
+                    columns,
+                    error,
+                } => Some((Existing::Rowid(rowid), columns, error)),
+                Written::KeyConflict {
+                    existing,
+                    columns,
+                    error,
+                } => Some((Existing::Row(existing), Some(columns), error)),
+                other => {
+                    result = other;
+                    None
+                }
+            };
+            if let Some((existing, columns, error)) = conflict {
+                result =
+                    self.apply_upsert(&w, &upserts, existing, columns, error, vals, rowid_in)?;
+                if matches!(result, Written::Row(_) | Written::Keyed(_)) {
+                    // An upsert's DO UPDATE counts as a change but is not an insert.
+                    self.count_change();
+                    self.push_returning(&t, &result, &returning, &mut out_rows)?;
+                    continue;
+                }
+            }
+            self.fk_after_write(&t, &result, None)?;
+            match &result {
+                Written::Conflict { error, .. } | Written::KeyConflict { error, .. } => {
+                    return Err(error.clone())
+                }
+                Written::Row(_) | Written::Keyed(_) => {
+                    if let Written::Row(rowid) = result {
+                        self.state.last_insert_rowid.set(rowid);
+                    }
+                    self.count_change();
+                    self.push_returning(&t, &result, &returning, &mut out_rows)?;
+                    if !triggers_after.is_empty() {
+                        if let Some(newrow) = self.written_row(&t, &result)? {
+                            self.fire(&triggers_after, None, Some(&newrow))?;
+                        }
+                    }
+                }
+                Written::Ignored => {}
+            }
+        }
+        Ok(out_rows)
+    }
+
+    /// Binds the ON CONFLICT clauses: (target columns or None, DO UPDATE sets and WHERE).
+    /// SET and WHERE see the existing row (the table's columns, rowid) then `excluded`.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn bind_upserts(
+        &self,
+        t: &Table,
+        ins: &ast::Insert,
+    ) -> Result<
+        Vec<(
+            Option<Vec<usize>>,
+            Option<(Vec<(usize, CExpr)>, Option<CExpr>)>,
+        )>,
+    > {
+        let mut out = Vec::new();
+        for u in &ins.upsert {
+            let target = match &u.target {
+                None => None,
+                Some(tg) => {
+                    let mut cols = Vec::new();
+                    for ic in &tg.columns {
+                        let Expr::Column { name, .. } = &ic.expr else {
+                            return Err(SqlError::msg("ON CONFLICT clause does not match any PRIMARY KEY or UNIQUE constraint"));
+                        };
+                        match t.column_index(name) {
+                            Some(c) => cols.push(c),
+                            None => return Err(SqlError::msg(format!("no such column: {name}"))),
+                        }
+                    }
+                    cols.sort_unstable();
+                    let matches_pk = cols.len() == 1 && Some(cols[0]) == t.rowid_alias;
+                    let matches_ix = self.schema.table_indexes(t).iter().any(|ix| {
+                        let mut ic: Vec<usize> =
+                            ix.columns.iter().filter_map(|c| c.column).collect();
+                        ic.sort_unstable();
+                        ix.unique && ix.partial.is_none() && ic == cols
+                    });
+                    if !matches_pk && !matches_ix {
+                        return Err(SqlError::msg("ON CONFLICT clause does not match any PRIMARY KEY or UNIQUE constraint"));
+                    }
+                    Some(cols)
+                }
+            };
+            let action = match &u.action {
+                ast::UpsertAction::Nothing => None,
+                ast::UpsertAction::Update { sets, where_ } => {
+                    let mut b = self.binder_with_trigger_frame();
+                    b.push_table_frame(t, ins.alias.as_deref());
+                    b.add_pseudo_source("excluded", t, t.columns.len() + 1);
+                    let mut bound = Vec::new();
+                    let mut res: Result<()> = Ok(());
+                    for a in sets {
+                        for c in &a.columns {
+                            match t.column_index(c) {
+                                Some(ci) if t.columns[ci].generated.is_some() => {
+                                    res = Err(SqlError::msg(format!(
+                                        "cannot UPDATE generated column \"{}\"",
+                                        t.columns[ci].name
+                                    )))
+                                }
+                                Some(ci) if a.columns.len() == 1 => match b.bind_expr(&a.expr) {
+                                    Ok(e) => bound.push((ci, e)),
+                                    Err(e) => res = Err(e),
+                                },
+                                Some(_) => {
+                                    res = Err(SqlError::msg(
+                                        "row-value assignments are not supported",
+                                    ))
+                                }
+                                None => res = Err(SqlError::msg(format!("no such column: {c}"))),
+                            }
+                        }
+                    }
+                    let wh = match (&res, where_) {
+                        (Ok(()), Some(x)) => match b.bind_expr(x) {
+                            Ok(e) => Some(e),
+                            Err(e) => {
+                                res = Err(e);
+                                None
+                            }
+                        },
+                        _ => None,
+                    };
+                    b.pop_frame();
+                    res?;
+                    Some((bound, wh))
+                }
+            };
+            out.push((target, action));
+        }
+        Ok(out)
+    }
+
+    /// Resolves a uniqueness conflict through the first matching ON CONFLICT clause.
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    pub(super) fn apply_upsert(
+        &mut self,
+        w: &TableWriter,
+        upserts: &[(
+            Option<Vec<usize>>,
+            Option<(Vec<(usize, CExpr)>, Option<CExpr>)>,
+        )],
+        existing: Existing,
+        columns: Option<Vec<usize>>,
+        error: SqlError,
+        proposed: Vec<Value>,
+        rowid_in: Option<Value>,
+    ) -> Result<Written> {
+        let t = &w.t;
+        let conflict_cols: Vec<usize> = match columns {
+            Some(mut c) => {
+                c.sort_unstable();
+                c
+            }
+            None => t.rowid_alias.into_iter().collect(),
+        };
+        let Some((_, action)) = upserts
+            .iter()
+            .find(|(target, _)| target.as_ref().map_or(true, |tc| *tc == conflict_cols))
+        else {
+            return Err(error);
+        };
+        let Some((sets, wh)) = action else {
+            return Ok(Written::Ignored);
+        };
+        let old = match &existing {
+            Existing::Rowid(rowid) => {
+                let Some(stored) = self.store.table_get(t.root, *rowid)? else {
+                    return Err(error);
+                };
+                let defaults = self.exec().column_defaults(t);
+                self.exec().table_row(t, *rowid, stored, &defaults)?
+            }
+            Existing::Row(row) => row.clone(),
+        };
+        let mut excluded: Vec<Value> = proposed
+            .iter()
+            .zip(&t.columns)
+            .map(|(v, c)| v.clone().apply_affinity(c.affinity))
+            .collect();
+        excluded.push(rowid_in.unwrap_or(Value::Null));
+        self.exec()
+            .compute_generated(t, &w.generated, &mut excluded, false)?;
+        let mut row = old.clone();
+        row.extend(excluded);
+        let mut vals = old[..t.columns.len()].to_vec();
+        {
+            let exec = self.exec();
+            let parent_row = self.trigger_row.clone();
+            let pf = parent_row.as_ref().map(|r| Frame::new(r, None));
+            let fr = Frame::new(&row, pf.as_ref());
+            if let Some(x) = wh {
+                if !exec.is_true(x, &fr)? {
+                    return Ok(Written::Ignored);
+                }
+            }
+            for (c, e) in sets {
+                vals[*c] = exec.eval(e, &fr)?;
+            }
+        }
+        let plain = TableWriter {
+            t: w.t.clone(),
+            indexes: w.indexes.clone(),
+            checks: w.checks.clone(),
+            defaults: w.defaults.clone(),
+            generated: w.generated.clone(),
+            upsert: false,
+            wr: w.wr.clone(),
+        };
+        match existing {
+            Existing::Rowid(rowid) => self.write_row(&plain, Some(rowid), vals, None, None),
+            Existing::Row(row) => {
+                self.write_row_wr(&plain, Some(&row[..t.columns.len()]), vals, None)
+            }
+        }
+    }
+
+    /// Binds RETURNING expressions against the table row (columns, then rowid).
+    pub fn returning_exprs(
+        &self,
+        t: &Table,
+        alias: Option<&str>,
+        cols: &[ResultColumn],
+    ) -> Result<Vec<CExpr>> {
+        let mut out = Vec::new();
+        if cols.is_empty() {
+            return Ok(out);
+        }
+        let mut b = self.binder_with_trigger_frame();
+        b.push_table_frame(t, alias);
+        let mut res = Ok(());
+        for rc in cols {
+            match rc {
+                ResultColumn::Star | ResultColumn::TableStar(_) => {
+                    for i in 0..t.columns.len() {
+                        out.push(CExpr::Col { level: 0, idx: i });
+                    }
+                }
+                ResultColumn::Expr { expr, .. } => match b.bind_expr(expr) {
+                    Ok(e) => out.push(e),
+                    Err(e) => {
+                        res = Err(e);
+                        break;
+                    }
+                },
+            }
+        }
+        b.pop_frame();
+        res.map(|_| out)
+    }
+
+    /// Evaluates RETURNING for the row a write stored.
+    pub(super) fn push_returning(
+        &self,
+        t: &Table,
+        written: &Written,
+        exprs: &[CExpr],
+        out: &mut Vec<Vec<Value>>,
+    ) -> Result<()> {
+        if exprs.is_empty() {
+            return Ok(());
+        }
+        let Some(row) = self.written_row(t, written)? else {
+            return Ok(());
+        };
+        self.push_returning_row(&row, exprs, out)
+    }
+
+    pub(super) fn push_returning_row(
+        &self,
+        row: &[Value],
+        exprs: &[CExpr],
+        out: &mut Vec<Vec<Value>>,
+    ) -> Result<()> {
+        let exec = self.exec();
+        let parent_row = self.trigger_row.clone();
+        let pf = parent_row.as_ref().map(|r| Frame::new(r, None));
+        let fr = Frame::new(row, pf.as_ref());
+        let mut r = Vec::with_capacity(exprs.len());
+        for e in exprs {
+            r.push(exec.eval(e, &fr)?);
+        }
+        out.push(r);
+        Ok(())
+    }
+}

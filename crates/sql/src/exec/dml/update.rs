@@ -1,0 +1,498 @@
+//! UPDATE (with FROM, ORDER BY/LIMIT and RETURNING) and INSTEAD OF triggers on views for
+//! INSERT, UPDATE and DELETE. The affected rows are collected before any is written (dml.rs
+//! invariants).
+
+use super::super::eval::Frame;
+use super::super::Engine;
+use super::*;
+
+impl Engine<'_> {
+    /// A view with INSTEAD OF triggers for `event`: its pseudo-table (views without such
+    /// triggers fall through to `table_for_write`'s error).
+    pub(super) fn instead_of_target(
+        &self,
+        name: &ast::QualifiedName,
+        event: &TriggerEvent,
+    ) -> Result<Option<Arc<Table>>> {
+        if self.schema.table(&name.name).is_some()
+            || !self.schema.views.contains_key(&key(&name.name))
+        {
+            return Ok(None);
+        }
+        let Some(v) = self.trigger_target(&name.name)? else {
+            return Ok(None);
+        };
+        if self
+            .triggers(&v.name, TriggerTime::InsteadOf, event)
+            .is_empty()
+        {
+            return Ok(None);
+        }
+        Ok(Some(v))
+    }
+
+    /// INSERT into a view: each row goes to the INSTEAD OF triggers as NEW.
+    pub(super) fn insert_into_view(
+        &mut self,
+        ins: &ast::Insert,
+        v: Arc<Table>,
+    ) -> Result<Vec<Vec<Value>>> {
+        let n = v.columns.len();
+        let targets: Vec<usize> = if ins.columns.is_empty() {
+            (0..n).collect()
+        } else {
+            let mut out = Vec::new();
+            for c in &ins.columns {
+                match v.column_index(c) {
+                    Some(i) => out.push(i),
+                    None => {
+                        return Err(SqlError::msg(format!(
+                            "table {} has no column named {}",
+                            v.name, c
+                        )))
+                    }
+                }
+            }
+            out
+        };
+        let rows: Vec<Vec<Value>> = match &ins.source {
+            InsertSource::DefaultValues => vec![Vec::new()],
+            InsertSource::Select(s) => {
+                let mut b = self.binder_with_trigger_frame();
+                if let Some(w) = &ins.with {
+                    b.push_with(w);
+                }
+                let plan = b.bind_select(s)?;
+                if plan.columns.len() != targets.len() {
+                    return Err(SqlError::msg(format!(
+                        "table {} has {} columns but {} values were supplied",
+                        v.name,
+                        n,
+                        plan.columns.len()
+                    )));
+                }
+                self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent))?
+            }
+        };
+        let trigs = self.triggers(&v.name, TriggerTime::InsteadOf, &TriggerEvent::Insert);
+        for src in rows {
+            let mut newrow = vec![Value::Null; n + 1];
+            for (i, &c) in targets.iter().enumerate() {
+                if let Some(x) = src.get(i) {
+                    newrow[c] = x.clone();
+                }
+            }
+            self.fire(&trigs, None, Some(&newrow))?;
+            self.count_change();
+        }
+        Ok(Vec::new())
+    }
+
+    /// UPDATE or DELETE on a view: the matching view rows go to the INSTEAD OF triggers.
+    pub(super) fn view_update_or_delete(
+        &mut self,
+        v: Arc<Table>,
+        alias: &Option<String>,
+        where_: &Option<Expr>,
+        upd: Option<&ast::Update>,
+        event: &TriggerEvent,
+    ) -> Result<Vec<Vec<Value>>> {
+        let sel = ast::Select {
+            with: upd.and_then(|u| u.with.clone()),
+            body: ast::SelectBody {
+                first: ast::SelectCore::Select(Box::new(ast::SelectCoreSelect {
+                    distinct: false,
+                    columns: vec![ResultColumn::Star],
+                    from: Some(ast::FromClause {
+                        first: ast::TableOrSubquery::Table {
+                            name: ast::QualifiedName::bare(v.name.clone()),
+                            alias: alias.clone(),
+                            indexed: None,
+                        },
+                        joins: Vec::new(),
+                    }),
+                    where_: where_.clone(),
+                    group_by: Vec::new(),
+                    having: None,
+                    windows: Vec::new(),
+                })),
+                compounds: Vec::new(),
+            },
+            order_by: Vec::new(),
+            limit: None,
+        };
+        let plan = self.binder_with_trigger_frame().bind_select(&sel)?;
+        let rows = self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent))?;
+        let mut sets: Vec<(usize, CExpr)> = Vec::new();
+        if let Some(u) = upd {
+            let mut b = self.binder_with_trigger_frame();
+            b.push_table_frame(&v, alias.as_deref());
+            let mut res = Ok(());
+            for a in &u.sets {
+                for c in &a.columns {
+                    match (v.column_index(c), a.columns.len()) {
+                        (Some(i), 1) => match b.bind_expr(&a.expr) {
+                            Ok(e) => sets.push((i, e)),
+                            Err(e) => res = Err(e),
+                        },
+                        (Some(_), _) => {
+                            res = Err(SqlError::msg("row-value assignments are not supported"))
+                        }
+                        (None, _) => res = Err(SqlError::msg(format!("no such column: {c}"))),
+                    }
+                }
+            }
+            b.pop_frame();
+            res?;
+        }
+        let trigs = self.triggers(&v.name, TriggerTime::InsteadOf, event);
+        for mut old in rows {
+            old.resize(v.columns.len() + 1, Value::Null);
+            if upd.is_some() {
+                let mut new = old.clone();
+                {
+                    let exec = self.exec();
+                    let parent_row = self.trigger_row.clone();
+                    let pf = parent_row.as_ref().map(|r| Frame::new(r, None));
+                    let fr = Frame::new(&old, pf.as_ref());
+                    for (c, e) in &sets {
+                        new[*c] = exec.eval(e, &fr)?;
+                    }
+                }
+                self.fire(&trigs, Some(&old), Some(&new))?;
+            } else {
+                self.fire(&trigs, Some(&old), None)?;
+            }
+            self.count_change();
+        }
+        Ok(Vec::new())
+    }
+
+    /// UPDATE ... FROM: joins the target with the FROM tables and returns, per target row
+    /// (the last match wins), the old row (columns, rowid) and the SET values.
+    pub(super) fn update_from_rows(
+        &self,
+        u: &ast::Update,
+        from: &ast::FromClause,
+        ncols: usize,
+    ) -> Result<(Vec<Vec<Value>>, Vec<Vec<Value>>)> {
+        let tname = u.alias.clone().unwrap_or_else(|| u.table.name.clone());
+        let mut columns = vec![
+            ResultColumn::TableStar(tname),
+            self.rowid_result_column(&u.table, u.alias.as_deref()),
+        ];
+        let wr = self
+            .schema
+            .table_in(u.table.schema.as_deref(), &u.table.name)
+            .filter(|t| t.without_rowid)
+            .map(|t| WrLayout::of(t));
+        for a in &u.sets {
+            columns.push(ResultColumn::Expr {
+                expr: a.expr.clone(),
+                alias: None,
+                span: String::new(),
+            });
+        }
+        let mut joins = vec![ast::Join {
+            op: ast::JoinOp {
+                comma: true,
+                natural: false,
+                kind: ast::JoinKind::Inner,
+            },
+            table: from.first.clone(),
+            constraint: None,
+        }];
+        joins.extend(from.joins.iter().cloned());
+        let sel = ast::Select {
+            with: u.with.clone(),
+            body: ast::SelectBody {
+                first: ast::SelectCore::Select(Box::new(ast::SelectCoreSelect {
+                    distinct: false,
+                    columns,
+                    from: Some(ast::FromClause {
+                        first: ast::TableOrSubquery::Table {
+                            name: u.table.clone(),
+                            alias: u.alias.clone(),
+                            indexed: None,
+                        },
+                        joins,
+                    }),
+                    where_: u.where_.clone(),
+                    group_by: Vec::new(),
+                    having: None,
+                    windows: Vec::new(),
+                })),
+                compounds: Vec::new(),
+            },
+            order_by: u.order_by.clone(),
+            limit: u.limit.clone(),
+        };
+        let plan = self.binder_with_trigger_frame().bind_select(&sel)?;
+        let all = self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent))?;
+        // Several join rows may match one target row; SQLite leaves the choice unspecified
+        // and in practice the last one wins (each match updates the row again).
+        let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut rows = Vec::new();
+        let mut sets = Vec::new();
+        for mut r in all {
+            let id = match (&wr, r.get(ncols)) {
+                (None, Some(Value::Integer(id))) => id.to_string(),
+                (Some(layout), _) => format!("{:?}", layout.pk_of(&r[..ncols])),
+                _ => continue,
+            };
+            let tail = r.split_off(ncols + 1);
+            match seen.get(&id) {
+                Some(&i) => sets[i] = tail,
+                None => {
+                    seen.insert(id, rows.len());
+                    rows.push(r);
+                    sets.push(tail);
+                }
+            }
+        }
+        Ok((rows, sets))
+    }
+
+    /// Rows (columns then rowid) of `table` matching `where_`, honouring ORDER BY/LIMIT.
+    pub(super) fn matching_rows(
+        &self,
+        with: &Option<ast::With>,
+        table: &ast::QualifiedName,
+        alias: &Option<String>,
+        where_: &Option<Expr>,
+        order_by: &[ast::OrderingTerm],
+        limit: &Option<ast::Limit>,
+    ) -> Result<Vec<Vec<Value>>> {
+        let sel = ast::Select {
+            with: with.clone(),
+            body: ast::SelectBody {
+                first: ast::SelectCore::Select(Box::new(ast::SelectCoreSelect {
+                    distinct: false,
+                    columns: vec![
+                        ResultColumn::Star,
+                        self.rowid_result_column(table, alias.as_deref()),
+                    ],
+                    from: Some(ast::FromClause {
+                        first: ast::TableOrSubquery::Table {
+                            name: table.clone(),
+                            alias: alias.clone(),
+                            indexed: None,
+                        },
+                        joins: Vec::new(),
+                    }),
+                    where_: where_.clone(),
+                    group_by: Vec::new(),
+                    having: None,
+                    windows: Vec::new(),
+                })),
+                compounds: Vec::new(),
+            },
+            order_by: order_by.to_vec(),
+            limit: limit.clone(),
+        };
+        self.run_top_select(&sel)
+    }
+
+    /// The result column that completes the combined row of DML's target: its rowid, or
+    /// NULL for a WITHOUT ROWID table (which has none; rows are found by their key).
+    pub(super) fn rowid_result_column(
+        &self,
+        table: &ast::QualifiedName,
+        alias: Option<&str>,
+    ) -> ResultColumn {
+        let wr = self
+            .schema
+            .table_in(table.schema.as_deref(), &table.name)
+            .is_some_and(|t| t.without_rowid);
+        if wr {
+            return ResultColumn::Expr {
+                expr: Expr::Literal(ast::Literal::Null),
+                alias: None,
+                span: "NULL".into(),
+            };
+        }
+        ResultColumn::Expr {
+            expr: Expr::Column {
+                schema: None,
+                table: Some(
+                    alias
+                        .map(str::to_string)
+                        .unwrap_or_else(|| table.name.clone()),
+                ),
+                name: "rowid".into(),
+                dq: false,
+            },
+            alias: None,
+            span: "rowid".into(),
+        }
+    }
+
+    pub fn update(&mut self, u: &ast::Update) -> Result<Vec<Vec<Value>>> {
+        let event = TriggerEvent::Update(u.sets.iter().flat_map(|a| a.columns.clone()).collect());
+        if let Some(v) = self.instead_of_target(&u.table, &event)? {
+            return self.view_update_or_delete(v, &u.alias, &u.where_, Some(u), &event);
+        }
+        let t = self.table_for_write(&u.table)?;
+        let w = self.writer(&t)?;
+        let ncols = t.columns.len();
+        let returning = self.returning_exprs(&t, u.alias.as_deref(), &u.returning)?;
+        let mut out_rows = Vec::new();
+        // Bind the SET expressions against the table row (columns then rowid).
+        let mut b = self.binder_with_trigger_frame();
+        if let Some(w) = &u.with {
+            b.push_with(w);
+        }
+        b.push_table_frame(&t, u.alias.as_deref());
+        let mut sets: Vec<(Option<usize>, CExpr)> = Vec::new();
+        let mut bind_err = None;
+        for a in &u.sets {
+            if a.columns.len() != 1 {
+                bind_err = Some(SqlError::msg(
+                    "row-value assignments in UPDATE are not supported",
+                ));
+                break;
+            }
+            let c = &a.columns[0];
+            let target = match t.column_index(c) {
+                Some(i) if t.columns[i].generated.is_some() => {
+                    bind_err = Some(SqlError::msg(format!(
+                        "cannot UPDATE generated column \"{}\"",
+                        t.columns[i].name
+                    )));
+                    break;
+                }
+                Some(i) => Some(i),
+                None if !t.without_rowid
+                    && ["rowid", "oid", "_rowid_"]
+                        .iter()
+                        .any(|r| r.eq_ignore_ascii_case(c)) =>
+                {
+                    None
+                }
+                None => {
+                    bind_err = Some(SqlError::msg(format!("no such column: {c}")));
+                    break;
+                }
+            };
+            // With FROM the values are computed by the join (see update_from_rows).
+            let bound = if u.from.is_some() {
+                Ok(CExpr::Lit(Value::Null))
+            } else {
+                b.bind_expr(&a.expr)
+            };
+            match bound {
+                Ok(e) => sets.push((target, e)),
+                Err(e) => {
+                    bind_err = Some(e);
+                    break;
+                }
+            }
+        }
+        b.pop_frame();
+        if let Some(e) = bind_err {
+            return Err(e);
+        }
+        // With FROM, the SET values come out of the join; otherwise they are evaluated per
+        // row below.
+        let (rows, joined_sets): (Vec<Vec<Value>>, Option<Vec<Vec<Value>>>) = match &u.from {
+            None => (
+                self.matching_rows(
+                    &u.with,
+                    &u.table,
+                    &u.alias,
+                    &u.where_,
+                    &u.order_by,
+                    &u.limit,
+                )?,
+                None,
+            ),
+            Some(from) => {
+                let (r, v) = self.update_from_rows(u, from, ncols)?;
+                (r, Some(v))
+            }
+        };
+        let changed_cols: Vec<String> = u.sets.iter().flat_map(|a| a.columns.clone()).collect();
+        let event = TriggerEvent::Update(changed_cols);
+        let before = self.table_triggers(&t, TriggerTime::Before, &event);
+        let after = self.table_triggers(&t, TriggerTime::After, &event);
+        // The scanned values are still the stored row when nothing runs between the scan and
+        // the rewrite that could change another matched row: no triggers, no foreign-key
+        // actions, no REPLACE (which deletes clashing rows), no FROM (a row can match more
+        // than once). Then the in-place rewrite needs
+        // no second read of the row (speedtest1 test 250: table_get was 21% of the samples).
+        let replace = Some(ConflictAction::Replace);
+        // A table with generated columns reads them back (and writes STORED ones) through
+        // `Exec::table_row`, so its rows are read again rather than taken from the scan.
+        let scanned_is_stored = u.from.is_none()
+            && !t.has_generated()
+            && before.is_empty()
+            && after.is_empty()
+            && !self.state.foreign_keys.get()
+            && u.or_conflict != replace
+            && t.pk_conflict != replace
+            && w.indexes.iter().all(|(ix, ..)| ix.on_conflict != replace);
+        for (ri, old) in rows.into_iter().enumerate() {
+            // None: a WITHOUT ROWID row, found again by its key.
+            let rowid = match old.get(ncols) {
+                Some(Value::Integer(r)) => Some(*r),
+                _ if w.wr.is_some() => None,
+                _ => continue,
+            };
+            let mut vals = old[..ncols].to_vec();
+            let mut new_rowid = None;
+            if let Some(js) = &joined_sets {
+                for ((target, _), v) in sets.iter().zip(js[ri].iter()) {
+                    match target {
+                        Some(c) => vals[*c] = v.clone(),
+                        None => new_rowid = Some(v.clone()),
+                    }
+                }
+            } else {
+                let exec = self.exec();
+                let parent_row = self.trigger_row.clone();
+                let pf = parent_row.as_ref().map(|r| Frame::new(r, None));
+                let fr = Frame::new(&old, pf.as_ref());
+                for (target, e) in &sets {
+                    let v = exec.eval(e, &fr)?;
+                    match target {
+                        Some(c) => vals[*c] = v,
+                        None => new_rowid = Some(v),
+                    }
+                }
+            }
+            if !before.is_empty() {
+                let mut newrow = vals.clone();
+                newrow.push(rowid.map_or(Value::Null, Value::Integer));
+                self.exec()
+                    .compute_generated(&t, &w.generated, &mut newrow, false)?;
+                if !self.fire(&before, Some(&old), Some(&newrow))? {
+                    continue;
+                }
+            }
+            let stored = scanned_is_stored.then(|| &old[..ncols]);
+            let written = match rowid {
+                Some(r) => {
+                    self.write_row_over(&w, Some(r), vals, new_rowid, u.or_conflict, stored)?
+                }
+                None => self.write_row_wr(&w, Some(&old[..ncols]), vals, u.or_conflict)?,
+            };
+            self.fk_after_write(&t, &written, Some(&old))?;
+            match &written {
+                Written::Conflict { error, .. } | Written::KeyConflict { error, .. } => {
+                    return Err(error.clone())
+                }
+                Written::Row(_) | Written::Keyed(_) => {
+                    self.count_change();
+                    self.push_returning(&t, &written, &returning, &mut out_rows)?;
+                    if !after.is_empty() {
+                        if let Some(newrow) = self.written_row(&t, &written)? {
+                            self.fire(&after, Some(&old), Some(&newrow))?;
+                        }
+                    }
+                }
+                Written::Ignored => {}
+            }
+        }
+        Ok(out_rows)
+    }
+}

@@ -1,0 +1,509 @@
+//! [`Cursor`]: a position in one B-tree of a [`Txn`], kept valid across the
+//! transaction's own modifications by re-seeking its saved key (invariant T2 in `txn.rs`)
+//! and recording its positionings as reads in a concurrent transaction (T4).
+
+use super::*;
+/// A position in one B-tree, usable across modifications made through its `Txn` (T2).
+pub struct Cursor {
+    pub(super) txn: Txn,
+    /// The transaction is concurrent: positionings are recorded as reads (T4).
+    pub(super) record_reads: bool,
+    pub(super) tc: TreeCursor,
+    pub(super) cmp: Option<Arc<dyn KeyCompare>>,
+    /// The txn's change counter when the cursor was last positioned.
+    pub(super) seen: u64,
+    pub(super) saved_rowid: i64,
+    pub(super) saved_key: Vec<u8>,
+    pub(super) scratch: Vec<u8>,
+}
+
+/// Where a stale cursor's re-seek landed.
+enum Restored {
+    /// On its own entry again.
+    Same,
+    /// Its entry is gone; on the successor.
+    Successor,
+    /// Its entry is gone and nothing follows it.
+    PastEnd,
+}
+
+impl Cursor {
+    /// The key the cursor is on, for read recording (T4).
+    fn here(&self) -> Option<Key> {
+        if !self.tc.valid {
+            None
+        } else if self.tc.table {
+            Some(Key::Row(self.saved_rowid))
+        } else {
+            Some(Key::Idx(self.saved_key.clone()))
+        }
+    }
+
+    /// Records that the transaction saw every key from `lo` to `hi` (T4); a failed move
+    /// records the whole tree.
+    fn note_read(&self, r: &Result<bool>, lo: Option<Key>, hi: Option<Key>) {
+        let (lo, hi) = if r.is_ok() { (lo, hi) } else { (None, None) };
+        if let Some(c) = self.txn.lock().conc.as_mut() {
+            c.read(self.tc.root, lo, hi, self.cmp.as_ref());
+        }
+    }
+
+    /// Records a seek from `probe`: forward ops read up to the landing entry (or the end),
+    /// backward ops down to it; an `Eq` miss reads the point.
+    fn note_seek(&self, r: &Result<bool>, probe: Key, op: SeekOp) {
+        let here = if matches!(r, Ok(true)) {
+            self.here()
+        } else {
+            None
+        };
+        match op {
+            SeekOp::Eq if !matches!(r, Ok(true)) => {
+                self.note_read(r, Some(probe.clone()), Some(probe))
+            }
+            SeekOp::Eq | SeekOp::Ge | SeekOp::Gt => self.note_read(r, Some(probe), here),
+            SeekOp::Le | SeekOp::Lt => self.note_read(r, here, Some(probe)),
+        }
+    }
+
+    fn cmp(&self) -> Result<Arc<dyn KeyCompare>> {
+        self.cmp
+            .clone()
+            .ok_or_else(|| StorageError::misuse("index cursor without comparator"))
+    }
+
+    /// A failed move leaves the cursor invalid rather than half-positioned.
+    fn guard(&mut self, r: Result<bool>) -> Result<bool> {
+        if r.is_err() {
+            self.tc.invalidate();
+        }
+        r
+    }
+
+    /// After a successful positioning: remember the key (T2).
+    fn save<V: PageRead + ?Sized>(&mut self, v: &V, changes: u64) -> Result<()> {
+        self.seen = changes;
+        if !self.tc.valid {
+            return Ok(());
+        }
+        let usable = v.usable_size();
+        if self.tc.table {
+            self.saved_rowid = self.tc.rowid(usable)?;
+        } else {
+            let (frame, info) = self.tc.current(usable)?;
+            let key = payload_of(v, frame, &info, &mut self.scratch)?;
+            self.saved_key.clear();
+            self.saved_key.extend_from_slice(key);
+        }
+        Ok(())
+    }
+
+    /// Re-seeks the saved key when the tree may have changed.
+    fn restore<V: PageRead + ?Sized>(&mut self, v: &V, changes: u64) -> Result<Restored> {
+        if changes == self.seen {
+            return Ok(Restored::Same);
+        }
+        if !self.tc.valid {
+            // Not on an entry, but frames may remain (an Eq miss keeps them for reuse):
+            // they are stale now, and `seen` is about to move past them.
+            self.tc.invalidate();
+            return Ok(Restored::Same);
+        }
+        let usable = v.usable_size();
+        let exact = if self.tc.table {
+            self.tc.seek_table(v, self.saved_rowid, false)?
+                && self.tc.rowid(usable)? == self.saved_rowid
+        } else {
+            let cmp = self.cmp()?;
+            let key = std::mem::take(&mut self.saved_key);
+            let r = (|| -> Result<bool> {
+                if !self
+                    .tc
+                    .seek_index(v, &key, false, &*cmp, &mut self.scratch)?
+                {
+                    return Ok(false);
+                }
+                let (frame, info) = self.tc.current(usable)?;
+                let stored = payload_of(v, frame, &info, &mut self.scratch)?;
+                Ok(cmp.compare(stored, &key)? == Ordering::Equal)
+            })();
+            self.saved_key = key;
+            r?
+        };
+        let landed = self.tc.valid;
+        self.save(v, changes)?;
+        Ok(if exact {
+            Restored::Same
+        } else if landed {
+            Restored::Successor
+        } else {
+            Restored::PastEnd
+        })
+    }
+
+    pub fn first(&mut self) -> Result<bool> {
+        let r = self.first_inner();
+        let r = self.guard(r);
+        if self.record_reads {
+            self.note_read(&r, None, self.here());
+        }
+        r
+    }
+
+    fn first_inner(&mut self) -> Result<bool> {
+        let txn = self.txn.clone();
+        let g = txn.lock();
+        with_view!(g, v => {
+            let ok = self.tc.first(v)?;
+            self.save(v, g.changes)?;
+            Ok(ok)
+        })
+    }
+
+    pub fn last(&mut self) -> Result<bool> {
+        let r = self.last_inner();
+        let r = self.guard(r);
+        if self.record_reads {
+            self.note_read(&r, self.here(), None);
+        }
+        r
+    }
+
+    fn last_inner(&mut self) -> Result<bool> {
+        let txn = self.txn.clone();
+        let g = txn.lock();
+        with_view!(g, v => {
+            let ok = self.tc.last(v)?;
+            self.save(v, g.changes)?;
+            Ok(ok)
+        })
+    }
+
+    #[allow(clippy::should_implement_trait)] // fallible; not an Iterator
+    pub fn next(&mut self) -> Result<bool> {
+        self.step(true)
+    }
+
+    /// One step forward or backward; a concurrent transaction records the key range the
+    /// step covered (from the old position to the new one, in key order).
+    fn step(&mut self, forward: bool) -> Result<bool> {
+        let inner = |c: &mut Self| {
+            if forward {
+                c.next_inner()
+            } else {
+                c.prev_inner()
+            }
+        };
+        if !self.record_reads {
+            let r = inner(self);
+            return self.guard(r);
+        }
+        let from = self.here();
+        let r = inner(self);
+        let r = self.guard(r);
+        let to = if matches!(r, Ok(true)) {
+            self.here()
+        } else {
+            None
+        };
+        if forward {
+            self.note_read(&r, from, to);
+        } else {
+            self.note_read(&r, to, from);
+        }
+        r
+    }
+
+    fn next_inner(&mut self) -> Result<bool> {
+        let txn = self.txn.clone();
+        let g = txn.lock();
+        with_view!(g, v => {
+            let ok = match self.restore(v, g.changes)? {
+                Restored::Same => self.tc.next(v)?,
+                Restored::Successor => true,
+                Restored::PastEnd => false,
+            };
+            self.save(v, g.changes)?;
+            Ok(ok)
+        })
+    }
+
+    pub fn prev(&mut self) -> Result<bool> {
+        self.step(false)
+    }
+
+    fn prev_inner(&mut self) -> Result<bool> {
+        let txn = self.txn.clone();
+        let g = txn.lock();
+        with_view!(g, v => {
+            let ok = match self.restore(v, g.changes)? {
+                Restored::Same | Restored::Successor => self.tc.prev(v)?,
+                Restored::PastEnd => self.tc.last(v)?,
+            };
+            self.save(v, g.changes)?;
+            Ok(ok)
+        })
+    }
+
+    /// Table trees: positions per `op` relative to `rowid`. Returns whether the cursor is
+    /// on an entry satisfying `op`; for `Eq` a miss leaves the cursor invalid.
+    pub fn seek_rowid(&mut self, rowid: i64, op: SeekOp) -> Result<bool> {
+        let r = self.seek_rowid_inner(rowid, op);
+        let r = self.guard(r);
+        if self.record_reads {
+            self.note_seek(&r, Key::Row(rowid), op);
+        }
+        r
+    }
+
+    fn seek_rowid_inner(&mut self, rowid: i64, op: SeekOp) -> Result<bool> {
+        if !self.tc.table {
+            return Err(StorageError::misuse("seek_rowid on an index cursor"));
+        }
+        let txn = self.txn.clone();
+        let g = txn.lock();
+        // The stack was built under the current change counter: its pages are current.
+        let fresh = g.changes == self.seen && !self.tc.stack.is_empty();
+        with_view!(g, v => {
+            let shortcut = match op {
+                SeekOp::Eq | SeekOp::Ge | SeekOp::Gt if fresh => self.tc.seek_in_leaf(v, rowid, op == SeekOp::Gt)?,
+                _ => None,
+            };
+            if let Some(found) = shortcut {
+                let ok = match op {
+                    SeekOp::Eq if !found => {
+                        self.tc.valid = false;
+                        false
+                    }
+                    _ => true,
+                };
+                self.save(v, g.changes)?;
+                return Ok(ok);
+            }
+            self.tc.frames_current = fresh;
+            let ok = match op {
+                SeekOp::Eq => {
+                    // A miss keeps the (current) frames for the next seek's reuse.
+                    let found = self.tc.descend_table(v, rowid, false)?;
+                    self.tc.valid = found;
+                    found
+                }
+                SeekOp::Ge => self.tc.seek_table(v, rowid, false)?,
+                SeekOp::Gt => self.tc.seek_table(v, rowid, true)?,
+                SeekOp::Le | SeekOp::Lt => {
+                    if self.tc.seek_table(v, rowid, op == SeekOp::Le)? {
+                        self.tc.prev(v)?
+                    } else {
+                        self.tc.last(v)?
+                    }
+                }
+            };
+            self.save(v, g.changes)?;
+            Ok(ok)
+        })
+    }
+
+    /// Index trees: positions per `op` relative to `probe`, which may hold a prefix of the
+    /// stored keys' fields (see docs/storage-api.md). For `Eq` a miss leaves the cursor
+    /// invalid.
+    pub fn seek_key(&mut self, probe: &[u8], op: SeekOp) -> Result<bool> {
+        let r = self.seek_key_inner(probe, op);
+        let r = self.guard(r);
+        if self.record_reads {
+            self.note_seek(&r, Key::Idx(probe.to_vec()), op);
+        }
+        r
+    }
+
+    fn seek_key_inner(&mut self, probe: &[u8], op: SeekOp) -> Result<bool> {
+        if self.tc.table {
+            return Err(StorageError::misuse("seek_key on a table cursor"));
+        }
+        let cmp = self.cmp()?;
+        let txn = self.txn.clone();
+        let g = txn.lock();
+        // Every arm below starts with a descent, which consumes this.
+        self.tc.frames_current = g.changes == self.seen && !self.tc.stack.is_empty();
+        with_view!(g, v => {
+            let usable = v.usable_size();
+            let ok = match op {
+                SeekOp::Eq | SeekOp::Ge => {
+                    let mut ok = self.tc.seek_index(v, probe, false, &*cmp, &mut self.scratch)?;
+                    if ok && op == SeekOp::Eq {
+                        let (frame, info) = self.tc.current(usable)?;
+                        let stored = payload_of(v, frame, &info, &mut self.scratch)?;
+                        if cmp.compare(stored, probe)? != Ordering::Equal {
+                            self.tc.invalidate();
+                            ok = false;
+                        }
+                    }
+                    ok
+                }
+                SeekOp::Gt => self.tc.seek_index(v, probe, true, &*cmp, &mut self.scratch)?,
+                SeekOp::Le | SeekOp::Lt => {
+                    if self.tc.seek_index(v, probe, op == SeekOp::Le, &*cmp, &mut self.scratch)? {
+                        self.tc.prev(v)?
+                    } else {
+                        self.tc.last(v)?
+                    }
+                }
+            };
+            self.save(v, g.changes)?;
+            Ok(ok)
+        })
+    }
+
+    /// Whether the cursor is on an entry.
+    pub fn valid(&self) -> bool {
+        self.tc.valid
+    }
+
+    /// Rowid of the current row (table trees).
+    pub fn rowid(&self) -> Result<i64> {
+        if !self.tc.table {
+            return Err(StorageError::misuse("rowid on an index cursor"));
+        }
+        if !self.tc.valid {
+            return Err(StorageError::misuse("cursor is not on an entry"));
+        }
+        let g = self.txn.lock();
+        if matches!(g.view, View::Done) {
+            return Err(StorageError::misuse("transaction has ended"));
+        }
+        if g.changes != self.seen {
+            // The saved rowid is the cursor's identity; check the row still exists.
+            self.record_stale(&g)?;
+        }
+        Ok(self.saved_rowid)
+    }
+
+    /// The current entry's payload: a table row's record, or an index key.
+    pub fn record(&self) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.record_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// Like [`record`](Self::record), into a caller's buffer (cleared first).
+    pub fn record_into(&self, out: &mut Vec<u8>) -> Result<()> {
+        out.clear();
+        if !self.tc.valid {
+            return Err(StorageError::misuse("cursor is not on an entry"));
+        }
+        let g = self.txn.lock();
+        if g.changes != self.seen {
+            out.extend_from_slice(&self.record_stale(&g)?);
+            return Ok(());
+        }
+        if !self.tc.table {
+            out.extend_from_slice(&self.saved_key);
+            return Ok(());
+        }
+        with_view!(g, v => self.tc.payload(v, out))
+    }
+
+    /// Hands the current entry to `f` without copying it out: the rowid (table trees; 0 for
+    /// index trees) and the payload, borrowed from the page when it is all local (assembled
+    /// in a scratch buffer when it overflows). One lock for both, where `rowid` followed by
+    /// `record_into` takes two and copies the record; a scan decodes straight from the page.
+    /// `f` runs under the transaction's lock: it must not call back into the transaction.
+    pub fn with_entry<R>(&mut self, f: impl FnOnce(i64, &[u8]) -> R) -> Result<R> {
+        if !self.tc.valid {
+            return Err(StorageError::misuse("cursor is not on an entry"));
+        }
+        let g = self.txn.lock();
+        if g.changes != self.seen {
+            let rec = self.record_stale(&g)?;
+            return Ok(f(if self.tc.table { self.saved_rowid } else { 0 }, &rec));
+        }
+        if !self.tc.table {
+            return Ok(f(0, &self.saved_key));
+        }
+        with_view!(g, v => {
+            let (frame, info) = self.tc.current(v.usable_size())?;
+            let payload = payload_of(v, frame, &info, &mut self.scratch)?;
+            Ok(f(self.saved_rowid, payload))
+        })
+    }
+
+    /// One step (as `next`, or `prev` when `!forward`), then the new entry handed to `f` (as
+    /// `with_entry`); None past the end. On a table cursor outside a concurrent transaction
+    /// this takes one lock and parses the cell once (its rowid is the saved position),
+    /// where `next` + `with_entry` take two locks and parse it twice: a scan's whole
+    /// per-row storage work.
+    pub fn step_entry<R>(
+        &mut self,
+        forward: bool,
+        f: impl FnOnce(i64, &[u8]) -> R,
+    ) -> Result<Option<R>> {
+        if self.record_reads || !self.tc.table {
+            if !self.step(forward)? || !self.tc.valid {
+                return Ok(None);
+            }
+            return self.with_entry(f).map(Some);
+        }
+        let r = self.step_entry_inner(forward, f);
+        if r.is_err() {
+            self.tc.invalidate();
+        }
+        r
+    }
+
+    fn step_entry_inner<R>(
+        &mut self,
+        forward: bool,
+        f: impl FnOnce(i64, &[u8]) -> R,
+    ) -> Result<Option<R>> {
+        let txn = self.txn.clone();
+        let g = txn.lock();
+        with_view!(g, v => {
+            let ok = match (self.restore(v, g.changes)?, forward) {
+                (Restored::Same, true) => self.tc.next(v)?,
+                (Restored::Successor, true) => true,
+                (Restored::PastEnd, true) => false,
+                (Restored::Same | Restored::Successor, false) => self.tc.prev(v)?,
+                (Restored::PastEnd, false) => self.tc.last(v)?,
+            };
+            // What `save` records, from the one cell parse below.
+            self.seen = g.changes;
+            if !ok || !self.tc.valid {
+                return Ok(None);
+            }
+            let (frame, info) = self.tc.current(v.usable_size())?;
+            self.saved_rowid = info.key;
+            let payload = payload_of(v, frame, &info, &mut self.scratch)?;
+            Ok(Some(f(info.key, payload)))
+        })
+    }
+
+    /// Reads the cursor's entry through a fresh seek (the tree changed since positioning).
+    fn record_stale(&self, g: &TxnInner) -> Result<Vec<u8>> {
+        let gone = || StorageError::misuse("the cursor's entry was deleted");
+        with_view!(g, v => {
+            let usable = v.usable_size();
+            let mut tc = TreeCursor::new(self.tc.root, self.tc.table);
+            let mut out = Vec::new();
+            if self.tc.table {
+                if !tc.seek_table(v, self.saved_rowid, false)? || tc.rowid(usable)? != self.saved_rowid {
+                    return Err(gone());
+                }
+                tc.payload(v, &mut out)?;
+            } else {
+                let cmp = self.cmp()?;
+                let mut scratch = Vec::new();
+                if !tc.seek_index(v, &self.saved_key, false, &*cmp, &mut scratch)? {
+                    return Err(gone());
+                }
+                tc.payload(v, &mut out)?;
+                if cmp.compare(&out, &self.saved_key)? != Ordering::Equal {
+                    return Err(gone());
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    /// Number of entries in the cursor's tree.
+    pub fn count(&self) -> Result<u64> {
+        self.txn.count(self.tc.root)
+    }
+}
