@@ -28,6 +28,7 @@ use std::sync::Arc;
 
 mod delete;
 mod insert;
+mod target;
 mod update;
 
 pub const SQLITE_CONSTRAINT_CHECK: i32 = 275;
@@ -73,6 +74,16 @@ fn same_values(a: &[Value], b: &[Value]) -> bool {
             (Value::Blob(p), Value::Blob(q)) => p == q,
             _ => false,
         })
+}
+
+/// What an UPDATE knows of the row it rewrites in place (`write_row_over`), valid only
+/// while nothing has changed the row since the statement read it.
+pub(crate) struct Scanned<'a> {
+    /// The row's stored columns (without the rowid).
+    pub cols: &'a [Value],
+    /// Per index of the writer: true when the UPDATE assigns none of the columns its key
+    /// or partial-index predicate depends on, so its entry for the row stays as it is.
+    pub unchanged: &'a [bool],
 }
 
 /// The existing row an upsert conflicted with.
@@ -391,7 +402,7 @@ impl Engine<'_> {
         mut vals: Vec<Value>,
         rowid_in: Option<Value>,
         conflict: Option<ConflictAction>,
-        stored: Option<&[Value]>,
+        stored: Option<Scanned<'_>>,
     ) -> Result<Written> {
         let t = &w.t;
         let exec = self.exec();
@@ -477,17 +488,27 @@ impl Engine<'_> {
         // An UPDATE that keeps its rowid rewrites the row in place: the old row's values
         // tell which index entries really change (see "Write." below).
         let in_place = old == Some(rowid);
-        let old_vals = if !in_place || w.indexes.is_empty() {
+        // Indexes whose key this in-place UPDATE cannot change are left alone, as SQLite
+        // does: no key is built for them, no entry deleted or re-inserted.
+        let untouched = |i: usize| {
+            in_place
+                && stored
+                    .as_ref()
+                    .is_some_and(|s| s.unchanged.get(i) == Some(&true))
+        };
+        let old_vals: Option<std::borrow::Cow<[Value]>> = if !in_place
+            || (0..w.indexes.len()).all(untouched)
+        {
             None
-        } else if let Some(s) = stored {
-            Some(s.to_vec())
+        } else if let Some(s) = &stored {
+            Some(std::borrow::Cow::Borrowed(s.cols))
         } else {
             match self.store.table_get(t.root, rowid)? {
                 Some(stored) => {
                     let defaults = exec.column_defaults(t);
                     let mut full = exec.table_row(t, rowid, stored, &defaults)?;
                     full.truncate(t.columns.len());
-                    Some(full)
+                    Some(std::borrow::Cow::Owned(full))
                 }
                 None => None,
             }
@@ -506,8 +527,8 @@ impl Engine<'_> {
                     || conflict.or(ix.on_conflict).unwrap_or(ConflictAction::Abort)
                         == ConflictAction::Abort
             });
-        for (ix, order, pred, exprs) in &w.indexes {
-            if !ix.unique || deferred_unique {
+        for (i, (ix, order, pred, exprs)) in w.indexes.iter().enumerate() {
+            if !ix.unique || deferred_unique || untouched(i) {
                 continue;
             }
             if let Some(p) = pred {
@@ -600,7 +621,10 @@ impl Engine<'_> {
                 .collect();
         }
         self.store.table_insert(t.root, rowid, &record)?;
-        for (ix, order, pred, exprs) in &w.indexes {
+        for (i, (ix, order, pred, exprs)) in w.indexes.iter().enumerate() {
+            if untouched(i) {
+                continue;
+            }
             let new_in = match pred {
                 Some(p) => exec.is_true(p, &Frame::new(&Self::with_rowid(&vals, rowid), None))?,
                 None => true,

@@ -8,6 +8,7 @@
 //! enabled foreign-key checking could observe the rows.
 
 use super::super::Engine;
+use super::target::TargetClause;
 use crate::parse::ast::{self, TriggerEvent, TriggerTime};
 use crate::value::{Result, Value};
 
@@ -46,13 +47,17 @@ impl Engine<'_> {
             }
             return Ok(out_rows);
         }
-        let rows = self.matching_rows(
-            &d.with,
-            &d.table,
-            &d.alias,
-            &d.where_,
-            &d.order_by,
-            &d.limit,
+        let rows = self.targeted_rows(
+            &w,
+            &TargetClause {
+                with: &d.with,
+                table: &d.table,
+                alias: &d.alias,
+                indexed: &d.indexed,
+                where_: &d.where_,
+                order_by: &d.order_by,
+                limit: &d.limit,
+            },
         )?;
         // Without triggers or foreign-key actions only this loop deletes, so each matched
         // row is still stored as scanned: its index keys come from the scanned values.

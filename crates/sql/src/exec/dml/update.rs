@@ -4,6 +4,7 @@
 
 use super::super::eval::Frame;
 use super::super::Engine;
+use super::target::TargetClause;
 use super::*;
 
 impl Engine<'_> {
@@ -396,13 +397,17 @@ impl Engine<'_> {
         // row below.
         let (rows, joined_sets): (Vec<Vec<Value>>, Option<Vec<Vec<Value>>>) = match &u.from {
             None => (
-                self.matching_rows(
-                    &u.with,
-                    &u.table,
-                    &u.alias,
-                    &u.where_,
-                    &u.order_by,
-                    &u.limit,
+                self.targeted_rows(
+                    &w,
+                    &TargetClause {
+                        with: &u.with,
+                        table: &u.table,
+                        alias: &u.alias,
+                        indexed: &u.indexed,
+                        where_: &u.where_,
+                        order_by: &u.order_by,
+                        limit: &u.limit,
+                    },
                 )?,
                 None,
             ),
@@ -431,6 +436,24 @@ impl Engine<'_> {
             && u.or_conflict != replace
             && t.pk_conflict != replace
             && w.indexes.iter().all(|(ix, ..)| ix.on_conflict != replace);
+        // Per index: whether this UPDATE leaves its key alone. Only plain-column keys of
+        // full indexes on a table without generated columns are judged (an expression,
+        // a predicate or a generated column may depend on an assigned column); an
+        // assigned rowid moves the row, which `write_row_over` never treats as in place.
+        let assigned: Vec<usize> = sets.iter().filter_map(|(c, _)| *c).collect();
+        let unchanged: Vec<bool> = w
+            .indexes
+            .iter()
+            .map(|(ix, _, pred, exprs)| {
+                pred.is_none()
+                    && !t.has_generated()
+                    && exprs.iter().all(Option::is_none)
+                    && ix
+                        .columns
+                        .iter()
+                        .all(|c| c.column.is_none_or(|i| !assigned.contains(&i)))
+            })
+            .collect();
         for (ri, old) in rows.into_iter().enumerate() {
             // None: a WITHOUT ROWID row, found again by its key.
             let rowid = match old.get(ncols) {
@@ -469,7 +492,10 @@ impl Engine<'_> {
                     continue;
                 }
             }
-            let stored = scanned_is_stored.then(|| &old[..ncols]);
+            let stored = scanned_is_stored.then(|| Scanned {
+                cols: &old[..ncols],
+                unchanged: &unchanged,
+            });
             let written = match rowid {
                 Some(r) => {
                     self.write_row_over(&w, Some(r), vals, new_rowid, u.or_conflict, stored)?
