@@ -330,6 +330,7 @@ macro_rules! with_view {
 }
 
 // After `with_view!`, which the cursor's methods use.
+mod bulk;
 mod cursor;
 pub use cursor::Cursor;
 

@@ -496,23 +496,22 @@ impl Engine<'_> {
                     .as_ref()
                     .is_some_and(|s| s.unchanged.get(i) == Some(&true))
         };
-        let old_vals: Option<std::borrow::Cow<[Value]>> = if !in_place
-            || (0..w.indexes.len()).all(untouched)
-        {
-            None
-        } else if let Some(s) = &stored {
-            Some(std::borrow::Cow::Borrowed(s.cols))
-        } else {
-            match self.store.table_get(t.root, rowid)? {
-                Some(stored) => {
-                    let defaults = exec.column_defaults(t);
-                    let mut full = exec.table_row(t, rowid, stored, &defaults)?;
-                    full.truncate(t.columns.len());
-                    Some(std::borrow::Cow::Owned(full))
+        let old_vals: Option<std::borrow::Cow<[Value]>> =
+            if !in_place || (0..w.indexes.len()).all(untouched) {
+                None
+            } else if let Some(s) = &stored {
+                Some(std::borrow::Cow::Borrowed(s.cols))
+            } else {
+                match self.store.table_get(t.root, rowid)? {
+                    Some(stored) => {
+                        let defaults = exec.column_defaults(t);
+                        let mut full = exec.table_row(t, rowid, stored, &defaults)?;
+                        full.truncate(t.columns.len());
+                        Some(std::borrow::Cow::Owned(full))
+                    }
+                    None => None,
                 }
-                None => None,
-            }
-        };
+            };
         // A new row whose every UNIQUE index resolves conflicts by ABORT (the default)
         // checks each index while inserting into it, in one descent
         // (`Store::index_insert_unique`), instead of probing first and descending again

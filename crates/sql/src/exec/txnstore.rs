@@ -415,24 +415,7 @@ impl TxnStore {
         root: u32,
         cmp: Option<Arc<RecordCompare>>,
     ) -> Result<(Vec<(i64, usize, usize)>, Vec<u8>)> {
-        let table = cmp.is_none();
-        let (kind, cmp) = match cmp {
-            Some(c) => (BtreeKind::Index, Some(c as Arc<dyn KeyCompare>)),
-            None => (BtreeKind::Table, None),
-        };
-        let mut cur = self.txn.cursor(PageNo(root), kind, cmp)?;
-        let mut spans = Vec::new();
-        let mut arena = Vec::new();
-        let mut rec = Vec::new();
-        let mut ok = cur.first()?;
-        while ok && cur.valid() {
-            cur.record_into(&mut rec)?;
-            let start = arena.len();
-            arena.extend_from_slice(&rec);
-            spans.push((if table { cur.rowid()? } else { 0 }, start, arena.len()));
-            ok = cur.next()?;
-        }
-        Ok((spans, arena))
+        Ok(self.txn.entries(PageNo(root), cmp.is_none())?)
     }
 }
 

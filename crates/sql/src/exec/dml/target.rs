@@ -144,7 +144,10 @@ impl Engine<'_> {
                     Value::Text(_) => col.affinity == Affinity::Text,
                     _ => false,
                 };
-                if !fits(&lo) || !fits(&hi) || std::mem::discriminant(&lo) != std::mem::discriminant(&hi) {
+                if !fits(&lo)
+                    || !fits(&hi)
+                    || std::mem::discriminant(&lo) != std::mem::discriminant(&hi)
+                {
                     return Ok(None);
                 }
                 let text = matches!(lo, Value::Text(_));
