@@ -20,6 +20,9 @@ WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 400)
 INSERT INTO z VALUES(1001, 'text in b', 'T', 'x', '12abc');
 INSERT INTO z VALUES(1002, NULL, NULL, NULL, NULL);
 INSERT INTO z VALUES(1003, 7.5, 'v7', 7.0, 7.0);
+CREATE TABLE m(a INT, b INT, UNIQUE(a, b));
+WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 60)
+  INSERT INTO m SELECT i % 4, i FROM s;
 CREATE TABLE k(id INTEGER PRIMARY KEY, s TEXT COLLATE NOCASE, t TEXT, u);
 CREATE INDEX ks ON k(s COLLATE BINARY);
 CREATE INDEX kt ON k(t);
@@ -69,7 +72,9 @@ DELETE FROM k WHERE t BETWEEN '50' AND '60';
 DELETE FROM k WHERE u = 4 RETURNING id;
 DELETE FROM k WHERE u BETWEEN 6 AND 7;
 DELETE FROM k WHERE id = 3;
+DELETE FROM m WHERE a = 2 RETURNING b;
 SELECT changes(), total_changes();
+SELECT a, b FROM m ORDER BY a, b;
 {CHECK}"
     );
     check_script(&script, Compare::default());
@@ -91,7 +96,9 @@ UPDATE z SET b = 3 WHERE b = 'text in b';
 UPDATE k SET t = 'changed' WHERE s = 'ABC';
 UPDATE k SET u = u + 100 WHERE u BETWEEN 2 AND 3;
 UPDATE k SET s = 'moved' WHERE t = 7;
+UPDATE m SET b = b + 100 WHERE a = 1 RETURNING a, b;
 SELECT changes();
+SELECT a, b FROM m ORDER BY a, b;
 {CHECK}"
     );
     check_script(&script, Compare::default());

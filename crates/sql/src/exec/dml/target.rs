@@ -166,6 +166,16 @@ impl Engine<'_> {
                 if lo.compare(&hi, coll) == Ordering::Greater {
                     return Ok(Some(rows));
                 }
+                // A one-column UNIQUE index holds at most one entry equal to a non-NULL
+                // value: stop there instead of stepping on to find the range's end.
+                let most = if ix.unique
+                    && ix.columns.len() == 1
+                    && lo.compare(&hi, coll) == Ordering::Equal
+                {
+                    1
+                } else {
+                    usize::MAX
+                };
                 let keys = self.store.index_range(
                     ix.root,
                     order,
@@ -173,7 +183,7 @@ impl Engine<'_> {
                     Bound::Included(vec![hi]),
                     false,
                 )?;
-                for k in keys {
+                for k in keys.take(most) {
                     let k = k?;
                     let Some(&Value::Integer(rowid)) = k.last() else {
                         continue;
