@@ -20,6 +20,7 @@
 //!   the touched chunks and page 1 are copied into a new image. kv_ops' single-row
 //!   autocommit writes spent ~5k instructions each on those copies and the old image's
 //!   release.
+//!
 //! Nothing is durable.
 //!
 //! One writer at a time: a mutex-guarded flag plus a condvar, waited on up to the busy
