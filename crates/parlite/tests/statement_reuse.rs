@@ -1,0 +1,184 @@
+//! Prepared statements reused many times (kv_ops, issue 4): each execution after `reset`
+//! and new bindings gives the results, changes() and last_insert_rowid() of a fresh
+//! statement, a failing execution undoes only itself and leaves the statement reusable,
+//! and the sole connection of a database runs its autocommit writes under the writer lock
+//! (lib.rs invariant 7) while two connections keep running them concurrently (invariant 3).
+
+use parlite::{Connection, Database, Statement, Value};
+
+fn prep(c: &Connection, sql: &str) -> Statement {
+    c.prepare(sql).expect("prepare").expect("one statement").0
+}
+
+/// Binds `binds`, steps to the end, resets; the rows' first columns.
+fn run(st: &mut Statement, binds: &[Value]) -> parlite::Result<Vec<Value>> {
+    for (i, v) in binds.iter().enumerate() {
+        st.bind(i + 1, v.clone())?;
+    }
+    let mut out = Vec::new();
+    let r = (|| {
+        while st.step()? {
+            out.push(st.column(0));
+        }
+        Ok(())
+    })();
+    st.reset();
+    r.map(|()| out)
+}
+
+fn text(s: &str) -> Value {
+    Value::Text(s.to_string())
+}
+
+fn int(c: &Connection, sql: &str) -> i64 {
+    let mut st = prep(c, sql);
+    assert!(st.step().unwrap());
+    match st.column(0) {
+        Value::Integer(n) => n,
+        other => panic!("{sql}: {other:?}"),
+    }
+}
+
+fn kv_table(c: &Connection) {
+    c.execute_batch("CREATE TABLE kv(key TEXT PRIMARY KEY, value TEXT)")
+        .unwrap();
+}
+
+#[test]
+fn reused_statements_report_each_execution() {
+    let c = Connection::open(":memory:").unwrap();
+    kv_table(&c);
+    let mut ins = prep(&c, "INSERT INTO kv(key, value) VALUES(?,?)");
+    let mut sel = prep(&c, "SELECT value FROM kv WHERE key=?");
+    let mut upd = prep(&c, "UPDATE kv SET value=? WHERE key=?");
+    let mut del = prep(&c, "DELETE FROM kv WHERE key=?");
+    for i in 0..50 {
+        run(&mut ins, &[text(&format!("k{i}")), text(&format!("v{i}"))]).unwrap();
+        assert_eq!(c.changes(), 1);
+        assert_eq!(c.last_insert_rowid(), i + 1);
+    }
+    // A duplicate key fails, changes nothing, and the statement runs again afterwards.
+    let e = run(&mut ins, &[text("k7"), text("other")]).unwrap_err();
+    assert_eq!(e.to_string(), "UNIQUE constraint failed: kv.key");
+    assert_eq!(run(&mut sel, &[text("k7")]).unwrap(), vec![text("v7")]);
+    assert_eq!(int(&c, "SELECT count(*) FROM kv"), 50);
+    run(&mut ins, &[text("k50"), text("v50")]).unwrap();
+    assert_eq!(c.last_insert_rowid(), 51);
+    for i in 0..51 {
+        assert_eq!(
+            run(&mut sel, &[text(&format!("k{i}"))]).unwrap(),
+            vec![text(&format!("v{i}"))]
+        );
+    }
+    assert_eq!(run(&mut sel, &[text("missing")]).unwrap(), Vec::<Value>::new());
+    for i in 0..51 {
+        run(&mut upd, &[text(&format!("w{i}")), text(&format!("k{i}"))]).unwrap();
+        assert_eq!(c.changes(), 1);
+    }
+    run(&mut upd, &[text("x"), text("missing")]).unwrap();
+    assert_eq!(c.changes(), 0);
+    for i in (0..51).step_by(2) {
+        run(&mut del, &[text(&format!("k{i}"))]).unwrap();
+        assert_eq!(c.changes(), 1);
+    }
+    run(&mut del, &[text("k0")]).unwrap();
+    assert_eq!(c.changes(), 0);
+    assert_eq!(int(&c, "SELECT count(*) FROM kv"), 25);
+    assert_eq!(
+        int(&c, "SELECT count(*) FROM kv WHERE value = 'w' || substr(key, 2)"),
+        25
+    );
+    assert_eq!(c.total_changes(), 51 + 51 + 26);
+    let mut chk = prep(&c, "PRAGMA integrity_check");
+    assert!(chk.step().unwrap());
+    assert_eq!(chk.column(0), text("ok"));
+}
+
+/// The same statements inside an explicit transaction: a failing execution undoes only
+/// itself (statement atomicity), ROLLBACK undoes them all, and the prepared statements stay
+/// usable across both.
+#[test]
+fn reused_statements_inside_explicit_transactions() {
+    let c = Connection::open(":memory:").unwrap();
+    kv_table(&c);
+    let mut ins = prep(&c, "INSERT INTO kv(key, value) VALUES(?,?)");
+    c.execute_batch("BEGIN").unwrap();
+    run(&mut ins, &[text("a"), text("1")]).unwrap();
+    run(&mut ins, &[text("a"), text("2")]).unwrap_err();
+    run(&mut ins, &[text("b"), text("3")]).unwrap();
+    c.execute_batch("COMMIT").unwrap();
+    assert_eq!(int(&c, "SELECT count(*) FROM kv"), 2);
+    c.execute_batch("BEGIN").unwrap();
+    run(&mut ins, &[text("c"), text("4")]).unwrap();
+    c.execute_batch("ROLLBACK").unwrap();
+    run(&mut ins, &[text("d"), text("5")]).unwrap();
+    assert_eq!(int(&c, "SELECT count(*) FROM kv"), 3);
+    assert_eq!(int(&c, "SELECT count(*) FROM kv WHERE key = 'c'"), 0);
+}
+
+fn stat(db: &Database, name: &str) -> u64 {
+    let s = db.stats();
+    match name {
+        "locked" => s.locked_commits,
+        "concurrent" => s.concurrent_commits,
+        _ => s.autocommit_lock_fallbacks,
+    }
+}
+
+/// Invariant 7: one connection writes under the lock; a second open connection turns
+/// autocommit writes back into concurrent transactions; closing it turns them back.
+#[test]
+fn sole_connection_writes_under_the_writer_lock() {
+    let db = Database::open(":memory:").unwrap();
+    let c1 = db.connect().unwrap();
+    kv_table(&c1);
+    let mut ins = prep(&c1, "INSERT INTO kv(key, value) VALUES(?,?)");
+    let (l0, k0) = (stat(&db, "locked"), stat(&db, "concurrent"));
+    for i in 0..10 {
+        run(&mut ins, &[text(&format!("a{i}")), text("x")]).unwrap();
+    }
+    assert_eq!(stat(&db, "locked") - l0, 10);
+    assert_eq!(stat(&db, "concurrent") - k0, 0);
+    let c2 = db.connect().unwrap();
+    let (l1, k1) = (stat(&db, "locked"), stat(&db, "concurrent"));
+    for i in 0..10 {
+        run(&mut ins, &[text(&format!("b{i}")), text("x")]).unwrap();
+    }
+    c2.execute_batch("INSERT INTO kv VALUES('c', 'y')").unwrap();
+    assert_eq!(stat(&db, "concurrent") - k1, 11);
+    assert_eq!(stat(&db, "locked") - l1, 0);
+    assert_eq!(stat(&db, "fallbacks"), 0);
+    drop(c2);
+    let l2 = stat(&db, "locked");
+    run(&mut ins, &[text("d"), text("x")]).unwrap();
+    assert_eq!(stat(&db, "locked") - l2, 1);
+    assert_eq!(int(&c1, "SELECT count(*) FROM kv"), 22);
+}
+
+/// Invariant 7 when the lock is held elsewhere: a second `Database` over the same file
+/// (as another process would be) holds BEGIN IMMEDIATE; the sole connection's autocommit
+/// write does not fail at once but waits, as a concurrent attempt, for the lock.
+#[test]
+fn sole_connection_waits_when_another_handle_holds_the_lock() {
+    let dir = std::env::temp_dir().join(format!("parlite-reuse-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join("lock.db").display().to_string();
+    let _ = std::fs::remove_file(&path);
+    let a = Connection::open(&path).unwrap();
+    kv_table(&a);
+    let b = Connection::open(&path).unwrap();
+    b.execute_batch("BEGIN IMMEDIATE; INSERT INTO kv VALUES('held', '1')")
+        .unwrap();
+    let writer = std::thread::spawn(move || {
+        let mut ins = prep(&a, "INSERT INTO kv(key, value) VALUES(?,?)");
+        let r = run(&mut ins, &[text("after"), text("2")]);
+        (r.map(|_| ()), int(&a, "SELECT count(*) FROM kv"))
+    });
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    b.execute_batch("COMMIT").unwrap();
+    let (r, n) = writer.join().unwrap();
+    r.unwrap();
+    assert_eq!(n, 2);
+    drop(b);
+    let _ = std::fs::remove_dir_all(&dir);
+}
