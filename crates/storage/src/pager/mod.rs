@@ -36,10 +36,12 @@
 //!
 //! Concurrency invariants:
 //! - K1. Lock order: writer slot → checkpoint slot → log mutex → {cache registry mutex →
-//!   one cache shard mutex (cache C7, C8), sync mutex} → poison mutex (a leaf). No cache
-//!   mutex is held across I/O; a page read takes one shard mutex only; group-commit fsyncs
-//!   hold no lock while syncing (they copy the files' handles out of the sync mutex), so
-//!   they never wait for a checkpoint.
+//!   one cache shard mutex (cache C7, C8), sync mutex} → poison mutex (a leaf); log mutex →
+//!   database-sync debt mutex (checkpoint.rs B8), which alone is held across an fsync (the
+//!   database file's, owed by a relaxed round) and is never held while taking another
+//!   lock but the poison mutex. No cache mutex is held across I/O; a page read takes one
+//!   shard mutex only; group-commit fsyncs hold no lock while syncing the log (they copy
+//!   the files' handles out of the sync mutex), so they never wait for a checkpoint.
 //! - K2. Readers never wait for the writer lock or for I/O of other transactions; a
 //!   snapshot stays stable across later commits and checkpoints (cache C2, C4, C5).
 //! - K3. The full checkpoint runs under the writer lock, so no frame is appended while it
@@ -117,6 +119,9 @@ pub struct PagerStats {
     pub checkpoints: u64,
     /// Pages those checkpoints wrote into the database file.
     pub checkpoint_pages: u64,
+    /// Of those, background rounds that folded only `Synchronous::Off` commits and so
+    /// skipped their log and database fsyncs (checkpoint.rs B8).
+    pub relaxed_checkpoints: u64,
     /// Time spent in them, start to end (a background round's, off the writer lock).
     pub checkpoint_us: u64,
     /// The longest of them.
@@ -209,8 +214,17 @@ struct Inner {
     /// The checkpointer thread's signal; unset when rounds run inline.
     wake: OnceLock<Arc<(Mutex<Wake>, Condvar)>>,
     commits: AtomicU64,
+    /// The highest commit made under `Normal` or `Full` (its own mode, else the
+    /// database's); set under the log mutex before the commit is published (B8).
+    strict_commit_seq: AtomicU64,
+    /// A background round wrote pages into the database file without syncing it and
+    /// emptied its log file (B8): the next `Full` or `Normal` commit syncs the database
+    /// file first, so that its frames' base images are durable.
+    /// Held across that fsync, so whoever finds it clear knows no payment is in flight.
+    db_sync_owed: Mutex<bool>,
     commit_syncs: AtomicU64,
     checkpoints: AtomicU64,
+    relaxed_checkpoints: AtomicU64,
     writer_held_ns: AtomicU64,
     writer_holds: AtomicU64,
     checkpoint_pages: AtomicU64,
@@ -377,6 +391,7 @@ impl FileBackend {
             commits: load(&i.commits),
             commit_syncs: load(&i.commit_syncs),
             checkpoints: load(&i.checkpoints),
+            relaxed_checkpoints: load(&i.relaxed_checkpoints),
             checkpoint_pages: load(&i.checkpoint_pages),
             checkpoint_us: load(&i.checkpoint_us),
             checkpoint_max_us: load(&i.checkpoint_max_us),
@@ -586,6 +601,9 @@ fn open_inner(
         checkpoint_us: AtomicU64::new(0),
         checkpoint_max_us: AtomicU64::new(0),
         checkpoint_stalls: AtomicU64::new(0),
+        strict_commit_seq: AtomicU64::new(0),
+        db_sync_owed: Mutex::new(false),
+        relaxed_checkpoints: AtomicU64::new(0),
         writer_waits: AtomicU64::new(0),
         writer_wait_us: AtomicU64::new(0),
         writer_wait_max_us: AtomicU64::new(0),
@@ -775,12 +793,31 @@ impl Inner {
         }
     }
 
-    fn mark_synced(&self, seq: u64) {
+    /// Records that every commit up to `seq` is durable — after paying the database file's
+    /// sync debt (B8): a commit's frames are durable only with their base images.
+    fn mark_synced(&self, seq: u64) -> Result<()> {
+        self.pay_db_sync_owed()?;
         let mut s = lock(&self.sync);
         if seq > s.synced_seq {
             s.synced_seq = seq;
         }
         self.sync_cv.notify_all();
+        Ok(())
+    }
+
+    /// B8: syncs the database file if a relaxed round left it unsynced behind an emptied
+    /// log file. The mutex is held across the fsync, so a caller that finds nothing owed
+    /// knows the last payment has completed.
+    fn pay_db_sync_owed(&self) -> Result<()> {
+        let mut owed = lock(&self.db_sync_owed);
+        if *owed {
+            if let Err(e) = self.db.sync() {
+                self.poison(format!("database fsync failed: {e}"));
+                return Err(e);
+            }
+            *owed = false;
+        }
+        Ok(())
     }
 
     /// Group commit (D1): returns once an fsync that started after commit `seq` was
@@ -813,10 +850,13 @@ impl Inner {
                 .map(|(_, f)| Arc::clone(f));
             let active = s.active.clone();
             drop(s);
-            let result = prev
-                .map_or(Ok(()), |f| {
-                    self.commit_syncs.fetch_add(1, Ordering::Relaxed);
-                    f.sync()
+            let result = self
+                .pay_db_sync_owed()
+                .and_then(|()| {
+                    prev.map_or(Ok(()), |f| {
+                        self.commit_syncs.fetch_add(1, Ordering::Relaxed);
+                        f.sync()
+                    })
                 })
                 .and_then(|()| match active {
                     Some(f) => f.sync(),
@@ -1105,6 +1145,9 @@ impl FileWriteView {
             return Ok(());
         };
         let seq = self.snap.seq + 1;
+        let mode = self
+            .synchronous
+            .unwrap_or_else(|| u8_to_sync(inner.synchronous.load(Ordering::Relaxed)));
         // Step 3: append the frame (D2 on failure).
         let mut log_guard = lock(&inner.log);
         let Some(logs) = log_guard.as_mut() else {
@@ -1113,6 +1156,11 @@ impl FileWriteView {
         if let Err(e) = logs.active.append_unsealed(&mut frame) {
             inner.poison(format!("log write failed: {e}"));
             return Err(e);
+        }
+        if mode != Synchronous::Off {
+            // B8: before `written_seq`, so a group-commit leader that covers this commit
+            // finds any relaxed round's debt this commit depends on.
+            inner.strict_commit_seq.fetch_max(seq, Ordering::SeqCst);
         }
         lock(&inner.sync).written_seq = seq;
         // Step 4: publish.
@@ -1138,9 +1186,6 @@ impl FileWriteView {
             }
         }
         // Step 7: this commit's own mode, else the database's.
-        let mode = self
-            .synchronous
-            .unwrap_or_else(|| u8_to_sync(inner.synchronous.load(Ordering::Relaxed)));
         match mode {
             Synchronous::Full => inner.wait_durable(seq),
             Synchronous::Normal | Synchronous::Off => Ok(()),
