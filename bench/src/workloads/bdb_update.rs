@@ -196,7 +196,10 @@ fn point(ctx: &mut Ctx, o: &Opts, kind: Kind, n: usize) -> Result<Outcome, DbErr
     cpu0.report(&cpu1, &mut line);
     line.kv(
         "cpu_us_per_commit",
-        format!("{:.1}", cpu0.self_cpu_s(&cpu1) * 1e6 / commits.max(1) as f64),
+        format!(
+            "{:.1}",
+            cpu0.self_cpu_s(&cpu1) * 1e6 / commits.max(1) as f64
+        ),
     );
     line.kv("lib", lib);
     if let Some(n) = note {

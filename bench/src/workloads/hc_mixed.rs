@@ -290,7 +290,10 @@ fn point(
     cpu0.report(&cpu1, &mut line);
     line.kv(
         "cpu_us_per_txn",
-        format!("{:.1}", cpu0.self_cpu_s(&cpu1) * 1e6 / commits.max(1) as f64),
+        format!(
+            "{:.1}",
+            cpu0.self_cpu_s(&cpu1) * 1e6 / commits.max(1) as f64
+        ),
     );
     line.kv("lib", target.lib());
     if o.begin.as_deref() == Some("concurrent") && target.kind == Kind::Sqlite {

@@ -89,12 +89,22 @@ fn off_rounds_sync_only_the_emptied_log_file() {
     commit(&b, &mut model, 1, 1, Synchronous::Off);
     let (db0, log0, rounds0) = (db_syncs(&disk), log_syncs(&disk), b.stats().checkpoints);
     for i in 0..200usize {
-        commit(&b, &mut model, 1 + i % PAGES, (i % 251) as u8, Synchronous::Off);
+        commit(
+            &b,
+            &mut model,
+            1 + i % PAGES,
+            (i % 251) as u8,
+            Synchronous::Off,
+        );
     }
     let st = b.stats();
     assert!(st.checkpoints >= 10, "{st:?}");
     assert_eq!(st.relaxed_checkpoints, st.checkpoints, "{st:?}");
-    assert_eq!(db_syncs(&disk), db0, "an OFF round must not sync the database file");
+    assert_eq!(
+        db_syncs(&disk),
+        db0,
+        "an OFF round must not sync the database file"
+    );
     assert_eq!(
         log_syncs(&disk) - log0,
         st.checkpoints - rounds0,
@@ -109,7 +119,11 @@ fn off_rounds_sync_only_the_emptied_log_file() {
     assert_eq!(db_syncs(&disk), db0 + 1);
     for seed in 0..8 {
         let crashed = disk.fork().crash(seed, CrashMode::PowerLoss);
-        check(&crashed, &model, &format!("power loss after FULL, seed {seed}"));
+        check(
+            &crashed,
+            &model,
+            &format!("power loss after FULL, seed {seed}"),
+        );
     }
 }
 
@@ -131,11 +145,23 @@ fn a_full_commit_at_any_step_of_a_relaxed_round_survives_power_loss() {
             while r.step().unwrap() {}
             drop(r);
             for i in 0..20usize {
-                commit(&b, &mut model, 1 + (i * 5) % PAGES, i as u8 + 40, Synchronous::Off);
+                commit(
+                    &b,
+                    &mut model,
+                    1 + (i * 5) % PAGES,
+                    i as u8 + 40,
+                    Synchronous::Off,
+                );
             }
             let mut full_model = None;
             let full = |b: &FileBackend, model: &mut Model| {
-                commit(b, model, 2 + seed as usize % 5, 200 + at as u8, Synchronous::Full);
+                commit(
+                    b,
+                    model,
+                    2 + seed as usize % 5,
+                    200 + at as u8,
+                    Synchronous::Full,
+                );
                 let m = model.clone();
                 let crashed = disk.fork().crash(seed ^ 0x5EED, CrashMode::PowerLoss);
                 check(&crashed, &m, &format!("at {at} seed {seed}: at the ack"));
@@ -169,7 +195,11 @@ fn a_full_commit_at_any_step_of_a_relaxed_round_survives_power_loss() {
             let m = full_model.expect("the FULL commit ran");
             // The round's remaining steps must not endanger it either.
             let crashed = disk.fork().crash(seed ^ 0xAF7E, CrashMode::PowerLoss);
-            check(&crashed, &m, &format!("at {at} seed {seed}: after the round"));
+            check(
+                &crashed,
+                &m,
+                &format!("at {at} seed {seed}: after the round"),
+            );
             let st = b.stats();
             assert!(st.relaxed_checkpoints >= 1, "{st:?}");
             checked += 2;

@@ -291,10 +291,8 @@ fn full_commits_after_relaxed_rounds_keep_everything_across_power_loss() {
                     std::thread::spawn(move || {
                         for i in 0..150i64 {
                             let row = (phase as i64 * 10 + w as i64) * 100_000 + i;
-                            let rec = encode(&[
-                                ValueRef::Integer(row),
-                                ValueRef::Blob(&[w as u8; 300]),
-                            ]);
+                            let rec =
+                                encode(&[ValueRef::Integer(row), ValueRef::Blob(&[w as u8; 300])]);
                             let t = db.begin_write(TIMEOUT).unwrap();
                             t.table_insert(root, row, &rec).unwrap();
                             t.set_synchronous(mode);

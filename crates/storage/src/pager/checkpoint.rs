@@ -398,8 +398,7 @@ impl Inner {
         }
         // B8: commits publish their strictness under this mutex, so this is exact for
         // every commit up to S.
-        let relaxed =
-            self.strict_commit_seq.load(Ordering::SeqCst) <= logs.active.base_seq();
+        let relaxed = self.strict_commit_seq.load(Ordering::SeqCst) <= logs.active.base_seq();
         if relaxed_hint && !relaxed {
             // A `Normal`/`Full` commit came after the early look: R1a after all, here
             // (rare; writers wait for one fsync).
