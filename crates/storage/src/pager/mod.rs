@@ -80,6 +80,16 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
+/// The longest pause between two frames a gathering group-commit leader waits for
+/// (`Inner::gather_frames`), µs: an eighth of the recent fsync time within these bounds.
+/// A view in progress that writes no frame within it (an idle open transaction) no longer
+/// delays the fsync.
+const GATHER_GAP_MIN_US: u64 = 100;
+const GATHER_GAP_MAX_US: u64 = 1_000;
+
+/// The gathering's cap, µs, whatever the recent fsync time.
+const GATHER_MAX_US: u64 = 2_000;
+
 /// Tunables of the file backend that are not part of `OpenOptions`.
 #[derive(Debug, Clone)]
 pub struct PagerConfig {
@@ -175,6 +185,10 @@ struct SyncState {
     written_seq: u64,
     synced_seq: u64,
     syncing: bool,
+    /// A leader waits on `Inner::append_cv` for more frames before its fsync.
+    leader_waiting: bool,
+    /// Commits the last leader's fsync covered (evidence of concurrent committers).
+    last_group: u64,
     /// The active log file (set at open and by a round's switch, under the log mutex).
     active: Option<Arc<dyn VfsFile>>,
     /// During a round: the previous log file and its last commit; synced first (B4).
@@ -208,6 +222,13 @@ struct Inner {
     log: Mutex<Option<Logs>>,
     sync: Mutex<SyncState>,
     sync_cv: Condvar,
+    /// Wakes a group-commit leader that waits for more frames (`SyncState::leader_waiting`).
+    append_cv: Condvar,
+    /// Write views that may still append a frame: created and neither committed (frame
+    /// written) nor dropped. A leader waits for their frames only while this is not zero.
+    writers_in_progress: AtomicU64,
+    /// Recent log fsync time, µs (moving average of the leaders' fsyncs): bounds the wait.
+    log_sync_us_avg: AtomicU64,
     /// The checkpoint slot: one checkpoint (full or round) at a time.
     ckpt_busy: Mutex<bool>,
     ckpt_cv: Condvar,
@@ -589,6 +610,9 @@ fn open_inner(
             ..SyncState::default()
         }),
         sync_cv: Condvar::new(),
+        append_cv: Condvar::new(),
+        writers_in_progress: AtomicU64::new(0),
+        log_sync_us_avg: AtomicU64::new(0),
         ckpt_busy: Mutex::new(false),
         ckpt_cv: Condvar::new(),
         wake: OnceLock::new(),
@@ -820,6 +844,44 @@ impl Inner {
         Ok(())
     }
 
+    /// Group commit's gathering (D1 unaffected: it only delays the fsync's start). When other
+    /// committers are about — the last fsync covered more than one commit, or write views
+    /// are in progress — a leader waits while frames keep coming, each within a gap of an
+    /// eighth of the recent fsync time (0.1–1 ms), for at most half of it (≤ 2 ms), so that
+    /// one fsync covers them too. A single writer never waits (its groups are of one).
+    /// Why: with 8 autocommit threads the committers split into two cohorts that took turns
+    /// in the fsync (each group = the frames written during the previous fsync, ~4): the
+    /// cohort just acknowledged needs a few hundred µs of CPU to write its next frames.
+    /// Measured (mt_insert, FULL, 8 threads × 1,000): 4.2 → 6.6 commits per fsync;
+    /// bdb_update FULL 20 threads: 0.105 → 0.066 fsyncs per commit.
+    fn gather_frames<'a>(&'a self, mut s: MutexGuard<'a, SyncState>) -> MutexGuard<'a, SyncState> {
+        let avg_us = self.log_sync_us_avg.load(Ordering::Relaxed);
+        if s.last_group <= 1 && self.writers_in_progress.load(Ordering::Acquire) == 0 {
+            return s;
+        }
+        let budget_us = (avg_us / 2).min(GATHER_MAX_US);
+        let gap = Duration::from_micros((avg_us / 8).clamp(GATHER_GAP_MIN_US, GATHER_GAP_MAX_US));
+        let deadline = Instant::now() + Duration::from_micros(budget_us);
+        s.leader_waiting = true;
+        loop {
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            let before = s.written_seq;
+            let (g, _) = self
+                .append_cv
+                .wait_timeout(s, gap.min(deadline - now))
+                .unwrap_or_else(|p| p.into_inner());
+            s = g;
+            if s.written_seq == before {
+                break;
+            }
+        }
+        s.leader_waiting = false;
+        s
+    }
+
     /// Group commit (D1): returns once an fsync that started after commit `seq` was
     /// written has succeeded. Whoever finds no fsync running becomes the leader and syncs
     /// every frame written so far; the others wait for it.
@@ -841,6 +903,7 @@ impl Inner {
                 continue;
             }
             s.syncing = true;
+            s = self.gather_frames(s);
             let target = s.written_seq;
             // B4: frames of the previous log file come first in the chain.
             let prev = s
@@ -850,6 +913,7 @@ impl Inner {
                 .map(|(_, f)| Arc::clone(f));
             let active = s.active.clone();
             drop(s);
+            let sync_started = Instant::now();
             let result = self
                 .pay_db_sync_owed()
                 .and_then(|()| {
@@ -863,11 +927,18 @@ impl Inner {
                     None => Err(StorageError::misuse("commit on a database without a log")),
                 });
             self.commit_syncs.fetch_add(1, Ordering::Relaxed);
+            let took_us = u64::try_from(sync_started.elapsed().as_micros()).unwrap_or(u64::MAX);
+            let avg = self.log_sync_us_avg.load(Ordering::Relaxed);
+            self.log_sync_us_avg.store(
+                avg.saturating_mul(7).saturating_add(took_us) / 8,
+                Ordering::Relaxed,
+            );
             s = lock(&self.sync);
             s.syncing = false;
             match result {
                 Ok(()) => {
                     if target > s.synced_seq {
+                        s.last_group = target - s.synced_seq;
                         s.synced_seq = target;
                     }
                 }
@@ -916,6 +987,33 @@ impl Inner {
             reg.remove(&self.registry_key);
         }
         cv.notify_all();
+    }
+}
+
+/// A write view's place in `Inner::writers_in_progress`, given back once its frame is
+/// written or when the view goes.
+struct InProgress {
+    inner: Option<Arc<Inner>>,
+}
+
+impl InProgress {
+    fn new(inner: &Arc<Inner>) -> InProgress {
+        inner.writers_in_progress.fetch_add(1, Ordering::AcqRel);
+        InProgress {
+            inner: Some(Arc::clone(inner)),
+        }
+    }
+
+    fn release(&mut self) {
+        if let Some(inner) = self.inner.take() {
+            inner.writers_in_progress.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
+impl Drop for InProgress {
+    fn drop(&mut self) {
+        self.release();
     }
 }
 
@@ -1009,6 +1107,8 @@ struct Savepoint {
 
 struct FileWriteView {
     snap: SnapshotGuard,
+    /// Counts this view in `Inner::writers_in_progress` until its frame is written.
+    in_progress: InProgress,
     writer: Option<WriterGuard>,
     page_count: u32,
     /// Private copies (P2); `Arc` so `page()` can hand them out and `page_mut` copies on
@@ -1162,7 +1262,14 @@ impl FileWriteView {
             // finds any relaxed round's debt this commit depends on.
             inner.strict_commit_seq.fetch_max(seq, Ordering::SeqCst);
         }
-        lock(&inner.sync).written_seq = seq;
+        self.in_progress.release();
+        {
+            let mut s = lock(&inner.sync);
+            s.written_seq = seq;
+            if s.leader_waiting {
+                inner.append_cv.notify_one();
+            }
+        }
         // Step 4: publish.
         inner.cache.publish(seq, page_count, publish);
         inner.commits.fetch_add(1, Ordering::Relaxed);
@@ -1386,6 +1493,7 @@ impl Backend for FileBackend {
         let snap = self.inner.register_snapshot();
         let page_count = snap.page_count;
         Ok(Box::new(FileWriteView {
+            in_progress: InProgress::new(&self.inner),
             snap,
             writer: Some(writer),
             page_count,
@@ -1402,6 +1510,7 @@ impl Backend for FileBackend {
         let snap = self.inner.register_snapshot();
         let page_count = snap.page_count;
         Ok(Box::new(FileWriteView {
+            in_progress: InProgress::new(&self.inner),
             snap,
             writer: None,
             page_count,
@@ -1434,6 +1543,7 @@ impl Backend for FileBackend {
         drop(read);
         let page_count = snap.page_count;
         Ok(Box::new(FileWriteView {
+            in_progress: InProgress::new(&self.inner),
             snap,
             writer: Some(writer),
             page_count,
