@@ -116,6 +116,13 @@ impl CpuSnap {
         }
     }
 
+    /// This process's CPU time (user + system, all threads) over `self..b`, in seconds.
+    /// Unlike wall-clock throughput it hardly moves with the neighbours' load, so
+    /// `cpu_us_per_commit` compares changes on a shared machine.
+    pub fn self_cpu_s(&self, b: &CpuSnap) -> f64 {
+        (b.self_s - self.self_s).max(0.0)
+    }
+
     /// cpu_self, cpu_other, iowait, steal in percent of one core over `self..b`.
     pub fn report(&self, b: &CpuSnap, line: &mut Line) {
         // SAFETY: sysconf has no preconditions.

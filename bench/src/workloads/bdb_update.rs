@@ -194,6 +194,13 @@ fn point(ctx: &mut Ctx, o: &Opts, kind: Kind, n: usize) -> Result<Outcome, DbErr
         .kv("setup_s", format!("{setup_s:.1}"))
         .kv("load1", format!("{l1:.2}"));
     cpu0.report(&cpu1, &mut line);
+    line.kv(
+        "cpu_us_per_commit",
+        format!(
+            "{:.1}",
+            cpu0.self_cpu_s(&cpu1) * 1e6 / commits.max(1) as f64
+        ),
+    );
     line.kv("lib", lib);
     if let Some(n) = note {
         line.kv("note", n);

@@ -288,6 +288,13 @@ fn point(
         .kv("seed_s", format!("{seed_s:.1}"))
         .kv("load1", format!("{l1:.2}"));
     cpu0.report(&cpu1, &mut line);
+    line.kv(
+        "cpu_us_per_txn",
+        format!(
+            "{:.1}",
+            cpu0.self_cpu_s(&cpu1) * 1e6 / commits.max(1) as f64
+        ),
+    );
     line.kv("lib", target.lib());
     if o.begin.as_deref() == Some("concurrent") && target.kind == Kind::Sqlite {
         line.kv(

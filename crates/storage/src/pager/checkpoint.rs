@@ -24,6 +24,19 @@
 //!   capture of the dirty list, no fsync).
 //! - B7. Any failure in a round poisons the backend (D2): a round is never retried half-way,
 //!   so the spare file is never reused before R5 completed.
+//! - B8. A *relaxed* round skips R1a, R2 and R4 (no fsync but R5's): it is chosen at R1,
+//!   under the log mutex, only when every commit up to S was made under `Synchronous::Off`
+//!   (`Inner::strict_commit_seq`, published under the log mutex before the commit). Like
+//!   SQLite's checkpoints at `synchronous=OFF`, it leaves a power loss free to tear the
+//!   database file — only a power loss: a process crash loses nothing, the OS has every
+//!   write. `Normal`/`Full` commits keep their promises: (a) a round that holds one runs
+//!   strictly; (b) before R5 a relaxed round records, in one critical section of
+//!   `Inner::db_sync_owed`, that the database file owes a sync and whether a strict commit
+//!   came after S — if one did, it runs R2 and R4 after all; (c) whoever marks a `Full`
+//!   commit durable (group-commit leader, `mark_synced`) first pays that debt, so the base
+//!   images of its frames are durable with them. Either (b) sees the commit or (c) sees the
+//!   debt (the commit publishes before its leader looks). R5 still syncs the emptied file,
+//!   so `SyncState::prev == None` keeps meaning "durably empty" for leaders (B4).
 
 use super::{lock, Inner};
 use crate::error::{PageNo, Result, StorageError};
@@ -194,9 +207,11 @@ impl Inner {
                 self.poison(format!("log fsync failed during checkpoint: {e}"));
                 return Err(e);
             }
-            self.mark_synced(log.last_seq());
+            self.mark_synced(log.last_seq())?;
         }
         let written = self.write_all_dirty()?;
+        // The database file is synced at the newest state: no relaxed round's debt is left.
+        *lock(&self.db_sync_owed) = false;
         // B3: the spare file is already durably empty, so restarting the active file is
         // step 5 entire.
         let seq = self.cache.committed_seq();
@@ -352,12 +367,13 @@ impl Inner {
     fn begin_round_in(self: &Arc<Self>, slot: CheckpointSlot) -> Result<Option<CheckpointRound>> {
         self.check_writable()?;
         let started = Instant::now();
-        let empty = lock(&self.log)
-            .as_ref()
-            .is_none_or(|l| l.active.last_seq() == l.active.base_seq());
-        if empty {
-            return Ok(None);
-        }
+        let base = match lock(&self.log).as_ref() {
+            Some(l) if l.active.last_seq() != l.active.base_seq() => l.active.base_seq(),
+            _ => return Ok(None),
+        };
+        // B8: a round whose commits were all `Off` skips its fsyncs. Decided for good
+        // below, under the log mutex; this early look only spares R1a.
+        let relaxed_hint = self.strict_commit_seq.load(Ordering::SeqCst) <= base;
         // R1a (B3): the active file's header must be durable before a later generation's
         // header can be: else a power loss could keep the later one alone, and recovery
         // would start its chain past the database file's state. No lock held: the slot
@@ -366,12 +382,12 @@ impl Inner {
             let s = lock(&self.sync);
             (s.active.clone(), s.written_seq)
         };
-        if let Some(f) = active {
+        if let (false, Some(f)) = (relaxed_hint, active) {
             if let Err(e) = f.sync() {
                 self.poison(format!("log fsync failed during checkpoint: {e}"));
                 return Err(e);
             }
-            self.mark_synced(written);
+            self.mark_synced(written)?;
         }
         let mut guard = lock(&self.log);
         let Some(logs) = guard.as_mut() else {
@@ -379,6 +395,18 @@ impl Inner {
         };
         if logs.active.last_seq() == logs.active.base_seq() {
             return Ok(None);
+        }
+        // B8: commits publish their strictness under this mutex, so this is exact for
+        // every commit up to S.
+        let relaxed = self.strict_commit_seq.load(Ordering::SeqCst) <= logs.active.base_seq();
+        if relaxed_hint && !relaxed {
+            // A `Normal`/`Full` commit came after the early look: R1a after all, here
+            // (rare; writers wait for one fsync).
+            if let Err(e) = logs.active.file().sync() {
+                self.poison(format!("log fsync failed during checkpoint: {e}"));
+                return Err(e);
+            }
+            self.mark_synced(logs.active.last_seq())?;
         }
         if logs.prev.is_some() {
             return Err(StorageError::misuse(
@@ -421,6 +449,7 @@ impl Inner {
             pages,
             keep_pages,
             prev_file,
+            relaxed,
             started,
         }))
     }
@@ -498,6 +527,9 @@ pub struct CheckpointRound {
     pages: Vec<(PageNo, PageRef)>,
     keep_pages: u32,
     prev_file: Arc<dyn VfsFile>,
+    /// Every commit up to `seq` was `Off` at R1 (B8): no fsync unless a `Normal`/`Full`
+    /// commit is found before R5.
+    relaxed: bool,
     started: Instant,
 }
 
@@ -528,8 +560,10 @@ impl CheckpointRound {
         match self.step {
             Step::SyncPrev => {
                 // R2 (B2: before any page of state S reaches the database file).
-                self.prev_file.sync()?;
-                inner.mark_synced(self.seq);
+                if !self.relaxed {
+                    self.prev_file.sync()?;
+                    inner.mark_synced(self.seq)?;
+                }
                 self.step = Step::WritePages;
             }
             Step::WritePages => {
@@ -539,11 +573,33 @@ impl CheckpointRound {
             }
             Step::SyncDb => {
                 // R4.
-                inner.sync_db()?;
+                if !self.relaxed {
+                    inner.sync_db()?;
+                    // Durable at S: any earlier relaxed round's debt is paid too.
+                    *lock(&inner.db_sync_owed) = false;
+                }
                 self.step = Step::EmptyPrev;
             }
             Step::EmptyPrev => {
-                // R5 (B2: the database file is durable at S; B3 again afterwards).
+                if self.relaxed {
+                    // B8: owe the database file's sync before looking for a strict commit
+                    // (in the same critical section), so a `Full` commit after S is either
+                    // seen here or finds the debt when its fsync is led.
+                    let strict_since = {
+                        let mut owed = lock(&inner.db_sync_owed);
+                        *owed = true;
+                        inner.strict_commit_seq.load(Ordering::SeqCst) > self.seq
+                    };
+                    if strict_since {
+                        // Its frames' base images are in this round: R2 and R4 after all.
+                        self.prev_file.sync()?;
+                        inner.sync_db()?;
+                        *lock(&inner.db_sync_owed) = false;
+                        inner.mark_synced(self.seq)?;
+                    }
+                }
+                // R5 (B2: the database file is durable at S, or owed (B8); B3 again
+                // afterwards: the emptying is synced even when relaxed).
                 log::empty_file(&*self.prev_file)?;
                 if let Some(logs) = lock(&inner.log).as_mut() {
                     logs.prev = None;
@@ -552,6 +608,9 @@ impl CheckpointRound {
                 lock(&inner.sync).prev = None;
                 inner.cache.mark_clean_upto(self.seq);
                 inner.count_checkpoint(self.pages.len(), self.started);
+                if self.relaxed {
+                    inner.relaxed_checkpoints.fetch_add(1, Ordering::Relaxed);
+                }
                 self.step = Step::Done;
                 return Ok(false);
             }
