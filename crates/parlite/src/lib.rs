@@ -46,6 +46,7 @@
 //!    Reading the pragma returns the connection's own setting.
 
 mod attach;
+mod vacuum_into;
 #[doc(hidden)]
 pub mod fuzzing;
 use attach::{AttachedDb, AttachedStore};
@@ -759,6 +760,10 @@ impl ConnInner {
                 codes::SQLITE_ERROR,
                 "cannot VACUUM from within a transaction",
             )),
+            Stmt::Vacuum {
+                schema,
+                into: Some(into),
+            } => self.vacuum_into(schema.as_deref(), into, params),
             _ => self.run_in_txn(stmt, params),
         }
     }
@@ -784,7 +789,14 @@ impl ConnInner {
                     t.release(sp)?;
                     Ok(rows)
                 }
-                Err(e) if exec::rolls_back_transaction_on_error(stmt, e.code, e.extended_code) => {
+                Err(e)
+                    if exec::rolls_back_transaction_on_error(
+                        &self.state,
+                        stmt,
+                        e.code,
+                        e.extended_code,
+                    ) =>
+                {
                     // OR ROLLBACK: the whole transaction ends (lang_conflict.html).
                     let _ = t.rollback_to(sp);
                     let _ = t.release(sp);
@@ -796,7 +808,7 @@ impl ConnInner {
                     self.schema_loaded = false;
                     Err(e)
                 }
-                Err(e) if keeps_changes_on_error(stmt, &e) => {
+                Err(e) if keeps_changes_on_error(&self.state, stmt, &e) => {
                     // OR FAIL: the statement stops at the failing row, keeping the rows it
                     // changed before it (lang_conflict.html).
                     t.release(sp)?;
@@ -927,7 +939,7 @@ impl ConnInner {
             let mut failed = None;
             let rows = match outcome {
                 Ok(rows) => rows,
-                Err(e) if keeps_changes_on_error(stmt, &e) => {
+                Err(e) if keeps_changes_on_error(&self.state, stmt, &e) => {
                     failed = Some(e);
                     Vec::new()
                 }
@@ -1346,6 +1358,6 @@ impl Statement {
 
 /// `exec::keeps_changes_on_error` for a connection-level error (OR FAIL keeps the rows
 /// changed before the failing one).
-fn keeps_changes_on_error(stmt: &Stmt, e: &Error) -> bool {
-    exec::keeps_changes_on_error(stmt, e.code, e.extended_code)
+fn keeps_changes_on_error(state: &ConnState, stmt: &Stmt, e: &Error) -> bool {
+    exec::keeps_changes_on_error(state, stmt, e.code, e.extended_code)
 }

@@ -103,6 +103,19 @@ pub enum Written {
 }
 
 impl Engine<'_> {
+    /// Records the conflict resolution that governs the constraint failure about to be
+    /// returned (the statement's OR clause, else the constraint's ON CONFLICT; REPLACE
+    /// acting as ABORT counts as ABORT): `keeps_changes_on_error` and
+    /// `rolls_back_transaction_on_error` read it, so a `UNIQUE ON CONFLICT FAIL` declared
+    /// in CREATE TABLE keeps the earlier rows as `INSERT OR FAIL` does.
+    fn note_resolution(&self, action: ConflictAction) {
+        let action = match action {
+            ConflictAction::Fail | ConflictAction::Rollback => action,
+            _ => ConflictAction::Abort,
+        };
+        self.state.failed_resolution.set(Some(action));
+    }
+
     pub fn table_for_write(&self, name: &ast::QualifiedName) -> Result<Arc<Table>> {
         let k = key(&name.name);
         if k == "sqlite_master" || k == "sqlite_schema" {
@@ -317,11 +330,12 @@ impl Engine<'_> {
                     }
                     recheck.push(i);
                 }
-                _ => {
+                action => {
+                    self.note_resolution(action);
                     return Err(constraint(
                         SQLITE_CONSTRAINT_NOTNULL,
                         format!("NOT NULL constraint failed: {}.{}", t.name, c.name),
-                    ))
+                    ));
                 }
             }
         }
@@ -341,6 +355,7 @@ impl Engine<'_> {
                     return Ok(false);
                 }
             }
+            self.note_resolution(conflict.or(c.not_null).unwrap_or(ConflictAction::Abort));
             return Err(constraint(
                 SQLITE_CONSTRAINT_NOTNULL,
                 format!("NOT NULL constraint failed: {}.{}", t.name, c.name),
@@ -454,7 +469,7 @@ impl Engine<'_> {
             match conflict.or(t.pk_conflict).unwrap_or(ConflictAction::Abort) {
                 ConflictAction::Ignore => return Ok(Written::Ignored),
                 ConflictAction::Replace => to_delete.push(rowid),
-                _ => {
+                action => {
                     let col = t
                         .rowid_alias
                         .map(|a| t.columns[a].name.clone())
@@ -470,6 +485,7 @@ impl Engine<'_> {
                             error,
                         });
                     }
+                    self.note_resolution(action);
                     return Err(error);
                 }
             }
@@ -554,7 +570,7 @@ impl Engine<'_> {
             match conflict.or(ix.on_conflict).unwrap_or(ConflictAction::Abort) {
                 ConflictAction::Ignore => return Ok(Written::Ignored),
                 ConflictAction::Replace => to_delete.extend(clash),
-                _ => {
+                action => {
                     let ext = if ix.origin == "pk" {
                         SQLITE_CONSTRAINT_PRIMARYKEY
                     } else {
@@ -569,6 +585,7 @@ impl Engine<'_> {
                             error,
                         });
                     }
+                    self.note_resolution(action);
                     return Err(error);
                 }
             }
@@ -709,7 +726,7 @@ impl Engine<'_> {
                 match conflict.or(*pk_conflict).unwrap_or(ConflictAction::Abort) {
                     ConflictAction::Ignore => return Ok(Written::Ignored),
                     ConflictAction::Replace => to_delete.push(existing),
-                    _ => {
+                    action => {
                         let cols: Vec<String> = layout
                             .pk
                             .iter()
@@ -726,6 +743,7 @@ impl Engine<'_> {
                                 error,
                             });
                         }
+                        self.note_resolution(action);
                         return Err(error);
                     }
                 }
@@ -796,7 +814,7 @@ impl Engine<'_> {
             match conflict.or(ix.on_conflict).unwrap_or(ConflictAction::Abort) {
                 ConflictAction::Ignore => return Ok(Written::Ignored),
                 ConflictAction::Replace => to_delete.extend(clash),
-                _ => {
+                action => {
                     let error = constraint(SQLITE_CONSTRAINT_UNIQUE, unique_failed_message(t, ix));
                     if w.upsert && conflict.is_none() {
                         return Ok(Written::KeyConflict {
@@ -805,6 +823,7 @@ impl Engine<'_> {
                             error,
                         });
                     }
+                    self.note_resolution(action);
                     return Err(error);
                 }
             }

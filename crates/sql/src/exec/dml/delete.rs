@@ -17,6 +17,7 @@ impl Engine<'_> {
             return self.view_update_or_delete(v, &d.alias, &d.where_, None, &TriggerEvent::Delete);
         }
         let t = self.table_for_write(&d.table)?;
+        self.fk_check_statement(&t, crate::exec::fkey::FkWrite::Delete)?;
         let w = self.writer(&t)?;
         let ncols = t.columns.len();
         let returning = self.returning_exprs(&t, d.alias.as_deref(), &d.returning)?;

@@ -333,6 +333,8 @@ impl Engine<'_> {
             return self.view_update_or_delete(v, &u.alias, &u.where_, Some(u), &event);
         }
         let t = self.table_for_write(&u.table)?;
+        let set_columns: Vec<String> = u.sets.iter().flat_map(|a| a.columns.clone()).collect();
+        self.fk_check_statement(&t, crate::exec::fkey::FkWrite::Update(&set_columns))?;
         let w = self.writer(&t)?;
         let ncols = t.columns.len();
         let returning = self.returning_exprs(&t, u.alias.as_deref(), &u.returning)?;
