@@ -140,7 +140,14 @@ fn indexed_by_an_unusable_partial_index_has_no_solution() {
          SELECT * FROM t INDEXED BY te;
          SELECT count(*) FROM t INDEXED BY tp;
          SELECT * FROM t, t AS u INDEXED BY tp WHERE u.a = t.a;
-         SELECT * FROM t INDEXED BY nosuch;",
+         SELECT * FROM t INDEXED BY nosuch;
+         DELETE FROM t INDEXED BY tp WHERE c = 5;
+         UPDATE t INDEXED BY tp SET c = 1 WHERE c = 5;
+         DELETE FROM t INDEXED BY nosuch WHERE c = 5;
+         DELETE FROM t INDEXED BY tp;
+         UPDATE t INDEXED BY tp SET c = 9 WHERE b > 0;
+         DELETE FROM t INDEXED BY ta WHERE a = 4;
+         SELECT * FROM t;",
         common::Compare::default(),
     );
 }

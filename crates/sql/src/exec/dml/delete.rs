@@ -5,7 +5,8 @@
 //!
 //! Invariants: the rows are collected before any is deleted (as for UPDATE, dml.rs), and
 //! the truncate path is taken only when no trigger, RETURNING clause, ORDER BY/LIMIT or
-//! enabled foreign-key checking could observe the rows.
+//! enabled foreign-key checking could observe the rows (it plans no scan, so INDEXED BY
+//! errors do not arise there, as in SQLite).
 
 use super::super::Engine;
 use crate::parse::ast::{self, TriggerEvent, TriggerTime};
@@ -51,6 +52,7 @@ impl Engine<'_> {
             &d.with,
             &d.table,
             &d.alias,
+            &d.indexed,
             &d.where_,
             &d.order_by,
             &d.limit,

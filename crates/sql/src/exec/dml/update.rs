@@ -253,12 +253,15 @@ impl Engine<'_> {
         Ok((rows, sets))
     }
 
-    /// Rows (columns then rowid) of `table` matching `where_`, honouring ORDER BY/LIMIT.
+    /// Rows (columns then rowid) of `table` matching `where_`, honouring ORDER BY/LIMIT
+    /// and the statement's INDEXED BY / NOT INDEXED.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn matching_rows(
         &self,
         with: &Option<ast::With>,
         table: &ast::QualifiedName,
         alias: &Option<String>,
+        indexed: &Option<ast::Indexed>,
         where_: &Option<Expr>,
         order_by: &[ast::OrderingTerm],
         limit: &Option<ast::Limit>,
@@ -276,7 +279,7 @@ impl Engine<'_> {
                         first: ast::TableOrSubquery::Table {
                             name: table.clone(),
                             alias: alias.clone(),
-                            indexed: None,
+                            indexed: indexed.clone(),
                         },
                         joins: Vec::new(),
                     }),
@@ -402,6 +405,7 @@ impl Engine<'_> {
                     &u.with,
                     &u.table,
                     &u.alias,
+                    &u.indexed,
                     &u.where_,
                     &u.order_by,
                     &u.limit,
