@@ -326,7 +326,7 @@ impl Store for AttachedStore<'_> {
 
 impl crate::ConnInner {
     /// The values of ATTACH/DETACH operands (bare identifiers are names).
-    fn attach_operands(
+    pub(crate) fn attach_operands(
         &mut self,
         exprs: &[&Expr],
         params: &[SqlValue],

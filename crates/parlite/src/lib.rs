@@ -52,6 +52,7 @@
 //!    process, a checkpoint) sends it down the concurrent path of invariant 3 as before.
 
 mod attach;
+mod vacuum_into;
 #[doc(hidden)]
 pub mod fuzzing;
 use attach::{AttachedDb, AttachedStore};
@@ -774,6 +775,10 @@ impl ConnInner {
                 codes::SQLITE_ERROR,
                 "cannot VACUUM from within a transaction",
             )),
+            Stmt::Vacuum {
+                schema,
+                into: Some(into),
+            } => self.vacuum_into(schema.as_deref(), into, params),
             _ => self.run_in_txn(stmt, params),
         }
     }
@@ -799,7 +804,14 @@ impl ConnInner {
                     t.release(sp)?;
                     Ok(rows)
                 }
-                Err(e) if exec::rolls_back_transaction_on_error(stmt, e.code, e.extended_code) => {
+                Err(e)
+                    if exec::rolls_back_transaction_on_error(
+                        &self.state,
+                        stmt,
+                        e.code,
+                        e.extended_code,
+                    ) =>
+                {
                     // OR ROLLBACK: the whole transaction ends (lang_conflict.html).
                     let _ = t.rollback_to(sp);
                     let _ = t.release(sp);
@@ -811,7 +823,7 @@ impl ConnInner {
                     self.schema_loaded = false;
                     Err(e)
                 }
-                Err(e) if keeps_changes_on_error(stmt, &e) => {
+                Err(e) if keeps_changes_on_error(&self.state, stmt, &e) => {
                     // OR FAIL: the statement stops at the failing row, keeping the rows it
                     // changed before it (lang_conflict.html).
                     t.release(sp)?;
@@ -953,7 +965,7 @@ impl ConnInner {
             let mut failed = None;
             let rows = match outcome {
                 Ok(rows) => rows,
-                Err(e) if keeps_changes_on_error(stmt, &e) => {
+                Err(e) if keeps_changes_on_error(&self.state, stmt, &e) => {
                     failed = Some(e);
                     Vec::new()
                 }
@@ -1372,6 +1384,6 @@ impl Statement {
 
 /// `exec::keeps_changes_on_error` for a connection-level error (OR FAIL keeps the rows
 /// changed before the failing one).
-fn keeps_changes_on_error(stmt: &Stmt, e: &Error) -> bool {
-    exec::keeps_changes_on_error(stmt, e.code, e.extended_code)
+fn keeps_changes_on_error(state: &ConnState, stmt: &Stmt, e: &Error) -> bool {
+    exec::keeps_changes_on_error(state, stmt, e.code, e.extended_code)
 }

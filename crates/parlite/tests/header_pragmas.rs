@@ -203,13 +203,9 @@ fn vacuum_of_an_attached_database() {
     assert!(one_int(run_parlite(&c, "PRAGMA aux.page_count")) * 2 < before);
     assert_eq!(rows_of(run_parlite(&c, probe)), expected);
     assert_eq!(one_int(run_parlite(&c, "SELECT a FROM m")), 1);
-    for (sql, msg) in [
-        (
-            "VACUUM temp",
-            "VACUUM of the temp database is not supported",
-        ),
-        ("VACUUM nosuch", "unknown database nosuch"),
-    ] {
+    // SQLite generates no code for VACUUM temp: it succeeds and does nothing.
+    assert!(matches!(run_parlite(&c, "VACUUM temp"), Out::Rows { .. }));
+    for (sql, msg) in [("VACUUM nosuch", "unknown database nosuch")] {
         match run_parlite(&c, sql) {
             Out::Err(e) => assert_eq!(e, msg),
             other => panic!("{sql}: expected an error, got {other:?}"),

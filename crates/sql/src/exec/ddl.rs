@@ -62,7 +62,7 @@ impl Engine<'_> {
     }
 
     /// (rowid, row) of every sqlite_schema entry.
-    fn schema_rows(&self) -> Result<Vec<(i64, Row)>> {
+    pub(crate) fn schema_rows(&self) -> Result<Vec<(i64, Row)>> {
         let mut v = Vec::new();
         for r in
             self.store
@@ -796,20 +796,10 @@ impl Engine<'_> {
         Ok(())
     }
 
-    /// VACUUM (lang_vacuum.html) of main or, inside `in_attached`, of an attached database:
-    /// rebuilds every table and index (rows keep their rowids) and rewrites the root pages
-    /// in `sqlite_schema`, by `Store::vacuum_compact` where the store can (no free page
-    /// left, the file shrinks), else tree by tree into fresh B-trees, freeing the old ones.
-    pub fn vacuum(&mut self) -> Result<Vec<Row>> {
-        // Main (bits 0) or, inside `in_attached`, an attached database (its bits).
-        let bits = super::store::db_bits(self.schema_root);
-        if self.schema_root != 1 | bits || bits == super::store::TEMP_ROOT_BIT {
-            return err("VACUUM of this database is not supported");
-        }
-        // Root numbers in the schema rows are the file's own, without the bits.
-        let plain = |r: u32| r & !bits;
-        // Every tree of this database with its key order (None: a rowid table); a WITHOUT
-        // ROWID table's PRIMARY KEY index is the table's own tree.
+    /// Every tree of the database with root bits `bits`, with its key order (None: a rowid
+    /// table); a WITHOUT ROWID table's PRIMARY KEY index is the table's own tree. The flag
+    /// says whether some table was left out (its schema is write-blocked).
+    pub(crate) fn vacuum_trees(&self, bits: u32) -> (Vec<(u32, Option<super::store::KeyOrder>)>, bool) {
         let mut trees: Vec<(u32, Option<super::store::KeyOrder>)> = Vec::new();
         let mut blocked = false;
         let mut tables: Vec<_> = self.schema.tables.values().cloned().collect();
@@ -836,6 +826,22 @@ impl Engine<'_> {
                 trees.push((ix.root, Some(order)));
             }
         }
+        (trees, blocked)
+    }
+
+    /// VACUUM (lang_vacuum.html) of main or, inside `in_attached`, of an attached database:
+    /// rebuilds every table and index (rows keep their rowids) and rewrites the root pages
+    /// in `sqlite_schema`, by `Store::vacuum_compact` where the store can (no free page
+    /// left, the file shrinks), else tree by tree into fresh B-trees, freeing the old ones.
+    pub fn vacuum(&mut self) -> Result<Vec<Row>> {
+        // Main (bits 0) or, inside `in_attached`, an attached database (its bits).
+        let bits = super::store::db_bits(self.schema_root);
+        if self.schema_root != 1 | bits || bits == super::store::TEMP_ROOT_BIT {
+            return err("VACUUM of this database is not supported");
+        }
+        // Root numbers in the schema rows are the file's own, without the bits.
+        let plain = |r: u32| r & !bits;
+        let (trees, blocked) = self.vacuum_trees(bits);
         let rows = self.schema_rows()?;
         // Compaction empties the file: only when every tree a schema row names is known.
         let named = |r: u32| r == 0 || trees.iter().any(|(t, _)| plain(*t) == r);

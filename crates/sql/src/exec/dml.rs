@@ -114,6 +114,19 @@ pub enum Written {
 }
 
 impl Engine<'_> {
+    /// Records the conflict resolution that governs the constraint failure about to be
+    /// returned (the statement's OR clause, else the constraint's ON CONFLICT; REPLACE
+    /// acting as ABORT counts as ABORT): `keeps_changes_on_error` and
+    /// `rolls_back_transaction_on_error` read it, so a `UNIQUE ON CONFLICT FAIL` declared
+    /// in CREATE TABLE keeps the earlier rows as `INSERT OR FAIL` does.
+    fn note_resolution(&self, action: ConflictAction) {
+        let action = match action {
+            ConflictAction::Fail | ConflictAction::Rollback => action,
+            _ => ConflictAction::Abort,
+        };
+        self.state.failed_resolution.set(Some(action));
+    }
+
     pub fn table_for_write(&self, name: &ast::QualifiedName) -> Result<Arc<Table>> {
         let k = key(&name.name);
         if k == "sqlite_master" || k == "sqlite_schema" {
@@ -328,11 +341,12 @@ impl Engine<'_> {
                     }
                     recheck.push(i);
                 }
-                _ => {
+                action => {
+                    self.note_resolution(action);
                     return Err(constraint(
                         SQLITE_CONSTRAINT_NOTNULL,
                         format!("NOT NULL constraint failed: {}.{}", t.name, c.name),
-                    ))
+                    ));
                 }
             }
         }
@@ -352,6 +366,7 @@ impl Engine<'_> {
                     return Ok(false);
                 }
             }
+            self.note_resolution(conflict.or(c.not_null).unwrap_or(ConflictAction::Abort));
             return Err(constraint(
                 SQLITE_CONSTRAINT_NOTNULL,
                 format!("NOT NULL constraint failed: {}.{}", t.name, c.name),
@@ -465,7 +480,7 @@ impl Engine<'_> {
             match conflict.or(t.pk_conflict).unwrap_or(ConflictAction::Abort) {
                 ConflictAction::Ignore => return Ok(Written::Ignored),
                 ConflictAction::Replace => to_delete.push(rowid),
-                _ => {
+                action => {
                     let col = t
                         .rowid_alias
                         .map(|a| t.columns[a].name.clone())
@@ -481,6 +496,7 @@ impl Engine<'_> {
                             error,
                         });
                     }
+                    self.note_resolution(action);
                     return Err(error);
                 }
             }
@@ -574,7 +590,7 @@ impl Engine<'_> {
             match conflict.or(ix.on_conflict).unwrap_or(ConflictAction::Abort) {
                 ConflictAction::Ignore => return Ok(Written::Ignored),
                 ConflictAction::Replace => to_delete.extend(clash),
-                _ => {
+                action => {
                     let ext = if ix.origin == "pk" {
                         SQLITE_CONSTRAINT_PRIMARYKEY
                     } else {
@@ -589,6 +605,7 @@ impl Engine<'_> {
                             error,
                         });
                     }
+                    self.note_resolution(action);
                     return Err(error);
                 }
             }
@@ -732,7 +749,7 @@ impl Engine<'_> {
                 match conflict.or(*pk_conflict).unwrap_or(ConflictAction::Abort) {
                     ConflictAction::Ignore => return Ok(Written::Ignored),
                     ConflictAction::Replace => to_delete.push(existing),
-                    _ => {
+                    action => {
                         let cols: Vec<String> = layout
                             .pk
                             .iter()
@@ -749,6 +766,7 @@ impl Engine<'_> {
                                 error,
                             });
                         }
+                        self.note_resolution(action);
                         return Err(error);
                     }
                 }
@@ -819,7 +837,7 @@ impl Engine<'_> {
             match conflict.or(ix.on_conflict).unwrap_or(ConflictAction::Abort) {
                 ConflictAction::Ignore => return Ok(Written::Ignored),
                 ConflictAction::Replace => to_delete.extend(clash),
-                _ => {
+                action => {
                     let error = constraint(SQLITE_CONSTRAINT_UNIQUE, unique_failed_message(t, ix));
                     if w.upsert && conflict.is_none() {
                         return Ok(Written::KeyConflict {
@@ -828,6 +846,7 @@ impl Engine<'_> {
                             error,
                         });
                     }
+                    self.note_resolution(action);
                     return Err(error);
                 }
             }

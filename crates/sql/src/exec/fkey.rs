@@ -17,6 +17,8 @@
 //!   its rows in scan order and, per row, each violated key in `foreign_key_list` id order:
 //!   (table, rowid or NULL for WITHOUT ROWID, parent, fkid). A key whose parent table does
 //!   not exist is violated by every row whose child key has no NULL, as in SQLite.
+//! - A parent key that is neither the INTEGER PRIMARY KEY nor UNIQUE is SQLite's "foreign
+//!   key mismatch" error (`fkey/mismatch.rs`).
 
 use super::dml::Written;
 use super::store::Row;
@@ -26,6 +28,9 @@ use crate::plan::Binder;
 use crate::schema::{FkAction, ForeignKey, Table};
 use crate::value::{codes, Result, SqlError, Value};
 use std::sync::Arc;
+
+mod mismatch;
+pub(crate) use mismatch::FkWrite;
 
 pub const SQLITE_CONSTRAINT_FOREIGNKEY: i32 = 787;
 
@@ -398,7 +403,13 @@ impl Engine<'_> {
             let mut keys = Vec::with_capacity(t.fkeys.len());
             for fk in t.fkeys.iter().rev() {
                 keys.push(match self.parent_table(fk, &t) {
-                    Some(_) => Some(self.parent_key(fk, &t)?),
+                    Some(_) => {
+                        let (parent, cols) = self.parent_key(fk, &t)?;
+                        if !self.parent_key_is_usable(&parent, &cols) {
+                            return Err(mismatch::mismatch(&t, fk));
+                        }
+                        Some((parent, cols))
+                    }
                     None => None,
                 });
             }

@@ -20,6 +20,7 @@ pub mod pragma;
 pub mod select;
 pub mod store;
 pub mod txnstore;
+pub mod vacuum_into;
 pub mod without_rowid;
 
 use crate::func::FunctionContext;
@@ -51,6 +52,9 @@ pub struct ConnState {
     /// CONCURRENT, autocommit writes) validate reads too (false, the default: serializable)
     /// or write-write conflicts only (true: snapshot isolation).
     pub isolation_snapshot: Cell<bool>,
+    /// The conflict resolution that governed the running statement's last constraint
+    /// failure (set where the failure is raised, cleared when a top-level statement starts).
+    pub failed_resolution: Cell<Option<ast::ConflictAction>>,
 }
 
 impl FunctionContext for ConnState {
@@ -248,22 +252,38 @@ fn returning_names(schema: &Schema, table: &str, cols: &[ast::ResultColumn]) -> 
 /// caller then releases its statement savepoint instead of rolling back to it, and commits
 /// in autocommit): the statement's own `OR FAIL` resolves UNIQUE, PRIMARY KEY, NOT NULL
 /// and CHECK failures that way (lang_conflict.html). Foreign-key failures ignore conflict
-/// clauses and undo the statement. A FAIL given in CREATE TABLE, with no OR clause on the
-/// statement, is not followed yet: such failures undo the statement as ABORT does.
-pub fn keeps_changes_on_error(stmt: &Stmt, code: i32, extended_code: i32) -> bool {
-    statement_resolution(stmt, code, extended_code) == Some(crate::parse::ast::ConflictAction::Fail)
+/// clauses and undo the statement. A FAIL declared on the constraint in CREATE TABLE
+/// (`UNIQUE ON CONFLICT FAIL`), with no OR clause on the statement, does the same
+/// (`ConnState::failed_resolution`).
+pub fn keeps_changes_on_error(
+    state: &ConnState,
+    stmt: &Stmt,
+    code: i32,
+    extended_code: i32,
+) -> bool {
+    statement_resolution(state, stmt, code, extended_code)
+        == Some(crate::parse::ast::ConflictAction::Fail)
 }
 
-/// Whether a failed INSERT/UPDATE ends the whole transaction: the statement's own `OR
-/// ROLLBACK` on a UNIQUE, PRIMARY KEY, NOT NULL or CHECK failure (lang_conflict.html).
-pub fn rolls_back_transaction_on_error(stmt: &Stmt, code: i32, extended_code: i32) -> bool {
-    statement_resolution(stmt, code, extended_code)
+/// Whether a failed INSERT/UPDATE ends the whole transaction: `OR ROLLBACK` (the
+/// statement's, or the constraint's ON CONFLICT ROLLBACK) on a UNIQUE, PRIMARY KEY or
+/// NOT NULL failure, or the statement's on a CHECK failure (lang_conflict.html).
+pub fn rolls_back_transaction_on_error(
+    state: &ConnState,
+    stmt: &Stmt,
+    code: i32,
+    extended_code: i32,
+) -> bool {
+    statement_resolution(state, stmt, code, extended_code)
         == Some(crate::parse::ast::ConflictAction::Rollback)
 }
 
-/// The OR clause of a failed INSERT/UPDATE when it governs the failure: a constraint
-/// failure other than a foreign key's (those ignore conflict clauses).
+/// The conflict resolution of a failed INSERT/UPDATE when one governs the failure: a
+/// constraint failure other than a foreign key's (those ignore conflict clauses). The
+/// statement's OR clause wins; without one, the constraint's own ON CONFLICT as recorded
+/// where the failure was raised.
 fn statement_resolution(
+    state: &ConnState,
     stmt: &Stmt,
     code: i32,
     extended_code: i32,
@@ -271,11 +291,11 @@ fn statement_resolution(
     let or = match stmt {
         Stmt::Insert(i) => i.or_conflict,
         Stmt::Update(u) => u.or_conflict,
-        _ => None,
+        _ => return None,
     };
     (code == crate::value::codes::SQLITE_CONSTRAINT
         && extended_code != crate::value::codes::SQLITE_CONSTRAINT_FOREIGNKEY)
-        .then_some(or)
+        .then(|| or.or(state.failed_resolution.get()))
         .flatten()
 }
 
@@ -443,6 +463,7 @@ impl<'a> Engine<'a> {
         let total_before = self.state.total_changes.get();
         if is_dml {
             self.state.pending_changes.set(0);
+            self.state.failed_resolution.set(None);
         }
         let r = self.execute_inner(stmt);
         if is_dml {
@@ -450,7 +471,7 @@ impl<'a> Engine<'a> {
             // under OR FAIL, which keeps (and counts) the rows changed before the failure.
             let kept = match &r {
                 Ok(_) => true,
-                Err(e) => keeps_changes_on_error(stmt, e.code(), e.extended_code()),
+                Err(e) => keeps_changes_on_error(self.state, stmt, e.code(), e.extended_code()),
             };
             self.state.changes.set(if kept {
                 self.state.pending_changes.get()
@@ -497,12 +518,12 @@ impl<'a> Engine<'a> {
             Stmt::Reindex(target) => self.reindex(target.as_ref()),
             Stmt::Vacuum { schema, into } => {
                 if into.is_some() {
-                    return Err(SqlError::msg("VACUUM INTO is not supported"));
+                    // The connection opens the output file and calls `vacuum_into`.
+                    return Err(SqlError::msg("VACUUM INTO needs a connection"));
                 }
                 match schema {
-                    Some(s) if s.eq_ignore_ascii_case("temp") => Err(SqlError::msg(
-                        "VACUUM of the temp database is not supported",
-                    )),
+                    // SQLite generates no code for VACUUM temp: it does nothing.
+                    Some(s) if s.eq_ignore_ascii_case("temp") => Ok(Vec::new()),
                     Some(s) if !s.eq_ignore_ascii_case("main") => {
                         let Some((slot, _)) = self.schema.attached_db(s) else {
                             return Err(SqlError::msg(format!("unknown database {s}")));
@@ -840,6 +861,13 @@ impl<'a> Engine<'a> {
                         "SCAN {} VIRTUAL TABLE INDEX 0:",
                         if *recursive { "json_tree" } else { "json_each" }
                     ),
+                };
+                // SQLite words every loop of a min/max query as a search (plan::minmax).
+                let detail = match (&src.kind, detail.strip_prefix("SCAN ")) {
+                    (crate::plan::SourceKind::Table(_), Some(rest)) if core.min_max.is_flagged() => {
+                        format!("SEARCH {rest}")
+                    }
+                    _ => detail,
                 };
                 let detail = match src.join {
                     crate::plan::JoinType::Left | crate::plan::JoinType::Full => {

@@ -11,6 +11,7 @@ use super::without_rowid::{pk_positions_in_index, WrLayout};
 use crate::collation::Collation;
 use crate::func;
 use crate::parse::ast::{CompoundOp, UnaryOp};
+use crate::plan::minmax::MinMaxOpt;
 use crate::plan::*;
 use crate::schema::Table;
 use crate::value::{self, codes, Affinity, Result, SqlError, Value};
@@ -20,6 +21,7 @@ use std::ops::Bound;
 use std::rc::Rc;
 use std::sync::Arc;
 
+mod bare;
 mod join;
 mod window;
 
@@ -271,11 +273,13 @@ impl<'a> Exec<'a> {
             struct Group {
                 rep: Row,
                 accs: Vec<Box<dyn func::aggregate::Aggregate>>,
+                bare: bare::BareState,
             }
+            let bare_rule = bare::BareRule::new(&core.aggs, !core.group_by.is_empty());
             let mut groups: BTreeMap<Key, Group> = BTreeMap::new();
             let mut order: Vec<Key> = Vec::new();
             let mut row = vec![Value::Null; core.width];
-            self.scan_level(core, 0, &mut row, parent, &mut |r: &[Value]| {
+            let scanned = self.scan_level(core, 0, &mut row, parent, &mut |r: &[Value]| {
                 let fr = Frame::new(r, parent);
                 let mut k = Vec::with_capacity(core.group_by.len());
                 for g in &core.group_by {
@@ -292,6 +296,7 @@ impl<'a> Exec<'a> {
                         Group {
                             rep: r.to_vec(),
                             accs,
+                            bare: bare::BareState::default(),
                         },
                     );
                     order.push(key.clone());
@@ -299,10 +304,12 @@ impl<'a> Exec<'a> {
                 let g = groups
                     .get_mut(&key)
                     .ok_or_else(|| SqlError::msg("internal error: lost group"))?;
-                g.rep.clear();
-                g.rep.extend_from_slice(r);
                 for (i, a) in core.aggs.iter().enumerate() {
+                    let min_max = bare_rule.moves_magnet(i);
                     if let Some(flt) = &a.filter {
+                        if min_max {
+                            g.bare.before_filter(&bare_rule);
+                        }
                         if !self.is_true(flt, &fr)? {
                             continue;
                         }
@@ -312,9 +319,29 @@ impl<'a> Exec<'a> {
                         args.push(self.eval(x, &fr)?);
                     }
                     g.accs[i].step(&args)?;
+                    if min_max {
+                        g.bare.after_min_max(g.accs[i].last_step_magnet());
+                    }
+                }
+                if g.bare.finish_row(&bare_rule) {
+                    g.rep.clear();
+                    g.rep.extend_from_slice(r);
+                }
+                // The min/max optimization: the walk is in the argument's order, so the
+                // first non-NULL argument is the answer (plan::minmax).
+                if core.min_max == MinMaxOpt::Ordered {
+                    if let Some(arg) = core.aggs.first().and_then(|a| a.args.first()) {
+                        if !self.eval(arg, &fr)?.is_null() {
+                            return Err(SqlError::msg(STOP_SCAN_MSG));
+                        }
+                    }
                 }
                 Ok(())
-            })?;
+            });
+            match scanned {
+                Err(e) if e.to_string() == STOP_SCAN_MSG => {}
+                other => other?,
+            }
             if groups.is_empty() && core.group_by.is_empty() {
                 let mut accs = Vec::new();
                 for a in &core.aggs {
@@ -325,6 +352,7 @@ impl<'a> Exec<'a> {
                     Group {
                         rep: vec![Value::Null; core.width],
                         accs,
+                        bare: bare::BareState::default(),
                     },
                 );
             }

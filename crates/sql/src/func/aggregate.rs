@@ -31,6 +31,14 @@ pub trait Aggregate: Send {
     /// The result so far, without ending the group (`xValue`): window aggregates over
     /// growing frames step once per row and read the value at each row.
     fn value(&self) -> Result<Value>;
+    /// SQLite's "magnet" for bare columns (sqlite3SkipAccumulatorLoad): after a `step` of
+    /// min()/max(), `Some(true)` when the row became the group's new minimum/maximum (or
+    /// the accumulator was still empty), `Some(false)` when it did not; `None` when the
+    /// last step never reached a min()/max() accumulator (another aggregate, or a DISTINCT
+    /// duplicate), so the caller's magnet keeps its previous state.
+    fn last_step_magnet(&self) -> Option<bool> {
+        None
+    }
 }
 
 /// A fresh accumulator for `kind`; `distinct` for `agg(DISTINCT x)`; `collation` is the
@@ -45,11 +53,13 @@ pub fn new_aggregate(kind: AggKind, distinct: bool, collation: Collation) -> Box
             best: None,
             max: false,
             collation,
+            hit: None,
         }),
         AggKind::Max => Box::new(MinMax {
             best: None,
             max: true,
             collation,
+            hit: None,
         }),
         AggKind::GroupConcat => Box::new(GroupConcat { acc: None }),
         AggKind::JsonGroupArray => Box::new(super::json::GroupArray::default()),
@@ -60,6 +70,8 @@ pub fn new_aggregate(kind: AggKind, distinct: bool, collation: Collation) -> Box
             seen: BTreeSet::new(),
             collation,
             inner,
+            last_duplicate: false,
+            seen_null: false,
         })
     } else {
         inner
@@ -238,6 +250,10 @@ struct MinMax {
     best: Option<Value>,
     max: bool,
     collation: Collation,
+    /// The last step's magnet (see [`Aggregate::last_step_magnet`]): a NULL argument or a
+    /// value no better than the best so far is a miss once a best exists; ties miss, so
+    /// the first row holding the extreme value keeps it (minmaxStep in SQLite's func.c).
+    hit: Option<bool>,
 }
 
 impl Aggregate for MinMax {
@@ -246,6 +262,7 @@ impl Aggregate for MinMax {
             return Ok(());
         };
         if v.is_null() {
+            self.hit = Some(self.best.is_none());
             return Ok(());
         }
         let replace = match &self.best {
@@ -262,6 +279,7 @@ impl Aggregate for MinMax {
         if replace {
             self.best = Some(v.clone());
         }
+        self.hit = Some(replace);
         Ok(())
     }
     fn finalize(&mut self) -> Result<Value> {
@@ -269,6 +287,9 @@ impl Aggregate for MinMax {
     }
     fn value(&self) -> Result<Value> {
         Ok(self.best.clone().unwrap_or(Value::Null))
+    }
+    fn last_step_magnet(&self) -> Option<bool> {
+        self.hit
     }
 }
 
@@ -326,15 +347,26 @@ struct Distinct {
     seen: BTreeSet<CollatedKey>,
     collation: Collation,
     inner: Box<dyn Aggregate>,
+    /// Whether the last step dropped its argument as already seen.
+    last_duplicate: bool,
+    seen_null: bool,
 }
 
 impl Aggregate for Distinct {
     fn step(&mut self, args: &[Value]) -> Result<()> {
+        self.last_duplicate = false;
         let Some(v) = args.first() else {
             return self.inner.step(args);
         };
         if v.is_null() {
-            // Every built-in aggregate ignores NULL; pass it through unrecorded.
+            // Every built-in aggregate ignores NULL, but SQLite's DISTINCT table holds one
+            // NULL like any value: a second NULL is a duplicate, which shows in the
+            // bare-column magnet of min()/max().
+            if self.seen_null {
+                self.last_duplicate = true;
+                return Ok(());
+            }
+            self.seen_null = true;
             return self.inner.step(args);
         }
         if self
@@ -343,7 +375,15 @@ impl Aggregate for Distinct {
         {
             self.inner.step(args)
         } else {
+            self.last_duplicate = true;
             Ok(())
+        }
+    }
+    fn last_step_magnet(&self) -> Option<bool> {
+        if self.last_duplicate {
+            None
+        } else {
+            self.inner.last_step_magnet()
         }
     }
     fn finalize(&mut self) -> Result<Value> {

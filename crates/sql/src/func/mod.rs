@@ -151,6 +151,15 @@ impl FuncDef {
         matches!(self.imp, FuncImpl::Aggregate(_))
     }
 
+    /// The min()/max() aggregates: the ones whose row a bare column follows
+    /// (lang_select.html, "bare columns"; SQLITE_FUNC_NEEDCOLL in SQLite).
+    pub fn is_min_max_aggregate(&self) -> bool {
+        matches!(
+            self.imp,
+            FuncImpl::Aggregate(AggKind::Min) | FuncImpl::Aggregate(AggKind::Max)
+        )
+    }
+
     /// Calls a scalar function (an error for an aggregate definition).
     pub fn call(&self, ctx: &Ctx<'_>, args: &[Value]) -> Result<Value> {
         match self.imp {

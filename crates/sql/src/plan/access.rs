@@ -635,7 +635,146 @@ impl Binder<'_> {
             core.sources[0].access = saved;
             return false;
         }
-        self.order_by_walk(core, keys)
+        self.order_by_walk(core, keys) || self.order_by_index_walk(core, keys)
+    }
+
+    /// `INDEXED BY` checks after the access paths are chosen (lang_indexedby.html): a name
+    /// that is not an index of the table is "no such index: X"; a partial index is usable
+    /// only when a WHERE term is its WHERE expression (SQLite's implication test at its
+    /// simplest), and is then walked whole (every term stays a filter); otherwise there is
+    /// no plan: SQLite's "no query solution". Any other named index is walked whole by
+    /// `choose_access`, and `count(*)`'s shortcut ignores INDEXED BY.
+    pub(crate) fn apply_indexed_by(
+        &self,
+        core: &mut CorePlan,
+        simple_count: bool,
+    ) -> crate::value::Result<()> {
+        for i in 0..core.sources.len() {
+            let src = &core.sources[i];
+            let (Some(crate::parse::ast::Indexed::By(name)), SourceKind::Table(tab)) =
+                (&src.indexed, &src.kind)
+            else {
+                continue;
+            };
+            let tab = tab.clone();
+            let Some(ix) = self
+                .schema
+                .table_indexes(&tab)
+                .into_iter()
+                .find(|ix| ix.name.eq_ignore_ascii_case(name))
+            else {
+                return Err(crate::value::SqlError::msg(format!("no such index: {name}")));
+            };
+            let Some(partial) = &ix.partial else {
+                continue;
+            };
+            if simple_count {
+                continue;
+            }
+            let used = match &src.access {
+                Access::Index { index, .. } => index.name.eq_ignore_ascii_case(name),
+                Access::RowidEq(_) => true,
+                Access::RowidRange { lo, hi, .. } => lo.is_some() || hi.is_some(),
+                _ => false,
+            };
+            if used {
+                continue;
+            }
+            // Index expressions bind at the table's own positions: only a source that
+            // starts at 0 can match a WHERE term tree for tree (as in `choose_access`).
+            let implied = src.start == 0
+                && src.join == JoinType::Inner
+                && Binder::new(self.schema)
+                    .bind_for_table(&tab, None, partial)
+                    .is_ok_and(|mut b| {
+                        constant::fold_comparison_literals(&mut b);
+                        let form = format!("{b:?}");
+                        core.filters
+                            .get(i)
+                            .is_some_and(|f| f.iter().any(|t| format!("{t:?}") == form))
+                    });
+            if !implied || ix.root == 0 {
+                return Err(crate::value::SqlError::msg("no query solution"));
+            }
+            let mask = covering::coverable_mask(&tab, core.needed.get(i).and_then(|m| m.as_ref()));
+            let covers = mask
+                .as_ref()
+                .is_some_and(|m| covering::index_covers(&tab, &ix, m));
+            let order = KeyOrder {
+                columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect(),
+            };
+            core.sources[i].access = Access::Index {
+                index: ix,
+                order,
+                eq: Vec::new(),
+                lo: None,
+                hi: None,
+                range_aff: None,
+                reverse: false,
+                covering: covers,
+            };
+        }
+        Ok(())
+    }
+
+    /// A full table scan that does not yield the ORDER BY order walks an index that does
+    /// instead of sorting, as SQLite does without statistics (`SCAN t USING INDEX i`): a
+    /// table lookup per row unless the index covers the query, and a LIMIT stops the walk
+    /// early. A covering index wins over one that is not; otherwise SQLite's index order
+    /// decides. Partial indexes are left alone (their rows are a subset).
+    fn order_by_index_walk(&self, core: &mut CorePlan, keys: &[SortKey]) -> bool {
+        if keys.is_empty()
+            || core.sources.len() != 1
+            || !matches!(core.sources[0].access, Access::Scan)
+        {
+            return false;
+        }
+        let SourceKind::Table(tab) = &core.sources[0].kind else {
+            return false;
+        };
+        if tab.without_rowid {
+            return false;
+        }
+        let tab = tab.clone();
+        let mask = covering::coverable_mask(&tab, core.needed.first().and_then(|m| m.as_ref()));
+        let mut found: Option<Access> = None;
+        for ix in covering::sqlite_index_order(self.schema, &tab) {
+            if !core.sources[0].may_use_index(&ix) || ix.partial.is_some() || ix.root == 0 {
+                continue;
+            }
+            let covers = mask
+                .as_ref()
+                .is_some_and(|m| covering::index_covers(&tab, &ix, m));
+            let order = KeyOrder {
+                columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect(),
+            };
+            core.sources[0].access = Access::Index {
+                index: ix,
+                order,
+                eq: Vec::new(),
+                lo: None,
+                hi: None,
+                range_aff: None,
+                reverse: false,
+                covering: covers,
+            };
+            if self.order_by_walk(core, keys) {
+                if covers {
+                    return true;
+                }
+                if found.is_none() {
+                    found = Some(core.sources[0].access.clone());
+                }
+            }
+            core.sources[0].access = Access::Scan;
+        }
+        match found {
+            Some(a) => {
+                core.sources[0].access = a;
+                true
+            }
+            None => false,
+        }
     }
 
     fn order_by_walk(&self, core: &mut CorePlan, keys: &[SortKey]) -> bool {

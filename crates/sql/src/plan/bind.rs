@@ -702,6 +702,7 @@ impl<'s> Binder<'s> {
                     group_colls: Vec::new(),
                     values: Some(out),
                     needed: Vec::new(),
+                    min_max: super::minmax::MinMaxOpt::Off,
                 };
                 Ok((plan, columns, keys))
             }
@@ -1080,6 +1081,7 @@ impl<'s> Binder<'s> {
             group_colls,
             values: None,
             needed: Vec::new(),
+            min_max: super::minmax::MinMaxOpt::Off,
         };
         // Access paths are chosen knowing the columns read (covering indexes); every term
         // stays a filter, so the mask read with all sources scanned is the final one.
@@ -1092,6 +1094,8 @@ impl<'s> Binder<'s> {
             &plan.needed,
             simple_count,
         );
+        self.apply_indexed_by(&mut plan, simple_count)?;
+        self.plan_min_max(&mut plan);
         plan.needed = super::usage::needed_columns(&plan);
         Ok((plan, columns, keys))
     }

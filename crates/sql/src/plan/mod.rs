@@ -18,6 +18,7 @@ pub mod access;
 pub mod bind;
 pub mod constant;
 pub mod covering;
+pub mod minmax;
 pub mod usage;
 
 use crate::collation::Collation;
@@ -409,6 +410,8 @@ pub struct CorePlan {
     /// Per source, the record columns its scans decode (`usage::needed_columns`; `None` or
     /// a missing entry: all of them).
     pub needed: Vec<Option<Arc<[bool]>>>,
+    /// SQLite's min/max optimization (`plan::minmax`).
+    pub min_max: minmax::MinMaxOpt,
 }
 
 impl CExpr {

@@ -5,7 +5,8 @@
 //!
 //! Invariants: the rows are collected before any is deleted (as for UPDATE, dml.rs), and
 //! the truncate path is taken only when no trigger, RETURNING clause, ORDER BY/LIMIT or
-//! enabled foreign-key checking could observe the rows.
+//! enabled foreign-key checking could observe the rows (it plans no scan, so INDEXED BY
+//! errors do not arise there, as in SQLite).
 
 use super::super::Engine;
 use super::target::TargetClause;
@@ -18,6 +19,7 @@ impl Engine<'_> {
             return self.view_update_or_delete(v, &d.alias, &d.where_, None, &TriggerEvent::Delete);
         }
         let t = self.table_for_write(&d.table)?;
+        self.fk_check_statement(&t, crate::exec::fkey::FkWrite::Delete)?;
         let w = self.writer(&t)?;
         let ncols = t.columns.len();
         let returning = self.returning_exprs(&t, d.alias.as_deref(), &d.returning)?;
@@ -58,6 +60,15 @@ impl Engine<'_> {
                 order_by: &d.order_by,
                 limit: &d.limit,
             },
+
+        let rows = self.matching_rows(
+            &d.with,
+            &d.table,
+            &d.alias,
+            &d.indexed,
+            &d.where_,
+            &d.order_by,
+            &d.limit,
         )?;
         // Without triggers or foreign-key actions only this loop deletes, so each matched
         // row is still stored as scanned: its index keys come from the scanned values.

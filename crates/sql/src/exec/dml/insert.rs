@@ -12,6 +12,7 @@ impl Engine<'_> {
             return self.insert_into_view(ins, v);
         }
         let t = self.table_for_write(&ins.table)?;
+        self.fk_check_statement(&t, crate::exec::fkey::FkWrite::Insert)?;
         let mut w = self.writer(&t)?;
         w.upsert = !ins.upsert.is_empty();
         let upserts = self.bind_upserts(&t, ins)?;

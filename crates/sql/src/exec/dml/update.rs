@@ -254,12 +254,15 @@ impl Engine<'_> {
         Ok((rows, sets))
     }
 
-    /// Rows (columns then rowid) of `table` matching `where_`, honouring ORDER BY/LIMIT.
+    /// Rows (columns then rowid) of `table` matching `where_`, honouring ORDER BY/LIMIT
+    /// and the statement's INDEXED BY / NOT INDEXED.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn matching_rows(
         &self,
         with: &Option<ast::With>,
         table: &ast::QualifiedName,
         alias: &Option<String>,
+        indexed: &Option<ast::Indexed>,
         where_: &Option<Expr>,
         order_by: &[ast::OrderingTerm],
         limit: &Option<ast::Limit>,
@@ -277,7 +280,7 @@ impl Engine<'_> {
                         first: ast::TableOrSubquery::Table {
                             name: table.clone(),
                             alias: alias.clone(),
-                            indexed: None,
+                            indexed: indexed.clone(),
                         },
                         joins: Vec::new(),
                     }),
@@ -334,6 +337,8 @@ impl Engine<'_> {
             return self.view_update_or_delete(v, &u.alias, &u.where_, Some(u), &event);
         }
         let t = self.table_for_write(&u.table)?;
+        let set_columns: Vec<String> = u.sets.iter().flat_map(|a| a.columns.clone()).collect();
+        self.fk_check_statement(&t, crate::exec::fkey::FkWrite::Update(&set_columns))?;
         let w = self.writer(&t)?;
         let ncols = t.columns.len();
         let returning = self.returning_exprs(&t, u.alias.as_deref(), &u.returning)?;
@@ -408,6 +413,15 @@ impl Engine<'_> {
                         order_by: &u.order_by,
                         limit: &u.limit,
                     },
+
+                self.matching_rows(
+                    &u.with,
+                    &u.table,
+                    &u.alias,
+                    &u.indexed,
+                    &u.where_,
+                    &u.order_by,
+                    &u.limit,
                 )?,
                 None,
             ),
