@@ -84,6 +84,8 @@ fn main() -> Result<(), parlite::Error> {
             commits = stats.column(1);
         }
     }
-    eprintln!("{which}: {keys} statements, {rows} rows, {elapsed:?}; locked commits in all: {commits:?}");
+    eprintln!(
+        "{which}: {keys} statements, {rows} rows, {elapsed:?}; locked commits in all: {commits:?}"
+    );
     Ok(())
 }

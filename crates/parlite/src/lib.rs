@@ -52,9 +52,9 @@
 //!    process, a checkpoint) sends it down the concurrent path of invariant 3 as before.
 
 mod attach;
-mod vacuum_into;
 #[doc(hidden)]
 pub mod fuzzing;
+mod vacuum_into;
 use attach::{AttachedDb, AttachedStore};
 use parlite_sql::exec::store::{Store, ATTACHED_MAX};
 use parlite_sql::exec::{self, store::RoutedStore, txnstore::TxnStore, ConnState, Engine};
@@ -277,7 +277,9 @@ impl Database {
         let state = ConnState::default();
         let sync_level = self.sync_default;
         state.synchronous.set(sync_level);
-        self.counters.open_connections.fetch_add(1, Ordering::Relaxed);
+        self.counters
+            .open_connections
+            .fetch_add(1, Ordering::Relaxed);
         Ok(Connection {
             inner: Arc::new(Mutex::new(ConnInner {
                 temp_txn,
@@ -332,7 +334,9 @@ struct ConnInner {
 
 impl Drop for ConnInner {
     fn drop(&mut self) {
-        self.counters.open_connections.fetch_sub(1, Ordering::Relaxed);
+        self.counters
+            .open_connections
+            .fetch_sub(1, Ordering::Relaxed);
     }
 }
 

@@ -37,12 +37,7 @@ impl crate::ConnInner {
         let vals = self.attach_operands(&[into], params)?;
         let file = match vals.first() {
             Some(SqlValue::Text(s)) => s.to_string(),
-            _ => {
-                return Err(crate::error(
-                    codes::SQLITE_ERROR,
-                    "non-text filename",
-                ))
-            }
+            _ => return Err(crate::error(codes::SQLITE_ERROR, "non-text filename")),
         };
         let path = absolute_path(&file);
         if std::fs::metadata(&path).is_ok_and(|m| m.len() > 0) {

@@ -70,7 +70,10 @@ fn reused_statements_report_each_execution() {
             vec![text(&format!("v{i}"))]
         );
     }
-    assert_eq!(run(&mut sel, &[text("missing")]).unwrap(), Vec::<Value>::new());
+    assert_eq!(
+        run(&mut sel, &[text("missing")]).unwrap(),
+        Vec::<Value>::new()
+    );
     for i in 0..51 {
         run(&mut upd, &[text(&format!("w{i}")), text(&format!("k{i}"))]).unwrap();
         assert_eq!(c.changes(), 1);
@@ -85,7 +88,10 @@ fn reused_statements_report_each_execution() {
     assert_eq!(c.changes(), 0);
     assert_eq!(int(&c, "SELECT count(*) FROM kv"), 25);
     assert_eq!(
-        int(&c, "SELECT count(*) FROM kv WHERE value = 'w' || substr(key, 2)"),
+        int(
+            &c,
+            "SELECT count(*) FROM kv WHERE value = 'w' || substr(key, 2)"
+        ),
         25
     );
     assert_eq!(c.total_changes(), 51 + 51 + 26);

@@ -38,8 +38,10 @@ fn vacuum_into_writes_a_compacted_copy_sqlite_reads() {
         ))
         .expect("insert");
     }
-    c.execute_batch("COMMIT; DELETE FROM big WHERE x % 3 <> 0; DELETE FROM t WHERE a % 5 = 0; ANALYZE;")
-        .expect("thin out");
+    c.execute_batch(
+        "COMMIT; DELETE FROM big WHERE x % 3 <> 0; DELETE FROM t WHERE a % 5 = 0; ANALYZE;",
+    )
+    .expect("thin out");
     let probes = [
         "SELECT count(*), sum(a), sum(c), max(b) FROM t",
         "SELECT * FROM t WHERE b = 'row77'",
@@ -84,7 +86,8 @@ fn vacuum_into_writes_a_compacted_copy_sqlite_reads() {
     // The copy is a parlite database too, and writable.
     drop(c);
     let d = parlite::Connection::open(dst.to_str().expect("utf8")).expect("open copy");
-    d.execute_batch("INSERT INTO t(b, c) VALUES('new', 1.0)").expect("write copy");
+    d.execute_batch("INSERT INTO t(b, c) VALUES('new', 1.0)")
+        .expect("write copy");
     assert_eq!(
         rows(run_parlite(&d, "SELECT count(*) FROM w WHERE k = 'new'")),
         vec![vec![parlite::Value::Integer(1)]]

@@ -799,7 +799,10 @@ impl Engine<'_> {
     /// Every tree of the database with root bits `bits`, with its key order (None: a rowid
     /// table); a WITHOUT ROWID table's PRIMARY KEY index is the table's own tree. The flag
     /// says whether some table was left out (its schema is write-blocked).
-    pub(crate) fn vacuum_trees(&self, bits: u32) -> (Vec<(u32, Option<super::store::KeyOrder>)>, bool) {
+    pub(crate) fn vacuum_trees(
+        &self,
+        bits: u32,
+    ) -> (Vec<(u32, Option<super::store::KeyOrder>)>, bool) {
         let mut trees: Vec<(u32, Option<super::store::KeyOrder>)> = Vec::new();
         let mut blocked = false;
         let mut tables: Vec<_> = self.schema.tables.values().cloned().collect();

@@ -864,7 +864,9 @@ impl<'a> Engine<'a> {
                 };
                 // SQLite words every loop of a min/max query as a search (plan::minmax).
                 let detail = match (&src.kind, detail.strip_prefix("SCAN ")) {
-                    (crate::plan::SourceKind::Table(_), Some(rest)) if core.min_max.is_flagged() => {
+                    (crate::plan::SourceKind::Table(_), Some(rest))
+                        if core.min_max.is_flagged() =>
+                    {
                         format!("SEARCH {rest}")
                     }
                     _ => detail,

@@ -34,10 +34,12 @@ impl Engine<'_> {
                 let new_root = match order {
                     None => {
                         let r = out.create_table_btree()?;
-                        for entry in
-                            self.store
-                                .table_range(*root, Bound::Unbounded, Bound::Unbounded, false)?
-                        {
+                        for entry in self.store.table_range(
+                            *root,
+                            Bound::Unbounded,
+                            Bound::Unbounded,
+                            false,
+                        )? {
                             let (id, values) = entry?;
                             out.table_insert(r, id, &values)?;
                         }

@@ -663,7 +663,9 @@ impl Binder<'_> {
                 .into_iter()
                 .find(|ix| ix.name.eq_ignore_ascii_case(name))
             else {
-                return Err(crate::value::SqlError::msg(format!("no such index: {name}")));
+                return Err(crate::value::SqlError::msg(format!(
+                    "no such index: {name}"
+                )));
             };
             let Some(partial) = &ix.partial else {
                 continue;

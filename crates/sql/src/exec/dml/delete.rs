@@ -60,15 +60,6 @@ impl Engine<'_> {
                 order_by: &d.order_by,
                 limit: &d.limit,
             },
-
-        let rows = self.matching_rows(
-            &d.with,
-            &d.table,
-            &d.alias,
-            &d.indexed,
-            &d.where_,
-            &d.order_by,
-            &d.limit,
         )?;
         // Without triggers or foreign-key actions only this loop deletes, so each matched
         // row is still stored as scanned: its index keys come from the scanned values.

@@ -63,7 +63,9 @@ impl Engine<'_> {
                 return Ok(rows);
             }
         }
-        self.matching_rows(c.with, c.table, c.alias, c.where_, c.order_by, c.limit)
+        self.matching_rows(
+            c.with, c.table, c.alias, c.indexed, c.where_, c.order_by, c.limit,
+        )
     }
 
     /// The direct path (module docs); None when it does not apply.

@@ -413,15 +413,6 @@ impl Engine<'_> {
                         order_by: &u.order_by,
                         limit: &u.limit,
                     },
-
-                self.matching_rows(
-                    &u.with,
-                    &u.table,
-                    &u.alias,
-                    &u.indexed,
-                    &u.where_,
-                    &u.order_by,
-                    &u.limit,
                 )?,
                 None,
             ),

@@ -35,7 +35,8 @@ impl BareRule {
         let unfiltered_min_max = aggs
             .iter()
             .any(|a| a.def.is_min_max_aggregate() && a.filter.is_none());
-        let mut moves_magnet: Vec<bool> = aggs.iter().map(|a| a.def.is_min_max_aggregate()).collect();
+        let mut moves_magnet: Vec<bool> =
+            aggs.iter().map(|a| a.def.is_min_max_aggregate()).collect();
         if moves_magnet.iter().filter(|m| **m).count() > 1 {
             // The plan's expressions have no equality of their own; their printed form is
             // one (computed once per run, and only with several min()/max()).
