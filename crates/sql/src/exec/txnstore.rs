@@ -15,7 +15,7 @@ use crate::collation::Collation;
 use crate::value::{Result, Value};
 use parlite_storage::record::{self, RecordCompare, ValueRef};
 use parlite_storage::{BtreeKind, Cursor, HeaderField, KeyCompare, PageNo, SeekOp, Txn};
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 use std::cmp::Ordering;
 use std::ops::Bound;
@@ -24,8 +24,9 @@ use std::sync::Arc;
 pub struct TxnStore {
     pub txn: Txn,
     /// Cursors of finished lookups and index walks, reused by the next ones on the same
-    /// tree (a store lives for one statement).
-    pool: Rc<CursorPool>,
+    /// tree (a store lives for one statement). Made on first use: most statements leave
+    /// the TEMP store untouched.
+    pool: OnceCell<Rc<CursorPool>>,
 }
 
 /// Idle cursors by tree. A join level or a correlated subquery looks up one tree once per
@@ -530,15 +531,19 @@ impl TxnStore {
     pub fn new(txn: Txn) -> TxnStore {
         TxnStore {
             txn,
-            pool: Rc::default(),
+            pool: OnceCell::new(),
         }
+    }
+
+    fn pool(&self) -> &Rc<CursorPool> {
+        self.pool.get_or_init(Rc::default)
     }
 
     /// A cursor on the tree at `root` (an index tree when `cmp` is given): an idle one
     /// from the pool when there is one, else a new one. Give it back with `pool.put`.
     fn pooled_cursor(&self, root: u32, cmp: Option<Arc<RecordCompare>>) -> Result<Cursor> {
         let addr = cmp.as_ref().map_or(0, cmp_addr);
-        if let Some(mut cur) = self.pool.take(root, addr) {
+        if let Some(mut cur) = self.pool().take(root, addr) {
             cur.rebind()?;
             return Ok(cur);
         }
@@ -564,7 +569,7 @@ impl TxnStore {
         let cur = self.pooled_cursor(root, Some(cmp))?;
         Ok(IndexIter {
             cur: Some(cur),
-            pool: self.pool.clone(),
+            pool: self.pool().clone(),
             root,
             cmp_addr,
             order,
@@ -590,7 +595,7 @@ impl TxnStore {
         } else {
             None
         };
-        self.pool.put(root, 0, cur);
+        self.pool().put(root, 0, cur);
         Ok(r)
     }
 
@@ -772,7 +777,7 @@ impl Store for TxnStore {
         Ok(Some(Box::new(IndexLookupScan {
             keys,
             table: Some(table),
-            pool: self.pool.clone(),
+            pool: self.pool().clone(),
             table_root: walk.table_root,
             key_cols: walk.key_cols,
             one_key: walk.one_key,
