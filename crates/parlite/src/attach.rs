@@ -195,11 +195,11 @@ pub(crate) struct AttachedStore<'a> {
 impl AttachedStore<'_> {
     fn read(&self) -> SqlResult<TxnStore> {
         if let Some(t) = self.db.txn.borrow().as_ref() {
-            return Ok(TxnStore { txn: t.clone() });
+            return Ok(TxnStore::new(t.clone()));
         }
         let t = self.db.file.db.begin_read().map_err(storage_err)?;
         *self.db.txn.borrow_mut() = Some(t.clone());
-        Ok(TxnStore { txn: t })
+        Ok(TxnStore::new(t))
     }
 
     fn write(&self) -> SqlResult<TxnStore> {
@@ -228,7 +228,7 @@ impl AttachedStore<'_> {
                 .stmt_sp
                 .set(Some(t.savepoint().map_err(storage_err)?));
         }
-        Ok(TxnStore { txn: t })
+        Ok(TxnStore::new(t))
     }
 
     /// The named savepoints opened before this database started writing all begin here.
@@ -333,7 +333,7 @@ impl crate::ConnInner {
     ) -> crate::Result<Vec<SqlValue>> {
         self.with_read_txn(|c, t| {
             c.refresh_schema(t)?;
-            let main = TxnStore { txn: t.clone() };
+            let main = TxnStore::new(t.clone());
             let store = RoutedStore {
                 main: &main,
                 temp: None,

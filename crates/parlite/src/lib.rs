@@ -353,10 +353,8 @@ impl ConnInner {
         if !main_stale && self.attached.is_empty() {
             return Ok(());
         }
-        let main = TxnStore { txn: txn.clone() };
-        let temp = TxnStore {
-            txn: self.temp_txn.clone(),
-        };
+        let main = TxnStore::new(txn.clone());
+        let temp = TxnStore::new(self.temp_txn.clone());
         if main_stale {
             let store = RoutedStore {
                 main: &main,
@@ -386,7 +384,7 @@ impl ConnInner {
                 if !main_stale && cookie == cached.schema.cookie {
                     return Ok(false);
                 }
-                let ts = TxnStore { txn: t.clone() };
+                let ts = TxnStore::new(t.clone());
                 let store = RoutedStore {
                     main: &main,
                     temp: None,
@@ -1052,10 +1050,8 @@ impl ConnInner {
     }
 
     fn execute(&mut self, t: &Txn, stmt: &Stmt, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>> {
-        let main = TxnStore { txn: t.clone() };
-        let temp = TxnStore {
-            txn: self.temp_txn.clone(),
-        };
+        let main = TxnStore::new(t.clone());
+        let temp = TxnStore::new(self.temp_txn.clone());
         let opts = self.attached_store_opts();
         let stores = attached_stores(&self.attached, opts);
         let store = RoutedStore {

@@ -47,7 +47,7 @@ impl<'a> Db<'a> {
 fn btree_store_matches_model_store() {
     let db = parlite_storage::Database::open_in_memory(Default::default()).expect("db");
     let txn = db.begin_write(Duration::from_secs(1)).expect("txn");
-    let real = TxnStore { txn: txn.clone() };
+    let real = TxnStore::new(txn.clone());
     let model = MemStore::new();
     let mut a = Db::new(&real);
     let mut b = Db::new(&model);

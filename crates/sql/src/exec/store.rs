@@ -66,6 +66,23 @@ pub trait RowScan {
     fn next_into(&mut self, cols: &mut [Value]) -> Result<Option<(i64, usize)>>;
 }
 
+/// What `Store::index_lookup_scan` walks: the keys of one index between two bounds (as
+/// `index_range`), and for each the row of the rowid table it points at.
+pub struct IndexLookup {
+    pub index_root: u32,
+    pub order: KeyOrder,
+    pub lo: Bound<Row>,
+    pub hi: Bound<Row>,
+    pub reverse: bool,
+    pub table_root: u32,
+    /// How many indexed columns precede the rowid in each key.
+    pub key_cols: usize,
+    /// Stop after the first key (every column of a UNIQUE index fixed by `=`).
+    pub one_key: bool,
+    /// Table columns to decode (as `table_get_cols`); `None`: all.
+    pub needed: Option<Arc<[bool]>>,
+}
+
 /// Membership tests against one index through one cursor reused across probes
 /// (integrity_check probes every index once per table row, as SQLite's OP_Found does).
 pub trait IndexProbe {
@@ -211,6 +228,13 @@ pub trait Store {
         hi: Bound<Row>,
         reverse: bool,
     ) -> Result<KeyIter>;
+    /// The rows an index walk finds (`IndexLookup`), each written into the caller's slots
+    /// as `RowScan` does, without a `Row` per key or per row; a key whose row is missing is
+    /// skipped. `None` when the store has no such path: the caller then walks
+    /// `index_range` and looks each row up.
+    fn index_lookup_scan(&self, _walk: IndexLookup) -> Result<Option<Box<dyn RowScan>>> {
+        Ok(None)
+    }
     /// How many entries the index at `root` holds.
     fn index_entry_count(&self, root: u32, order: &KeyOrder) -> Result<usize> {
         Ok(self
@@ -545,6 +569,16 @@ impl Store for RoutedStore<'_> {
     fn index_probe(&self, root: u32, order: &KeyOrder) -> Result<Box<dyn IndexProbe + '_>> {
         let (s, r) = self.pick(root)?;
         s.index_probe(r, order)
+    }
+    fn index_lookup_scan(&self, mut walk: IndexLookup) -> Result<Option<Box<dyn RowScan>>> {
+        if db_bits(walk.index_root) != db_bits(walk.table_root) {
+            return Ok(None);
+        }
+        let (s, r) = self.pick(walk.index_root)?;
+        let (_, t) = self.pick(walk.table_root)?;
+        walk.index_root = r;
+        walk.table_root = t;
+        s.index_lookup_scan(walk)
     }
     fn index_entry_count(&self, root: u32, order: &KeyOrder) -> Result<usize> {
         let (s, r) = self.pick(root)?;

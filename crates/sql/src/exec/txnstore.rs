@@ -8,18 +8,71 @@
 //! - Iterators own a storage `Cursor` (which holds a transaction clone); they stop at the
 //!   first key outside the requested bounds.
 
-use super::store::{key_in_bounds, IndexProbe, KeyIter, KeyOrder, Row, RowIter, RowScan, Store};
+use super::store::{
+    key_in_bounds, IndexLookup, IndexProbe, KeyIter, KeyOrder, Row, RowIter, RowScan, Store,
+};
 use crate::collation::Collation;
 use crate::value::{Result, Value};
 use parlite_storage::record::{self, RecordCompare, ValueRef};
 use parlite_storage::{BtreeKind, Cursor, HeaderField, KeyCompare, PageNo, SeekOp, Txn};
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
+use std::rc::Rc;
 use std::cmp::Ordering;
 use std::ops::Bound;
 use std::sync::Arc;
 
 pub struct TxnStore {
     pub txn: Txn,
+    /// Cursors of finished lookups and index walks, reused by the next ones on the same
+    /// tree (a store lives for one statement). Made on first use: most statements leave
+    /// the TEMP store untouched.
+    pool: OnceCell<Rc<CursorPool>>,
+}
+
+/// Idle cursors by tree. A join level or a correlated subquery looks up one tree once per
+/// outer row; opening a cursor for each lookup cost its allocations and a descent from
+/// the root, where a kept cursor's frames are reused down to the leaf while the tree is
+/// unchanged (`Cursor::rebind`; speedtest1 test 310, BENCHMARKS.md "join").
+#[derive(Default)]
+struct CursorPool {
+    idle: RefCell<Vec<PooledCursor>>,
+}
+
+struct PooledCursor {
+    root: u32,
+    /// The comparator's address (0 for a table tree): a cursor is reused only with the
+    /// comparator it was opened with. The cursor holds that `Arc`, so the address cannot
+    /// be reused by another comparator meanwhile.
+    cmp_addr: usize,
+    cur: Cursor,
+}
+
+/// At most this many idle cursors are kept per store.
+const POOL_CURSORS_MAX: usize = 16;
+
+impl CursorPool {
+    fn take(&self, root: u32, cmp_addr: usize) -> Option<Cursor> {
+        let mut idle = self.idle.borrow_mut();
+        let i = idle
+            .iter()
+            .position(|p| p.root == root && p.cmp_addr == cmp_addr)?;
+        Some(idle.swap_remove(i).cur)
+    }
+
+    fn put(&self, root: u32, cmp_addr: usize, cur: Cursor) {
+        let mut idle = self.idle.borrow_mut();
+        if idle.len() < POOL_CURSORS_MAX {
+            idle.push(PooledCursor {
+                root,
+                cmp_addr,
+                cur,
+            });
+        }
+    }
+}
+
+fn cmp_addr(cmp: &Arc<RecordCompare>) -> usize {
+    Arc::as_ptr(cmp) as usize
 }
 
 struct CollationAdapter(Collation);
@@ -322,8 +375,11 @@ impl Iterator for TableIter {
 }
 
 struct IndexIter {
-    cur: Cursor,
-    buf: Vec<u8>,
+    /// Always `Some` until dropped, when it goes back to the pool.
+    cur: Option<Cursor>,
+    pool: Rc<CursorPool>,
+    root: u32,
+    cmp_addr: usize,
     order: KeyOrder,
     started: bool,
     lo: Bound<Row>,
@@ -332,37 +388,47 @@ struct IndexIter {
     done: bool,
 }
 
+impl Drop for IndexIter {
+    fn drop(&mut self) {
+        if let Some(cur) = self.cur.take() {
+            self.pool.put(self.root, self.cmp_addr, cur);
+        }
+    }
+}
+
 impl IndexIter {
     fn step(&mut self) -> Result<Option<Row>> {
         if self.done {
             return Ok(None);
         }
+        let Some(cur) = self.cur.as_mut() else {
+            return Ok(None);
+        };
         let ok = if !self.started {
             self.started = true;
             if self.reverse {
                 match &self.hi {
-                    Bound::Unbounded => self.cur.last()?,
-                    Bound::Included(h) => self.cur.seek_key(&encode(h), SeekOp::Le)?,
-                    Bound::Excluded(h) => self.cur.seek_key(&encode(h), SeekOp::Lt)?,
+                    Bound::Unbounded => cur.last()?,
+                    Bound::Included(h) => cur.seek_key(&encode(h), SeekOp::Le)?,
+                    Bound::Excluded(h) => cur.seek_key(&encode(h), SeekOp::Lt)?,
                 }
             } else {
                 match &self.lo {
-                    Bound::Unbounded => self.cur.first()?,
-                    Bound::Included(l) => self.cur.seek_key(&encode(l), SeekOp::Ge)?,
-                    Bound::Excluded(l) => self.cur.seek_key(&encode(l), SeekOp::Gt)?,
+                    Bound::Unbounded => cur.first()?,
+                    Bound::Included(l) => cur.seek_key(&encode(l), SeekOp::Ge)?,
+                    Bound::Excluded(l) => cur.seek_key(&encode(l), SeekOp::Gt)?,
                 }
             }
         } else if self.reverse {
-            self.cur.prev()?
+            cur.prev()?
         } else {
-            self.cur.next()?
+            cur.next()?
         };
-        if !ok || !self.cur.valid() {
+        if !ok || !cur.valid() {
             self.done = true;
             return Ok(None);
         }
-        self.cur.record_into(&mut self.buf)?;
-        let key = decode(&self.buf)?;
+        let key = cur.with_entry(|_, rec| decode(rec))??;
         let (lo, hi) = if self.reverse {
             (&self.lo, &Bound::Unbounded)
         } else {
@@ -390,6 +456,61 @@ impl Iterator for IndexIter {
     }
 }
 
+/// `Store::index_lookup_scan` over a transaction: an index walk and a table cursor, both
+/// from the store's pool and given back to it, each row decoded from its page into the
+/// caller's slots. Per row this saves the `Row` of the generic path's table lookup and its
+/// copy into the combined row, and a cursor per lookup (speedtest1 tests 160/310,
+/// BENCHMARKS.md "join").
+struct IndexLookupScan {
+    keys: IndexIter,
+    /// Always `Some` until dropped, when it goes back to the pool.
+    table: Option<Cursor>,
+    pool: Rc<CursorPool>,
+    table_root: u32,
+    key_cols: usize,
+    one_key: bool,
+    needed: Option<Arc<[bool]>>,
+}
+
+impl Drop for IndexLookupScan {
+    fn drop(&mut self) {
+        if let Some(cur) = self.table.take() {
+            self.pool.put(self.table_root, 0, cur);
+        }
+    }
+}
+
+impl RowScan for IndexLookupScan {
+    fn next_into(&mut self, cols: &mut [Value]) -> Result<Option<(i64, usize)>> {
+        loop {
+            if self.one_key && self.keys.started {
+                return Ok(None);
+            }
+            let Some(key) = self.keys.step()? else {
+                return Ok(None);
+            };
+            let Some(Value::Integer(rowid)) = key.get(self.key_cols) else {
+                return Err(crate::value::SqlError::Code {
+                    code: crate::value::codes::SQLITE_CORRUPT,
+                    extended_code: crate::value::codes::SQLITE_CORRUPT,
+                    message: "database disk image is malformed".into(),
+                });
+            };
+            let rowid = *rowid;
+            let Some(cur) = self.table.as_mut() else {
+                return Ok(None);
+            };
+            // A key whose row is gone is skipped, as the generic path does.
+            if !(cur.seek_rowid(rowid, SeekOp::Eq)? && cur.valid()) {
+                continue;
+            }
+            let needed = self.needed.as_deref();
+            let k = cur.with_entry(|_, rec| decode_into(rec, needed, cols))??;
+            return Ok(Some((rowid, k)));
+        }
+    }
+}
+
 /// An index probe: one cursor, one key buffer, an `Eq` seek per probe (which reuses the
 /// cursor's frames while the tree is unchanged).
 struct CursorProbe {
@@ -407,6 +528,77 @@ impl IndexProbe for CursorProbe {
 }
 
 impl TxnStore {
+    pub fn new(txn: Txn) -> TxnStore {
+        TxnStore {
+            txn,
+            pool: OnceCell::new(),
+        }
+    }
+
+    fn pool(&self) -> &Rc<CursorPool> {
+        self.pool.get_or_init(Rc::default)
+    }
+
+    /// A cursor on the tree at `root` (an index tree when `cmp` is given): an idle one
+    /// from the pool when there is one, else a new one. Give it back with `pool.put`.
+    fn pooled_cursor(&self, root: u32, cmp: Option<Arc<RecordCompare>>) -> Result<Cursor> {
+        let addr = cmp.as_ref().map_or(0, cmp_addr);
+        if let Some(mut cur) = self.pool().take(root, addr) {
+            cur.rebind()?;
+            return Ok(cur);
+        }
+        Ok(match cmp {
+            Some(c) => self
+                .txn
+                .cursor(PageNo(root), BtreeKind::Index, Some(c as Arc<dyn KeyCompare>))?,
+            None => self.txn.cursor(PageNo(root), BtreeKind::Table, None)?,
+        })
+    }
+
+    /// A walk of the index at `root` on a pooled cursor.
+    fn index_iter(
+        &self,
+        root: u32,
+        order: KeyOrder,
+        lo: Bound<Row>,
+        hi: Bound<Row>,
+        reverse: bool,
+    ) -> Result<IndexIter> {
+        let cmp = comparator(&order);
+        let cmp_addr = cmp_addr(&cmp);
+        let cur = self.pooled_cursor(root, Some(cmp))?;
+        Ok(IndexIter {
+            cur: Some(cur),
+            pool: self.pool().clone(),
+            root,
+            cmp_addr,
+            order,
+            started: false,
+            lo,
+            hi,
+            reverse,
+            done: false,
+        })
+    }
+
+    /// The row with `rowid` in the table at `root`, decoded by `f` straight from its page
+    /// (no record copy), through a pooled cursor.
+    fn lookup_rowid(
+        &self,
+        root: u32,
+        rowid: i64,
+        f: impl FnOnce(&[u8]) -> Result<Row>,
+    ) -> Result<Option<Row>> {
+        let mut cur = self.pooled_cursor(root, None)?;
+        let r = if cur.seek_rowid(rowid, SeekOp::Eq)? && cur.valid() {
+            Some(cur.with_entry(|_, rec| f(rec))??)
+        } else {
+            None
+        };
+        self.pool().put(root, 0, cur);
+        Ok(r)
+    }
+
     /// Every entry of the tree at `root` as stored: (rowid, start, end) into one arena of
     /// bytes, for a table (rowid, record) and for an index (0, key; `cmp` given). One
     /// arena instead of a vector per entry: a VACUUM copies every row.
@@ -467,12 +659,7 @@ impl Store for TxnStore {
         }))
     }
     fn table_get(&self, root: u32, rowid: i64) -> Result<Option<Row>> {
-        let mut cur = self.txn.cursor(PageNo(root), BtreeKind::Table, None)?;
-        if cur.seek_rowid(rowid, SeekOp::Eq)? && cur.valid() {
-            Ok(Some(decode(&cur.record()?)?))
-        } else {
-            Ok(None)
-        }
+        self.lookup_rowid(root, rowid, decode)
     }
     fn table_range_cols(
         &self,
@@ -513,12 +700,7 @@ impl Store for TxnStore {
         }))
     }
     fn table_get_cols(&self, root: u32, rowid: i64, needed: &[bool]) -> Result<Option<Row>> {
-        let mut cur = self.txn.cursor(PageNo(root), BtreeKind::Table, None)?;
-        if cur.seek_rowid(rowid, SeekOp::Eq)? && cur.valid() {
-            Ok(Some(decode_cols(&cur.record()?, needed)?))
-        } else {
-            Ok(None)
-        }
+        self.lookup_rowid(root, rowid, |rec| decode_cols(rec, needed))
     }
     fn table_max_rowid(&self, root: u32) -> Result<Option<i64>> {
         let mut cur = self.txn.cursor(PageNo(root), BtreeKind::Table, None)?;
@@ -570,18 +752,20 @@ impl Store for TxnStore {
         hi: Bound<Row>,
         reverse: bool,
     ) -> Result<KeyIter> {
-        let cmp: Arc<dyn KeyCompare> = comparator(order);
-        let cur = self.txn.cursor(PageNo(root), BtreeKind::Index, Some(cmp))?;
-        Ok(Box::new(IndexIter {
-            cur,
-            buf: Vec::new(),
-            order: order.clone(),
-            started: false,
-            lo,
-            hi,
-            reverse,
-            done: false,
-        }))
+        Ok(Box::new(self.index_iter(root, order.clone(), lo, hi, reverse)?))
+    }
+    fn index_lookup_scan(&self, walk: IndexLookup) -> Result<Option<Box<dyn RowScan>>> {
+        let keys = self.index_iter(walk.index_root, walk.order, walk.lo, walk.hi, walk.reverse)?;
+        let table = self.pooled_cursor(walk.table_root, None)?;
+        Ok(Some(Box::new(IndexLookupScan {
+            keys,
+            table: Some(table),
+            pool: self.pool().clone(),
+            table_root: walk.table_root,
+            key_cols: walk.key_cols,
+            one_key: walk.one_key,
+            needed: walk.needed,
+        })))
     }
     fn table_copy(&self, src: u32, dst: u32) -> Result<u64> {
         // The source is read whole first: the build holds the transaction for its length,

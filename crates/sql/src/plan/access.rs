@@ -188,7 +188,6 @@ impl Binder<'_> {
             };
             let start = sources[i].start;
             let rowid_pos = start + tab.columns.len();
-            let prior = &sources[..i];
             // Candidate (column-in-source, op, other side, other affinity, collation).
             let mut cands: Vec<(usize, BinaryOp, Vec<CExpr>, Option<Affinity>, Collation)> =
                 Vec::new();
@@ -244,19 +243,13 @@ impl Binder<'_> {
                                     oaff: Option<Affinity>,
                                     coll: Collation| {
                     if let Some(slot) = slot_of(col) {
-                        {
-                            let mut corr = false;
-                            let ms = other.max_source(prior, &mut corr);
-                            let depends_on_self = {
-                                let mut c2 = false;
-                                let all =
-                                    other.max_source(&sources_slice_upto(sources, i), &mut c2);
-                                all == Some(i)
-                            };
-                            let _ = ms;
-                            if !depends_on_self && !contains_agg(other) {
-                                cands.push((slot, op, vec![other.clone()], oaff, coll));
-                            }
+                        // Borrowed, not copied: a copy of the sources per term was ~5% of
+                        // binding a four-way join (speedtest1 test 310, callgrind).
+                        let mut corr = false;
+                        let depends_on_self =
+                            other.max_source(&sources[..=i], &mut corr) == Some(i);
+                        if !depends_on_self && !contains_agg(other) {
+                            cands.push((slot, op, vec![other.clone()], oaff, coll));
                         }
                     }
                 };
@@ -588,10 +581,6 @@ fn eq_column(t: &CExpr, r: usize, sources: &[Source]) -> Option<usize> {
 
 fn sources_width(t: &Table) -> usize {
     t.columns.len() + 1
-}
-
-fn sources_slice_upto(sources: &[Source], i: usize) -> Vec<Source> {
-    sources[..=i].to_vec()
 }
 
 /// One ORDER BY term as the access path sees it: a column of the only table (by position

@@ -244,6 +244,21 @@ impl Cursor {
         })
     }
 
+    /// Readies a cursor its owner kept between uses (a pool of cursors per statement) for
+    /// the next positioning, as `Txn::cursor` would a new one: fails once the transaction
+    /// has ended and re-reads whether positionings are recorded as reads (T4). Its frames
+    /// stay: a seek reuses them only while no page changed since they were loaded (T2).
+    /// Reusing a cursor instead of opening one per lookup saves its allocations and, for
+    /// lookups close together, the descent's page loads down to the leaf.
+    pub fn rebind(&mut self) -> Result<()> {
+        let g = self.txn.lock();
+        if matches!(g.view, View::Done) {
+            return Err(StorageError::misuse("transaction has ended"));
+        }
+        self.record_reads = g.conc.is_some();
+        Ok(())
+    }
+
     /// Table trees: positions per `op` relative to `rowid`. Returns whether the cursor is
     /// on an entry satisfying `op`; for `Eq` a miss leaves the cursor invalid.
     pub fn seek_rowid(&mut self, rowid: i64, op: SeekOp) -> Result<bool> {

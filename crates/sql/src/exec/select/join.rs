@@ -3,6 +3,7 @@
 //! tested at the earliest level that binds them, RIGHT/FULL JOIN leftovers after the loop.
 
 use super::*;
+use crate::exec::store::IndexLookup;
 
 impl Exec<'_> {
     /// Nested-loop join: binds source `i` for each of its candidate rows and recurses;
@@ -182,6 +183,59 @@ impl Exec<'_> {
                 }
                 _ => None,
             };
+            if let Access::Index {
+                index,
+                order,
+                eq,
+                lo,
+                hi,
+                range_aff,
+                reverse,
+                covering: false,
+            } = &src.access
+            {
+                // One key range (no IN list) of an index over a rowid table: each key's row
+                // is decoded from its page into the combined row by pooled cursors
+                // (`Store::index_lookup_scan`), with no `Row` per key or per row.
+                if direct && eq.iter().all(|(exprs, _)| exprs.len() == 1) {
+                    let fr = Frame::new(row, parent);
+                    let Some((prefixes, lo_v, hi_v)) =
+                        self.index_walk(order, eq, lo, hi, *range_aff, &fr)?
+                    else {
+                        return Ok(Candidates::Rows(Box::new(std::iter::empty())));
+                    };
+                    let Some(prefix) = prefixes.first() else {
+                        return Ok(Candidates::Rows(Box::new(std::iter::empty())));
+                    };
+                    let (lo_b, hi_b) = index_bounds(index, prefix, &lo_v, &hi_v);
+                    let walk = IndexLookup {
+                        index_root: index.root,
+                        order: order.clone(),
+                        lo: lo_b,
+                        hi: hi_b,
+                        reverse: *reverse,
+                        table_root: t.root,
+                        key_cols: index.columns.len(),
+                        one_key: index.unique
+                            && eq.len() == index.columns.len()
+                            && lo_v.is_none()
+                            && hi_v.is_none(),
+                        needed: needed.cloned(),
+                    };
+                    // A store without this path (the test model) gets the generic one,
+                    // which evaluates the bounds again.
+                    if let Some(scan) = self.store.index_lookup_scan(walk)? {
+                        return Ok(Candidates::Scan {
+                            scan,
+                            defaults: self.column_defaults(t),
+                            reals: (0..n)
+                                .filter(|&i| t.columns[i].affinity == Affinity::Real)
+                                .collect(),
+                            rowid_alias: t.rowid_alias,
+                        });
+                    }
+                }
+            }
             if let Some((lo, hi, reverse)) = range {
                 let scan = self
                     .store
@@ -391,50 +445,11 @@ impl Exec<'_> {
                         reverse,
                         covering,
                     } => {
-                        // Candidate prefixes: the cartesian product of the equality values.
-                        let mut prefixes: Vec<Row> = vec![Vec::new()];
-                        for (exprs, aff) in eq {
-                            let mut vals = Vec::new();
-                            for e in exprs {
-                                let v = self.eval(e, &fr)?.apply_comparison_affinity(*aff);
-                                if !v.is_null() {
-                                    vals.push(v);
-                                }
-                            }
-                            let mut next = Vec::new();
-                            for p in &prefixes {
-                                for v in &vals {
-                                    let mut q = p.clone();
-                                    q.push(v.clone());
-                                    next.push(q);
-                                }
-                            }
-                            prefixes = next;
-                        }
-                        let lo_v = match lo {
-                            Some((e, incl)) => {
-                                let v = self.eval(e, &fr)?.apply_comparison_affinity(*range_aff);
-                                if v.is_null() {
-                                    return Ok(Box::new(std::iter::empty()));
-                                }
-                                Some((v, *incl))
-                            }
-                            None => None,
+                        let Some((prefixes, lo_v, hi_v)) =
+                            self.index_walk(order, eq, lo, hi, *range_aff, &fr)?
+                        else {
+                            return Ok(Box::new(std::iter::empty()));
                         };
-                        let hi_v = match hi {
-                            Some((e, incl)) => {
-                                let v = self.eval(e, &fr)?.apply_comparison_affinity(*range_aff);
-                                if v.is_null() {
-                                    return Ok(Box::new(std::iter::empty()));
-                                }
-                                Some((v, *incl))
-                            }
-                            None => None,
-                        };
-                        // Several prefixes (IN lists) are walked in key order, as SQLite
-                        // does, each once.
-                        prefixes.sort_by(|a, b| order.compare(a, b));
-                        prefixes.dedup_by(|a, b| order.compare(a, b) == Ordering::Equal);
                         let multi = prefixes.len() > 1;
                         // Every column of a UNIQUE index fixed by `=`: at most one key
                         // matches (NULL values never reach a prefix), so the scan stops after
@@ -574,6 +589,66 @@ impl Exec<'_> {
                 }
             }
         }
+    }
+
+    /// The key prefixes an index access walks (the equality values' cartesian product, in
+    /// key order, each once) and its range bounds, from the outer row; None when a NULL
+    /// bound makes the walk empty.
+    #[allow(clippy::type_complexity)]
+    fn index_walk(
+        &self,
+        order: &KeyOrder,
+        eq: &[(Vec<CExpr>, Option<Affinity>)],
+        lo: &Option<(CExpr, bool)>,
+        hi: &Option<(CExpr, bool)>,
+        range_aff: Option<Affinity>,
+        fr: &Frame,
+    ) -> Result<Option<(Vec<Row>, Option<(Value, bool)>, Option<(Value, bool)>)>> {
+        // Candidate prefixes: the cartesian product of the equality values.
+        let mut prefixes: Vec<Row> = vec![Vec::new()];
+        for (exprs, aff) in eq {
+            let mut vals = Vec::new();
+            for e in exprs {
+                let v = self.eval(e, fr)?.apply_comparison_affinity(*aff);
+                if !v.is_null() {
+                    vals.push(v);
+                }
+            }
+            let mut next = Vec::new();
+            for p in &prefixes {
+                for v in &vals {
+                    let mut q = p.clone();
+                    q.push(v.clone());
+                    next.push(q);
+                }
+            }
+            prefixes = next;
+        }
+        let lo_v = match lo {
+            Some((e, incl)) => {
+                let v = self.eval(e, fr)?.apply_comparison_affinity(range_aff);
+                if v.is_null() {
+                    return Ok(None);
+                }
+                Some((v, *incl))
+            }
+            None => None,
+        };
+        let hi_v = match hi {
+            Some((e, incl)) => {
+                let v = self.eval(e, fr)?.apply_comparison_affinity(range_aff);
+                if v.is_null() {
+                    return Ok(None);
+                }
+                Some((v, *incl))
+            }
+            None => None,
+        };
+        // Several prefixes (IN lists) are walked in key order, as SQLite
+        // does, each once.
+        prefixes.sort_by(|a, b| order.compare(a, b));
+        prefixes.dedup_by(|a, b| order.compare(a, b) == Ordering::Equal);
+        Ok(Some((prefixes, lo_v, hi_v)))
     }
 
     /// A table's rows in rowid order, decoding only the `needed` columns when given.
