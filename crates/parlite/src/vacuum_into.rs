@@ -54,12 +54,10 @@ impl crate::ConnInner {
         let out_db = parlite_storage::Database::open(&path, opts)?;
         let copied = (|| -> crate::Result<()> {
             let out_txn = out_db.begin_write(Duration::ZERO)?;
-            let out = TxnStore {
-                txn: out_txn.clone(),
-            };
+            let out = TxnStore::new(out_txn.clone());
             let r = self.with_read_txn(|c, t| {
                 c.refresh_schema(t)?;
-                let main = TxnStore { txn: t.clone() };
+                let main = TxnStore::new(t.clone());
                 let store = RoutedStore {
                     main: &main,
                     temp: None,
