@@ -120,9 +120,12 @@ fn concurrent_reads_through_kept_cursors_are_validated() {
     assert!(st.step().expect("step"));
     assert_eq!(st.column(0), parlite::Value::Integer(10));
     drop(st);
-    c2.execute_batch("INSERT INTO log VALUES(1)").expect("write");
+    c2.execute_batch("INSERT INTO log VALUES(1)")
+        .expect("write");
     c1.execute_batch("UPDATE p SET v = 100 WHERE id = 3")
         .expect("update");
-    let e = c2.execute_batch("COMMIT").expect_err("read row changed: must abort");
+    let e = c2
+        .execute_batch("COMMIT")
+        .expect_err("read row changed: must abort");
     assert_eq!(e.extended_code, 517, "{e}");
 }

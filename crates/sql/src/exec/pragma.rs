@@ -12,6 +12,8 @@ use crate::schema::key;
 use crate::value::{Result, SqlError, Value};
 use std::ops::Bound;
 
+mod integrity;
+
 /// Pragmas whose assignment changes only this connection (or a database-wide runtime
 /// setting such as `synchronous`) and never writes the file, so they run without the
 /// writer lock.
@@ -368,6 +370,10 @@ impl Engine<'_> {
                     ix.name.clone(),
                     super::dml::bind_index_exprs(&mut b, &t, ix)?,
                 );
+            }
+            if let Some(problems) = self.merged_index_check(&t, &ixs, &ix_exprs, &defaults)? {
+                out.extend(problems);
+                continue;
             }
             let mut probes = Vec::with_capacity(ixs.len());
             for ix in &ixs {

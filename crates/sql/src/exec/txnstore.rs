@@ -16,9 +16,9 @@ use crate::value::{Result, Value};
 use parlite_storage::record::{self, RecordCompare, ValueRef};
 use parlite_storage::{BtreeKind, Cursor, HeaderField, KeyCompare, PageNo, SeekOp, Txn};
 use std::cell::{OnceCell, RefCell};
-use std::rc::Rc;
 use std::cmp::Ordering;
 use std::ops::Bound;
+use std::rc::Rc;
 use std::sync::Arc;
 
 pub struct TxnStore {
@@ -548,9 +548,11 @@ impl TxnStore {
             return Ok(cur);
         }
         Ok(match cmp {
-            Some(c) => self
-                .txn
-                .cursor(PageNo(root), BtreeKind::Index, Some(c as Arc<dyn KeyCompare>))?,
+            Some(c) => self.txn.cursor(
+                PageNo(root),
+                BtreeKind::Index,
+                Some(c as Arc<dyn KeyCompare>),
+            )?,
             None => self.txn.cursor(PageNo(root), BtreeKind::Table, None)?,
         })
     }
@@ -752,7 +754,13 @@ impl Store for TxnStore {
         hi: Bound<Row>,
         reverse: bool,
     ) -> Result<KeyIter> {
-        Ok(Box::new(self.index_iter(root, order.clone(), lo, hi, reverse)?))
+        Ok(Box::new(self.index_iter(
+            root,
+            order.clone(),
+            lo,
+            hi,
+            reverse,
+        )?))
     }
     fn index_lookup_scan(&self, walk: IndexLookup) -> Result<Option<Box<dyn RowScan>>> {
         let keys = self.index_iter(walk.index_root, walk.order, walk.lo, walk.hi, walk.reverse)?;

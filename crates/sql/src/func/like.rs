@@ -153,8 +153,10 @@ fn tok_matches(tok: &Tok, c: u32, no_case: bool) -> bool {
     }
 }
 
+/// The general matcher: tokens against the text's characters, read in place with the lenient
+/// decoder (no per-row `Vec<u32>`), single-star backtracking over byte offsets.
 fn run(toks: &[Tok], text: &[u8], no_case: bool) -> bool {
-    let text: Vec<u32> = utf8::decode(utf8::until_nul(text));
+    let text = utf8::until_nul(text);
     let (mut p, mut s) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
     loop {
@@ -164,23 +166,204 @@ fn run(toks: &[Tok], text: &[u8], no_case: bool) -> bool {
                 p += 1;
                 continue;
             }
-            if s < text.len() && tok_matches(&toks[p], text[s], no_case) {
-                p += 1;
-                s += 1;
-                continue;
+            if s < text.len() {
+                let (c, n) = utf8::read(&text[s..]);
+                if tok_matches(&toks[p], c, no_case) {
+                    p += 1;
+                    s += n.max(1);
+                    continue;
+                }
             }
         } else if s == text.len() {
             return true;
         }
         match star {
             Some((sp, ss)) if ss < text.len() => {
-                star = Some((sp, ss + 1));
+                let next = ss + utf8::read(&text[ss..]).1.max(1);
+                star = Some((sp, next));
                 p = sp;
-                s = ss + 1;
+                s = next;
             }
             _ => return false,
         }
     }
+}
+
+/// A compiled LIKE or GLOB pattern.
+///
+/// A pattern of ASCII literals and any-run wildcards only (`%on%`, `abc%`, `*.txt`) is kept
+/// as its literal segments and matched on the text's bytes: an ASCII byte is always a whole
+/// character under the lenient decoder (lead bytes absorb only continuation bytes, and no
+/// multi-byte sequence decodes below 0x80), so byte and character matching agree. Matching
+/// `c LIKE '%on%'` this way, with the pattern compiled once, took speedtest1 test 140's LIKE
+/// from ~3,500 to ~900 instructions per row (callgrind; the token matcher had compiled the
+/// pattern and decoded every text into a fresh `Vec<u32>` per row).
+#[derive(Debug)]
+pub struct Pattern {
+    form: Form,
+    no_case: bool,
+}
+
+#[derive(Debug)]
+enum Form {
+    /// Literal segments split at the any-run wildcards: the first is anchored at the start,
+    /// the last at the end (one segment: the whole text). Lower-cased when `no_case`.
+    Segments(Vec<Vec<u8>>),
+    Tokens(Vec<Tok>),
+}
+
+impl Pattern {
+    /// `pattern` for LIKE with an optional escape character.
+    pub fn like(pattern: &[u8], escape: Option<u32>, case_sensitive: bool) -> Pattern {
+        Pattern::of_tokens(compile_like(pattern, escape), !case_sensitive)
+    }
+
+    /// `pattern` for GLOB (always case-sensitive).
+    pub fn glob(pattern: &[u8]) -> Pattern {
+        Pattern::of_tokens(compile_glob(pattern), false)
+    }
+
+    fn of_tokens(toks: Vec<Tok>, no_case: bool) -> Pattern {
+        let mut segs: Vec<Vec<u8>> = vec![Vec::new()];
+        for t in &toks {
+            match t {
+                Tok::AnyRun => segs.push(Vec::new()),
+                Tok::Lit(c) if *c < 0x80 => {
+                    let b = *c as u8;
+                    if let Some(last) = segs.last_mut() {
+                        last.push(if no_case { b.to_ascii_lowercase() } else { b });
+                    }
+                }
+                _ => {
+                    return Pattern {
+                        form: Form::Tokens(toks),
+                        no_case,
+                    }
+                }
+            }
+        }
+        Pattern {
+            form: Form::Segments(segs),
+            no_case,
+        }
+    }
+
+    /// Whether `text` (read up to its first NUL) matches.
+    pub fn matches(&self, text: &[u8]) -> bool {
+        match &self.form {
+            Form::Tokens(toks) => run(toks, text, self.no_case),
+            Form::Segments(segs) => match_segments(segs, utf8::until_nul(text), self.no_case),
+        }
+    }
+}
+
+/// Whether `a` (text bytes) equals `seg` (pattern bytes, lower-cased when `no_case`).
+#[inline]
+fn seg_eq(seg: &[u8], a: &[u8], no_case: bool) -> bool {
+    if no_case {
+        seg.len() == a.len() && seg.iter().zip(a).all(|(p, t)| *p == t.to_ascii_lowercase())
+    } else {
+        seg == a
+    }
+}
+
+/// The offset of the first occurrence of `seg` (non-empty) in `text`: candidates are found
+/// by a byte scan for the first pattern byte (either case of a letter: `b | 0x20`), then
+/// verified; the scan compiles to a tight loop where a per-offset closure did not.
+fn seg_find(seg: &[u8], text: &[u8], no_case: bool) -> Option<usize> {
+    let n = seg.len();
+    if n == 0 || n > text.len() {
+        return if n == 0 { Some(0) } else { None };
+    }
+    let first = seg[0];
+    let mask = if no_case && first.is_ascii_lowercase() {
+        0x20
+    } else {
+        0
+    };
+    let last_start = text.len() - n;
+    let mut i = 0;
+    while i <= last_start {
+        let k = text[i..=last_start]
+            .iter()
+            .position(|&b| b | mask == first)?;
+        i += k;
+        if seg_eq(&seg[1..], &text[i + 1..i + n], no_case) {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Segments anchored at both ends with any runs between: the first and last are fixed,
+/// each middle one is taken at its leftmost occurrence (leftmost is never worse when the
+/// only wildcard is the any-run one).
+fn match_segments(segs: &[Vec<u8>], text: &[u8], no_case: bool) -> bool {
+    let (Some(first), Some(last)) = (segs.first(), segs.last()) else {
+        return text.is_empty();
+    };
+    if segs.len() == 1 {
+        return seg_eq(first, text, no_case);
+    }
+    if text.len() < first.len() + last.len()
+        || !seg_eq(first, &text[..first.len()], no_case)
+        || !seg_eq(last, &text[text.len() - last.len()..], no_case)
+    {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for seg in &segs[1..segs.len() - 1] {
+        if seg.is_empty() {
+            continue;
+        }
+        match seg_find(seg, rest, no_case) {
+            Some(i) => rest = &rest[i + seg.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// How many compiled patterns each thread keeps: a statement's LIKE with a constant
+/// pattern compiles it once, not once per row.
+const PATTERN_CACHE_ENTRIES: usize = 8;
+
+/// What a compiled pattern is cached under: its bytes, escape, and case rule; GLOB uses
+/// escape `u32::MAX`.
+type PatternKey = (Vec<u8>, Option<u32>, bool);
+
+thread_local! {
+    static PATTERNS: std::cell::RefCell<Vec<(PatternKey, std::rc::Rc<Pattern>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The compiled form of a pattern, from the per-thread cache (most recent first).
+fn cached(
+    pattern: &[u8],
+    escape: Option<u32>,
+    case_sensitive: bool,
+    compile: impl FnOnce() -> Pattern,
+) -> std::rc::Rc<Pattern> {
+    PATTERNS.with(|c| {
+        let mut c = c.borrow_mut();
+        if let Some(i) = c.iter().position(|((p, e, cs), _)| {
+            p.as_slice() == pattern && *e == escape && *cs == case_sensitive
+        }) {
+            if i != 0 {
+                let hit = c.remove(i);
+                c.insert(0, hit);
+            }
+            return c[0].1.clone();
+        }
+        let compiled = std::rc::Rc::new(compile());
+        c.truncate(PATTERN_CACHE_ENTRIES - 1);
+        c.insert(
+            0,
+            ((pattern.to_vec(), escape, case_sensitive), compiled.clone()),
+        );
+        compiled
+    })
 }
 
 /// `text LIKE pattern [ESCAPE escape]` on already-converted text.
@@ -200,7 +383,10 @@ pub fn like_match_bytes(
     escape: Option<u32>,
     case_sensitive: bool,
 ) -> bool {
-    run(&compile_like(pattern, escape), text, !case_sensitive)
+    cached(pattern, escape, case_sensitive, || {
+        Pattern::like(pattern, escape, case_sensitive)
+    })
+    .matches(text)
 }
 
 /// `text GLOB pattern`.
@@ -210,7 +396,7 @@ pub fn glob_match(pattern: &str, text: &str) -> bool {
 
 /// GLOB on raw bytes.
 pub fn glob_match_bytes(pattern: &[u8], text: &[u8]) -> bool {
-    run(&compile_glob(pattern), text, false)
+    cached(pattern, Some(u32::MAX), true, || Pattern::glob(pattern)).matches(text)
 }
 
 /// The SQL function `like(pattern, text [, escape])` (note the argument order: `X LIKE Y`
@@ -220,10 +406,21 @@ pub fn like_fn(args: &[Value], case_sensitive: bool) -> Result<Value> {
     let (Some(pat), Some(text)) = (args.first(), args.get(1)) else {
         return Ok(Value::Null);
     };
+    like_values(pat, text, args.get(2), case_sensitive)
+}
+
+/// `text LIKE pat [ESCAPE esc]` on borrowed operands (the LIKE operator's per-row path: no
+/// argument vector, no operand clones).
+pub fn like_values(
+    pat: &Value,
+    text: &Value,
+    esc: Option<&Value>,
+    case_sensitive: bool,
+) -> Result<Value> {
     if pat.byte_len() > LIKE_PATTERN_MAX_BYTES {
         return Err(SqlError::msg("LIKE or GLOB pattern too complex"));
     }
-    let escape = match args.get(2) {
+    let escape = match esc {
         None => None,
         Some(e) => {
             let Some(e) = e.to_bytes() else {
@@ -256,6 +453,11 @@ pub fn glob_fn(args: &[Value]) -> Result<Value> {
     let (Some(pat), Some(text)) = (args.first(), args.get(1)) else {
         return Ok(Value::Null);
     };
+    glob_values(pat, text)
+}
+
+/// `text GLOB pat` on borrowed operands.
+pub fn glob_values(pat: &Value, text: &Value) -> Result<Value> {
     if pat.byte_len() > LIKE_PATTERN_MAX_BYTES {
         return Err(SqlError::msg("LIKE or GLOB pattern too complex"));
     }
@@ -294,6 +496,43 @@ mod tests {
         assert!(!glob_match("[abc", "a"));
         assert!(glob_match("*[0-9]", "abc5"));
         assert!(glob_match("?", "é"));
+    }
+
+    /// The byte-segment form against the token matcher on patterns of ASCII literals and
+    /// any-runs, with and without case folding, over ASCII and multi-byte texts.
+    #[test]
+    fn segments_agree_with_tokens() {
+        let pats = [
+            "", "%", "%%", "a", "%on%", "on%", "%on", "a%b", "%a%b%", "ab%ab", "%aa%a", "T%o",
+            "%é%", "x%%y", "%O%N%",
+        ];
+        let texts = [
+            "", "a", "on", "ON", "one", "bon", "abab", "aab", "ab", "aaa", "Two", "tWo", "één",
+            "xy", "x\u{0}y", "o\u{e9}n", "nono", "\u{ff}on",
+        ];
+        for p in pats {
+            for t in texts {
+                for cs in [false, true] {
+                    let toks = compile_like(p.as_bytes(), None);
+                    let want = run(&toks, t.as_bytes(), !cs);
+                    let got = Pattern::like(p.as_bytes(), None, cs).matches(t.as_bytes());
+                    assert_eq!(got, want, "{p:?} LIKE on {t:?}, case_sensitive={cs}");
+                    let got = like_match(p, t, None, cs);
+                    assert_eq!(got, want, "{p:?} cached, on {t:?}");
+                }
+            }
+        }
+        // Invalid UTF-8: a lead byte absorbs continuation bytes, never an ASCII one.
+        let text = b"\xc0o\x80n\xe0on";
+        assert!(Pattern::like(b"%on", None, false).matches(text));
+        assert_eq!(
+            Pattern::like(b"%o%n%", None, false).matches(text),
+            run(&compile_like(b"%o%n%", None), text, true)
+        );
+        assert!(!Pattern::like(b"_on", None, false).matches(b"\xc3\xa9xon"));
+        assert!(Pattern::like(b"__on", None, false).matches(b"\xc3\xa9xon"));
+        assert!(Pattern::glob(b"*.TXT").matches(b"a.TXT"));
+        assert!(!Pattern::glob(b"*.TXT").matches(b"a.txt"));
     }
 
     #[test]

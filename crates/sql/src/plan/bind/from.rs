@@ -23,8 +23,7 @@ impl<'s> Binder<'s> {
             };
             // Only USING and NATURAL look at the left side's columns: copying them for every
             // join was ~3% of a four-way join's statement (speedtest1 test 310, callgrind).
-            let by_name =
-                j.op.natural || matches!(j.constraint, Some(JoinConstraint::Using(_)));
+            let by_name = j.op.natural || matches!(j.constraint, Some(JoinConstraint::Using(_)));
             let left_cols: Vec<(usize, ScopeCol)> = self
                 .frames
                 .last()
