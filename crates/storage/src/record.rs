@@ -228,6 +228,18 @@ pub fn decode(rec: &[u8]) -> Result<Vec<ValueRef<'_>>> {
     FieldIter::new(rec)?.collect()
 }
 
+/// Decodes every column into `out` when they are at most `out.len()`: the column count,
+/// or `None` when there are more or the record is malformed (callers then fall back to
+/// [`decode`]). Lets a descent decode its probe without allocating.
+pub fn decode_into_slice<'a>(rec: &'a [u8], out: &mut [ValueRef<'a>]) -> Option<usize> {
+    let mut n = 0;
+    for f in FieldIter::new(rec).ok()? {
+        *out.get_mut(n)? = f.ok()?;
+        n += 1;
+    }
+    Some(n)
+}
+
 /// Number of columns in the record (reads only the header).
 pub fn column_count(rec: &[u8]) -> Result<usize> {
     let mut it = FieldIter::new(rec)?;

@@ -1336,6 +1336,59 @@ mod tests {
         (visited, errors)
     }
 
+    /// `index_find_prefix` reports exactly the entries starting with the prefix, in order,
+    /// across leaf boundaries and overflow keys; `table_max_rowid` follows inserts and
+    /// deletes at the right edge. Both work in a concurrent transaction too.
+    #[test]
+    fn find_prefix_and_max_rowid() {
+        let db = Database::open_in_memory(OpenOptions::default()).unwrap();
+        for concurrent in [false, true] {
+            let t = if concurrent {
+                db.begin_concurrent().unwrap()
+            } else {
+                db.begin_write(Duration::ZERO).unwrap()
+            };
+            let cmp = RecordCompare::default();
+            let table = t.create_btree(BtreeKind::Table).unwrap();
+            let index = t.create_btree(BtreeKind::Index).unwrap();
+            assert_eq!(t.table_max_rowid(table).unwrap(), None);
+            let long = vec![b'x'; 3000];
+            for i in 0..3000i64 {
+                t.table_insert(table, i * 3, &encode(&[ValueRef::Integer(i)]))
+                    .unwrap();
+                let k = if i % 7 == 0 {
+                    encode(&[ValueRef::Text(&long), ValueRef::Integer(i)])
+                } else {
+                    encode(&[ValueRef::Integer(i / 500), ValueRef::Integer(i)])
+                };
+                t.index_insert(index, &k, &cmp).unwrap();
+            }
+            assert_eq!(t.table_max_rowid(table).unwrap(), Some(8997));
+            t.table_delete(table, 8997).unwrap();
+            assert_eq!(t.table_max_rowid(table).unwrap(), Some(8994));
+            let found = |prefix: &[ValueRef]| {
+                let mut rowids = Vec::new();
+                t.index_find_prefix(index, &encode(prefix), &cmp, &mut |key| {
+                    let vals = crate::record::decode(key)?;
+                    if let Some(ValueRef::Integer(r)) = vals.last() {
+                        rowids.push(*r);
+                    }
+                    Ok(())
+                })
+                .unwrap();
+                rowids
+            };
+            let want: Vec<i64> = (1000..1500).filter(|i| i % 7 != 0).collect();
+            assert_eq!(found(&[ValueRef::Integer(2)]), want);
+            assert_eq!(found(&[ValueRef::Integer(2), ValueRef::Integer(1002)]), vec![1002]);
+            assert_eq!(found(&[ValueRef::Integer(2), ValueRef::Integer(6001)]), Vec::<i64>::new());
+            assert_eq!(found(&[ValueRef::Integer(9)]), Vec::<i64>::new());
+            let want: Vec<i64> = (0..3000).filter(|i| i % 7 == 0).collect();
+            assert_eq!(found(&[ValueRef::Text(&long)]), want);
+            t.rollback();
+        }
+    }
+
     #[test]
     fn api_types_are_thread_safe() {
         fn send<T: Send>() {}
