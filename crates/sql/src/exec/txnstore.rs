@@ -78,6 +78,15 @@ fn to_ref(v: &Value) -> ValueRef<'_> {
 }
 
 pub fn encode(vals: &[Value]) -> Vec<u8> {
+    // Up to 16 values are viewed from the stack: the `Vec<ValueRef>` was an allocation
+    // per table or index write (callgrind, speedtest1 test 290).
+    let mut small = [ValueRef::Null; 16];
+    if let Some(refs) = small.get_mut(..vals.len()) {
+        for (r, v) in refs.iter_mut().zip(vals) {
+            *r = to_ref(v);
+        }
+        return record::encode(refs);
+    }
     let refs: Vec<ValueRef> = vals.iter().map(to_ref).collect();
     record::encode(&refs)
 }
