@@ -290,7 +290,8 @@ struct TxnInner {
     /// Reused buffers and descent stack for modifications.
     tc: TreeCursor,
     /// Right-edge path of the last append: (root, change counter after it, path). Valid
-    /// only while the counter has not moved since (insert.rs, `table_insert`).
+    /// only while the counter has not moved since (insert.rs, `table_insert`), except
+    /// that key writes to other trees carry it along (`keep_hint_past`).
     append_hint: Option<(PageNo, u64, Vec<(PageNo, usize)>)>,
     scratch: Vec<u8>,
     cell: Vec<u8>,
@@ -351,6 +352,23 @@ impl TxnInner {
     fn note_key(&mut self, root: PageNo, k: Key) {
         if let Some(ws) = self.write_set() {
             ws.key(root, k);
+        }
+    }
+
+    /// After a key write (insert or delete of one entry) to the tree at `root`, which
+    /// touched only that tree's pages and free pages, an append hint for another tree is
+    /// still that tree's right edge. Keeping it lets a table with indexes append each row
+    /// of an INSERT ... SELECT without a descent (its index inserts moved the counter
+    /// between the table's inserts, so the hint never held). Only a hint still valid
+    /// before this write is carried (the caller bumped the counter once for it): one made
+    /// stale by a write to its own tree must stay stale (a table delete followed by an
+    /// index write revived a path to a freed page; bulk_build's small-page test).
+    fn keep_hint_past(&mut self, root: PageNo) {
+        let changes = self.changes;
+        if let Some(h) = self.append_hint.as_mut() {
+            if h.0 != root && h.1 + 1 == changes {
+                h.1 = changes;
+            }
         }
     }
 
@@ -641,6 +659,7 @@ impl Txn {
         g.tc.table = true;
         g.changes += 1;
         let found = delete::table_delete(v, &mut g.tc, rowid)?;
+        g.keep_hint_past(root);
         g.note_key(root, Key::Row(rowid));
         g.note_op(Op::TableDelete(root, rowid));
         Ok(found)
@@ -660,6 +679,7 @@ impl Txn {
         g.tc.table = false;
         g.changes += 1;
         insert::index_insert(v, &mut g.tc, key, cmp, &mut g.scratch, &mut g.cell)?;
+        g.keep_hint_past(root);
         g.note_key(root, Key::Idx(key.to_vec()));
         if let Some(c) = shared {
             g.note_op(Op::IndexInsert(root, key.to_vec(), c));
@@ -709,6 +729,7 @@ impl Txn {
             return Ok(false);
         }
         g.changes += 1;
+        g.keep_hint_past(root);
         g.note_key(root, Key::Idx(key.to_vec()));
         if let Some(c) = shared {
             g.note_op(Op::IndexInsert(root, key.to_vec(), c));
@@ -805,6 +826,7 @@ impl Txn {
         g.tc.table = false;
         g.changes += 1;
         let found = delete::index_delete(v, &mut g.tc, key, cmp, &mut g.scratch)?;
+        g.keep_hint_past(root);
         g.note_key(root, Key::Idx(key.to_vec()));
         if let Some(c) = shared {
             g.note_op(Op::IndexDelete(root, key.to_vec(), c));
@@ -1387,6 +1409,65 @@ mod tests {
             assert_eq!(found(&[ValueRef::Text(&long)]), want);
             t.rollback();
         }
+    }
+
+    /// Appends to a table interleaved with key writes to other trees (index inserts and
+    /// deletes, deletes in another table: the append hint is carried past them) and with
+    /// deletes in the table itself (the hint is dropped) leave every tree intact and
+    /// complete, splits of the table included.
+    #[test]
+    fn append_hint_survives_other_trees_writes() {
+        let db = Database::open_in_memory(OpenOptions::default()).unwrap();
+        let t = db.begin_write(Duration::ZERO).unwrap();
+        let cmp = RecordCompare::default();
+        let table = t.create_btree(BtreeKind::Table).unwrap();
+        let other = t.create_btree(BtreeKind::Table).unwrap();
+        let index = t.create_btree(BtreeKind::Index).unwrap();
+        let text = vec![b'y'; 300];
+        for i in 0..4000i64 {
+            t.table_insert(table, i, &encode(&[ValueRef::Text(&text), ValueRef::Integer(i)]))
+                .unwrap();
+            let k = encode(&[ValueRef::Integer((i * 7919) % 4001), ValueRef::Integer(i)]);
+            t.index_insert(index, &k, &cmp).unwrap();
+            t.table_insert(other, i, &encode(&[ValueRef::Integer(i)])).unwrap();
+            if i % 3 == 0 {
+                t.index_delete(index, &k, &cmp).unwrap();
+                t.table_delete(other, i).unwrap();
+            }
+            if i % 500 == 499 {
+                t.table_delete(table, i - 1).unwrap();
+            }
+        }
+        // A delete at the table's right edge frees its last leaves; an index write after it
+        // must not revive the hint that leads there.
+        t.table_insert(table, 4000, &encode(&[ValueRef::Integer(0)])).unwrap();
+        for i in (3500..=4000i64).rev() {
+            t.table_delete(table, i).unwrap();
+        }
+        let k = encode(&[ValueRef::Integer(-1), ValueRef::Integer(-1)]);
+        t.index_insert(index, &k, &cmp).unwrap();
+        t.index_delete(index, &k, &cmp).unwrap();
+        for i in 3500..4000i64 {
+            t.table_insert(table, i, &encode(&[ValueRef::Text(&text), ValueRef::Integer(i)]))
+                .unwrap();
+        }
+        let roots = [
+            (table, BtreeKind::Table),
+            (other, BtreeKind::Table),
+            (index, BtreeKind::Index),
+        ];
+        assert_eq!(t.integrity_check(&roots, 10).unwrap(), Vec::<String>::new());
+        let mut c = t.cursor(table, BtreeKind::Table, None).unwrap();
+        let mut rowids = Vec::new();
+        let mut ok = c.first().unwrap();
+        while ok {
+            rowids.push(c.rowid().unwrap());
+            ok = c.next().unwrap();
+        }
+        let want: Vec<i64> = (0..4000).filter(|i| i % 500 != 498 || *i >= 3500).collect();
+        assert!(rowids == want, "table rows differ");
+        assert_eq!(t.count(index).unwrap(), 4000 - 1334);
+        t.rollback();
     }
 
     #[test]
