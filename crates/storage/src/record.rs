@@ -228,6 +228,18 @@ pub fn decode(rec: &[u8]) -> Result<Vec<ValueRef<'_>>> {
     FieldIter::new(rec)?.collect()
 }
 
+/// Decodes every column into `out` when they are at most `out.len()`: the column count,
+/// or `None` when there are more or the record is malformed (callers then fall back to
+/// [`decode`]). Lets a descent decode its probe without allocating.
+pub fn decode_into_slice<'a>(rec: &'a [u8], out: &mut [ValueRef<'a>]) -> Option<usize> {
+    let mut n = 0;
+    for f in FieldIter::new(rec).ok()? {
+        *out.get_mut(n)? = f.ok()?;
+        n += 1;
+    }
+    Some(n)
+}
+
 /// Number of columns in the record (reads only the header).
 pub fn column_count(rec: &[u8]) -> Result<usize> {
     let mut it = FieldIter::new(rec)?;
@@ -331,15 +343,23 @@ pub trait KeyCompare: Send + Sync {
 /// The standard index comparator: column by column in SQLite order, each column optionally
 /// descending and with a text collation. Columns beyond `desc`/`collations` are ascending
 /// BINARY (the trailing rowid of an index entry).
+///
+/// The columns' settings are shared slices, so `to_shared` (called for every index write
+/// of a concurrent transaction) copies no vectors: it allocated three times per write and
+/// was ~2.5% of a REPLACE ... SELECT into a table with three indexes (callgrind,
+/// speedtest1 test 290).
 #[derive(Clone, Default)]
 pub struct RecordCompare {
-    pub desc: Vec<bool>,
-    pub collations: Vec<Option<Arc<dyn Collation>>>,
+    desc: Arc<[bool]>,
+    collations: Arc<[Option<Arc<dyn Collation>>]>,
 }
 
 impl RecordCompare {
     pub fn new(desc: Vec<bool>, collations: Vec<Option<Arc<dyn Collation>>>) -> RecordCompare {
-        RecordCompare { desc, collations }
+        RecordCompare {
+            desc: desc.into(),
+            collations: collations.into(),
+        }
     }
 }
 
@@ -368,6 +388,9 @@ impl KeyCompare for RecordCompare {
         _probe: &[u8],
         probe_fields: &[ValueRef<'_>],
     ) -> Result<Ordering> {
+        if let Some(o) = self.compare_fast(stored, probe_fields) {
+            return Ok(o);
+        }
         let mut s = FieldIter::new(stored)?;
         for (i, pv) in probe_fields.iter().enumerate() {
             let o = self.compare_field(&mut s, i, pv)?;
@@ -380,6 +403,60 @@ impl KeyCompare for RecordCompare {
 }
 
 impl RecordCompare {
+    /// `compare_decoded` for the common stored key: header length and serial types one
+    /// byte each (up to 126 columns, text and blobs under 58 bytes), read in place without
+    /// `FieldIter`'s per-field `Result`s. `None` sends anything else, well-formed or
+    /// not, to the general path, so both orders agree exactly and a corrupt key's error is
+    /// the general path's. Measured: a descent's comparison went from ~245 to ~140
+    /// instructions (text keys' memcmp included; callgrind, speedtest1 test 290).
+    #[inline]
+    fn compare_fast(&self, stored: &[u8], probe_fields: &[ValueRef<'_>]) -> Option<Ordering> {
+        let header_end = *stored.first()? as usize;
+        if header_end >= 0x80 || header_end == 0 || header_end > stored.len() {
+            return None;
+        }
+        let mut hp = 1;
+        let mut bp = header_end;
+        for (i, pv) in probe_fields.iter().enumerate() {
+            if hp >= header_end {
+                // A stored key shorter than the probe sorts first.
+                return Some(Ordering::Less);
+            }
+            let t = stored[hp];
+            if t >= 0x80 {
+                return None;
+            }
+            hp += 1;
+            let len = match t {
+                0 | 8 | 9 => 0,
+                1..=4 => t as usize,
+                5 => 6,
+                6 | 7 => 8,
+                10 | 11 => return None,
+                n => (n as usize - 12) / 2,
+            };
+            let end = bp + len;
+            let body = stored.get(bp..end)?;
+            bp = end;
+            let sv = decode_body(u64::from(t), body);
+            let o = match (&sv, pv) {
+                (ValueRef::Integer(x), ValueRef::Integer(y)) => x.cmp(y),
+                _ => {
+                    let coll = self.collations.get(i).and_then(|c| c.as_deref());
+                    compare_values_with(&sv, pv, coll)
+                }
+            };
+            if o != Ordering::Equal {
+                return Some(if self.desc.get(i).copied().unwrap_or(false) {
+                    o.reverse()
+                } else {
+                    o
+                });
+            }
+        }
+        Some(Ordering::Equal)
+    }
+
     /// Compares the stored key's next field (column `i`) with the probe's.
     #[inline]
     fn compare_field(
@@ -551,6 +628,9 @@ mod tests {
             ValueRef::Text(b"AB"),
             ValueRef::Text(b"b"),
             ValueRef::Blob(b"ab"),
+            // Two-byte serial types: the fast path's hand-off to the general one.
+            ValueRef::Text(&[b'x'; 70]),
+            ValueRef::Integer(i64::MIN),
         ];
         let mut keys = vec![encode(&[])];
         for a in &values {
@@ -563,6 +643,9 @@ mod tests {
         let mut corrupt = encode(&[ValueRef::Integer(7), ValueRef::Text(b"abc")]);
         corrupt.truncate(corrupt.len() - 2);
         keys.push(corrupt);
+        // A reserved serial type (10) in the second column, and a header past the end.
+        keys.push(vec![3, 1, 10, 7]);
+        keys.push(vec![5, 1, 7]);
         for probe in &keys {
             let Ok(fields) = decode(probe) else { continue };
             for stored in &keys {

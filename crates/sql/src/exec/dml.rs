@@ -570,20 +570,8 @@ impl Engine<'_> {
                 }
             }
             let mut clash = Vec::new();
-            for e in self.store.index_range(
-                ix.root,
-                order,
-                Bound::Included(k.clone()),
-                Bound::Included(k.clone()),
-                false,
-            )? {
-                let e = e?;
-                if let Some(Value::Integer(r)) = e.last() {
-                    if Some(*r) != old && !to_delete.contains(r) {
-                        clash.push(*r);
-                    }
-                }
-            }
+            self.store.index_prefix_rowids(ix.root, order, &k, &mut clash)?;
+            clash.retain(|r| Some(*r) != old && !to_delete.contains(r));
             if clash.is_empty() {
                 continue;
             }

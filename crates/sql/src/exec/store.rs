@@ -219,6 +219,24 @@ pub trait Store {
         self.index_insert(root, key, order)?;
         Ok(true)
     }
+    /// Appends to `out` the rowid (last field) of each entry that starts with `prefix` (no
+    /// NULL in it): a UNIQUE index's conflict probe. Stores over B-trees answer in one
+    /// descent without building an iterator.
+    fn index_prefix_rowids(
+        &self,
+        root: u32,
+        order: &KeyOrder,
+        prefix: &[Value],
+        out: &mut Vec<i64>,
+    ) -> Result<()> {
+        let p = prefix.to_vec();
+        for e in self.index_range(root, order, Bound::Included(p.clone()), Bound::Included(p), false)? {
+            if let Some(Value::Integer(r)) = e?.last() {
+                out.push(*r);
+            }
+        }
+        Ok(())
+    }
     /// Keys between the prefix bounds, ascending (descending when `reverse`).
     fn index_range(
         &self,
@@ -554,6 +572,16 @@ impl Store for RoutedStore<'_> {
     ) -> Result<bool> {
         let (s, r) = self.pick(root)?;
         s.index_insert_unique(r, key, prefix_len, order)
+    }
+    fn index_prefix_rowids(
+        &self,
+        root: u32,
+        order: &KeyOrder,
+        prefix: &[Value],
+        out: &mut Vec<i64>,
+    ) -> Result<()> {
+        let (s, r) = self.pick(root)?;
+        s.index_prefix_rowids(r, order, prefix, out)
     }
     fn index_range(
         &self,
