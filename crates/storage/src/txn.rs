@@ -1403,8 +1403,14 @@ mod tests {
             };
             let want: Vec<i64> = (1000..1500).filter(|i| i % 7 != 0).collect();
             assert_eq!(found(&[ValueRef::Integer(2)]), want);
-            assert_eq!(found(&[ValueRef::Integer(2), ValueRef::Integer(1002)]), vec![1002]);
-            assert_eq!(found(&[ValueRef::Integer(2), ValueRef::Integer(6001)]), Vec::<i64>::new());
+            assert_eq!(
+                found(&[ValueRef::Integer(2), ValueRef::Integer(1002)]),
+                vec![1002]
+            );
+            assert_eq!(
+                found(&[ValueRef::Integer(2), ValueRef::Integer(6001)]),
+                Vec::<i64>::new()
+            );
             assert_eq!(found(&[ValueRef::Integer(9)]), Vec::<i64>::new());
             let want: Vec<i64> = (0..3000).filter(|i| i % 7 == 0).collect();
             assert_eq!(found(&[ValueRef::Text(&long)]), want);
@@ -1426,11 +1432,16 @@ mod tests {
         let index = t.create_btree(BtreeKind::Index).unwrap();
         let text = vec![b'y'; 300];
         for i in 0..4000i64 {
-            t.table_insert(table, i, &encode(&[ValueRef::Text(&text), ValueRef::Integer(i)]))
-                .unwrap();
+            t.table_insert(
+                table,
+                i,
+                &encode(&[ValueRef::Text(&text), ValueRef::Integer(i)]),
+            )
+            .unwrap();
             let k = encode(&[ValueRef::Integer((i * 7919) % 4001), ValueRef::Integer(i)]);
             t.index_insert(index, &k, &cmp).unwrap();
-            t.table_insert(other, i, &encode(&[ValueRef::Integer(i)])).unwrap();
+            t.table_insert(other, i, &encode(&[ValueRef::Integer(i)]))
+                .unwrap();
             if i % 3 == 0 {
                 t.index_delete(index, &k, &cmp).unwrap();
                 t.table_delete(other, i).unwrap();
@@ -1441,7 +1452,8 @@ mod tests {
         }
         // A delete at the table's right edge frees its last leaves; an index write after it
         // must not revive the hint that leads there.
-        t.table_insert(table, 4000, &encode(&[ValueRef::Integer(0)])).unwrap();
+        t.table_insert(table, 4000, &encode(&[ValueRef::Integer(0)]))
+            .unwrap();
         for i in (3500..=4000i64).rev() {
             t.table_delete(table, i).unwrap();
         }
@@ -1449,8 +1461,12 @@ mod tests {
         t.index_insert(index, &k, &cmp).unwrap();
         t.index_delete(index, &k, &cmp).unwrap();
         for i in 3500..4000i64 {
-            t.table_insert(table, i, &encode(&[ValueRef::Text(&text), ValueRef::Integer(i)]))
-                .unwrap();
+            t.table_insert(
+                table,
+                i,
+                &encode(&[ValueRef::Text(&text), ValueRef::Integer(i)]),
+            )
+            .unwrap();
         }
         let roots = [
             (table, BtreeKind::Table),

@@ -570,7 +570,8 @@ impl Engine<'_> {
                 }
             }
             let mut clash = Vec::new();
-            self.store.index_prefix_rowids(ix.root, order, &k, &mut clash)?;
+            self.store
+                .index_prefix_rowids(ix.root, order, &k, &mut clash)?;
             clash.retain(|r| Some(*r) != old && !to_delete.contains(r));
             if clash.is_empty() {
                 continue;

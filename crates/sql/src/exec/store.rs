@@ -230,7 +230,13 @@ pub trait Store {
         out: &mut Vec<i64>,
     ) -> Result<()> {
         let p = prefix.to_vec();
-        for e in self.index_range(root, order, Bound::Included(p.clone()), Bound::Included(p), false)? {
+        for e in self.index_range(
+            root,
+            order,
+            Bound::Included(p.clone()),
+            Bound::Included(p),
+            false,
+        )? {
             if let Some(Value::Integer(r)) = e?.last() {
                 out.push(*r);
             }
