@@ -8,38 +8,7 @@
 
 mod common;
 
-use common::{run_parlite, run_sqlite, Out};
-
-/// Runs `setup` in both engines, then for each query compares the plan's wording and the
-/// rows. Returns the mismatches.
-fn compare(setup: &str, queries: &[&str]) -> Vec<String> {
-    let s = rusqlite::Connection::open_in_memory().expect("sqlite");
-    let p = parlite::Connection::open(":memory:").expect("parlite");
-    s.execute_batch(setup).expect("sqlite setup");
-    p.execute_batch(setup).expect("parlite setup");
-    let mut failures = Vec::new();
-    for q in queries {
-        let eqp = format!("EXPLAIN QUERY PLAN {q}");
-        let detail = |o: Out| -> Out {
-            match o {
-                Out::Rows { rows, .. } => Out::Rows {
-                    names: Vec::new(),
-                    rows: rows.into_iter().map(|mut r| vec![r.remove(3)]).collect(),
-                },
-                e => e,
-            }
-        };
-        let (a, b) = (detail(run_sqlite(&s, &eqp)), detail(run_parlite(&p, &eqp)));
-        if a != b {
-            failures.push(format!("{eqp}\n  sqlite:  {a:?}\n  parlite: {b:?}"));
-        }
-        let (a, b) = (run_sqlite(&s, q), run_parlite(&p, q));
-        if a != b {
-            failures.push(format!("{q}\n  sqlite:  {a:?}\n  parlite: {b:?}"));
-        }
-    }
-    failures
-}
+use common::compare_plans_and_rows as compare;
 
 const SETUP: &str = "
     CREATE TABLE t(a, b, c, d NOT NULL, e TEXT COLLATE NOCASE);

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{check_script, run_parlite, Compare, Out};
+use common::{check_script, integrity_check_rows, Compare};
 use std::path::PathBuf;
 
 /// Full scans and rowid ranges (forward and reverse) over rows that exercise every fixup
@@ -69,20 +69,6 @@ fn fresh_dir(tag: &str) -> PathBuf {
     d
 }
 
-fn integrity(path: &std::path::Path) -> Vec<String> {
-    let c = parlite::Connection::open(path.to_str().expect("utf8")).expect("open");
-    match run_parlite(&c, "PRAGMA integrity_check") {
-        Out::Rows { rows, .. } => rows
-            .into_iter()
-            .map(|r| match &r[0] {
-                parlite::Value::Text(s) => s.clone(),
-                other => format!("{other:?}"),
-            })
-            .collect(),
-        Out::Err(e) => vec![format!("error: {e}")],
-    }
-}
-
 /// integrity_check finds index entries missing for table rows (probing each index with
 /// one reused cursor) and indexes holding the wrong number of entries (counted without
 /// decoding keys): an index whose tree belongs to another table fails both.
@@ -104,7 +90,7 @@ fn integrity_check_finds_missing_and_extra_index_entries() {
         )
         .expect("setup");
     }
-    assert_eq!(integrity(&path), vec!["ok".to_string()]);
+    assert_eq!(integrity_check_rows(&path), vec!["ok".to_string()]);
     {
         let s = rusqlite::Connection::open(&path).expect("sqlite");
         let r1: i64 = s
@@ -128,7 +114,7 @@ fn integrity_check_finds_missing_and_extra_index_entries() {
         ))
         .expect("swap");
     }
-    let got = integrity(&path);
+    let got = integrity_check_rows(&path);
     assert!(
         got.contains(&"row 1 missing from index i1".to_string()),
         "{got:?}"

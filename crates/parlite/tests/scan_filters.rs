@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{check_script, run_parlite, sqlite_rows, temp_db_path, Compare, Out};
+use common::{check_script, integrity_check_rows, sqlite_rows, temp_db_path, Compare, Out};
 
 /// LIKE/GLOB patterns of every shape on ASCII, mixed-case, multi-byte, NUL-holding and
 /// numeric operands, with ESCAPE, case_sensitive_like, and patterns from columns (so a
@@ -97,20 +97,6 @@ fn filtered_aggregates_and_sorts_match_sqlite() {
     check_script(&script, Compare::default());
 }
 
-fn integrity(path: &std::path::Path) -> Vec<String> {
-    let c = parlite::Connection::open(path.to_str().expect("utf8")).expect("open");
-    match run_parlite(&c, "PRAGMA integrity_check") {
-        Out::Rows { rows, .. } => rows
-            .into_iter()
-            .map(|r| match &r[0] {
-                parlite::Value::Text(s) => s.clone(),
-                other => format!("{other:?}"),
-            })
-            .collect(),
-        Out::Err(e) => vec![format!("error: {e}")],
-    }
-}
-
 /// Healthy tables whose indexes cover the shapes the merge compares (NOCASE and DESC
 /// columns, an expression, a partial index, duplicates, NULLs, REAL values stored as
 /// integers) are "ok" as in SQLite; two indexes of one table with equal
@@ -142,7 +128,7 @@ fn integrity_check_merge_agrees_with_probes() {
         Out::Err(e) => panic!("sqlite: {e}"),
     };
     assert_eq!(want, 1);
-    assert_eq!(integrity(&path), vec!["ok".to_string()]);
+    assert_eq!(integrity_check_rows(&path), vec!["ok".to_string()]);
     {
         let s = rusqlite::Connection::open(&path).expect("sqlite");
         let root = |name: &str| -> i64 {
@@ -161,7 +147,7 @@ fn integrity_check_merge_agrees_with_probes() {
         ))
         .expect("swap");
     }
-    let got = integrity(&path);
+    let got = integrity_check_rows(&path);
     for n in 1..=3 {
         for ix in ["uq", "uv"] {
             let line = format!("row {n} missing from index {ix}");

@@ -162,3 +162,51 @@ pub fn sqlite_rows(path: &std::path::Path, sql: &str) -> Out {
     let s = rusqlite::Connection::open(path).expect("open");
     run_sqlite(&s, sql)
 }
+
+/// Runs `setup` in both engines, then for each query compares the plan's wording and the
+/// rows. Returns the mismatches.
+pub fn compare_plans_and_rows<Q: AsRef<str>>(setup: &str, queries: &[Q]) -> Vec<String> {
+    let s = rusqlite::Connection::open_in_memory().expect("sqlite");
+    let p = parlite::Connection::open(":memory:").expect("parlite");
+    s.execute_batch(setup).expect("sqlite setup");
+    p.execute_batch(setup).expect("parlite setup");
+    let mut failures = Vec::new();
+    for q in queries {
+        let q = q.as_ref();
+        let eqp = format!("EXPLAIN QUERY PLAN {q}");
+        let detail = |o: Out| -> Out {
+            match o {
+                Out::Rows { rows, .. } => Out::Rows {
+                    names: Vec::new(),
+                    rows: rows.into_iter().map(|mut r| vec![r.remove(3)]).collect(),
+                },
+                e => e,
+            }
+        };
+        let (a, b) = (detail(run_sqlite(&s, &eqp)), detail(run_parlite(&p, &eqp)));
+        if a != b {
+            failures.push(format!("{eqp}\n  sqlite:  {a:?}\n  parlite: {b:?}"));
+        }
+        let (a, b) = (run_sqlite(&s, q), run_parlite(&p, q));
+        if a != b {
+            failures.push(format!("{q}\n  sqlite:  {a:?}\n  parlite: {b:?}"));
+        }
+    }
+    failures
+}
+
+/// The rows of parlite's `PRAGMA integrity_check` on the database file at `path` ("ok", or
+/// one line per problem; an error as `error: ...`).
+pub fn integrity_check_rows(path: &std::path::Path) -> Vec<String> {
+    let c = parlite::Connection::open(path.to_str().expect("utf8")).expect("open");
+    match run_parlite(&c, "PRAGMA integrity_check") {
+        Out::Rows { rows, .. } => rows
+            .into_iter()
+            .map(|r| match &r[0] {
+                parlite::Value::Text(s) => s.clone(),
+                other => format!("{other:?}"),
+            })
+            .collect(),
+        Out::Err(e) => vec![format!("error: {e}")],
+    }
+}
