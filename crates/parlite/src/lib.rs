@@ -206,6 +206,9 @@ pub struct Stats {
     /// Commits that waited for the checkpointer (the log or the dirty pages at twice their
     /// threshold: commits outran it).
     pub checkpoint_stalls: u64,
+    /// Background checkpoints that folded only `synchronous=OFF` commits and so skipped
+    /// their fsyncs, as SQLite's checkpoints at OFF (docs/log-and-recovery.md, B8).
+    pub relaxed_checkpoints: u64,
     /// Bytes of log frames not yet checkpointed.
     pub log_bytes: u64,
     /// Size of the log files on disk (both files, headers included).
@@ -494,6 +497,7 @@ impl ConnInner {
             int("checkpoint_ms", st.checkpoint_ms),
             int("checkpoint_max_ms", st.checkpoint_max_ms),
             int("checkpoint_stalls", st.checkpoint_stalls),
+            int("relaxed_checkpoints", st.relaxed_checkpoints),
             int("log_bytes", st.log_bytes),
             int("log_file_bytes", st.log_file_bytes),
             int("oldest_snapshot_age_ms", st.oldest_snapshot_age_ms),
@@ -1146,6 +1150,7 @@ fn stats_of(storage: &parlite_storage::Database, counters: &SqlCounters) -> Stat
         checkpoint_ms: p.checkpoint_us / 1000,
         checkpoint_max_ms: p.checkpoint_max_us / 1000,
         checkpoint_stalls: p.checkpoint_stalls,
+        relaxed_checkpoints: p.relaxed_checkpoints,
         log_bytes: p.log_frames_bytes,
         log_file_bytes: p.log_file_bytes,
         oldest_snapshot_age_ms: p.oldest_snapshot_age_ms,

@@ -580,6 +580,7 @@ fn parlite_stats_pragma_reports_counters() {
         "checkpoint_ms",
         "checkpoint_max_ms",
         "checkpoint_stalls",
+        "relaxed_checkpoints",
         "log_bytes",
         "log_file_bytes",
         "oldest_snapshot_age_ms",
@@ -653,6 +654,25 @@ fn parlite_stats_report_checkpoints_snapshots_and_lock_waits() {
     assert!(stat(&c1, "writer_wait_ms") >= stat(&c1, "writer_wait_max_ms"));
     let s = db.stats();
     assert_eq!(s.checkpoints as i64, stat(&c1, "checkpoints"));
+    // That round folded FULL commits: it synced. A round of only OFF commits skips its
+    // fsyncs and is counted as relaxed (B8).
+    assert_eq!(stat(&c1, "relaxed_checkpoints"), 0);
+    let rounds = stat(&c1, "checkpoints");
+    c1.execute_batch(
+        "PRAGMA synchronous = OFF;
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1300)
+         INSERT INTO t SELECT 2000 + i, randomblob(4000) FROM n",
+    )
+    .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while stat(&c1, "checkpoints") == rounds {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no background checkpoint of the OFF commit"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(stat(&c1, "relaxed_checkpoints") >= 1);
 }
 
 #[test]
