@@ -47,6 +47,9 @@ pub struct Exec<'a> {
     pub schema: &'a crate::schema::Schema,
     pub params: &'a [Value],
     pub conn: &'a dyn FunctionContext,
+    /// The connection's settings (the same object as `conn`): lets table-valued functions
+    /// that read table data, such as `pragma_foreign_key_check`, run as an `Engine`.
+    pub state: &'a super::ConnState,
     pub exec_id: u64,
     /// Inside a trigger program (RAISE is allowed).
     pub in_trigger: bool,

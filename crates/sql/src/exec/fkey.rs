@@ -29,6 +29,7 @@ use crate::schema::{FkAction, ForeignKey, Table};
 use crate::value::{codes, Result, SqlError, Value};
 use std::sync::Arc;
 
+mod function;
 mod mismatch;
 pub(crate) use mismatch::FkWrite;
 
@@ -204,6 +205,12 @@ impl Engine<'_> {
         Ok(())
     }
 
+    /// Whether a DELETE on `t` must see its rows one by one for foreign keys (SQLite's
+    /// `sqlite3FkRequired` for a DELETE): checking is on and `t` is a child or a parent.
+    pub(crate) fn fk_required_for_delete(&self, t: &Table) -> bool {
+        self.fk_on() && (!t.fkeys.is_empty() || !self.children_of(t).is_empty())
+    }
+
     /// Child foreign keys that reference `t`, from `t`'s own database: (child table, key).
     fn children_of(&self, t: &Table) -> Vec<(Arc<Table>, ForeignKey)> {
         let mut out = Vec::new();
@@ -368,6 +375,14 @@ impl Engine<'_> {
         let tables: Vec<Arc<Table>> = match table {
             Some(name) => match self.schema.table(name) {
                 Some(t) => vec![t.clone()],
+                // The schema tables have no foreign keys (SQLite finds them: no rows).
+                None if matches!(
+                    crate::schema::key(name).as_str(),
+                    "sqlite_schema" | "sqlite_master" | "sqlite_temp_schema" | "sqlite_temp_master"
+                ) =>
+                {
+                    Vec::new()
+                }
                 None => {
                     // Inside `PRAGMA aux.foreign_key_check(t)` SQLite names the database.
                     let db = super::store::attached_slot(self.schema_root)

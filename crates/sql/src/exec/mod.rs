@@ -385,6 +385,7 @@ impl<'a> Engine<'a> {
             schema: self.schema,
             params: self.params,
             conn: self.state,
+            state: self.state,
             exec_id: self.exec_id,
             in_trigger: self.trigger_depth > 0,
             working: Default::default(),

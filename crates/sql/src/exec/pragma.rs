@@ -573,6 +573,7 @@ pub fn is_table_function(pragma: &str) -> bool {
             | "table_list"
             | "database_list"
             | "foreign_key_list"
+            | "foreign_key_check"
             | "function_list"
             | "pragma_list"
             | "module_list"
@@ -586,7 +587,7 @@ pub fn is_table_function(pragma: &str) -> bool {
 pub fn function_hidden_columns(pragma: &str) -> &'static [&'static str] {
     match pragma {
         "table_info" | "table_xinfo" | "index_list" | "index_info" | "index_xinfo"
-        | "foreign_key_list" => &["arg", "schema"],
+        | "foreign_key_list" | "foreign_key_check" => &["arg", "schema"],
         "table_list" => &["arg"],
         _ => &[],
     }

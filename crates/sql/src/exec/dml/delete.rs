@@ -5,13 +5,15 @@
 //!
 //! Invariants: the rows are collected before any is deleted (as for UPDATE, dml.rs), and
 //! the truncate path is taken only when no trigger, RETURNING clause, ORDER BY/LIMIT or
-//! enabled foreign-key checking could observe the rows (it plans no scan, so INDEXED BY
-//! errors do not arise there, as in SQLite).
+//! foreign-key constraint on the table (as child or parent, with checking on) could observe
+//! the rows. It plans no scan, but still resolves `INDEXED BY` as SQLite does: a name that
+//! is not an index of the table is "no such index: X"; a partial index is accepted there
+//! (no WHERE to imply its own), while the row-by-row path reports "no query solution".
 
 use super::super::Engine;
 use super::target::TargetClause;
 use crate::parse::ast::{self, TriggerEvent, TriggerTime};
-use crate::value::{Result, Value};
+use crate::value::{Result, SqlError, Value};
 
 impl Engine<'_> {
     pub fn delete(&mut self, d: &ast::Delete) -> Result<Vec<Vec<Value>>> {
@@ -36,8 +38,18 @@ impl Engine<'_> {
             && returning.is_empty()
             && before.is_empty()
             && after.is_empty()
-            && !self.state.foreign_keys.get()
+            && !self.fk_required_for_delete(&t)
         {
+            if let Some(ast::Indexed::By(name)) = &d.indexed {
+                let known = self
+                    .schema
+                    .table_indexes(&t)
+                    .iter()
+                    .any(|ix| ix.name.eq_ignore_ascii_case(name));
+                if !known {
+                    return Err(SqlError::msg(format!("no such index: {name}")));
+                }
+            }
             let n = self.store.clear_counting(t.root, !t.without_rowid)?;
             for (ix, ..) in &w.indexes {
                 if ix.root != t.root && ix.root != 0 {

@@ -289,7 +289,11 @@ impl Exec<'_> {
                 for a in args {
                     vals.push(self.eval(a, &fr)?);
                 }
-                let rows = crate::exec::pragma::function_rows(self.schema, pragma, &vals)?;
+                let rows = if pragma == "foreign_key_check" {
+                    self.foreign_key_check_function(&vals)?
+                } else {
+                    crate::exec::pragma::function_rows(self.schema, pragma, &vals)?
+                };
                 Ok(Box::new(rows.into_iter().map(Ok)))
             }
             SourceKind::JsonFn { recursive, args } => {

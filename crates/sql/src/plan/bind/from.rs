@@ -371,19 +371,23 @@ impl<'s> Binder<'s> {
                 let hidden = crate::exec::pragma::function_hidden_columns(pragma);
                 if args.len() > hidden.len() {
                     return err(format!(
-                        "too many arguments on {} - max {}",
+                        "too many arguments on {}() - max {}",
                         name.name,
                         hidden.len()
                     ));
                 }
                 let sname = key(alias.as_deref().unwrap_or(&name.name));
-                let constants: Option<Vec<Value>> = args
-                    .iter()
-                    .map(|a| match a {
-                        Expr::Literal(l) => Some(literal_value(l)),
-                        _ => None,
-                    })
-                    .collect();
+                // `pragma_foreign_key_check` reads table data: always run at run time.
+                let constants: Option<Vec<Value>> = if pragma == "foreign_key_check" {
+                    None
+                } else {
+                    args.iter()
+                        .map(|a| match a {
+                            Expr::Literal(l) => Some(literal_value(l)),
+                            _ => None,
+                        })
+                        .collect()
+                };
                 let kind =
                     match constants {
                         Some(vals) => SourceKind::Rows(Rc::new(
