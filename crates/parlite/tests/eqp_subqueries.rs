@@ -6,6 +6,8 @@
 //!   loops, after the loops of the query holding them and before its ORDER BY sort;
 //! - `COMPOUND QUERY` over `LEFT-MOST SUBQUERY` and one `UNION ALL` / `UNION USING TEMP
 //!   B-TREE` / `INTERSECT USING TEMP B-TREE` / `EXCEPT USING TEMP B-TREE` per further arm.
+//! - `CO-ROUTINE name` over the rows of an aggregate FROM subquery that is its query's only
+//!   source (SQLite cannot flatten it), then `SCAN name` (the alias, else `(subquery-N)`).
 //! N is SQLite's select id: selects are numbered in the order the parser finishes them (a
 //! subquery before the select holding it, left to right).
 
@@ -128,5 +130,16 @@ fn compound_selects() {
         "SELECT a FROM t1 WHERE b > (SELECT 1) UNION ALL SELECT x FROM t2 WHERE y IN (SELECT p FROM t3)",
         "SELECT 1 UNION ALL SELECT 2",
         "SELECT b FROM t1 UNION ALL SELECT (SELECT max(p) FROM t3)",
+    ]);
+}
+
+#[test]
+fn from_subqueries() {
+    check(&[
+        "SELECT * FROM (SELECT max(b) AS m FROM t1) AS g",
+        "SELECT * FROM (SELECT max(b) AS m FROM t1)",
+        "SELECT * FROM (SELECT count(*) FROM t1 WHERE a > (SELECT 1)) AS d",
+        "SELECT m + 1 FROM (SELECT count(b) AS m, (SELECT min(p) FROM t3) AS n FROM t1) WHERE m > 0",
+        "SELECT (SELECT 1) FROM (SELECT count(*) AS n FROM t2 WHERE y IN (SELECT p FROM t3)) AS s",
     ]);
 }

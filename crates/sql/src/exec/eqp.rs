@@ -39,6 +39,7 @@ pub fn explain(schema: &Schema, sel: &ast::Select, plan: &SelectPlan) -> Vec<Row
     let mut e = Explainer {
         schema,
         sel_ids: ids.ids,
+        names: ids.names,
         rows: Vec::new(),
         next_id: 2,
     };
@@ -51,6 +52,9 @@ pub fn explain(schema: &Schema, sel: &ast::Select, plan: &SelectPlan) -> Vec<Row
 struct SelIds {
     next: i64,
     ids: HashMap<usize, i64>,
+    /// FROM subqueries and CTEs: the name SQLite's rows give them (the alias, the CTE's
+    /// name, else `(subquery-N)`).
+    names: HashMap<usize, String>,
 }
 
 impl SelIds {
@@ -58,6 +62,8 @@ impl SelIds {
         if let Some(w) = &s.with {
             for cte in &w.ctes {
                 self.select(&cte.select);
+                let addr = &*cte.select as *const ast::Select as usize;
+                self.names.insert(addr, cte.name.clone());
             }
         }
         let cores: Vec<&ast::SelectCore> = std::iter::once(&s.body.first)
@@ -127,7 +133,15 @@ impl SelIds {
             ast::TableOrSubquery::TableFunction { args, .. } => {
                 args.iter().for_each(|e| self.expr(e))
             }
-            ast::TableOrSubquery::Subquery { select, .. } => self.select(select),
+            ast::TableOrSubquery::Subquery { select, alias } => {
+                self.select(select);
+                let addr = &**select as *const ast::Select as usize;
+                let name = match alias {
+                    Some(a) => a.clone(),
+                    None => format!("(subquery-{})", self.ids.get(&addr).copied().unwrap_or(0)),
+                };
+                self.names.insert(addr, name);
+            }
             ast::TableOrSubquery::Nested { from, .. } => self.from(from),
         }
     }
@@ -155,6 +169,7 @@ impl SelIds {
 struct Explainer<'a> {
     schema: &'a Schema,
     sel_ids: HashMap<usize, i64>,
+    names: HashMap<usize, String>,
     rows: Vec<Row>,
     next_id: i64,
 }
@@ -211,8 +226,16 @@ impl Explainer<'_> {
         if core.sources.is_empty() && core.values.is_none() {
             self.push(parent, "SCAN CONSTANT ROW".to_string());
         }
+        let coroutine = self.coroutine(core);
         for (i, src) in core.sources.iter().enumerate() {
-            let detail = loop_detail(core, src);
+            let detail = match &coroutine {
+                Some((sp, name)) => {
+                    let node = self.push(parent, format!("CO-ROUTINE {name}"));
+                    let _ = self.select(&sp.plan, node);
+                    format!("SCAN {name}")
+                }
+                None => loop_detail(core, src),
+            };
             self.push(parent, detail);
             let mut exprs: Vec<&CExpr> = Vec::new();
             match &src.access {
@@ -286,6 +309,26 @@ impl Explainer<'_> {
                 stack.extend(children.into_iter().rev());
             }
         }
+    }
+
+    /// The FROM subquery SQLite runs as a co-routine and `core` scans, with its name: the
+    /// only source of `core`, a subquery of this statement SQLite cannot flatten into the
+    /// query (an aggregate or DISTINCT one). Other FROM subqueries keep `SCAN (subquery)`.
+    fn coroutine(&self, core: &CorePlan) -> Option<(Rc<SubPlan>, String)> {
+        let [src] = core.sources.as_slice() else {
+            return None;
+        };
+        let SourceKind::Subquery(sp) = &src.kind else {
+            return None;
+        };
+        let [inner] = sp.plan.cores.as_slice() else {
+            return None;
+        };
+        if sp.correlated || !(inner.is_agg || inner.distinct) {
+            return None;
+        }
+        let name = self.names.get(&sp.origin)?;
+        Some((Rc::clone(sp), name.clone()))
     }
 
     fn sel_id(&self, sp: &SubPlan) -> String {
