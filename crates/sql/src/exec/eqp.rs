@@ -11,6 +11,10 @@
 //!   as SQLite then probes the table or index directly (sqlite3FindInIndex).
 //! - A compound select without ORDER BY is a `COMPOUND QUERY` row over `LEFT-MOST
 //!   SUBQUERY` and one row per further arm (`UNION ALL`, `UNION USING TEMP B-TREE`, ...).
+//! - An aggregate or DISTINCT FROM subquery of this statement that is its query's only
+//!   source (SQLite cannot flatten it) is a `CO-ROUTINE name` row over its rows, then the
+//!   loop `SCAN name` (the alias, else `(subquery-N)`).
+//! - A select without FROM is `SCAN CONSTANT ROW`.
 //!
 //! Invariants:
 //! - N is SQLite's select id: selects numbered in the order its parser finishes them (CTEs,
@@ -19,8 +23,10 @@
 //!   found through `SubPlan::origin`, the address of the AST select the plan was bound from,
 //!   so it is only known for selects of the statement being explained (not views).
 //! - Every row's `parent` is an earlier row's `id` or 0, so the rows draw a tree.
-//! - Shapes not worded yet (FROM subqueries, views, a compound with ORDER BY) keep the flat
-//!   rows they always had.
+//! - Shapes not worded yet keep the flat rows they always had: other FROM subqueries,
+//!   views and CTEs (`SCAN (subquery)`; SQLite flattens or materializes them), a compound
+//!   with ORDER BY (SQLite's `MERGE (UNION)` over `LEFT`/`RIGHT`), recursive CTEs, and the
+//!   temp b-trees of GROUP BY and DISTINCT.
 
 use crate::collation::Collation;
 use crate::parse::ast::{self, CompoundOp};
