@@ -7,7 +7,8 @@
 //! - `COMPOUND QUERY` over `LEFT-MOST SUBQUERY` and one `UNION ALL` / `UNION USING TEMP
 //!   B-TREE` / `INTERSECT USING TEMP B-TREE` / `EXCEPT USING TEMP B-TREE` per further arm.
 //! - `CO-ROUTINE name` over the rows of an aggregate FROM subquery that is its query's only
-//!   source (SQLite cannot flatten it), then `SCAN name` (the alias, else `(subquery-N)`).
+//!   source (SQLite cannot flatten it), then `SCAN name` (the alias, else `(subquery-N)`);
+//!   likewise a view (`CO-ROUTINE v`).
 //! N is SQLite's select id: selects are numbered in the order the parser finishes them (a
 //! subquery before the select holding it, left to right).
 
@@ -20,6 +21,7 @@ const SETUP: &str = "
     CREATE TABLE t2(x, y);
     CREATE INDEX t2x ON t2(x);
     CREATE TABLE t3(p, q);
+    CREATE VIEW v AS SELECT count(*) AS n FROM t1;
     INSERT INTO t1 VALUES(1, 10, 'a'), (2, 20, 'b'), (3, 30, 'c');
     INSERT INTO t2 VALUES(1, 100), (2, 200), (2, 201), (5, 500);
     INSERT INTO t3 VALUES(10, 'x'), (30, 'y');
@@ -140,6 +142,9 @@ fn from_subqueries() {
         "SELECT * FROM (SELECT max(b) AS m FROM t1)",
         "SELECT * FROM (SELECT count(*) FROM t1 WHERE a > (SELECT 1)) AS d",
         "SELECT m + 1 FROM (SELECT count(b) AS m, (SELECT min(p) FROM t3) AS n FROM t1) WHERE m > 0",
+        "SELECT * FROM v",
+        "SELECT n FROM v AS w WHERE n > 0",
+        "SELECT (SELECT n FROM v) FROM t2",
         "SELECT (SELECT 1) FROM (SELECT count(*) AS n FROM t2 WHERE y IN (SELECT p FROM t3)) AS s",
     ]);
 }

@@ -13,7 +13,8 @@
 //!   SUBQUERY` and one row per further arm (`UNION ALL`, `UNION USING TEMP B-TREE`, ...).
 //! - An aggregate or DISTINCT FROM subquery of this statement that is its query's only
 //!   source (SQLite cannot flatten it) is a `CO-ROUTINE name` row over its rows, then the
-//!   loop `SCAN name` (the alias, else `(subquery-N)`).
+//!   loop `SCAN name` (the alias, else `(subquery-N)`); so is such a view named once in the
+//!   statement (`CO-ROUTINE v`, then `SCAN` of its alias).
 //! - A select without FROM is `SCAN CONSTANT ROW`.
 //!
 //! Invariants:
@@ -24,7 +25,7 @@
 //!   so it is only known for selects of the statement being explained (not views).
 //! - Every row's `parent` is an earlier row's `id` or 0, so the rows draw a tree.
 //! - Shapes not worded yet keep the flat rows they always had: other FROM subqueries,
-//!   views and CTEs (`SCAN (subquery)`; SQLite flattens or materializes them), a compound
+//!   views named twice, CTEs (`SCAN (subquery)`; SQLite flattens or materializes them), a compound
 //!   with ORDER BY (SQLite's `MERGE (UNION)` over `LEFT`/`RIGHT`), recursive CTEs, and the
 //!   temp b-trees of GROUP BY and DISTINCT.
 
@@ -40,8 +41,18 @@ use super::store::Row;
 
 /// The EXPLAIN QUERY PLAN rows of `plan`, bound from `sel`.
 pub fn explain(schema: &Schema, sel: &ast::Select, plan: &SelectPlan) -> Vec<Row> {
-    let mut ids = SelIds::default();
+    let mut ids = SelIds {
+        schema: Some(schema),
+        ..SelIds::default()
+    };
     ids.select(sel);
+    // A view named once in the statement is named as written there (its alias, else its
+    // name); one named more often is left unnamed (its rows stay flat).
+    for (addr, names) in std::mem::take(&mut ids.views) {
+        if let [name] = names.as_slice() {
+            ids.names.insert(addr, name.clone());
+        }
+    }
     let mut e = Explainer {
         schema,
         sel_ids: ids.ids,
@@ -55,21 +66,26 @@ pub fn explain(schema: &Schema, sel: &ast::Select, plan: &SelectPlan) -> Vec<Row
 
 /// SQLite's select ids of a statement's selects, by the address of their AST node.
 #[derive(Default)]
-struct SelIds {
+struct SelIds<'a> {
+    schema: Option<&'a Schema>,
+    /// Per view (by the address of its stored select), its name and the name of each
+    /// reference (the alias, else the view's name).
+    views: HashMap<usize, Vec<(String, String)>>,
     next: i64,
     ids: HashMap<usize, i64>,
-    /// FROM subqueries and CTEs: the name SQLite's rows give them (the alias, the CTE's
-    /// name, else `(subquery-N)`).
-    names: HashMap<usize, String>,
+    /// FROM subqueries, views and CTEs: the names SQLite's rows give the co-routine and
+    /// the loop scanning it (the alias, the view's or CTE's name, else `(subquery-N)`).
+    names: HashMap<usize, (String, String)>,
 }
 
-impl SelIds {
+impl SelIds<'_> {
     fn select(&mut self, s: &ast::Select) {
         if let Some(w) = &s.with {
             for cte in &w.ctes {
                 self.select(&cte.select);
                 let addr = &*cte.select as *const ast::Select as usize;
-                self.names.insert(addr, cte.name.clone());
+                self.names
+                    .insert(addr, (cte.name.clone(), cte.name.clone()));
             }
         }
         let cores: Vec<&ast::SelectCore> = std::iter::once(&s.body.first)
@@ -135,6 +151,23 @@ impl SelIds {
 
     fn table(&mut self, t: &ast::TableOrSubquery) {
         match t {
+            ast::TableOrSubquery::Table {
+                name,
+                alias,
+                indexed: None,
+            } => {
+                if let Some(v) = self
+                    .schema
+                    .and_then(|sc| sc.view_in(name.schema.as_deref(), &name.name))
+                {
+                    let addr = &v.select as *const ast::Select as usize;
+                    let shown = alias.clone().unwrap_or_else(|| name.name.clone());
+                    self.views
+                        .entry(addr)
+                        .or_default()
+                        .push((v.name.clone(), shown));
+                }
+            }
             ast::TableOrSubquery::Table { .. } => {}
             ast::TableOrSubquery::TableFunction { args, .. } => {
                 args.iter().for_each(|e| self.expr(e))
@@ -146,7 +179,7 @@ impl SelIds {
                     Some(a) => a.clone(),
                     None => format!("(subquery-{})", self.ids.get(&addr).copied().unwrap_or(0)),
                 };
-                self.names.insert(addr, name);
+                self.names.insert(addr, (name.clone(), name));
             }
             ast::TableOrSubquery::Nested { from, .. } => self.from(from),
         }
@@ -175,7 +208,7 @@ impl SelIds {
 struct Explainer<'a> {
     schema: &'a Schema,
     sel_ids: HashMap<usize, i64>,
-    names: HashMap<usize, String>,
+    names: HashMap<usize, (String, String)>,
     rows: Vec<Row>,
     next_id: i64,
 }
@@ -235,10 +268,10 @@ impl Explainer<'_> {
         let coroutine = self.coroutine(core);
         for (i, src) in core.sources.iter().enumerate() {
             let detail = match &coroutine {
-                Some((sp, name)) => {
+                Some((sp, (name, shown))) => {
                     let node = self.push(parent, format!("CO-ROUTINE {name}"));
                     let _ = self.select(&sp.plan, node);
-                    format!("SCAN {name}")
+                    format!("SCAN {shown}")
                 }
                 None => loop_detail(core, src),
             };
@@ -320,7 +353,7 @@ impl Explainer<'_> {
     /// The FROM subquery SQLite runs as a co-routine and `core` scans, with its name: the
     /// only source of `core`, a subquery of this statement SQLite cannot flatten into the
     /// query (an aggregate or DISTINCT one). Other FROM subqueries keep `SCAN (subquery)`.
-    fn coroutine(&self, core: &CorePlan) -> Option<(Rc<SubPlan>, String)> {
+    fn coroutine(&self, core: &CorePlan) -> Option<(Rc<SubPlan>, (String, String))> {
         let [src] = core.sources.as_slice() else {
             return None;
         };
