@@ -244,6 +244,7 @@ impl<'s> Binder<'s> {
         Ok(SubPlan {
             plan,
             correlated,
+            origin: s as *const ast::Select as usize,
             cache: RefCell::new(None),
         })
     }

@@ -205,6 +205,10 @@ pub struct WinCall {
 pub struct SubPlan {
     pub plan: SelectPlan,
     pub correlated: bool,
+    /// The address of the AST select this was bound from: an identity only (never read
+    /// through), by which EXPLAIN QUERY PLAN finds SQLite's number for the subquery
+    /// (`exec::eqp`).
+    pub origin: usize,
     pub cache: RefCell<Option<(u64, Rc<Vec<Vec<Value>>>)>>,
 }
 
