@@ -262,24 +262,21 @@ impl<'a> Exec<'a> {
                 Ok(value::bool_value(if *not { value::not3(r) } else { r }))
             }
             CExpr::InSelect {
-                e,
-                not,
-                sub,
-                coll,
-                eaff,
+                e, not, sub, terms, ..
             } => {
-                let v = self.eval(e, f)?;
-                let rows = self.subquery_rows(sub, f)?;
-                let lhs: Vec<Value> = match (&**e, &v) {
-                    (CExpr::Vector(items), _) => {
-                        let mut out = Vec::new();
+                // A row value's terms are evaluated one by one (evaluating the vector
+                // itself is "row value misused"), before the subquery runs.
+                let lhs: Vec<Value> = match &**e {
+                    CExpr::Vector(items) => {
+                        let mut out = Vec::with_capacity(items.len());
                         for it in items {
                             out.push(self.eval(it, f)?);
                         }
                         out
                     }
-                    _ => vec![v],
+                    _ => vec![self.eval(e, f)?],
                 };
+                let rows = self.subquery_rows(sub, f)?;
                 if rows.is_empty() {
                     return Ok(Value::Integer(i64::from(*not)));
                 }
@@ -289,13 +286,15 @@ impl<'a> Exec<'a> {
                 // SQLite's OP_Affinity with REAL affinity turns an integer into a real (a
                 // large one loses precision, so 2^63-1 matches 9.223372036854776e18);
                 // with every integer made a real, equality is compared the same way.
-                let realify = |x: Value| match (x, eaff) {
+                let realify = |x: Value, aff: Option<Affinity>| match (x, aff) {
                     (Value::Integer(i), Some(Affinity::Real)) => Value::Real(i as f64),
                     (x, _) => x,
                 };
+                let term = |i: usize| terms.get(i).copied().unwrap_or_default();
                 let lhs: Vec<Value> = lhs
                     .into_iter()
-                    .map(|x| realify(x.apply_comparison_affinity(*eaff)))
+                    .enumerate()
+                    .map(|(i, x)| realify(x.apply_comparison_affinity(term(i).1), term(i).1))
                     .collect();
                 let mut saw_null = false;
                 let mut found = false;
@@ -308,8 +307,9 @@ impl<'a> Exec<'a> {
                             any_null = true;
                             continue;
                         }
-                        let y = realify(y.apply_comparison_affinity(*eaff));
-                        if x.compare(&y, *coll) != Ordering::Equal {
+                        let (coll, aff) = term(i);
+                        let y = realify(y.apply_comparison_affinity(aff), aff);
+                        if x.compare(&y, coll) != Ordering::Equal {
                             all_eq = false;
                             break;
                         }

@@ -84,8 +84,13 @@ pub enum CExpr {
         e: Box<CExpr>,
         not: bool,
         sub: Rc<SubPlan>,
+        /// The first (or only) term's comparison collation and affinity.
         coll: Collation,
         eaff: Option<Affinity>,
+        /// A row value's terms, each compared with its own subquery column under its own
+        /// collation and affinity (SQLite's per-column IN comparison); `[(coll, eaff)]`
+        /// for a single value.
+        terms: Vec<(Collation, Option<Affinity>)>,
     },
     Exists(Rc<SubPlan>),
     Scalar(Rc<SubPlan>),

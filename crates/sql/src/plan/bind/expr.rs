@@ -137,12 +137,21 @@ impl<'s> Binder<'s> {
                 }))
             }
             Expr::InSelect { expr, not, select } => {
-                let eb = self.expr(expr)?;
-                let sub = self.subplan(select)?;
-                let width = match &eb.e {
-                    CExpr::Vector(v) => v.len(),
-                    _ => 1,
+                // A row value's terms are bound one by one for their affinities and
+                // collations.
+                let (eb, items) = match &**expr {
+                    Expr::Vector(v) if v.len() > 1 => {
+                        let mut items = Vec::with_capacity(v.len());
+                        for x in v {
+                            items.push(self.expr(x)?);
+                        }
+                        let e = CExpr::Vector(items.iter().map(|b| b.e.clone()).collect());
+                        (Bound::plain(e), Some(items))
+                    }
+                    _ => (self.expr(expr)?, None),
                 };
+                let sub = self.subplan(select)?;
+                let width = items.as_ref().map_or(1, Vec::len);
                 if sub.plan.columns.len() != width {
                     return err(format!(
                         "sub-select returns {} columns - expected {}",
@@ -150,19 +159,28 @@ impl<'s> Binder<'s> {
                         width
                     ));
                 }
-                let saff = sub.plan.columns.first().and_then(|c| c.aff);
-                let aff = comparison_affinity(eb.aff, saff);
-                let coll = eb
-                    .coll
-                    .map(|c| c.0)
-                    .or(sub.plan.columns.first().map(|c| c.coll))
-                    .unwrap_or_default();
+                let term = |b: &Bound, i: usize| {
+                    let col = sub.plan.columns.get(i);
+                    let aff = comparison_affinity(b.aff, col.and_then(|c| c.aff));
+                    let coll = b
+                        .coll
+                        .map(|c| c.0)
+                        .or(col.map(|c| c.coll))
+                        .unwrap_or_default();
+                    (coll, aff)
+                };
+                let terms: Vec<(Collation, Option<Affinity>)> = match &items {
+                    Some(items) => items.iter().enumerate().map(|(i, b)| term(b, i)).collect(),
+                    None => vec![term(&eb, 0)],
+                };
+                let (coll, aff) = terms[0];
                 Ok(Bound::plain(CExpr::InSelect {
                     e: Box::new(eb.e),
                     not: *not,
                     sub: Rc::new(sub),
                     coll,
                     eaff: aff,
+                    terms,
                 }))
             }
             Expr::InTable {
