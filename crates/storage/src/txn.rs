@@ -701,15 +701,7 @@ impl Txn {
     ) -> Result<bool> {
         let mut g = self.lock();
         let g = &mut *g;
-        let shared = conc_comparator(g, cmp)?;
-        if let (Some(c), Some(sc)) = (g.conc.as_mut(), shared.as_ref()) {
-            c.read(
-                root,
-                Some(Key::Idx(prefix.to_vec())),
-                Some(Key::Idx(prefix.to_vec())),
-                Some(sc),
-            );
-        }
+        let shared = note_prefix_read(g, root, prefix, cmp)?;
         let v = match &mut g.view {
             View::Write(w) => &mut **w,
             View::Read(_) => return Err(StorageError::misuse("write in a read transaction")),
@@ -782,15 +774,7 @@ impl Txn {
     ) -> Result<()> {
         let mut g = self.lock();
         let g = &mut *g;
-        let shared = conc_comparator(g, cmp)?;
-        if let (Some(c), Some(sc)) = (g.conc.as_mut(), shared.as_ref()) {
-            c.read(
-                root,
-                Some(Key::Idx(prefix.to_vec())),
-                Some(Key::Idx(prefix.to_vec())),
-                Some(sc),
-            );
-        }
+        note_prefix_read(g, root, prefix, cmp)?;
         g.tc.root = root;
         g.tc.table = false;
         let (tc, scratch) = (&mut g.tc, &mut g.scratch);
@@ -1035,6 +1019,27 @@ impl Txn {
 
 /// For an index write in a concurrent transaction: an owned comparator for the replay
 /// (concurrent.rs C5), checked before anything changes. `None` for other transactions.
+/// Records, in a concurrent transaction, a read of every index entry equal to `prefix`
+/// (T4), so a commit adding such an entry meanwhile conflicts. Returns the comparator
+/// shared with the history (`conc_comparator`), for recording the write that follows.
+fn note_prefix_read(
+    g: &mut TxnInner,
+    root: PageNo,
+    prefix: &[u8],
+    cmp: &dyn KeyCompare,
+) -> Result<Option<Arc<dyn KeyCompare>>> {
+    let shared = conc_comparator(g, cmp)?;
+    if let (Some(c), Some(sc)) = (g.conc.as_mut(), shared.as_ref()) {
+        c.read(
+            root,
+            Some(Key::Idx(prefix.to_vec())),
+            Some(Key::Idx(prefix.to_vec())),
+            Some(sc),
+        );
+    }
+    Ok(shared)
+}
+
 fn conc_comparator(g: &TxnInner, cmp: &dyn KeyCompare) -> Result<Option<Arc<dyn KeyCompare>>> {
     if g.conc.is_none() {
         return Ok(None);

@@ -149,19 +149,7 @@ impl Binder<'_> {
             };
             if let Some(ix) = chosen {
                 let covers = covering::index_covers(tab, &ix, &mask);
-                let order = KeyOrder {
-                    columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect(),
-                };
-                src.access = Access::Index {
-                    index: ix,
-                    order,
-                    eq: Vec::new(),
-                    lo: None,
-                    hi: None,
-                    range_aff: None,
-                    reverse: false,
-                    covering: covers,
-                };
+                src.access = Access::whole_index(ix, covers);
             }
         }
     }
@@ -691,19 +679,7 @@ impl Binder<'_> {
             let covers = mask
                 .as_ref()
                 .is_some_and(|m| covering::index_covers(&tab, &ix, m));
-            let order = KeyOrder {
-                columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect(),
-            };
-            core.sources[i].access = Access::Index {
-                index: ix,
-                order,
-                eq: Vec::new(),
-                lo: None,
-                hi: None,
-                range_aff: None,
-                reverse: false,
-                covering: covers,
-            };
+            core.sources[i].access = Access::whole_index(ix, covers);
         }
         Ok(())
     }
@@ -736,19 +712,7 @@ impl Binder<'_> {
             let covers = mask
                 .as_ref()
                 .is_some_and(|m| covering::index_covers(&tab, &ix, m));
-            let order = KeyOrder {
-                columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect(),
-            };
-            core.sources[0].access = Access::Index {
-                index: ix,
-                order,
-                eq: Vec::new(),
-                lo: None,
-                hi: None,
-                range_aff: None,
-                reverse: false,
-                covering: covers,
-            };
+            core.sources[0].access = Access::whole_index(ix, covers);
             if self.order_by_walk(core, keys) {
                 if covers {
                     return true;

@@ -387,6 +387,26 @@ pub enum Access {
     },
 }
 
+impl Access {
+    /// A walk of the whole index `ix`, in key order (no bounds), reading the table unless
+    /// `covering`.
+    pub fn whole_index(ix: Arc<Index>, covering: bool) -> Access {
+        let order = KeyOrder {
+            columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect(),
+        };
+        Access::Index {
+            index: ix,
+            order,
+            eq: Vec::new(),
+            lo: None,
+            hi: None,
+            range_aff: None,
+            reverse: false,
+            covering,
+        }
+    }
+}
+
 /// Rows of a table grouped by the hash key of one column, tagged with the execution that
 /// built them.
 pub type AutoIndexCache =
