@@ -134,101 +134,182 @@ pub struct Frame {
     pub pages: Vec<PageDelta>,
 }
 
-/// A 16-byte chunk as one word.
-fn word(chunk: &[u8]) -> u128 {
-    let mut w = [0u8; 16];
-    w.copy_from_slice(chunk);
-    u128::from_ne_bytes(w)
-}
-
-/// Whether every byte of `x` is non-zero (Hacker's Delight 6-1: a byte is zero iff the
-/// borrow of `b - 1` reaches its top bit while the top bit of `b` is clear).
-fn no_zero_byte(x: u128) -> bool {
-    const LO: u128 = u128::from_ne_bytes([0x01; 16]);
-    const HI: u128 = u128::from_ne_bytes([0x80; 16]);
-    (x.wrapping_sub(LO) & !x & HI) == 0
-}
-
-/// How many leading bytes of `a` and `b` (equal lengths) are equal.
-fn equal_len(a: &[u8], b: &[u8]) -> usize {
-    let mut k = 0;
-    // Whole blocks first (a vectorized `memcmp`), then words, then bytes.
-    for (x, y) in a.chunks_exact(64).zip(b.chunks_exact(64)) {
-        if x != y {
-            break;
+/// Up to 8 bytes of `b` from `i` as a little-endian word, zero-padded past the end (both
+/// sides of a comparison are padded alike, so the padding never differs).
+#[inline(always)]
+fn load_word(b: &[u8], i: usize) -> u64 {
+    match b.get(i..i + 8) {
+        Some(w) => {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(w);
+            u64::from_le_bytes(a)
         }
-        k += 64;
-    }
-    for (x, y) in a[k..].chunks_exact(16).zip(b[k..].chunks_exact(16)) {
-        if word(x) != word(y) {
-            break;
+        None => {
+            let mut a = [0u8; 8];
+            let tail = b.get(i..).unwrap_or(&[]);
+            a[..tail.len()].copy_from_slice(tail);
+            u64::from_le_bytes(a)
         }
-        k += 16;
     }
-    k + a[k..]
-        .iter()
-        .zip(&b[k..])
-        .take_while(|(x, y)| x == y)
-        .count()
 }
 
-/// How many leading bytes of `a` and `b` (equal lengths) all differ.
-fn differing_len(a: &[u8], b: &[u8]) -> usize {
-    let mut k = 0;
-    for (x, y) in a.chunks_exact(16).zip(b.chunks_exact(16)) {
-        if !no_zero_byte(word(x) ^ word(y)) {
-            break;
-        }
-        k += 16;
-    }
-    k + a[k..]
-        .iter()
-        .zip(&b[k..])
-        .take_while(|(x, y)| x != y)
-        .count()
+/// The top bit of every byte of `x` that is not zero, exactly (Hacker's Delight 6-1,
+/// without the borrow that makes the short form inexact above a zero byte).
+#[inline(always)]
+fn nonzero_bytes(x: u64) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    ((x & LOW7).wrapping_add(LOW7) | x) & !LOW7
 }
 
-/// The byte runs where `new` differs from `old` (F3). Equal lengths required. A run ends
-/// after its last differing byte when the next `RUN_MERGE_GAP_BYTES` bytes are equal.
+/// The first index `>= i` where `a` and `b` (equal lengths `n`) differ, or `n`.
+#[inline(always)]
+fn next_difference(a: &[u8], b: &[u8], mut i: usize) -> usize {
+    let n = a.len();
+    // Equal 256-byte blocks by `memcmp` (vectorized in libc: ~1k instructions for an
+    // unchanged 4 KiB page against ~3k for the word loop below), then 32 bytes per step
+    // inside the block that differs: four XORed words, one test.
+    while i + 256 <= n && a[i..i + 256] == b[i..i + 256] {
+        i += 256;
+    }
+    while i + 32 <= n {
+        let x = [
+            load_word(a, i) ^ load_word(b, i),
+            load_word(a, i + 8) ^ load_word(b, i + 8),
+            load_word(a, i + 16) ^ load_word(b, i + 16),
+            load_word(a, i + 24) ^ load_word(b, i + 24),
+        ];
+        if (x[0] | x[1] | x[2] | x[3]) != 0 {
+            for (k, w) in x.iter().enumerate() {
+                if *w != 0 {
+                    return i + 8 * k + (w.trailing_zeros() / 8) as usize;
+                }
+            }
+        }
+        i += 32;
+    }
+    while i < n {
+        let x = load_word(a, i) ^ load_word(b, i);
+        if x != 0 {
+            return (i + (x.trailing_zeros() / 8) as usize).min(n);
+        }
+        i += 8;
+    }
+    n
+}
+
+/// Calls `f(start, end)` for each byte run where `new` differs from `old` (F3), in order.
+/// Equal lengths required. A run ends after its last differing byte when the next
+/// `RUN_MERGE_GAP_BYTES` bytes are equal (or the page ends).
 ///
-/// Scans 64 and 16 bytes at a time (equal blocks skipped, words that differ in every byte
-/// taken whole): a commit diffs every page it changed under the writer lock, and the
-/// byte-at-a-time loop was a third of the storage CPU of a 4 KiB-row update (callgrind,
-/// `examples/conc_update`: 53k of 116k instructions per commit).
+/// Block- and word-at-a-time: the equal stretches by `next_difference`, a run 8 bytes per step (the
+/// highest differing byte of the 8 after the run's last one is its new last one, since all
+/// of them lie within the merge gap). A commit diffs every page it changed; the previous
+/// 16-byte/bytewise loop with a `Vec` per run cost ~12k instructions per kv_ops disk
+/// UPDATE commit (2.5 pages), this one ~2k (BENCHMARKS.md, kv branch, 2026-11-23).
 /// `tests::diff_runs_matches_the_bytewise_rule` checks it against the byte-at-a-time rule.
-pub fn diff_runs(old: &[u8], new: &[u8]) -> Vec<Run> {
+fn for_each_run(old: &[u8], new: &[u8], mut f: impl FnMut(usize, usize)) {
+    // The 8-byte window below is the merge gap.
+    const _: () = assert!(RUN_MERGE_GAP_BYTES == 8);
     debug_assert_eq!(old.len(), new.len());
-    let mut runs: Vec<Run> = Vec::new();
     let n = old.len().min(new.len());
     let (old, new) = (&old[..n], &new[..n]);
     let mut i = 0;
-    while i < n {
-        i += equal_len(&old[i..], &new[i..]);
-        if i >= n {
-            break;
+    loop {
+        let start = next_difference(old, new, i);
+        if start >= n {
+            return;
         }
-        let start = i;
-        let mut last = i;
-        let mut j = i;
-        // Extend while a differing byte lies within the merge gap of the last one.
-        while j < n && j - last <= RUN_MERGE_GAP_BYTES {
-            let d = differing_len(&old[j..], &new[j..]);
-            if d > 0 {
-                last = j + d - 1;
-                j += d;
-                continue;
+        let mut last = start;
+        loop {
+            let w = last + 1;
+            if w >= n {
+                break;
             }
-            let window_end = n.min(last + RUN_MERGE_GAP_BYTES + 1);
-            j += equal_len(&old[j..window_end], &new[j..window_end]);
+            let m = nonzero_bytes(load_word(old, w) ^ load_word(new, w));
+            if m == 0 {
+                break;
+            }
+            last = w + ((63 - m.leading_zeros()) / 8) as usize;
         }
-        let end = last + 1;
+        f(start, last + 1);
+        // The 8 bytes after the run are equal (or past the end).
+        i = last + 1 + RUN_MERGE_GAP_BYTES;
+    }
+}
+
+/// The byte runs where `new` differs from `old` (F3), as `for_each_run` finds them.
+pub fn diff_runs(old: &[u8], new: &[u8]) -> Vec<Run> {
+    let mut runs = Vec::new();
+    for_each_run(old, new, |start, end| {
         runs.push(Run {
             offset: start as u32,
             bytes: new[start..end].to_vec(),
-        });
-        i = end;
-    }
+        })
+    });
     runs
+}
+
+/// An unsealed frame (as [`encode_unsealed_frame`] makes) built page by page: each changed
+/// page's record is diffed straight into the frame's buffer, with no run list between (the
+/// commit path's diff, pager step 2). `finish` fills in the length and the record count.
+pub struct FrameBuilder {
+    buf: Vec<u8>,
+    records: u32,
+}
+
+impl FrameBuilder {
+    /// `page_size` sizes the first allocation (a small commit's frame fits it).
+    pub fn new(seq: u64, page_count: u32, page_size: usize) -> FrameBuilder {
+        let mut buf = Vec::with_capacity(FRAME_HEADER_BYTES + 4 + page_size / 4);
+        buf.extend_from_slice(&0u32.to_be_bytes()); // length, set by `finish`
+        buf.extend_from_slice(&0u32.to_be_bytes()); // salt, set when sealed
+        buf.extend_from_slice(&seq.to_be_bytes());
+        buf.extend_from_slice(&page_count.to_be_bytes());
+        buf.extend_from_slice(&0u32.to_be_bytes()); // records, set by `finish`
+        FrameBuilder { buf, records: 0 }
+    }
+
+    /// Appends the record of `pgno`'s runs where `new` differs from `old` (F3). Returns
+    /// false, appending nothing, when the two are equal.
+    pub fn push_diff(&mut self, pgno: PageNo, old: &[u8], new: &[u8]) -> bool {
+        let head = self.buf.len();
+        self.buf.extend_from_slice(&pgno.0.to_be_bytes());
+        self.buf.extend_from_slice(&0u32.to_be_bytes());
+        let mut runs = 0u32;
+        let buf = &mut self.buf;
+        for_each_run(old, new, |start, end| {
+            runs += 1;
+            buf.extend_from_slice(&(start as u32).to_be_bytes());
+            buf.extend_from_slice(&((end - start) as u32).to_be_bytes());
+            buf.extend_from_slice(&new[start..end]);
+        });
+        if runs == 0 {
+            self.buf.truncate(head);
+            return false;
+        }
+        put_u32(&mut self.buf, head + 4, runs);
+        self.records += 1;
+        true
+    }
+
+    /// Appends `pgno`'s record as one run of the whole page (a page new to the file, F3).
+    pub fn push_full(&mut self, pgno: PageNo, page: &[u8]) {
+        self.buf.extend_from_slice(&pgno.0.to_be_bytes());
+        self.buf.extend_from_slice(&1u32.to_be_bytes());
+        self.buf.extend_from_slice(&0u32.to_be_bytes());
+        self.buf.extend_from_slice(&(page.len() as u32).to_be_bytes());
+        self.buf.extend_from_slice(page);
+        self.records += 1;
+    }
+
+    /// The frame, salt and checksum still zero ([`seal_frame`] writes them).
+    pub fn finish(mut self) -> Vec<u8> {
+        self.buf.extend_from_slice(&0u32.to_be_bytes());
+        let len = self.buf.len() as u32;
+        put_u32(&mut self.buf, 0, len);
+        put_u32(&mut self.buf, 20, self.records);
+        self.buf
+    }
 }
 
 /// The whole page as one run (pages new to the file, F3).
@@ -505,6 +586,56 @@ mod tests {
                 diff_runs_bytewise(&old, &new),
                 "round {round}"
             );
+        }
+    }
+
+    /// `FrameBuilder` writes the bytes `encode_unsealed_frame` writes for the same pages
+    /// (equal pages leave no record), and the frame decodes back to those page records.
+    #[test]
+    fn frame_builder_matches_encode_unsealed_frame() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for round in 0..200 {
+            let page_size = 512;
+            let mut b = FrameBuilder::new(40 + round, 9, page_size);
+            let mut deltas = Vec::new();
+            for pgno in 1..=4u32 {
+                let old: Vec<u8> = (0..page_size).map(|_| (next() % 4) as u8).collect();
+                let mut new = old.clone();
+                for _ in 0..(next() % 5) {
+                    let at = (next() as usize) % page_size;
+                    let span = ((next() % 70) as usize).min(page_size - at);
+                    for x in &mut new[at..at + span] {
+                        *x = (next() % 4) as u8;
+                    }
+                }
+                if pgno == 4 && round % 3 == 0 {
+                    b.push_full(PageNo(pgno), &new);
+                    deltas.push(PageDelta {
+                        pgno: PageNo(pgno),
+                        runs: full_run(&new),
+                    });
+                    continue;
+                }
+                let runs = diff_runs(&old, &new);
+                assert_eq!(b.push_diff(PageNo(pgno), &old, &new), !runs.is_empty());
+                if !runs.is_empty() {
+                    deltas.push(PageDelta {
+                        pgno: PageNo(pgno),
+                        runs,
+                    });
+                }
+            }
+            let built = b.finish();
+            assert_eq!(built, encode_unsealed_frame(40 + round, 9, &deltas), "round {round}");
+            let mut sealed = built.clone();
+            seal_frame(&mut sealed, 5, 0);
+            assert_eq!(decode_frame_body(&sealed, page_size as u32).unwrap().pages, deltas);
         }
     }
 

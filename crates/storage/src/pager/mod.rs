@@ -71,7 +71,7 @@ use crate::error::{PageNo, Result, StorageError};
 use crate::header::{self, put_u32, DbHeader, HEADER_SIZE};
 use crate::lockfile::ProcessLock;
 use crate::log;
-use crate::log::format::{apply_runs, diff_runs, full_run, PageDelta};
+use crate::log::format::{apply_runs, FrameBuilder};
 use crate::options::{OpenOptions, Synchronous};
 use crate::pages::{Backend, PageRead, PageRef, PageWrite, ReadView, WriteView};
 use crate::vfs::{read_zero_padded, Vfs, VfsFile};
@@ -1175,21 +1175,16 @@ impl FileWriteView {
                 p1[19] = 1;
             }
         }
-        // Step 2: diff against the base images (F3).
-        let mut deltas = Vec::new();
+        // Step 2: diff against the base images (F3), straight into the frame.
+        let mut frame = FrameBuilder::new(seq, self.page_count, inner.page_size);
         let mut publish = Vec::new();
         let max_snap_count = inner.cache.max_snapshot_page_count();
         for (&pgno, img) in self.private.range(1..=self.page_count) {
             if pgno <= base_count {
                 let base = inner.read_page(self.snap.seq, base_count, PageNo(pgno))?;
-                let runs = diff_runs(&base, img);
-                if runs.is_empty() {
+                if !frame.push_diff(PageNo(pgno), &base, img) {
                     continue;
                 }
-                deltas.push(PageDelta {
-                    pgno: PageNo(pgno),
-                    runs,
-                });
                 publish.push((PageNo(pgno), Some(base), Arc::clone(img)));
             } else {
                 // New to the file: logged whole (F3). A snapshot from before a truncation
@@ -1205,17 +1200,14 @@ impl FileWriteView {
                 } else {
                     None
                 };
-                deltas.push(PageDelta {
-                    pgno: PageNo(pgno),
-                    runs: full_run(img),
-                });
+                frame.push_full(PageNo(pgno), img);
                 publish.push((PageNo(pgno), old, Arc::clone(img)));
             }
         }
         Ok(Some(Prepared {
             snapshot_seq: self.snap.seq,
             page_count: self.page_count,
-            frame: log::format::encode_unsealed_frame(seq, self.page_count, &deltas),
+            frame: frame.finish(),
             publish,
         }))
     }
