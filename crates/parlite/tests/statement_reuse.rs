@@ -188,3 +188,97 @@ fn sole_connection_waits_when_another_handle_holds_the_lock() {
     drop(b);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A connection keeps its statements' idle cursors between statements (lib.rs
+/// `idle_cursors`): the next statement, in a new transaction, must see that transaction's
+/// pages — other connections' commits, its own rolled-back changes gone, and trees dropped
+/// and re-created on the same root pages — never the pages a kept cursor last stood on.
+#[test]
+fn kept_cursors_see_each_statements_own_transaction() {
+    let dir = std::env::temp_dir().join(format!("parlite-kept-cursors-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("k.db");
+    let path = path.to_str().unwrap();
+    let db = Database::open(path).unwrap();
+    let c1 = db.connect().unwrap();
+    let c2 = db.connect().unwrap();
+    for c in [&c1, &c2] {
+        c.execute_batch("PRAGMA synchronous=OFF").unwrap();
+    }
+    kv_table(&c1);
+    let key = |i: usize| format!("key{:05}", (i * 7919) % 3000);
+    let mut ins = prep(&c1, "INSERT INTO kv(key, value) VALUES(?,?)");
+    for i in 0..3000 {
+        run(&mut ins, &[text(&key(i)), text(&format!("{i:0>60}"))]).unwrap();
+    }
+    let mut sel = prep(&c1, "SELECT value FROM kv WHERE key=?");
+    let mut cnt = prep(&c1, "SELECT count(*) FROM kv WHERE key BETWEEN ? AND ?");
+    for i in (0..3000).step_by(97) {
+        assert_eq!(
+            run(&mut sel, &[text(&key(i))]).unwrap(),
+            vec![text(&format!("{i:0>60}"))]
+        );
+    }
+    // Another connection rewrites, deletes and adds rows (splitting and merging pages).
+    c2.execute_batch(
+        "UPDATE kv SET value = 'x' || value WHERE rowid % 3 = 0;
+         DELETE FROM kv WHERE rowid % 5 = 0;
+         INSERT INTO kv SELECT 'new' || key, zeroblob(300) FROM kv WHERE rowid % 7 = 0;",
+    )
+    .unwrap();
+    for i in 0..3000 {
+        let rowid = i as i64 + 1;
+        let want = if rowid % 5 == 0 {
+            vec![]
+        } else if rowid % 3 == 0 {
+            vec![text(&format!("x{i:0>60}"))]
+        } else {
+            vec![text(&format!("{i:0>60}"))]
+        };
+        assert_eq!(
+            run(&mut sel, &[text(&key(i))]).unwrap(),
+            want,
+            "key {}",
+            key(i)
+        );
+    }
+    let all = run(&mut cnt, &[text("key"), text("key99999")]).unwrap();
+    assert_eq!(all, vec![Value::Integer(3000 - 600)]);
+    // Own changes undone by ROLLBACK are gone for the next statement.
+    c1.execute_batch("BEGIN; DELETE FROM kv WHERE key < 'key01000';")
+        .unwrap();
+    assert_eq!(run(&mut sel, &[text(&key(0))]).unwrap(), vec![]);
+    c1.execute_batch("ROLLBACK").unwrap();
+    assert_eq!(
+        run(&mut sel, &[text(&key(0))]).unwrap(),
+        vec![text(&format!("{:0>60}", 0))]
+    );
+    // The trees dropped and new ones made (on the freed root pages) under the same names.
+    c2.execute_batch(
+        "DROP TABLE kv;
+         CREATE TABLE other(a INTEGER PRIMARY KEY, b);
+         CREATE INDEX other_b ON other(b);
+         WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM s WHERE v < 500)
+         INSERT INTO other SELECT v, v FROM s;
+         CREATE TABLE kv(key TEXT PRIMARY KEY, value TEXT);
+         INSERT INTO kv VALUES('key00000', 'again');",
+    )
+    .unwrap();
+    assert_eq!(
+        run(&mut sel, &[text("key00000")]).unwrap(),
+        vec![text("again")]
+    );
+    assert_eq!(run(&mut sel, &[text(&key(1))]).unwrap(), vec![]);
+    assert_eq!(
+        run(&mut cnt, &[text("key"), text("key99999")]).unwrap(),
+        vec![Value::Integer(1)]
+    );
+    let mut b = prep(&c1, "SELECT a FROM other WHERE b = ?");
+    assert_eq!(
+        run(&mut b, &[Value::Integer(250)]).unwrap(),
+        vec![Value::Integer(250)]
+    );
+    drop((ins, sel, cnt, b, c1, c2, db));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -7,6 +7,9 @@
 //!   index columns' collations and directions, rowid last).
 //! - Iterators own a storage `Cursor` (which holds a transaction clone); they stop at the
 //!   first key outside the requested bounds.
+//! - A pooled cursor is readied for the store's own transaction when taken
+//!   (`Cursor::rebind_to`), so cursors a connection keeps between statements
+//!   (`IdleCursors`, parked: no frames) never read another transaction's pages.
 
 use super::store::{
     key_in_bounds, IndexLookup, IndexProbe, KeyIter, KeyOrder, Row, RowIter, RowScan, Store,
@@ -46,6 +49,12 @@ struct PooledCursor {
     cmp_addr: usize,
     cur: Cursor,
 }
+
+/// Idle cursors a connection keeps between statements on its main database
+/// (`TxnStore::with_idle`, `into_idle`): parked (no frames), rebound to the next
+/// statement's transaction when taken.
+#[derive(Default)]
+pub struct IdleCursors(Vec<PooledCursor>);
 
 /// At most this many idle cursors are kept per store.
 const POOL_CURSORS_MAX: usize = 16;
@@ -533,6 +542,30 @@ impl TxnStore {
         }
     }
 
+    /// A store whose pool starts with `idle`, cursors an earlier store on the same
+    /// database gave back (`into_idle`).
+    pub fn with_idle(txn: Txn, idle: IdleCursors) -> TxnStore {
+        let pool = OnceCell::new();
+        if !idle.0.is_empty() {
+            let _ = pool.set(Rc::new(CursorPool {
+                idle: RefCell::new(idle.0),
+            }));
+        }
+        TxnStore { txn, pool }
+    }
+
+    /// The store's idle cursors, parked, for a later store on the same database.
+    pub fn into_idle(self) -> IdleCursors {
+        let Some(pool) = self.pool.into_inner() else {
+            return IdleCursors::default();
+        };
+        let mut idle = std::mem::take(&mut *pool.idle.borrow_mut());
+        for p in &mut idle {
+            p.cur.park();
+        }
+        IdleCursors(idle)
+    }
+
     fn pool(&self) -> &Rc<CursorPool> {
         self.pool.get_or_init(Rc::default)
     }
@@ -542,7 +575,7 @@ impl TxnStore {
     fn pooled_cursor(&self, root: u32, cmp: Option<Arc<RecordCompare>>) -> Result<Cursor> {
         let addr = cmp.as_ref().map_or(0, cmp_addr);
         if let Some(mut cur) = self.pool().take(root, addr) {
-            cur.rebind()?;
+            cur.rebind_to(&self.txn)?;
             return Ok(cur);
         }
         Ok(match cmp {

@@ -297,7 +297,8 @@ impl FrameBuilder {
         self.buf.extend_from_slice(&pgno.0.to_be_bytes());
         self.buf.extend_from_slice(&1u32.to_be_bytes());
         self.buf.extend_from_slice(&0u32.to_be_bytes());
-        self.buf.extend_from_slice(&(page.len() as u32).to_be_bytes());
+        self.buf
+            .extend_from_slice(&(page.len() as u32).to_be_bytes());
         self.buf.extend_from_slice(page);
         self.records += 1;
     }
@@ -632,10 +633,17 @@ mod tests {
                 }
             }
             let built = b.finish();
-            assert_eq!(built, encode_unsealed_frame(40 + round, 9, &deltas), "round {round}");
+            assert_eq!(
+                built,
+                encode_unsealed_frame(40 + round, 9, &deltas),
+                "round {round}"
+            );
             let mut sealed = built.clone();
             seal_frame(&mut sealed, 5, 0);
-            assert_eq!(decode_frame_body(&sealed, page_size as u32).unwrap().pages, deltas);
+            assert_eq!(
+                decode_frame_body(&sealed, page_size as u32).unwrap().pages,
+                deltas
+            );
         }
     }
 
