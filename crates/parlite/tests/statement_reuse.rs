@@ -282,3 +282,33 @@ fn kept_cursors_see_each_statements_own_transaction() {
     drop((ins, sel, cnt, b, c1, c2, db));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Statements skip the temp database's statement savepoint until a TEMP object exists
+/// (lib.rs `temp_savepoint`); from then on a failing statement still undoes its TEMP
+/// writes, including those of a TEMP trigger on a main table.
+#[test]
+fn failing_statements_undo_their_temp_writes() {
+    let c = Connection::open(":memory:").unwrap();
+    kv_table(&c);
+    let mut ins = prep(&c, "INSERT INTO kv(key, value) VALUES(?,?)");
+    run(&mut ins, &[text("a"), text("1")]).unwrap();
+    assert!(run(&mut ins, &[text("a"), text("2")]).is_err());
+    c.execute_batch(
+        "CREATE TEMP TABLE log(k);
+         CREATE TEMP TRIGGER kv_log AFTER INSERT ON main.kv BEGIN INSERT INTO log VALUES(new.key); END;",
+    )
+    .unwrap();
+    run(&mut ins, &[text("b"), text("1")]).unwrap();
+    // The trigger logs 'c' before the second row's key clashes: both undone.
+    let mut two = prep(&c, "INSERT INTO kv(key, value) VALUES('c', 1), ('a', 2)");
+    assert!(run(&mut two, &[]).is_err());
+    assert_eq!(int(&c, "SELECT count(*) FROM log"), 1);
+    assert_eq!(int(&c, "SELECT count(*) FROM kv"), 2);
+    c.execute_batch("BEGIN; INSERT INTO kv VALUES('d', 1);")
+        .unwrap();
+    assert!(run(&mut two, &[]).is_err());
+    c.execute_batch("COMMIT").unwrap();
+    assert_eq!(int(&c, "SELECT count(*) FROM log"), 2);
+    let mut keys = prep(&c, "SELECT group_concat(k) FROM log");
+    assert_eq!(run(&mut keys, &[]).unwrap(), vec![text("b,d")]);
+}

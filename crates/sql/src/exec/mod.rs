@@ -344,11 +344,17 @@ impl<'a> Engine<'a> {
     /// Lets the top-level SELECT (or UPDATE/DELETE WHERE) reuse `plan`, or bind and keep
     /// one when `plan` is None; take it back with `take_cached_plan`.
     pub fn with_plan_cache(mut self, plan: Option<CachedPlan>) -> Self {
+        self.set_plan_cache(plan);
+        self
+    }
+
+    /// `with_plan_cache` in place: the engine is ~200 bytes, and moving it in and out
+    /// cost ~0.4k instructions per statement (kv_ops, BENCHMARKS.md kv branch).
+    pub fn set_plan_cache(&mut self, plan: Option<CachedPlan>) {
         self.plan_slot = std::cell::RefCell::new(match plan {
             Some(CachedPlan(p)) => PlanSlot::Filled(p),
             None => PlanSlot::Empty,
         });
-        self
     }
 
     /// The top-level plan bound or reused by the statement just run. Consumes the engine,
