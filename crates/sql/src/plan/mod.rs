@@ -20,6 +20,7 @@ pub mod constant;
 pub mod covering;
 pub mod minmax;
 pub mod usage;
+pub mod values;
 
 use crate::collation::Collation;
 use crate::exec::store::KeyOrder;

@@ -159,7 +159,7 @@ impl<'a> Parser<'a> {
     /// `[NOT] IN ...`, `[NOT] LIKE ...`, `[NOT] BETWEEN ...` with the current token being the
     /// operator keyword.
     fn negatable_op(&mut self, lhs: Expr, not: bool) -> PResult<Expr> {
-        let w = match self.advance().tok {
+        let w = match self.next_tok().tok {
             Tok::Word(w) => Upper::new(w),
             _ => return self.syntax_error(),
         };
