@@ -136,6 +136,18 @@ pub fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<Cow<'e, Expr>>) {
     }
 }
 
+/// `conjuncts` of a WHERE clause, each tagged `usize::MAX` (not an ON term), straight into
+/// the list of the core's terms.
+fn where_conjuncts<'e>(e: &'e Expr, out: &mut Vec<(Cow<'e, Expr>, usize)>) {
+    match e {
+        Expr::Binary(l, BinaryOp::And, r) => {
+            where_conjuncts(l, out);
+            where_conjuncts(r, out);
+        }
+        _ => out.push((Cow::Borrowed(e), usize::MAX)),
+    }
+}
+
 impl<'s> Binder<'s> {
     pub fn new(schema: &'s Schema) -> Self {
         Binder {
@@ -729,13 +741,11 @@ impl<'s> Binder<'s> {
         }
         let width = self.frames.last().map_or(0, |f| f.cols.len());
         if let Some(w) = &sc.where_ {
-            let mut ws = Vec::new();
-            conjuncts(w, &mut ws);
             // SQLite appends inner joins' ON terms to the WHERE (sqlite3ProcessJoin) and
             // tests a loop's terms in that order, so a WHERE term comes first: which one
             // raises a runtime error first depends on it.
             let on_terms = std::mem::take(&mut where_terms);
-            where_terms.extend(ws.into_iter().map(|t| (t, usize::MAX)));
+            where_conjuncts(w, &mut where_terms);
             where_terms.extend(on_terms);
         }
         // Result-column aliases may be used in WHERE/GROUP BY/HAVING/ORDER BY.
@@ -874,10 +884,7 @@ impl<'s> Binder<'s> {
                             aff: c.aff,
                             coll: c.coll,
                             has_coll: true,
-                            origin: c
-                                .table_name
-                                .as_deref()
-                                .map(|t| (t.to_string(), c.name.clone())),
+                            origin: c.table_name.clone(),
                         });
                     }
                     if !any && only.is_none() {
@@ -909,12 +916,11 @@ impl<'s> Binder<'s> {
                         },
                     };
                     let origin = match &b.col {
-                        Some((0, idx)) => self.frames.last().and_then(|f| {
-                            f.cols[*idx]
-                                .table_name
-                                .as_deref()
-                                .map(|t| (t.to_string(), f.cols[*idx].name.clone()))
-                        }),
+                        Some((0, idx)) => self
+                            .frames
+                            .last()
+                            .and_then(|f| f.cols.get(*idx))
+                            .and_then(|c| c.table_name.clone()),
                         _ => None,
                     };
                     // An expression's collation may come from a COLLATE inside it.
@@ -1164,7 +1170,7 @@ fn out_cols_to_scope(cols: &[OutCol], sname: &Rc<str>) -> Vec<ScopeCol> {
             using_hidden: false,
             star_hidden: false,
             is_rowid: false,
-            table_name: c.origin.as_ref().map(|o| o.0.as_str().into()),
+            table_name: c.origin.clone(),
         })
         .collect()
 }
@@ -1196,7 +1202,7 @@ fn sub_cols(sub: &SubPlan, sname: &Rc<str>, names: &[String]) -> Vec<ScopeCol> {
             using_hidden: false,
             star_hidden: false,
             is_rowid: false,
-            table_name: c.origin.as_ref().map(|o| o.0.as_str().into()),
+            table_name: c.origin.clone(),
         })
         .collect()
 }

@@ -227,8 +227,9 @@ pub struct OutCol {
     /// opposed to BINARY for want of one (a literal, a function): a compound takes each
     /// column's collation from its leftmost arm that has one (multiSelectCollSeq).
     pub has_coll: bool,
-    /// (table name, column name) when the column is a plain table column.
-    pub origin: Option<(String, String)>,
+    /// The table of a plain table column (what a FROM-subquery's scope column records as
+    /// its table), shared with the scope it came from.
+    pub origin: Option<std::rc::Rc<str>>,
 }
 
 /// Sort key: position in the output row.

@@ -5,7 +5,10 @@ use super::*;
 
 impl<'a> Parser<'a> {
     pub fn expr_list(&mut self) -> PResult<Vec<Expr>> {
-        let mut v = vec![self.expr()?];
+        // Room for a short VALUES row or argument list at once (grown from one, a row of
+        // two was two allocations and a copy).
+        let mut v = Vec::with_capacity(4);
+        v.push(self.expr()?);
         while self.eat(&Tok::Comma) {
             v.push(self.expr()?);
         }
