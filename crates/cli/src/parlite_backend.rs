@@ -6,13 +6,21 @@ use parlite::{Connection, Value};
 
 pub struct ParliteBackend {
     conn: Connection,
+    /// The current statement's column names and row, kept between statements so that a
+    /// script of one-row statements does not allocate them afresh each time.
+    names: Vec<String>,
+    row: Vec<Cell>,
 }
 
 impl ParliteBackend {
     /// Opens `path` (`:memory:` for a private in-memory database).
     pub fn open(path: &str) -> Result<ParliteBackend, String> {
         let conn = Connection::open(path).map_err(|e| e.message)?;
-        Ok(ParliteBackend { conn })
+        Ok(ParliteBackend {
+            conn,
+            names: Vec::new(),
+            row: Vec::new(),
+        })
     }
 }
 
@@ -40,16 +48,25 @@ impl Backend for ParliteBackend {
                     })
                 }
             };
-            let names: Vec<String> = (0..stmt.column_count())
-                .map(|i| stmt.column_name(i).to_string())
-                .collect();
-            sink(Event::Columns(&names));
+            let n = stmt.column_count();
+            self.names.truncate(n);
+            for i in 0..n {
+                let name = stmt.column_name(i);
+                match self.names.get_mut(i) {
+                    Some(s) => {
+                        s.clear();
+                        s.push_str(name);
+                    }
+                    None => self.names.push(name.to_string()),
+                }
+            }
+            sink(Event::Columns(&self.names));
             loop {
                 match stmt.step() {
                     Ok(true) => {
-                        let row: Vec<Cell> =
-                            (0..names.len()).map(|i| to_cell(stmt.column(i))).collect();
-                        sink(Event::Row(&row));
+                        self.row.clear();
+                        self.row.extend((0..n).map(|i| to_cell(stmt.column(i))));
+                        sink(Event::Row(&self.row));
                     }
                     Ok(false) => break,
                     Err(e) => {

@@ -87,9 +87,13 @@ impl ChunkReader {
         self.buffer.clear();
     }
 
+    /// The buffered statement; the buffer keeps its capacity for the next one (one
+    /// allocation per statement instead of a buffer grown line by line from empty).
     fn take(&mut self) -> Option<Chunk> {
+        let text = self.buffer.clone();
+        self.buffer.clear();
         Some(Chunk::Sql {
-            text: std::mem::take(&mut self.buffer),
+            text,
             start_line: self.start_line,
         })
     }

@@ -24,6 +24,11 @@ pub struct Parsed {
 /// Parses the first statement of `sql`; `Ok(None)` when it holds only spaces, comments and
 /// empty statements.
 pub fn parse_first(sql: &str) -> Result<Option<Parsed>, ParseError> {
+    // The tail after a script's last statement is usually just its newline: answered
+    // without setting up a parser (a token window made and dropped per statement).
+    if sql.bytes().all(|b| b.is_ascii_whitespace()) {
+        return Ok(None);
+    }
     let mut p = Parser::new(sql);
     match p.next_statement()? {
         None => Ok(None),

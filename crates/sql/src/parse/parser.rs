@@ -248,7 +248,8 @@ impl<'a> Parser<'a> {
 
     fn lex_to(&mut self, n: usize) {
         while self.lexed <= self.pos + n {
-            let t = if self.lexed > 0 && self.toks[(self.lexed - 1) % RING].tok == Tok::Eof {
+            let t = if self.lexed > 0 && matches!(self.toks[(self.lexed - 1) % RING].tok, Tok::Eof)
+            {
                 self.toks[(self.lexed - 1) % RING].clone()
             } else {
                 self.lx.next_token()
@@ -272,13 +273,21 @@ impl<'a> Parser<'a> {
         self.toks[self.pos % RING].start
     }
 
-    fn advance(&mut self) -> Token<'a> {
+    /// Steps past the current token (never past `Eof`).
+    fn advance(&mut self) {
+        self.fill(0);
+        let t = &self.toks[self.pos % RING];
+        if !matches!(t.tok, Tok::Eof) {
+            self.last_end = t.end;
+            self.pos += 1;
+        }
+    }
+
+    /// The current token, stepped past (a copy: most callers only step, see `advance`).
+    fn next_tok(&mut self) -> Token<'a> {
         self.fill(0);
         let t = self.toks[self.pos % RING].clone();
-        if t.tok != Tok::Eof {
-            self.pos += 1;
-            self.last_end = t.end;
-        }
+        self.advance();
         t
     }
 
@@ -308,7 +317,9 @@ impl<'a> Parser<'a> {
     }
 
     fn is(&mut self, t: &Tok<'_>) -> bool {
-        self.peek() == t
+        // The kinds compared first: most checks fail, and the derived `==` is a call.
+        let p = self.peek();
+        std::mem::discriminant(p) == std::mem::discriminant(t) && p == t
     }
 
     fn eat(&mut self, t: &Tok<'_>) -> bool {
@@ -757,6 +768,17 @@ impl<'a> Parser<'a> {
             };
             compounds.push((op, self.select_core()?));
         }
+        // ORDER BY and LIMIT belong to a SELECT core in SQLite's grammar (parse.y
+        // `oneselect`), so after a VALUES core they cannot continue the statement.
+        let last = compounds.last().map_or(&first, |(_, c)| c);
+        if matches!(last, SelectCore::Values(_)) {
+            return Ok(Select {
+                with: None,
+                body: SelectBody { first, compounds },
+                order_by: Vec::new(),
+                limit: None,
+            });
+        }
         let order_by = self.opt_order_by()?;
         let limit = self.opt_limit()?;
         Ok(Select {
@@ -1077,7 +1099,7 @@ impl<'a> Parser<'a> {
         };
         let order_by = self.opt_order_by()?;
         let frame = if self.is_kw("RANGE") || self.is_kw("ROWS") || self.is_kw("GROUPS") {
-            let units = match self.advance().tok {
+            let units = match self.next_tok().tok {
                 Tok::Word(w) => w.to_ascii_uppercase(),
                 _ => String::new(),
             };

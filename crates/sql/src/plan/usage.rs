@@ -25,8 +25,18 @@ use std::sync::Arc;
 /// are read or the source is not a table). The mask covers the source's record columns; the
 /// rowid slot that follows them is always filled.
 pub fn needed_columns(core: &CorePlan) -> Vec<Option<Arc<[bool]>>> {
-    let mut mask = vec![false; core.width];
-    mark_core(core, 0, &mut mask);
+    // A combined row of up to 64 positions is marked on the stack (a heap mask was one of
+    // the ~80 allocations of a one-shot point SELECT).
+    let mut small = [false; 64];
+    let mut large = Vec::new();
+    let mask: &mut [bool] = match small.get_mut(..core.width) {
+        Some(m) => m,
+        None => {
+            large.resize(core.width, false);
+            &mut large
+        }
+    };
+    mark_core(core, 0, mask);
     core.sources
         .iter()
         .map(|src| {
@@ -75,24 +85,39 @@ fn mark_plan(plan: &SelectPlan, depth: usize, mask: &mut [bool]) {
 }
 
 fn mark_core(core: &CorePlan, depth: usize, mask: &mut [bool]) {
-    let mut exprs: Vec<&CExpr> = Vec::new();
+    // Marked as found, without collecting them first (a `Vec` per core).
+    let mark = |e: &CExpr, mask: &mut [bool]| mark_expr(e, depth, mask);
     for row in core.values.iter().flatten() {
-        exprs.extend(row.iter());
+        for e in row.iter() {
+            mark(e, mask);
+        }
     }
     for src in &core.sources {
-        exprs.extend(src.on.iter());
+        for e in src.on.iter() {
+            mark(e, mask);
+        }
         match &src.access {
             Access::Scan => {}
-            Access::RowidEq(v) => exprs.extend(v.iter()),
+            Access::RowidEq(v) => {
+                for e in v.iter() {
+                    mark(e, mask);
+                }
+            }
             Access::RowidRange { lo, hi, .. } => {
-                exprs.extend(lo.iter().chain(hi.iter()).map(|(e, _)| e));
+                for e in lo.iter().chain(hi.iter()).map(|(e, _)| e) {
+                    mark(e, mask);
+                }
             }
             Access::Index { eq, lo, hi, .. } => {
-                exprs.extend(eq.iter().flat_map(|(v, _)| v.iter()));
-                exprs.extend(lo.iter().chain(hi.iter()).map(|(e, _)| e));
+                for e in eq.iter().flat_map(|(v, _)| v.iter()) {
+                    mark(e, mask);
+                }
+                for e in lo.iter().chain(hi.iter()).map(|(e, _)| e) {
+                    mark(e, mask);
+                }
             }
             Access::AutoIndex { col, probe, .. } => {
-                exprs.push(probe);
+                mark(probe, mask);
                 if depth == 0 {
                     if let Some(x) = mask.get_mut(src.start + col) {
                         *x = true;
@@ -107,35 +132,54 @@ fn mark_core(core: &CorePlan, depth: usize, mask: &mut [bool]) {
             SourceKind::Recursive(rp) => {
                 mark_plan(&rp.init.plan, depth, mask);
                 mark_plan(&rp.step.plan, depth, mask);
-                exprs.extend(rp.limit.iter());
+                for e in rp.limit.iter() {
+                    mark(e, mask);
+                }
             }
             SourceKind::PragmaFn { args, .. } | SourceKind::JsonFn { args, .. } => {
-                exprs.extend(args.iter())
+                for e in args.iter() {
+                    mark(e, mask);
+                }
             }
             _ => {}
         }
     }
-    exprs.extend(core.filters.iter().flatten());
-    exprs.extend(core.group_by.iter());
-    exprs.extend(core.having.iter());
-    for a in &core.aggs {
-        exprs.extend(a.args.iter());
-        exprs.extend(a.filter.iter());
+    for e in core.filters.iter().flatten() {
+        mark(e, mask);
     }
-    exprs.extend(core.outputs.iter());
+    for e in core.group_by.iter() {
+        mark(e, mask);
+    }
+    for e in core.having.iter() {
+        mark(e, mask);
+    }
+    for a in &core.aggs {
+        for e in a.args.iter() {
+            mark(e, mask);
+        }
+        for e in a.filter.iter() {
+            mark(e, mask);
+        }
+    }
+    for e in core.outputs.iter() {
+        mark(e, mask);
+    }
     for w in &core.windows {
-        exprs.extend(w.args.iter());
-        exprs.extend(w.partition.iter());
-        exprs.extend(w.order.iter().map(|(e, ..)| e));
+        for e in w.args.iter() {
+            mark(e, mask);
+        }
+        for e in w.partition.iter() {
+            mark(e, mask);
+        }
+        for e in w.order.iter().map(|(e, ..)| e) {
+            mark(e, mask);
+        }
         if let WinFrame::Rows { start, end } = &w.frame {
             for edge in [start, end] {
                 if let FrameEdge::Preceding(e) | FrameEdge::Following(e) = edge {
-                    exprs.push(e);
+                    mark(e, mask);
                 }
             }
         }
-    }
-    for e in exprs {
-        mark_expr(e, depth, mask);
     }
 }

@@ -56,27 +56,13 @@ impl Engine<'_> {
         };
         let rows: Vec<Vec<Value>> = match &ins.source {
             InsertSource::DefaultValues => vec![Vec::new()],
-            InsertSource::Select(s) => {
-                let mut b = self.binder_with_trigger_frame();
-                if let Some(w) = &ins.with {
-                    b.push_with(w);
+            InsertSource::Select(s) if ins.with.is_none() => {
+                match crate::plan::values::constant_rows(s, self.params, targets.len()) {
+                    Some(rows) => rows,
+                    None => self.insert_rows_bound(ins, s, &t, &targets)?,
                 }
-                let plan = b.bind_select(s)?;
-                let n = plan.columns.len();
-                if n != targets.len() {
-                    return Err(SqlError::msg(if ins.columns.is_empty() {
-                        format!(
-                            "table {} has {} columns but {} values were supplied",
-                            t.name,
-                            targets.len(),
-                            n
-                        )
-                    } else {
-                        format!("{} values for {} columns", n, targets.len())
-                    }));
-                }
-                self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent))?
             }
+            InsertSource::Select(s) => self.insert_rows_bound(ins, s, &t, &targets)?,
         };
         let is_default = matches!(ins.source, InsertSource::DefaultValues);
         let empty: [Value; 0] = [];
@@ -179,6 +165,36 @@ impl Engine<'_> {
             }
         }
         Ok(out_rows)
+    }
+
+    /// The rows of an INSERT's SELECT or VALUES source, bound and run as a SELECT (the path
+    /// for everything `plan::values::constant_rows` does not read directly).
+    fn insert_rows_bound(
+        &mut self,
+        ins: &ast::Insert,
+        s: &ast::Select,
+        t: &Table,
+        targets: &[Option<usize>],
+    ) -> Result<Vec<Vec<Value>>> {
+        let mut b = self.binder_with_trigger_frame();
+        if let Some(w) = &ins.with {
+            b.push_with(w);
+        }
+        let plan = b.bind_select(s)?;
+        let n = plan.columns.len();
+        if n != targets.len() {
+            return Err(SqlError::msg(if ins.columns.is_empty() {
+                format!(
+                    "table {} has {} columns but {} values were supplied",
+                    t.name,
+                    targets.len(),
+                    n
+                )
+            } else {
+                format!("{} values for {} columns", n, targets.len())
+            }));
+        }
+        self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent))
     }
 
     /// Binds the ON CONFLICT clauses: (target columns or None, DO UPDATE sets and WHERE).

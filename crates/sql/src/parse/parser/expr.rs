@@ -5,7 +5,10 @@ use super::*;
 
 impl<'a> Parser<'a> {
     pub fn expr_list(&mut self) -> PResult<Vec<Expr>> {
-        let mut v = vec![self.expr()?];
+        // Room for a short VALUES row or argument list at once (grown from one, a row of
+        // two was two allocations and a copy).
+        let mut v = Vec::with_capacity(4);
+        v.push(self.expr()?);
         while self.eat(&Tok::Comma) {
             v.push(self.expr()?);
         }
@@ -159,7 +162,7 @@ impl<'a> Parser<'a> {
     /// `[NOT] IN ...`, `[NOT] LIKE ...`, `[NOT] BETWEEN ...` with the current token being the
     /// operator keyword.
     fn negatable_op(&mut self, lhs: Expr, not: bool) -> PResult<Expr> {
-        let w = match self.advance().tok {
+        let w = match self.next_tok().tok {
             Tok::Word(w) => Upper::new(w),
             _ => return self.syntax_error(),
         };

@@ -91,14 +91,14 @@ impl<'s> Binder<'s> {
                     Some((_, e)) => e.clone(),
                     None => Expr::Column {
                         schema: None,
-                        table: Some(lc.source.clone()),
+                        table: Some(lc.source.to_string()),
                         name: lc.name.clone(),
                         dq: false,
                     },
                 };
                 let right = Expr::Column {
                     schema: None,
-                    table: Some(f.cols[ri].source.clone()),
+                    table: Some(f.cols[ri].source.to_string()),
                     name: f.cols[ri].name.clone(),
                     dq: false,
                 };
@@ -148,9 +148,9 @@ impl<'s> Binder<'s> {
         sources: &mut Vec<Source>,
     ) -> Result<()> {
         let start = self.frames.last().map_or(0, |f| f.cols.len());
-        let (kind, sname, cols): (SourceKind, String, Vec<ScopeCol>) = match t {
+        let (kind, sname, cols): (SourceKind, Rc<str>, Vec<ScopeCol>) = match t {
             TableOrSubquery::Table { name, alias, .. } => {
-                let sname = key(alias.as_deref().unwrap_or(&name.name));
+                let sname: Rc<str> = key(alias.as_deref().unwrap_or(&name.name)).into();
                 let k = crate::schema::key_ref(&name.name);
                 let k = k.as_ref();
                 if let Some(s) = &name.schema {
@@ -206,21 +206,19 @@ impl<'s> Binder<'s> {
                     .table_in(name.schema.as_deref(), &name.name)
                     .cloned()
                 {
-                    let mut cols: Vec<ScopeCol> = tab
-                        .columns
-                        .iter()
-                        .map(|c| ScopeCol {
-                            name: c.name.clone(),
-                            source: sname.clone(),
-                            aff: Some(c.affinity),
-                            coll: c.collation,
-                            using_hidden: false,
-                            star_hidden: false,
-                            is_rowid: false,
-                            table_name: Some(tab.name.clone()),
-                        })
-                        .collect();
-                    cols.push(rowid_scope_col(&tab, sname.clone(), false));
+                    let tname: Rc<str> = tab.name.as_str().into();
+                    let mut cols: Vec<ScopeCol> = Vec::with_capacity(tab.columns.len() + 1);
+                    cols.extend(tab.columns.iter().map(|c| ScopeCol {
+                        name: c.name.clone(),
+                        source: sname.clone(),
+                        aff: Some(c.affinity),
+                        coll: c.collation,
+                        using_hidden: false,
+                        star_hidden: false,
+                        is_rowid: false,
+                        table_name: Some(tname.clone()),
+                    }));
+                    cols.push(rowid_scope_col(&tab, sname.clone(), tname, false));
                     (SourceKind::Table(tab), sname, cols)
                 } else if let Some(v) = self
                     .schema
@@ -265,6 +263,7 @@ impl<'s> Binder<'s> {
                     // parlite keeps no TEMP tables, so the temp schema is empty.
                     let temp = k.contains("temp");
                     let st = crate::schema::schema_table();
+                    let tname: Rc<str> = name.name.as_str().into();
                     let mut cols: Vec<ScopeCol> = st
                         .columns
                         .iter()
@@ -276,7 +275,7 @@ impl<'s> Binder<'s> {
                             using_hidden: false,
                             star_hidden: false,
                             is_rowid: false,
-                            table_name: Some(name.name.clone()),
+                            table_name: Some(tname.clone()),
                         })
                         .collect();
                     cols.push(ScopeCol {
@@ -287,7 +286,7 @@ impl<'s> Binder<'s> {
                         using_hidden: false,
                         star_hidden: false,
                         is_rowid: true,
-                        table_name: Some(name.name.clone()),
+                        table_name: Some(tname.clone()),
                     });
                     let attached = name
                         .schema
@@ -324,7 +323,7 @@ impl<'s> Binder<'s> {
             }
             TableOrSubquery::Subquery { select, alias } => {
                 let sub = self.detached_subplan(select, true)?;
-                let sname = key(alias.as_deref().unwrap_or(""));
+                let sname: Rc<str> = key(alias.as_deref().unwrap_or("")).into();
                 let cols = sub_cols(&sub, &sname, &[]);
                 (SourceKind::Subquery(Rc::new(sub)), sname, cols)
             }
@@ -338,7 +337,7 @@ impl<'s> Binder<'s> {
                 for a in args {
                     bound.push(self.expr(a)?.e);
                 }
-                let sname = key(alias.as_deref().unwrap_or(&name.name));
+                let sname: Rc<str> = key(alias.as_deref().unwrap_or(&name.name)).into();
                 let cols = crate::func::json_table::COLUMNS
                     .iter()
                     .enumerate()
@@ -376,7 +375,7 @@ impl<'s> Binder<'s> {
                         hidden.len()
                     ));
                 }
-                let sname = key(alias.as_deref().unwrap_or(&name.name));
+                let sname: Rc<str> = key(alias.as_deref().unwrap_or(&name.name)).into();
                 // `pragma_foreign_key_check` reads table data: always run at run time.
                 let constants: Option<Vec<Value>> = if pragma == "foreign_key_check" {
                     None
@@ -446,7 +445,11 @@ impl<'s> Binder<'s> {
             .frames
             .last_mut()
             .ok_or_else(|| SqlError::msg("no frame"))?;
-        f.cols.extend(cols);
+        if f.cols.is_empty() {
+            f.cols = cols;
+        } else {
+            f.cols.extend(cols);
+        }
         f.sources.push((sname, start, width));
         let indexed = match t {
             TableOrSubquery::Table { indexed, .. } => indexed.clone(),
