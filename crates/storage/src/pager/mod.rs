@@ -1174,7 +1174,9 @@ impl FileWriteView {
         // Step 2: diff against the base images (F3).
         let mut deltas = Vec::new();
         let mut publish = Vec::new();
-        let max_snap_count = inner.cache.max_snapshot_page_count();
+        // Asked only for pages new to the file: it takes the cache's registry mutex, which
+        // every other writer's snapshot registration and release also take.
+        let mut max_snap_count: Option<u32> = None;
         for (&pgno, img) in self.private.range(1..=self.page_count) {
             if pgno <= base_count {
                 let base = inner.read_page(self.snap.seq, base_count, PageNo(pgno))?;
@@ -1190,6 +1192,8 @@ impl FileWriteView {
             } else {
                 // New to the file: logged whole (F3). A snapshot from before a truncation
                 // may still see an older image of this page number; keep it for it (C5).
+                let max_snap_count =
+                    *max_snap_count.get_or_insert_with(|| inner.cache.max_snapshot_page_count());
                 let old = if pgno <= max_snap_count && !inner.cache.contains(PageNo(pgno)) {
                     let mut buf = vec![0u8; inner.page_size];
                     read_zero_padded(
