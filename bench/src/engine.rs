@@ -139,7 +139,8 @@ impl Target {
                 Some(format!(
                     "p_checkpoints={} p_checkpoint_ms={} p_checkpoint_max_ms={} \
                      p_checkpoint_pages={} p_stalls={} \
-                     p_writer_waits={} p_writer_wait_ms={} p_writer_wait_max_ms={}",
+                     p_writer_waits={} p_writer_wait_ms={} p_writer_wait_max_ms={} \
+                     p_conc_fast={} p_conc_rebased={} p_conc_locked={} p_page_rebases={} p_lock_held_us={:.2}",
                     s.checkpoints,
                     s.checkpoint_ms,
                     s.checkpoint_max_ms,
@@ -147,7 +148,14 @@ impl Target {
                     s.checkpoint_stalls,
                     s.writer_waits,
                     s.writer_wait_ms,
-                    s.writer_wait_max_ms
+                    s.writer_wait_max_ms,
+                    s.concurrent_fast_commits,
+                    s.concurrent_rebased_commits,
+                    s.concurrent_commits
+                        .saturating_sub(s.concurrent_fast_commits)
+                        .saturating_sub(s.concurrent_rebased_commits),
+                    s.concurrent_page_rebases,
+                    s.writer_lock_held_us as f64 / s.writer_lock_holds.max(1) as f64
                 ))
             }
             TargetInner::Sqlite { .. } => None,

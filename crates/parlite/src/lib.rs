@@ -184,6 +184,9 @@ pub struct Stats {
     /// Of those, validated and replayed onto a newer snapshot before taking the writer lock
     /// (docs/concurrency.md C7); the rest were replayed under the lock.
     pub concurrent_rebased_commits: u64,
+    /// Rebases that kept the transaction's pages instead of replaying its writes (no
+    /// commit since its snapshot touched a page it used; storage pages.rs P6).
+    pub concurrent_page_rebases: u64,
     /// Lock-holding transactions committed (BEGIN IMMEDIATE/EXCLUSIVE, upgraded DEFERRED).
     pub locked_commits: u64,
     /// Concurrent transactions that failed validation (explicit ones and autocommit attempts).
@@ -220,6 +223,10 @@ pub struct Stats {
     pub writer_waits: u64,
     pub writer_wait_ms: u64,
     pub writer_wait_max_ms: u64,
+    /// How many times the writer lock was taken, and for how long in total, in µs: the
+    /// commit path's serial section (storage `PagerStats::writer_lock_held_ns`).
+    pub writer_lock_holds: u64,
+    pub writer_lock_held_us: u64,
 }
 
 impl Stats {
@@ -484,6 +491,7 @@ impl ConnInner {
             int("concurrent_commits", st.concurrent_commits),
             int("concurrent_fast_commits", st.concurrent_fast_commits),
             int("concurrent_rebased_commits", st.concurrent_rebased_commits),
+            int("concurrent_page_rebases", st.concurrent_page_rebases),
             int("locked_commits", st.locked_commits),
             int("conflicts", st.conflicts),
         ];
@@ -510,6 +518,8 @@ impl ConnInner {
             int("writer_waits", st.writer_waits),
             int("writer_wait_ms", st.writer_wait_ms),
             int("writer_wait_max_ms", st.writer_wait_max_ms),
+            int("writer_lock_holds", st.writer_lock_holds),
+            int("writer_lock_held_us", st.writer_lock_held_us),
         ]);
         Ok(rows)
     }
@@ -1163,6 +1173,7 @@ fn stats_of(storage: &parlite_storage::Database, counters: &SqlCounters) -> Stat
         concurrent_commits: c.concurrent_commits,
         concurrent_fast_commits: c.concurrent_fast_commits,
         concurrent_rebased_commits: c.concurrent_rebased_commits,
+        concurrent_page_rebases: c.page_rebases,
         locked_commits: c.locked_commits,
         conflicts: c.conflicts,
         conflicts_by_root: c
@@ -1185,6 +1196,8 @@ fn stats_of(storage: &parlite_storage::Database, counters: &SqlCounters) -> Stat
         writer_waits: p.writer_waits,
         writer_wait_ms: p.writer_wait_us / 1000,
         writer_wait_max_ms: p.writer_wait_max_us / 1000,
+        writer_lock_holds: p.writer_lock_holds,
+        writer_lock_held_us: p.writer_lock_held_ns / 1000,
     }
 }
 

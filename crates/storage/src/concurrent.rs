@@ -83,6 +83,9 @@ pub struct ConcurrencyStats {
     /// Of those, validated and replayed onto a newer snapshot outside the writer lock, and
     /// committed as that view because nothing had committed since it (C7).
     pub concurrent_rebased_commits: u64,
+    /// Rebases (C7) that carried the transaction's pages over instead of replaying its
+    /// writes, because no commit since its snapshot touched a page it used (pages P6).
+    pub page_rebases: u64,
     /// Lock-holding write transactions (`begin_write`, `upgrade`) committed.
     pub locked_commits: u64,
     /// Concurrent transactions that failed validation.

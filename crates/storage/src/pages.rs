@@ -20,6 +20,12 @@
 //!   until `attach_writer` has taken the writer lock and found its snapshot still the
 //!   latest (then it commits like any writer). Dropping or rolling it back releases
 //!   whatever it holds.
+//! - P6. `rebase_pages` of a detached view returns a detached view on the latest snapshot
+//!   holding the view's private pages unchanged only if no commit since the view's snapshot
+//!   changed a page the view read or wrote (page 1: outside the fields P3 stamps) and the
+//!   page count is the same: then applying the view's writes to the latest snapshot reads
+//!   the same bytes at every step, so it would produce exactly those pages (the replay of
+//!   concurrent.rs C5, without running it).
 //!
 //! The B-tree layer owns the *content* of pages (cells, freelist, header fields other than
 //! those in P3); the backend never interprets page bytes except page 1's header in P3.
@@ -80,6 +86,12 @@ pub trait WriteView: PageWrite + Send {
     /// happened since. Views that already hold the lock return true.
     fn attach_writer(&mut self, _busy_timeout: Duration) -> Result<bool> {
         Ok(true)
+    }
+    /// Detached views (P6): the view's pages carried to the latest snapshot, if no commit
+    /// since touched a page it used; `None` (also the default, and when nothing committed
+    /// since): the caller replays the transaction's writes instead. `self` is unchanged.
+    fn rebase_pages(&self) -> Result<Option<Box<dyn WriteView>>> {
+        Ok(None)
     }
 }
 

@@ -1080,7 +1080,8 @@ fn commit_concurrent(
     let mut base = c.snapshot;
     for _ in 0..REBASE_ATTEMPTS_MAX {
         if lock(&db.inner.history).newest_seq() > base {
-            if let Some(mut v) = rebase(db, c, base)? {
+            let current = rebased.as_deref().or(slot.as_deref());
+            if let Some(mut v) = rebase(db, c, base, current)? {
                 // The rebased view commits with this transaction's durability, as its own
                 // view would have.
                 if let Some(mode) = synchronous {
@@ -1150,21 +1151,45 @@ fn commit_concurrent(
     Ok(())
 }
 
-/// C7: a detached view on the latest snapshot with the transaction's operations replayed,
+/// C7: a detached view on the latest snapshot with the transaction's operations applied,
 /// after validating it against the commits between `base` and that snapshot; `None` when
 /// `base` is still the latest published snapshot. A conflict is counted and returned.
-fn rebase(db: &Database, c: &ConcTxn, base: u64) -> Result<Option<Box<dyn WriteView>>> {
-    let mut fresh = db.inner.backend.begin_detached()?;
+/// The operations are applied by carrying `current`'s pages over when no commit since
+/// `base` touched a page it used (pages P6), else by replaying them on a fresh view.
+fn rebase(
+    db: &Database,
+    c: &ConcTxn,
+    base: u64,
+    current: Option<&dyn WriteView>,
+) -> Result<Option<Box<dyn WriteView>>> {
+    let carried = match current {
+        Some(v) => v.rebase_pages()?,
+        None => None,
+    };
+    let by_pages = carried.is_some();
+    let mut fresh = match carried {
+        Some(v) => v,
+        None => db.inner.backend.begin_detached()?,
+    };
     let latest = fresh.snapshot_seq();
     if latest <= base {
         fresh.rollback();
         return Ok(None);
     }
-    let later = lock(&db.inner.history).between(base, latest);
-    let checked = later
-        .iter()
-        .try_for_each(|e| c.validate(e))
-        .and_then(|()| replay(&mut *fresh, &c.ops));
+    let later = {
+        let mut h = lock(&db.inner.history);
+        if by_pages {
+            h.stats.page_rebases += 1;
+        }
+        h.between(base, latest)
+    };
+    let checked = later.iter().try_for_each(|e| c.validate(e)).and_then(|()| {
+        if by_pages {
+            Ok(())
+        } else {
+            replay(&mut *fresh, &c.ops)
+        }
+    });
     if let Err(e) = checked {
         // C4: nothing of it was published.
         fresh.rollback();

@@ -62,10 +62,14 @@
 
 mod cache;
 mod checkpoint;
+mod rebase;
+mod writer_lock;
 
 use cache::Cache;
 use checkpoint::Logs;
 pub use checkpoint::{CheckpointMode, CheckpointOutcome, CheckpointRound};
+use rebase::Footprint;
+use writer_lock::WriterLock;
 
 use crate::error::{PageNo, Result, StorageError};
 use crate::header::{self, put_u32, DbHeader, HEADER_SIZE};
@@ -76,7 +80,7 @@ use crate::options::{OpenOptions, Synchronous};
 use crate::pages::{Backend, PageRead, PageRef, PageWrite, ReadView, WriteView};
 use crate::vfs::{read_zero_padded, Vfs, VfsFile};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
@@ -213,10 +217,12 @@ struct Inner {
     config: PagerConfig,
     synchronous: AtomicU8,
     poison: Mutex<Option<String>>,
+    /// Set once `poison` holds a reason: `check_writable` runs several times per commit of
+    /// every thread, and a mutex there was a cache line all writers passed around.
+    poisoned: AtomicBool,
     /// Sharded; locks of its own (cache C7, C8).
     cache: Cache,
-    writer_held: Mutex<bool>,
-    writer_cv: Condvar,
+    writer: WriterLock,
     /// `None` for read-only databases. Locked by the writer-lock holder to append, and by a
     /// background round for its switch (B6) and its end (K1).
     log: Mutex<Option<Logs>>,
@@ -600,9 +606,9 @@ fn open_inner(
         config,
         synchronous: AtomicU8::new(sync_to_u8(opts.synchronous)),
         poison: Mutex::new(None),
+        poisoned: AtomicBool::new(false),
         cache,
-        writer_held: Mutex::new(false),
-        writer_cv: Condvar::new(),
+        writer: WriterLock::default(),
         log: Mutex::new(None),
         sync: Mutex::new(SyncState {
             written_seq: committed_seq,
@@ -703,6 +709,7 @@ impl Inner {
         if p.is_none() {
             *p = Some(reason);
         }
+        self.poisoned.store(true, Ordering::SeqCst);
     }
 
     fn check_writable(&self) -> Result<()> {
@@ -710,6 +717,9 @@ impl Inner {
             return Err(StorageError::ReadOnly {
                 reason: "the database was opened read-only".into(),
             });
+        }
+        if !self.poisoned.load(Ordering::Acquire) {
+            return Ok(());
         }
         if let Some(reason) = lock(&self.poison).clone() {
             return Err(StorageError::ReadOnly {
@@ -719,33 +729,18 @@ impl Inner {
         Ok(())
     }
 
-    /// Takes the writer lock, waiting up to `timeout`.
+    /// Takes the writer lock, waiting up to `timeout` (writer_lock.rs).
     fn acquire_writer(self: &Arc<Self>, timeout: Duration) -> Result<WriterGuard> {
         let start = Instant::now();
-        let deadline = start + timeout;
-        let mut held = lock(&self.writer_held);
-        let waited = *held;
-        if waited {
+        let got = self.writer.acquire(start + timeout);
+        if got != Some(false) {
             self.writer_waits.fetch_add(1, Ordering::Relaxed);
-        }
-        while *held {
-            let now = Instant::now();
-            if now >= deadline {
-                self.count_writer_wait(start);
-                return Err(StorageError::Busy {
-                    reason: "another write transaction is active".into(),
-                });
-            }
-            held = self
-                .writer_cv
-                .wait_timeout(held, deadline - now)
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
-        }
-        *held = true;
-        drop(held);
-        if waited {
             self.count_writer_wait(start);
+        }
+        if got.is_none() {
+            return Err(StorageError::Busy {
+                reason: "another write transaction is active".into(),
+            });
         }
         Ok(WriterGuard {
             inner: Arc::clone(self),
@@ -1031,8 +1026,7 @@ impl Drop for WriterGuard {
             .writer_held_ns
             .fetch_add(held_ns, Ordering::Relaxed);
         self.inner.writer_holds.fetch_add(1, Ordering::Relaxed);
-        *lock(&self.inner.writer_held) = false;
-        self.inner.writer_cv.notify_one();
+        self.inner.writer.release();
     }
 }
 
@@ -1120,6 +1114,8 @@ struct FileWriteView {
     synchronous: Option<Synchronous>,
     /// Steps 1–2 done before the writer lock (`attach_writer`, K5); dropped by any change.
     prepared: Option<Prepared>,
+    /// Detached views: the pages read or written (rebase.rs R1); `None` for lock holders.
+    footprint: Option<std::cell::RefCell<Footprint>>,
 }
 
 impl FileWriteView {
@@ -1178,7 +1174,9 @@ impl FileWriteView {
         // Step 2: diff against the base images (F3), straight into the frame.
         let mut frame = FrameBuilder::new(seq, self.page_count, inner.page_size);
         let mut publish = Vec::new();
-        let max_snap_count = inner.cache.max_snapshot_page_count();
+        // Asked only for pages new to the file: it takes the cache's registry mutex, which
+        // every other writer's snapshot registration and release also take.
+        let mut max_snap_count: Option<u32> = None;
         for (&pgno, img) in self.private.range(1..=self.page_count) {
             if pgno <= base_count {
                 let base = inner.read_page(self.snap.seq, base_count, PageNo(pgno))?;
@@ -1189,6 +1187,8 @@ impl FileWriteView {
             } else {
                 // New to the file: logged whole (F3). A snapshot from before a truncation
                 // may still see an older image of this page number; keep it for it (C5).
+                let max_snap_count =
+                    *max_snap_count.get_or_insert_with(|| inner.cache.max_snapshot_page_count());
                 let old = if pgno <= max_snap_count && !inner.cache.contains(PageNo(pgno)) {
                     let mut buf = vec![0u8; inner.page_size];
                     read_zero_padded(
@@ -1320,6 +1320,9 @@ impl PageRead for FileWriteView {
                 format!("page number out of range 1..={}", self.page_count),
             ));
         }
+        if let Some(f) = &self.footprint {
+            f.borrow_mut().note(pgno.0);
+        }
         if let Some(p) = self.private.get(&pgno.0) {
             return Ok(Arc::clone(p));
         }
@@ -1338,6 +1341,9 @@ impl PageWrite for FileWriteView {
         }
         self.prepared = None;
         self.remember(pgno.0);
+        if let Some(f) = &self.footprint {
+            f.borrow_mut().note(pgno.0);
+        }
         if !self.private.contains_key(&pgno.0) {
             let img = self
                 .inner()
@@ -1355,6 +1361,9 @@ impl PageWrite for FileWriteView {
         let pgno = self.page_count.checked_add(1).ok_or(StorageError::Full)?;
         self.prepared = None;
         self.remember(pgno);
+        if let Some(f) = &self.footprint {
+            f.borrow_mut().note(pgno);
+        }
         self.private
             .insert(pgno, Arc::new(vec![0u8; self.inner().page_size]));
         self.page_count = pgno;
@@ -1368,6 +1377,9 @@ impl PageWrite for FileWriteView {
             )));
         }
         self.prepared = None;
+        if let Some(f) = &self.footprint {
+            f.borrow_mut().give_up();
+        }
         self.page_count = n;
         Ok(())
     }
@@ -1445,6 +1457,10 @@ impl WriteView for FileWriteView {
         self.synchronous = Some(mode);
     }
 
+    fn rebase_pages(&self) -> Result<Option<Box<dyn WriteView>>> {
+        self.rebased()
+    }
+
     fn attach_writer(&mut self, busy_timeout: Duration) -> Result<bool> {
         if self.writer.is_some() {
             return Ok(true);
@@ -1494,6 +1510,7 @@ impl Backend for FileBackend {
             next_savepoint: 0,
             synchronous: None,
             prepared: None,
+            footprint: None,
         }))
     }
 
@@ -1511,6 +1528,7 @@ impl Backend for FileBackend {
             next_savepoint: 0,
             synchronous: None,
             prepared: None,
+            footprint: Some(std::cell::RefCell::new(Footprint::default())),
         }))
     }
 
@@ -1544,6 +1562,7 @@ impl Backend for FileBackend {
             next_savepoint: 0,
             synchronous: None,
             prepared: None,
+            footprint: None,
         }))
     }
 
