@@ -129,3 +129,99 @@ fn concurrent_reads_through_kept_cursors_are_validated() {
         .expect_err("read row changed: must abort");
     assert_eq!(e.extended_code, 517, "{e}");
 }
+
+/// The far end of an index walk is checked on the encoded entry by the index's comparator
+/// (`IndexIter::step_rowid`): inclusive and exclusive ends, both directions, DESC and NOCASE
+/// columns, keys of mixed types, multi-column prefixes, and expression indexes with their
+/// ORDER BY satisfied by the walk (the sort values are then not computed).
+#[test]
+fn walk_ends_checked_on_encoded_keys() {
+    check(&format!(
+        "{SETUP}
+SELECT id FROM p WHERE k > 'a' AND k < 'c' ORDER BY k, id;
+SELECT id FROM p WHERE k >= 'a' AND k <= 'c' ORDER BY k DESC, id DESC;
+SELECT id FROM p WHERE k < 'b' ORDER BY k DESC;
+SELECT id FROM p WHERE k <= 'B' ORDER BY k;
+SELECT id FROM p WHERE n > 20 AND n < 60 ORDER BY n;
+SELECT id FROM p WHERE n >= 20 AND n <= 60 ORDER BY n DESC;
+SELECT id FROM p WHERE n < 50 ORDER BY n DESC;
+SELECT id FROM p WHERE n <= 50.0 ORDER BY n;
+SELECT id FROM p WHERE n < 50.5 ORDER BY n;
+SELECT id FROM p WHERE n > '20' ORDER BY id;
+CREATE TABLE m(a INTEGER, b TEXT, c REAL, d);
+INSERT INTO m VALUES(1,'x',1.5,NULL),(1,'y',2,'s'),(1,'Y',2.5,x'00'),(2,'x',3,4),
+  (2,NULL,NULL,5.5),(3,'z',-1,'t'),(1,'x',0,'u'),(2,'y',7,NULL);
+CREATE INDEX mab ON m(a, b COLLATE NOCASE DESC);
+CREATE INDEX md ON m(d);
+CREATE INDEX mexpr ON m(c * 2, substr(b, 1, 1));
+SELECT rowid FROM m WHERE a = 1 AND b > 'x' ORDER BY rowid;
+SELECT rowid FROM m WHERE a = 1 AND b >= 'x' AND b < 'z' ORDER BY rowid;
+SELECT rowid FROM m WHERE a = 2 AND b <= 'Y' ORDER BY rowid;
+SELECT rowid, a, b FROM m WHERE a BETWEEN 1 AND 2 ORDER BY a DESC, b, rowid;
+SELECT rowid, d FROM m WHERE d < 'a' ORDER BY d;
+SELECT rowid, d FROM m WHERE d > 4 ORDER BY d;
+SELECT rowid, d FROM m WHERE d >= 4 AND d < x'01' ORDER BY d DESC;
+SELECT rowid, c FROM m WHERE c * 2 > 1 AND c * 2 <= 6 ORDER BY c * 2;
+SELECT rowid, c FROM m WHERE c * 2 >= 0 ORDER BY c * 2 DESC LIMIT 3;
+SELECT rowid, c * 2, b FROM m WHERE c * 2 >= 3 ORDER BY c * 2, substr(b, 1, 1) LIMIT 4;
+SELECT * FROM m WHERE c * 2 > 0 ORDER BY c * 2 LIMIT 2;
+"
+    ));
+}
+
+/// Rowid lookups through an index read each probed cell's rowid in place
+/// (`btree::cursor::cell_rowid`): rowids of every varint length, negative ones (nine
+/// bytes) included, on leaves and interior pages of a table several levels deep.
+#[test]
+fn rowid_lookups_of_every_varint_length() {
+    let mut script = String::from(
+        "CREATE TABLE w(k INTEGER, pad TEXT);
+CREATE INDEX wk ON w(k);
+BEGIN;
+",
+    );
+    let mut rowids: Vec<i64> = vec![
+        i64::MIN,
+        -1,
+        0,
+        1,
+        127,
+        128,
+        16_383,
+        16_384,
+        2_097_151,
+        2_097_152,
+        268_435_455,
+        268_435_456,
+        1 << 35,
+        1 << 42,
+        1 << 49,
+        1 << 56,
+        i64::MAX,
+    ];
+    // Enough neighbours for interior pages whose keys are long varints.
+    for base in [127_i64, 16_383, 2_097_151, 1 << 42, i64::MAX - 600] {
+        for d in 0..600 {
+            rowids.push(base + d);
+        }
+    }
+    rowids.sort_unstable();
+    rowids.dedup();
+    for (i, r) in rowids.iter().enumerate() {
+        script.push_str(&format!(
+            "INSERT INTO w(rowid, k, pad) VALUES({r}, {}, '{}');\n",
+            (i * 7919) % 2003,
+            "p".repeat(i % 50)
+        ));
+    }
+    script.push_str(
+        "COMMIT;
+SELECT count(*), sum(rowid = (SELECT rowid FROM w AS x WHERE x.rowid = w.rowid)) FROM w;
+SELECT k, rowid FROM w WHERE k BETWEEN 100 AND 140 ORDER BY k, rowid;
+SELECT k, rowid FROM w WHERE k > 1990 ORDER BY k DESC, rowid DESC;
+SELECT rowid, k FROM w WHERE rowid IN (-9223372036854775808, -1, 0, 127, 128, 16384, 2097152, 9223372036854775807, 5) ORDER BY rowid;
+SELECT a.rowid, b.k FROM w AS a, w AS b WHERE a.k = 7 AND b.rowid = a.rowid ORDER BY 1;
+",
+    );
+    check(&script);
+}

@@ -403,47 +403,66 @@ impl KeyCompare for RecordCompare {
 }
 
 impl RecordCompare {
-    /// `compare_decoded` for the common stored key: header length and serial types one
-    /// byte each (up to 126 columns, text and blobs under 58 bytes), read in place without
-    /// `FieldIter`'s per-field `Result`s. `None` sends anything else, well-formed or
-    /// not, to the general path, so both orders agree exactly and a corrupt key's error is
-    /// the general path's. Measured: a descent's comparison went from ~245 to ~140
-    /// instructions (text keys' memcmp included; callgrind, speedtest1 test 290).
+    /// `compare_decoded` for a stored key read in place, without `FieldIter`'s per-field
+    /// `Result`s: header length and serial types are varints (one byte inline, longer ones
+    /// through `get_varint`: TEXT of 58 bytes or more has a two-byte serial type, and
+    /// speedtest1's number-name keys often do), integers compare as integers and TEXT under
+    /// BINARY (no collation) or BLOB as bytes, without building a `ValueRef`. `None` sends
+    /// anything it does not accept, well-formed or not, to the general path, so both orders
+    /// agree exactly and a corrupt key's error is the general path's. Measured: a descent's
+    /// comparison went from ~245 to ~140 instructions with one-byte serial types only
+    /// (callgrind, speedtest1 test 290); long text keys took the general path (~250).
     #[inline]
     fn compare_fast(&self, stored: &[u8], probe_fields: &[ValueRef<'_>]) -> Option<Ordering> {
-        let header_end = *stored.first()? as usize;
-        if header_end >= 0x80 || header_end == 0 || header_end > stored.len() {
+        let (header_end, mut hp) = match stored {
+            [h, ..] if *h < 0x80 => (*h as usize, 1),
+            _ => {
+                let (h, n) = get_varint(stored)?;
+                (usize::try_from(h).ok()?, n)
+            }
+        };
+        if header_end < hp || header_end > stored.len() {
             return None;
         }
-        let mut hp = 1;
         let mut bp = header_end;
         for (i, pv) in probe_fields.iter().enumerate() {
             if hp >= header_end {
                 // A stored key shorter than the probe sorts first.
                 return Some(Ordering::Less);
             }
-            let t = stored[hp];
-            if t >= 0x80 {
-                return None;
-            }
-            hp += 1;
+            let t = match stored[hp] {
+                b if b < 0x80 => {
+                    hp += 1;
+                    u64::from(b)
+                }
+                _ => {
+                    let (t, n) = get_varint(stored.get(hp..header_end)?)?;
+                    hp += n;
+                    t
+                }
+            };
             let len = match t {
                 0 | 8 | 9 => 0,
                 1..=4 => t as usize,
                 5 => 6,
                 6 | 7 => 8,
                 10 | 11 => return None,
-                n => (n as usize - 12) / 2,
+                n => usize::try_from((n - 12) / 2).ok()?,
             };
-            let end = bp + len;
+            let end = bp.checked_add(len)?;
             let body = stored.get(bp..end)?;
             bp = end;
-            let sv = decode_body(u64::from(t), body);
-            let o = match (&sv, pv) {
-                (ValueRef::Integer(x), ValueRef::Integer(y)) => x.cmp(y),
+            let coll = self.collations.get(i).and_then(|c| c.as_deref());
+            let o = match (t, pv) {
+                // TEXT against TEXT, BLOB against BLOB: bytes, unless a collation applies.
+                (t, ValueRef::Text(y)) if t >= 13 && t % 2 == 1 && coll.is_none() => body.cmp(y),
+                (t, ValueRef::Blob(y)) if t >= 12 && t % 2 == 0 => body.cmp(y),
                 _ => {
-                    let coll = self.collations.get(i).and_then(|c| c.as_deref());
-                    compare_values_with(&sv, pv, coll)
+                    let sv = decode_body(t, body);
+                    match (&sv, pv) {
+                        (ValueRef::Integer(x), ValueRef::Integer(y)) => x.cmp(y),
+                        _ => compare_values_with(&sv, pv, coll),
+                    }
                 }
             };
             if o != Ordering::Equal {
@@ -631,6 +650,10 @@ mod tests {
             // Two-byte serial types: the fast path's hand-off to the general one.
             ValueRef::Text(&[b'x'; 70]),
             ValueRef::Integer(i64::MIN),
+            ValueRef::Text(&[b'y'; 60]),
+            ValueRef::Blob(&[1; 65]),
+            ValueRef::Text(b""),
+            ValueRef::Blob(b""),
         ];
         let mut keys = vec![encode(&[])];
         for a in &values {
@@ -646,6 +669,12 @@ mod tests {
         // A reserved serial type (10) in the second column, and a header past the end.
         keys.push(vec![3, 1, 10, 7]);
         keys.push(vec![5, 1, 7]);
+        // A header longer than 127 bytes (its length a two-byte varint), and a two-byte
+        // serial type cut by the header's end.
+        let mut wide = vec![ValueRef::Integer(7); 130];
+        wide[1] = ValueRef::Text(&[b'y'; 60]);
+        keys.push(encode(&wide));
+        keys.push(vec![2, 0x81, 1]);
         for probe in &keys {
             let Ok(fields) = decode(probe) else { continue };
             for stored in &keys {

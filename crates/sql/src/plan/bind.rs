@@ -488,6 +488,11 @@ impl<'s> Binder<'s> {
             // stops the scan after LIMIT + OFFSET rows.
             if !self.order_by_satisfied(&mut core, &keys) {
                 order_by = keys;
+            } else {
+                // The sort values the ORDER BY added after the visible columns are then
+                // read by nothing (the rows are cut to the visible columns): not computed
+                // per row (hc_mixed: `ORDER BY substr(c,1,16)` along its index).
+                core.outputs.truncate(core.n_visible);
             }
             cores.push(core);
             columns = cols;
