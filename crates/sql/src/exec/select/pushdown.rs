@@ -87,8 +87,10 @@ impl Candidates<'_> {
                 // The row `expand_row` builds, completed in place (as `next_into`).
                 let fix = |row: &mut [Value], rowid: i64, k: usize| {
                     let slots = &mut row[start..start + width];
-                    for (i, slot) in slots.iter_mut().enumerate().take(n).skip(k) {
-                        *slot = defaults.get(i).cloned().unwrap_or(Value::Null);
+                    if k < n {
+                        for (i, slot) in slots.iter_mut().enumerate().take(n).skip(k) {
+                            *slot = defaults.get(i).cloned().unwrap_or(Value::Null);
+                        }
                     }
                     for &i in reals.iter() {
                         if let Value::Integer(v) = slots[i] {
