@@ -103,7 +103,10 @@ fn long_scans_and_overflow_rows() {
          SELECT a FROM z WHERE c LIKE '%000000%' AND b < 2000 ORDER BY a LIMIT 3;\n\
          SELECT count(*) FROM z WHERE a > 100000;\n\
          SELECT max(a) FROM z WHERE b < 10;\n\
-         SELECT a, b FROM z WHERE b < 50 ORDER BY a DESC LIMIT 4;\n",
+         SELECT a, b FROM z WHERE b < 50 ORDER BY a DESC LIMIT 4;\n\
+         SELECT rowid, b FROM z WHERE b < 30 ORDER BY rowid DESC;\n\
+         SELECT a FROM z WHERE rowid BETWEEN 100 AND 900 AND b < 200 ORDER BY rowid DESC;\n\
+         SELECT a FROM z WHERE rowid > 4990 AND b > 0 ORDER BY rowid;\n",
     );
 }
 
