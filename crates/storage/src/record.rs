@@ -179,7 +179,7 @@ impl<'a> FieldIter<'a> {
     }
 
     /// The next column, `None` after the last.
-    #[inline]
+    #[inline(always)]
     pub fn next_field(&mut self) -> Option<Result<ValueRef<'a>>> {
         if self.header_pos >= self.header_end {
             return None;

@@ -145,7 +145,7 @@ pub fn encode(vals: &[Value]) -> Vec<u8> {
 }
 
 /// A stored field as an owned value.
-#[inline]
+#[inline(always)]
 fn owned(r: ValueRef<'_>) -> Value {
     match r {
         ValueRef::Null => Value::Null,
