@@ -152,6 +152,9 @@ fn decode_body(t: u64, body: &[u8]) -> ValueRef<'_> {
     }
 }
 
+/// Body lengths of serial types 0-11 (10 and 11 are reserved; callers exclude them).
+const SMALL_BODY_LEN: [usize; 12] = [0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0];
+
 /// Iterates over a record's columns without allocating.
 pub struct FieldIter<'a> {
     rec: &'a [u8],
@@ -176,10 +179,28 @@ impl<'a> FieldIter<'a> {
     }
 
     /// The next column, `None` after the last.
-    #[inline]
+    #[inline(always)]
     pub fn next_field(&mut self) -> Option<Result<ValueRef<'a>>> {
         if self.header_pos >= self.header_end {
             return None;
+        }
+        // A one-byte serial type (every type but TEXT/BLOB over 57 bytes) whose body lies
+        // inside the record: decoded inline, without `read_one`'s general varint and error
+        // paths (speedtest1 test 320's scan: ~80 -> ~35 instructions per integer field).
+        // `new` checked `header_end <= rec.len()`.
+        if let Some(&t) = self.rec.get(self.header_pos) {
+            if t < 0x80 && !matches!(t, 10 | 11) {
+                let len = if t >= 12 {
+                    usize::from((t - 12) / 2)
+                } else {
+                    SMALL_BODY_LEN[usize::from(t)]
+                };
+                if let Some(body) = self.rec.get(self.body_pos..self.body_pos + len) {
+                    self.header_pos += 1;
+                    self.body_pos += len;
+                    return Some(Ok(decode_body(u64::from(t), body)));
+                }
+            }
         }
         Some(self.read_one())
     }

@@ -19,6 +19,9 @@ use std::cmp::Ordering;
 use std::rc::Rc;
 
 pub use super::select::{row_cmp, sort_cmp};
+pub use int_term::IntTerm;
+
+mod int_term;
 
 pub struct Frame<'a> {
     pub row: &'a [Value],

@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 mod bare;
 mod join;
+mod pushdown;
 mod window;
 
 /// What a scan unwinds with once it has produced as many rows as its consumer needs

@@ -64,6 +64,32 @@ pub trait RowScan {
     /// `needed` mask may read NULL and the fields after the last needed one may be left
     /// unwritten) and returns the rowid and how many fields it wrote. None past the end.
     fn next_into(&mut self, cols: &mut [Value]) -> Result<Option<(i64, usize)>>;
+
+    /// Like `next_into` into `row[start..start + ncols]`, but steps past the rows `keep`
+    /// rejects. Each row is decoded in two passes: first the fields flagged in `early` (the
+    /// ones `keep` reads; the other slots may hold stale values when `keep` runs), then,
+    /// once `keep` took the row, the rest of the scan's `needed` ones. `keep` gets the
+    /// whole `row`, the rowid and how many fields the first pass covered; it must not use
+    /// the store, because a scan may call it under its transaction's lock. Returns the
+    /// rowid and how many fields the row's slots now cover, as `next_into`.
+    fn next_match(
+        &mut self,
+        row: &mut [Value],
+        start: usize,
+        ncols: usize,
+        early: &[bool],
+        keep: &mut dyn FnMut(&mut [Value], i64, usize) -> Result<bool>,
+    ) -> Result<Option<(i64, usize)>> {
+        let _ = early;
+        loop {
+            let Some((rowid, k)) = self.next_into(&mut row[start..start + ncols])? else {
+                return Ok(None);
+            };
+            if keep(row, rowid, k)? {
+                return Ok(Some((rowid, k)));
+            }
+        }
+    }
 }
 
 /// What `Store::index_lookup_scan` walks: the keys of one index between two bounds (as

@@ -154,6 +154,7 @@ pub fn encode(vals: &[Value]) -> Vec<u8> {
 }
 
 /// A stored field as an owned value.
+#[inline(always)]
 fn owned(r: ValueRef<'_>) -> Value {
     match r {
         ValueRef::Null => Value::Null,
@@ -331,6 +332,17 @@ fn decode_into(rec: &[u8], needed: Option<&[bool]>, cols: &mut [Value]) -> Resul
 /// The scan path: one lock per row for the rowid and the record, decoded from the page
 /// into the caller's slots (no record copy, no `Row` allocation).
 impl RowScan for TableIter {
+    fn next_match(
+        &mut self,
+        row: &mut [Value],
+        start: usize,
+        ncols: usize,
+        early: &[bool],
+        keep: &mut dyn FnMut(&mut [Value], i64, usize) -> Result<bool>,
+    ) -> Result<Option<(i64, usize)>> {
+        self.next_match_impl(row, start, ncols, early, keep)
+    }
+
     fn next_into(&mut self, cols: &mut [Value]) -> Result<Option<(i64, usize)>> {
         if self.started && !self.done {
             let (range, needed) = (self.range(), self.needed.as_deref());
@@ -360,6 +372,138 @@ impl RowScan for TableIter {
                 }
                 Ok(Some((rowid, decode_into(rec, needed, cols)?)))
             })??;
+        if r.is_none() {
+            self.done = true;
+        }
+        Ok(r)
+    }
+}
+
+/// Where `RowScan::next_match` decodes one row: the record's fields are read once, in
+/// order, the early ones (up to the last the filter reads) before the filter runs and the
+/// rest after it accepted the row.
+struct MatchLayout<'m> {
+    /// Fields the scan decodes (`None`: all).
+    needed: Option<&'m [bool]>,
+    /// Fields the filter reads.
+    early: &'m [bool],
+    /// One past the last early field, and one past the last needed one.
+    early_end: usize,
+    needed_end: usize,
+}
+
+impl<'m> MatchLayout<'m> {
+    fn new(needed: Option<&'m [bool]>, early: &'m [bool], ncols: usize) -> Self {
+        let end = |m: &[bool]| m.iter().rposition(|b| *b).map_or(0, |l| l + 1);
+        let early_end = end(early).min(ncols);
+        MatchLayout {
+            needed,
+            early,
+            early_end,
+            needed_end: needed.map_or(ncols, end).clamp(early_end, ncols),
+        }
+    }
+
+    fn wanted(&self, k: usize) -> bool {
+        self.needed.is_none_or(|n| n.get(k) == Some(&true)) || self.early.get(k) == Some(&true)
+    }
+
+    /// One row: the early fields, `keep`, then the rest of the needed ones; `None` when
+    /// `keep` rejects the row. The field count handed on is `ncols` unless the record ends
+    /// before the last field wanted (a row written before ADD COLUMN): the slots from there
+    /// on need the column defaults, and no others do.
+    #[allow(clippy::too_many_arguments)]
+    fn visit(
+        &self,
+        rowid: i64,
+        rec: &[u8],
+        row: &mut [Value],
+        start: usize,
+        ncols: usize,
+        keep: &mut dyn FnMut(&mut [Value], i64, usize) -> Result<bool>,
+    ) -> Result<Option<usize>> {
+        let mut it = record::FieldIter::new(rec)?;
+        let mut k = 0;
+        let mut short = false;
+        {
+            let cols = &mut row[start..start + ncols];
+            while k < self.early_end {
+                let Some(r) = it.next_field() else {
+                    short = true;
+                    break;
+                };
+                let r = r?;
+                if self.wanted(k) {
+                    cols[k] = owned(r);
+                }
+                k += 1;
+            }
+        }
+        if !keep(row, rowid, if short { k } else { ncols })? {
+            return Ok(None);
+        }
+        if !short {
+            let cols = &mut row[start..start + ncols];
+            while k < self.needed_end {
+                let Some(r) = it.next_field() else {
+                    return Ok(Some(k));
+                };
+                let r = r?;
+                if self.wanted(k) {
+                    cols[k] = owned(r);
+                }
+                k += 1;
+            }
+        }
+        Ok(Some(if short { k } else { ncols }))
+    }
+}
+
+/// A filtered scan: the rows the filter rejects are stepped over under one lock
+/// (`Cursor::step_until`), and only their filter columns are decoded (SQLite's lazy
+/// column decoding has the same effect: a rejected row's TEXT columns are never read).
+impl TableIter {
+    fn next_match_impl(
+        &mut self,
+        row: &mut [Value],
+        start: usize,
+        ncols: usize,
+        early: &[bool],
+        keep: &mut dyn FnMut(&mut [Value], i64, usize) -> Result<bool>,
+    ) -> Result<Option<(i64, usize)>> {
+        let (range, needed) = (self.range(), self.needed.clone());
+        let layout = MatchLayout::new(needed.as_deref(), early, ncols);
+        if !self.started || self.done {
+            if !self.advance()? {
+                return Ok(None);
+            }
+            let r = self.cur.with_entry(|rowid, rec| -> Result<_> {
+                if !range.contains(rowid) {
+                    return Ok(None);
+                }
+                let k = layout.visit(rowid, rec, row, start, ncols, keep)?;
+                Ok(Some(k.map(|k| (rowid, k))))
+            })??;
+            match r {
+                None => {
+                    self.done = true;
+                    return Ok(None);
+                }
+                Some(Some(found)) => return Ok(Some(found)),
+                Some(None) => {}
+            }
+        }
+        let r = self.cur.step_until(!self.reverse, |rowid, rec| {
+            if !range.contains(rowid) {
+                return Some(Ok(None));
+            }
+            match layout.visit(rowid, rec, row, start, ncols, keep) {
+                Err(e) => Some(Err(e)),
+                Ok(Some(k)) => Some(Ok(Some((rowid, k)))),
+                Ok(None) => None,
+            }
+        })?;
+        let r = r.unwrap_or(Ok(None))?;
         if r.is_none() {
             self.done = true;
         }

@@ -513,6 +513,67 @@ impl Cursor {
         })
     }
 
+    /// Steps (as `step_entry`) until `f` takes an entry: `f` sees each entry in turn and
+    /// returns `Some` to stop there; None past the end. On a table cursor outside a
+    /// concurrent transaction the whole run of entries `f` passes over costs one lock and
+    /// one restore check, where `step_entry` per entry takes a lock each time: a filtered
+    /// scan's rejected rows. `f` runs under the transaction's lock (as `with_entry`): it
+    /// must not call back into the transaction.
+    pub fn step_until<R>(
+        &mut self,
+        forward: bool,
+        mut f: impl FnMut(i64, &[u8]) -> Option<R>,
+    ) -> Result<Option<R>> {
+        if self.record_reads || !self.tc.table {
+            loop {
+                if !self.step(forward)? || !self.tc.valid {
+                    return Ok(None);
+                }
+                if let Some(r) = self.with_entry(&mut f)? {
+                    return Ok(Some(r));
+                }
+            }
+        }
+        let r = self.step_until_inner(forward, f);
+        if r.is_err() {
+            self.tc.invalidate();
+        }
+        r
+    }
+
+    fn step_until_inner<R>(
+        &mut self,
+        forward: bool,
+        mut f: impl FnMut(i64, &[u8]) -> Option<R>,
+    ) -> Result<Option<R>> {
+        let txn = self.txn.clone();
+        let g = txn.lock();
+        with_view!(g, v => {
+            let mut ok = match (self.restore(v, g.changes)?, forward) {
+                (Restored::Same, true) => self.tc.next(v)?,
+                (Restored::Successor, true) => true,
+                (Restored::PastEnd, true) => false,
+                (Restored::Same | Restored::Successor, false) => self.tc.prev(v)?,
+                (Restored::PastEnd, false) => self.tc.last(v)?,
+            };
+            // Nothing changes the tree while the lock is held: `seen` stays valid for
+            // every entry of the run.
+            self.seen = g.changes;
+            loop {
+                if !ok || !self.tc.valid {
+                    return Ok(None);
+                }
+                let (frame, info) = self.tc.current(v.usable_size())?;
+                self.saved_rowid = info.key;
+                let payload = payload_of(v, frame, &info, &mut self.scratch)?;
+                if let Some(r) = f(info.key, payload) {
+                    return Ok(Some(r));
+                }
+                ok = if forward { self.tc.next(v)? } else { self.tc.prev(v)? };
+            }
+        })
+    }
+
     /// Reads the cursor's entry through a fresh seek (the tree changed since positioning).
     fn record_stale(&self, g: &TxnInner) -> Result<Vec<u8>> {
         let gone = || StorageError::misuse("the cursor's entry was deleted");

@@ -93,6 +93,9 @@ impl Exec<'_> {
         let mut any = false;
         let needed = core.needed.get(i).and_then(|n| n.as_ref());
         let mut candidates = self.candidate_source(src, needed, row, parent)?;
+        if let Some(early) = pushdown::early_columns(src, &core.filters[i], &candidates) {
+            return self.join_level_pushed(core, i, row, parent, emit, matched, candidates, &early);
+        }
         let mut pos = 0usize;
         loop {
             if !candidates.next_into(&mut row[src.start..src.start + src.width])? {
