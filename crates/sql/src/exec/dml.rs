@@ -28,6 +28,7 @@ use std::sync::Arc;
 
 mod delete;
 mod insert;
+mod replace;
 mod target;
 mod update;
 
@@ -220,6 +221,24 @@ impl Engine<'_> {
         r.extend_from_slice(vals);
         r.push(Value::Integer(rowid));
         r
+    }
+
+    /// The table record of a checked row: NULL for the rowid alias, no field for a
+    /// VIRTUAL column (schema module docs).
+    fn record_of(t: &Table, vals: &[Value]) -> Vec<Value> {
+        let mut record = vals.to_vec();
+        if let Some(a) = t.rowid_alias {
+            record[a] = Value::Null;
+        }
+        if t.has_virtual() {
+            record = record
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| !t.is_virtual(*i))
+                .map(|(_, v)| v)
+                .collect();
+        }
+        record
     }
 
     /// Deletes one row and its index entries (no triggers).
@@ -525,6 +544,15 @@ impl Engine<'_> {
                 }
             }
         }
+        if old.is_none()
+            && replaced.is_none()
+            && to_delete.is_empty()
+            && !rowid_replace_deferred
+            && self.replaces_every_unique(w, conflict)
+        {
+            let record = Self::record_of(t, &vals);
+            return self.insert_replacing(w, &vals, &record, rowid);
+        }
         // An UPDATE that keeps its rowid rewrites the row in place: the old row's values
         // tell which index entries really change (see "Write." below). So does a REPLACE
         // whose rowid names an existing row: deleting that row and inserting the new one
@@ -646,20 +674,8 @@ impl Engine<'_> {
                 self.delete_row(w, o)?;
             }
         }
-        let mut record = vals.clone();
-        if let Some(a) = t.rowid_alias {
-            record[a] = Value::Null;
-        }
-        if t.has_virtual() {
-            // VIRTUAL columns have no place in the record (schema module docs).
-            record = record
-                .into_iter()
-                .enumerate()
-                .filter(|(i, _)| !t.is_virtual(*i))
-                .map(|(_, v)| v)
-                .collect();
-        }
-        self.store.table_insert(t.root, rowid, &record)?;
+        self.store
+            .table_insert(t.root, rowid, &Self::record_of(t, &vals))?;
         for (i, (ix, order, pred, exprs)) in w.indexes.iter().enumerate() {
             if untouched(i) {
                 continue;
