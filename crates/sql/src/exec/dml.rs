@@ -4,7 +4,12 @@
 //! Invariants:
 //! - A row is written only after every constraint passed (NOT NULL, CHECK, then uniqueness
 //!   of the rowid and of each UNIQUE index, in that order, as SQLite checks them); REPLACE
-//!   deletes the conflicting rows first.
+//!   deletes the conflicting rows first. Two REPLACE shapes write the same trees by a
+//!   shorter way: a row replacing the one at its own rowid (or WITHOUT ROWID key) is
+//!   rewritten in place, index entries only where the key changed; a new row whose every
+//!   UNIQUE index resolves by REPLACE is checked index by index while it is inserted
+//!   (dml/replace.rs). A REPLACE declared on the INTEGER PRIMARY KEY (no OR clause) is
+//!   resolved after the UNIQUE indexes, as SQLite defers it.
 //! - The table record stores NULL for the rowid alias column; index keys carry the real
 //!   value and end with the rowid.
 //! - UPDATE and DELETE first collect the affected rows, then write, so a statement never
