@@ -134,7 +134,8 @@ fn many_replaces_leave_a_file_sqlite_accepts() {
         "BEGIN;
          CREATE TABLE t5(a INTEGER PRIMARY KEY, b, c UNIQUE);
          CREATE INDEX t5b ON t5(b);
-         CREATE TABLE t6(a TEXT PRIMARY KEY, b) WITHOUT ROWID;\n",
+         CREATE TABLE t6(a TEXT PRIMARY KEY, b) WITHOUT ROWID;
+         CREATE TABLE t7(a INTEGER PRIMARY KEY, b);\n",
     );
     let mut x: u64 = 7;
     for i in 0..3000 {
@@ -142,10 +143,12 @@ fn many_replaces_leave_a_file_sqlite_accepts() {
         let k = (x >> 33) % 700;
         script.push_str(&format!(
             "REPLACE INTO t5 VALUES({k}, 'v{}', {});\n\
-             REPLACE INTO t6 VALUES('key number {k} {}', {i});\n",
+             REPLACE INTO t6 VALUES('key number {k} {}', {i});\n\
+             REPLACE INTO t7 VALUES({k}, zeroblob({}));\n",
             i % 37,
             (x >> 20) % 900,
-            "pad".repeat((k % 50) as usize)
+            "pad".repeat((k % 50) as usize),
+            (x >> 40) % 9000
         ));
     }
     script.push_str("COMMIT;\n");
@@ -158,6 +161,7 @@ fn many_replaces_leave_a_file_sqlite_accepts() {
         "SELECT a, b, c FROM t5 ORDER BY a",
         "SELECT b, count(*) FROM t5 GROUP BY b ORDER BY b",
         "SELECT a, b FROM t6 ORDER BY a",
+        "SELECT a, length(b) FROM t7 ORDER BY a",
     ] {
         let theirs = common::run_sqlite(&s, q);
         assert_eq!(sqlite_rows(&path, q), theirs, "{q}");
