@@ -269,6 +269,26 @@ pub trait Store {
         }
         Ok(())
     }
+    /// The first entry (in key order) that starts with `prefix`: a WITHOUT ROWID table's
+    /// row found by its PRIMARY KEY. Stores over B-trees answer in one descent without
+    /// building an iterator.
+    fn index_first_with_prefix(
+        &self,
+        root: u32,
+        order: &KeyOrder,
+        prefix: &[Value],
+    ) -> Result<Option<Row>> {
+        let p = prefix.to_vec();
+        self.index_range(
+            root,
+            order,
+            Bound::Included(p.clone()),
+            Bound::Included(p),
+            false,
+        )?
+        .next()
+        .transpose()
+    }
     /// Keys between the prefix bounds, ascending (descending when `reverse`).
     fn index_range(
         &self,
@@ -614,6 +634,15 @@ impl Store for RoutedStore<'_> {
     ) -> Result<()> {
         let (s, r) = self.pick(root)?;
         s.index_prefix_rowids(r, order, prefix, out)
+    }
+    fn index_first_with_prefix(
+        &self,
+        root: u32,
+        order: &KeyOrder,
+        prefix: &[Value],
+    ) -> Result<Option<Row>> {
+        let (s, r) = self.pick(root)?;
+        s.index_first_with_prefix(r, order, prefix)
     }
     fn index_range(
         &self,

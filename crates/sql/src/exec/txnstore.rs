@@ -1006,6 +1006,34 @@ impl Store for TxnStore {
         )?;
         Ok(())
     }
+    fn index_first_with_prefix(
+        &self,
+        root: u32,
+        order: &KeyOrder,
+        prefix: &[Value],
+    ) -> Result<Option<Row>> {
+        // Through `index_find_prefix` rather than an `IndexIter`: the iterator cost ~5,700
+        // instructions per lookup of a WITHOUT ROWID row (callgrind, speedtest1 test 500).
+        let cmp = comparator(order);
+        let mut row = None;
+        self.txn.index_find_prefix(
+            PageNo(root),
+            &encode(prefix),
+            cmp.as_ref() as &dyn KeyCompare,
+            &mut |key| {
+                if row.is_none() {
+                    let mut it = record::FieldIter::new(key)?;
+                    let mut r = Vec::with_capacity(8);
+                    while let Some(f) = it.next_field() {
+                        r.push(owned(f?));
+                    }
+                    row = Some(r);
+                }
+                Ok(())
+            },
+        )?;
+        Ok(row)
+    }
     fn index_delete(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<bool> {
         let cmp = comparator(order);
         Ok(self

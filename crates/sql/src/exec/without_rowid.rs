@@ -27,7 +27,6 @@ use super::eval::Exec;
 use super::store::{KeyOrder, Row, Store};
 use crate::schema::{Index, IndexColumn, Table};
 use crate::value::{Result, Value};
-use std::ops::Bound;
 
 /// How one WITHOUT ROWID table maps between table-order columns and its records.
 #[derive(Debug, Clone)]
@@ -100,15 +99,8 @@ impl WrLayout {
         pk: &[Value],
         defaults: &[Value],
     ) -> Result<Option<Row>> {
-        let mut it = store.index_range(
-            t.root,
-            &self.order,
-            Bound::Included(pk.to_vec()),
-            Bound::Included(pk.to_vec()),
-            false,
-        )?;
-        match it.next() {
-            Some(rec) => Ok(Some(self.row_of_record(rec?, defaults))),
+        match store.index_first_with_prefix(t.root, &self.order, pk)? {
+            Some(rec) => Ok(Some(self.row_of_record(rec, defaults))),
             None => Ok(None),
         }
     }
