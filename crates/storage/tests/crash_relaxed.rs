@@ -12,7 +12,7 @@
 
 use parlite_storage::header::init_header;
 use parlite_storage::pager::{FileBackend, PagerConfig};
-use parlite_storage::pages::{Backend, PageRead};
+use parlite_storage::pages::Backend;
 use parlite_storage::vfs::{CrashMode, SimVfs};
 use parlite_storage::{OpenOptions, PageNo, Synchronous};
 use std::sync::Arc;
