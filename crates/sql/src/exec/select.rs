@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 mod bare;
 mod join;
+mod probe;
 mod window;
 
 /// What a scan unwinds with once it has produced as many rows as its consumer needs

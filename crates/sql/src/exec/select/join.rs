@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::exec::store::IndexLookup;
+use crate::plan::access;
 
 impl Exec<'_> {
     /// Nested-loop join: binds source `i` for each of its candidate rows and recurses;
@@ -197,7 +198,7 @@ impl Exec<'_> {
                 // One key range (no IN list) of an index over a rowid table: each key's row
                 // is decoded from its page into the combined row by pooled cursors
                 // (`Store::index_lookup_scan`), with no `Row` per key or per row.
-                if direct && eq.iter().all(|(exprs, _)| exprs.len() == 1) {
+                if direct && eq.iter().all(|(exprs, _)| access::single_valued(exprs)) {
                     let fr = Frame::new(row, parent);
                     let Some((prefixes, lo_v, hi_v)) =
                         self.index_walk(order, eq, lo, hi, *range_aff, &fr)?
@@ -387,17 +388,15 @@ impl Exec<'_> {
                         Ok(Box::new(rows.into_iter()))
                     }
                     Access::RowidEq(exprs) => {
-                        let mut ids = Vec::new();
+                        let mut vals = Vec::new();
                         for e in exprs {
-                            if let Some(id) = as_rowid(&self.eval(e, &fr)?) {
-                                if !ids.contains(&id) {
-                                    ids.push(id);
-                                }
-                            }
+                            self.probe_values(e, &fr, &mut vals)?;
                         }
+                        let mut ids: Vec<i64> = vals.iter().filter_map(as_rowid).collect();
                         // SQLite walks an IN list in key order (its values go through a
                         // sorted ephemeral table), so the rows come out in rowid order.
                         ids.sort_unstable();
+                        ids.dedup();
                         let mut out = Vec::new();
                         for id in ids {
                             if let Some(vals) = self.table_get(t.root, id, needed)? {
@@ -454,6 +453,12 @@ impl Exec<'_> {
                         else {
                             return Ok(Box::new(std::iter::empty()));
                         };
+                        // A reverse walk takes the IN values' key ranges last to first too
+                        // (`plan::access::order_by_satisfied`).
+                        let mut prefixes = prefixes;
+                        if *reverse {
+                            prefixes.reverse();
+                        }
                         let multi = prefixes.len() > 1;
                         // Every column of a UNIQUE index fixed by `=`: at most one key
                         // matches (NULL values never reach a prefix), so the scan stops after
@@ -613,11 +618,13 @@ impl Exec<'_> {
         for (exprs, aff) in eq {
             let mut vals = Vec::new();
             for e in exprs {
-                let v = self.eval(e, fr)?.apply_comparison_affinity(*aff);
-                if !v.is_null() {
-                    vals.push(v);
-                }
+                self.probe_values(e, fr, &mut vals)?;
             }
+            let vals: Vec<Value> = vals
+                .into_iter()
+                .map(|v| v.apply_comparison_affinity(*aff))
+                .filter(|v| !v.is_null())
+                .collect();
             let mut next = Vec::new();
             for p in &prefixes {
                 for v in &vals {
