@@ -8,7 +8,13 @@
 //!   before its ORDER BY sort. An uncorrelated list gets a `CREATE BLOOM FILTER` child; an
 //!   IN whose right side is a bare column of one table is instead a single
 //!   `USING ROWID SEARCH ON TABLE t FOR IN-OPERATOR` / `USING INDEX i FOR IN-OPERATOR` row,
-//!   as SQLite then probes the table or index directly (sqlite3FindInIndex).
+//!   as SQLite then probes the table or index directly (sqlite3FindInIndex). An IN
+//!   subquery that drives a lookup (`SEARCH t USING INDEX i (x=?)`) is always a `LIST
+//!   SUBQUERY` row, right after that loop; a sorted subquery gets no Bloom filter.
+//! - The temp b-trees SQLite opens (`plan::grouping` decides where the loop order spares
+//!   them): `<agg>(DISTINCT)` before the loops (after the GROUP BY row when grouped),
+//!   `GROUP BY` right after the loops, `DISTINCT` after the results' subqueries, and the
+//!   ORDER BY's last (`ORDER BY`, `LAST TERM OF ORDER BY`, `LAST n TERMS OF ORDER BY`).
 //! - A compound select without ORDER BY is a `COMPOUND QUERY` row over `LEFT-MOST
 //!   SUBQUERY` and one row per further arm (`UNION ALL`, `UNION USING TEMP B-TREE`, ...).
 //! - An aggregate or DISTINCT FROM subquery of this statement that is its query's only
@@ -26,8 +32,9 @@
 //! - Every row's `parent` is an earlier row's `id` or 0, so the rows draw a tree.
 //! - Shapes not worded yet keep the flat rows they always had: other FROM subqueries,
 //!   views named twice, CTEs (`SCAN (subquery)`; SQLite flattens or materializes them), a compound
-//!   with ORDER BY (SQLite's `MERGE (UNION)` over `LEFT`/`RIGHT`), recursive CTEs, and the
-//!   temp b-trees of GROUP BY and DISTINCT.
+//!   with ORDER BY (SQLite's `MERGE (UNION)` over `LEFT`/`RIGHT`), recursive CTEs. A
+//!   descending ORDER BY equal to the GROUP BY is sorted by parlite but, as in SQLite's
+//!   plan, shows no row.
 
 use crate::collation::Collation;
 use crate::parse::ast::{self, CompoundOp};
@@ -560,7 +567,12 @@ fn distinct_sorts(core: &CorePlan) -> bool {
     }
     let terms: Vec<(&CExpr, Collation, bool)> = visible
         .iter()
-        .zip(core.distinct_colls.iter().copied().chain(std::iter::repeat(Collation::Binary)))
+        .zip(
+            core.distinct_colls
+                .iter()
+                .copied()
+                .chain(std::iter::repeat(Collation::Binary)),
+        )
         .map(|(e, c)| (e, c, false))
         .collect();
     grouping::grouped(core, &terms, true).is_none()
@@ -582,8 +594,7 @@ fn order_by_sort(core: &CorePlan, keys: &[SortKey]) -> Option<String> {
                 .zip(keys)
                 .map(|(g, k)| (g, k.coll, k.desc))
                 .collect();
-            if grouping::group_by_sorts(core)
-                || grouping::grouped(core, &terms, true) == Some(true)
+            if grouping::group_by_sorts(core) || grouping::grouped(core, &terms, true) == Some(true)
             {
                 return None;
             }

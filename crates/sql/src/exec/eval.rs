@@ -18,6 +18,8 @@ use crate::value::{self, codes, Affinity, ArithOp, BitOp, Result, SqlError, Valu
 use std::cmp::Ordering;
 use std::rc::Rc;
 
+mod jump;
+
 pub use super::select::{row_cmp, sort_cmp};
 
 pub struct Frame<'a> {
@@ -627,6 +629,9 @@ impl<'a> Exec<'a> {
     }
 
     pub fn is_true(&self, e: &CExpr, f: &Frame) -> Result<bool> {
+        if let CExpr::Between { .. } = e {
+            return self.between_is_true(e, f);
+        }
         Ok(value::truth(&self.eval(e, f)?) == Some(true))
     }
 

@@ -462,7 +462,11 @@ impl Binder<'_> {
                 // Among equal prefixes, the fewer lookups win: SQLite's cost multiplies by
                 // each IN list's length, and by 25 for an IN subquery (where.c's nIn).
                 let lookups = eq.iter().fold(1i64, |n, (vals, _)| {
-                    let k = if vals.iter().any(is_probe_set) { 25 } else { vals.len().max(1) as i64 };
+                    let k = if vals.iter().any(is_probe_set) {
+                        25
+                    } else {
+                        vals.len().max(1) as i64
+                    };
                     n.saturating_mul(k)
                 });
                 let rank = (score, -lookups, covers, width);
@@ -955,10 +959,9 @@ impl Binder<'_> {
                 let mut pos = 0;
                 let mut dir: Option<bool> = None;
                 for (k, t) in keys.iter().zip(&terms) {
-                    let on_eq = index.columns[..eq.len()]
-                        .iter()
-                        .enumerate()
-                        .any(|(p, ic)| !multi.contains(&p) && ic.collation == k.coll && same(ic, t));
+                    let on_eq = index.columns[..eq.len()].iter().enumerate().any(|(p, ic)| {
+                        !multi.contains(&p) && ic.collation == k.coll && same(ic, t)
+                    });
                     if on_eq {
                         continue;
                     }

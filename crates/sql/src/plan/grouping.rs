@@ -85,7 +85,9 @@ pub fn walk(core: &CorePlan) -> Option<(Vec<usize>, Vec<WalkColumn>, bool)> {
                 })
             };
             for (p, (vals, _)) in eq.iter().enumerate() {
-                let Some(ic) = index.columns.get(p) else { break };
+                let Some(ic) = index.columns.get(p) else {
+                    break;
+                };
                 if super::access::single_valued(vals) {
                     constant.extend(ic.column);
                 } else {
@@ -128,7 +130,11 @@ pub fn source_column(core: &CorePlan, e: &CExpr) -> Option<usize> {
         return None;
     };
     let c = idx.checked_sub(src.start).filter(|c| *c < src.width)?;
-    Some(if t.rowid_alias == Some(c) { t.columns.len() } else { c })
+    Some(if t.rowid_alias == Some(c) {
+        t.columns.len()
+    } else {
+        c
+    })
 }
 
 /// Whether the outer loop brings rows with equal `terms` (expression, collation, wanted
@@ -260,15 +266,18 @@ pub fn order_by_is_group_by(core: &CorePlan, keys: &[SortKey], ascending: bool) 
     if core.group_by.is_empty() || keys.len() != core.group_by.len() {
         return false;
     }
-    keys.iter().zip(&core.group_by).enumerate().all(|(i, (k, g))| {
-        k.nulls_first != k.desc
-            && !(ascending && k.desc)
-            && core.group_colls.get(i) == Some(&k.coll)
-            && core
-                .outputs
-                .get(k.idx)
-                .is_some_and(|o| format!("{o:?}") == format!("{g:?}"))
-    })
+    keys.iter()
+        .zip(&core.group_by)
+        .enumerate()
+        .all(|(i, (k, g))| {
+            k.nulls_first != k.desc
+                && !(ascending && k.desc)
+                && core.group_colls.get(i) == Some(&k.coll)
+                && core
+                    .outputs
+                    .get(k.idx)
+                    .is_some_and(|o| format!("{o:?}") == format!("{g:?}"))
+        })
 }
 
 /// Whether a DISTINCT query's ORDER BY is its result columns as they are, in order (SQLite
