@@ -857,6 +857,13 @@ fn row_value_in_subquery() {
         SELECT (1, 1) IN (SELECT x, y FROM a), (2, 2) IN (SELECT x, y FROM a),
                ('1', 1) IN (SELECT x, y FROM a), (2, '2') IN (SELECT x, y FROM a),
                (2, 3) IN (SELECT x, NULL FROM a), (2, 3) NOT IN (SELECT 2, NULL);
-        SELECT (1, 2) IN (SELECT 1);",
+        SELECT (1, 2) IN (SELECT 1);
+        SELECT (1, NULL) IN (SELECT 1, 2), (1, NULL) IN (SELECT 2, 3), (NULL, 1) IN (SELECT 2, 1),
+               (NULL, NULL) IN (SELECT 1, 2), (1, NULL) NOT IN (SELECT 2, 3), (1, 2) IN (SELECT 1, NULL);
+        CREATE TABLE s(a, b);
+        INSERT INTO s VALUES(1, NULL), (NULL, 2), (NULL, NULL), (3, 4);
+        SELECT a, b, (a, b) IN (SELECT 1, 2), (a, b) IN (SELECT p, q FROM t3),
+               (a, b) NOT IN (SELECT p, q FROM t3), (a, b) IN (SELECT 5, 6) FROM s;
+        SELECT count(*) FROM s WHERE NOT ((a, b) IN (SELECT 5, 6));",
     );
 }

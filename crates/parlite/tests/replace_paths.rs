@@ -139,7 +139,9 @@ fn many_replaces_leave_a_file_sqlite_accepts() {
     );
     let mut x: u64 = 7;
     for i in 0..3000 {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let k = (x >> 33) % 700;
         script.push_str(&format!(
             "REPLACE INTO t5 VALUES({k}, 'v{}', {});\n\

@@ -644,7 +644,9 @@ impl Engine<'_> {
             let mut clash = Vec::new();
             self.store
                 .index_prefix_rowids(ix.root, order, &k, &mut clash)?;
-            clash.retain(|r| Some(*r) != old && !(in_place && *r == rowid) && !to_delete.contains(r));
+            clash.retain(|r| {
+                Some(*r) != old && !(in_place && *r == rowid) && !to_delete.contains(r)
+            });
             if clash.is_empty() {
                 continue;
             }

@@ -8,7 +8,13 @@
 //!   before its ORDER BY sort. An uncorrelated list gets a `CREATE BLOOM FILTER` child; an
 //!   IN whose right side is a bare column of one table is instead a single
 //!   `USING ROWID SEARCH ON TABLE t FOR IN-OPERATOR` / `USING INDEX i FOR IN-OPERATOR` row,
-//!   as SQLite then probes the table or index directly (sqlite3FindInIndex).
+//!   as SQLite then probes the table or index directly (sqlite3FindInIndex). An IN
+//!   subquery that drives a lookup (`SEARCH t USING INDEX i (x=?)`) is always a `LIST
+//!   SUBQUERY` row, right after that loop; a sorted subquery gets no Bloom filter.
+//! - The temp b-trees SQLite opens (`plan::grouping` decides where the loop order spares
+//!   them): `<agg>(DISTINCT)` before the loops (after the GROUP BY row when grouped),
+//!   `GROUP BY` right after the loops, `DISTINCT` after the results' subqueries, and the
+//!   ORDER BY's last (`ORDER BY`, `LAST TERM OF ORDER BY`, `LAST n TERMS OF ORDER BY`).
 //! - A compound select without ORDER BY is a `COMPOUND QUERY` row over `LEFT-MOST
 //!   SUBQUERY` and one row per further arm (`UNION ALL`, `UNION USING TEMP B-TREE`, ...).
 //! - An aggregate or DISTINCT FROM subquery of this statement that is its query's only
@@ -26,12 +32,15 @@
 //! - Every row's `parent` is an earlier row's `id` or 0, so the rows draw a tree.
 //! - Shapes not worded yet keep the flat rows they always had: other FROM subqueries,
 //!   views named twice, CTEs (`SCAN (subquery)`; SQLite flattens or materializes them), a compound
-//!   with ORDER BY (SQLite's `MERGE (UNION)` over `LEFT`/`RIGHT`), recursive CTEs, and the
-//!   temp b-trees of GROUP BY and DISTINCT.
+//!   with ORDER BY (SQLite's `MERGE (UNION)` over `LEFT`/`RIGHT`), recursive CTEs. A
+//!   descending ORDER BY equal to the GROUP BY is sorted by parlite but, as in SQLite's
+//!   plan, shows no row.
 
 use crate::collation::Collation;
 use crate::parse::ast::{self, CompoundOp};
-use crate::plan::{Access, CExpr, CorePlan, JoinType, SelectPlan, Source, SourceKind, SubPlan};
+use crate::plan::{
+    grouping, Access, CExpr, CorePlan, JoinType, SelectPlan, SortKey, Source, SourceKind, SubPlan,
+};
 use crate::schema::Schema;
 use crate::value::{Affinity, Value};
 use std::collections::{HashMap, HashSet};
@@ -244,15 +253,23 @@ impl Explainer<'_> {
                     Some(CompoundOp::Except) => "EXCEPT USING TEMP B-TREE",
                 };
                 let arm = self.push(top, head.to_string());
-                self.core(core, arm);
+                self.core(core, &[], arm);
             }
             return top;
         }
+        let keys: &[SortKey] = match plan.cores.as_slice() {
+            [_] => &plan.order_by,
+            _ => &[],
+        };
         for core in &plan.cores {
-            self.core(core, parent);
+            self.core(core, keys, parent);
         }
-        if !plan.order_by.is_empty() {
-            self.push(parent, "USE TEMP B-TREE FOR ORDER BY".to_string());
+        let sort = match plan.cores.as_slice() {
+            [core] => order_by_sort(core, &plan.order_by),
+            _ => (!plan.order_by.is_empty()).then(|| "ORDER BY".to_string()),
+        };
+        if let Some(what) = sort {
+            self.push(parent, format!("USE TEMP B-TREE FOR {what}"));
         }
         parent
     }
@@ -260,8 +277,18 @@ impl Explainer<'_> {
     /// The loops of `core`, each followed by the subqueries of its lookup keys and of the
     /// terms first tested at that loop (SQLite codes each loop's terms inside it), then the
     /// subqueries of grouping, aggregate arguments, HAVING and the results.
-    fn core(&mut self, core: &CorePlan, parent: i64) {
+    ///
+    /// The temp b-trees of the level come where SQLite opens them: a DISTINCT aggregate's
+    /// before the loops (after the GROUP BY's when grouped), the GROUP BY sorter's right
+    /// after the loops, a DISTINCT's after the results (`keys`: the select's ORDER BY).
+    fn core(&mut self, core: &CorePlan, keys: &[SortKey], parent: i64) {
         let mut seen = HashSet::new();
+        let distinct_aggs: Vec<String> = distinct_aggregates(core);
+        if core.group_by.is_empty() {
+            for a in &distinct_aggs {
+                self.push(parent, format!("USE TEMP B-TREE FOR {a}"));
+            }
+        }
         if core.sources.is_empty() && core.values.is_none() {
             self.push(parent, "SCAN CONSTANT ROW".to_string());
         }
@@ -276,6 +303,14 @@ impl Explainer<'_> {
                 None => loop_detail(core, src),
             };
             self.push(parent, detail);
+            // An IN subquery driving the lookup is a LIST SUBQUERY row even when a bare
+            // indexed column would be probed directly as a filter (SQLite codes the set).
+            let driving: Vec<&CExpr> = match &src.access {
+                Access::RowidEq(v) => v.iter().collect(),
+                Access::Index { eq, .. } => eq.iter().flat_map(|(v, _)| v.iter()).collect(),
+                _ => Vec::new(),
+            };
+            self.subqueries_as(&driving, &mut seen, parent, true);
             let mut exprs: Vec<&CExpr> = Vec::new();
             match &src.access {
                 Access::Scan => {}
@@ -304,6 +339,18 @@ impl Explainer<'_> {
             let node = self.push(parent, format!("RIGHT-JOIN {}", t.name));
             self.push(node, format!("SCAN {}", t.name));
         }
+        let as_group_by = grouping::order_by_is_distinct(core, keys);
+        if core.is_agg && !core.group_by.is_empty() && grouping::group_by_sorts(core) {
+            self.push(parent, "USE TEMP B-TREE FOR GROUP BY".to_string());
+        }
+        if as_group_by && distinct_sorts(core) {
+            self.push(parent, "USE TEMP B-TREE FOR DISTINCT".to_string());
+        }
+        if !core.group_by.is_empty() {
+            for a in &distinct_aggs {
+                self.push(parent, format!("USE TEMP B-TREE FOR {a}"));
+            }
+        }
         let mut exprs: Vec<&CExpr> = Vec::new();
         // Filters of a FROM-less select.
         for f in core.filters.iter().skip(core.sources.len()) {
@@ -320,11 +367,31 @@ impl Explainer<'_> {
             exprs.extend(rows.iter().flatten());
         }
         self.subqueries(&exprs, &mut seen, parent);
+        let distinct_table = if core.is_agg {
+            core.distinct
+        } else {
+            core.distinct && !as_group_by && distinct_sorts(core)
+        };
+        if distinct_table {
+            self.push(parent, "USE TEMP B-TREE FOR DISTINCT".to_string());
+        }
     }
 
     /// The rows of the subqueries in `exprs`, left to right. A subquery reached twice (a
     /// filter that also keys a lookup) is shown once.
     fn subqueries(&mut self, exprs: &[&CExpr], seen: &mut HashSet<*const SubPlan>, parent: i64) {
+        self.subqueries_as(exprs, seen, parent, false)
+    }
+
+    /// [`subqueries`](Self::subqueries); `driving`: the expressions are an access path's
+    /// lookup values, where an IN subquery is the probe set.
+    fn subqueries_as(
+        &mut self,
+        exprs: &[&CExpr],
+        seen: &mut HashSet<*const SubPlan>,
+        parent: i64,
+        driving: bool,
+    ) {
         for &e in exprs {
             let mut stack = vec![e];
             while let Some(e) = stack.pop() {
@@ -338,7 +405,7 @@ impl Explainer<'_> {
                         sub, eaff, coll, ..
                     } => {
                         if seen.insert(Rc::as_ptr(sub)) {
-                            self.list(sub, *eaff, *coll, parent);
+                            self.list(sub, *eaff, *coll, parent, driving);
                         }
                     }
                     _ => {}
@@ -383,15 +450,26 @@ impl Explainer<'_> {
         let _ = self.select(&sp.plan, node);
     }
 
-    fn list(&mut self, sp: &SubPlan, eaff: Option<Affinity>, coll: Collation, parent: i64) {
-        if let Some(line) = self.in_operator(sp, eaff, coll) {
-            self.push(parent, line);
-            return;
+    /// `driving`: the subquery is the probe set of a lookup, never probed directly.
+    fn list(
+        &mut self,
+        sp: &SubPlan,
+        eaff: Option<Affinity>,
+        coll: Collation,
+        parent: i64,
+        driving: bool,
+    ) {
+        if !driving {
+            if let Some(line) = self.in_operator(sp, eaff, coll) {
+                self.push(parent, line);
+                return;
+            }
         }
         let c = if sp.correlated { "CORRELATED " } else { "" };
         let node = self.push(parent, format!("{c}LIST SUBQUERY{}", self.sel_id(sp)));
         let last = self.select(&sp.plan, node);
-        if !sp.correlated {
+        // A sorted subquery's rows are not filtered by a Bloom filter (SQLite 3.50).
+        if !sp.correlated && sp.plan.order_by.is_empty() {
             self.push(last, "CREATE BLOOM FILTER".to_string());
         }
     }
@@ -449,6 +527,101 @@ impl Explainer<'_> {
                         .is_some_and(|ic| ic.column == Some(col) && ic.collation == coll)
             })
             .map(|ix| format!("USING INDEX {} FOR IN-OPERATOR", ix.name))
+    }
+}
+
+/// `<agg>(DISTINCT)` for each DISTINCT aggregate needing a temp b-tree of its own: all but
+/// a lone one without GROUP BY whose argument the outer loop walks in order.
+fn distinct_aggregates(core: &CorePlan) -> Vec<String> {
+    let lone_ordered = match core.aggs.as_slice() {
+        [a] if a.distinct && core.group_by.is_empty() => match a.args.as_slice() {
+            [arg] => grouping::grouped(core, &[(arg, a.coll, false)], true).is_some(),
+            _ => false,
+        },
+        _ => false,
+    };
+    core.aggs
+        .iter()
+        .filter(|a| a.distinct && !lone_ordered)
+        .map(|a| format!("{}(DISTINCT)", a.def.name))
+        .collect()
+}
+
+/// Whether a non-aggregate DISTINCT needs its temp b-tree: its rows are not known unique
+/// (the rowid among the results of a one-table query) and the outer loop does not bring
+/// equal results together.
+fn distinct_sorts(core: &CorePlan) -> bool {
+    let visible = &core.outputs[..core.n_visible.min(core.outputs.len())];
+    if let [Source {
+        kind: SourceKind::Table(t),
+        ..
+    }] = core.sources.as_slice()
+    {
+        if !t.without_rowid
+            && visible
+                .iter()
+                .any(|e| grouping::source_column(core, e) == Some(t.columns.len()))
+        {
+            return false;
+        }
+    }
+    let terms: Vec<(&CExpr, Collation, bool)> = visible
+        .iter()
+        .zip(
+            core.distinct_colls
+                .iter()
+                .copied()
+                .chain(std::iter::repeat(Collation::Binary)),
+        )
+        .map(|(e, c)| (e, c, false))
+        .collect();
+    grouping::grouped(core, &terms, true).is_none()
+}
+
+/// Which temp b-tree the select's ORDER BY (`keys`, those parlite still sorts by) takes in
+/// SQLite's plan of `core`, if any: none when the groups (or a DISTINCT run as a GROUP BY)
+/// already come in that order, `LAST TERM OF ORDER BY` / `LAST n TERMS OF ORDER BY` when
+/// the outer loop yields all but the last / some leading terms, else `ORDER BY`.
+fn order_by_sort(core: &CorePlan, keys: &[SortKey]) -> Option<String> {
+    if keys.is_empty() {
+        return None;
+    }
+    if core.is_agg {
+        if !core.group_by.is_empty() && grouping::order_by_is_group_by(core, keys, false) {
+            let terms: Vec<(&CExpr, Collation, bool)> = core
+                .group_by
+                .iter()
+                .zip(keys)
+                .map(|(g, k)| (g, k.coll, k.desc))
+                .collect();
+            if grouping::group_by_sorts(core) || grouping::grouped(core, &terms, true) == Some(true)
+            {
+                return None;
+            }
+        }
+        return Some("ORDER BY".to_string());
+    }
+    if grouping::order_by_is_distinct(core, keys) {
+        let visible = &core.outputs[..core.n_visible.min(core.outputs.len())];
+        let terms: Vec<(&CExpr, Collation, bool)> = visible
+            .iter()
+            .zip(keys)
+            .map(|(e, k)| (e, k.coll, false))
+            .collect();
+        return match grouping::grouped(core, &terms, true) {
+            Some(false) => Some("ORDER BY".to_string()),
+            _ => None,
+        };
+    }
+    let n = grouping::ordered_prefix(core, keys);
+    if n >= keys.len() {
+        None
+    } else if n == 0 {
+        Some("ORDER BY".to_string())
+    } else if n + 1 == keys.len() {
+        Some("LAST TERM OF ORDER BY".to_string())
+    } else {
+        Some(format!("LAST {} TERMS OF ORDER BY", keys.len() - n))
     }
 }
 

@@ -18,6 +18,8 @@ use crate::value::{self, codes, Affinity, ArithOp, BitOp, Result, SqlError, Valu
 use std::cmp::Ordering;
 use std::rc::Rc;
 
+mod jump;
+
 pub use super::select::{row_cmp, sort_cmp};
 pub use int_term::IntTerm;
 
@@ -283,9 +285,6 @@ impl<'a> Exec<'a> {
                 if rows.is_empty() {
                     return Ok(Value::Integer(i64::from(*not)));
                 }
-                if lhs.iter().any(|x| x.is_null()) {
-                    return Ok(Value::Null);
-                }
                 // SQLite's OP_Affinity with REAL affinity turns an integer into a real (a
                 // large one loses precision, so 2^63-1 matches 9.223372036854776e18);
                 // with every integer made a real, equality is compared the same way.
@@ -306,7 +305,10 @@ impl<'a> Exec<'a> {
                     let mut any_null = false;
                     for (i, x) in lhs.iter().enumerate() {
                         let y = r.get(i).cloned().unwrap_or(Value::Null);
-                        if y.is_null() {
+                        // A NULL on either side leaves the row undecided, not unequal
+                        // (sqlite3ExprCodeIN's step 6): `(1,NULL) IN (SELECT 2,3)` is 0,
+                        // `(1,NULL) IN (SELECT 1,2)` is NULL.
+                        if x.is_null() || y.is_null() {
                             any_null = true;
                             continue;
                         }
@@ -630,6 +632,9 @@ impl<'a> Exec<'a> {
     }
 
     pub fn is_true(&self, e: &CExpr, f: &Frame) -> Result<bool> {
+        if let CExpr::Between { .. } = e {
+            return self.between_is_true(e, f);
+        }
         Ok(value::truth(&self.eval(e, f)?) == Some(true))
     }
 

@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 mod bare;
 mod join;
+mod probe;
 mod pushdown;
 mod window;
 
@@ -294,6 +295,21 @@ impl<'a> Exec<'a> {
                 out.push(r);
             }
             return Ok(out);
+        }
+        // SQLite tests the constant WHERE terms before any loop (sqlite3WhereBegin), so one
+        // that fails (`abs(-9223372036854775808)`) fails the statement even over an empty
+        // table. The planner puts them first at the outer level, where they stay filters.
+        // (Not past a RIGHT or FULL JOIN, whose leftover rows a constant ON term of an
+        // earlier join does not remove.)
+        if !core.sources.is_empty() && !core.sources.iter().any(|s| s.join.keeps_right_rows()) {
+            let empty: [Value; 0] = [];
+            let fr = Frame::new(&empty, parent);
+            for t in core.filters.iter().take(1).flatten() {
+                if !t.is_constant() {
+                    break;
+                }
+                self.eval(t, &fr)?;
+            }
         }
         let mut out: Vec<Row> = Vec::new();
         let mut seen: std::collections::BTreeSet<Key> = std::collections::BTreeSet::new();

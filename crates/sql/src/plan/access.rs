@@ -315,6 +315,23 @@ impl Binder<'_> {
                             }
                         }
                     }
+                    // `x IN (SELECT y ...)` drives a lookup with the subquery's rows as the
+                    // probe set (SQLite: `SEARCH t USING INDEX i (x=?)` over a LIST
+                    // SUBQUERY); the term itself stands for that set in the value list
+                    // (see `single_valued`). Its comparison affinity is the one the probe
+                    // values take, so `usable` below decides as for `x = <that affinity>`.
+                    CExpr::InSelect {
+                        e,
+                        not: false,
+                        sub,
+                        terms: in_terms,
+                        ..
+                    } if !sub.correlated && in_terms.len() == 1 => {
+                        if let Some(slot) = slot_of(e) {
+                            let (coll, aff) = in_terms[0];
+                            cands.push((slot, BinaryOp::Eq, vec![t.clone()], aff, coll));
+                        }
+                    }
                     _ => {}
                 }
             }
@@ -344,9 +361,11 @@ impl Binder<'_> {
                 }
             };
             // 1. rowid equality
+            // (an IN subquery's set only when no list or single value is there)
             if let Some((_, _, vals, _, _)) = cands
                 .iter()
-                .find(|(c, op, _, _, _)| is_rowid_col(*c) && *op == BinaryOp::Eq)
+                .filter(|(c, op, _, _, _)| is_rowid_col(*c) && *op == BinaryOp::Eq)
+                .min_by_key(|(_, _, vals, _, _)| vals.iter().any(is_probe_set))
             {
                 sources[i].access = Access::RowidEq(vals.clone());
                 let _ = rowid_pos;
@@ -357,7 +376,7 @@ impl Binder<'_> {
             // index row size), then the first in SQLite's index order.
             let mask = covering::coverable_mask(&tab, needed.get(i).and_then(|m| m.as_ref()));
             let tab_size = i32::from(covering::table_row_size(&tab).max(1));
-            let mut best: Option<((usize, bool, i32), Access)> = None;
+            let mut best: Option<((usize, i64, bool, i32), Access)> = None;
             for ix in covering::sqlite_index_order(self.schema, &tab) {
                 if !sources[i].may_use_index(&ix) {
                     continue;
@@ -393,7 +412,7 @@ impl Binder<'_> {
                         if *cc != c
                             || *coll != icol.collation
                             || !usable(c, *oaff)
-                            || vals.len() != 1
+                            || !single_valued(vals)
                         {
                             continue;
                         }
@@ -425,7 +444,7 @@ impl Binder<'_> {
                 // equality prefix) beats other ranges (and a rowid range) and an index with
                 // the same equality prefix, but not a longer equality prefix.
                 let ordered = i == 0
-                    && eq.iter().all(|(vals, _)| vals.len() == 1)
+                    && eq.iter().all(|(vals, _)| single_valued(vals))
                     && order_hint.is_some_and(|(oc, ocoll)| {
                         ix.columns
                             .get(eq.len())
@@ -440,7 +459,17 @@ impl Binder<'_> {
                     .as_deref()
                     .is_some_and(|m| covering::index_covers(&tab, ix, m));
                 let width = -(15 * i32::from(covering::index_row_size(&tab, ix)) / tab_size);
-                let rank = (score, covers, width);
+                // Among equal prefixes, the fewer lookups win: SQLite's cost multiplies by
+                // each IN list's length, and by 25 for an IN subquery (where.c's nIn).
+                let lookups = eq.iter().fold(1i64, |n, (vals, _)| {
+                    let k = if vals.iter().any(is_probe_set) {
+                        25
+                    } else {
+                        vals.len().max(1) as i64
+                    };
+                    n.saturating_mul(k)
+                });
+                let rank = (score, -lookups, covers, width);
                 if best.as_ref().map_or(true, |(s, _)| rank > *s) {
                     let order = KeyOrder {
                         columns: ix.columns.iter().map(|c| (c.collation, c.desc)).collect(),
@@ -464,7 +493,7 @@ impl Binder<'_> {
             let mut rlo = None;
             let mut rhi = None;
             for (c, op, vals, _, _) in &cands {
-                if !is_rowid_col(*c) || vals.len() != 1 {
+                if !is_rowid_col(*c) || !single_valued(vals) {
                     continue;
                 }
                 match op {
@@ -490,7 +519,7 @@ impl Binder<'_> {
                     // No index: an inner table joined by equality gets an automatic index.
                     let auto = cands.iter().find(|(c, op, vals, oaff, _)| {
                         *op == BinaryOp::Eq
-                            && vals.len() == 1
+                            && single_valued(vals)
                             && !is_rowid_col(*c)
                             && usable(*c, *oaff)
                     });
@@ -509,6 +538,19 @@ impl Binder<'_> {
             }
         }
     }
+}
+
+/// Whether an equality's lookup values are one value. An `x IN (SELECT ...)` term among
+/// them stands for every value its subquery returns (the executor expands it when the lookup
+/// runs), so it is never one value, even alone.
+pub(crate) fn single_valued(vals: &[CExpr]) -> bool {
+    matches!(vals, [v] if !is_probe_set(v))
+}
+
+/// Whether `e`, found in an access path's value list, is a probe set: the `x IN (SELECT
+/// ...)` term whose subquery's first column gives the values to look up.
+pub(crate) fn is_probe_set(e: &CExpr) -> bool {
+    matches!(e, CExpr::InSelect { .. })
 }
 
 /// Positions (in `sources`) of the sources an expression reads at level 0; a correlated
@@ -594,6 +636,25 @@ impl Binder<'_> {
     /// are constant and skipped. NULLs must sort where the key order puts them: first
     /// ascending, last descending (the default).
     pub(crate) fn order_by_satisfied(&self, core: &mut CorePlan, keys: &[SortKey]) -> bool {
+        self.group_by_walk(core);
+        // Without an ORDER BY the groups come out as the loop meets them, as in SQLite
+        // (which walks them rather than sorting): the group map is keyed in that order.
+        if keys.is_empty() && core.is_agg {
+            if let Some(order) = super::grouping::walk_order(core) {
+                let (g, c) = (core.group_by.clone(), core.group_colls.clone());
+                core.group_by = order.iter().filter_map(|&i| g.get(i).cloned()).collect();
+                core.group_colls = order.iter().filter_map(|&i| c.get(i).copied()).collect();
+            }
+        }
+        // Groups come out in ascending GROUP BY order (the executor's group map), so an
+        // ORDER BY that is the GROUP BY, ascending, needs no sort where SQLite's plan has
+        // none either (`grouping::order_by_groups`); a descending one is still sorted here.
+        if core.is_agg
+            && keys.iter().all(|k| !k.desc)
+            && super::grouping::order_by_groups(core, keys)
+        {
+            return true;
+        }
         // A full scan of a covering index was chosen for its width alone: when the ORDER BY
         // is the rowid order instead, the table scan needs no sort and wins (SQLite's cost
         // counts the sort).
@@ -613,6 +674,59 @@ impl Binder<'_> {
             return false;
         }
         self.order_by_walk(core, keys) || self.order_by_index_walk(core, keys)
+    }
+
+    /// A GROUP BY whose groups an unconstrained outer loop does not bring together walks,
+    /// as SQLite does without statistics, the table in rowid order or an index that does
+    /// (`SCAN t USING INDEX i`, no `USE TEMP B-TREE FOR GROUP BY`): a covering index first,
+    /// else the first in SQLite's index order. Partial indexes are left alone.
+    fn group_by_walk(&self, core: &mut CorePlan) {
+        if !core.is_agg || core.group_by.is_empty() || !core.windows.is_empty() {
+            return;
+        }
+        let Some(src) = core.sources.first() else {
+            return;
+        };
+        let SourceKind::Table(tab) = &src.kind else {
+            return;
+        };
+        let unconstrained = match &src.access {
+            Access::Scan => true,
+            Access::Index { eq, lo, hi, .. } => eq.is_empty() && lo.is_none() && hi.is_none(),
+            _ => false,
+        };
+        if !unconstrained
+            || src.join != JoinType::Inner
+            || src.indexed.is_some()
+            || !super::grouping::group_by_sorts(core)
+        {
+            return;
+        }
+        let tab = tab.clone();
+        let saved = std::mem::replace(&mut core.sources[0].access, Access::Scan);
+        if !tab.without_rowid && !super::grouping::group_by_sorts(core) {
+            return;
+        }
+        let mask = covering::coverable_mask(&tab, core.needed.first().and_then(|m| m.as_ref()));
+        let mut found: Option<Access> = None;
+        for ix in covering::sqlite_index_order(self.schema, &tab) {
+            if ix.partial.is_some() || ix.root == 0 {
+                continue;
+            }
+            let covers = mask
+                .as_ref()
+                .is_some_and(|m| covering::index_covers(&tab, &ix, m));
+            core.sources[0].access = Access::whole_index(ix, covers);
+            if !super::grouping::group_by_sorts(core) {
+                if covers {
+                    return;
+                }
+                if found.is_none() {
+                    found = Some(core.sources[0].access.clone());
+                }
+            }
+        }
+        core.sources[0].access = found.unwrap_or(saved);
     }
 
     /// `INDEXED BY` checks after the access paths are chosen (lang_indexedby.html): a name
@@ -825,22 +939,33 @@ impl Binder<'_> {
                 }
                 true
             }
+            // The rowids of an IN list or subquery are looked up in ascending order.
+            Access::RowidEq(_) => is_rowid(&terms[0]) && !keys[0].desc,
             Access::Index {
                 index, eq, reverse, ..
             } => {
-                if eq.iter().any(|(vals, _)| vals.len() != 1) {
-                    return false;
-                }
-                let mut pos = eq.len();
+                // Equalities with several values (IN lists or subqueries) walk one key
+                // range per combination of values, in key order (backward for a reverse
+                // walk): their columns order the rows, ahead of the columns after the
+                // equality prefix; the single-valued ones are constant.
+                let multi: Vec<usize> = (0..eq.len())
+                    .filter(|&p| !single_valued(&eq[p].0))
+                    .collect();
+                let walk: Vec<usize> = multi
+                    .iter()
+                    .copied()
+                    .chain(eq.len()..index.columns.len())
+                    .collect();
+                let mut pos = 0;
                 let mut dir: Option<bool> = None;
                 for (k, t) in keys.iter().zip(&terms) {
-                    let on_eq = index.columns[..eq.len()]
-                        .iter()
-                        .any(|ic| ic.collation == k.coll && same(ic, t));
+                    let on_eq = index.columns[..eq.len()].iter().enumerate().any(|(p, ic)| {
+                        !multi.contains(&p) && ic.collation == k.coll && same(ic, t)
+                    });
                     if on_eq {
                         continue;
                     }
-                    let d = match index.columns.get(pos) {
+                    let d = match walk.get(pos).and_then(|&p| index.columns.get(p)) {
                         Some(ic) if ic.collation == k.coll && same(ic, t) => {
                             pos += 1;
                             k.desc != ic.desc

@@ -18,6 +18,7 @@ pub mod access;
 pub mod bind;
 pub mod constant;
 pub mod covering;
+pub mod grouping;
 pub mod minmax;
 pub mod usage;
 pub mod values;

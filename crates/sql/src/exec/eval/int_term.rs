@@ -205,14 +205,23 @@ mod tests {
     #[test]
     fn integers_compare_and_anything_else_falls_back() {
         // 5 + c0 = c1
-        let sum = bin(BinaryOp::Add, Box::new(CExpr::Lit(Value::Integer(5))), col(0));
+        let sum = bin(
+            BinaryOp::Add,
+            Box::new(CExpr::Lit(Value::Integer(5))),
+            col(0),
+        );
         let t = IntTerm::compile(&bin(BinaryOp::Eq, Box::new(sum), col(1)), &[]).unwrap();
         let row = [Value::Integer(2), Value::Integer(7)];
         assert_eq!(t.test(&Frame::new(&row, None)), Some(true));
         let row = [Value::Integer(3), Value::Integer(7)];
         assert_eq!(t.test(&Frame::new(&row, None)), Some(false));
         // NULL, REAL and TEXT operands and overflow are the general evaluator's.
-        for v in [Value::Null, Value::Real(2.0), Value::text("2"), Value::Integer(i64::MAX)] {
+        for v in [
+            Value::Null,
+            Value::Real(2.0),
+            Value::text("2"),
+            Value::Integer(i64::MAX),
+        ] {
             let row = [v, Value::Integer(7)];
             assert_eq!(t.test(&Frame::new(&row, None)), None);
         }

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::exec::store::IndexLookup;
+use crate::plan::access;
 
 impl Exec<'_> {
     /// Nested-loop join: binds source `i` for each of its candidate rows and recurses;
@@ -200,7 +201,7 @@ impl Exec<'_> {
                 // One key range (no IN list) of an index over a rowid table: each key's row
                 // is decoded from its page into the combined row by pooled cursors
                 // (`Store::index_lookup_scan`), with no `Row` per key or per row.
-                if direct && eq.iter().all(|(exprs, _)| exprs.len() == 1) {
+                if direct && eq.iter().all(|(exprs, _)| access::single_valued(exprs)) {
                     let fr = Frame::new(row, parent);
                     let Some((prefixes, lo_v, hi_v)) =
                         self.index_walk(order, eq, lo, hi, *range_aff, &fr)?
@@ -390,17 +391,15 @@ impl Exec<'_> {
                         Ok(Box::new(rows.into_iter()))
                     }
                     Access::RowidEq(exprs) => {
-                        let mut ids = Vec::new();
+                        let mut vals = Vec::new();
                         for e in exprs {
-                            if let Some(id) = as_rowid(&self.eval(e, &fr)?) {
-                                if !ids.contains(&id) {
-                                    ids.push(id);
-                                }
-                            }
+                            self.probe_values(e, &fr, &mut vals)?;
                         }
+                        let mut ids: Vec<i64> = vals.iter().filter_map(as_rowid).collect();
                         // SQLite walks an IN list in key order (its values go through a
                         // sorted ephemeral table), so the rows come out in rowid order.
                         ids.sort_unstable();
+                        ids.dedup();
                         let mut out = Vec::new();
                         for id in ids {
                             if let Some(vals) = self.table_get(t.root, id, needed)? {
@@ -457,6 +456,12 @@ impl Exec<'_> {
                         else {
                             return Ok(Box::new(std::iter::empty()));
                         };
+                        // A reverse walk takes the IN values' key ranges last to first too
+                        // (`plan::access::order_by_satisfied`).
+                        let mut prefixes = prefixes;
+                        if *reverse {
+                            prefixes.reverse();
+                        }
                         let multi = prefixes.len() > 1;
                         // Every column of a UNIQUE index fixed by `=`: at most one key
                         // matches (NULL values never reach a prefix), so the scan stops after
@@ -611,11 +616,15 @@ impl Exec<'_> {
         range_aff: Option<Affinity>,
         fr: &Frame,
     ) -> Result<Option<(Vec<Row>, Option<(Value, bool)>, Option<(Value, bool)>)>> {
-        // Candidate prefixes: the cartesian product of the equality values. With one value
-        // per column (no IN list), the usual join step, that is one prefix, built in place
-        // (the general product below cost ~5 allocations a probe; speedtest1 test 310).
+        // Candidate prefixes: the cartesian product of the equality values. With one plain
+        // value per column (no IN list or subquery), the usual join step, that is one prefix,
+        // built in place (the general product below cost ~5 allocations a probe; speedtest1
+        // test 310).
         let mut prefixes: Vec<Row> = Vec::with_capacity(1);
-        if eq.iter().all(|(exprs, _)| exprs.len() == 1) {
+        let single = eq
+            .iter()
+            .all(|(exprs, _)| exprs.len() == 1 && !matches!(exprs[0], CExpr::InSelect { .. }));
+        if single {
             let mut p = Vec::with_capacity(eq.len());
             let mut any_null = false;
             for (exprs, aff) in eq {
@@ -633,11 +642,13 @@ impl Exec<'_> {
             for (exprs, aff) in eq {
                 let mut vals = Vec::new();
                 for e in exprs {
-                    let v = self.eval(e, fr)?.apply_comparison_affinity(*aff);
-                    if !v.is_null() {
-                        vals.push(v);
-                    }
+                    self.probe_values(e, fr, &mut vals)?;
                 }
+                let vals: Vec<Value> = vals
+                    .into_iter()
+                    .map(|v| v.apply_comparison_affinity(*aff))
+                    .filter(|v| !v.is_null())
+                    .collect();
                 let mut next = Vec::new();
                 for p in &prefixes {
                     for v in &vals {
