@@ -9,7 +9,10 @@
 //!   rewritten in place, index entries only where the key changed; a new row whose every
 //!   UNIQUE index resolves by REPLACE is checked index by index while it is inserted
 //!   (dml/replace.rs). A REPLACE declared on the INTEGER PRIMARY KEY (no OR clause) is
-//!   resolved after the UNIQUE indexes, as SQLite defers it.
+//!   resolved after the UNIQUE indexes, as SQLite defers it. When REPLACE's deletes must
+//!   fire DELETE triggers or foreign-key actions (`TableWriter::replace_hooks`), neither
+//!   shorter way is taken: the writer returns the rows to delete and
+//!   dml/replace_delete.rs deletes them as DELETE does, then writes the row again.
 //! - The table record stores NULL for the rowid alias column; index keys carry the real
 //!   value and end with the rowid.
 //! - UPDATE and DELETE first collect the affected rows, then write, so a statement never
@@ -34,6 +37,7 @@ use std::sync::Arc;
 mod delete;
 mod insert;
 mod replace;
+mod replace_delete;
 mod target;
 mod update;
 
@@ -66,6 +70,16 @@ pub struct TableWriter {
     /// WITHOUT ROWID tables: the record layout and the PRIMARY KEY's conflict clause (its
     /// index is the table tree, so it is not among `indexes`).
     pub wr: Option<(WrLayout, Option<ConflictAction>)>,
+    /// A REPLACE's conflicting rows must be deleted as DELETE deletes them (DELETE
+    /// triggers under `recursive_triggers`, foreign-key actions): the writer then returns
+    /// `Written::Replacing` instead of deleting them itself (dml/replace_delete.rs).
+    pub replace_hooks: bool,
+}
+
+/// `Written::Replacing` reaching a statement: only `write_row_replacing` and
+/// `write_row_wr_replacing` (dml/replace_delete.rs) may see it.
+fn replacing_escaped() -> SqlError {
+    SqlError::msg("internal error: a REPLACE's conflicting rows were not deleted")
 }
 
 /// True when the two keys hold the same values with the same storage classes, so that
@@ -117,6 +131,19 @@ pub enum Written {
         columns: Vec<usize>,
         error: SqlError,
     },
+    /// Nothing written: the row passed every check and REPLACE must first delete these
+    /// rows through the DELETE machinery (only when `TableWriter::replace_hooks`);
+    /// `rowid` is the row's rowid, to be given again when it is retried.
+    Replacing {
+        victims: Victims,
+        rowid: i64,
+    },
+}
+
+/// The rows a REPLACE deletes: rowids, or a WITHOUT ROWID table's rows (combined layout).
+pub enum Victims {
+    Rowids(Vec<i64>),
+    Keyed(Vec<Vec<Value>>),
 }
 
 impl Engine<'_> {
@@ -206,6 +233,7 @@ impl Engine<'_> {
             generated,
             upsert: false,
             wr: t.without_rowid.then(|| (WrLayout::of(t), pk_conflict)),
+            replace_hooks: false,
         })
     }
 
@@ -513,6 +541,7 @@ impl Engine<'_> {
         // per row of speedtest1 test 400 (callgrind).
         let blind_replace = old.is_none()
             && !w.upsert
+            && !w.replace_hooks
             && w.indexes.is_empty()
             && conflict.or(t.pk_conflict) == Some(ConflictAction::Replace);
         let existing = match !fresh && old != Some(rowid) && !blind_replace {
@@ -529,7 +558,7 @@ impl Engine<'_> {
                 ConflictAction::Replace if conflict.is_none() && !w.indexes.is_empty() => {
                     rowid_replace_deferred = true;
                 }
-                ConflictAction::Replace if old.is_none() => {
+                ConflictAction::Replace if old.is_none() && !w.replace_hooks => {
                     let defaults = exec.column_defaults(t);
                     let mut full = exec.table_row(t, rowid, stored, &defaults)?;
                     full.truncate(t.columns.len());
@@ -561,6 +590,7 @@ impl Engine<'_> {
             && replaced.is_none()
             && to_delete.is_empty()
             && !rowid_replace_deferred
+            && !w.replace_hooks
             && self.replaces_every_unique(w, conflict)
         {
             let record = Self::record_of(t, &vals);
@@ -675,6 +705,12 @@ impl Engine<'_> {
         }
         if rowid_replace_deferred && !to_delete.contains(&rowid) {
             to_delete.push(rowid);
+        }
+        if w.replace_hooks && !to_delete.is_empty() {
+            return Ok(Written::Replacing {
+                victims: Victims::Rowids(to_delete),
+                rowid,
+            });
         }
         for r in to_delete {
             self.delete_row(w, r)?;
@@ -806,7 +842,7 @@ impl Engine<'_> {
                 match conflict.or(*pk_conflict).unwrap_or(ConflictAction::Abort) {
                     ConflictAction::Ignore => return Ok(Written::Ignored),
                     ConflictAction::Replace => {
-                        replaced_in_place = old.is_none();
+                        replaced_in_place = old.is_none() && !w.replace_hooks;
                         to_delete.push(existing);
                     }
                     action => {
@@ -917,6 +953,12 @@ impl Engine<'_> {
         // trees as deleting the row and inserting the new one. Deleting it first read it a
         // second time and descended every tree twice: 33.5k instructions per row of
         // speedtest1 test 500 (70,000 REPLACEs on a TEXT PRIMARY KEY) against 26k.
+        if w.replace_hooks && !to_delete.is_empty() {
+            return Ok(Written::Replacing {
+                victims: Victims::Keyed(to_delete),
+                rowid: 0,
+            });
+        }
         let replaced: Option<&Vec<Value>> = match replaced_in_place {
             true => to_delete.first(),
             false => None,

@@ -7,7 +7,9 @@
 //!   immediate.
 //! - Parent-side actions (CASCADE, SET NULL, SET DEFAULT, RESTRICT / NO ACTION) run as
 //!   ordinary DELETE/UPDATE statements on the child table, so they fire triggers and further
-//!   foreign-key actions; their rows are not counted in changes().
+//!   foreign-key actions; their rows are not counted in changes(). A row deleted by
+//!   REPLACE gets the same ON DELETE actions, except NO ACTION, checked only once the new
+//!   row is written (`fk_parent_deleted_by_replace`), so a REPLACE keeping the key passes.
 //! - A foreign key lives within one database, as in SQLite: the parent of a table in
 //!   `aux` is `aux.parent` (temp's is temp's, main's is main's), and only tables of the
 //!   parent's own database are its children. Statements this module builds name their
@@ -34,6 +36,15 @@ mod mismatch;
 pub(crate) use mismatch::FkWrite;
 
 pub const SQLITE_CONSTRAINT_FOREIGNKEY: i32 = 787;
+
+/// A NO ACTION check a REPLACE's delete defers until the new row is written: child rows
+/// matching `child_cond` need a parent row matching `parent_cond`.
+pub(crate) struct FkNoAction {
+    child: ast::QualifiedName,
+    child_cond: Expr,
+    parent: ast::QualifiedName,
+    parent_cond: Expr,
+}
 
 fn fk_failed() -> SqlError {
     SqlError::Code {
@@ -233,12 +244,53 @@ impl Engine<'_> {
         out
     }
 
+    /// Whether `t` is the parent of a foreign key and checking is on: a REPLACE that
+    /// deletes one of its rows must then apply the ON DELETE actions.
+    pub(crate) fn fk_is_parent(&self, t: &Table) -> bool {
+        self.fk_on() && !self.children_of(t).is_empty()
+    }
+
     /// Applies ON DELETE (`new` None) or ON UPDATE actions for a parent row that changed.
     pub fn fk_parent_changed(
         &mut self,
         t: &Table,
         old: &[Value],
         new: Option<&[Value]>,
+    ) -> Result<()> {
+        self.fk_parent_changed_in(t, old, new, None)
+    }
+
+    /// `fk_parent_changed` for a row a REPLACE deletes: NO ACTION keys are not checked now
+    /// but pushed on `no_action`, to be checked by `fk_check_no_action` once the new row is
+    /// written (SQLite counts the violation at the delete and takes it back when the new
+    /// row brings the same key: a REPLACE keeping a referenced key is no violation).
+    /// RESTRICT still fails at once, and CASCADE / SET NULL / SET DEFAULT act at once.
+    pub(crate) fn fk_parent_deleted_by_replace(
+        &mut self,
+        t: &Table,
+        old: &[Value],
+        no_action: &mut Vec<FkNoAction>,
+    ) -> Result<()> {
+        self.fk_parent_changed_in(t, old, None, Some(no_action))
+    }
+
+    /// Fails when a deferred NO ACTION check finds child rows still referencing a parent
+    /// key that no parent row holds any more.
+    pub(crate) fn fk_check_no_action(&self, pending: Vec<FkNoAction>) -> Result<()> {
+        for p in pending {
+            if self.any_row(p.child, p.child_cond)? && !self.any_row(p.parent, p.parent_cond)? {
+                return Err(fk_failed());
+            }
+        }
+        Ok(())
+    }
+
+    fn fk_parent_changed_in(
+        &mut self,
+        t: &Table,
+        old: &[Value],
+        new: Option<&[Value]>,
+        mut no_action: Option<&mut Vec<FkNoAction>>,
     ) -> Result<()> {
         if !self.fk_on() {
             return Ok(());
@@ -282,6 +334,17 @@ impl Engine<'_> {
                 fk.on_delete
             };
             let target = self.fk_name(&child, &child.name);
+            if let (FkAction::NoAction, Some(pending)) = (action, no_action.as_deref_mut()) {
+                if let Some(parent_cond) = key_match(&pcols, &old_key) {
+                    pending.push(FkNoAction {
+                        child: target,
+                        child_cond: cond,
+                        parent: self.fk_name(t, &t.name),
+                        parent_cond,
+                    });
+                }
+                continue;
+            }
             self.nested_depth += 1;
             let r = match action {
                 FkAction::NoAction | FkAction::Restrict => {

@@ -48,6 +48,9 @@ pub struct ConnState {
     pub cache_size: Cell<i64>,
     pub synchronous: Cell<i64>,
     pub foreign_keys: Cell<bool>,
+    /// `PRAGMA recursive_triggers`: read only where REPLACE deletes a conflicting row (its
+    /// DELETE triggers fire only when this is on, dml/replace_delete.rs).
+    pub recursive_triggers: Cell<bool>,
     pub case_sensitive_like: Cell<bool>,
     /// `PRAGMA isolation_level`: this connection's concurrent transactions (BEGIN
     /// CONCURRENT, autocommit writes) validate reads too (false, the default: serializable)

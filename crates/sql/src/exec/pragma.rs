@@ -311,7 +311,16 @@ impl Engine<'_> {
                 }
                 Ok(Vec::new())
             }
-            "recursive_triggers" | "auto_vacuum" | "temp_store" | "read_uncommitted" => match arg {
+            "recursive_triggers" => match arg {
+                Some(v) => {
+                    self.state.recursive_triggers.set(as_bool(&v));
+                    Ok(Vec::new())
+                }
+                None => one(Value::Integer(i64::from(
+                    self.state.recursive_triggers.get(),
+                ))),
+            },
+            "auto_vacuum" | "temp_store" | "read_uncommitted" => match arg {
                 Some(_) => Ok(Vec::new()),
                 None => one(Value::Integer(0)),
             },

@@ -15,6 +15,7 @@ impl Engine<'_> {
         self.fk_check_statement(&t, crate::exec::fkey::FkWrite::Insert)?;
         let mut w = self.writer(&t)?;
         w.upsert = !ins.upsert.is_empty();
+        w.replace_hooks = self.replace_needs_hooks(&w, ins.or_conflict);
         let upserts = self.bind_upserts(&t, ins)?;
         let returning = self.returning_exprs(&t, ins.alias.as_deref(), &ins.returning)?;
         let mut out_rows = Vec::new();
@@ -114,9 +115,16 @@ impl Engine<'_> {
                 }
             }
             let mut result = if w.wr.is_some() {
-                self.write_row_wr(&w, None, vals.clone(), ins.or_conflict)?
+                self.write_row_wr_replacing(&w, None, vals.clone(), ins.or_conflict)?
             } else {
-                self.write_row(&w, None, vals.clone(), rowid_in.clone(), ins.or_conflict)?
+                self.write_row_replacing(
+                    &w,
+                    None,
+                    vals.clone(),
+                    rowid_in.clone(),
+                    ins.or_conflict,
+                    None,
+                )?
             };
             let conflict = match std::mem::replace(&mut result, Written::Ignored) {
                 Written::Conflict {
@@ -149,6 +157,7 @@ impl Engine<'_> {
                 Written::Conflict { error, .. } | Written::KeyConflict { error, .. } => {
                     return Err(error.clone())
                 }
+                Written::Replacing { .. } => return Err(replacing_escaped()),
                 Written::Row(_) | Written::Keyed(_) => {
                     if let Written::Row(rowid) = result {
                         self.state.last_insert_rowid.set(rowid);
@@ -364,6 +373,7 @@ impl Engine<'_> {
             generated: w.generated.clone(),
             upsert: false,
             wr: w.wr.clone(),
+            replace_hooks: false,
         };
         match existing {
             Existing::Rowid(rowid) => self.write_row(&plain, Some(rowid), vals, None, None),

@@ -10,7 +10,9 @@
 //! - A clashing row is deleted whole (all its index entries, `delete_row`) before the new
 //!   key goes in, so no later index still sees it; the new row's own entries, written
 //!   before, carry its rowid and are never among those deleted.
-//! - REPLACE's deletes fire no trigger and count no change here, as in `write_row_over`.
+//! - REPLACE's deletes fire no trigger and count no change here, as in `write_row_over`:
+//!   this path is never taken when they must (`TableWriter::replace_hooks`,
+//!   dml/replace_delete.rs).
 //!
 //! Measured on speedtest1 test 290 (`REPLACE INTO z2(a,b,c) SELECT a,b,c FROM z1` and the
 //! same into t3, 100,000 rows, 3 and 2 indexes): probing each UNIQUE index through

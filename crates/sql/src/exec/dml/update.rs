@@ -339,7 +339,8 @@ impl Engine<'_> {
         let t = self.table_for_write(&u.table)?;
         let set_columns: Vec<String> = u.sets.iter().flat_map(|a| a.columns.clone()).collect();
         self.fk_check_statement(&t, crate::exec::fkey::FkWrite::Update(&set_columns))?;
-        let w = self.writer(&t)?;
+        let mut w = self.writer(&t)?;
+        w.replace_hooks = self.replace_needs_hooks(&w, u.or_conflict);
         let ncols = t.columns.len();
         let returning = self.returning_exprs(&t, u.alias.as_deref(), &u.returning)?;
         let mut out_rows = Vec::new();
@@ -503,15 +504,18 @@ impl Engine<'_> {
             });
             let written = match rowid {
                 Some(r) => {
-                    self.write_row_over(&w, Some(r), vals, new_rowid, u.or_conflict, stored)?
+                    self.write_row_replacing(&w, Some(r), vals, new_rowid, u.or_conflict, stored)?
                 }
-                None => self.write_row_wr(&w, Some(&old[..ncols]), vals, u.or_conflict)?,
+                None => {
+                    self.write_row_wr_replacing(&w, Some(&old[..ncols]), vals, u.or_conflict)?
+                }
             };
             self.fk_after_write(&t, &written, Some(&old))?;
             match &written {
                 Written::Conflict { error, .. } | Written::KeyConflict { error, .. } => {
                     return Err(error.clone())
                 }
+                Written::Replacing { .. } => return Err(replacing_escaped()),
                 Written::Row(_) | Written::Keyed(_) => {
                     self.count_change();
                     self.push_returning(&t, &written, &returning, &mut out_rows)?;
