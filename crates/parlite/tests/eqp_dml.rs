@@ -173,6 +173,17 @@ fn values_lists() {
 }
 
 #[test]
+fn ctes() {
+    check(&[
+        "WITH c(n) AS (SELECT max(b) FROM t1) UPDATE t3 SET q = (SELECT n FROM c)",
+        "WITH c(n) AS (VALUES(1), (2)) SELECT * FROM c",
+        "WITH c(n) AS (VALUES(1), (2)) INSERT INTO t3 SELECT n, n FROM c",
+        "WITH c(n) AS (SELECT count(*) FROM t2) SELECT n FROM c",
+        "WITH c(n) AS (SELECT sum(x) FROM t2) SELECT a FROM t1 WHERE b > (SELECT n FROM c)",
+    ]);
+}
+
+#[test]
 fn truncate_and_lists() {
     check(&[
         "DELETE FROM t1 WHERE 1",
@@ -211,6 +222,22 @@ fn known_differences() {
         (
             "WITH c(n) AS (SELECT b FROM t1 WHERE a > 1) INSERT INTO t3 SELECT n, n FROM c",
             &["SCAN (subquery)"],
+        ),
+        // SQLite: MATERIALIZE c over SCAN t2 USING COVERING INDEX t2x, then SCAN c.
+        (
+            "WITH c(n) AS (SELECT DISTINCT x FROM t2) DELETE FROM t3 WHERE p IN (SELECT n FROM c)",
+            &[
+                "SCAN t3",
+                "LIST SUBQUERY 2",
+                "  SCAN (subquery)",
+                "  CREATE BLOOM FILTER",
+            ],
+        ),
+        // SQLite: MATERIALIZE c (SEARCH t1), SCAN c1, SCAN c2: parlite runs the CTE for
+        // each reference.
+        (
+            "WITH c(n) AS (SELECT max(b) FROM t1) SELECT * FROM c AS c1, c AS c2",
+            &["SCAN (subquery)", "SCAN (subquery)"],
         ),
     ] {
         let got = tree(run_parlite(&p, &format!("EXPLAIN QUERY PLAN {q}")));

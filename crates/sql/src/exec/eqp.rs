@@ -20,7 +20,9 @@
 //! - An aggregate or DISTINCT FROM subquery of this statement that is its query's only
 //!   source (SQLite cannot flatten it) is a `CO-ROUTINE name` row over its rows, then the
 //!   loop `SCAN name` (the alias, else `(subquery-N)`); so is such a view named once in the
-//!   statement (`CO-ROUTINE v`, then `SCAN` of its alias).
+//!   statement (`CO-ROUTINE v`, then `SCAN` of its alias), and an aggregate or VALUES CTE
+//!   named once
+//!   (`CO-ROUTINE c`, then `SCAN c`).
 //! - A select without FROM is `SCAN CONSTANT ROW`; so is a one-row VALUES (as a select:
 //!   INSERT ... VALUES of one row shows none, eqp_dml.rs). Several VALUES rows are
 //!   `SCAN n-ROW VALUES CLAUSE` (also as a FROM subquery, which SQLite flattens), or
@@ -35,7 +37,8 @@
 //!   so it is only known for selects of the statement being explained (not views).
 //! - Every row's `parent` is an earlier row's `id` or 0, so the rows draw a tree.
 //! - Shapes not worded yet keep the flat rows they always had: other FROM subqueries,
-//!   views named twice, CTEs (`SCAN (subquery)`; SQLite flattens or materializes them), a compound
+//!   views named twice, CTEs other than an aggregate or VALUES one named once
+//!   (`SCAN (subquery)`; SQLite flattens or materializes them), a compound
 //!   with ORDER BY (SQLite's `MERGE (UNION)` over `LEFT`/`RIGHT`), recursive CTEs. A
 //!   descending ORDER BY equal to the GROUP BY is sorted by parlite but, as in SQLite's
 //!   plan, shows no row.
@@ -64,6 +67,13 @@ pub fn explain(schema: &Schema, sel: &ast::Select, plan: &SelectPlan) -> Vec<Row
     for (addr, names) in std::mem::take(&mut ids.views) {
         if let [name] = names.as_slice() {
             ids.names.insert(addr, name.clone());
+        }
+    }
+    // A CTE named more than once is materialized by SQLite (not worded yet): unnamed, its
+    // rows stay flat.
+    for (addr, name) in &ids.cte_names {
+        if ids.cte_refs.get(name).copied() != Some(1) {
+            ids.names.remove(addr);
         }
     }
     let mut e = Explainer {
@@ -104,6 +114,10 @@ struct SelIds<'a> {
     names: HashMap<usize, (String, String)>,
     /// The CTEs' selects, by address.
     ctes: HashSet<usize>,
+    /// Per CTE name (lowercase), how often a FROM clause of the statement names it.
+    cte_refs: HashMap<String, usize>,
+    /// Each CTE's name (lowercase), by the address of its select.
+    cte_names: HashMap<usize, String>,
     /// Whether the statement has a WITH clause anywhere (SQLite's `bHasWith`).
     has_with: bool,
 }
@@ -116,6 +130,7 @@ impl SelIds<'_> {
                 self.select(&cte.select);
                 let addr = &*cte.select as *const ast::Select as usize;
                 self.ctes.insert(addr);
+                self.cte_names.insert(addr, cte.name.to_lowercase());
                 self.names
                     .insert(addr, (cte.name.clone(), cte.name.clone()));
             }
@@ -191,6 +206,9 @@ impl SelIds<'_> {
                 alias,
                 indexed: None,
             } => {
+                if name.schema.is_none() {
+                    *self.cte_refs.entry(name.name.to_lowercase()).or_default() += 1;
+                }
                 if let Some(v) = self
                     .schema
                     .and_then(|sc| sc.view_in(name.schema.as_deref(), &name.name))
@@ -473,8 +491,13 @@ impl Explainer<'_> {
         let [inner] = sp.plan.cores.as_slice() else {
             return None;
         };
-        let cte_values = self.ctes.contains(&sp.origin) && values_rows(sp).is_some();
-        if sp.correlated || !(inner.is_agg || inner.distinct || cte_values) {
+        // A DISTINCT CTE SQLite may materialize instead (in an IN list): not worded yet.
+        let shape = if self.ctes.contains(&sp.origin) {
+            inner.is_agg || values_rows(sp).is_some()
+        } else {
+            inner.is_agg || inner.distinct
+        };
+        if sp.correlated || !shape {
             return None;
         }
         let name = self.names.get(&sp.origin)?;
