@@ -20,8 +20,14 @@
 //! - An aggregate or DISTINCT FROM subquery of this statement that is its query's only
 //!   source (SQLite cannot flatten it) is a `CO-ROUTINE name` row over its rows, then the
 //!   loop `SCAN name` (the alias, else `(subquery-N)`); so is such a view named once in the
-//!   statement (`CO-ROUTINE v`, then `SCAN` of its alias).
-//! - A select without FROM is `SCAN CONSTANT ROW`.
+//!   statement (`CO-ROUTINE v`, then `SCAN` of its alias), and an aggregate or VALUES CTE
+//!   named once
+//!   (`CO-ROUTINE c`, then `SCAN c`).
+//! - A select without FROM is `SCAN CONSTANT ROW`; so is a one-row VALUES (as a select:
+//!   INSERT ... VALUES of one row shows none, eqp_dml.rs). Several VALUES rows are
+//!   `SCAN n-ROW VALUES CLAUSE` (also as a FROM subquery, which SQLite flattens), or
+//!   `SCAN n CONSTANT ROWS` when a value holds a subquery or the statement a WITH; a CTE
+//!   that is such a list is a `CO-ROUTINE name` over it, then `SCAN name`.
 //!
 //! Invariants:
 //! - N is SQLite's select id: selects numbered in the order its parser finishes them (CTEs,
@@ -31,7 +37,8 @@
 //!   so it is only known for selects of the statement being explained (not views).
 //! - Every row's `parent` is an earlier row's `id` or 0, so the rows draw a tree.
 //! - Shapes not worded yet keep the flat rows they always had: other FROM subqueries,
-//!   views named twice, CTEs (`SCAN (subquery)`; SQLite flattens or materializes them), a compound
+//!   views named twice, CTEs other than an aggregate or VALUES one named once
+//!   (`SCAN (subquery)`; SQLite flattens or materializes them), a compound
 //!   with ORDER BY (SQLite's `MERGE (UNION)` over `LEFT`/`RIGHT`), recursive CTEs. A
 //!   descending ORDER BY equal to the GROUP BY is sorted by parlite but, as in SQLite's
 //!   plan, shows no row.
@@ -62,15 +69,35 @@ pub fn explain(schema: &Schema, sel: &ast::Select, plan: &SelectPlan) -> Vec<Row
             ids.names.insert(addr, name.clone());
         }
     }
+    // A CTE named more than once is materialized by SQLite (not worded yet): unnamed, its
+    // rows stay flat.
+    for (addr, name) in &ids.cte_names {
+        if ids.cte_refs.get(name).copied() != Some(1) {
+            ids.names.remove(addr);
+        }
+    }
     let mut e = Explainer {
         schema,
         sel_ids: ids.ids,
         names: ids.names,
+        ctes: ids.ctes,
+        has_with: ids.has_with,
         rows: Vec::new(),
         next_id: 2,
     };
     let _ = e.select(plan, 0);
     e.rows
+}
+
+/// The rows of a VALUES list of several rows, when `sp` is one (no ORDER BY or LIMIT).
+fn values_rows(sp: &SubPlan) -> Option<&[Vec<CExpr>]> {
+    let [c] = sp.plan.cores.as_slice() else {
+        return None;
+    };
+    if sp.correlated || sp.plan.limit.is_some() || !sp.plan.order_by.is_empty() {
+        return None;
+    }
+    c.values.as_deref().filter(|rows| rows.len() > 1)
 }
 
 /// SQLite's select ids of a statement's selects, by the address of their AST node.
@@ -85,14 +112,25 @@ struct SelIds<'a> {
     /// FROM subqueries, views and CTEs: the names SQLite's rows give the co-routine and
     /// the loop scanning it (the alias, the view's or CTE's name, else `(subquery-N)`).
     names: HashMap<usize, (String, String)>,
+    /// The CTEs' selects, by address.
+    ctes: HashSet<usize>,
+    /// Per CTE name (lowercase), how often a FROM clause of the statement names it.
+    cte_refs: HashMap<String, usize>,
+    /// Each CTE's name (lowercase), by the address of its select.
+    cte_names: HashMap<usize, String>,
+    /// Whether the statement has a WITH clause anywhere (SQLite's `bHasWith`).
+    has_with: bool,
 }
 
 impl SelIds<'_> {
     fn select(&mut self, s: &ast::Select) {
         if let Some(w) = &s.with {
+            self.has_with = true;
             for cte in &w.ctes {
                 self.select(&cte.select);
                 let addr = &*cte.select as *const ast::Select as usize;
+                self.ctes.insert(addr);
+                self.cte_names.insert(addr, cte.name.to_lowercase());
                 self.names
                     .insert(addr, (cte.name.clone(), cte.name.clone()));
             }
@@ -105,11 +143,14 @@ impl SelIds<'_> {
             match core {
                 ast::SelectCore::Select(c) => self.core(c),
                 ast::SelectCore::Values(rows) => {
-                    for r in rows {
+                    // Each row of a VALUES list is a select of its own, finished after
+                    // that row's subqueries (the last row's number is the list's).
+                    for (k, r) in rows.iter().enumerate() {
                         r.iter().for_each(|e| self.expr(e));
+                        if k + 1 < rows.len() {
+                            self.next += 1;
+                        }
                     }
-                    // Each further row of a VALUES list is a select of its own.
-                    self.next += rows.len().saturating_sub(1) as i64;
                 }
             }
             if i == last {
@@ -165,6 +206,9 @@ impl SelIds<'_> {
                 alias,
                 indexed: None,
             } => {
+                if name.schema.is_none() {
+                    *self.cte_refs.entry(name.name.to_lowercase()).or_default() += 1;
+                }
                 if let Some(v) = self
                     .schema
                     .and_then(|sc| sc.view_in(name.schema.as_deref(), &name.name))
@@ -218,6 +262,8 @@ struct Explainer<'a> {
     schema: &'a Schema,
     sel_ids: HashMap<usize, i64>,
     names: HashMap<usize, (String, String)>,
+    ctes: HashSet<usize>,
+    has_with: bool,
     rows: Vec<Row>,
     next_id: i64,
 }
@@ -289,8 +335,14 @@ impl Explainer<'_> {
                 self.push(parent, format!("USE TEMP B-TREE FOR {a}"));
             }
         }
-        if core.sources.is_empty() && core.values.is_none() {
-            self.push(parent, "SCAN CONSTANT ROW".to_string());
+        match &core.values {
+            None if core.sources.is_empty() => {
+                self.push(parent, "SCAN CONSTANT ROW".to_string());
+            }
+            None => {}
+            Some(rows) => {
+                self.push(parent, values_detail(rows, self.has_with));
+            }
         }
         let coroutine = self.coroutine(core);
         for (i, src) in core.sources.iter().enumerate() {
@@ -300,7 +352,16 @@ impl Explainer<'_> {
                     let _ = self.select(&sp.plan, node);
                     format!("SCAN {shown}")
                 }
-                None => loop_detail(core, src),
+                None => match &src.kind {
+                    // SQLite flattens a FROM subquery that is a bare VALUES list.
+                    SourceKind::Subquery(sp) if !self.ctes.contains(&sp.origin) => {
+                        match values_rows(sp) {
+                            Some(rows) => values_detail(rows, self.has_with),
+                            None => loop_detail(core, src),
+                        }
+                    }
+                    _ => loop_detail(core, src),
+                },
             };
             self.push(parent, detail);
             // An IN subquery driving the lookup is a LIST SUBQUERY row even when a bare
@@ -430,7 +491,13 @@ impl Explainer<'_> {
         let [inner] = sp.plan.cores.as_slice() else {
             return None;
         };
-        if sp.correlated || !(inner.is_agg || inner.distinct) {
+        // A DISTINCT CTE SQLite may materialize instead (in an IN list): not worded yet.
+        let shape = if self.ctes.contains(&sp.origin) {
+            inner.is_agg || values_rows(sp).is_some()
+        } else {
+            inner.is_agg || inner.distinct
+        };
+        if sp.correlated || !shape {
             return None;
         }
         let name = self.names.get(&sp.origin)?;
@@ -527,6 +594,40 @@ impl Explainer<'_> {
                         .is_some_and(|ic| ic.column == Some(col) && ic.collation == coll)
             })
             .map(|ix| format!("USING INDEX {} FOR IN-OPERATOR", ix.name))
+    }
+}
+
+/// The loop over a VALUES list: one row is a constant row; several are SQLite's co-routine
+/// over the list (`SCAN n-ROW VALUES CLAUSE`) when every value is constant (no subquery),
+/// the first row's carry no affinity (no CAST) and the statement has no WITH, else its compound of rows (`SCAN n
+/// CONSTANT ROWS`, sqlite3MultiValues).
+fn values_detail(rows: &[Vec<CExpr>], has_with: bool) -> String {
+    let n = rows.len();
+    if n == 1 {
+        return "SCAN CONSTANT ROW".to_string();
+    }
+    // A first row whose values carry an affinity (a CAST), or a WITH anywhere in the
+    // statement, keeps the compound.
+    let mut constant = !has_with
+        && !rows
+            .first()
+            .is_some_and(|r| r.iter().any(|e| matches!(e, CExpr::Cast { .. })));
+    for e in rows.iter().flatten() {
+        let mut stack = vec![e];
+        while let Some(e) = stack.pop() {
+            if matches!(
+                e,
+                CExpr::Scalar(_) | CExpr::Exists(_) | CExpr::InSelect { .. }
+            ) {
+                constant = false;
+            }
+            e.for_each_child(&mut |c| stack.push(c));
+        }
+    }
+    if constant {
+        format!("SCAN {n}-ROW VALUES CLAUSE")
+    } else {
+        format!("SCAN {n} CONSTANT ROWS")
     }
 }
 

@@ -14,6 +14,7 @@ pub mod covering;
 pub mod ddl;
 pub mod dml;
 pub mod eqp;
+pub mod eqp_dml;
 pub mod eval;
 pub mod fkey;
 pub mod memstore;
@@ -746,7 +747,7 @@ impl<'a> Engine<'a> {
     fn explain_query_plan(&mut self, stmt: &Stmt) -> Result<Vec<Row>> {
         let sel = match stmt {
             Stmt::Select(s) => s.clone(),
-            _ => return Ok(Vec::new()),
+            _ => return Ok(self.explain_dml(stmt)?.unwrap_or_default()),
         };
         let plan = Binder::new(self.schema).bind_select(&sel)?;
         Ok(eqp::explain(self.schema, &sel, &plan))

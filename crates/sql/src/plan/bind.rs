@@ -87,6 +87,9 @@ struct Frame {
 struct CteDef {
     columns: Vec<String>,
     select: ast::Select,
+    /// The address of the statement's own AST select (`select` is a copy): the
+    /// `SubPlan::origin` of the CTE's plan, for EXPLAIN QUERY PLAN.
+    origin: usize,
     recursive: bool,
 }
 
@@ -326,6 +329,7 @@ impl<'s> Binder<'s> {
                 CteDef {
                     columns: c.columns.clone(),
                     select: (*c.select).clone(),
+                    origin: &*c.select as *const ast::Select as usize,
                     recursive,
                 },
             );
@@ -345,7 +349,8 @@ impl<'s> Binder<'s> {
             self.hidden_ctes.push(k.clone());
             let sub = self.detached_subplan(&cte.select, false);
             self.hidden_ctes.pop();
-            let sub = sub?;
+            let mut sub = sub?;
+            sub.origin = cte.origin;
             if !cte.columns.is_empty() && cte.columns.len() != sub.plan.columns.len() {
                 return err(format!(
                     "table {} has {} values for {} columns",
