@@ -357,13 +357,8 @@ impl Engine<'_> {
             }
         }
         let plain = TableWriter {
-            t: w.t.clone(),
-            indexes: w.indexes.clone(),
-            checks: w.checks.clone(),
-            defaults: w.defaults.clone(),
-            generated: w.generated.clone(),
+            parts: w.parts.clone(),
             upsert: false,
-            wr: w.wr.clone(),
         };
         match existing {
             Existing::Rowid(rowid) => self.write_row(&plain, Some(rowid), vals, None, None),
