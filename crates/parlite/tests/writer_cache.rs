@@ -85,3 +85,22 @@ fn index_created_by_another_connection() {
     assert!(st.step().expect("step"));
     assert_eq!(st.column(0), Value::Integer(1));
 }
+
+/// The cached writer holds the DEFAULT expression, not a value: each statement on the same
+/// connection evaluates `random()` again.
+#[test]
+fn cached_default_is_evaluated_per_row() {
+    let db = Database::open(":memory:").expect("open");
+    let c = db.connect().expect("connect");
+    c.execute_batch("CREATE TABLE r(a, b DEFAULT (random()))").expect("create");
+    for i in 0..5 {
+        c.execute_batch(&format!("INSERT INTO r(a) VALUES({i})"))
+            .expect("insert");
+    }
+    let (mut st, _) = c
+        .prepare("SELECT count(DISTINCT b) FROM r")
+        .expect("prepare")
+        .expect("statement");
+    assert!(st.step().expect("step"));
+    assert_eq!(st.column(0), Value::Integer(5));
+}
