@@ -22,8 +22,7 @@
 //!   same constraint checks (`check_row`) run first, then the key, then each UNIQUE index.
 
 use super::eval::{Exec, Frame};
-use super::store::KeyOrder;
-use super::without_rowid::{index_key_wr, key_order_for, pk_positions_in_index, WrLayout};
+use super::without_rowid::{index_key_wr, pk_positions_in_index, WrLayout};
 use super::{ConnState, Engine};
 use crate::parse::ast::{
     self, ConflictAction, Expr, InsertSource, ResultColumn, TriggerEvent, TriggerTime,
@@ -40,6 +39,9 @@ mod replace;
 mod replace_delete;
 mod target;
 mod update;
+mod writer;
+
+pub use writer::{TableWriter, WriterCache, WriterParts};
 
 pub const SQLITE_CONSTRAINT_CHECK: i32 = 275;
 pub const SQLITE_CONSTRAINT_NOTNULL: i32 = 1299;
@@ -53,27 +55,6 @@ fn constraint(ext: i32, msg: String) -> SqlError {
         extended_code: ext,
         message: msg,
     }
-}
-
-/// Everything needed to write rows of one table, bound once per statement.
-pub struct TableWriter {
-    pub t: Arc<Table>,
-    /// Each index with its key order, bound partial-index predicate and bound expression
-    /// terms (one per key column; None for plain columns).
-    pub indexes: Vec<(Arc<Index>, KeyOrder, Option<CExpr>, IndexExprs)>,
-    pub checks: Vec<(String, CExpr)>,
-    pub defaults: Vec<Option<CExpr>>,
-    /// Generated columns in computing order (`Exec::generated_exprs`).
-    pub generated: Vec<(usize, CExpr)>,
-    /// Report aborting uniqueness conflicts as `Written::Conflict` (INSERT ... ON CONFLICT).
-    pub upsert: bool,
-    /// WITHOUT ROWID tables: the record layout and the PRIMARY KEY's conflict clause (its
-    /// index is the table tree, so it is not among `indexes`).
-    pub wr: Option<(WrLayout, Option<ConflictAction>)>,
-    /// A REPLACE's conflicting rows must be deleted as DELETE deletes them (DELETE
-    /// triggers under `recursive_triggers`, foreign-key actions): the writer then returns
-    /// `Written::Replacing` instead of deleting them itself (dml/replace_delete.rs).
-    pub replace_hooks: bool,
 }
 
 /// `Written::Replacing` reaching a statement: only `write_row_replacing` and
@@ -190,51 +171,6 @@ impl Engine<'_> {
             )));
         }
         Err(SqlError::msg(format!("no such table: {}", name.name)))
-    }
-
-    pub fn writer(&self, t: &Arc<Table>) -> Result<TableWriter> {
-        let mut b = Binder::new(self.schema);
-        let mut indexes = Vec::new();
-        let mut pk_conflict = None;
-        for ix in self.schema.table_indexes(t) {
-            if t.without_rowid && ix.root == t.root {
-                pk_conflict = ix.on_conflict;
-                continue;
-            }
-            let pred = match &ix.partial {
-                Some(p) => Some(b.bind_for_table(t, None, p)?),
-                None => None,
-            };
-            let order = key_order_for(t, &ix);
-            let exprs = bind_index_exprs(&mut b, t, &ix)?;
-            indexes.push((ix, order, pred, exprs));
-        }
-        let mut checks = Vec::new();
-        for c in &t.checks {
-            let name = c.name.clone().unwrap_or_else(|| c.span.clone());
-            checks.push((name, b.bind_for_table(t, None, &c.expr)?));
-        }
-        let mut defaults = Vec::new();
-        for c in &t.columns {
-            defaults.push(match &c.default {
-                Some(e) => Some(b.bind_standalone(e)?),
-                None => None,
-            });
-        }
-        let generated = match t.has_generated() {
-            true => self.exec().generated_exprs(t)?,
-            false => Vec::new(),
-        };
-        Ok(TableWriter {
-            t: t.clone(),
-            indexes,
-            checks,
-            defaults,
-            generated,
-            upsert: false,
-            wr: t.without_rowid.then(|| (WrLayout::of(t), pk_conflict)),
-            replace_hooks: false,
-        })
     }
 
     fn index_key(

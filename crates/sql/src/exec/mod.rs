@@ -60,6 +60,8 @@ pub struct ConnState {
     /// The conflict resolution that governed the running statement's last constraint
     /// failure (set where the failure is raised, cleared when a top-level statement starts).
     pub failed_resolution: Cell<Option<ast::ConflictAction>>,
+    /// Table writers bound by earlier statements (dml/writer.rs).
+    pub writers: dml::WriterCache,
 }
 
 impl FunctionContext for ConnState {

@@ -168,9 +168,11 @@ impl Binder<'_> {
                 continue;
             };
             let tab = tab.clone();
-            let terms: Vec<CExpr> = match sources[i].join {
-                JoinType::Inner => filters[i].clone(),
-                JoinType::Left => sources[i].on.clone(),
+            // Borrowed, not cloned: cloning the WHERE terms cost ~2.2k instructions per
+            // SELECT (speedtest1 test 410 profile); only candidate sides are cloned below.
+            let terms: &[CExpr] = match sources[i].join {
+                JoinType::Inner => &filters[i],
+                JoinType::Left => &sources[i].on,
                 // Unmatched right rows are found by scanning it whole after the join.
                 JoinType::Right | JoinType::Full => continue,
             };
@@ -224,7 +226,7 @@ impl Binder<'_> {
                     _ => None,
                 }
             };
-            for t in &terms {
+            for t in terms {
                 let mut push_cmp = |col: &CExpr,
                                     op: BinaryOp,
                                     other: &CExpr,

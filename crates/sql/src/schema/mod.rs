@@ -30,6 +30,9 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+mod name_map;
+pub use name_map::{NameHasher, NameMap};
+
 #[derive(Debug, Clone)]
 pub struct Column {
     pub name: String,
@@ -262,22 +265,22 @@ pub struct Trigger {
 
 #[derive(Debug, Clone, Default)]
 pub struct Schema {
-    pub tables: HashMap<String, Arc<Table>>,
-    pub indexes: HashMap<String, Arc<Index>>,
-    pub views: HashMap<String, Arc<View>>,
-    pub triggers: HashMap<String, Arc<Trigger>>,
+    pub tables: NameMap<Arc<Table>>,
+    pub indexes: NameMap<Arc<Index>>,
+    pub views: NameMap<Arc<View>>,
+    pub triggers: NameMap<Arc<Trigger>>,
     pub cookie: u32,
     /// TEMP views: connection-private, never in `sqlite_schema`; they shadow main objects.
-    pub temp_views: HashMap<String, Arc<View>>,
+    pub temp_views: NameMap<Arc<View>>,
     /// Tables in the file that parlite cannot use (virtual tables, WITHOUT ROWID tables
     /// with generated columns...), with the reason; loading the rest of the schema still
     /// succeeds.
-    pub unsupported: HashMap<String, String>,
+    pub unsupported: NameMap<String>,
     /// Main tables hidden by a TEMP table of the same name (reachable as `main.name`).
-    pub shadowed: HashMap<String, Arc<Table>>,
+    pub shadowed: NameMap<Arc<Table>>,
     /// Tables parlite can read but must not write, because one of their indexes is of a
     /// kind it cannot maintain (writing would leave that index stale).
-    pub write_blocked: HashMap<String, String>,
+    pub write_blocked: NameMap<String>,
     /// Attached databases in attach order.
     pub attached: Vec<AttachedSchema>,
     /// Attach slot + 1 of the database whose view or trigger is being bound or run (0: none).

@@ -366,13 +366,8 @@ impl Engine<'_> {
             }
         }
         let plain = TableWriter {
-            t: w.t.clone(),
-            indexes: w.indexes.clone(),
-            checks: w.checks.clone(),
-            defaults: w.defaults.clone(),
-            generated: w.generated.clone(),
+            parts: w.parts.clone(),
             upsert: false,
-            wr: w.wr.clone(),
             replace_hooks: false,
         };
         match existing {
