@@ -69,7 +69,9 @@ fn compare(stmts: &[&str]) -> Vec<String> {
             let all = format!("SELECT * FROM {t} ORDER BY 1, 2");
             let (a, b) = (run_sqlite(&s, &all), run_parlite(&p, &all));
             if a != b {
-                failures.push(format!("after {q}: {t}\n  sqlite:  {a:?}\n  parlite: {b:?}"));
+                failures.push(format!(
+                    "after {q}: {t}\n  sqlite:  {a:?}\n  parlite: {b:?}"
+                ));
             }
         }
     }
@@ -216,7 +218,12 @@ fn known_differences() {
         // subquery of its own.
         (
             "WITH c(n) AS (SELECT b FROM t1) DELETE FROM t3 WHERE p IN (SELECT n FROM c)",
-            &["SCAN t3", "LIST SUBQUERY 2", "  SCAN (subquery)", "  CREATE BLOOM FILTER"],
+            &[
+                "SCAN t3",
+                "LIST SUBQUERY 2",
+                "  SCAN (subquery)",
+                "  CREATE BLOOM FILTER",
+            ],
         ),
         // SQLite: SEARCH t1 USING INTEGER PRIMARY KEY (rowid>?) (the CTE flattened).
         (

@@ -72,8 +72,10 @@ fn index_created_by_another_connection() {
     let c2 = db.connect().expect("c2");
     c1.execute_batch("CREATE TABLE t(a INTEGER PRIMARY KEY, b); INSERT INTO t VALUES(1, 7)")
         .expect("setup");
-    c1.execute_batch("UPDATE t SET b = 8 WHERE a = 1").expect("cached writer");
-    c2.execute_batch("CREATE UNIQUE INDEX tb ON t(b)").expect("index");
+    c1.execute_batch("UPDATE t SET b = 8 WHERE a = 1")
+        .expect("cached writer");
+    c2.execute_batch("CREATE UNIQUE INDEX tb ON t(b)")
+        .expect("index");
     let e = c1
         .execute_batch("INSERT INTO t VALUES(2, 8)")
         .expect_err("the new UNIQUE index must be enforced");
@@ -92,7 +94,8 @@ fn index_created_by_another_connection() {
 fn cached_default_is_evaluated_per_row() {
     let db = Database::open(":memory:").expect("open");
     let c = db.connect().expect("connect");
-    c.execute_batch("CREATE TABLE r(a, b DEFAULT (random()))").expect("create");
+    c.execute_batch("CREATE TABLE r(a, b DEFAULT (random()))")
+        .expect("create");
     for i in 0..5 {
         c.execute_batch(&format!("INSERT INTO r(a) VALUES({i})"))
             .expect("insert");

@@ -72,7 +72,17 @@ mod tests {
 
     #[test]
     fn distinct_names_hash_apart() {
-        let names = ["", "a", "b", "t1", "t2", "z2", "sqlite_autoindex_t1_1", "abcdefgh", "abcdefghi"];
+        let names = [
+            "",
+            "a",
+            "b",
+            "t1",
+            "t2",
+            "z2",
+            "sqlite_autoindex_t1_1",
+            "abcdefgh",
+            "abcdefghi",
+        ];
         for (i, x) in names.iter().enumerate() {
             for y in &names[i + 1..] {
                 assert_ne!(h(x), h(y), "{x} vs {y}");

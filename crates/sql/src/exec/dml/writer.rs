@@ -98,9 +98,10 @@ impl Engine<'_> {
         let current = |p: &WriterParts| {
             Arc::ptr_eq(&p.t, t)
                 && p.all_indexes.len() == t.indexes.len()
-                && t.indexes.iter().zip(&p.all_indexes).all(|(n, ix)| {
-                    db.indexes.get(n).is_some_and(|x| Arc::ptr_eq(x, ix))
-                })
+                && t.indexes
+                    .iter()
+                    .zip(&p.all_indexes)
+                    .all(|(n, ix)| db.indexes.get(n).is_some_and(|x| Arc::ptr_eq(x, ix)))
         };
         let cache = &self.state.writers.entries;
         let hit = cache.borrow().iter().rev().find(|p| current(p)).cloned();
