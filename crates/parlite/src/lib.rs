@@ -667,6 +667,11 @@ impl ConnInner {
                 Ok(Vec::new())
             }
             Stmt::Commit => {
+                if let Some(t) = self.txn.clone() {
+                    // Deferred foreign keys: a violation left fails COMMIT, still open.
+                    self.check_deferred_fkeys(&t)?;
+                    self.end_deferred_fkeys();
+                }
                 let Some(t) = self.txn.take() else {
                     return Err(error(
                         codes::SQLITE_ERROR,
@@ -700,6 +705,7 @@ impl ConnInner {
                     ));
                 };
                 self.savepoints.clear();
+                self.end_deferred_fkeys();
                 t.rollback();
                 self.end_temp_tx(false);
                 let _ = self.end_attached(false);
@@ -769,6 +775,9 @@ impl ConnInner {
                     error(codes::SQLITE_ERROR, format!("no such savepoint: {name}"))
                 })?;
                 if pos == 0 && self.txn_from_savepoint {
+                    // As COMMIT: deferred foreign keys are checked first.
+                    self.check_deferred_fkeys(&t)?;
+                    self.end_deferred_fkeys();
                     self.savepoints.clear();
                     self.txn = None;
                     if let Err(e) = self.commit_txn(&t) {
@@ -807,6 +816,7 @@ impl ConnInner {
 
     fn run_in_txn(&mut self, stmt: &Stmt, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>> {
         let readonly = exec::is_readonly(stmt);
+        self.state.explicit_txn.set(self.txn.is_some());
         if let Some(t) = self.txn.clone() {
             if !readonly && !t.is_write() {
                 t.upgrade(self.busy_timeout())?;
@@ -839,6 +849,7 @@ impl ConnInner {
                     let _ = t.release(sp);
                     self.txn = None;
                     self.savepoints.clear();
+                    self.end_deferred_fkeys();
                     t.rollback();
                     self.end_temp_tx(false);
                     let _ = self.end_attached(false);
@@ -1121,6 +1132,39 @@ impl ConnInner {
                 Err(e.into())
             }
         }
+    }
+
+    /// Fails with `FOREIGN KEY constraint failed` (SQLITE_CONSTRAINT_FOREIGNKEY) while a
+    /// deferred foreign-key check recorded in this transaction still fails (COMMIT and the
+    /// outermost RELEASE; the transaction stays open).
+    fn check_deferred_fkeys(&mut self, t: &Txn) -> Result<()> {
+        if self.state.fk_deferred.borrow().is_empty() {
+            return Ok(());
+        }
+        self.refresh_schema(t)?;
+        let main = TxnStore::new(t.clone());
+        let temp = TxnStore::new(self.temp_txn.clone());
+        let opts = self.attached_store_opts();
+        let stores = attached_stores(&self.attached, opts);
+        let store = RoutedStore {
+            main: &main,
+            temp: Some(&temp),
+            attached: stores.iter().map(|s| s as &dyn Store).collect(),
+        };
+        let engine = Engine::new(&store, &mut self.schema, &[], &self.state);
+        let r = engine.fk_check_deferred();
+        drop(engine);
+        for a in &self.attached {
+            a.end_statement(true);
+        }
+        r.map_err(Into::into)
+    }
+
+    /// The transaction ended: its deferred foreign-key checks and `PRAGMA
+    /// defer_foreign_keys` go with it.
+    fn end_deferred_fkeys(&self) {
+        self.state.fk_deferred.borrow_mut().clear();
+        self.state.defer_foreign_keys.set(false);
     }
 
     /// A savepoint on the temp database for `stmt`, or None when `stmt` cannot write it:

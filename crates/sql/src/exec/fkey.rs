@@ -3,8 +3,20 @@
 //! Invariants and limits:
 //! - Checks run per row right after the row is written (immediate constraints); a failing
 //!   check fails the statement with `FOREIGN KEY constraint failed`, and the connection's
-//!   statement savepoint undoes the statement. DEFERRABLE constraints are treated as
-//!   immediate.
+//!   statement savepoint undoes the statement.
+//! - Deferred constraints (foreignkeys.html 4.2): a `DEFERRABLE INITIALLY DEFERRED` key,
+//!   or every key while `PRAGMA defer_foreign_keys` is on, is deferred only inside an
+//!   explicit transaction (`ConnState::explicit_txn`; in autocommit it is immediate, as
+//!   SQLite checks it when the statement's implicit transaction commits). A deferred check
+//!   that fails is recorded in `ConnState::fk_deferred` instead (the child key and parent
+//!   key it needs) and `fk_check_deferred` re-runs every record at COMMIT (and at the
+//!   outermost RELEASE): a violation still present fails COMMIT, which leaves the
+//!   transaction open. SQLite keeps a counter instead; re-checking the recorded keys
+//!   against the data gives the same answer once the transaction's writes are final,
+//!   ROLLBACK TO included, except for a child row that was already orphaned before the
+//!   transaction and shares a recorded key (SQLite does not count it; this fails COMMIT).
+//!   RESTRICT is not deferred by DEFERRABLE but is by `defer_foreign_keys` (as SQLite's
+//!   fkActionTrigger), and CASCADE / SET NULL / SET DEFAULT act at once.
 //! - Parent-side actions (CASCADE, SET NULL, SET DEFAULT, RESTRICT / NO ACTION) run as
 //!   ordinary DELETE/UPDATE statements on the child table, so they fire triggers and further
 //!   foreign-key actions; their rows are not counted in changes(). A row deleted by
@@ -38,8 +50,10 @@ pub(crate) use mismatch::FkWrite;
 pub const SQLITE_CONSTRAINT_FOREIGNKEY: i32 = 787;
 
 /// A NO ACTION check a REPLACE's delete defers until the new row is written: child rows
-/// matching `child_cond` need a parent row matching `parent_cond`.
-pub(crate) struct FkNoAction {
+/// matching `child_cond` need a parent row matching `parent_cond`. Also the record of a
+/// deferred check, re-run at COMMIT.
+#[derive(Debug, Clone)]
+pub struct FkNoAction {
     child: ast::QualifiedName,
     child_cond: Expr,
     parent: ast::QualifiedName,
@@ -92,6 +106,23 @@ fn key_match(cols: &[String], vals: &[Value]) -> Option<Expr> {
 impl Engine<'_> {
     fn fk_on(&self) -> bool {
         self.state.foreign_keys.get()
+    }
+
+    /// Whether `fk` is checked at COMMIT rather than at once (module invariants).
+    fn fk_is_deferred(&self, fk: &ForeignKey) -> bool {
+        self.state.explicit_txn.get() && (fk.deferred || self.state.defer_foreign_keys.get())
+    }
+
+    /// Re-runs the transaction's deferred checks (COMMIT): fails with `FOREIGN KEY
+    /// constraint failed` while a recorded child key still has no parent row.
+    pub fn fk_check_deferred(&self) -> Result<()> {
+        let pending = self.state.fk_deferred.borrow().clone();
+        for p in pending {
+            if self.any_row(p.child, p.child_cond)? && !self.any_row(p.parent, p.parent_cond)? {
+                return Err(fk_failed());
+            }
+        }
+        Ok(())
     }
 
     /// The schema name that qualifies tables of `t`'s database in statements built here:
@@ -209,8 +240,24 @@ impl Engine<'_> {
             let Some(cond) = key_match(&cols, &vals) else {
                 continue;
             };
-            if !self.any_row(self.fk_name(t, &parent.name), cond)? {
-                return Err(fk_failed());
+            let parent_name = self.fk_name(t, &parent.name);
+            if !self.any_row(parent_name.clone(), cond.clone())? {
+                if !self.fk_is_deferred(fk) {
+                    return Err(fk_failed());
+                }
+                let ccols: Vec<String> = fk
+                    .columns
+                    .iter()
+                    .map(|&c| t.columns[c].name.clone())
+                    .collect();
+                if let Some(child_cond) = key_match(&ccols, &vals) {
+                    self.state.fk_deferred.borrow_mut().push(FkNoAction {
+                        child: self.fk_name(t, &t.name),
+                        child_cond,
+                        parent: parent_name,
+                        parent_cond: cond,
+                    });
+                }
             }
         }
         Ok(())
@@ -328,20 +375,41 @@ impl Engine<'_> {
             let Some(cond) = key_match(&ccols, &old_key) else {
                 continue;
             };
-            let action = if new.is_some() {
+            let action = match if new.is_some() {
                 fk.on_update
             } else {
                 fk.on_delete
+            } {
+                // SQLite drops RESTRICT's immediate check under defer_foreign_keys (not for
+                // a DEFERRABLE key): the key is then checked as a deferred NO ACTION.
+                FkAction::Restrict
+                    if self.state.explicit_txn.get() && self.state.defer_foreign_keys.get() =>
+                {
+                    FkAction::NoAction
+                }
+                a => a,
             };
             let target = self.fk_name(&child, &child.name);
-            if let (FkAction::NoAction, Some(pending)) = (action, no_action.as_deref_mut()) {
-                if let Some(parent_cond) = key_match(&pcols, &old_key) {
-                    pending.push(FkNoAction {
-                        child: target,
-                        child_cond: cond,
-                        parent: self.fk_name(t, &t.name),
-                        parent_cond,
-                    });
+            let deferred = self.fk_is_deferred(&fk);
+            if action == FkAction::NoAction && (deferred || no_action.is_some()) {
+                let Some(parent_cond) = key_match(&pcols, &old_key) else {
+                    continue;
+                };
+                let check = FkNoAction {
+                    child: target,
+                    child_cond: cond,
+                    parent: self.fk_name(t, &t.name),
+                    parent_cond,
+                };
+                match no_action.as_deref_mut() {
+                    // Re-checked at COMMIT; recorded only when a child row refers to it now.
+                    _ if deferred => {
+                        if self.any_row(check.child.clone(), check.child_cond.clone())? {
+                            self.state.fk_deferred.borrow_mut().push(check);
+                        }
+                    }
+                    Some(pending) => pending.push(check),
+                    None => {}
                 }
                 continue;
             }

@@ -62,6 +62,15 @@ pub struct ConnState {
     pub failed_resolution: Cell<Option<ast::ConflictAction>>,
     /// Table writers bound by earlier statements (dml/writer.rs).
     pub writers: dml::WriterCache,
+    /// The running statement belongs to an explicit transaction (set by the connection
+    /// before each statement): only then are foreign keys deferred (fkey.rs).
+    pub explicit_txn: Cell<bool>,
+    /// `PRAGMA defer_foreign_keys`: every foreign key deferred until the transaction ends
+    /// (the connection clears it at COMMIT and ROLLBACK).
+    pub defer_foreign_keys: Cell<bool>,
+    /// Deferred foreign-key checks of the explicit transaction, re-run at COMMIT
+    /// (`Engine::fk_check_deferred`); cleared when the transaction ends.
+    pub fk_deferred: std::cell::RefCell<Vec<fkey::FkNoAction>>,
 }
 
 impl FunctionContext for ConnState {

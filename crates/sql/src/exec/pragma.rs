@@ -24,6 +24,7 @@ pub fn is_connection_setting(name: &str) -> bool {
             | "synchronous"
             | "cache_size"
             | "foreign_keys"
+            | "defer_foreign_keys"
             | "case_sensitive_like"
             | "recursive_triggers"
             | "temp_store"
@@ -80,6 +81,7 @@ pub fn column_names(name: &str, has_value: bool) -> Vec<String> {
         | "journal_mode"
         | "busy_timeout"
         | "foreign_keys"
+        | "defer_foreign_keys"
         | "encoding"
         | "page_count"
         | "freelist_count"
@@ -304,6 +306,15 @@ impl Engine<'_> {
                     Ok(Vec::new())
                 }
                 None => one(Value::Integer(i64::from(self.state.foreign_keys.get()))),
+            },
+            "defer_foreign_keys" => match arg {
+                Some(v) => {
+                    self.state.defer_foreign_keys.set(as_bool(&v));
+                    Ok(Vec::new())
+                }
+                None => one(Value::Integer(i64::from(
+                    self.state.defer_foreign_keys.get(),
+                ))),
             },
             "case_sensitive_like" => {
                 if let Some(v) = arg {
@@ -539,6 +550,7 @@ pub const PRAGMA_LIST: &[&str] = &[
     "collation_list",
     "compile_options",
     "database_list",
+    "defer_foreign_keys",
     "encoding",
     "foreign_key_check",
     "foreign_key_list",

@@ -137,6 +137,18 @@ pub struct ForeignKey {
     pub parent_columns: Vec<String>,
     pub on_delete: FkAction,
     pub on_update: FkAction,
+    /// `DEFERRABLE INITIALLY DEFERRED`: checked at COMMIT inside an explicit transaction.
+    pub deferred: bool,
+}
+
+/// Whether a constraint's words say `DEFERRABLE INITIALLY DEFERRED` (SQLite's
+/// defer_subclause: any other form, `NOT DEFERRABLE ...` included, is immediate).
+fn fk_deferred(words: &[String]) -> bool {
+    words.iter().any(|w| {
+        let u = w.to_ascii_uppercase();
+        let u: Vec<&str> = u.split_whitespace().collect();
+        u == ["DEFERRABLE", "INITIALLY", "DEFERRED"]
+    })
 }
 
 fn fk_actions(words: &[String]) -> (FkAction, FkAction) {
@@ -793,6 +805,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                         parent_columns: fk.columns.clone(),
                         on_delete,
                         on_update,
+                        deferred: fk_deferred(&fk.actions),
                     });
                 }
                 ColumnConstraint::Null { .. } | ColumnConstraint::Collate(_) => {}
@@ -914,6 +927,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                     parent_columns: clause.columns.clone(),
                     on_delete,
                     on_update,
+                    deferred: fk_deferred(&clause.actions),
                 });
             }
         }
