@@ -46,6 +46,13 @@
 //!   (Measured: bdb_update --threads 2 --begin concurrent, sync=off, perf: the sweeps were
 //!   7% of the writers' CPU, holding the registry mutex the other writer's snapshot
 //!   registration waits for.)
+//! - C13. Eviction order is second chance (CLOCK, Corbató 1968) over `lru`: a hit sets the
+//!   entry's reference bit and touches nothing else; eviction walks `lru` from its oldest
+//!   tick, evicts unreferenced evictable entries, and moves a referenced one to the newest
+//!   tick with its bit cleared — unless the walk found too few others, then it is evicted
+//!   too (C6 holds as without the bits). The order only decides the hit rate: C4 and C6 do
+//!   not depend on it. (Measured: moving a hit entry in `lru` was a `BTreeMap` remove +
+//!   insert, ~750 instructions, for most random lookups, BENCHMARKS.md "page cache hits".)
 //!
 //! Concurrency: page reads of all threads go through here, so no lock is shared by all of
 //! them (measured: one cache mutex kept read-only `hc_mixed` on a file from scaling past two
@@ -132,7 +139,10 @@ struct Entry {
     /// Older versions a snapshot may still read (C2), ascending by tag; empty for most.
     older: Vec<(u64, PageRef)>,
     dirty: bool,
+    /// Its key in `Shard::lru` while clean (C3), or the key `mark_clean` will give it.
     tick: u64,
+    /// Set by a hit, cleared when eviction passes the entry over (second chance, C13).
+    referenced: bool,
 }
 
 impl Entry {
@@ -142,6 +152,7 @@ impl Entry {
             older: Vec::new(),
             dirty,
             tick,
+            referenced: false,
         }
     }
 
@@ -202,7 +213,8 @@ impl Registry {
 #[derive(Debug)]
 struct Shard {
     entries: PageMap<Entry>,
-    /// Clean entries by last use, oldest first (C3: dirty entries are not here).
+    /// Clean entries by the tick they were inserted, made clean, or last passed over by
+    /// eviction at, oldest first (C3: dirty entries are not here; C13).
     lru: BTreeMap<u64, u32>,
     tick: u64,
     /// Entries holding more than one version (candidates for C2 pruning).
@@ -225,26 +237,12 @@ impl Shard {
         self.tick
     }
 
-    /// The image snapshot `seq` sees, if the page is cached (C2).
+    /// The image snapshot `seq` sees, if the page is cached (C2). A hit only sets the
+    /// entry's reference bit (C13): no tick, no `lru` change.
     fn lookup(&mut self, pgno: u32, seq: u64) -> Option<Result<PageRef>> {
-        let tick = self.next_tick();
-        // Approximate LRU: an entry used within the last quarter-shard of ticks is among
-        // the most recently used already, so it keeps its place (moving it in `lru` is two
-        // B-tree operations under the mutex: with SipHash, ~630 instructions a lookup, now
-        // ~150). Eviction still takes the least recently repositioned entry; which clean
-        // entry goes is a matter of hit rate only (C4 and C6 do not depend on the order).
-        let recent = (self.pages_max / 4) as u64;
         let e = self.entries.get_mut(&pgno)?;
-        let found = e.visible_to(seq).cloned();
-        if e.dirty {
-            // Not in `lru` (C3); the tick is where `mark_clean` will put it.
-            e.tick = tick;
-        } else if e.tick + recent < tick {
-            self.lru.remove(&e.tick);
-            self.lru.insert(tick, pgno);
-            e.tick = tick;
-        }
-        Some(found.ok_or_else(|| no_version(PageNo(pgno), seq)))
+        e.referenced = true;
+        Some(e.visible_to(seq).cloned().ok_or_else(|| no_version(PageNo(pgno), seq)))
     }
 
     /// Drops the versions of `pgno` no snapshot can read (C2, C9); keeps `multi` in step.
@@ -278,14 +276,18 @@ impl Shard {
         }
     }
 
-    /// Evicts clean, unshared entries, least recently used first, down to the shard's share
-    /// (C4, C6, C10).
+    /// Evicts clean, unshared entries down to the shard's share (C4, C6, C10), oldest in
+    /// `lru` first, giving referenced ones a second chance (C13).
     fn evict(&mut self, horizon: u64) {
         if self.entries.len() <= self.pages_max {
             return;
         }
-        let mut victims = Vec::new();
         let excess = self.entries.len() - self.pages_max;
+        let mut victims = Vec::with_capacity(excess);
+        // Evictable entries passed over for their reference bit, in `lru` order: evicted
+        // after all if the scan finds too few others, so the second chance never leaves the
+        // shard past its share with evictable entries (C6).
+        let mut reprieved = Vec::new();
         // The scan covers the whole excess plus the allowance for skipped entries: after a
         // checkpoint makes a large commit's pages clean at once, a scan of a fixed 64
         // entries left the cache several times over its bound (tests/file_limits.rs).
@@ -297,13 +299,29 @@ impl Shard {
                 continue;
             };
             if e.older.is_empty() && e.newest.0 <= horizon {
-                victims.push((*tick, *pgno));
+                if e.referenced {
+                    reprieved.push((*tick, *pgno));
+                } else {
+                    victims.push((*tick, *pgno));
+                }
             }
         }
+        let short = excess - victims.len();
+        let kept = reprieved.split_off(short.min(reprieved.len()));
+        victims.extend(reprieved);
         for (tick, pgno) in victims {
             self.lru.remove(&tick);
             self.entries.remove(&pgno);
             self.multi.remove(&pgno);
+        }
+        for (tick, pgno) in kept {
+            let next = self.next_tick();
+            self.lru.remove(&tick);
+            self.lru.insert(next, pgno);
+            if let Some(e) = self.entries.get_mut(&pgno) {
+                e.referenced = false;
+                e.tick = next;
+            }
         }
     }
 
@@ -812,9 +830,9 @@ mod tests {
     }
 
     #[test]
-    fn pages_in_use_survive_eviction_under_approximate_lru() {
-        // A page looked up between every insert keeps being repositioned once its place
-        // is a quarter-cache old, so the pages read once are evicted before it.
+    fn pages_in_use_survive_eviction_under_second_chance() {
+        // C13: a page looked up between every insert has its reference bit set whenever
+        // eviction reaches it, so the pages read once are evicted before it.
         let c = Cache::new(0, 1000, 16);
         for p in 1..=16 {
             c.insert_from_file(PageNo(p), 0, img(p as u8)).unwrap();
@@ -829,6 +847,31 @@ mod tests {
         }
         assert!(c.contains(PageNo(1)));
         assert!(!c.contains(PageNo(2)));
+    }
+
+    #[test]
+    fn second_chance_evicts_unreferenced_pages_first_and_keeps_the_bound() {
+        // C13: pages hit since they entered outlive older pages read once; with every
+        // page referenced, eviction still evicts (C6).
+        let c = Cache::new(0, 1000, 16);
+        for p in 1..=16 {
+            c.insert_from_file(PageNo(p), 0, img(p as u8)).unwrap();
+        }
+        for p in 1..=8 {
+            assert!(c.lookup(PageNo(p), 0).is_some());
+        }
+        for p in 17..=24 {
+            c.insert_from_file(PageNo(p), 0, img(p as u8)).unwrap();
+        }
+        assert!((1..=8).all(|p| c.contains(PageNo(p))), "referenced pages kept");
+        assert!((9..=16).all(|p| !c.contains(PageNo(p))), "pages read once evicted");
+        for p in (1..=8).chain(17..=24) {
+            assert!(c.lookup(PageNo(p), 0).is_some());
+        }
+        for p in 100..=140 {
+            c.insert_from_file(PageNo(p), 0, img(1)).unwrap();
+            assert_eq!(c.len(), 16, "C6 with every page referenced");
+        }
     }
 
     #[test]
