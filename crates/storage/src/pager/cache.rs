@@ -105,6 +105,10 @@ const SWEEP_HORIZON_STEP: u64 = 64;
 /// caches (the tests' 16 to 100 pages) keep one shard.
 const SHARD_PAGES_MIN: usize = 1024;
 
+/// Most page buffers a shard keeps from evicted entries for the next reads from the file
+/// (`Shard::spare`): one eviction per miss hands one back, so a few cover a steady state.
+const SPARE_BUFFERS_MAX: usize = 4;
+
 /// Fibonacci hashing's multiplier (2^64 / golden ratio).
 const FIB: u64 = 0x9e37_79b9_7f4a_7c15;
 
@@ -180,6 +184,14 @@ impl Entry {
     }
 }
 
+/// What `Cache::lookup_or_spare` found.
+pub enum Lookup {
+    /// The page is cached: the image the snapshot sees (C2).
+    Hit(Result<PageRef>),
+    /// It is not: a buffer from an evicted image to read it into, if the shard had one.
+    Miss(Option<Vec<u8>>),
+}
+
 /// Live snapshots and the latest commit (C8), behind `Cache::registry`.
 #[derive(Debug)]
 struct Registry {
@@ -221,6 +233,9 @@ struct Shard {
     multi: BTreeSet<u32>,
     /// This shard's share of `cache_pages_max` (C6).
     pages_max: usize,
+    /// Buffers of evicted images no one else held, reused by the next read of a page from
+    /// the file instead of a freshly zeroed allocation (`Cache::lookup_or_spare`).
+    spare: Vec<Vec<u8>>,
 }
 
 /// Unreachable while C2/C5/C9 hold; reported rather than guessed at.
@@ -311,8 +326,15 @@ impl Shard {
         victims.extend(reprieved);
         for (tick, pgno) in victims {
             self.lru.remove(&tick);
-            self.entries.remove(&pgno);
             self.multi.remove(&pgno);
+            let Some(e) = self.entries.remove(&pgno) else {
+                continue;
+            };
+            if self.spare.len() < SPARE_BUFFERS_MAX {
+                if let Ok(buf) = std::sync::Arc::try_unwrap(e.newest.1) {
+                    self.spare.push(buf);
+                }
+            }
         }
         for (tick, pgno) in kept {
             let next = self.next_tick();
@@ -386,6 +408,7 @@ impl Cache {
                     lru: BTreeMap::new(),
                     tick: 0,
                     multi: BTreeSet::new(),
+                    spare: Vec::new(),
                     // The shares sum to the bound (C6).
                     pages_max: cache_pages_max / n + usize::from(i < cache_pages_max % n),
                 })
@@ -555,8 +578,21 @@ impl Cache {
     }
 
     /// The image snapshot `seq` sees, if the page is cached (C2).
+    #[cfg(test)]
     pub fn lookup(&self, pgno: PageNo, seq: u64) -> Option<Result<PageRef>> {
         self.shard(self.shard_index(pgno.0)).lookup(pgno.0, seq)
+    }
+
+    /// The image snapshot `seq` sees if the page is cached (C2), else a buffer to read it
+    /// into if its shard kept one from an eviction (stale contents: the reader overwrites
+    /// every byte). Spares a read from the file its zero-filled allocation (callgrind: 4.4k
+    /// instructions a 4 KiB page in `calloc`).
+    pub fn lookup_or_spare(&self, pgno: PageNo, seq: u64) -> Lookup {
+        let mut s = self.shard(self.shard_index(pgno.0));
+        match s.lookup(pgno.0, seq) {
+            Some(found) => Lookup::Hit(found),
+            None => Lookup::Miss(s.spare.pop()),
+        }
     }
 
     /// Inserts an image just read from the database file, unless the page got an entry
@@ -872,6 +908,28 @@ mod tests {
             c.insert_from_file(PageNo(p), 0, img(1)).unwrap();
             assert_eq!(c.len(), 16, "C6 with every page referenced");
         }
+    }
+
+    #[test]
+    fn evicted_buffers_are_reused_only_when_no_one_holds_them() {
+        let c = Cache::new(0, 1000, 8);
+        let held = img(1);
+        c.insert_from_file(PageNo(1), 0, held.clone()).unwrap();
+        for p in 2..=8 {
+            c.insert_from_file(PageNo(p), 0, img(p as u8)).unwrap();
+        }
+        // Page 1 goes first, but a reader still holds its image: not a spare.
+        c.insert_from_file(PageNo(9), 0, img(9)).unwrap();
+        assert!(!c.contains(PageNo(1)));
+        assert!(matches!(c.lookup_or_spare(PageNo(1), 0), Lookup::Miss(None)));
+        // Page 2's image was the cache's alone: its buffer comes back for the next miss.
+        c.insert_from_file(PageNo(10), 0, img(10)).unwrap();
+        match c.lookup_or_spare(PageNo(2), 0) {
+            Lookup::Miss(Some(buf)) => assert_eq!(buf, vec![2; 16]),
+            _ => panic!("expected page 2's buffer as a spare"),
+        }
+        assert!(matches!(c.lookup_or_spare(PageNo(3), 0), Lookup::Hit(Ok(_))));
+        assert_eq!(*held, vec![1; 16]);
     }
 
     #[test]
