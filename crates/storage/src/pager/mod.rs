@@ -776,10 +776,11 @@ impl Inner {
                 format!("page number out of range 1..={page_count}"),
             ));
         }
-        if let Some(found) = self.cache.lookup(pgno, seq) {
-            return found;
-        }
-        let mut buf = vec![0u8; self.page_size];
+        let mut buf = match self.cache.lookup_or_spare(pgno, seq) {
+            cache::Lookup::Hit(found) => return found,
+            cache::Lookup::Miss(Some(spare)) if spare.len() == self.page_size => spare,
+            cache::Lookup::Miss(_) => vec![0u8; self.page_size],
+        };
         let got = read_zero_padded(
             &*self.db,
             (pgno.0 as u64 - 1) * self.page_size as u64,
