@@ -177,30 +177,14 @@ fn target_select(
         alias: None,
         span: String::new(),
     }));
-    Some(ast::Select {
-        with: with.clone(),
-        body: ast::SelectBody {
-            first: ast::SelectCore::Select(Box::new(ast::SelectCoreSelect {
-                distinct: false,
-                columns,
-                from: Some(ast::FromClause {
-                    first: ast::TableOrSubquery::Table {
-                        name: table.clone(),
-                        alias: alias.clone(),
-                        indexed: None,
-                    },
-                    joins: Vec::new(),
-                }),
-                where_: where_.clone(),
-                group_by: Vec::new(),
-                having: None,
-                windows: Vec::new(),
-            })),
-            compounds: Vec::new(),
-        },
-        order_by: Vec::new(),
-        limit: None,
-    })
+    Some(ast::Select::of_table(
+        with.clone(),
+        columns,
+        table.clone(),
+        alias.clone(),
+        None,
+        where_.clone(),
+    ))
 }
 
 /// `sel` with the statement's INDEXED BY, ORDER BY and LIMIT.

@@ -185,37 +185,22 @@ impl Engine<'_> {
     }
 
     fn any_row(&self, table: ast::QualifiedName, cond: Expr) -> Result<bool> {
-        let sel = ast::Select {
-            with: None,
-            body: ast::SelectBody {
-                first: ast::SelectCore::Select(Box::new(ast::SelectCoreSelect {
-                    distinct: false,
-                    columns: vec![ast::ResultColumn::Expr {
-                        expr: Expr::Literal(Literal::Integer(1)),
-                        alias: None,
-                        span: "1".into(),
-                    }],
-                    from: Some(ast::FromClause {
-                        first: ast::TableOrSubquery::Table {
-                            name: table,
-                            alias: None,
-                            indexed: None,
-                        },
-                        joins: Vec::new(),
-                    }),
-                    where_: Some(cond),
-                    group_by: Vec::new(),
-                    having: None,
-                    windows: Vec::new(),
-                })),
-                compounds: Vec::new(),
-            },
-            order_by: Vec::new(),
-            limit: Some(ast::Limit {
-                limit: Expr::Literal(Literal::Integer(1)),
-                offset: None,
-            }),
-        };
+        let mut sel = ast::Select::of_table(
+            None,
+            vec![ast::ResultColumn::Expr {
+                expr: Expr::Literal(Literal::Integer(1)),
+                alias: None,
+                span: "1".into(),
+            }],
+            table,
+            None,
+            None,
+            Some(cond),
+        );
+        sel.limit = Some(ast::Limit {
+            limit: Expr::Literal(Literal::Integer(1)),
+            offset: None,
+        });
         let plan = Binder::new(self.schema).bind_select(&sel)?;
         Ok(!self.exec().run_select(&plan, None)?.is_empty())
     }

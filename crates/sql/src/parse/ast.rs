@@ -139,6 +139,45 @@ pub struct Select {
     pub limit: Option<Limit>,
 }
 
+impl Select {
+    /// `[WITH ...] SELECT columns FROM table [AS alias] [INDEXED BY ...] [WHERE where_]`: the
+    /// one-table query the engine builds for its own work (the rows an UPDATE/DELETE
+    /// visits, their EXPLAIN QUERY PLAN, a foreign-key probe); callers add ORDER BY/LIMIT.
+    pub fn of_table(
+        with: Option<With>,
+        columns: Vec<ResultColumn>,
+        table: QualifiedName,
+        alias: Option<String>,
+        indexed: Option<Indexed>,
+        where_: Option<Expr>,
+    ) -> Select {
+        Select {
+            with,
+            body: SelectBody {
+                first: SelectCore::Select(Box::new(SelectCoreSelect {
+                    distinct: false,
+                    columns,
+                    from: Some(FromClause {
+                        first: TableOrSubquery::Table {
+                            name: table,
+                            alias,
+                            indexed,
+                        },
+                        joins: Vec::new(),
+                    }),
+                    where_,
+                    group_by: Vec::new(),
+                    having: None,
+                    windows: Vec::new(),
+                })),
+                compounds: Vec::new(),
+            },
+            order_by: Vec::new(),
+            limit: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct SelectBody {
     pub first: SelectCore,

@@ -257,7 +257,11 @@ impl Shard {
     fn lookup(&mut self, pgno: u32, seq: u64) -> Option<Result<PageRef>> {
         let e = self.entries.get_mut(&pgno)?;
         e.referenced = true;
-        Some(e.visible_to(seq).cloned().ok_or_else(|| no_version(PageNo(pgno), seq)))
+        Some(
+            e.visible_to(seq)
+                .cloned()
+                .ok_or_else(|| no_version(PageNo(pgno), seq)),
+        )
     }
 
     /// Drops the versions of `pgno` no snapshot can read (C2, C9); keeps `multi` in step.
@@ -899,8 +903,14 @@ mod tests {
         for p in 17..=24 {
             c.insert_from_file(PageNo(p), 0, img(p as u8)).unwrap();
         }
-        assert!((1..=8).all(|p| c.contains(PageNo(p))), "referenced pages kept");
-        assert!((9..=16).all(|p| !c.contains(PageNo(p))), "pages read once evicted");
+        assert!(
+            (1..=8).all(|p| c.contains(PageNo(p))),
+            "referenced pages kept"
+        );
+        assert!(
+            (9..=16).all(|p| !c.contains(PageNo(p))),
+            "pages read once evicted"
+        );
         for p in (1..=8).chain(17..=24) {
             assert!(c.lookup(PageNo(p), 0).is_some());
         }
@@ -921,14 +931,20 @@ mod tests {
         // Page 1 goes first, but a reader still holds its image: not a spare.
         c.insert_from_file(PageNo(9), 0, img(9)).unwrap();
         assert!(!c.contains(PageNo(1)));
-        assert!(matches!(c.lookup_or_spare(PageNo(1), 0), Lookup::Miss(None)));
+        assert!(matches!(
+            c.lookup_or_spare(PageNo(1), 0),
+            Lookup::Miss(None)
+        ));
         // Page 2's image was the cache's alone: its buffer comes back for the next miss.
         c.insert_from_file(PageNo(10), 0, img(10)).unwrap();
         match c.lookup_or_spare(PageNo(2), 0) {
             Lookup::Miss(Some(buf)) => assert_eq!(buf, vec![2; 16]),
             _ => panic!("expected page 2's buffer as a spare"),
         }
-        assert!(matches!(c.lookup_or_spare(PageNo(3), 0), Lookup::Hit(Ok(_))));
+        assert!(matches!(
+            c.lookup_or_spare(PageNo(3), 0),
+            Lookup::Hit(Ok(_))
+        ));
         assert_eq!(*held, vec![1; 16]);
     }
 

@@ -98,30 +98,14 @@ impl Engine<'_> {
         upd: Option<&ast::Update>,
         event: &TriggerEvent,
     ) -> Result<Vec<Vec<Value>>> {
-        let sel = ast::Select {
-            with: upd.and_then(|u| u.with.clone()),
-            body: ast::SelectBody {
-                first: ast::SelectCore::Select(Box::new(ast::SelectCoreSelect {
-                    distinct: false,
-                    columns: vec![ResultColumn::Star],
-                    from: Some(ast::FromClause {
-                        first: ast::TableOrSubquery::Table {
-                            name: ast::QualifiedName::bare(v.name.clone()),
-                            alias: alias.clone(),
-                            indexed: None,
-                        },
-                        joins: Vec::new(),
-                    }),
-                    where_: where_.clone(),
-                    group_by: Vec::new(),
-                    having: None,
-                    windows: Vec::new(),
-                })),
-                compounds: Vec::new(),
-            },
-            order_by: Vec::new(),
-            limit: None,
-        };
+        let sel = ast::Select::of_table(
+            upd.and_then(|u| u.with.clone()),
+            vec![ResultColumn::Star],
+            ast::QualifiedName::bare(v.name.clone()),
+            alias.clone(),
+            None,
+            where_.clone(),
+        );
         let plan = self.binder_with_trigger_frame().bind_select(&sel)?;
         let rows = self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent))?;
         let mut sets: Vec<(usize, CExpr)> = Vec::new();
@@ -267,33 +251,19 @@ impl Engine<'_> {
         order_by: &[ast::OrderingTerm],
         limit: &Option<ast::Limit>,
     ) -> Result<Vec<Vec<Value>>> {
-        let sel = ast::Select {
-            with: with.clone(),
-            body: ast::SelectBody {
-                first: ast::SelectCore::Select(Box::new(ast::SelectCoreSelect {
-                    distinct: false,
-                    columns: vec![
-                        ResultColumn::Star,
-                        self.rowid_result_column(table, alias.as_deref()),
-                    ],
-                    from: Some(ast::FromClause {
-                        first: ast::TableOrSubquery::Table {
-                            name: table.clone(),
-                            alias: alias.clone(),
-                            indexed: indexed.clone(),
-                        },
-                        joins: Vec::new(),
-                    }),
-                    where_: where_.clone(),
-                    group_by: Vec::new(),
-                    having: None,
-                    windows: Vec::new(),
-                })),
-                compounds: Vec::new(),
-            },
-            order_by: order_by.to_vec(),
-            limit: limit.clone(),
-        };
+        let mut sel = ast::Select::of_table(
+            with.clone(),
+            vec![
+                ResultColumn::Star,
+                self.rowid_result_column(table, alias.as_deref()),
+            ],
+            table.clone(),
+            alias.clone(),
+            indexed.clone(),
+            where_.clone(),
+        );
+        sel.order_by = order_by.to_vec();
+        sel.limit = limit.clone();
         self.run_top_select(&sel)
     }
 
