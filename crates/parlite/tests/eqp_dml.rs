@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{run_parlite, run_sqlite, Out};
+use common::{eqp_tree, run_parlite, run_sqlite, Out};
 
 const SETUP: &str = "
     CREATE TABLE t1(a INTEGER PRIMARY KEY, b, c);
@@ -23,30 +23,6 @@ const SETUP: &str = "
     INSERT INTO t4 VALUES('a', 1), ('b', 2);
 ";
 
-/// The plan as one line per row, indented by its depth in the id/parent tree.
-fn tree(o: Out) -> Result<Vec<String>, String> {
-    let rows = match o {
-        Out::Rows { rows, .. } => rows,
-        Out::Err(e) => return Err(e),
-    };
-    let mut depth: Vec<(i64, usize)> = Vec::new();
-    let mut out = Vec::new();
-    for r in rows {
-        let (parlite::Value::Integer(id), parlite::Value::Integer(parent)) = (&r[0], &r[1]) else {
-            return Err(format!("bad row {r:?}"));
-        };
-        let d = depth
-            .iter()
-            .rev()
-            .find(|(i, _)| i == parent)
-            .map(|(_, d)| d + 1)
-            .unwrap_or(0);
-        depth.push((*id, d));
-        out.push(format!("{}{:?}", "  ".repeat(d), r[3]));
-    }
-    Ok(out)
-}
-
 /// Each statement in a fresh pair of databases: its plan, then what it did (the tables'
 /// contents afterwards).
 fn compare(stmts: &[&str]) -> Vec<String> {
@@ -57,7 +33,10 @@ fn compare(stmts: &[&str]) -> Vec<String> {
         s.execute_batch(SETUP).expect("sqlite setup");
         p.execute_batch(SETUP).expect("parlite setup");
         let eqp = format!("EXPLAIN QUERY PLAN {q}");
-        let (a, b) = (tree(run_sqlite(&s, &eqp)), tree(run_parlite(&p, &eqp)));
+        let (a, b) = (
+            eqp_tree(run_sqlite(&s, &eqp)),
+            eqp_tree(run_parlite(&p, &eqp)),
+        );
         if a != b {
             failures.push(format!("{eqp}\n  sqlite:  {a:#?}\n  parlite: {b:#?}"));
         }
@@ -148,7 +127,7 @@ fn ordered_limited_plans() {
             &["SCAN t2", "USE TEMP B-TREE FOR ORDER BY"],
         ),
     ] {
-        let got = tree(run_parlite(&p, &format!("EXPLAIN QUERY PLAN {q}")));
+        let got = eqp_tree(run_parlite(&p, &format!("EXPLAIN QUERY PLAN {q}")));
         let want: Vec<String> = want.iter().map(|d| format!("Text({d:?})")).collect();
         assert_eq!(got, Ok(want), "{q}");
     }
@@ -247,7 +226,7 @@ fn known_differences() {
             &["SCAN (subquery)", "SCAN (subquery)"],
         ),
     ] {
-        let got = tree(run_parlite(&p, &format!("EXPLAIN QUERY PLAN {q}")));
+        let got = eqp_tree(run_parlite(&p, &format!("EXPLAIN QUERY PLAN {q}")));
         let want: Vec<String> = want
             .iter()
             .map(|d| {

@@ -14,7 +14,7 @@
 
 mod common;
 
-use common::{run_parlite, run_sqlite, Out};
+use common::{eqp_tree, run_parlite, run_sqlite};
 
 const SETUP: &str = "
     CREATE TABLE t1(a INTEGER PRIMARY KEY, b, c);
@@ -27,30 +27,6 @@ const SETUP: &str = "
     INSERT INTO t3 VALUES(10, 'x'), (30, 'y');
 ";
 
-/// The plan as one line per row, indented by its depth in the id/parent tree.
-fn tree(o: Out) -> Result<Vec<String>, String> {
-    let rows = match o {
-        Out::Rows { rows, .. } => rows,
-        Out::Err(e) => return Err(e),
-    };
-    let mut depth: Vec<(i64, usize)> = Vec::new();
-    let mut out = Vec::new();
-    for r in rows {
-        let (parlite::Value::Integer(id), parlite::Value::Integer(parent)) = (&r[0], &r[1]) else {
-            return Err(format!("bad row {r:?}"));
-        };
-        let d = depth
-            .iter()
-            .rev()
-            .find(|(i, _)| i == parent)
-            .map(|(_, d)| d + 1)
-            .unwrap_or(0);
-        depth.push((*id, d));
-        out.push(format!("{}{:?}", "  ".repeat(d), r[3]));
-    }
-    Ok(out)
-}
-
 fn compare(queries: &[&str]) -> Vec<String> {
     let s = rusqlite::Connection::open_in_memory().expect("sqlite");
     let p = parlite::Connection::open(":memory:").expect("parlite");
@@ -59,7 +35,10 @@ fn compare(queries: &[&str]) -> Vec<String> {
     let mut failures = Vec::new();
     for q in queries {
         let eqp = format!("EXPLAIN QUERY PLAN {q}");
-        let (a, b) = (tree(run_sqlite(&s, &eqp)), tree(run_parlite(&p, &eqp)));
+        let (a, b) = (
+            eqp_tree(run_sqlite(&s, &eqp)),
+            eqp_tree(run_parlite(&p, &eqp)),
+        );
         if a != b {
             failures.push(format!("{eqp}\n  sqlite:  {a:#?}\n  parlite: {b:#?}"));
         }

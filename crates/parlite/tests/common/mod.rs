@@ -210,3 +210,28 @@ pub fn integrity_check_rows(path: &std::path::Path) -> Vec<String> {
         Out::Err(e) => vec![format!("error: {e}")],
     }
 }
+
+/// An EXPLAIN QUERY PLAN result as one line per row (its detail), indented by its depth in
+/// the id/parent tree.
+pub fn eqp_tree(o: Out) -> Result<Vec<String>, String> {
+    let rows = match o {
+        Out::Rows { rows, .. } => rows,
+        Out::Err(e) => return Err(e),
+    };
+    let mut depth: Vec<(i64, usize)> = Vec::new();
+    let mut out = Vec::new();
+    for r in rows {
+        let (parlite::Value::Integer(id), parlite::Value::Integer(parent)) = (&r[0], &r[1]) else {
+            return Err(format!("bad row {r:?}"));
+        };
+        let d = depth
+            .iter()
+            .rev()
+            .find(|(i, _)| i == parent)
+            .map(|(_, d)| d + 1)
+            .unwrap_or(0);
+        depth.push((*id, d));
+        out.push(format!("{}{:?}", "  ".repeat(d), r[3]));
+    }
+    Ok(out)
+}
