@@ -603,6 +603,22 @@ impl Exec<'_> {
         }
     }
 
+    /// One range bound of an index walk, evaluated against the outer row with the range's
+    /// comparison affinity: `Some(None)` when there is no bound, `None` when it is NULL.
+    #[allow(clippy::type_complexity)]
+    fn walk_bound(
+        &self,
+        bound: &Option<(CExpr, bool)>,
+        range_aff: Option<Affinity>,
+        fr: &Frame,
+    ) -> Result<Option<Option<(Value, bool)>>> {
+        let Some((e, incl)) = bound else {
+            return Ok(Some(None));
+        };
+        let v = self.eval(e, fr)?.apply_comparison_affinity(range_aff);
+        Ok((!v.is_null()).then_some(Some((v, *incl))))
+    }
+
     /// The key prefixes an index access walks (the equality values' cartesian product, in
     /// key order, each once) and its range bounds, from the outer row; None when a NULL
     /// bound makes the walk empty.
@@ -660,25 +676,12 @@ impl Exec<'_> {
                 prefixes = next;
             }
         }
-        let lo_v = match lo {
-            Some((e, incl)) => {
-                let v = self.eval(e, fr)?.apply_comparison_affinity(range_aff);
-                if v.is_null() {
-                    return Ok(None);
-                }
-                Some((v, *incl))
-            }
-            None => None,
+        // Lower bound first, then upper: a NULL bound makes the walk empty.
+        let Some(lo_v) = self.walk_bound(lo, range_aff, fr)? else {
+            return Ok(None);
         };
-        let hi_v = match hi {
-            Some((e, incl)) => {
-                let v = self.eval(e, fr)?.apply_comparison_affinity(range_aff);
-                if v.is_null() {
-                    return Ok(None);
-                }
-                Some((v, *incl))
-            }
-            None => None,
+        let Some(hi_v) = self.walk_bound(hi, range_aff, fr)? else {
+            return Ok(None);
         };
         // Several prefixes (IN lists) are walked in key order, as SQLite
         // does, each once.
