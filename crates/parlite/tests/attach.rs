@@ -6,7 +6,7 @@
 
 mod common;
 use common::{msg, sqlite_value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 #[derive(Debug, PartialEq)]
 enum Out {
@@ -14,17 +14,8 @@ enum Out {
     Err(String),
 }
 
-fn fresh_dir(tag: &str) -> PathBuf {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    let d = std::env::temp_dir().join(format!(
-        "parlite-attach-{tag}-{}-{nanos}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&d).expect("mkdir");
-    d.canonicalize().expect("canonical dir")
+fn fresh_dir(tag: &str) -> common::TempDir {
+    common::TempDir::new(&format!("attach-{tag}"))
 }
 
 fn unify(v: parlite::Value, dir: &Path) -> parlite::Value {
@@ -79,11 +70,12 @@ fn run_parlite(c: &parlite::Connection, sql: &str, dir: &Path) -> Out {
 }
 
 /// Both engines on `main.db` in their own folders.
+/// Fields drop in order: the connections close before their directories go.
 struct Pair {
-    sdir: PathBuf,
-    pdir: PathBuf,
     s: rusqlite::Connection,
     p: parlite::Connection,
+    sdir: common::TempDir,
+    pdir: common::TempDir,
 }
 
 impl Pair {

@@ -230,7 +230,7 @@ fn concurrent_unique_inserts_conflict() {
     );
 }
 
-fn temp_path(tag: &str) -> std::path::PathBuf {
+fn temp_path(tag: &str) -> common::TempDb {
     common::temp_db_path("bulk", tag)
 }
 

@@ -2,6 +2,8 @@
 //! planner, and files shared with stock SQLite (rusqlite, bundled), whose
 //! `PRAGMA integrity_check` cross-checks every index entry against its row.
 
+mod common;
+
 use parlite::{Connection, Value};
 
 fn rows(c: &Connection, sql: &str) -> Vec<Vec<Value>> {
@@ -20,12 +22,8 @@ fn err(c: &Connection, sql: &str) -> String {
     }
 }
 
-fn temp_path(tag: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("parlite-expridx-{}-{tag}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
-    let path = dir.join("x.db");
-    let _ = std::fs::remove_file(&path);
-    path
+fn temp_path(tag: &str) -> common::TempDb {
+    common::temp_db_path("expridx", tag)
 }
 
 fn sqlite_check(path: &std::path::Path) -> String {

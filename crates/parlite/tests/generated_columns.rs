@@ -174,7 +174,7 @@ SELECT count(*) FROM eo;
     );
 }
 
-fn temp_path(tag: &str) -> std::path::PathBuf {
+fn temp_path(tag: &str) -> common::TempDb {
     common::temp_db_path("gencol", tag)
 }
 

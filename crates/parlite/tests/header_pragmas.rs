@@ -5,7 +5,7 @@
 mod common;
 use common::{run_parlite, Out};
 
-fn temp_path(tag: &str) -> std::path::PathBuf {
+fn temp_path(tag: &str) -> common::TempDb {
     common::temp_db_path("header-pragmas", tag)
 }
 

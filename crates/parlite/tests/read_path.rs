@@ -5,7 +5,6 @@
 mod common;
 
 use common::{check_script, integrity_check_rows, Compare};
-use std::path::PathBuf;
 
 /// Full scans and rowid ranges (forward and reverse) over rows that exercise every fixup
 /// the scan applies in place: integers in a REAL column, the rowid alias, rows shorter than
@@ -56,17 +55,8 @@ fn scans_match_sqlite() {
     check_script(&script, Compare::default());
 }
 
-fn fresh_dir(tag: &str) -> PathBuf {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    let d = std::env::temp_dir().join(format!(
-        "parlite-read-path-{tag}-{}-{nanos}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&d).expect("mkdir");
-    d
+fn fresh_dir(tag: &str) -> common::TempDir {
+    common::TempDir::new(&format!("read-path-{tag}"))
 }
 
 /// integrity_check finds index entries missing for table rows (probing each index with

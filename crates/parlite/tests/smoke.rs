@@ -1,3 +1,4 @@
+mod common;
 use parlite::{Connection, Value};
 
 fn rows(c: &Connection, sql: &str) -> Vec<Vec<Value>> {
@@ -42,10 +43,8 @@ fn smoke() {
 
 #[test]
 fn file_database_round_trip_with_sqlite() {
-    let dir = std::env::temp_dir().join(format!("parlite-smoke-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
+    let dir = common::TempDir::new("smoke");
     let path = dir.join("a.db");
-    let _ = std::fs::remove_file(&path);
     let p = path.to_str().expect("utf8 path");
     {
         let c = Connection::open(p).unwrap();
@@ -63,10 +62,8 @@ fn file_database_round_trip_with_sqlite() {
 
 #[test]
 fn opens_a_database_written_by_sqlite() {
-    let dir = std::env::temp_dir().join(format!("parlite-compat-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
+    let dir = common::TempDir::new("compat");
     let path = dir.join("s.db");
-    let _ = std::fs::remove_file(&path);
     {
         let s = rusqlite::Connection::open(&path).unwrap();
         s.execute_batch(
@@ -113,10 +110,8 @@ fn opens_a_database_written_by_sqlite() {
 
 #[test]
 fn unsupported_objects_do_not_block_the_rest_of_a_sqlite_file() {
-    let dir = std::env::temp_dir().join(format!("parlite-unsup-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
+    let dir = common::TempDir::new("unsup");
     let path = dir.join("u.db");
-    let _ = std::fs::remove_file(&path);
     {
         let s = rusqlite::Connection::open(&path).unwrap();
         s.execute_batch(
@@ -181,10 +176,8 @@ fn api_types_are_thread_safe() {
 
 #[test]
 fn two_connections_share_data_and_schema_changes() {
-    let dir = std::env::temp_dir().join(format!("parlite-two-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
+    let dir = common::TempDir::new("two");
     let path = dir.join("t.db");
-    let _ = std::fs::remove_file(&path);
     let db = parlite::Database::open(path.to_str().expect("utf8")).unwrap();
     let a = db.connect().unwrap();
     let b = db.connect().unwrap();
@@ -259,10 +252,8 @@ fn statements_bind_parameters_and_report_columns() {
 
 #[test]
 fn sqlite_reads_what_parlite_wrote() {
-    let dir = std::env::temp_dir().join(format!("parlite-rev-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
+    let dir = common::TempDir::new("rev");
     let path = dir.join("p.db");
-    let _ = std::fs::remove_file(&path);
     {
         let c = Connection::open(path.to_str().expect("utf8")).unwrap();
         c.execute_batch(

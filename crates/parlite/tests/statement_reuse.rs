@@ -4,6 +4,8 @@
 //! and the sole connection of a database runs its autocommit writes under the writer lock
 //! (lib.rs invariant 7) while two connections keep running them concurrently (invariant 3).
 
+mod common;
+
 use parlite::{Connection, Database, Statement, Value};
 
 fn prep(c: &Connection, sql: &str) -> Statement {
@@ -166,10 +168,8 @@ fn sole_connection_writes_under_the_writer_lock() {
 /// write does not fail at once but waits, as a concurrent attempt, for the lock.
 #[test]
 fn sole_connection_waits_when_another_handle_holds_the_lock() {
-    let dir = std::env::temp_dir().join(format!("parlite-reuse-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
+    let dir = common::TempDir::new("reuse");
     let path = dir.join("lock.db").display().to_string();
-    let _ = std::fs::remove_file(&path);
     let a = Connection::open(&path).unwrap();
     kv_table(&a);
     let b = Connection::open(&path).unwrap();
@@ -195,9 +195,7 @@ fn sole_connection_waits_when_another_handle_holds_the_lock() {
 /// and re-created on the same root pages — never the pages a kept cursor last stood on.
 #[test]
 fn kept_cursors_see_each_statements_own_transaction() {
-    let dir = std::env::temp_dir().join(format!("parlite-kept-cursors-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::TempDir::new("kept-cursors");
     let path = dir.join("k.db");
     let path = path.to_str().unwrap();
     let db = Database::open(path).unwrap();

@@ -302,7 +302,7 @@ SELECT sql FROM sqlite_schema WHERE name = 'k';
     );
 }
 
-fn temp_path(tag: &str) -> std::path::PathBuf {
+fn temp_path(tag: &str) -> common::TempDb {
     common::temp_db_path("wr", tag)
 }
 

@@ -86,7 +86,7 @@ fn constraints_and_errors() {
     );
 }
 
-fn temp_path(tag: &str) -> std::path::PathBuf {
+fn temp_path(tag: &str) -> common::TempDb {
     common::temp_db_path("wrgen", tag)
 }
 

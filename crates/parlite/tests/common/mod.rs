@@ -148,13 +148,65 @@ pub fn check_script(script: &str, cmp: Compare) {
     );
 }
 
-/// A fresh database path in its own directory under the system temp dir, unique to this
-/// process, `prefix` and `tag` (the directory is emptied first: no stale log files).
-pub fn temp_db_path(prefix: &str, tag: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("parlite-{prefix}-{}-{tag}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir.join("db.sqlite")
+/// A fresh directory of its own under the system temp dir, removed with everything in it
+/// (databases, logs, lock files) when this value is dropped, also when the test panics.
+/// Derefs to the directory's path (canonical, so paths printed by SQL compare as text).
+pub struct TempDir {
+    path: std::path::PathBuf,
+    _guard: tempfile::TempDir,
+}
+
+impl TempDir {
+    pub fn new(prefix: &str) -> TempDir {
+        let guard = tempfile::Builder::new()
+            .prefix(&format!("parlite-{prefix}-"))
+            .tempdir()
+            .expect("temp dir");
+        let path = guard.path().canonicalize().expect("canonical temp dir");
+        TempDir { path, _guard: guard }
+    }
+}
+
+impl std::ops::Deref for TempDir {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
+impl AsRef<std::path::Path> for TempDir {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
+/// A database path (`db.sqlite`) in a fresh [`TempDir`]; the directory goes when this value
+/// is dropped. Derefs to the database's path.
+pub struct TempDb {
+    path: std::path::PathBuf,
+    _dir: TempDir,
+}
+
+impl std::ops::Deref for TempDb {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
+impl AsRef<std::path::Path> for TempDb {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
+/// A fresh database path for this test, named after `prefix` and `tag`.
+pub fn temp_db_path(prefix: &str, tag: &str) -> TempDb {
+    let dir = TempDir::new(&format!("{prefix}-{tag}"));
+    TempDb {
+        path: dir.join("db.sqlite"),
+        _dir: dir,
+    }
 }
 
 /// `sql` run by stock SQLite (rusqlite) on the file at `path`.
