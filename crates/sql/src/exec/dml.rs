@@ -33,6 +33,7 @@ use crate::value::{codes, Affinity, Result, SqlError, Value};
 use std::ops::Bound;
 use std::sync::Arc;
 
+mod bulk_insert;
 mod delete;
 mod insert;
 mod replace;
