@@ -25,11 +25,11 @@
 //! the emptied z2 with two UNIQUE indexes and one plain index): see BENCHMARKS.md "bulk
 //! branch, 2026-11-23 (2)".
 
+use super::super::store::KeyOrder;
 use super::super::Engine;
 use super::TableWriter;
-use crate::parse::ast::ConflictAction;
-use super::super::store::KeyOrder;
 use crate::collation::Collation;
+use crate::parse::ast::ConflictAction;
 use crate::value::{Affinity, Result, Value};
 use std::cmp::Ordering;
 
@@ -69,8 +69,7 @@ impl Engine<'_> {
             && !t.autoincrement
             && !self.state.foreign_keys.get()
             && abort(t.pk_conflict)
-            && w
-                .indexes
+            && w.indexes
                 .iter()
                 .all(|(ix, ..)| !ix.unique || abort(ix.on_conflict));
         if !eligible || self.store.table_max_rowid(t.root)?.is_some() {
@@ -246,7 +245,9 @@ fn sort_keys(keys: &mut Vec<Vec<Value>>, order: &KeyOrder) {
                 None | Some(Value::Null) => (0u8, 0u64),
                 Some(Value::Integer(i)) if !any_real => (1, (*i as u64) ^ (1 << 63)),
                 Some(Value::Integer(_) | Value::Real(_)) => (1, 0),
-                Some(Value::Text(s)) if coll == Collation::Binary => (2, leading_bytes(s.as_bytes())),
+                Some(Value::Text(s)) if coll == Collation::Binary => {
+                    (2, leading_bytes(s.as_bytes()))
+                }
                 Some(Value::Text(_)) => (2, 0),
                 Some(Value::Blob(b)) => (3, leading_bytes(b)),
             };

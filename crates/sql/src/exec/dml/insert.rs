@@ -4,8 +4,8 @@
 
 use super::super::eval::Frame;
 use super::super::Engine;
-use super::*;
 use super::bulk_insert;
+use super::*;
 
 impl Engine<'_> {
     pub fn insert(&mut self, ins: &ast::Insert) -> Result<Vec<Vec<Value>>> {
