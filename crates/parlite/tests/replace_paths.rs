@@ -123,6 +123,49 @@ fn without_rowid_replace_over_existing_rows() {
     );
 }
 
+/// A REPLACE into a WITHOUT ROWID table with no secondary index deletes the entry holding
+/// its PRIMARY KEY, if any, and inserts the new record, without probing (exec/dml.rs
+/// `write_row_wr`); triggers, upserts, IGNORE and RETURNING keep their own paths.
+#[test]
+fn without_rowid_replace_without_secondary_indexes() {
+    check_script(
+        "CREATE TABLE k(a INT, b TEXT COLLATE NOCASE, c, PRIMARY KEY(b DESC, a)) WITHOUT ROWID;
+         INSERT INTO k VALUES(1, 'p', 1), (2, 'p', 2), (1, 'q', 3);
+         REPLACE INTO k VALUES(1, 'P', 9), (3, 'r', 4);
+         SELECT changes(), total_changes();
+         SELECT * FROM k ORDER BY b DESC, a;
+         INSERT OR REPLACE INTO k SELECT a, b, c * 10 FROM k WHERE a < 3;
+         INSERT OR REPLACE INTO k VALUES(5, 'x', 1), (5, 'X', 2), (5, 'x', 3);
+         SELECT changes();
+         SELECT * FROM k ORDER BY b DESC, a;
+         REPLACE INTO k VALUES(7, 'z', 1) RETURNING *;
+         REPLACE INTO k VALUES(7, 'Z', 2) RETURNING a, b, c;
+         INSERT OR IGNORE INTO k VALUES(7, 'z', 3);
+         INSERT INTO k VALUES(7, 'z', 4) ON CONFLICT DO UPDATE SET c = excluded.c + 100;
+         SELECT * FROM k WHERE a = 7;
+         INSERT INTO k VALUES(7, 'z', 5);
+         CREATE TABLE d(a TEXT PRIMARY KEY ON CONFLICT REPLACE, b CHECK (b <> 0), g AS (b * 2) STORED) WITHOUT ROWID;
+         INSERT INTO d(a, b) VALUES('one', 1), ('two', 2);
+         INSERT INTO d(a, b) VALUES('one', 3);
+         INSERT INTO d(a, b) VALUES('two', 0);
+         SELECT * FROM d ORDER BY a;
+         BEGIN;
+         REPLACE INTO d(a, b) VALUES('one', 5), ('three', 6);
+         ROLLBACK;
+         SELECT * FROM d ORDER BY a;
+         CREATE TABLE log(x);
+         CREATE TRIGGER dd AFTER DELETE ON d BEGIN INSERT INTO log VALUES(old.a || ':' || old.b); END;
+         PRAGMA recursive_triggers = ON;
+         REPLACE INTO d(a, b) VALUES('one', 7);
+         PRAGMA recursive_triggers = OFF;
+         REPLACE INTO d(a, b) VALUES('two', 8);
+         SELECT * FROM log;
+         SELECT * FROM d ORDER BY a;
+         PRAGMA integrity_check;",
+        Compare::default(),
+    );
+}
+
 /// speedtest1 tests 400 and 500 in small: many REPLACEs on few keys, in one file, which
 /// stock SQLite must find intact and equal to its own result.
 #[test]

@@ -33,6 +33,7 @@ use crate::value::{codes, Affinity, Result, SqlError, Value};
 use std::ops::Bound;
 use std::sync::Arc;
 
+mod bulk_insert;
 mod delete;
 mod insert;
 mod replace;
@@ -768,6 +769,23 @@ impl Engine<'_> {
                 .as_ref()
                 .is_some_and(|o| layout.order.compare(o, k) == std::cmp::Ordering::Equal)
         };
+        // A REPLACE into a table with no secondary index needs no probe: deleting the entry
+        // holding this PRIMARY KEY, if any, and inserting the new record leaves what the
+        // in-place rewrite below leaves (its delete fires nothing here, as there). The
+        // probe read and decoded the row: ~7.5k of ~25.7k instructions per row of
+        // speedtest1 test 500 (70,000 REPLACEs on a TEXT PRIMARY KEY, callgrind).
+        if old.is_none()
+            && !w.upsert
+            && !w.replace_hooks
+            && w.indexes.is_empty()
+            && conflict.or(*pk_conflict) == Some(ConflictAction::Replace)
+        {
+            self.store.index_delete(t.root, &pk, &layout.order)?;
+            self.store
+                .index_insert(t.root, &layout.record_of(&vals), &layout.order)?;
+            vals.push(Value::Null);
+            return Ok(Written::Keyed(vals));
+        }
         let mut to_delete: Vec<Vec<Value>> = Vec::new();
         // True when `to_delete[0]` is the row holding this row's PRIMARY KEY, which the
         // new row is then written over in place (see "Write." below).

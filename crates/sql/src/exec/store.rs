@@ -375,6 +375,16 @@ pub trait Store {
         Ok(())
     }
 
+    /// Fills the empty table `root` with `rows` (rowid, record values), in strictly
+    /// ascending rowid order (a bulk INSERT into an empty table, dml/bulk_insert.rs).
+    /// Stores over B-trees build the tree bottom up.
+    fn table_fill(&self, root: u32, rows: &[(i64, Row)]) -> Result<()> {
+        for (rowid, rec) in rows {
+            self.table_insert(root, *rowid, rec)?;
+        }
+        Ok(())
+    }
+
     /// The file header's counters of the database whose root bits are `db` (`PRAGMA
     /// page_count`, `freelist_count`, `application_id`, `page_size`). Stores without a file
     /// say so rather than invent figures.
@@ -711,6 +721,10 @@ impl Store for RoutedStore<'_> {
     fn index_fill(&self, root: u32, order: &KeyOrder, keys: Vec<Row>) -> Result<()> {
         let (s, r) = self.pick(root)?;
         s.index_fill(r, order, keys)
+    }
+    fn table_fill(&self, root: u32, rows: &[(i64, Row)]) -> Result<()> {
+        let (s, r) = self.pick(root)?;
+        s.table_fill(r, rows)
     }
     fn schema_cookie(&self) -> Result<u32> {
         self.main.schema_cookie()

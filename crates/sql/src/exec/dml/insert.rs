@@ -4,6 +4,7 @@
 
 use super::super::eval::Frame;
 use super::super::Engine;
+use super::bulk_insert;
 use super::*;
 
 impl Engine<'_> {
@@ -69,6 +70,23 @@ impl Engine<'_> {
         let empty: [Value; 0] = [];
         let triggers_before = self.table_triggers(&t, TriggerTime::Before, &TriggerEvent::Insert);
         let triggers_after = self.table_triggers(&t, TriggerTime::After, &TriggerEvent::Insert);
+        let rows = match triggers_before.is_empty()
+            && triggers_after.is_empty()
+            && returning.is_empty()
+            && upserts.is_empty()
+        {
+            true => {
+                let map = bulk_insert::SourceMap {
+                    targets: &targets,
+                    is_default,
+                };
+                match self.insert_into_empty(&w, rows, &map, ins.or_conflict)? {
+                    Some(rows) => rows,
+                    None => return Ok(out_rows),
+                }
+            }
+            false => rows,
+        };
         for src in rows {
             let mut vals = vec![Value::Null; ncols];
             let mut given = vec![false; ncols];
