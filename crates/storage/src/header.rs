@@ -4,14 +4,14 @@
 //! |-------:|-----:|-----------------------------------------|-----------------------|
 //! |      0 |   16 | magic "SQLite format 3\0"               | magic                 |
 //! |     16 |    2 | page size (1 means 65536)               | chosen at create      |
-//! |     18 |    1 | file format write version (1 legacy/2 WAL) | 1                  |
-//! |     19 |    1 | file format read version                | 1                     |
+//! |     18 |    1 | file format write version (1 legacy/2 WAL) | 1 at checkpoint    |
+//! |     19 |    1 | file format read version                | 1 at checkpoint       |
 //! |     20 |    1 | reserved bytes at the end of each page  | 0                     |
 //! |     21 |    1 | max embedded payload fraction (64)      | 64                    |
 //! |     22 |    1 | min embedded payload fraction (32)      | 32                    |
 //! |     23 |    1 | leaf payload fraction (32)              | 32                    |
-//! |     24 |    4 | file change counter                     | +1 per commit         |
-//! |     28 |    4 | database size in pages                  | at commit             |
+//! |     24 |    4 | file change counter                     | +1 per checkpoint     |
+//! |     28 |    4 | database size in pages                  | commit and checkpoint |
 //! |     32 |    4 | first freelist trunk page               | freelist              |
 //! |     36 |    4 | total freelist pages                    | freelist              |
 //! |     40 |    4 | schema cookie                           | SQL layer             |
@@ -23,8 +23,19 @@
 //! |     64 |    4 | incremental-vacuum mode                 | 0                     |
 //! |     68 |    4 | application id                          | SQL layer             |
 //! |     72 |   20 | reserved for expansion, zero            | 0                     |
-//! |     92 |    4 | version-valid-for (= change counter)    | at commit             |
+//! |     92 |    4 | version-valid-for (= change counter)    | at checkpoint         |
 //! |     96 |    4 | SQLITE_VERSION_NUMBER that last wrote   | [`WRITER_VERSION`]    |
+//!
+//! Who writes the header's bookkeeping fields (pages P3): a commit sets the page count (28)
+//! when the count changes, and only then makes page 1 part of its frame for that reason.
+//! The change counter (24), version-valid-for (92), the format versions (18, 19) and the
+//! writer version (96) are written by [`stamp_file_state`] into the copy of page 1 that a
+//! checkpoint writes into the database file, never into a committed image. Stock SQLite,
+//! in rollback-journal mode (18, 19 = 1), compares the change counter with the one it saw
+//! last to decide whether its page cache is stale; the database file changes only at a
+//! checkpoint, so a counter advanced by every checkpoint that writes a page is what it
+//! needs (SQLite's own WAL mode does not advance the counter per commit either:
+//! fileformat2.html §1.3.6).
 //!
 //! Bytes read from disk are untrusted: [`DbHeader::parse`] validates every field that
 //! decides how the rest of the file is read, and returns `NotADatabase` otherwise.
@@ -110,6 +121,19 @@ pub fn get_u32(buf: &[u8], offset: usize) -> u32 {
 
 pub fn put_u32(buf: &mut [u8], offset: usize, v: u32) {
     buf[offset..offset + 4].copy_from_slice(&v.to_be_bytes());
+}
+
+/// The fields a checkpoint stamps into the copy of page 1 (or of its first 100 bytes) that
+/// it writes into the database file (pages P3): change counter and version-valid-for
+/// `change_counter`, page count `page_count` (valid, then, for SQLite), rollback-journal
+/// format versions (stock SQLite must never look for a WAL) and the writer version.
+pub fn stamp_file_state(page1: &mut [u8], change_counter: u32, page_count: u32) {
+    put_u32(page1, OFFSET_CHANGE_COUNTER, change_counter);
+    put_u32(page1, OFFSET_PAGE_COUNT, page_count);
+    put_u32(page1, OFFSET_VERSION_VALID_FOR, change_counter);
+    put_u32(page1, OFFSET_WRITER_VERSION, WRITER_VERSION);
+    page1[18] = 1;
+    page1[19] = 1;
 }
 
 /// Decodes the page-size field (offset 16): 1 means 65536.

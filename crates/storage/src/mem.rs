@@ -15,7 +15,8 @@
 //!   savepoint used to cost a copy of the chunk table and of a 256-entry chunk.
 //! - M3. Commit publishes under the `committed` mutex: when no reader or other view holds
 //!   the committed image (the writer drops its own snapshot first), the dirty pages are
-//!   moved into it and page 1's header is stamped (P3) in place — no one can observe the
+//!   moved into it and page 1's header, if the commit changed page 1 or the page count, is
+//!   stamped (P3) in place — no one can observe the
 //!   change but the next `current()`, which happens after it; otherwise the chunk table,
 //!   the touched chunks and page 1 are copied into a new image. kv_ops' single-row
 //!   autocommit writes spent ~5k instructions each on those copies and the old image's
@@ -403,16 +404,22 @@ impl MemWrite {
         self.base = None;
         let seq = g.seq + 1;
         let page_size = self.shared.page_size;
+        // P3: only a commit that changes page 1 or the page count stamps it.
+        let stamp = dirty.contains_key(&1) || count != g.pages.count;
         match Arc::get_mut(&mut *g) {
             Some(image) => {
                 apply(&mut image.pages, count, dirty, page_size);
-                stamp_header(&mut image.pages)?;
+                if stamp {
+                    stamp_header(&mut image.pages)?;
+                }
                 image.seq = seq;
             }
             None => {
                 let mut pages = g.pages.clone();
                 apply(&mut pages, count, dirty, page_size);
-                stamp_header(&mut pages)?;
+                if stamp {
+                    stamp_header(&mut pages)?;
+                }
                 *g = Arc::new(Image { seq, pages });
             }
         }
@@ -420,9 +427,12 @@ impl MemWrite {
     }
 }
 
-/// P3: page 1's change counter, version-valid-for, writer version and page count. In the
-/// in-place case of M3 page 1 is written where it lies unless someone holds it (a copy of
-/// 4 KiB per commit otherwise, ~1k instructions of kv_ops' single-row writes).
+/// P3: page 1's change counter, version-valid-for, writer version and page count, stamped
+/// by a commit that changes page 1 or the page count (so the counter counts those commits:
+/// nothing outside this process can cache an in-memory database, and `to_bytes` needs only
+/// the count right and the counter equal to version-valid-for). A commit that leaves page 1
+/// alone leaves it shared: in the in-place case of M3 it was written where it lies unless
+/// someone held it, a copy of 4 KiB then, ~1k instructions of kv_ops' single-row writes.
 fn stamp_header(pages: &mut Pages) -> Result<()> {
     let count = pages.count;
     let p1 = pages.page_mut(PageNo(1))?;

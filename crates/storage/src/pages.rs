@@ -12,8 +12,12 @@
 //! - P2. `page_mut(n)` makes a private copy on first use in the view; the committed image is
 //!   never modified in place.
 //! - P3. `commit` is atomic: after a crash, either every page it changed is in its committed
-//!   state or none is. The backend sets the header's change counter (offset 24), page count
-//!   (28), version-valid-for (92) and SQLite version (96) on page 1 as part of commit.
+//!   state or none is. The backend owns page 1's change counter (offset 24), page count
+//!   (28), version-valid-for (92), SQLite version (96) and format versions (18, 19): a
+//!   commit sets the page count when the count changes and leaves page 1 alone otherwise;
+//!   the file backend stamps the others into the database file's page 1 at each checkpoint
+//!   that writes pages (a new change counter each time, header.rs), so committed images and
+//!   the file's page 1 may differ in those fields, and only in those.
 //! - P4. `rollback_to(sp)` restores every page to its image at `savepoint()` time, and the page
 //!   count too.
 //! - P5. A *detached* write view (`begin_detached`) holds no lock; its `commit` is `Misuse`
@@ -22,7 +26,7 @@
 //!   whatever it holds.
 //! - P6. `rebase_pages` of a detached view returns a detached view on the latest snapshot
 //!   holding the view's private pages unchanged only if no commit since the view's snapshot
-//!   changed a page the view read or wrote (page 1: outside the fields P3 stamps) and the
+//!   changed a page the view read or wrote (page 1: outside offsets 24 and 92) and the
 //!   page count is the same: then applying the view's writes to the latest snapshot reads
 //!   the same bytes at every step, so it would produce exactly those pages (the replay of
 //!   concurrent.rs C5, without running it).

@@ -19,7 +19,7 @@
 //! Replay one case: `PARLITE_SEED=1234 cargo test -p parlite-storage --test crash_sim`.
 //! More cases: `PARLITE_LONG=1` (20,000 seeds instead of 3,000).
 
-use parlite_storage::header::init_header;
+use parlite_storage::header::{init_header, DbHeader};
 use parlite_storage::pager::{FileBackend, PagerConfig};
 use parlite_storage::pages::{Backend, PageRead, ReadView};
 use parlite_storage::vfs::{CrashMode, SimVfs};
@@ -456,6 +456,10 @@ fn every_io_call_of_checkpoint_and_recovery() {
         model = m;
     }
     let start = base.io_calls();
+    let counter_before = base
+        .file_bytes("t.db")
+        .and_then(|f| DbHeader::parse(&f).ok())
+        .map_or(0, |h| h.change_counter);
     // Count the checkpoint's calls on a copy.
     let copy = base.fork();
     let before = copy.io_calls();
@@ -506,6 +510,18 @@ fn every_io_call_of_checkpoint_and_recovery() {
             if let Err(e) = model.matches(&*v) {
                 panic!("checkpoint call {fail_at}, recovery call {r_fail}, seed {crash_seed}: {e}");
             }
+            // Pages P3: whichever checkpoint put the last pages into the file (the crashed
+            // one, completed, or recovery's), it stamped page 1 with a counter the file did
+            // not have before, equal to version-valid-for, and the page count SQLite will
+            // then trust.
+            let file = after.file_bytes("t.db").unwrap_or_default();
+            let h = DbHeader::parse(&file).unwrap_or_else(|e| {
+                panic!("checkpoint call {fail_at}, seed {crash_seed}: header: {e}")
+            });
+            let what = format!("checkpoint call {fail_at}, seed {crash_seed}: {h:?}");
+            assert_ne!(h.change_counter, counter_before, "{what}");
+            assert_eq!(h.version_valid_for, h.change_counter, "{what}");
+            assert_eq!(h.page_count as usize, model.pages.len(), "{what}");
             checked += 1;
         }
     }
@@ -662,6 +678,16 @@ fn every_io_call_of_background_rounds_under_commits() {
                     acked.len() - 1,
                     last.matches(&*v)
                 );
+                // Pages P3: the file's page 1, as the rounds' R3 and recovery stamp it.
+                if let Some(h) = after
+                    .file_bytes("t.db")
+                    .filter(|f| !f.is_empty())
+                    .map(|f| DbHeader::parse(&f).unwrap())
+                {
+                    let what = format!("{sync:?} round call {fail_at}, seed {crash_seed}: {h:?}");
+                    assert_eq!(h.version_valid_for, h.change_counter, "{what}");
+                    assert_eq!(h.page_count, v.page_count(), "{what}");
+                }
                 checked += 1;
             }
         }

@@ -40,9 +40,10 @@
 
 use super::{lock, Inner};
 use crate::error::{PageNo, Result, StorageError};
+use crate::header::{self, HEADER_SIZE};
 use crate::log::{self, LogFile};
 use crate::pages::PageRef;
-use crate::vfs::VfsFile;
+use crate::vfs::{read_zero_padded, VfsFile};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -153,12 +154,30 @@ impl Inner {
                 keep_pages,
             )
         };
-        self.write_pages_and_trim(&dirty, page_count.max(keep_pages))?;
+        self.write_pages_and_trim(&dirty, page_count, page_count.max(keep_pages))?;
         self.sync_db()?;
         Ok(dirty.len())
     }
 
-    fn write_pages_and_trim(&self, pages: &[(PageNo, PageRef)], keep_pages: u32) -> Result<()> {
+    /// Writes `pages` (state S's images, S having `page_count` pages) into the database
+    /// file and trims it. P3: if any page is written, page 1 is written too, stamped with
+    /// the next change counter (`header::stamp_file_state`) — from its image when it is among
+    /// `pages`, else its first 100 bytes from the file, which holds page 1's image at S
+    /// since the page is clean. Committed images keep their own counter: the two differ
+    /// only in the fields `stamp_file_state` writes, which no commit changes (commits set
+    /// the page count only when it changes, to the count S then has) and which parlite
+    /// reads only at open, from the file.
+    fn write_pages_and_trim(
+        &self,
+        pages: &[(PageNo, PageRef)],
+        page_count: u32,
+        keep_pages: u32,
+    ) -> Result<()> {
+        let counter = self
+            .file_change_counter
+            .load(Ordering::Relaxed)
+            .wrapping_add(1);
+        let mut page1_written = false;
         for (pgno, img) in pages {
             if img.len() != self.page_size {
                 return Err(StorageError::corrupt(
@@ -166,8 +185,29 @@ impl Inner {
                     format!("cached image of {} bytes", img.len()),
                 ));
             }
-            self.db
-                .write_at((pgno.0 as u64 - 1) * self.page_size as u64, img)?;
+            let offset = (pgno.0 as u64 - 1) * self.page_size as u64;
+            if pgno.0 == 1 {
+                let mut p1 = img.to_vec();
+                header::stamp_file_state(&mut p1, counter, page_count);
+                self.db.write_at(offset, &p1)?;
+                page1_written = true;
+            } else {
+                self.db.write_at(offset, img)?;
+            }
+        }
+        if !pages.is_empty() {
+            if !page1_written {
+                let mut h = [0u8; HEADER_SIZE];
+                if read_zero_padded(&*self.db, 0, &mut h)? != HEADER_SIZE {
+                    return Err(StorageError::corrupt(
+                        PageNo(1),
+                        "database file shorter than its header at checkpoint",
+                    ));
+                }
+                header::stamp_file_state(&mut h, counter, page_count);
+                self.db.write_at(0, &h)?;
+            }
+            self.file_change_counter.store(counter, Ordering::Relaxed);
         }
         // Pages past the count are cut off, unless a live snapshot may still read them from
         // the file (cache C4); a later checkpoint trims them.
@@ -433,11 +473,11 @@ impl Inner {
             s.prev = Some((seq, Arc::clone(&prev_file)));
         }
         // State S: commits publish under the log mutex, which this thread holds.
-        let (pages, keep_pages) = {
+        let (pages, page_count, keep_pages) = {
             let c = &self.cache;
             debug_assert_eq!(c.committed_seq(), seq);
             let keep = c.page_count().max(c.max_snapshot_page_count());
-            (c.dirty_pages(keep), keep)
+            (c.dirty_pages(keep), c.page_count(), keep)
         };
         drop(guard);
         Ok(Some(CheckpointRound {
@@ -447,6 +487,7 @@ impl Inner {
             step: Step::SyncPrev,
             seq,
             pages,
+            page_count,
             keep_pages,
             prev_file,
             relaxed,
@@ -525,6 +566,8 @@ pub struct CheckpointRound {
     seq: u64,
     /// The newest image of every page dirty at S (with page number ≤ `keep_pages`).
     pages: Vec<(PageNo, PageRef)>,
+    /// S's page count (pages P3: stamped into the file's page 1).
+    page_count: u32,
     keep_pages: u32,
     prev_file: Arc<dyn VfsFile>,
     /// Every commit up to `seq` was `Off` at R1 (B8): no fsync unless a `Normal`/`Full`
@@ -568,7 +611,7 @@ impl CheckpointRound {
             }
             Step::WritePages => {
                 // R3 (B5).
-                inner.write_pages_and_trim(&self.pages, self.keep_pages)?;
+                inner.write_pages_and_trim(&self.pages, self.page_count, self.keep_pages)?;
                 self.step = Step::SyncDb;
             }
             Step::SyncDb => {

@@ -4,8 +4,9 @@
 //! Life of a commit (the numbered steps of docs/log-and-recovery.md, "Commit path"):
 //! 1. the writer holds the writer lock (one writer at a time; readers never take it) —
 //!    from its begin, or, for a detached view, from `attach_writer` (after step 2);
-//! 2. it stamps page 1's header (P3), diffs each changed page against its base image and
-//!    encodes the frame — a detached view before it takes the lock (K5);
+//! 2. it sets page 1's page count if the count changed (P3), diffs each changed page
+//!    against its base image and encodes the frame — a detached view before it takes the
+//!    lock (K5);
 //! 3. it seals the frame (salt, chained checksum) and appends it to the log with `write`
 //!    (no fsync yet);
 //! 4. it publishes the new page versions in the cache (readers who begin now see them);
@@ -51,7 +52,7 @@
 //!   but no writer slot; `commit_inner` refuses to run without the slot, which only
 //!   `attach_writer` gives it, after checking under the slot that the snapshot is the latest
 //!   (so the diff base of step 2 is the latest committed image).
-//! - K5. Steps 1–2 (stamp, diff, frame encoding without salt and checksum) depend only on
+//! - K5. Steps 1–2 (page count, diff, frame encoding without salt and checksum) depend only on
 //!   the view's snapshot and its private pages, so a detached view runs them in
 //!   `attach_writer` *before* taking the writer lock; the result is used only if the lock
 //!   holder then finds the snapshot still the latest (K4: nothing was committed since, so
@@ -80,7 +81,7 @@ use crate::options::{OpenOptions, Synchronous};
 use crate::pages::{Backend, PageRead, PageRef, PageWrite, ReadView, WriteView};
 use crate::vfs::{read_zero_padded, Vfs, VfsFile};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
@@ -191,6 +192,10 @@ struct SyncState {
     syncing: bool,
     /// A leader waits on `Inner::append_cv` for more frames before its fsync.
     leader_waiting: bool,
+    /// Committers waiting on `Inner::sync_cv` for a leader's fsync. `notify_all` is a
+    /// `futex` system call even with nobody waiting: one per commit for a lone writer
+    /// (strace, kv_ops), so it is made only when this is not zero.
+    sync_waiters: u32,
     /// Commits the last leader's fsync covered (evidence of concurrent committers).
     last_group: u64,
     /// The active log file (set at open and by a round's switch, under the log mutex).
@@ -261,6 +266,10 @@ struct Inner {
     writer_waits: AtomicU64,
     writer_wait_us: AtomicU64,
     writer_wait_max_us: AtomicU64,
+    /// The change counter (header offset 24) the database file's page 1 holds: read at
+    /// open, advanced by every checkpoint that writes pages (P3, header.rs). Changed only
+    /// by the holder of the checkpoint slot (or by `open`).
+    file_change_counter: AtomicU32,
     /// The user-side owner (`Handle`), for the snapshots views register.
     handle: OnceLock<Weak<Handle>>,
     /// Released at close, before this struct may be freed (the checkpointer thread can hold
@@ -487,6 +496,12 @@ fn open_inner(
     let process_lock = vfs.lock_process(path)?;
     let db = vfs.open(path, create)?;
     let db_size = db.size()?;
+    // P3: the counter stock SQLite last saw in the file, whatever the log redoes below.
+    let file_change_counter = {
+        let mut h = [0u8; HEADER_SIZE];
+        read_zero_padded(&*db, 0, &mut h)?;
+        header::get_u32(&h, header::OFFSET_CHANGE_COUNTER)
+    };
 
     // Both log files, chained (B1).
     let mut log_files: Vec<Option<Arc<dyn VfsFile>>> = Vec::new();
@@ -637,6 +652,7 @@ fn open_inner(
         writer_waits: AtomicU64::new(0),
         writer_wait_us: AtomicU64::new(0),
         writer_wait_max_us: AtomicU64::new(0),
+        file_change_counter: AtomicU32::new(file_change_counter),
         handle: OnceLock::new(),
         process_lock: Mutex::new(process_lock),
     };
@@ -821,7 +837,9 @@ impl Inner {
         if seq > s.synced_seq {
             s.synced_seq = seq;
         }
-        self.sync_cv.notify_all();
+        if s.sync_waiters > 0 {
+            self.sync_cv.notify_all();
+        }
         Ok(())
     }
 
@@ -895,7 +913,9 @@ impl Inner {
                 });
             }
             if s.syncing {
+                s.sync_waiters += 1;
                 s = self.sync_cv.wait(s).unwrap_or_else(|p| p.into_inner());
+                s.sync_waiters -= 1;
                 continue;
             }
             s.syncing = true;
@@ -944,7 +964,9 @@ impl Inner {
                     return Err(e);
                 }
             }
-            self.sync_cv.notify_all();
+            if s.sync_waiters > 0 {
+                self.sync_cv.notify_all();
+            }
         }
     }
 }
@@ -1132,11 +1154,11 @@ impl FileWriteView {
         }
     }
 
-    /// Steps 1–2 of the commit path (module docs), which need no lock: stamp page 1, diff
-    /// every private page against its base (the snapshot's image) and encode the frame
-    /// without its salt and checksum. `None`: nothing to commit. The result is the same
-    /// under the writer lock as outside it as long as no commit followed the snapshot
-    /// (K5), and running it again gives the same (the stamp is computed from the base).
+    /// Steps 1–2 of the commit path (module docs), which need no lock: set page 1's page
+    /// count if it changed, diff every private page against its base (the snapshot's image)
+    /// and encode the frame without its salt and checksum. `None`: nothing to commit. The
+    /// result is the same under the writer lock as outside it as long as no commit followed
+    /// the snapshot (K5), and running it again gives the same.
     fn prepare(&mut self) -> Result<Option<Prepared>> {
         let inner = Arc::clone(self.inner());
         let base_count = self.snap.page_count;
@@ -1147,29 +1169,23 @@ impl FileWriteView {
             return Err(StorageError::misuse("a commit must leave at least page 1"));
         }
         let seq = self.snap.seq + 1;
-        // P3: stamp page 1's header. The counter is the base's + 1, so a second prepare
-        // (after more writes) stamps the same value.
-        if self.page_count >= 1 {
-            let count = self.page_count;
-            let base_counter = if base_count >= 1 {
-                let base = inner.read_page(self.snap.seq, base_count, PageNo(1))?;
-                (base.len() >= HEADER_SIZE)
-                    .then(|| header::get_u32(&base, header::OFFSET_CHANGE_COUNTER))
-            } else {
-                None
-            };
+        // P3: a commit records a new page count on page 1 (offset 28), and touches page 1
+        // for nothing else: the change counter and version-valid-for are stamped by the
+        // checkpoint into the file's copy (`Inner::write_pages_and_trim`). A commit that
+        // leaves page 1 alone so neither copies, diffs, logs nor publishes it — it did all
+        // four on every commit, ~4k instructions of the ~16.7k of a kv_ops disk commit
+        // (BENCHMARKS.md, commit branch, 2026-11-23).
+        let count = self.page_count;
+        let count_stale = match self.private.get(&1) {
+            Some(p1) => {
+                p1.len() >= HEADER_SIZE && header::get_u32(p1, header::OFFSET_PAGE_COUNT) != count
+            }
+            None => count != base_count,
+        };
+        if count_stale {
             let p1 = self.page_mut(PageNo(1))?;
             if p1.len() >= HEADER_SIZE {
-                let counter = base_counter
-                    .unwrap_or_else(|| header::get_u32(p1, header::OFFSET_CHANGE_COUNTER))
-                    .wrapping_add(1);
-                put_u32(p1, header::OFFSET_CHANGE_COUNTER, counter);
                 put_u32(p1, header::OFFSET_PAGE_COUNT, count);
-                put_u32(p1, header::OFFSET_VERSION_VALID_FOR, counter);
-                put_u32(p1, header::OFFSET_WRITER_VERSION, header::WRITER_VERSION);
-                // Rollback-journal mode for stock SQLite: it must never look for a WAL.
-                p1[18] = 1;
-                p1[19] = 1;
             }
         }
         // Step 2: diff against the base images (F3), straight into the frame.
