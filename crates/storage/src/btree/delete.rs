@@ -41,7 +41,8 @@ fn remove_leaf_cell<V: PageWrite + ?Sized>(
         free_chain(v, pgno, &info)?;
     }
     drop_cell(v.page_mut(pgno)?, pgno, usable, idx, info.size())?;
-    rebalance_if_underfull(v, &mut pos.path)
+    rebalance_if_underfull(v, &mut pos.path)?;
+    Ok(())
 }
 
 /// Deletes row `rowid`; false if it was not there.
