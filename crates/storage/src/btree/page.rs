@@ -502,14 +502,17 @@ fn content_start(data: &[u8], hdr_off: usize) -> usize {
 /// Removes cell `idx` (occupying `size` bytes) and returns its space to the page, exactly
 /// as SQLite's freeSpace(): the block joins the sorted freeblock list, coalescing with
 /// neighbours (absorbing fragments of under 4 bytes between them), and a block at the start
-/// of the content area just moves that start.
+/// of the content area just moves that start. Returns the page's free space afterwards
+/// (`free_space`), counted on the way: the caller's underfull check then needs no second
+/// walk of the chain, which after many deletes is long (callgrind, speedtest1 test 270:
+/// that walk was ~700 instructions of every index entry deleted).
 pub fn drop_cell(
     data: &mut [u8],
     pgno: PageNo,
     usable: usize,
     idx: usize,
     size: usize,
-) -> Result<()> {
+) -> Result<usize> {
     let hdr = PageHeader::parse(data, pgno, usable)?;
     if idx >= hdr.ncells {
         return Err(StorageError::corrupt(pgno, "cell index past the end"));
@@ -518,11 +521,11 @@ pub fn drop_cell(
     if pc < hdr.ptr_array_end() || pc + size > usable {
         return Err(StorageError::corrupt(pgno, "cell pointer out of range"));
     }
-    free_range(data, &hdr, pgno, usable, pc, size)?;
+    let free_before = free_range(data, &hdr, pgno, usable, pc, size)?;
     let start = hdr.ptr_array_start() + 2 * idx;
     data.copy_within(start + 2..hdr.ptr_array_end(), start);
     put_u16(data, hdr.hdr_off + 3, hdr.ncells - 1);
-    Ok(())
+    Ok(free_before + size + 2)
 }
 
 fn free_range(
@@ -532,9 +535,12 @@ fn free_range(
     usable: usize,
     start: usize,
     size: usize,
-) -> Result<()> {
+) -> Result<usize> {
     let bad = |why: &str| StorageError::corrupt(pgno, why.to_string());
     let hdr_off = hdr.hdr_off;
+    // The free space before this call: gap, fragments, and every freeblock (summed on the
+    // walk below and then over the rest of the chain).
+    let mut free_before = hdr.content_start - hdr.ptr_array_end() + hdr.frag;
     let mut start = start;
     let mut size = size;
     let mut frag = hdr.frag;
@@ -554,6 +560,7 @@ fn free_range(
         if after != 0 && after <= next {
             return Err(bad("freeblocks out of order"));
         }
+        free_before += get_u16(data, next + 2);
         prev = next;
         prev_link = link;
         link = next;
@@ -561,6 +568,21 @@ fn free_range(
     }
     if next != 0 && (next < start + size || next + 4 > usable) {
         return Err(bad("freed cell overlaps a freeblock"));
+    }
+    let mut pc = next;
+    let mut prev_end = 0usize;
+    while pc != 0 {
+        steps += 1;
+        if steps > usable / 4 || pc < prev_end || pc + 4 > usable {
+            return Err(bad("freeblock chain out of order or out of range"));
+        }
+        let block = get_u16(data, pc + 2);
+        if block < 4 || pc + block > usable {
+            return Err(bad("freeblock size out of range"));
+        }
+        free_before += block;
+        prev_end = pc + block;
+        pc = get_u16(data, pc);
     }
     // Coalesce with the following block when at most 3 bytes (a fragment) separate them.
     if next != 0 && next - (start + size) <= 3 {
@@ -603,7 +625,7 @@ fn free_range(
         put_u16(data, start + 2, size);
         put_u16(data, link, start);
     }
-    Ok(())
+    Ok(free_before)
 }
 
 /// Writes a whole page from a list of cells (each unpadded; padded here to 4 bytes), packed
@@ -733,8 +755,14 @@ mod tests {
                 }
             } else {
                 let idx = rnd(sizes.len());
-                drop_cell(&mut page, pgno, 512, idx, sizes[idx]).unwrap();
+                let free = drop_cell(&mut page, pgno, 512, idx, sizes[idx]).unwrap();
                 sizes.remove(idx);
+                let hdr = PageHeader::parse(&page, pgno, 512).unwrap();
+                assert_eq!(
+                    free,
+                    free_space(&page, &hdr, 512, pgno).unwrap(),
+                    "step {step}"
+                );
             }
         }
     }
@@ -781,7 +809,10 @@ mod tests {
         }
         let chain = blocks(page);
         for w in chain.windows(2) {
-            assert!(w[0].0 + w[0].1 + 4 <= w[1].0, "freeblocks unsorted or touching");
+            assert!(
+                w[0].0 + w[0].1 + 4 <= w[1].0,
+                "freeblocks unsorted or touching"
+            );
         }
         spans.extend(chain.iter().copied());
         spans.sort();
@@ -839,7 +870,15 @@ mod tests {
         // Fill the gap down to 4 bytes.
         for n in [128, 128, 128, 128, 60] {
             let at = get_u16(&page, 3);
-            assert!(insert_cell(&mut page, pgno, usable, at, &filled_cell(n, 7), sizer(usable)).unwrap());
+            assert!(insert_cell(
+                &mut page,
+                pgno,
+                usable,
+                at,
+                &filled_cell(n, 7),
+                sizer(usable)
+            )
+            .unwrap());
         }
         let gap = |p: &[u8]| {
             let h = PageHeader::parse(p, pgno, usable).unwrap();
@@ -859,7 +898,15 @@ mod tests {
         assert_eq!(blocks(&page).len(), 1);
         assert_eq!(gap(&page), 6);
         let before = sound(&page, usable);
-        assert!(insert_cell(&mut page, pgno, usable, 0, &filled_cell(5, 250), sizer(usable)).unwrap());
+        assert!(insert_cell(
+            &mut page,
+            pgno,
+            usable,
+            0,
+            &filled_cell(5, 250),
+            sizer(usable)
+        )
+        .unwrap());
         assert_eq!(page[7], 0, "defragmented");
         assert_eq!(blocks(&page), vec![]);
         let after = sound(&page, usable);
@@ -951,7 +998,9 @@ mod tests {
             }
             assert_eq!(full[7], 0);
             let h = PageHeader::parse(&full, pgno, usable).unwrap();
-            assert!(full[h.ptr_array_end()..h.content_start].iter().all(|&b| b == 0));
+            assert!(full[h.ptr_array_end()..h.content_start]
+                .iter()
+                .all(|&b| b == 0));
         }
     }
 }
