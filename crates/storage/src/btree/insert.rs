@@ -5,6 +5,12 @@
 //! append past the last rowid of a right-most leaf takes SQLite's quick balance, so
 //! ascending inserts leave full pages behind them.
 //!
+//! A table insert hands back a [`LeafHint`] (the leaf it wrote and its rowid range) for the
+//! next insert into the same table; the caller (txn.rs) keeps it only while nothing else
+//! changed that tree. Invariant: a hint is used only after the rowid is checked against the
+//! leaf's own cells (found there, between two of its rowids, or past the last on the
+//! right-most leaf), so a stale hint can cost a descent but never place a row wrongly.
+//!
 //! Every new entry goes into a leaf. In an index tree the lower-bound descent ends at a leaf
 //! position that is directly before the first entry >= the new key in key order, even when
 //! that entry sits in an interior page, so inserting there keeps the order.
