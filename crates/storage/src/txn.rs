@@ -289,10 +289,10 @@ struct TxnInner {
     changes: u64,
     /// Reused buffers and descent stack for modifications.
     tc: TreeCursor,
-    /// Right-edge path of the last append: (root, change counter after it, path). Valid
+    /// The leaf of the last table insert: (root, change counter after it, leaf). Valid
     /// only while the counter has not moved since (insert.rs, `table_insert`), except
     /// that key writes to other trees carry it along (`keep_hint_past`).
-    append_hint: Option<(PageNo, u64, Vec<(PageNo, usize)>)>,
+    append_hint: Option<(PageNo, u64, insert::LeafHint)>,
     scratch: Vec<u8>,
     cell: Vec<u8>,
     /// A concurrent transaction's reads, writes and operations (T4).

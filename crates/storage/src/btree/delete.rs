@@ -14,9 +14,9 @@
 use super::balance::{balance, node_read};
 use super::cell::{cell_size_fn, convert_cell};
 use super::cursor::{payload_of, TreeCursor};
-use super::insert::{rebalance_if_underfull, Pos};
+use super::insert::{rebalance_leaf, Pos};
 use super::overflow::free_chain;
-use super::page::{drop_cell, insert_cell, INDEX_INTERIOR, INDEX_LEAF};
+use super::page::{drop_cell, insert_cell, is_table_kind, INDEX_INTERIOR, INDEX_LEAF};
 use crate::error::{PageNo, Result, StorageError};
 use crate::pages::PageWrite;
 use crate::record::KeyCompare;
@@ -40,8 +40,9 @@ fn remove_leaf_cell<V: PageWrite + ?Sized>(
     if free_overflow {
         free_chain(v, pgno, &info)?;
     }
-    drop_cell(v.page_mut(pgno)?, pgno, usable, idx, info.size())?;
-    rebalance_if_underfull(v, &mut pos.path)
+    let free = drop_cell(v.page_mut(pgno)?, pgno, usable, idx, info.size())?;
+    rebalance_leaf(v, &mut pos.path, free, is_table_kind(pos.kind))?;
+    Ok(())
 }
 
 /// Deletes row `rowid`; false if it was not there.

@@ -5,15 +5,24 @@
 //! append past the last rowid of a right-most leaf takes SQLite's quick balance, so
 //! ascending inserts leave full pages behind them.
 //!
+//! A table insert hands back a [`LeafHint`] (the leaf it wrote and its rowid range) for the
+//! next insert into the same table; the caller (txn.rs) keeps it only while nothing else
+//! changed that tree. Invariant: a hint is used only after the rowid is checked against the
+//! leaf's own cells (found there, between two of its rowids, or past the last on the
+//! right-most leaf), so a stale hint can cost a descent but never place a row wrongly.
+//!
 //! Every new entry goes into a leaf. In an index tree the lower-bound descent ends at a leaf
 //! position that is directly before the first entry >= the new key in key order, even when
 //! that entry sits in an interior page, so inserting there keeps the order.
 
 use super::balance::{balance, is_underfull, node_read, quick_balance};
-use super::cell::{build_index_leaf, build_table_leaf, cell_size_fn, local_len, table_cell_key};
+use super::cell::{
+    build_index_leaf, build_table_leaf, cell_size_fn, local_len, parse_cell, table_cell_key,
+    CellInfo,
+};
 use super::cursor::TreeCursor;
 use super::overflow::{free_chain, write_chain};
-use super::page::{drop_cell, free_space, insert_cell, PageHeader, INDEX_LEAF, TABLE_LEAF};
+use super::page::{drop_cell, insert_cell, PageHeader, INDEX_LEAF, TABLE_LEAF};
 use crate::error::{PageNo, Result, StorageError};
 use crate::pages::PageWrite;
 use crate::record::KeyCompare;
@@ -108,55 +117,97 @@ fn place_in_leaf<V: PageWrite + ?Sized>(
         quick_balance(v, &mut pos.path, cell)?;
         return Ok(true);
     }
+    overfull_leaf(v, pos, cell)?;
+    Ok(true)
+}
+
+/// Balances the leaf at `pos`, which lacks room for `cell` at its position.
+fn overfull_leaf<V: PageWrite + ?Sized>(v: &mut V, pos: &mut Pos, cell: &[u8]) -> Result<()> {
+    let (pgno, idx) = pos.leaf();
     let mut node = node_read(v, pgno, pos.kind == TABLE_LEAF)?;
     if idx > node.len() {
         return Err(StorageError::corrupt(pgno, "insert position past the end"));
     }
     node.insert(idx, cell);
-    balance(v, &mut pos.path, node)?;
-    Ok(true)
+    balance(v, &mut pos.path, node)
+}
+
+/// The leaf the previous insert into a table ended on, handed to the next insert into the
+/// same table when nothing restructured the tree since (the caller checks that): its
+/// root-to-leaf path, and whether it is the table's right-most leaf.
+#[derive(Debug, Clone)]
+pub struct LeafHint {
+    path: Vec<(PageNo, usize)>,
+    right_edge: bool,
+    /// The leaf's first and last rowids as last seen. Only a filter that turns rowids
+    /// away before the leaf is read (a random single-row UPDATE, speedtest1 test 240,
+    /// missed the hint at ~500 instructions a row): a rowid inside it is still checked
+    /// against the leaf itself, so a stale range costs a descent, never a wrong write.
+    keys: (i64, i64),
 }
 
 /// Inserts or replaces the row `rowid` of the table rooted at the cursor's root.
 ///
-/// `append_hint` is the path returned by the previous call for the same tree when nothing
-/// else changed since (the caller checks that): the root-to-leaf path of the right-most
-/// leaf. A rowid past that leaf's last key then goes straight to its end without a descent
-/// — SQLite's BTREE_APPEND, which ascending inserts (the common INSERT) hit every time.
-/// Returns the hint for the next call: the path, when this insert appended at the right
-/// edge without restructuring the tree.
+/// `hint` is the value returned by the previous call for the same tree when nothing else
+/// changed the tree since (the caller checks that). When `rowid` lies within that leaf —
+/// present in it, strictly between its first and last rowids, or past its last rowid on
+/// the right-most leaf — the row is written there without a descent: SQLite's
+/// BTREE_APPEND for ascending inserts (the common INSERT), and its write at the cursor
+/// for an UPDATE walking the table (speedtest1 test 250: the descent was a quarter of the
+/// statement). Returns the hint for the next call: the leaf written, when the tree kept
+/// its shape (no balance).
 pub fn table_insert<V: PageWrite + ?Sized>(
     v: &mut V,
     tc: &mut TreeCursor,
     rowid: i64,
     record: &[u8],
     cell: &mut Vec<u8>,
-    append_hint: Option<Vec<(PageNo, usize)>>,
-) -> Result<Option<Vec<(PageNo, usize)>>> {
+    hint: Option<LeafHint>,
+) -> Result<Option<LeafHint>> {
     let usable = v.usable_size();
-    if let Some(path) = append_hint {
-        if let Some(mut pos) = append_position(v, path, rowid)? {
-            make_cell(v, Some(rowid), record, cell)?;
-            let balanced = place_in_leaf(v, &mut pos, cell, true)?;
-            return Ok((!balanced).then_some(pos.path));
+    let mut keys = (rowid, rowid);
+    let hinted = match hint {
+        Some(h) => {
+            keys = (h.keys.0.min(rowid), h.keys.1.max(rowid));
+            hinted_position(v, h, rowid)?
         }
-    }
-    let found = tc.descend_table(v, rowid, false)?;
-    let old = if found {
-        let top = tc
-            .stack
-            .last()
-            .ok_or_else(|| StorageError::misuse("no leaf"))?;
-        Some((top.cell(top.idx, usable)?, top.cell_off(top.idx, usable)?))
-    } else {
-        None
+        None => None,
     };
-    let right_edge = tc.stack.iter().all(|f| f.idx == f.hdr.ncells);
-    let mut pos = Pos::take(tc)?;
+    let (mut pos, old, right_edge) = match hinted {
+        Some((pos, old)) => {
+            let right_edge = pos.rightmost;
+            (pos, old, right_edge)
+        }
+        None => {
+            let found = tc.descend_table(v, rowid, false)?;
+            let old = if found {
+                let top = tc
+                    .stack
+                    .last()
+                    .ok_or_else(|| StorageError::misuse("no leaf"))?;
+                Some((top.cell(top.idx, usable)?, top.cell_off(top.idx, usable)?))
+            } else {
+                None
+            };
+            if let Some(top) = tc.stack.last() {
+                let (first, last) = leaf_keys(&top.page, &top.hdr, usable);
+                keys = (first.min(rowid), last.max(rowid));
+            }
+            let n = tc.stack.len();
+            let right_edge = tc.stack[..n.saturating_sub(1)]
+                .iter()
+                .all(|f| f.idx == f.hdr.ncells);
+            (Pos::take(tc)?, old, right_edge)
+        }
+    };
     make_cell(v, Some(rowid), record, cell)?;
     let Some((old, pc)) = old else {
         let balanced = place_in_leaf(v, &mut pos, cell, true)?;
-        return Ok((right_edge && !balanced).then_some(pos.path));
+        return Ok((!balanced).then_some(LeafHint {
+            path: pos.path,
+            right_edge,
+            keys,
+        }));
     };
     // Replace: free the old payload's overflow, then overwrite in place when the cell
     // size is unchanged (the common UPDATE), else remove and insert.
@@ -164,72 +215,166 @@ pub fn table_insert<V: PageWrite + ?Sized>(
     free_chain(v, pgno, &old)?;
     if old.size() == cell.len() {
         v.page_mut(pgno)?[pc..pc + cell.len()].copy_from_slice(cell);
-        return Ok(None);
+    } else {
+        // One `page_mut` for both halves (each was ~600 instructions, a tenth of a
+        // rewrite; callgrind, speedtest1 test 230).
+        let data = v.page_mut(pgno)?;
+        let free = drop_cell(data, pgno, usable, idx, old.size())?;
+        if !insert_cell(
+            data,
+            pgno,
+            usable,
+            idx,
+            cell,
+            cell_size_fn(TABLE_LEAF, usable),
+        )? {
+            overfull_leaf(v, &mut pos, cell)?;
+            return Ok(None);
+        }
+        let free = free.saturating_sub(cell.len() + 2);
+        if cell.len() < old.size() && rebalance_leaf(v, &mut pos.path, free, true)? {
+            return Ok(None);
+        }
     }
-    drop_cell(v.page_mut(pgno)?, pgno, usable, idx, old.size())?;
-    if place_in_leaf(v, &mut pos, cell, false)? || cell.len() >= old.size() {
-        return Ok(None);
-    }
-    rebalance_if_underfull(v, &mut pos.path)?;
-    Ok(None)
-}
-
-/// The leaf position for appending `rowid` along a right-edge `path` from the previous
-/// insert, or None when `rowid` is not past that leaf's last key.
-fn append_position<V: PageWrite + ?Sized>(
-    v: &V,
-    mut path: Vec<(PageNo, usize)>,
-    rowid: i64,
-) -> Result<Option<Pos>> {
-    let usable = v.usable_size();
-    let Some(&(leaf, _)) = path.last() else {
-        return Ok(None);
-    };
-    let page = v.page(leaf)?;
-    let hdr = PageHeader::parse(&page, leaf, usable)?;
-    if hdr.kind != TABLE_LEAF || hdr.ncells == 0 {
-        return Ok(None);
-    }
-    let pc = hdr.cell_ptr(&page, hdr.ncells - 1);
-    if pc < hdr.ptr_array_end() || pc + 4 > usable {
-        return Err(StorageError::corrupt(leaf, "cell pointer out of range"));
-    }
-    let last = table_cell_key(&page[..usable], pc, TABLE_LEAF)
-        .ok_or_else(|| StorageError::corrupt(leaf, "malformed cell"))?;
-    if rowid <= last {
-        return Ok(None);
-    }
-    if let Some(l) = path.last_mut() {
-        l.1 = hdr.ncells;
-    }
-    Ok(Some(Pos {
-        path,
-        kind: TABLE_LEAF,
-        ncells: hdr.ncells,
-        rightmost: true,
+    Ok(Some(LeafHint {
+        path: pos.path,
+        right_edge,
+        keys,
     }))
 }
 
-/// After a cell in the leaf at the end of `path` shrank or vanished, merges the leaf with
-/// its siblings when it is underfull.
-pub(crate) fn rebalance_if_underfull<V: PageWrite + ?Sized>(
+/// The first and last rowids of a table leaf, or an empty range (first > last) when it
+/// has no cells or they cannot be read (the range is only a filter; see `LeafHint`).
+fn leaf_keys(page: &[u8], hdr: &PageHeader, usable: usize) -> (i64, i64) {
+    let key = |i: usize| {
+        let pc = hdr.cell_ptr(page, i);
+        if pc < hdr.ptr_array_end() || pc + 4 > usable || hdr.kind != TABLE_LEAF {
+            return None;
+        }
+        table_cell_key(page.get(..usable)?, pc, TABLE_LEAF)
+    };
+    match hdr.ncells.checked_sub(1).map(|last| (key(0), key(last))) {
+        Some((Some(first), Some(last))) => (first, last),
+        _ => (i64::MAX, i64::MIN),
+    }
+}
+
+fn path_leaf_idx(path: &[(PageNo, usize)]) -> usize {
+    path.last().map_or(0, |l| l.1)
+}
+
+/// The leaf position for `rowid` in the leaf of `hint`, with the cell already holding
+/// `rowid` (and its offset) if any, or None when `rowid` may belong to another leaf: before
+/// the leaf's first rowid, or past its last one on a leaf that is not the right-most.
+/// Rowids are unique in a table tree and each leaf holds a contiguous range of them, so a
+/// rowid found in the leaf, or falling between two of its rowids, belongs there.
+#[allow(clippy::type_complexity)]
+fn hinted_position<V: PageWrite + ?Sized>(
+    v: &V,
+    hint: LeafHint,
+    rowid: i64,
+) -> Result<Option<(Pos, Option<(CellInfo, usize)>)>> {
+    let usable = v.usable_size();
+    let Some(&(leaf, _)) = hint.path.last() else {
+        return Ok(None);
+    };
+    if rowid < hint.keys.0 || (!hint.right_edge && rowid > hint.keys.1) {
+        return Ok(None);
+    }
+    let page = v.page(leaf)?;
+    let data = &page[..usable.min(page.len())];
+    let hdr = PageHeader::parse(data, leaf, usable)?;
+    if hdr.kind != TABLE_LEAF || hdr.ncells == 0 {
+        return Ok(None);
+    }
+    let offset_of = |i: usize| -> Result<usize> {
+        let pc = hdr.cell_ptr(data, i);
+        if pc < hdr.ptr_array_end() || pc + 4 > usable {
+            return Err(StorageError::corrupt(leaf, "cell pointer out of range"));
+        }
+        Ok(pc)
+    };
+    let key_of = |i: usize| -> Result<i64> {
+        table_cell_key(data, offset_of(i)?, TABLE_LEAF)
+            .ok_or_else(|| StorageError::corrupt(leaf, "malformed cell"))
+    };
+    let n = hdr.ncells;
+    // Probe the previous write's position and the one after it first: a statement
+    // walking the table in rowid order (UPDATE without an index) writes there next.
+    let guess = path_leaf_idx(&hint.path).min(n - 1);
+    let at_guess = key_of(guess)?;
+    let (mut lo, mut hi) = (0, n);
+    if at_guess == rowid {
+        (lo, hi) = (guess, guess);
+    } else if at_guess > rowid {
+        hi = guess;
+    } else if guess + 1 < n && key_of(guess + 1)? >= rowid {
+        (lo, hi) = (guess + 1, guess + 1);
+    } else {
+        lo = guess + 1;
+    }
+    // The first cell in lo..hi whose rowid is >= `rowid` (hi when none is).
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if key_of(mid)? < rowid {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    let (idx, found) = if lo == n {
+        if !hint.right_edge {
+            return Ok(None);
+        }
+        (n, false)
+    } else {
+        let found = key_of(lo)? == rowid;
+        if lo == 0 && !found {
+            return Ok(None);
+        }
+        (lo, found)
+    };
+    let old = if found {
+        let pc = offset_of(idx)?;
+        let info = parse_cell(data, pc, TABLE_LEAF, usable)
+            .ok_or_else(|| StorageError::corrupt(leaf, "cell extends past the page"))?;
+        Some((info, pc))
+    } else {
+        None
+    };
+    let ncells = hdr.ncells;
+    drop(page);
+    let mut path = hint.path;
+    if let Some(l) = path.last_mut() {
+        l.1 = idx;
+    }
+    Ok(Some((
+        Pos {
+            path,
+            kind: TABLE_LEAF,
+            ncells,
+            rightmost: hint.right_edge,
+        },
+        old,
+    )))
+}
+
+/// After a cell in the leaf at the end of `path` shrank or vanished, leaving `free` bytes
+/// free on it (`drop_cell` counts them), merges the leaf with its siblings when it is
+/// underfull. Returns true when it balanced.
+pub(crate) fn rebalance_leaf<V: PageWrite + ?Sized>(
     v: &mut V,
     path: &mut Vec<(PageNo, usize)>,
-) -> Result<()> {
-    let usable = v.usable_size();
-    if path.len() < 2 {
-        return Ok(());
+    free: usize,
+    table: bool,
+) -> Result<bool> {
+    if path.len() < 2 || !is_underfull(free, v.usable_size()) {
+        return Ok(false);
     }
     let (pgno, _) = path[path.len() - 1];
-    let page = v.page(pgno)?;
-    let hdr = PageHeader::parse(&page, pgno, usable)?;
-    let free = free_space(&page, &hdr, usable, pgno)?;
-    drop(page);
-    if !is_underfull(free, usable) {
-        return Ok(());
-    }
-    let node = node_read(v, pgno, hdr.is_table())?;
-    balance(v, path, node)
+    let node = node_read(v, pgno, table)?;
+    balance(v, path, node)?;
+    Ok(true)
 }
 
 /// Inserts `key` into the index rooted at the cursor's root. An entry comparing equal is
