@@ -27,7 +27,7 @@ pub mod without_rowid;
 
 use crate::func::FunctionContext;
 use crate::parse::ast::{self, Stmt, TriggerEvent, TriggerTime};
-use crate::plan::{Binder, SelectPlan};
+use crate::plan::{Binder, CExpr, SelectPlan};
 use crate::schema::{Schema, Table, Trigger};
 use crate::value::{Result, SqlError, Value};
 use eval::{Exec, Frame};
@@ -96,13 +96,40 @@ static EXEC_IDS: AtomicU64 = AtomicU64::new(1);
 /// keeper must drop it whenever the schema is reloaded or changed (parlite's
 /// `schema_gen`). Subquery result caches inside it are tagged with `exec_id`, so rows of a
 /// previous run are never reused.
-pub struct CachedPlan(SelectPlan);
+pub struct CachedPlan {
+    /// The top-level SELECT's plan (or the UPDATE/DELETE row search's).
+    select: Option<SelectPlan>,
+    /// A top-level UPDATE's bound SET clause.
+    update: Option<BoundUpdate>,
+}
+
+/// A top-level UPDATE's SET clause bound against its table (columns then rowid), and its
+/// trigger event (the assigned column names). Like the SELECT plan it depends only on the
+/// schema and the statement's text, so it is kept with the statement's plan and dropped
+/// with it. Binding it again on every execution was ~2.7k instructions per kv_ops UPDATE
+/// (the binder's table frame pushed and popped, the column names listed, the expressions
+/// built and dropped).
+pub(crate) struct BoundUpdate {
+    pub(crate) event: TriggerEvent,
+    /// Per assignment: the column (None: the rowid) and its bound expression.
+    pub(crate) sets: Vec<(Option<usize>, CExpr)>,
+}
+
+/// An UPDATE's SET-clause slot, as `PlanSlot`: Off (not the top-level statement, or no
+/// caching), Empty (bind and keep), Filled (reuse), Done (kept after this run).
+pub(crate) enum UpdateSlot {
+    Off,
+    Empty,
+    Filled(BoundUpdate),
+    Done(BoundUpdate),
+}
 
 // SAFETY: a `SelectPlan` is !Send only because of the `Rc`s (subplans, result caches) the
 // binder builds inside it. A `CachedPlan` is handed out only after the `Engine` that ran it
 // is gone (`Engine::take_cached_plan` consumes the engine), and every `Rc` clone made while
 // running lives in that engine's `Exec` values; or straight from `prepare_info`, after the
-// `Binder` that built it is dropped. From then on each `Rc` in the plan is reachable only
+// `Binder` that built it is dropped (for a `BoundUpdate`: `update` drops its binder before
+// running the statement). From then on each `Rc` in the plan is reachable only
 // through the plan, so moving the whole plan to another thread moves every owner of those
 // counts with it.
 unsafe impl Send for CachedPlan {}
@@ -138,6 +165,9 @@ pub struct Engine<'a> {
     /// slot for that database is empty because its schema is `schema` for the duration.
     pub(crate) outer_schema: Option<Schema>,
     plan_slot: std::cell::RefCell<PlanSlot>,
+    /// The top-level UPDATE's bound SET clause (`BoundUpdate`); taken by `update` only at
+    /// trigger and nesting depth 0, so a trigger program's UPDATE never sees it.
+    pub(crate) update_slot: UpdateSlot,
 }
 
 /// Reads an attached database's `sqlite_schema` (the store routes `attached_bits(slot)`).
@@ -204,7 +234,13 @@ pub fn prepare_info(stmt: &Stmt, schema: &Schema) -> Result<(Vec<String>, Option
         let plan = Binder::new(schema).bind_select(s)?;
         let names = plan.columns.iter().map(|c| c.name.clone()).collect();
         // The binder is gone: every `Rc` in the plan is owned by the plan (see `CachedPlan`).
-        return Ok((names, Some(CachedPlan(plan))));
+        return Ok((
+            names,
+            Some(CachedPlan {
+                select: Some(plan),
+                update: None,
+            }),
+        ));
     }
     Ok((column_names(stmt, schema)?, None))
 }
@@ -353,6 +389,7 @@ impl<'a> Engine<'a> {
             schema_root: 1,
             outer_schema: None,
             plan_slot: std::cell::RefCell::new(PlanSlot::Off),
+            update_slot: UpdateSlot::Off,
         }
     }
 
@@ -366,19 +403,58 @@ impl<'a> Engine<'a> {
     /// `with_plan_cache` in place: the engine is ~200 bytes, and moving it in and out
     /// cost ~0.4k instructions per statement (kv_ops, BENCHMARKS.md kv branch).
     pub fn set_plan_cache(&mut self, plan: Option<CachedPlan>) {
-        self.plan_slot = std::cell::RefCell::new(match plan {
-            Some(CachedPlan(p)) => PlanSlot::Filled(p),
+        let (select, update) = match plan {
+            Some(CachedPlan { select, update }) => (select, update),
+            None => (None, None),
+        };
+        self.plan_slot = std::cell::RefCell::new(match select {
+            Some(p) => PlanSlot::Filled(p),
             None => PlanSlot::Empty,
         });
+        self.update_slot = match update {
+            Some(u) => UpdateSlot::Filled(u),
+            None => UpdateSlot::Empty,
+        };
     }
 
     /// The top-level plan bound or reused by the statement just run. Consumes the engine,
     /// which the `Send` safety argument of `CachedPlan` rests on.
     pub fn take_cached_plan(self) -> Option<CachedPlan> {
-        match self.plan_slot.into_inner() {
-            PlanSlot::Filled(p) | PlanSlot::Done(p) => Some(CachedPlan(p)),
+        let select = match self.plan_slot.into_inner() {
+            PlanSlot::Filled(p) | PlanSlot::Done(p) => Some(p),
             PlanSlot::Off | PlanSlot::Empty => None,
+        };
+        let update = match self.update_slot {
+            UpdateSlot::Filled(u) | UpdateSlot::Done(u) => Some(u),
+            UpdateSlot::Off | UpdateSlot::Empty => None,
+        };
+        if select.is_none() && update.is_none() {
+            return None;
         }
+        Some(CachedPlan { select, update })
+    }
+
+    /// The kept SET clause for this UPDATE when it is the top-level statement and one is
+    /// kept (`Some(Some(_))`), `Some(None)` when it should bind and keep one
+    /// (`keep_update`), None when it must bind its own and keep nothing (a trigger
+    /// program's or a foreign-key action's UPDATE, or caching is off).
+    pub(crate) fn take_update(&mut self) -> Option<Option<BoundUpdate>> {
+        if self.trigger_depth != 0 || self.nested_depth != 0 {
+            return None;
+        }
+        match std::mem::replace(&mut self.update_slot, UpdateSlot::Off) {
+            UpdateSlot::Filled(u) => Some(Some(u)),
+            UpdateSlot::Empty => Some(None),
+            other => {
+                self.update_slot = other;
+                None
+            }
+        }
+    }
+
+    /// Keeps the top-level UPDATE's SET clause for the statement's next execution.
+    pub(crate) fn keep_update(&mut self, u: BoundUpdate) {
+        self.update_slot = UpdateSlot::Done(u);
     }
 
     /// Runs `sel` with the cached plan when this is the statement's first top-level SELECT

@@ -304,7 +304,16 @@ impl Engine<'_> {
     pub fn update(&mut self, u: &ast::Update) -> Result<Vec<Vec<Value>>> {
         // The assigned column names, listed once for the INSTEAD OF, BEFORE/AFTER trigger
         // lookups and the foreign-key check (three copies cost ~2k instructions per UPDATE).
-        let event = TriggerEvent::Update(u.sets.iter().flat_map(|a| a.columns.clone()).collect());
+        // A reused prepared UPDATE keeps its bound SET clause (exec::BoundUpdate).
+        let keep = self.take_update();
+        let caching = keep.is_some();
+        let (event, kept_sets) = match keep {
+            Some(Some(b)) => (b.event, Some(b.sets)),
+            _ => (
+                TriggerEvent::Update(u.sets.iter().flat_map(|a| a.columns.clone()).collect()),
+                None,
+            ),
+        };
         if let Some(v) = self.instead_of_target(&u.table, &event)? {
             return self.view_update_or_delete(v, &u.alias, &u.where_, Some(u), &event);
         }
@@ -316,10 +325,26 @@ impl Engine<'_> {
         self.fk_check_statement(&t, crate::exec::fkey::FkWrite::Update(set_columns))?;
         let mut w = self.writer(&t)?;
         w.replace_hooks = self.replace_needs_hooks(&w, u.or_conflict);
-        let ncols = t.columns.len();
         let returning = self.returning_exprs(&t, u.alias.as_deref(), &u.returning)?;
         let mut out_rows = Vec::new();
-        // Bind the SET expressions against the table row (columns then rowid).
+        let sets = match kept_sets {
+            Some(sets) => sets,
+            None => self.bind_update_sets(u, &t)?,
+        };
+        let r = self.update_rows(u, &t, &w, &event, &sets, &returning, &mut out_rows);
+        if caching {
+            self.keep_update(crate::exec::BoundUpdate { event, sets });
+        }
+        r?;
+        Ok(out_rows)
+    }
+
+    /// Binds UPDATE's SET expressions against the table row (columns then rowid).
+    fn bind_update_sets(
+        &self,
+        u: &ast::Update,
+        t: &Arc<Table>,
+    ) -> Result<Vec<(Option<usize>, CExpr)>> {
         let mut b = self.binder_with_trigger_frame();
         if let Some(w) = &u.with {
             b.push_with(w);
@@ -374,6 +399,22 @@ impl Engine<'_> {
         if let Some(e) = bind_err {
             return Err(e);
         }
+        Ok(sets)
+    }
+
+    /// Finds and rewrites the rows of UPDATE `u` with its bound `sets`.
+    #[allow(clippy::too_many_arguments)]
+    fn update_rows(
+        &mut self,
+        u: &ast::Update,
+        t: &Arc<Table>,
+        w: &TableWriter,
+        event: &TriggerEvent,
+        sets: &[(Option<usize>, CExpr)],
+        returning: &[CExpr],
+        out_rows: &mut Vec<Vec<Value>>,
+    ) -> Result<()> {
+        let ncols = t.columns.len();
         // With FROM, the SET values come out of the join; otherwise they are evaluated per
         // row below.
         let (rows, joined_sets): (Vec<Vec<Value>>, Option<Vec<Vec<Value>>>) = match &u.from {
@@ -454,7 +495,7 @@ impl Engine<'_> {
                 let parent_row = self.trigger_row.clone();
                 let pf = parent_row.as_ref().map(|r| Frame::new(r, None));
                 let fr = Frame::new(&old, pf.as_ref());
-                for (target, e) in &sets {
+                for (target, e) in sets {
                     let v = exec.eval(e, &fr)?;
                     match target {
                         Some(c) => vals[*c] = v,
@@ -491,7 +532,7 @@ impl Engine<'_> {
                 Written::Replacing { .. } => return Err(replacing_escaped()),
                 Written::Row(_) | Written::Keyed(_) => {
                     self.count_change();
-                    self.push_returning(&t, &written, &returning, &mut out_rows)?;
+                    self.push_returning(t, &written, returning, out_rows)?;
                     if !after.is_empty() {
                         if let Some(newrow) = self.written_row(&t, &written)? {
                             self.fire(&after, Some(&old), Some(&newrow))?;
@@ -501,6 +542,6 @@ impl Engine<'_> {
                 Written::Ignored => {}
             }
         }
-        Ok(out_rows)
+        Ok(())
     }
 }
