@@ -307,18 +307,23 @@ impl Engine<'_> {
         // A reused prepared UPDATE keeps its bound SET clause (exec::BoundUpdate).
         let keep = self.take_update();
         let caching = keep.is_some();
-        let (event, kept_sets) = match keep {
-            Some(Some(b)) => (b.event, Some(b.sets)),
-            _ => (
-                TriggerEvent::Update(u.sets.iter().flat_map(|a| a.columns.clone()).collect()),
-                None,
-            ),
+        let (mut bound, bind_sets) = match keep {
+            Some(Some(b)) => (b, false),
+            _ => {
+                let cols = u.sets.iter().flat_map(|a| a.columns.clone()).collect();
+                let b = crate::exec::BoundUpdate {
+                    event: TriggerEvent::Update(cols),
+                    sets: Vec::new(),
+                };
+                (Box::new(b), true)
+            }
         };
+        let event = &bound.event;
         if let Some(v) = self.instead_of_target(&u.table, &event)? {
-            return self.view_update_or_delete(v, &u.alias, &u.where_, Some(u), &event);
+            return self.view_update_or_delete(v, &u.alias, &u.where_, Some(u), event);
         }
         let t = self.table_for_write(&u.table)?;
-        let set_columns: &[String] = match &event {
+        let set_columns: &[String] = match event {
             TriggerEvent::Update(cols) => cols,
             _ => &[],
         };
@@ -327,13 +332,20 @@ impl Engine<'_> {
         w.replace_hooks = self.replace_needs_hooks(&w, u.or_conflict);
         let returning = self.returning_exprs(&t, u.alias.as_deref(), &u.returning)?;
         let mut out_rows = Vec::new();
-        let sets = match kept_sets {
-            Some(sets) => sets,
-            None => self.bind_update_sets(u, &t)?,
-        };
-        let r = self.update_rows(u, &t, &w, &event, &sets, &returning, &mut out_rows);
+        if bind_sets {
+            bound.sets = self.bind_update_sets(u, &t)?;
+        }
+        let r = self.update_rows(
+            u,
+            &t,
+            &w,
+            &bound.event,
+            &bound.sets,
+            &returning,
+            &mut out_rows,
+        );
         if caching {
-            self.keep_update(crate::exec::BoundUpdate { event, sets });
+            self.keep_update(bound);
         }
         r?;
         Ok(out_rows)
