@@ -411,3 +411,70 @@ fn update_set_clause_survives_failed_executions() {
         ]
     );
 }
+
+/// A reused DELETE or UPDATE keeps its resolved table and triggers (exec::BoundDml) only
+/// while the schema is unchanged: triggers created or dropped in between fire or stop, and
+/// a table replaced by a view with INSTEAD OF triggers sends the rows to them.
+#[test]
+fn delete_and_update_resolve_their_table_and_triggers_again_after_schema_changes() {
+    let c = Connection::open(":memory:").unwrap();
+    c.execute_batch(
+        "CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT);
+         CREATE TABLE log(what TEXT);
+         INSERT INTO t VALUES (1,'a'),(2,'b'),(3,'c'),(4,'d');",
+    )
+    .unwrap();
+    let mut del = prepare(&c, "DELETE FROM t WHERE k = ?");
+    let mut upd = prepare(&c, "UPDATE t SET v = ? WHERE k = ?");
+    let mut log = prepare(&c, "SELECT what FROM log");
+    run(&mut del, &[int(1)]).unwrap();
+    run(&mut upd, &[text("B"), int(2)]).unwrap();
+    assert_eq!(run(&mut log, &[]).unwrap(), Vec::<Vec<Value>>::new());
+
+    c.execute_batch(
+        "CREATE TRIGGER td AFTER DELETE ON t BEGIN INSERT INTO log VALUES ('del ' || old.v); END;
+         CREATE TRIGGER tu BEFORE UPDATE ON t BEGIN INSERT INTO log VALUES ('upd ' || new.v); END;",
+    )
+    .unwrap();
+    run(&mut del, &[int(3)]).unwrap();
+    assert_eq!(c.changes(), 1);
+    run(&mut upd, &[text("D"), int(4)]).unwrap();
+    assert_eq!(c.changes(), 1);
+    assert_eq!(
+        run(&mut log, &[]).unwrap(),
+        vec![vec![text("del c")], vec![text("upd D")]]
+    );
+
+    c.execute_batch("DROP TRIGGER td; DROP TRIGGER tu; DELETE FROM log;")
+        .unwrap();
+    run(&mut del, &[int(4)]).unwrap();
+    run(&mut upd, &[text("X"), int(2)]).unwrap();
+    assert_eq!(run(&mut log, &[]).unwrap(), Vec::<Vec<Value>>::new());
+
+    // The table becomes a view: without INSTEAD OF triggers SQLite's error, with them the
+    // triggers get the rows.
+    c.execute_batch(
+        "ALTER TABLE t RENAME TO t0;
+         CREATE VIEW t AS SELECT k, v FROM t0;",
+    )
+    .unwrap();
+    let e = run(&mut del, &[int(2)]).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("cannot modify t because it is a view"),
+        "{e}"
+    );
+    c.execute_batch(
+        "CREATE TRIGGER vd INSTEAD OF DELETE ON t BEGIN INSERT INTO log VALUES ('vdel ' || old.v); END;
+         CREATE TRIGGER vu INSTEAD OF UPDATE ON t BEGIN INSERT INTO log VALUES ('vupd ' || new.v); END;",
+    )
+    .unwrap();
+    run(&mut upd, &[text("Y"), int(2)]).unwrap();
+    run(&mut del, &[int(2)]).unwrap();
+    assert_eq!(
+        run(&mut log, &[]).unwrap(),
+        vec![vec![text("vupd Y")], vec![text("vdel X")]]
+    );
+    let mut rest = prepare(&c, "SELECT k, v FROM t0");
+    assert_eq!(run(&mut rest, &[]).unwrap(), vec![vec![int(2), text("X")]]);
+}

@@ -102,36 +102,41 @@ pub struct CachedPlan {
     /// six times per execution, and moving ~250 bytes each time cost ~0.3k instructions
     /// per kv_ops statement.
     select: Option<Box<SelectPlan>>,
-    /// A top-level UPDATE's bound SET clause.
-    update: Option<Box<BoundUpdate>>,
+    /// A top-level UPDATE's or DELETE's resolved table, triggers and SET clause.
+    dml: Option<Box<BoundDml>>,
 }
 
-/// A top-level UPDATE's SET clause bound against its table (columns then rowid), and its
-/// trigger event (the assigned column names). Like the SELECT plan it depends only on the
-/// schema and the statement's text, so it is kept with the statement's plan and dropped
-/// with it. Binding it again on every execution was ~2.7k instructions per kv_ops UPDATE
-/// (the binder's table frame pushed and popped, the column names listed, the expressions
-/// built and dropped).
-pub(crate) struct BoundUpdate {
+/// What a top-level UPDATE or DELETE resolves and binds before touching a row: its table,
+/// its trigger event (UPDATE: the assigned column names), its BEFORE and AFTER triggers,
+/// and UPDATE's SET clause bound against the table row (columns then rowid). Like the
+/// SELECT plan it depends only on the schema and the statement's text, so it is kept with
+/// the statement's plan and dropped with it. Resolving and binding it again on every
+/// execution was ~3.5k instructions per kv_ops UPDATE (the binder's table frame pushed
+/// and popped, the column names listed, the expressions built and dropped) and ~1.3k per
+/// DELETE (the table and view lookups by a lower-cased name, the trigger lists).
+pub(crate) struct BoundDml {
+    pub(crate) table: Arc<Table>,
     pub(crate) event: TriggerEvent,
     /// Per assignment: the column (None: the rowid) and its bound expression.
     pub(crate) sets: Vec<(Option<usize>, CExpr)>,
+    pub(crate) before: Vec<Arc<Trigger>>,
+    pub(crate) after: Vec<Arc<Trigger>>,
 }
 
-/// An UPDATE's SET-clause slot, as `PlanSlot`: Off (not the top-level statement, or no
+/// The `BoundDml` slot, as `PlanSlot`: Off (not the top-level statement, or no
 /// caching), Empty (bind and keep), Filled (reuse), Done (kept after this run).
-pub(crate) enum UpdateSlot {
+pub(crate) enum DmlSlot {
     Off,
     Empty,
-    Filled(Box<BoundUpdate>),
-    Done(Box<BoundUpdate>),
+    Filled(Box<BoundDml>),
+    Done(Box<BoundDml>),
 }
 
 // SAFETY: a `SelectPlan` is !Send only because of the `Rc`s (subplans, result caches) the
 // binder builds inside it. A `CachedPlan` is handed out only after the `Engine` that ran it
 // is gone (`Engine::take_cached_plan` consumes the engine), and every `Rc` clone made while
 // running lives in that engine's `Exec` values; or straight from `prepare_info`, after the
-// `Binder` that built it is dropped (for a `BoundUpdate`: `update` drops its binder before
+// `Binder` that built it is dropped (for a `BoundDml`: `update` drops its binder before
 // running the statement). From then on each `Rc` in the plan is reachable only
 // through the plan, so moving the whole plan to another thread moves every owner of those
 // counts with it.
@@ -168,9 +173,10 @@ pub struct Engine<'a> {
     /// slot for that database is empty because its schema is `schema` for the duration.
     pub(crate) outer_schema: Option<Schema>,
     plan_slot: std::cell::RefCell<PlanSlot>,
-    /// The top-level UPDATE's bound SET clause (`BoundUpdate`); taken by `update` only at
-    /// trigger and nesting depth 0, so a trigger program's UPDATE never sees it.
-    pub(crate) update_slot: UpdateSlot,
+    /// The top-level UPDATE's or DELETE's `BoundDml`; taken by `update`/`delete` only at
+    /// trigger and nesting depth 0, so a trigger program's or a foreign-key action's
+    /// statement never sees it.
+    pub(crate) dml_slot: DmlSlot,
 }
 
 /// Reads an attached database's `sqlite_schema` (the store routes `attached_bits(slot)`).
@@ -241,7 +247,7 @@ pub fn prepare_info(stmt: &Stmt, schema: &Schema) -> Result<(Vec<String>, Option
             names,
             Some(CachedPlan {
                 select: Some(Box::new(plan)),
-                update: None,
+                dml: None,
             }),
         ));
     }
@@ -392,7 +398,7 @@ impl<'a> Engine<'a> {
             schema_root: 1,
             outer_schema: None,
             plan_slot: std::cell::RefCell::new(PlanSlot::Off),
-            update_slot: UpdateSlot::Off,
+            dml_slot: DmlSlot::Off,
         }
     }
 
@@ -406,17 +412,17 @@ impl<'a> Engine<'a> {
     /// `with_plan_cache` in place: the engine is ~200 bytes, and moving it in and out
     /// cost ~0.4k instructions per statement (kv_ops, BENCHMARKS.md kv branch).
     pub fn set_plan_cache(&mut self, plan: Option<CachedPlan>) {
-        let (select, update) = match plan {
-            Some(CachedPlan { select, update }) => (select, update),
+        let (select, dml) = match plan {
+            Some(CachedPlan { select, dml }) => (select, dml),
             None => (None, None),
         };
         self.plan_slot = std::cell::RefCell::new(match select {
             Some(p) => PlanSlot::Filled(p),
             None => PlanSlot::Empty,
         });
-        self.update_slot = match update {
-            Some(u) => UpdateSlot::Filled(u),
-            None => UpdateSlot::Empty,
+        self.dml_slot = match dml {
+            Some(u) => DmlSlot::Filled(u),
+            None => DmlSlot::Empty,
         };
     }
 
@@ -427,37 +433,38 @@ impl<'a> Engine<'a> {
             PlanSlot::Filled(p) | PlanSlot::Done(p) => Some(p),
             PlanSlot::Off | PlanSlot::Empty => None,
         };
-        let update = match self.update_slot {
-            UpdateSlot::Filled(u) | UpdateSlot::Done(u) => Some(u),
-            UpdateSlot::Off | UpdateSlot::Empty => None,
+        let dml = match self.dml_slot {
+            DmlSlot::Filled(u) | DmlSlot::Done(u) => Some(u),
+            DmlSlot::Off | DmlSlot::Empty => None,
         };
-        if select.is_none() && update.is_none() {
+        if select.is_none() && dml.is_none() {
             return None;
         }
-        Some(CachedPlan { select, update })
+        Some(CachedPlan { select, dml })
     }
 
-    /// The kept SET clause for this UPDATE when it is the top-level statement and one is
-    /// kept (`Some(Some(_))`), `Some(None)` when it should bind and keep one
-    /// (`keep_update`), None when it must bind its own and keep nothing (a trigger
-    /// program's or a foreign-key action's UPDATE, or caching is off).
-    pub(crate) fn take_update(&mut self) -> Option<Option<Box<BoundUpdate>>> {
+    /// The kept `BoundDml` for this UPDATE or DELETE when it is the top-level statement
+    /// and one is kept (`Some(Some(_))`), `Some(None)` when it should resolve and keep one
+    /// (`keep_dml`), None when it must resolve its own and keep nothing (a trigger
+    /// program's or a foreign-key action's statement, or caching is off).
+    pub(crate) fn take_dml(&mut self) -> Option<Option<Box<BoundDml>>> {
         if self.trigger_depth != 0 || self.nested_depth != 0 {
             return None;
         }
-        match std::mem::replace(&mut self.update_slot, UpdateSlot::Off) {
-            UpdateSlot::Filled(u) => Some(Some(u)),
-            UpdateSlot::Empty => Some(None),
+        match std::mem::replace(&mut self.dml_slot, DmlSlot::Off) {
+            DmlSlot::Filled(u) => Some(Some(u)),
+            DmlSlot::Empty => Some(None),
             other => {
-                self.update_slot = other;
+                self.dml_slot = other;
                 None
             }
         }
     }
 
-    /// Keeps the top-level UPDATE's SET clause for the statement's next execution.
-    pub(crate) fn keep_update(&mut self, u: Box<BoundUpdate>) {
-        self.update_slot = UpdateSlot::Done(u);
+    /// Keeps the top-level UPDATE's or DELETE's `BoundDml` for the statement's next
+    /// execution.
+    pub(crate) fn keep_dml(&mut self, u: Box<BoundDml>) {
+        self.dml_slot = DmlSlot::Done(u);
     }
 
     /// Runs `sel` with the cached plan when this is the statement's first top-level SELECT

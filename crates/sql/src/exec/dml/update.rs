@@ -304,26 +304,31 @@ impl Engine<'_> {
     pub fn update(&mut self, u: &ast::Update) -> Result<Vec<Vec<Value>>> {
         // The assigned column names, listed once for the INSTEAD OF, BEFORE/AFTER trigger
         // lookups and the foreign-key check (three copies cost ~2k instructions per UPDATE).
-        // A reused prepared UPDATE keeps its bound SET clause (exec::BoundUpdate).
-        let keep = self.take_update();
+        // A reused prepared UPDATE keeps its table, triggers and bound SET clause
+        // (exec::BoundDml).
+        let keep = self.take_dml();
         let caching = keep.is_some();
-        let (mut bound, bind_sets) = match keep {
+        let (mut bound, resolve) = match keep {
             Some(Some(b)) => (b, false),
             _ => {
                 let cols = u.sets.iter().flat_map(|a| a.columns.clone()).collect();
-                let b = crate::exec::BoundUpdate {
-                    event: TriggerEvent::Update(cols),
+                let event = TriggerEvent::Update(cols);
+                if let Some(v) = self.instead_of_target(&u.table, &event)? {
+                    return self.view_update_or_delete(v, &u.alias, &u.where_, Some(u), &event);
+                }
+                let table = self.table_for_write(&u.table)?;
+                let b = crate::exec::BoundDml {
+                    table,
+                    event,
                     sets: Vec::new(),
+                    before: Vec::new(),
+                    after: Vec::new(),
                 };
                 (Box::new(b), true)
             }
         };
-        let event = &bound.event;
-        if let Some(v) = self.instead_of_target(&u.table, &event)? {
-            return self.view_update_or_delete(v, &u.alias, &u.where_, Some(u), event);
-        }
-        let t = self.table_for_write(&u.table)?;
-        let set_columns: &[String] = match event {
+        let t = bound.table.clone();
+        let set_columns: &[String] = match &bound.event {
             TriggerEvent::Update(cols) => cols,
             _ => &[],
         };
@@ -332,20 +337,14 @@ impl Engine<'_> {
         w.replace_hooks = self.replace_needs_hooks(&w, u.or_conflict);
         let returning = self.returning_exprs(&t, u.alias.as_deref(), &u.returning)?;
         let mut out_rows = Vec::new();
-        if bind_sets {
+        if resolve {
             bound.sets = self.bind_update_sets(u, &t)?;
+            bound.before = self.table_triggers(&t, TriggerTime::Before, &bound.event);
+            bound.after = self.table_triggers(&t, TriggerTime::After, &bound.event);
         }
-        let r = self.update_rows(
-            u,
-            &t,
-            &w,
-            &bound.event,
-            &bound.sets,
-            &returning,
-            &mut out_rows,
-        );
+        let r = self.update_rows(u, &w, &bound, &returning, &mut out_rows);
         if caching {
-            self.keep_update(bound);
+            self.keep_dml(bound);
         }
         r?;
         Ok(out_rows)
@@ -419,13 +418,13 @@ impl Engine<'_> {
     fn update_rows(
         &mut self,
         u: &ast::Update,
-        t: &Arc<Table>,
         w: &TableWriter,
-        event: &TriggerEvent,
-        sets: &[(Option<usize>, CExpr)],
+        bound: &crate::exec::BoundDml,
         returning: &[CExpr],
         out_rows: &mut Vec<Vec<Value>>,
     ) -> Result<()> {
+        let t = &bound.table;
+        let sets = &bound.sets[..];
         let ncols = t.columns.len();
         // With FROM, the SET values come out of the join; otherwise they are evaluated per
         // row below.
@@ -450,8 +449,7 @@ impl Engine<'_> {
                 (r, Some(v))
             }
         };
-        let before = self.table_triggers(&t, TriggerTime::Before, &event);
-        let after = self.table_triggers(&t, TriggerTime::After, &event);
+        let (before, after) = (&bound.before, &bound.after);
         // The scanned values are still the stored row when nothing runs between the scan and
         // the rewrite that could change another matched row: no triggers, no foreign-key
         // actions, no REPLACE (which deletes clashing rows), no FROM (a row can match more
