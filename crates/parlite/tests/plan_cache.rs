@@ -478,3 +478,39 @@ fn delete_and_update_resolve_their_table_and_triggers_again_after_schema_changes
     let mut rest = prepare(&c, "SELECT k, v FROM t0");
     assert_eq!(run(&mut rest, &[]).unwrap(), vec![vec![int(2), text("X")]]);
 }
+
+/// The statement's cached row-search plan belongs to the top-level statement: a reused
+/// DELETE whose own row search takes no plan (a rowid lookup) must not hand the slot to the
+/// UPDATEs its triggers run, or the next execution would run one trigger's plan for
+/// another trigger's table.
+#[test]
+fn trigger_programs_never_take_the_statements_plan() {
+    let c = Connection::open(":memory:").unwrap();
+    c.execute_batch(
+        "CREATE TABLE t(k INTEGER PRIMARY KEY, v INTEGER);
+         CREATE TABLE a(x INTEGER, y INTEGER);
+         CREATE TABLE b(p INTEGER, q INTEGER, r TEXT);
+         INSERT INTO t VALUES (1, 1), (2, 2), (3, 1);
+         INSERT INTO a VALUES (5, 0);
+         INSERT INTO b VALUES (7, 8, 'r');
+         CREATE TRIGGER t1 AFTER DELETE ON t WHEN old.v = 1 BEGIN
+           UPDATE a SET y = y + 1 WHERE x > 0;
+         END;
+         CREATE TRIGGER t2 AFTER DELETE ON t WHEN old.v = 2 BEGIN
+           UPDATE b SET r = r || '!' WHERE p > 0;
+         END;",
+    )
+    .unwrap();
+    let mut del = prepare(&c, "DELETE FROM t WHERE k = ?");
+    for k in 1..=3 {
+        run(&mut del, &[int(k)]).unwrap();
+        assert_eq!(c.changes(), 1);
+    }
+    let mut a = prepare(&c, "SELECT x, y FROM a");
+    let mut b = prepare(&c, "SELECT p, q, r FROM b");
+    assert_eq!(run(&mut a, &[]).unwrap(), vec![vec![int(5), int(2)]]);
+    assert_eq!(
+        run(&mut b, &[]).unwrap(),
+        vec![vec![int(7), int(8), text("r!")]]
+    );
+}

@@ -471,7 +471,18 @@ impl<'a> Engine<'a> {
     /// and a plan is cached (binding and caching it otherwise). Measured, callgrind on
     /// `parlite-bench kv_ops --memory --engine parlite`: 267.3M → 202.8M instructions (-24%),
     /// `Binder::subplan` 62.5M → 4.1M, UPDATE 88.5M → 57.6M, DELETE 45.2M → 30.3M.
+    ///
+    /// Only the top-level statement's own SELECT (or row search) uses the slot: a trigger
+    /// program's or a foreign-key action's statement binds its own plan. (A DELETE whose
+    /// rows are found without a plan left the slot empty, and the first trigger UPDATE to
+    /// search its rows kept its plan there; the next execution ran that plan for whichever
+    /// trigger searched first, another table's rows. Test
+    /// `plan_cache::trigger_programs_never_take_the_statements_plan`.)
     pub(crate) fn run_top_select(&self, sel: &ast::Select) -> Result<Vec<Row>> {
+        if self.trigger_depth != 0 || self.nested_depth != 0 {
+            let plan = self.binder_with_trigger_frame().bind_select(sel)?;
+            return self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent));
+        }
         let slot = self.plan_slot.replace(PlanSlot::Off);
         let plan = match slot {
             PlanSlot::Filled(p) => p,
