@@ -413,8 +413,8 @@ impl Engine<'_> {
         Ok(sets)
     }
 
-    /// Finds and rewrites the rows of UPDATE `u` with its bound `sets`.
-    #[allow(clippy::too_many_arguments)]
+    /// Finds and rewrites the rows of UPDATE `u` with its resolved table, triggers and SET
+    /// clause (`bound`).
     fn update_rows(
         &mut self,
         u: &ast::Update,
