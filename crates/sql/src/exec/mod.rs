@@ -27,7 +27,7 @@ pub mod without_rowid;
 
 use crate::func::FunctionContext;
 use crate::parse::ast::{self, Stmt, TriggerEvent, TriggerTime};
-use crate::plan::{Binder, SelectPlan};
+use crate::plan::{Binder, CExpr, SelectPlan};
 use crate::schema::{Schema, Table, Trigger};
 use crate::value::{Result, SqlError, Value};
 use eval::{Exec, Frame};
@@ -96,13 +96,48 @@ static EXEC_IDS: AtomicU64 = AtomicU64::new(1);
 /// keeper must drop it whenever the schema is reloaded or changed (parlite's
 /// `schema_gen`). Subquery result caches inside it are tagged with `exec_id`, so rows of a
 /// previous run are never reused.
-pub struct CachedPlan(SelectPlan);
+pub struct CachedPlan {
+    /// The top-level SELECT's plan (or the UPDATE/DELETE row search's). Boxed, as is
+    /// `update`: the plan moves between the statement, the connection and the engine
+    /// six times per execution, and moving ~250 bytes each time cost ~0.3k instructions
+    /// per kv_ops statement.
+    select: Option<Box<SelectPlan>>,
+    /// A top-level UPDATE's or DELETE's resolved table, triggers and SET clause.
+    dml: Option<Box<BoundDml>>,
+}
+
+/// What a top-level UPDATE or DELETE resolves and binds before touching a row: its table,
+/// its trigger event (UPDATE: the assigned column names), its BEFORE and AFTER triggers,
+/// and UPDATE's SET clause bound against the table row (columns then rowid). Like the
+/// SELECT plan it depends only on the schema and the statement's text, so it is kept with
+/// the statement's plan and dropped with it. Resolving and binding it again on every
+/// execution was ~3.5k instructions per kv_ops UPDATE (the binder's table frame pushed
+/// and popped, the column names listed, the expressions built and dropped) and ~1.3k per
+/// DELETE (the table and view lookups by a lower-cased name, the trigger lists).
+pub(crate) struct BoundDml {
+    pub(crate) table: Arc<Table>,
+    pub(crate) event: TriggerEvent,
+    /// Per assignment: the column (None: the rowid) and its bound expression.
+    pub(crate) sets: Vec<(Option<usize>, CExpr)>,
+    pub(crate) before: Vec<Arc<Trigger>>,
+    pub(crate) after: Vec<Arc<Trigger>>,
+}
+
+/// The `BoundDml` slot, as `PlanSlot`: Off (not the top-level statement, or no
+/// caching), Empty (bind and keep), Filled (reuse), Done (kept after this run).
+pub(crate) enum DmlSlot {
+    Off,
+    Empty,
+    Filled(Box<BoundDml>),
+    Done(Box<BoundDml>),
+}
 
 // SAFETY: a `SelectPlan` is !Send only because of the `Rc`s (subplans, result caches) the
 // binder builds inside it. A `CachedPlan` is handed out only after the `Engine` that ran it
 // is gone (`Engine::take_cached_plan` consumes the engine), and every `Rc` clone made while
 // running lives in that engine's `Exec` values; or straight from `prepare_info`, after the
-// `Binder` that built it is dropped. From then on each `Rc` in the plan is reachable only
+// `Binder` that built it is dropped (for a `BoundDml`: `update` drops its binder before
+// running the statement). From then on each `Rc` in the plan is reachable only
 // through the plan, so moving the whole plan to another thread moves every owner of those
 // counts with it.
 unsafe impl Send for CachedPlan {}
@@ -112,8 +147,8 @@ unsafe impl Send for CachedPlan {}
 enum PlanSlot {
     Off,
     Empty,
-    Filled(SelectPlan),
-    Done(SelectPlan),
+    Filled(Box<SelectPlan>),
+    Done(Box<SelectPlan>),
 }
 
 /// SQLite's limit on nested trigger programs (SQLITE_MAX_TRIGGER_DEPTH).
@@ -138,6 +173,10 @@ pub struct Engine<'a> {
     /// slot for that database is empty because its schema is `schema` for the duration.
     pub(crate) outer_schema: Option<Schema>,
     plan_slot: std::cell::RefCell<PlanSlot>,
+    /// The top-level UPDATE's or DELETE's `BoundDml`; taken by `update`/`delete` only at
+    /// trigger and nesting depth 0, so a trigger program's or a foreign-key action's
+    /// statement never sees it.
+    pub(crate) dml_slot: DmlSlot,
 }
 
 /// Reads an attached database's `sqlite_schema` (the store routes `attached_bits(slot)`).
@@ -204,7 +243,13 @@ pub fn prepare_info(stmt: &Stmt, schema: &Schema) -> Result<(Vec<String>, Option
         let plan = Binder::new(schema).bind_select(s)?;
         let names = plan.columns.iter().map(|c| c.name.clone()).collect();
         // The binder is gone: every `Rc` in the plan is owned by the plan (see `CachedPlan`).
-        return Ok((names, Some(CachedPlan(plan))));
+        return Ok((
+            names,
+            Some(CachedPlan {
+                select: Some(Box::new(plan)),
+                dml: None,
+            }),
+        ));
     }
     Ok((column_names(stmt, schema)?, None))
 }
@@ -353,6 +398,7 @@ impl<'a> Engine<'a> {
             schema_root: 1,
             outer_schema: None,
             plan_slot: std::cell::RefCell::new(PlanSlot::Off),
+            dml_slot: DmlSlot::Off,
         }
     }
 
@@ -366,30 +412,81 @@ impl<'a> Engine<'a> {
     /// `with_plan_cache` in place: the engine is ~200 bytes, and moving it in and out
     /// cost ~0.4k instructions per statement (kv_ops, BENCHMARKS.md kv branch).
     pub fn set_plan_cache(&mut self, plan: Option<CachedPlan>) {
-        self.plan_slot = std::cell::RefCell::new(match plan {
-            Some(CachedPlan(p)) => PlanSlot::Filled(p),
+        let (select, dml) = match plan {
+            Some(CachedPlan { select, dml }) => (select, dml),
+            None => (None, None),
+        };
+        self.plan_slot = std::cell::RefCell::new(match select {
+            Some(p) => PlanSlot::Filled(p),
             None => PlanSlot::Empty,
         });
+        self.dml_slot = match dml {
+            Some(u) => DmlSlot::Filled(u),
+            None => DmlSlot::Empty,
+        };
     }
 
     /// The top-level plan bound or reused by the statement just run. Consumes the engine,
     /// which the `Send` safety argument of `CachedPlan` rests on.
     pub fn take_cached_plan(self) -> Option<CachedPlan> {
-        match self.plan_slot.into_inner() {
-            PlanSlot::Filled(p) | PlanSlot::Done(p) => Some(CachedPlan(p)),
+        let select = match self.plan_slot.into_inner() {
+            PlanSlot::Filled(p) | PlanSlot::Done(p) => Some(p),
             PlanSlot::Off | PlanSlot::Empty => None,
+        };
+        let dml = match self.dml_slot {
+            DmlSlot::Filled(u) | DmlSlot::Done(u) => Some(u),
+            DmlSlot::Off | DmlSlot::Empty => None,
+        };
+        if select.is_none() && dml.is_none() {
+            return None;
         }
+        Some(CachedPlan { select, dml })
+    }
+
+    /// The kept `BoundDml` for this UPDATE or DELETE when it is the top-level statement
+    /// and one is kept (`Some(Some(_))`), `Some(None)` when it should resolve and keep one
+    /// (`keep_dml`), None when it must resolve its own and keep nothing (a trigger
+    /// program's or a foreign-key action's statement, or caching is off).
+    pub(crate) fn take_dml(&mut self) -> Option<Option<Box<BoundDml>>> {
+        if self.trigger_depth != 0 || self.nested_depth != 0 {
+            return None;
+        }
+        match std::mem::replace(&mut self.dml_slot, DmlSlot::Off) {
+            DmlSlot::Filled(u) => Some(Some(u)),
+            DmlSlot::Empty => Some(None),
+            other => {
+                self.dml_slot = other;
+                None
+            }
+        }
+    }
+
+    /// Keeps the top-level UPDATE's or DELETE's `BoundDml` for the statement's next
+    /// execution.
+    pub(crate) fn keep_dml(&mut self, u: Box<BoundDml>) {
+        self.dml_slot = DmlSlot::Done(u);
     }
 
     /// Runs `sel` with the cached plan when this is the statement's first top-level SELECT
     /// and a plan is cached (binding and caching it otherwise). Measured, callgrind on
     /// `parlite-bench kv_ops --memory --engine parlite`: 267.3M → 202.8M instructions (-24%),
     /// `Binder::subplan` 62.5M → 4.1M, UPDATE 88.5M → 57.6M, DELETE 45.2M → 30.3M.
+    ///
+    /// Only the top-level statement's own SELECT (or row search) uses the slot: a trigger
+    /// program's or a foreign-key action's statement binds its own plan. (A DELETE whose
+    /// rows are found without a plan left the slot empty, and the first trigger UPDATE to
+    /// search its rows kept its plan there; the next execution ran that plan for whichever
+    /// trigger searched first, another table's rows. Test
+    /// `plan_cache::trigger_programs_never_take_the_statements_plan`.)
     pub(crate) fn run_top_select(&self, sel: &ast::Select) -> Result<Vec<Row>> {
+        if self.trigger_depth != 0 || self.nested_depth != 0 {
+            let plan = self.binder_with_trigger_frame().bind_select(sel)?;
+            return self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent));
+        }
         let slot = self.plan_slot.replace(PlanSlot::Off);
         let plan = match slot {
             PlanSlot::Filled(p) => p,
-            PlanSlot::Empty => self.binder_with_trigger_frame().bind_select(sel)?,
+            PlanSlot::Empty => Box::new(self.binder_with_trigger_frame().bind_select(sel)?),
             other => {
                 self.plan_slot.replace(other);
                 let plan = self.binder_with_trigger_frame().bind_select(sel)?;

@@ -10,24 +10,56 @@
 //! is not an index of the table is "no such index: X"; a partial index is accepted there
 //! (no WHERE to imply its own), while the row-by-row path reports "no query solution".
 
-use super::super::Engine;
+use super::super::{BoundDml, Engine};
 use super::target::TargetClause;
 use crate::parse::ast::{self, TriggerEvent, TriggerTime};
 use crate::value::{Result, SqlError, Value};
 
 impl Engine<'_> {
     pub fn delete(&mut self, d: &ast::Delete) -> Result<Vec<Vec<Value>>> {
-        if let Some(v) = self.instead_of_target(&d.table, &TriggerEvent::Delete)? {
-            return self.view_update_or_delete(v, &d.alias, &d.where_, None, &TriggerEvent::Delete);
+        // A reused prepared DELETE keeps its table and triggers (exec::BoundDml).
+        let keep = self.take_dml();
+        let caching = keep.is_some();
+        let bound = match keep {
+            Some(Some(b)) => b,
+            _ => {
+                if let Some(v) = self.instead_of_target(&d.table, &TriggerEvent::Delete)? {
+                    return self.view_update_or_delete(
+                        v,
+                        &d.alias,
+                        &d.where_,
+                        None,
+                        &TriggerEvent::Delete,
+                    );
+                }
+                let t = self.table_for_write(&d.table)?;
+                let before = self.table_triggers(&t, TriggerTime::Before, &TriggerEvent::Delete);
+                let after = self.table_triggers(&t, TriggerTime::After, &TriggerEvent::Delete);
+                Box::new(BoundDml {
+                    table: t,
+                    event: TriggerEvent::Delete,
+                    sets: Vec::new(),
+                    before,
+                    after,
+                })
+            }
+        };
+        let r = self.delete_rows(d, &bound);
+        if caching {
+            self.keep_dml(bound);
         }
-        let t = self.table_for_write(&d.table)?;
-        self.fk_check_statement(&t, crate::exec::fkey::FkWrite::Delete)?;
-        let w = self.writer(&t)?;
+        r
+    }
+
+    /// Deletes the rows of DELETE `d` from its resolved table.
+    fn delete_rows(&mut self, d: &ast::Delete, bound: &BoundDml) -> Result<Vec<Vec<Value>>> {
+        let t = &bound.table;
+        self.fk_check_statement(t, crate::exec::fkey::FkWrite::Delete)?;
+        let w = self.writer(t)?;
         let ncols = t.columns.len();
-        let returning = self.returning_exprs(&t, d.alias.as_deref(), &d.returning)?;
+        let returning = self.returning_exprs(t, d.alias.as_deref(), &d.returning)?;
         let mut out_rows = Vec::new();
-        let before = self.table_triggers(&t, TriggerTime::Before, &TriggerEvent::Delete);
-        let after = self.table_triggers(&t, TriggerTime::After, &TriggerEvent::Delete);
+        let (before, after) = (&bound.before, &bound.after);
         // SQLite's truncate optimization: with no WHERE, nothing that needs the rows one by
         // one (triggers, RETURNING, foreign keys, ORDER BY/LIMIT), every tree of the table is
         // cleared page by page; changes() still counts the rows. Deleting row by row with

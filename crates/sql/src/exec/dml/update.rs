@@ -304,22 +304,58 @@ impl Engine<'_> {
     pub fn update(&mut self, u: &ast::Update) -> Result<Vec<Vec<Value>>> {
         // The assigned column names, listed once for the INSTEAD OF, BEFORE/AFTER trigger
         // lookups and the foreign-key check (three copies cost ~2k instructions per UPDATE).
-        let event = TriggerEvent::Update(u.sets.iter().flat_map(|a| a.columns.clone()).collect());
-        if let Some(v) = self.instead_of_target(&u.table, &event)? {
-            return self.view_update_or_delete(v, &u.alias, &u.where_, Some(u), &event);
-        }
-        let t = self.table_for_write(&u.table)?;
-        let set_columns: &[String] = match &event {
+        // A reused prepared UPDATE keeps its table, triggers and bound SET clause
+        // (exec::BoundDml).
+        let keep = self.take_dml();
+        let caching = keep.is_some();
+        let (mut bound, resolve) = match keep {
+            Some(Some(b)) => (b, false),
+            _ => {
+                let cols = u.sets.iter().flat_map(|a| a.columns.clone()).collect();
+                let event = TriggerEvent::Update(cols);
+                if let Some(v) = self.instead_of_target(&u.table, &event)? {
+                    return self.view_update_or_delete(v, &u.alias, &u.where_, Some(u), &event);
+                }
+                let table = self.table_for_write(&u.table)?;
+                let b = crate::exec::BoundDml {
+                    table,
+                    event,
+                    sets: Vec::new(),
+                    before: Vec::new(),
+                    after: Vec::new(),
+                };
+                (Box::new(b), true)
+            }
+        };
+        let t = bound.table.clone();
+        let set_columns: &[String] = match &bound.event {
             TriggerEvent::Update(cols) => cols,
             _ => &[],
         };
         self.fk_check_statement(&t, crate::exec::fkey::FkWrite::Update(set_columns))?;
         let mut w = self.writer(&t)?;
         w.replace_hooks = self.replace_needs_hooks(&w, u.or_conflict);
-        let ncols = t.columns.len();
         let returning = self.returning_exprs(&t, u.alias.as_deref(), &u.returning)?;
         let mut out_rows = Vec::new();
-        // Bind the SET expressions against the table row (columns then rowid).
+        if resolve {
+            bound.sets = self.bind_update_sets(u, &t)?;
+            bound.before = self.table_triggers(&t, TriggerTime::Before, &bound.event);
+            bound.after = self.table_triggers(&t, TriggerTime::After, &bound.event);
+        }
+        let r = self.update_rows(u, &w, &bound, &returning, &mut out_rows);
+        if caching {
+            self.keep_dml(bound);
+        }
+        r?;
+        Ok(out_rows)
+    }
+
+    /// Binds UPDATE's SET expressions against the table row (columns then rowid).
+    fn bind_update_sets(
+        &self,
+        u: &ast::Update,
+        t: &Arc<Table>,
+    ) -> Result<Vec<(Option<usize>, CExpr)>> {
         let mut b = self.binder_with_trigger_frame();
         if let Some(w) = &u.with {
             b.push_with(w);
@@ -374,6 +410,22 @@ impl Engine<'_> {
         if let Some(e) = bind_err {
             return Err(e);
         }
+        Ok(sets)
+    }
+
+    /// Finds and rewrites the rows of UPDATE `u` with its resolved table, triggers and SET
+    /// clause (`bound`).
+    fn update_rows(
+        &mut self,
+        u: &ast::Update,
+        w: &TableWriter,
+        bound: &crate::exec::BoundDml,
+        returning: &[CExpr],
+        out_rows: &mut Vec<Vec<Value>>,
+    ) -> Result<()> {
+        let t = &bound.table;
+        let sets = &bound.sets[..];
+        let ncols = t.columns.len();
         // With FROM, the SET values come out of the join; otherwise they are evaluated per
         // row below.
         let (rows, joined_sets): (Vec<Vec<Value>>, Option<Vec<Vec<Value>>>) = match &u.from {
@@ -397,8 +449,7 @@ impl Engine<'_> {
                 (r, Some(v))
             }
         };
-        let before = self.table_triggers(&t, TriggerTime::Before, &event);
-        let after = self.table_triggers(&t, TriggerTime::After, &event);
+        let (before, after) = (&bound.before, &bound.after);
         // The scanned values are still the stored row when nothing runs between the scan and
         // the rewrite that could change another matched row: no triggers, no foreign-key
         // actions, no REPLACE (which deletes clashing rows), no FROM (a row can match more
@@ -454,7 +505,7 @@ impl Engine<'_> {
                 let parent_row = self.trigger_row.clone();
                 let pf = parent_row.as_ref().map(|r| Frame::new(r, None));
                 let fr = Frame::new(&old, pf.as_ref());
-                for (target, e) in &sets {
+                for (target, e) in sets {
                     let v = exec.eval(e, &fr)?;
                     match target {
                         Some(c) => vals[*c] = v,
@@ -491,7 +542,7 @@ impl Engine<'_> {
                 Written::Replacing { .. } => return Err(replacing_escaped()),
                 Written::Row(_) | Written::Keyed(_) => {
                     self.count_change();
-                    self.push_returning(&t, &written, &returning, &mut out_rows)?;
+                    self.push_returning(t, &written, returning, out_rows)?;
                     if !after.is_empty() {
                         if let Some(newrow) = self.written_row(&t, &written)? {
                             self.fire(&after, Some(&old), Some(&newrow))?;
@@ -501,6 +552,6 @@ impl Engine<'_> {
                 Written::Ignored => {}
             }
         }
-        Ok(out_rows)
+        Ok(())
     }
 }
