@@ -1024,12 +1024,13 @@ struct WriterGuard {
 
 impl Drop for WriterGuard {
     fn drop(&mut self) {
-        let held_ns = u64::try_from(self.since.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        let held = self.since.elapsed();
+        let held_ns = u64::try_from(held.as_nanos()).unwrap_or(u64::MAX);
         self.inner
             .writer_held_ns
             .fetch_add(held_ns, Ordering::Relaxed);
         self.inner.writer_holds.fetch_add(1, Ordering::Relaxed);
-        self.inner.writer.release();
+        self.inner.writer.release(held);
     }
 }
 
