@@ -282,7 +282,9 @@ impl Shard {
                 kept += 1;
             }
         }
-        e.older.truncate(kept);
+        for (_, img) in e.older.drain(kept..) {
+            super::buffers::recycle(img);
+        }
         if e.older.is_empty() {
             self.multi.remove(&pgno);
         }

@@ -61,8 +61,10 @@
 //!   chained checksum, which a round's switch can change: log mutex), the `write`, and
 //!   the publication, in sequence-number order.
 
+mod buffers;
 mod cache;
 mod checkpoint;
+mod memo;
 mod rebase;
 mod writer_lock;
 
@@ -1044,12 +1046,13 @@ struct WriterGuard {
 
 impl Drop for WriterGuard {
     fn drop(&mut self) {
-        let held_ns = u64::try_from(self.since.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        let held = self.since.elapsed();
+        let held_ns = u64::try_from(held.as_nanos()).unwrap_or(u64::MAX);
         self.inner
             .writer_held_ns
             .fetch_add(held_ns, Ordering::Relaxed);
         self.inner.writer_holds.fetch_add(1, Ordering::Relaxed);
-        self.inner.writer.release();
+        self.inner.writer.release(held);
     }
 }
 
@@ -1080,6 +1083,15 @@ const VIEW_MEMO_SLOTS: usize = 64;
 struct FileReadView {
     snap: SnapshotGuard,
     memo: std::cell::RefCell<Vec<Option<(u32, PageRef)>>>,
+}
+
+impl Drop for FileReadView {
+    /// The memo may hold the last reference of versions pruned meanwhile (buffers.rs).
+    fn drop(&mut self) {
+        for (_, page) in self.memo.get_mut().drain(..).flatten() {
+            buffers::recycle(page);
+        }
+    }
 }
 
 impl PageRead for FileReadView {
@@ -1139,11 +1151,21 @@ struct FileWriteView {
     prepared: Option<Prepared>,
     /// Detached views: the pages read or written (rebase.rs R1); `None` for lock holders.
     footprint: Option<std::cell::RefCell<Footprint>>,
+    /// The snapshot's images this view fetched (memo.rs M1).
+    base: memo::SnapshotMemo,
 }
 
 impl FileWriteView {
     fn inner(&self) -> &Arc<Inner> {
         &self.snap.inner
+    }
+
+    /// Page `pgno` as the view's snapshot sees it, fetched once per view (memo.rs M1, M2).
+    fn base_page(&self, pgno: PageNo) -> Result<PageRef> {
+        self.base.get_or_fetch(pgno.0, || {
+            self.inner()
+                .read_page(self.snap.seq, self.snap.page_count, pgno)
+        })
     }
 
     fn remember(&mut self, pgno: u32) {
@@ -1196,7 +1218,7 @@ impl FileWriteView {
         let mut max_snap_count: Option<u32> = None;
         for (&pgno, img) in self.private.range(1..=self.page_count) {
             if pgno <= base_count {
-                let base = inner.read_page(self.snap.seq, base_count, PageNo(pgno))?;
+                let base = self.base_page(PageNo(pgno))?;
                 if !frame.push_diff(PageNo(pgno), &base, img) {
                     continue;
                 }
@@ -1343,8 +1365,7 @@ impl PageRead for FileWriteView {
         if let Some(p) = self.private.get(&pgno.0) {
             return Ok(Arc::clone(p));
         }
-        self.inner()
-            .read_page(self.snap.seq, self.snap.page_count, pgno)
+        self.base_page(pgno)
     }
 }
 
@@ -1362,14 +1383,21 @@ impl PageWrite for FileWriteView {
             f.borrow_mut().note(pgno.0);
         }
         if !self.private.contains_key(&pgno.0) {
-            let img = self
-                .inner()
-                .read_page(self.snap.seq, self.snap.page_count, pgno)?;
+            let img = self.base_page(pgno)?;
             self.private.insert(pgno.0, img);
         }
         match self.private.get_mut(&pgno.0) {
-            // P2: the committed image is shared; make_mut copies it on first write.
-            Some(p) => Ok(Arc::make_mut(p).as_mut_slice()),
+            // P2: the committed image is shared; it is copied on first write, into a
+            // buffer this thread recycled if it has one (buffers.rs).
+            Some(p) => {
+                if Arc::get_mut(p).is_none() {
+                    *p = Arc::new(buffers::copy_of(p));
+                }
+                match Arc::get_mut(p) {
+                    Some(img) => Ok(img.as_mut_slice()),
+                    None => Err(StorageError::misuse("private page still shared")),
+                }
+            }
             None => Err(StorageError::misuse("private page vanished")),
         }
     }
@@ -1528,6 +1556,7 @@ impl Backend for FileBackend {
             synchronous: None,
             prepared: None,
             footprint: None,
+            base: memo::SnapshotMemo::default(),
         }))
     }
 
@@ -1546,6 +1575,7 @@ impl Backend for FileBackend {
             synchronous: None,
             prepared: None,
             footprint: Some(std::cell::RefCell::new(Footprint::default())),
+            base: memo::SnapshotMemo::default(),
         }))
     }
 
@@ -1580,6 +1610,7 @@ impl Backend for FileBackend {
             synchronous: None,
             prepared: None,
             footprint: None,
+            base: memo::SnapshotMemo::default(),
         }))
     }
 

@@ -90,7 +90,7 @@ impl FileWriteView {
         }
         for &pgno in footprint.pages.keys() {
             if pgno == 1 {
-                let old = inner.read_page(s, count, PageNo(1))?;
+                let old = self.base_page(PageNo(1))?;
                 let new = inner.read_page(snap.seq, count, PageNo(1))?;
                 if !same_outside_stamp(&old, &new) {
                     return Ok(None);
@@ -111,6 +111,7 @@ impl FileWriteView {
             synchronous: self.synchronous,
             prepared: None,
             footprint: Some(RefCell::new(footprint.clone())),
+            base: super::memo::SnapshotMemo::default(),
         })))
     }
 }
