@@ -74,7 +74,7 @@ impl Engine<'_> {
 
     /// The SELECT whose plan a DML statement's plan is: `Ok(None)` for a statement that is
     /// not DML, `Ok(Some(None))` for one that runs no query.
-    fn dml_select(&self, stmt: &Stmt) -> Result<Option<Option<ast::Select>>> {
+    pub(super) fn dml_select(&self, stmt: &Stmt) -> Result<Option<Option<ast::Select>>> {
         let schema: &Schema = self.schema;
         let sel = match stmt {
             Stmt::Insert(i) => match &i.source {

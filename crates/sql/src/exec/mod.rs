@@ -16,6 +16,7 @@ pub mod dml;
 pub mod eqp;
 pub mod eqp_dml;
 pub mod eval;
+pub mod explain;
 pub mod fkey;
 pub mod memstore;
 pub mod pragma;
@@ -226,6 +227,13 @@ pub fn column_names(stmt: &Stmt, schema: &Schema) -> Result<Vec<String>> {
             "notused".into(),
             "detail".into(),
         ]),
+        Stmt::Explain { stmt, .. } => {
+            // As preparing the statement itself: a SELECT's errors come at prepare.
+            if let Stmt::Select(s) = &**stmt {
+                Binder::new(schema).bind_select(s)?;
+            }
+            Ok(explain::COLUMNS.iter().map(|c| c.to_string()).collect())
+        }
         Stmt::Pragma { name, value } => Ok(pragma::column_names(&name.name, value.is_some())),
         Stmt::Insert(i) if !i.returning.is_empty() => {
             Ok(returning_names(schema, &i.table.name, &i.returning))
@@ -534,10 +542,9 @@ impl<'a> Engine<'a> {
                 stmt,
             } => self.explain_query_plan(stmt),
             Stmt::Explain {
-                query_plan: false, ..
-            } => Err(SqlError::msg(
-                "EXPLAIN is not supported (parlite has no bytecode); use EXPLAIN QUERY PLAN",
-            )),
+                query_plan: false,
+                stmt,
+            } => self.explain(stmt),
             Stmt::Reindex(target) => self.reindex(target.as_ref()),
             Stmt::Vacuum { schema, into } => {
                 if into.is_some() {
