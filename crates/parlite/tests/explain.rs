@@ -57,9 +57,26 @@ fn check_listing(sql: &str, rows: &[Vec<Value>]) {
         assert!(ok, "{sql}: row {i} typed {kinds}: {r:?}");
         if let (Value::Text(op), Value::Integer(p2)) = (&r[1], &r[3]) {
             let jumps = [
-                "Init", "Goto", "Rewind", "Next", "Prev", "SeekGE", "SeekGT", "SeekLE",
-                "SeekLT", "SeekRowid", "IdxGT", "IdxGE", "IdxLT", "IdxLE", "IfNot",
-                "SorterSort", "SorterNext", "NotExists", "Once", "DecrJumpZero",
+                "Init",
+                "Goto",
+                "Rewind",
+                "Next",
+                "Prev",
+                "SeekGE",
+                "SeekGT",
+                "SeekLE",
+                "SeekLT",
+                "SeekRowid",
+                "IdxGT",
+                "IdxGE",
+                "IdxLT",
+                "IdxLE",
+                "IfNot",
+                "SorterSort",
+                "SorterNext",
+                "NotExists",
+                "Once",
+                "DecrJumpZero",
             ];
             if jumps.contains(&&op[..]) {
                 assert!(
@@ -74,7 +91,11 @@ fn check_listing(sql: &str, rows: &[Vec<Value>]) {
     let last = &rows[rows.len() - 1];
     assert_eq!(
         (&last[1], &last[2], &last[3]),
-        (&Value::Text("Goto".into()), &Value::Integer(0), &Value::Integer(1)),
+        (
+            &Value::Text("Goto".into()),
+            &Value::Integer(0),
+            &Value::Integer(1)
+        ),
         "{sql}"
     );
 }
@@ -184,11 +205,20 @@ fn explain_names_parlite_steps_with_root_pages() {
     let (_, r) = rows(run_parlite(&p, "EXPLAIN SELECT a, c FROM t WHERE b > 5"));
     let ops = opcodes(&r);
     let open = |root: &Value| {
-        r.iter()
-            .any(|x| x[1] == Value::Text("OpenRead".into()) && &x[3] == root && x[4] == Value::Integer(0))
+        r.iter().any(|x| {
+            x[1] == Value::Text("OpenRead".into()) && &x[3] == root && x[4] == Value::Integer(0)
+        })
     };
     assert!(open(&t_root) && open(&tb_root), "{r:?}");
-    for op in ["SeekGT", "DeferredSeek", "Column", "ResultRow", "Next", "Halt", "Transaction"] {
+    for op in [
+        "SeekGT",
+        "DeferredSeek",
+        "Column",
+        "ResultRow",
+        "Next",
+        "Halt",
+        "Transaction",
+    ] {
         assert!(ops.iter().any(|o| o == op), "{op} missing: {ops:?}");
     }
     let (_, r) = rows(run_parlite(&p, "EXPLAIN SELECT * FROM t WHERE a = 2"));
@@ -203,7 +233,14 @@ fn explain_names_parlite_steps_with_root_pages() {
     }
     let (_, r) = rows(run_parlite(&p, "EXPLAIN INSERT INTO t VALUES (7, 70, 7)"));
     let ops = opcodes(&r);
-    for op in ["OpenWrite", "NewRowid", "HaltIfNull", "IdxInsert", "Insert", "Program"] {
+    for op in [
+        "OpenWrite",
+        "NewRowid",
+        "HaltIfNull",
+        "IdxInsert",
+        "Insert",
+        "Program",
+    ] {
         assert!(ops.iter().any(|o| o == op), "{op} missing: {ops:?}");
     }
     // A write statement's Transaction step is a write (p2 = 1), a read's is not.

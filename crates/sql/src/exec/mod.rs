@@ -139,6 +139,8 @@ pub struct Engine<'a> {
     /// slot for that database is empty because its schema is `schema` for the duration.
     pub(crate) outer_schema: Option<Schema>,
     plan_slot: std::cell::RefCell<PlanSlot>,
+    /// Immediate foreign-key checks held to the end of the running statement (fkey.rs).
+    pub(crate) fk_pending: Option<Vec<fkey::FkNoAction>>,
 }
 
 /// Reads an attached database's `sqlite_schema` (the store routes `attached_bits(slot)`).
@@ -361,6 +363,7 @@ impl<'a> Engine<'a> {
             schema_root: 1,
             outer_schema: None,
             plan_slot: std::cell::RefCell::new(PlanSlot::Off),
+            fk_pending: None,
         }
     }
 
@@ -496,7 +499,11 @@ impl<'a> Engine<'a> {
             self.state.pending_changes.set(0);
             self.state.failed_resolution.set(None);
         }
-        let r = self.execute_inner(stmt);
+        let r = if is_dml {
+            self.fk_statement(|e| e.execute_inner(stmt))
+        } else {
+            self.execute_inner(stmt)
+        };
         if is_dml {
             // A failed statement is rolled back, and SQLite then reports no changes — except
             // under OR FAIL, which keeps (and counts) the rows changed before the failure.

@@ -59,10 +59,7 @@ pub fn expand(schema: &Schema, u: &ast::Update) -> Result<Option<ast::Update>> {
             });
         }
     }
-    Ok(Some(ast::Update {
-        sets,
-        ..u.clone()
-    }))
+    Ok(Some(ast::Update { sets, ..u.clone() }))
 }
 
 fn mismatch(columns: usize, values: usize) -> SqlError {
@@ -131,7 +128,10 @@ fn from_tables(
                 let Some(t) = schema.table_in(name.schema.as_deref(), &name.name) else {
                     return Err(unsupported("`*` over a view or an unknown table"));
                 };
-                out.push((alias.clone().unwrap_or_else(|| name.name.clone()), t.clone()));
+                out.push((
+                    alias.clone().unwrap_or_else(|| name.name.clone()),
+                    t.clone(),
+                ));
             }
             _ => return Err(unsupported("`*` over a subquery or table function")),
         }
