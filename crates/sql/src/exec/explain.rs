@@ -683,7 +683,7 @@ impl<'s> Program<'s> {
         }
         let mut skip_row = Vec::new();
         if core.sources.is_empty() {
-            if let Some(fs) = core.filters.get(0) {
+            if let Some(fs) = core.filters.first() {
                 for e in fs {
                     self.filter(e, &mut skip_row);
                 }
