@@ -11,6 +11,7 @@ pub mod app;
 pub mod args;
 pub mod backend;
 pub mod complete;
+pub mod explain;
 pub mod interactive;
 pub mod numfmt;
 pub mod output;

@@ -48,6 +48,9 @@ pub struct Format {
     pub col_separator: String,
     pub row_separator: String,
     pub null_value: String,
+    /// `.explain auto` (the default): EXPLAIN's rows print as sqlite3 prints them whatever
+    /// the mode (crate::explain); `.explain off` prints them in the mode.
+    pub auto_explain: bool,
 }
 
 impl Default for Format {
@@ -58,6 +61,7 @@ impl Default for Format {
             col_separator: "|".to_string(),
             row_separator: "\n".to_string(),
             null_value: String::new(),
+            auto_explain: true,
         }
     }
 }
@@ -91,6 +95,8 @@ pub struct ResultWriter<'f> {
     columns: Vec<String>,
     rows_seen: usize,
     buffered: Vec<Vec<Vec<u8>>>,
+    /// The rows are EXPLAIN's, printed by `crate::explain` once all are in.
+    explain: bool,
 }
 
 impl<'f> ResultWriter<'f> {
@@ -100,6 +106,7 @@ impl<'f> ResultWriter<'f> {
             columns: columns.to_vec(),
             rows_seen: 0,
             buffered: Vec::new(),
+            explain: format.auto_explain && crate::explain::is_explain(columns),
         }
     }
 
@@ -111,6 +118,11 @@ impl<'f> ResultWriter<'f> {
     pub fn row(&mut self, out: &mut dyn Write, cells: &[Cell]) -> io::Result<()> {
         let first = self.rows_seen == 0;
         self.rows_seen += 1;
+        if self.explain {
+            let row = cells.iter().map(|c| self.cell_bytes(c)).collect();
+            self.buffered.push(row);
+            return Ok(());
+        }
         match self.format.mode {
             Mode::Column => {
                 let row = cells.iter().map(|c| self.cell_bytes(c)).collect();
@@ -170,6 +182,12 @@ impl<'f> ResultWriter<'f> {
 
     /// Ends the result set, writing whatever column mode buffered.
     pub fn finish(self, out: &mut dyn Write) -> io::Result<()> {
+        if self.explain {
+            if self.buffered.is_empty() {
+                return Ok(());
+            }
+            return crate::explain::render(out, &self.columns, &self.buffered);
+        }
         if self.format.mode != Mode::Column || self.buffered.is_empty() {
             return Ok(());
         }

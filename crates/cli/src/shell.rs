@@ -118,6 +118,7 @@ const HELP: &str = "\
 .bail on|off             Stop after hitting an error
 .databases               List names and files of attached databases
 .exit ?CODE?             Exit this program with return-code CODE
+.explain ?on|off|auto?   Change the EXPLAIN formatting mode.  Default: auto
 .headers on|off          Turn display of headers on or off
 .help                    Show this message
 .indexes ?TABLE?         Show names of indexes, of TABLE if given (a LIKE pattern)
@@ -309,6 +310,16 @@ impl<'b> Shell<'b> {
                 Ok(Flow::Continue)
             }
             ("headers" | "header", _) => Err("Usage: .headers on|off".to_string()),
+            ("explain", 1) => {
+                self.format.auto_explain = true;
+                Ok(Flow::Continue)
+            }
+            ("explain", 2) => {
+                self.format.auto_explain = args[1] == "auto"
+                    || boolean_value(&args[1])
+                        .ok_or_else(|| "Usage: .explain ?on|off|auto?".to_string())?;
+                Ok(Flow::Continue)
+            }
             ("mode", 1) => {
                 let _ = writeln!(self.out, "current output mode: {}", self.format.mode.name());
                 Ok(Flow::Continue)

@@ -111,3 +111,26 @@ fn attach_and_dot_databases() {
         .unwrap();
     assert_eq!(n, 2);
 }
+
+#[test]
+fn explain_lists_parlite_steps_and_runs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("explain.db").display().to_string();
+    let out = run_script(
+        &db,
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b);\n\
+         INSERT INTO t VALUES(1, 'x');\n\
+         EXPLAIN DELETE FROM t WHERE a = 1;\n\
+         .explain off\n\
+         EXPLAIN SELECT b FROM t;\n\
+         SELECT count(*) FROM t;\n",
+    );
+    assert!(out.status.success(), "{:?}", out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    // The first listing in sqlite3's EXPLAIN layout, the second in list mode.
+    assert!(text.starts_with("addr  opcode         p1    p2"), "{text}");
+    assert!(text.contains("  SeekRowid  "), "{text}");
+    assert!(text.contains("|OpenRead|"), "{text}");
+    assert!(text.contains("|ResultRow|"), "{text}");
+    assert!(text.ends_with("\n1\n"), "{text}");
+}

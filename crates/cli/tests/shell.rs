@@ -288,3 +288,26 @@ fn dot_databases_lists_attached_databases() {
     assert_eq!((code, err.as_str()), (0, ""));
     assert_eq!(out, "main: \"\" r/w\nm: \"\" r/w\n");
 }
+
+#[test]
+fn explain_prints_as_sqlite3_in_every_mode_unless_explain_off() {
+    // sqlite3 3.40 prints these bytes for `EXPLAIN SELECT 1` in list, csv and line mode.
+    let table = "addr  opcode         p1    p2    p3    p4             p5  comment      \n\
+                 ----  -------------  ----  ----  ----  -------------  --  -------------\n\
+                 0     Init           0     4     0                    0                \n\
+                 1     Integer        1     1     0                    0                \n\
+                 2     ResultRow      1     1     0                    0                \n\
+                 3     Halt           0     0     0                    0                \n\
+                 4     Goto           0     1     0                    0                \n";
+    for mode in ["list", "csv", "line", "column"] {
+        let (code, out, err) = shell(&[], &format!(".mode {mode}\nEXPLAIN SELECT 1;\n"));
+        assert_eq!((code, err.as_str()), (0, ""));
+        assert_eq!(out, table, "mode {mode}");
+    }
+    let (code, out, _) = shell(&[], ".explain off\nEXPLAIN SELECT 1;\n.explain auto\n");
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "0|Init|0|4|0||0|\n1|Integer|1|1|0||0|\n2|ResultRow|1|1|0||0|\n3|Halt|0|0|0||0|\n4|Goto|0|1|0||0|\n"
+    );
+}

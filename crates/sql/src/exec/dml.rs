@@ -38,6 +38,7 @@ mod delete;
 mod insert;
 mod replace;
 mod replace_delete;
+pub(crate) mod set_row_value;
 mod target;
 mod update;
 mod writer;

@@ -20,7 +20,7 @@
 use crate::parse::ast::{self, Expr, ResultColumn, Stmt, TriggerEvent, TriggerTime};
 use crate::plan::Binder;
 use crate::schema::Schema;
-use crate::value::{Result, SqlError, Value};
+use crate::value::{Result, Value};
 
 use super::store::Row;
 use super::{eqp, Engine};
@@ -74,7 +74,7 @@ impl Engine<'_> {
 
     /// The SELECT whose plan a DML statement's plan is: `Ok(None)` for a statement that is
     /// not DML, `Ok(Some(None))` for one that runs no query.
-    fn dml_select(&self, stmt: &Stmt) -> Result<Option<Option<ast::Select>>> {
+    pub(super) fn dml_select(&self, stmt: &Stmt) -> Result<Option<Option<ast::Select>>> {
         let schema: &Schema = self.schema;
         let sel = match stmt {
             Stmt::Insert(i) => match &i.source {
@@ -102,10 +102,12 @@ impl Engine<'_> {
                 with_order(sel, d.indexed.clone(), &d.order_by, &d.limit)
             }
             Stmt::Update(u) if u.sets.iter().any(|a| a.columns.len() != 1) => {
-                // As UPDATE itself reports (dml/update.rs).
-                return Err(SqlError::msg(
-                    "row-value assignments in UPDATE are not supported",
-                ));
+                // As UPDATE itself splits them (dml/set_row_value.rs).
+                let split = super::dml::set_row_value::expand(schema, u)?;
+                return match split {
+                    Some(s) => self.dml_select(&Stmt::Update(Box::new(s))),
+                    None => Ok(None),
+                };
             }
             Stmt::Update(u) => {
                 let sets: Vec<Expr> = u.sets.iter().map(|a| a.expr.clone()).collect();

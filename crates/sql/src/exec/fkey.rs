@@ -1,9 +1,16 @@
 //! FOREIGN KEY enforcement (foreignkeys.html), active when `PRAGMA foreign_keys = ON`.
 //!
 //! Invariants and limits:
-//! - Checks run per row right after the row is written (immediate constraints); a failing
-//!   check fails the statement with `FOREIGN KEY constraint failed`, and the connection's
-//!   statement savepoint undoes the statement.
+//! - Checks run per row right after the row is written. An immediate constraint is
+//!   checked at the end of the statement (foreignkeys.html 4.2): inside a top-level
+//!   INSERT, UPDATE or DELETE (`fk_statement`), a check that fails is recorded in
+//!   `Engine::fk_pending` (the child key and the parent key it needs, as a deferred one)
+//!   and re-run when the statement, its triggers and foreign-key actions are done; one
+//!   still violated fails the statement with `FOREIGN KEY constraint failed`, and the
+//!   connection's statement savepoint undoes it. So a statement that violates a key for a
+//!   moment and repairs it succeeds (a self-referencing table renumbered by one UPDATE, a
+//!   DELETE of a parent and its children, a child inserted before its parent). Outside
+//!   such a statement (DDL) checks fail at once. RESTRICT fails at once, as SQLite.
 //! - Deferred constraints (foreignkeys.html 4.2): a `DEFERRABLE INITIALLY DEFERRED` key,
 //!   or every key while `PRAGMA defer_foreign_keys` is on, is deferred only inside an
 //!   explicit transaction (`ConnState::explicit_txn`; in autocommit it is immediate, as
@@ -113,6 +120,28 @@ impl Engine<'_> {
         self.state.explicit_txn.get() && (fk.deferred || self.state.defer_foreign_keys.get())
     }
 
+    /// Runs a top-level INSERT, UPDATE or DELETE with its immediate foreign-key checks
+    /// held to its end (module invariants): `Engine::fk_pending` collects the checks that
+    /// failed while it ran, and any still failing afterwards fails the statement.
+    pub(crate) fn fk_statement<T>(
+        &mut self,
+        run: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
+        if !self.fk_on() || self.fk_pending.is_some() {
+            return run(self);
+        }
+        self.fk_pending = Some(Vec::new());
+        let r = run(self);
+        let pending = self.fk_pending.take().unwrap_or_default();
+        let out = r?;
+        for p in pending {
+            if self.any_row(p.child, p.child_cond)? && !self.any_row(p.parent, p.parent_cond)? {
+                return Err(fk_failed());
+            }
+        }
+        Ok(out)
+    }
+
     /// Re-runs the transaction's deferred checks (COMMIT): fails with `FOREIGN KEY
     /// constraint failed` while a recorded child key still has no parent row.
     pub fn fk_check_deferred(&self) -> Result<()> {
@@ -206,7 +235,7 @@ impl Engine<'_> {
     }
 
     /// A child row (columns then rowid) must reference an existing parent row.
-    pub fn fk_check_child(&self, t: &Table, row: &[Value]) -> Result<()> {
+    pub fn fk_check_child(&mut self, t: &Table, row: &[Value]) -> Result<()> {
         if !self.fk_on() {
             return Ok(());
         }
@@ -227,7 +256,8 @@ impl Engine<'_> {
             };
             let parent_name = self.fk_name(t, &parent.name);
             if !self.any_row(parent_name.clone(), cond.clone())? {
-                if !self.fk_is_deferred(fk) {
+                let deferred = self.fk_is_deferred(fk);
+                if !deferred && self.fk_pending.is_none() {
                     return Err(fk_failed());
                 }
                 let ccols: Vec<String> = fk
@@ -236,12 +266,16 @@ impl Engine<'_> {
                     .map(|&c| t.columns[c].name.clone())
                     .collect();
                 if let Some(child_cond) = key_match(&ccols, &vals) {
-                    self.state.fk_deferred.borrow_mut().push(FkNoAction {
+                    let check = FkNoAction {
                         child: self.fk_name(t, &t.name),
                         child_cond,
                         parent: parent_name,
                         parent_cond: cond,
-                    });
+                    };
+                    match self.fk_pending.as_mut() {
+                        Some(pending) if !deferred => pending.push(check),
+                        _ => self.state.fk_deferred.borrow_mut().push(check),
+                    }
                 }
             }
         }
@@ -308,7 +342,11 @@ impl Engine<'_> {
 
     /// Fails when a deferred NO ACTION check finds child rows still referencing a parent
     /// key that no parent row holds any more.
-    pub(crate) fn fk_check_no_action(&self, pending: Vec<FkNoAction>) -> Result<()> {
+    pub(crate) fn fk_check_no_action(&mut self, pending: Vec<FkNoAction>) -> Result<()> {
+        if let Some(statement) = self.fk_pending.as_mut() {
+            statement.extend(pending);
+            return Ok(());
+        }
         for p in pending {
             if self.any_row(p.child, p.child_cond)? && !self.any_row(p.parent, p.parent_cond)? {
                 return Err(fk_failed());
@@ -376,7 +414,9 @@ impl Engine<'_> {
             };
             let target = self.fk_name(&child, &child.name);
             let deferred = self.fk_is_deferred(&fk);
-            if action == FkAction::NoAction && (deferred || no_action.is_some()) {
+            let at_statement_end = self.fk_pending.is_some();
+            if action == FkAction::NoAction && (deferred || no_action.is_some() || at_statement_end)
+            {
                 let Some(parent_cond) = key_match(&pcols, &old_key) else {
                     continue;
                 };
@@ -394,7 +434,15 @@ impl Engine<'_> {
                         }
                     }
                     Some(pending) => pending.push(check),
-                    None => {}
+                    // Immediate: re-checked at the end of the statement, when a child row
+                    // refers to the key now.
+                    None => {
+                        if self.any_row(check.child.clone(), check.child_cond.clone())? {
+                            if let Some(p) = self.fk_pending.as_mut() {
+                                p.push(check);
+                            }
+                        }
+                    }
                 }
                 continue;
             }

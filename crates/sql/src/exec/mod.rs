@@ -16,6 +16,7 @@ pub mod dml;
 pub mod eqp;
 pub mod eqp_dml;
 pub mod eval;
+pub mod explain;
 pub mod fkey;
 pub mod memstore;
 pub mod pragma;
@@ -177,6 +178,8 @@ pub struct Engine<'a> {
     /// trigger and nesting depth 0, so a trigger program's or a foreign-key action's
     /// statement never sees it.
     pub(crate) dml_slot: DmlSlot,
+    /// Immediate foreign-key checks held to the end of the running statement (fkey.rs).
+    pub(crate) fk_pending: Option<Vec<fkey::FkNoAction>>,
 }
 
 /// Reads an attached database's `sqlite_schema` (the store routes `attached_bits(slot)`).
@@ -271,6 +274,13 @@ pub fn column_names(stmt: &Stmt, schema: &Schema) -> Result<Vec<String>> {
             "notused".into(),
             "detail".into(),
         ]),
+        Stmt::Explain { stmt, .. } => {
+            // As preparing the statement itself: a SELECT's errors come at prepare.
+            if let Stmt::Select(s) = &**stmt {
+                Binder::new(schema).bind_select(s)?;
+            }
+            Ok(explain::COLUMNS.iter().map(|c| c.to_string()).collect())
+        }
         Stmt::Pragma { name, value } => Ok(pragma::column_names(&name.name, value.is_some())),
         Stmt::Insert(i) if !i.returning.is_empty() => {
             Ok(returning_names(schema, &i.table.name, &i.returning))
@@ -399,6 +409,7 @@ impl<'a> Engine<'a> {
             outer_schema: None,
             plan_slot: std::cell::RefCell::new(PlanSlot::Off),
             dml_slot: DmlSlot::Off,
+            fk_pending: None,
         }
     }
 
@@ -585,7 +596,11 @@ impl<'a> Engine<'a> {
             self.state.pending_changes.set(0);
             self.state.failed_resolution.set(None);
         }
-        let r = self.execute_inner(stmt);
+        let r = if is_dml {
+            self.fk_statement(|e| e.execute_inner(stmt))
+        } else {
+            self.execute_inner(stmt)
+        };
         if is_dml {
             // A failed statement is rolled back, and SQLite then reports no changes — except
             // under OR FAIL, which keeps (and counts) the rows changed before the failure.
@@ -631,10 +646,9 @@ impl<'a> Engine<'a> {
                 stmt,
             } => self.explain_query_plan(stmt),
             Stmt::Explain {
-                query_plan: false, ..
-            } => Err(SqlError::msg(
-                "EXPLAIN is not supported (parlite has no bytecode); use EXPLAIN QUERY PLAN",
-            )),
+                query_plan: false,
+                stmt,
+            } => self.explain(stmt),
             Stmt::Reindex(target) => self.reindex(target.as_ref()),
             Stmt::Vacuum { schema, into } => {
                 if into.is_some() {

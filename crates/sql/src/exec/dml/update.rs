@@ -302,6 +302,10 @@ impl Engine<'_> {
     }
 
     pub fn update(&mut self, u: &ast::Update) -> Result<Vec<Vec<Value>>> {
+        // `SET (a, b) = ...` becomes `SET a = ..., b = ...` (set_row_value.rs).
+        if let Some(split) = super::set_row_value::expand(self.schema, u)? {
+            return self.update(&split);
+        }
         // The assigned column names, listed once for the INSTEAD OF, BEFORE/AFTER trigger
         // lookups and the foreign-key check (three copies cost ~2k instructions per UPDATE).
         // A reused prepared UPDATE keeps its table, triggers and bound SET clause
