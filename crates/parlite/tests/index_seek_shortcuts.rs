@@ -103,8 +103,9 @@ fn seeks_and_implied_ranges_descending() {
 }
 
 /// Terms that are not implied stay tested: a second bound on the same column, a collation
-/// other than the index's, bounds of different affinities, an outer column of another
-/// affinity driving the range, IS, and a NULL bound from a subquery.
+/// other than the index's, bounds of different affinities, a BETWEEN with one bound on a
+/// column of the same table (only its other half bounds the walk), an outer column of
+/// another affinity driving the range, IS, and a NULL bound from a subquery.
 #[test]
 fn terms_the_walk_does_not_imply() {
     check(&format!(
@@ -126,6 +127,10 @@ SELECT a.id, b.id FROM m AS a, m AS b WHERE b.i >= a.t AND a.id < 4 ORDER BY 1, 
 SELECT a.id, b.id FROM m AS a, m AS b WHERE b.v = a.t AND a.id < 25 ORDER BY 1, 2;
 SELECT a.id, b.id FROM m AS a, m AS b WHERE b.t > a.i AND a.id IN (2, 3) ORDER BY 1, 2;
 SELECT a.id, b.id FROM m AS a LEFT JOIN m AS b ON b.i > a.i AND b.i < 3 ORDER BY 1, 2;
+SELECT id FROM m WHERE i BETWEEN w AND 100 ORDER BY id;
+SELECT id FROM m WHERE i BETWEEN -5 AND w ORDER BY id;
+SELECT id FROM m WHERE t BETWEEN nc AND 'zzz' ORDER BY id;
+SELECT id FROM m WHERE i >= w ORDER BY id;
 SELECT id FROM m WHERE i > 1 ORDER BY i LIMIT 3;
 SELECT id FROM m WHERE i < 200 ORDER BY i DESC LIMIT 3;
 ",

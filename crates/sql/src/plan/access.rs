@@ -234,6 +234,7 @@ impl Binder<'_> {
                 }
             };
             for (ti, t) in terms.iter().enumerate() {
+                let first_cand = cands.len();
                 let mut push_cmp = |col: &CExpr,
                                     op: BinaryOp,
                                     other: &CExpr,
@@ -345,6 +346,14 @@ impl Binder<'_> {
                         }
                     }
                     _ => {}
+                }
+                // A BETWEEN is implied only when both its comparisons became candidates:
+                // `b BETWEEN a AND 'z'` with `a` of this same table gives only `b <= 'z'`.
+                let n = cands.len() - first_cand;
+                if matches!(t, CExpr::Between { .. }) && n < 2 {
+                    for ct in cand_term.iter_mut().skip(first_cand).take(n) {
+                        *ct = NOT_IMPLIED;
+                    }
                 }
             }
             if cands.is_empty() {
@@ -582,8 +591,9 @@ impl Binder<'_> {
 const NOT_IMPLIED: u8 = 64;
 
 /// Terms the walk implies, a bit per term position (below 64): those whose every
-/// candidate (a BETWEEN gives two) was used for a bound (`used`, a bit per candidate
-/// index; `cand_term`, each candidate's term).
+/// candidate was used for a bound (`used`, a bit per candidate index; `cand_term`, each
+/// candidate's term). A comparison gives one candidate; a BETWEEN counts only when both
+/// its comparisons gave one (`choose_search` marks a half one `NOT_IMPLIED`).
 ///
 /// Why a used term may go untested on the rows of a one-range walk with table lookups:
 /// the bound takes the term's comparison affinity and collation (`usable` keeps the
