@@ -359,6 +359,84 @@ pub trait KeyCompare: Send + Sync {
     ) -> Result<Ordering> {
         self.compare(stored, probe)
     }
+    /// How column 0 is ordered, when it is SQLite's value order ([`compare_values_with`]),
+    /// possibly reversed: `Some((desc, binary))`, `binary` when TEXT compares as bytes (no
+    /// collation). A descent may then order a stored key's first field against the probe's
+    /// with [`compare_first_field`] and call the comparator only on a tie. `None` (the
+    /// default) keeps every comparison in `compare`/`compare_decoded`.
+    fn first_field_order(&self) -> Option<(bool, bool)> {
+        None
+    }
+}
+
+/// A probe key's first field, classified once per descent for [`compare_first_field`].
+#[derive(Clone, Copy, Debug)]
+pub enum FirstProbe<'a> {
+    Integer(i64),
+    /// TEXT under BINARY (bytes).
+    Text(&'a [u8]),
+}
+
+impl<'a> FirstProbe<'a> {
+    /// The classification of `v` for a column ordered with or without a collation
+    /// (`binary`); `None` for values the fast order does not handle (NULL, REAL, BLOB, and
+    /// TEXT under a collation).
+    pub fn of(v: &ValueRef<'a>, binary: bool) -> Option<FirstProbe<'a>> {
+        match *v {
+            ValueRef::Integer(i) => Some(FirstProbe::Integer(i)),
+            ValueRef::Text(t) if binary => Some(FirstProbe::Text(t)),
+            _ => None,
+        }
+    }
+}
+
+/// Orders the first field of the stored index key `stored` against `probe` in ascending
+/// SQLite order (TEXT as bytes), reading the key in place: SQLite's
+/// `vdbeRecordCompareInt` / `vdbeRecordCompareString` shortcut. Only keys whose header
+/// length and first serial type are one-byte varints are read; `None` hands anything else
+/// (a REAL or reserved serial type, a long TEXT, any inconsistency) to the comparator, so
+/// a corrupt key's error stays the comparator's. `Some(Equal)` says only that the first
+/// fields tie. Measured: ~150 instructions a comparison through `compare_decoded` (a `dyn`
+/// call, `ValueRef` building) against ~35 here (callgrind, speedtest1 test 310).
+#[inline(always)]
+pub fn compare_first_field(stored: &[u8], probe: FirstProbe<'_>) -> Option<Ordering> {
+    let (&h, &t) = match stored {
+        [h, t, ..] => (h, t),
+        _ => return None,
+    };
+    let h = h as usize;
+    if !(2..0x80).contains(&h) || t >= 0x80 {
+        return None;
+    }
+    let n = match t {
+        0 | 8 | 9 => 0,
+        1..=4 => t as usize,
+        5 => 6,
+        6 => 8,
+        7 | 10 | 11 => return None,
+        t => (t as usize - 12) / 2,
+    };
+    let b = stored.get(h..)?.get(..n)?;
+    match probe {
+        FirstProbe::Integer(y) => match t {
+            0 => Some(Ordering::Less),
+            8 => Some(0.cmp(&y)),
+            9 => Some(1.cmp(&y)),
+            1..=6 => {
+                let mut x: i64 = if b[0] & 0x80 != 0 { -1 } else { 0 };
+                for &c in b {
+                    x = (x << 8) | c as i64;
+                }
+                Some(x.cmp(&y))
+            }
+            _ => Some(Ordering::Greater),
+        },
+        FirstProbe::Text(y) => match t {
+            0..=9 => Some(Ordering::Less),
+            t if t % 2 == 1 => Some(b.cmp(y)),
+            _ => Some(Ordering::Greater),
+        },
+    }
 }
 
 /// The standard index comparator: column by column in SQLite order, each column optionally
@@ -387,6 +465,12 @@ impl RecordCompare {
 impl KeyCompare for RecordCompare {
     fn to_shared(&self) -> Option<Arc<dyn KeyCompare>> {
         Some(Arc::new(self.clone()))
+    }
+
+    fn first_field_order(&self) -> Option<(bool, bool)> {
+        let desc = self.desc.first().copied().unwrap_or(false);
+        let binary = self.collations.first().map_or(true, |c| c.is_none());
+        Some((desc, binary))
     }
 
     fn compare(&self, stored: &[u8], probe: &[u8]) -> Result<Ordering> {
@@ -651,6 +735,62 @@ mod tests {
             ValueRef::Integer(78),
         ]);
         assert_eq!(cmp.compare(&stored, &full).unwrap(), Ordering::Less);
+    }
+
+    #[test]
+    fn compare_first_field_agrees_with_the_comparator() {
+        // Every one- and two-field stored key against every first-field probe the fast
+        // order accepts: a decided order must be the comparator's on the first field, and
+        // keys it cannot read (REAL, long TEXT, corrupt) must be left to the comparator.
+        let values = [
+            ValueRef::Null,
+            ValueRef::Integer(0),
+            ValueRef::Integer(1),
+            ValueRef::Integer(-1),
+            ValueRef::Integer(127),
+            ValueRef::Integer(-129),
+            ValueRef::Integer(40_000),
+            ValueRef::Integer(1 << 40),
+            ValueRef::Integer(i64::MIN),
+            ValueRef::Integer(i64::MAX),
+            ValueRef::Real(7.5),
+            ValueRef::Text(b""),
+            ValueRef::Text(b"ab"),
+            ValueRef::Text(b"abc"),
+            ValueRef::Text(b"b"),
+            ValueRef::Text(&[b'y'; 60]),
+            ValueRef::Blob(b""),
+            ValueRef::Blob(b"ab"),
+        ];
+        let plain = RecordCompare::new(vec![], vec![]);
+        for s in &values {
+            for s2 in [None, Some(ValueRef::Integer(3))] {
+                let stored = match s2 {
+                    None => encode(&[*s]),
+                    Some(v) => encode(&[*s, v]),
+                };
+                for p in &values {
+                    let Some(fp) = FirstProbe::of(p, true) else { continue };
+                    let want = plain.compare(&stored, &encode(&[*p])).unwrap();
+                    match compare_first_field(&stored, fp) {
+                        Some(got) => assert_eq!(got, want, "stored {s:?} probe {p:?}"),
+                        None => assert!(
+                            matches!(s, ValueRef::Real(_)) || stored[1] >= 0x80,
+                            "undecided: stored {s:?} probe {p:?}"
+                        ),
+                    }
+                }
+            }
+        }
+        // Corrupt keys: a body past the end, a header past the end, a reserved type.
+        for bad in [vec![2u8, 4, 0, 0], vec![5, 1, 7], vec![2, 10, 0], vec![2, 19, b'a']] {
+            assert_eq!(compare_first_field(&bad, FirstProbe::Integer(1)), None);
+        }
+        assert_eq!(compare_first_field(&[2, 19, b'a'], FirstProbe::Text(b"a")), None);
+        assert!(FirstProbe::of(&ValueRef::Text(b"a"), false).is_none());
+        let nocase = RecordCompare::new(vec![true], vec![Some(Arc::new(NoCase))]);
+        assert_eq!(nocase.first_field_order(), Some((true, false)));
+        assert_eq!(plain.first_field_order(), Some((false, true)));
     }
 
     #[test]

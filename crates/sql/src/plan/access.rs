@@ -8,7 +8,10 @@
 //! restrict the indexes a source may use (and turn off its automatic index), as in SQLite.
 //!
 //! Invariant: access paths only narrow the rows examined. Every WHERE/ON term stays a filter
-//! of its level, so a path derived from a term never changes the result.
+//! of its level, so a path derived from a term never changes the result. The one exception
+//! is exact: an index access lists the terms its bounds imply (`Access::Index::implied`,
+//! see [`implied_terms`]), and the executor skips testing those only on the rows of a
+//! one-range walk with table lookups, whose rows all satisfy them.
 //!
 //! When `order_by_satisfied` finds the path yields the ORDER BY order, the plan carries no
 //! sort keys: the executor must then emit that core's rows in scan order (it does for a
@@ -181,6 +184,10 @@ impl Binder<'_> {
             // Candidate (column-in-source, op, other side, other affinity, collation).
             let mut cands: Vec<(usize, BinaryOp, Vec<CExpr>, Option<Affinity>, Collation)> =
                 Vec::new();
+            // The term each of the first 64 candidates came from (`NOT_IMPLIED` for IN
+            // lists and probe sets, which are never implied, and terms past the 64th): an
+            // array, as a vector cost ~300 instructions a statement (speedtest1 test 410).
+            let mut cand_term = [NOT_IMPLIED; 64];
             let ncols = tab.columns.len();
             // Index expression terms (expridx.html §3): a comparison side that is the indexed
             // expression, tree for tree, takes a virtual column slot past the rowid
@@ -226,7 +233,8 @@ impl Binder<'_> {
                     _ => None,
                 }
             };
-            for t in terms {
+            for (ti, t) in terms.iter().enumerate() {
+                let first_cand = cands.len();
                 let mut push_cmp = |col: &CExpr,
                                     op: BinaryOp,
                                     other: &CExpr,
@@ -239,6 +247,9 @@ impl Binder<'_> {
                         let depends_on_self =
                             other.max_source(&sources[..=i], &mut corr) == Some(i);
                         if !depends_on_self && !contains_agg(other) {
+                            if let Some(ct) = cand_term.get_mut(cands.len()) {
+                                *ct = u8::try_from(ti).map_or(NOT_IMPLIED, |t| t.min(NOT_IMPLIED));
+                            }
                             cands.push((slot, op, vec![other.clone()], oaff, coll));
                         }
                     }
@@ -336,6 +347,14 @@ impl Binder<'_> {
                     }
                     _ => {}
                 }
+                // A BETWEEN is implied only when both its comparisons became candidates:
+                // `b BETWEEN a AND 'z'` with `a` of this same table gives only `b <= 'z'`.
+                let n = cands.len() - first_cand;
+                if matches!(t, CExpr::Between { .. }) && n < 2 {
+                    for ct in cand_term.iter_mut().skip(first_cand).take(n) {
+                        *ct = NOT_IMPLIED;
+                    }
+                }
             }
             if cands.is_empty() {
                 continue;
@@ -392,6 +411,12 @@ impl Binder<'_> {
                 let mut lo = None;
                 let mut hi = None;
                 let mut range_aff = None;
+                // Candidates the bounds were built from (a bit per candidate), and the
+                // range's (candidate, its affinity): bits and arrays, not vectors, as this
+                // runs for every index of every source (vectors cost ~5k instructions a
+                // four-way join; callgrind, speedtest1 test 310).
+                let mut used: u64 = 0;
+                let mut used_range: [Option<(usize, Option<Affinity>)>; 2] = [None, None];
                 for (pos, icol) in ix.columns.iter().enumerate() {
                     let c = match icol.column {
                         Some(c) => c,
@@ -400,17 +425,21 @@ impl Binder<'_> {
                             None => break,
                         },
                     };
-                    let found = cands.iter().find(|(cc, op, _, oaff, coll)| {
+                    let found = cands.iter().position(|(cc, op, _, oaff, coll)| {
                         *cc == c
                             && *op == BinaryOp::Eq
                             && *coll == icol.collation
                             && usable(c, *oaff)
                     });
-                    if let Some((_, _, vals, oaff, _)) = found {
+                    if let Some(k) = found {
+                        let (_, _, vals, oaff, _) = &cands[k];
+                        if single_valued(vals) && k < 64 {
+                            used |= 1 << k;
+                        }
                         eq.push((vals.clone(), comparison_affinity(Some(col_aff(c)), *oaff)));
                         continue;
                     }
-                    for (cc, op, vals, oaff, coll) in &cands {
+                    for (k, (cc, op, vals, oaff, coll)) in cands.iter().enumerate() {
                         if *cc != c
                             || *coll != icol.collation
                             || !usable(c, *oaff)
@@ -432,13 +461,27 @@ impl Binder<'_> {
                         if is_lo && lo.is_none() {
                             lo = Some((v, incl));
                             range_aff = aff;
+                            used_range[0] = Some((k, aff));
                         } else if !is_lo && hi.is_none() {
                             hi = Some((v, incl));
                             range_aff = aff;
+                            used_range[1] = Some((k, aff));
                         }
                     }
                     break;
                 }
+                // Both bounds take `range_aff` (the last one's): a bound whose own
+                // affinity differs is not exact, and its term stays tested.
+                for (k, aff) in used_range.into_iter().flatten() {
+                    if aff == range_aff && k < 64 {
+                        used |= 1 << k;
+                    }
+                }
+                // Past 64 candidates a term's later candidate would go untracked: none.
+                let implied = match cand_term.get(..cands.len()) {
+                    Some(ct) => implied_terms(used, ct),
+                    None => 0,
+                };
                 if eq.is_empty() && lo.is_none() && hi.is_none() {
                     continue;
                 }
@@ -487,6 +530,7 @@ impl Binder<'_> {
                             range_aff,
                             reverse: false,
                             covering: covers,
+                            implied,
                         },
                     ));
                 }
@@ -540,6 +584,39 @@ impl Binder<'_> {
             }
         }
     }
+}
+
+/// The term of a candidate that is never implied (IN lists, probe sets, terms past the
+/// 64th).
+const NOT_IMPLIED: u8 = 64;
+
+/// Terms the walk implies, a bit per term position (below 64): those whose every
+/// candidate was used for a bound (`used`, a bit per candidate index; `cand_term`, each
+/// candidate's term). A comparison gives one candidate; a BETWEEN counts only when both
+/// its comparisons gave one (`choose_search` marks a half one `NOT_IMPLIED`).
+///
+/// Why a used term may go untested on the rows of a one-range walk with table lookups:
+/// the bound takes the term's comparison affinity and collation (`usable` keeps the
+/// column side unconverted, and the index column's collation is the term's), the walk
+/// compares keys exactly as the term compares values (SQLite's order), a NULL bound or
+/// equality value makes the walk empty, and a walk bounded on one side only skips NULL
+/// keys (`exec::select::index_bounds`), as the comparison rejects NULL. An index
+/// expression is deterministic, so its key is the value the term computes. SQLite does
+/// the same (where.c `disableTerm`).
+fn implied_terms(used: u64, cand_term: &[u8]) -> u64 {
+    let (mut out, mut unused) = (0u64, 0u64);
+    for (k, &ti) in cand_term.iter().enumerate() {
+        if ti >= NOT_IMPLIED {
+            continue;
+        }
+        if used & (1 << k) != 0 {
+            out |= 1 << ti;
+        } else {
+            unused |= 1 << ti;
+        }
+    }
+    // A term with a candidate that was not used is not implied.
+    out & !unused
 }
 
 /// Whether an equality's lookup values are one value. An `x IN (SELECT ...)` term among
@@ -913,6 +990,7 @@ impl Binder<'_> {
                     range_aff: None,
                     reverse: false,
                     covering: false,
+                    implied: 0,
                 },
             );
             if self.order_by_walk(core, keys) {
@@ -997,5 +1075,25 @@ impl Binder<'_> {
             }
             _ => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{implied_terms, NOT_IMPLIED};
+
+    #[test]
+    fn a_term_is_implied_only_when_all_its_candidates_were_used() {
+        // Candidates: term 0 (an equality), term 2 twice (a BETWEEN), an IN list, term 5.
+        let ct = [0, 2, 2, NOT_IMPLIED, 5];
+        assert_eq!(implied_terms(0b00001, &ct), 0b1);
+        // Half a BETWEEN (its other bound came from elsewhere or took another affinity).
+        assert_eq!(implied_terms(0b00011, &ct), 0b1);
+        assert_eq!(implied_terms(0b00111, &ct), 0b101);
+        // A used IN list implies nothing.
+        assert_eq!(implied_terms(0b01000, &ct), 0);
+        assert_eq!(implied_terms(0b11110, &ct), 0b100100);
+        assert_eq!(implied_terms(0, &ct), 0);
+        assert_eq!(implied_terms(u64::MAX, &[]), 0);
     }
 }

@@ -378,6 +378,12 @@ pub enum Access {
         /// (`plan::covering`): rows are built from the index entries alone, with no
         /// table lookup (EXPLAIN QUERY PLAN: `USING COVERING INDEX`).
         covering: bool,
+        /// The source's WHERE terms (`CorePlan::filters`; inner joins only) every row of
+        /// this walk satisfies, a bit per position (terms past 63 never): each equality
+        /// or range comparison the bounds were built from (`plan::access::implied_terms`).
+        /// Only a walk of one key range with table lookups (`Store::index_lookup_scan`)
+        /// may skip testing them; 0 everywhere else.
+        implied: u64,
     },
     /// SQLite's "automatic index": an inner table joined by `col = <earlier sources>` with
     /// no usable index is hashed on `col` once per execution and probed per outer row.
@@ -406,6 +412,7 @@ impl Access {
             range_aff: None,
             reverse: false,
             covering,
+            implied: 0,
         }
     }
 }

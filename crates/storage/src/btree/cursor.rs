@@ -21,7 +21,9 @@ use super::page::{PageHeader, INDEX_INTERIOR, INDEX_LEAF, TABLE_LEAF};
 use crate::error::{PageNo, Result, StorageError};
 use crate::header::get_u32;
 use crate::pages::{PageRead, PageRef};
-use crate::record::{decode, decode_into_slice, KeyCompare, ValueRef};
+use crate::record::{
+    compare_first_field, decode, decode_into_slice, FirstProbe, KeyCompare, ValueRef,
+};
 use std::cmp::Ordering;
 
 /// Deepest tree accepted. SQLite uses the same bound (BTCURSOR_MAX_DEPTH); with at least
@@ -543,6 +545,16 @@ impl TreeCursor {
                 heap.as_deref()
             }
         };
+        // The probe's first field, when the comparator orders column 0 plainly: most
+        // comparisons are then decided on the encoded key's first field in place
+        // (`compare_first_field`), the comparator called only on a tie of a multi-field
+        // probe or for keys the shortcut does not read.
+        let first = match (probe_fields, cmp.first_field_order()) {
+            (Some([f0, rest @ ..]), Some((desc, binary))) => {
+                FirstProbe::of(f0, binary).map(|fp| (fp, desc, rest.is_empty()))
+            }
+            _ => None,
+        };
         let max_local = max_local(usable, false);
         loop {
             if depth < self.stack.len() && self.stack[depth].pgno.0 == pgno {
@@ -558,7 +570,16 @@ impl TreeCursor {
             while lo < hi {
                 let mid = (lo + hi) / 2;
                 let o = match (probe_fields, top.small_index_key(mid, usable, max_local)) {
-                    (Some(fields), Some(key)) => cmp.compare_decoded(key, probe, fields)?,
+                    (Some(fields), Some(key)) => {
+                        match first.and_then(|(fp, desc, single)| {
+                            let o = compare_first_field(key, fp)?;
+                            (o != Ordering::Equal || single).then_some((o, desc))
+                        }) {
+                            Some((o, false)) => o,
+                            Some((o, true)) => o.reverse(),
+                            None => cmp.compare_decoded(key, probe, fields)?,
+                        }
+                    }
                     _ => {
                         let info = top.cell(mid, usable)?;
                         let key = payload_of(v, top, &info, scratch)?;
