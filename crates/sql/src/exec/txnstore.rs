@@ -738,13 +738,13 @@ impl RowScan for IndexLookupScan {
             let Some(cur) = self.table.as_mut() else {
                 return Ok(None);
             };
-            // A key whose row is gone is skipped, as the generic path does.
-            if !(cur.seek_rowid(rowid, SeekOp::Eq)? && cur.valid()) {
-                continue;
-            }
+            // One lock for the seek and the decode; a key whose row is gone is skipped, as
+            // the generic path does.
             let needed = self.needed.as_deref();
-            let k = cur.with_entry(|_, rec| decode_into(rec, needed, cols))??;
-            return Ok(Some((rowid, k)));
+            match cur.seek_rowid_entry(rowid, |_, rec| decode_into(rec, needed, cols))? {
+                Some(k) => return Ok(Some((rowid, k?))),
+                None => continue,
+            }
         }
     }
 }
@@ -856,13 +856,9 @@ impl TxnStore {
         f: impl FnOnce(&[u8]) -> Result<Row>,
     ) -> Result<Option<Row>> {
         let mut cur = self.pooled_cursor(root, None)?;
-        let r = if cur.seek_rowid(rowid, SeekOp::Eq)? && cur.valid() {
-            Some(cur.with_entry(|_, rec| f(rec))??)
-        } else {
-            None
-        };
+        let r = cur.seek_rowid_entry(rowid, |_, rec| f(rec));
         self.pool().put(root, 0, cur);
-        Ok(r)
+        r?.transpose()
     }
 
     /// Every entry of the tree at `root` as stored: (rowid, start, end) into one arena of
