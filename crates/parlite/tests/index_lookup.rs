@@ -225,3 +225,33 @@ SELECT a.rowid, b.k FROM w AS a, w AS b WHERE a.k = 7 AND b.rowid = a.rowid ORDE
     );
     check(&script);
 }
+
+/// Rowid lookups that decode each row into the previous row's slots
+/// (`Cursor::seek_rowid_entry`, a BLOB buffer of the same length overwritten in place):
+/// BLOBs of equal and of different lengths, empty BLOBs, other storage classes in the same
+/// column, rows kept by an aggregate or a sorter while the walk goes on, an index over a
+/// table with overflow rows, and correlated lookups by rowid.
+#[test]
+fn rowid_lookups_reuse_row_slots() {
+    check(
+        "
+CREATE TABLE b(id INTEGER PRIMARY KEY, k INTEGER, v BLOB, w TEXT);
+WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM s WHERE i<300)
+  INSERT INTO b SELECT i, i % 17,
+    CASE WHEN i % 11 = 0 THEN zeroblob(i % 3) WHEN i % 13 = 0 THEN i
+         WHEN i % 29 = 0 THEN x'00'
+         WHEN i % 31 = 0 THEN zeroblob(5000 + i)
+         ELSE substr(x'000102030405060708090a0b0c0d0e0f', 1 + i % 5, 8) END,
+    CASE WHEN i % 7 = 0 THEN NULL ELSE printf('%08d', i) END FROM s;
+CREATE INDEX bk ON b(k);
+SELECT id, hex(v), length(v), typeof(v), w FROM b WHERE k = 3 ORDER BY id;
+SELECT k, group_concat(hex(v), ','), sum(length(v)) FROM b WHERE k BETWEEN 2 AND 5 GROUP BY k;
+SELECT id, hex(v) FROM b WHERE k > 12 ORDER BY v, id;
+SELECT id, v = x'0102030405060708', hex(max(v)) FROM b WHERE k < 4;
+SELECT b1.id, b2.id, b1.v = b2.v FROM b AS b1, b AS b2
+  WHERE b2.id = b1.id + 1 AND b1.k = 9 ORDER BY 1;
+SELECT id, (SELECT hex(v) FROM b AS x WHERE x.id = b.id * 2) FROM b WHERE k = 1 ORDER BY id;
+SELECT count(DISTINCT v), count(v), count(*) FROM b WHERE k >= 0;
+",
+    );
+}

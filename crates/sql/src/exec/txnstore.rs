@@ -179,8 +179,26 @@ fn owned(r: ValueRef<'_>) -> Value {
         ValueRef::Integer(i) => Value::Integer(i),
         ValueRef::Real(x) => Value::real(x),
         ValueRef::Text(b) => Value::text_from_bytes(b),
-        ValueRef::Blob(b) => Value::blob(b.to_vec()),
+        // One allocation straight into the `Arc`: `b.to_vec()` first was a second
+        // allocation, copy and free per BLOB (callgrind, hc_mixed scan).
+        ValueRef::Blob(b) => Value::Blob(Arc::from(b)),
     }
+}
+
+/// Decodes one field into a scan's slot, which holds the previous row's value: a BLOB of
+/// the same length whose buffer nobody else holds is overwritten in place (no free and
+/// allocation per row when the consumer already dropped or copied it).
+#[inline]
+fn owned_into(r: ValueRef<'_>, slot: &mut Value) {
+    if let (ValueRef::Blob(b), Value::Blob(old)) = (&r, &mut *slot) {
+        if let Some(buf) = Arc::get_mut(old) {
+            if buf.len() == b.len() {
+                buf.copy_from_slice(b);
+                return;
+            }
+        }
+    }
+    *slot = owned(r);
 }
 
 pub fn decode(rec: &[u8]) -> Result<Row> {
@@ -337,11 +355,11 @@ fn decode_into(rec: &[u8], needed: Option<&[bool]>, cols: &mut [Value]) -> Resul
             break;
         };
         let r = r?;
-        cols[k] = if needed.is_some_and(|n| !n[k]) {
-            Value::Null
+        if needed.is_some_and(|n| !n[k]) {
+            cols[k] = Value::Null;
         } else {
-            owned(r)
-        };
+            owned_into(r, &mut cols[k]);
+        }
         k += 1;
     }
     Ok(k)
@@ -738,13 +756,13 @@ impl RowScan for IndexLookupScan {
             let Some(cur) = self.table.as_mut() else {
                 return Ok(None);
             };
-            // A key whose row is gone is skipped, as the generic path does.
-            if !(cur.seek_rowid(rowid, SeekOp::Eq)? && cur.valid()) {
-                continue;
-            }
+            // One lock for the seek and the decode; a key whose row is gone is skipped, as
+            // the generic path does.
             let needed = self.needed.as_deref();
-            let k = cur.with_entry(|_, rec| decode_into(rec, needed, cols))??;
-            return Ok(Some((rowid, k)));
+            match cur.seek_rowid_entry(rowid, |_, rec| decode_into(rec, needed, cols))? {
+                Some(k) => return Ok(Some((rowid, k?))),
+                None => continue,
+            }
         }
     }
 }
@@ -856,13 +874,9 @@ impl TxnStore {
         f: impl FnOnce(&[u8]) -> Result<Row>,
     ) -> Result<Option<Row>> {
         let mut cur = self.pooled_cursor(root, None)?;
-        let r = if cur.seek_rowid(rowid, SeekOp::Eq)? && cur.valid() {
-            Some(cur.with_entry(|_, rec| f(rec))??)
-        } else {
-            None
-        };
+        let r = cur.seek_rowid_entry(rowid, |_, rec| f(rec));
         self.pool().put(root, 0, cur);
-        Ok(r)
+        r?.transpose()
     }
 
     /// Every entry of the tree at `root` as stored: (rowid, start, end) into one arena of

@@ -340,6 +340,60 @@ impl Cursor {
         })
     }
 
+    /// Table trees: the row with `rowid` handed to `f` (as `with_entry`), or None when there
+    /// is none (the cursor is then invalid, as after an `Eq` miss). Outside a concurrent
+    /// transaction this takes one lock and parses the found cell once, where `seek_rowid` +
+    /// `with_entry` take two locks and parse it three times: a lookup by rowid's whole
+    /// storage work (index walks with table lookups, joins on a rowid).
+    /// `f` runs under the transaction's lock: it must not call back into the transaction.
+    pub fn seek_rowid_entry<R>(
+        &mut self,
+        rowid: i64,
+        f: impl FnOnce(i64, &[u8]) -> R,
+    ) -> Result<Option<R>> {
+        if self.record_reads || !self.tc.table {
+            if !self.seek_rowid(rowid, SeekOp::Eq)? || !self.tc.valid {
+                return Ok(None);
+            }
+            return self.with_entry(f).map(Some);
+        }
+        let r = self.seek_rowid_entry_inner(rowid, f);
+        if r.is_err() {
+            self.tc.invalidate();
+        }
+        r
+    }
+
+    fn seek_rowid_entry_inner<R>(
+        &mut self,
+        rowid: i64,
+        f: impl FnOnce(i64, &[u8]) -> R,
+    ) -> Result<Option<R>> {
+        let txn = self.txn.clone();
+        let g = txn.lock();
+        let fresh = g.changes == self.seen && !self.tc.stack.is_empty();
+        with_view!(g, v => {
+            let found = match if fresh { self.tc.seek_in_leaf(v, rowid, false)? } else { None } {
+                Some(found) => found,
+                None => {
+                    // A miss keeps the (current) frames for the next seek's reuse.
+                    self.tc.frames_current = fresh;
+                    self.tc.descend_table(v, rowid, false)?
+                }
+            };
+            // What `save` records: the rowid is the one sought.
+            self.seen = g.changes;
+            self.tc.valid = found;
+            if !found {
+                return Ok(None);
+            }
+            self.saved_rowid = rowid;
+            let (frame, info) = self.tc.current(v.usable_size())?;
+            let payload = payload_of(v, frame, &info, &mut self.scratch)?;
+            Ok(Some(f(rowid, payload)))
+        })
+    }
+
     /// Index trees: positions per `op` relative to `probe`, which may hold a prefix of the
     /// stored keys' fields (see docs/storage-api.md). For `Eq` a miss leaves the cursor
     /// invalid.
