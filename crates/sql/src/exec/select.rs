@@ -838,12 +838,12 @@ fn top_n(rows: Vec<Row>, n: usize, keys: &[SortKey]) -> Vec<Row> {
     at.into_iter().map(|(_, r)| r).collect()
 }
 
-/// LIMIT/OFFSET operand: an integer (numeric text converts), else `datatype mismatch`.
+/// LIMIT/OFFSET operand: an integer (numeric text converts), else `datatype mismatch`
+/// (NULL too, as SQLite's OP_MustBeInt).
 fn limit_value(v: Value) -> Result<i64> {
     match v.apply_affinity(Affinity::Numeric) {
         Value::Integer(i) => Ok(i),
         Value::Real(r) if r.fract() == 0.0 => Ok(r as i64),
-        Value::Null => Ok(-1),
         _ => Err(SqlError::Code {
             code: codes::SQLITE_MISMATCH,
             extended_code: codes::SQLITE_MISMATCH,

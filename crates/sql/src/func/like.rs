@@ -268,8 +268,8 @@ fn seg_eq(seg: &[u8], a: &[u8], no_case: bool) -> bool {
 }
 
 /// The offset of the first occurrence of `seg` (non-empty) in `text`: candidates are found
-/// by a byte scan for the first pattern byte (either case of a letter: `b | 0x20`), then
-/// verified; the scan compiles to a tight loop where a per-offset closure did not.
+/// by [`utf8::find_byte`] for the first pattern byte (either case of a letter: `b | 0x20`), then
+/// verified.
 fn seg_find(seg: &[u8], text: &[u8], no_case: bool) -> Option<usize> {
     let n = seg.len();
     if n == 0 || n > text.len() {
@@ -284,10 +284,7 @@ fn seg_find(seg: &[u8], text: &[u8], no_case: bool) -> Option<usize> {
     let last_start = text.len() - n;
     let mut i = 0;
     while i <= last_start {
-        let k = text[i..=last_start]
-            .iter()
-            .position(|&b| b | mask == first)?;
-        i += k;
+        i += utf8::find_byte(&text[i..=last_start], first, mask)?;
         if seg_eq(&seg[1..], &text[i + 1..i + n], no_case) {
             return Some(i);
         }
@@ -470,6 +467,27 @@ pub fn glob_values(pat: &Value, text: &Value) -> Result<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn find_byte_agrees_with_a_byte_loop() {
+        // Every length 0..40, the wanted byte at every offset (and absent), neighbours that
+        // differ only in bit 0x20 or are 0x00/0x80/0xFF (borrow and high-bit cases).
+        let fillers = [b'a', b'O', 0x00, 0x80, 0xFF, 0x4E, 0x70];
+        for len in 0..40usize {
+            for at in 0..=len {
+                for &fill in &fillers {
+                    for (want, mask) in [(b'o', 0x20u8), (b'o', 0), (0x00, 0), (0xFF, 0)] {
+                        let mut hay = vec![fill; len];
+                        if at < len {
+                            hay[at] = if mask != 0 { b'O' } else { want };
+                        }
+                        let expect = hay.iter().position(|&b| b | mask == want);
+                        assert_eq!(utf8::find_byte(&hay, want, mask), expect, "{hay:?} {want} {mask}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn like_cases() {

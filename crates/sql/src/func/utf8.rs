@@ -43,9 +43,39 @@ pub fn decode(z: &[u8]) -> Vec<u32> {
     out
 }
 
+/// The offset of the first byte `b` of `hay` with `b | mask == want`, eight bytes per step
+/// (the exact zero-byte test: the lowest set bit of `(x - 0x01..) & !x & 0x80..` marks the
+/// first zero byte of `x`; bits above it may be spurious, so only the lowest is read). A
+/// byte loop took ~5 instructions per text byte, about half of a `%on%` match on
+/// speedtest1's texts, and [`until_nul`]'s byte loop as much again.
+#[inline]
+pub fn find_byte(hay: &[u8], want: u8, mask: u8) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let wantw = LO.wrapping_mul(u64::from(want));
+    let maskw = LO.wrapping_mul(u64::from(mask));
+    let mut chunks = hay.chunks_exact(8);
+    let mut base = 0;
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = (u64::from_le_bytes(w) | maskw) ^ wantw;
+        let z = x.wrapping_sub(LO) & !x & HI;
+        if z != 0 {
+            return Some(base + (z.trailing_zeros() / 8) as usize);
+        }
+        base += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b | mask == want)
+        .map(|k| base + k)
+}
+
 /// `z` up to its first NUL (C string semantics).
 pub fn until_nul(z: &[u8]) -> &[u8] {
-    match z.iter().position(|&b| b == 0) {
+    match find_byte(z, 0, 0) {
         Some(n) => &z[..n],
         None => z,
     }
