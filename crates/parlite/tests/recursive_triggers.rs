@@ -75,7 +75,7 @@ fn direct_recursion_to_the_limit() {
 /// Inside an explicit transaction parlite rolls the failed statement back and keeps the
 /// earlier ones. SQLite differs here: it opens no statement journal for a statement it does
 /// not expect to abort, so the rows the chain wrote before the depth error stay in the
-/// transaction (a known difference, docs/compat.md); autocommit statements agree.
+/// transaction (a known difference, README.md); autocommit statements agree.
 #[test]
 fn failed_recursion_inside_a_transaction_rolls_back_the_statement() {
     std::thread::Builder::new()
