@@ -26,4 +26,5 @@ pub mod fuzzing;
 pub mod parse;
 pub mod plan;
 pub mod schema;
+pub(crate) mod stack;
 pub mod value;

@@ -8,7 +8,10 @@
 //! - After any statement that changed `sqlite_schema`, the schema cookie has been bumped and
 //!   `schema` reloaded from the stored rows, so the cache never disagrees with the file.
 //! - Trigger programs run with `trigger_row` holding NEW then OLD (each the table's columns
-//!   plus rowid); statements inside see it as the enclosing frame. Depth is bounded.
+//!   plus rowid); statements inside see it as the enclosing frame. Depth is bounded by
+//!   SQLite's SQLITE_MAX_TRIGGER_DEPTH (1000): a trigger fires itself again only under
+//!   `PRAGMA recursive_triggers`, and each firing runs on a heap-grown stack segment when
+//!   the caller's stack runs low (`crate::stack`), so 1000 levels are safe on any thread.
 
 pub mod covering;
 pub mod ddl;
@@ -50,8 +53,9 @@ pub struct ConnState {
     pub cache_size: Cell<i64>,
     pub synchronous: Cell<i64>,
     pub foreign_keys: Cell<bool>,
-    /// `PRAGMA recursive_triggers`: read only where REPLACE deletes a conflicting row (its
-    /// DELETE triggers fire only when this is on, dml/replace_delete.rs).
+    /// `PRAGMA recursive_triggers`: lets a trigger fire itself again (up to SQLite's depth
+    /// limit, `Engine::fire`), and REPLACE's deletes of conflicting rows fire DELETE
+    /// triggers only when this is on (dml/replace_delete.rs).
     pub recursive_triggers: Cell<bool>,
     pub case_sensitive_like: Cell<bool>,
     /// `PRAGMA isolation_level`: this connection's concurrent transactions (BEGIN
@@ -736,8 +740,9 @@ impl<'a> Engine<'a> {
     ) -> Result<bool> {
         for trig in triggers {
             // Without recursive_triggers a trigger does not fire itself again.
-            if self
-                .active_triggers
+            if !self.state.recursive_triggers.get()
+                && self
+                    .active_triggers
                 .iter()
                 .any(|n| n.eq_ignore_ascii_case(&trig.name))
             {
@@ -748,7 +753,9 @@ impl<'a> Engine<'a> {
             }
             // A trigger of an attached database names that database's objects.
             let saved_db = self.schema.default_db.replace(self.schema.trigger_db(trig));
-            let r = self.fire_one(trig, old, new);
+            // Recursion (recursive_triggers) nests up to MAX_TRIGGER_DEPTH frames: continue
+            // on a heap segment when the caller's stack runs low.
+            let r = crate::stack::guarded(|| self.fire_one(trig, old, new));
             self.schema.default_db.set(saved_db);
             match r {
                 Ok(true) => {}

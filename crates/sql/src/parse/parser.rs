@@ -5,7 +5,9 @@
 //!   cannot continue the statement, `incomplete input` when the input ends early, and
 //!   `unrecognized token: "X"` when the offending token could not be tokenized.
 //! - Recursion is bounded: nesting deeper than `MAX_DEPTH` (expressions, subqueries) and
-//!   expression trees higher than `MAX_EXPR_HEIGHT` are errors, never a stack overflow.
+//!   expression trees higher than `MAX_EXPR_HEIGHT` are errors, never a stack overflow;
+//!   each nesting level continues on a heap-grown stack segment when the caller's stack
+//!   runs low (`crate::stack`), so the bound holds on small thread stacks too.
 //! - Keywords are recognised by context (SQLite's `%fallback ID`): a word is a name unless it
 //!   is one of the `RESERVED` keywords that SQLite never lets stand for an identifier.
 //! - Parameters are numbered as sqlite3_bind_* expects: `?` takes the next number, `?N`

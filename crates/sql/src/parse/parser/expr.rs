@@ -34,14 +34,26 @@ impl<'a> Parser<'a> {
 
     fn expr_prec(&mut self, min: u8) -> PResult<Expr> {
         self.enter()?;
-        let r = self.expr_prec_inner(min);
+        // Nesting (parentheses, subqueries, CASE, calls) recurses through here up to
+        // MAX_DEPTH levels: continue on a heap segment when the caller's stack runs low.
+        let r = crate::stack::guarded(|| self.expr_prec_inner(min));
         self.leave();
         r
     }
 
     fn expr_prec_inner(&mut self, min: u8) -> PResult<Expr> {
         let mut lhs = self.operand()?;
+        // Each pass that does not stop wraps `lhs` in one more node, so a chain of more
+        // passes than the height limit (`1+1+...`) is too high: stop before building it
+        // (walking and dropping a tree thousands of nodes high recurses that deep).
+        let mut passes = 0usize;
         loop {
+            passes += 1;
+            if passes > MAX_EXPR_HEIGHT {
+                return perr(format!(
+                    "Expression tree is too large (maximum depth {MAX_EXPR_HEIGHT})"
+                ));
+            }
             let tok = self.peek().clone();
             let (prec, op) = match &tok {
                 Tok::Word(w) => {

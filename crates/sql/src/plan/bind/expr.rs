@@ -9,7 +9,14 @@ impl<'s> Binder<'s> {
         Ok(self.expr(e)?.e)
     }
 
+    /// Binds one expression node (recursing into its operands). Trees are up to SQLite's
+    /// height limit (1000) deep: each level continues on a heap stack segment when the
+    /// caller's stack runs low (`crate::stack`).
     pub fn expr(&mut self, e: &Expr) -> Result<Bound> {
+        crate::stack::guarded(|| self.expr_node(e))
+    }
+
+    fn expr_node(&mut self, e: &Expr) -> Result<Bound> {
         match e {
             Expr::Literal(l) => Ok(Bound::plain(CExpr::Lit(literal_value(l)))),
             Expr::Param { index, .. } => Ok(Bound::plain(CExpr::Param(*index))),
