@@ -3,7 +3,8 @@
 //!
 //! Invariants:
 //! - A row is written only after every constraint passed (NOT NULL, CHECK, then uniqueness
-//!   of the rowid and of each UNIQUE index, in that order, as SQLite checks them); REPLACE
+//!   of the rowid and of each UNIQUE index in SQLite's order (`writer::check_order`,
+//!   UPSERT targets first: `TableWriter::upsert_targets_first`), as SQLite checks them); REPLACE
 //!   deletes the conflicting rows first. Two REPLACE shapes write the same trees by a
 //!   shorter way: a row replacing the one at its own rowid (or WITHOUT ROWID key) is
 //!   rewritten in place, index entries only where the key changed; a new row whose every
