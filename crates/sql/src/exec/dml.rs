@@ -3,7 +3,8 @@
 //!
 //! Invariants:
 //! - A row is written only after every constraint passed (NOT NULL, CHECK, then uniqueness
-//!   of the rowid and of each UNIQUE index, in that order, as SQLite checks them); REPLACE
+//!   of the rowid and of each UNIQUE index in SQLite's order (`writer::check_order`,
+//!   UPSERT targets first: `TableWriter::upsert_targets_first`), as SQLite checks them); REPLACE
 //!   deletes the conflicting rows first. Two REPLACE shapes write the same trees by a
 //!   shorter way: a row replacing the one at its own rowid (or WITHOUT ROWID key) is
 //!   rewritten in place, index entries only where the key changed; a new row whose every
@@ -486,8 +487,18 @@ impl Engine<'_> {
             true => self.store.table_get(t.root, rowid)?,
             false => None,
         };
+        // An UPSERT whose first target is an index checks that index before the rowid.
+        if existing.is_some() && w.upsert_first > 0 && conflict.is_none() && old.is_none() {
+            if let Some(c) = self.upsert_first_clash(w, &exec, &vals, rowid)? {
+                return Ok(c);
+            }
+        }
         if let Some(stored) = existing {
-            match conflict.or(t.pk_conflict).unwrap_or(ConflictAction::Abort) {
+            let declared = match w.upsert_key {
+                true => None,
+                false => t.pk_conflict,
+            };
+            match conflict.or(declared).unwrap_or(ConflictAction::Abort) {
                 ConflictAction::Ignore => return Ok(Written::Ignored),
                 // A REPLACE declared on the key (no OR clause) runs after the checks of the
                 // table's indexes, as SQLite defers it ("defer IPK REPLACE until last"): a
@@ -618,7 +629,11 @@ impl Engine<'_> {
             if clash.is_empty() {
                 continue;
             }
-            match conflict.or(ix.on_conflict).unwrap_or(ConflictAction::Abort) {
+            let declared = match i < w.upsert_first {
+                true => None,
+                false => ix.on_conflict,
+            };
+            match conflict.or(declared).unwrap_or(ConflictAction::Abort) {
                 ConflictAction::Ignore => return Ok(Written::Ignored),
                 ConflictAction::Replace => to_delete.extend(clash),
                 action => {
@@ -794,7 +809,11 @@ impl Engine<'_> {
         // Uniqueness: the PRIMARY KEY, then each UNIQUE index.
         if !is_old(&pk) {
             if let Some(existing) = layout.lookup_full(&exec, t, &pk, &defaults)? {
-                match conflict.or(*pk_conflict).unwrap_or(ConflictAction::Abort) {
+                let declared = match w.upsert_key {
+                    true => None,
+                    false => *pk_conflict,
+                };
+                match conflict.or(declared).unwrap_or(ConflictAction::Abort) {
                     ConflictAction::Ignore => return Ok(Written::Ignored),
                     ConflictAction::Replace => {
                         replaced_in_place = old.is_none() && !w.replace_hooks;
@@ -830,7 +849,7 @@ impl Engine<'_> {
         });
         let mut new_full = vals.clone();
         new_full.push(Value::Null);
-        for (ix, order, pred, exprs) in &w.indexes {
+        for (i, (ix, order, pred, exprs)) in w.indexes.iter().enumerate() {
             if !ix.unique {
                 continue;
             }
@@ -885,7 +904,11 @@ impl Engine<'_> {
             if clash.is_empty() {
                 continue;
             }
-            match conflict.or(ix.on_conflict).unwrap_or(ConflictAction::Abort) {
+            let declared = match i < w.upsert_first {
+                true => None,
+                false => ix.on_conflict,
+            };
+            match conflict.or(declared).unwrap_or(ConflictAction::Abort) {
                 ConflictAction::Ignore => return Ok(Written::Ignored),
                 ConflictAction::Replace => to_delete.extend(clash),
                 action => {

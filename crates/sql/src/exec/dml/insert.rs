@@ -16,8 +16,16 @@ impl Engine<'_> {
         self.fk_check_statement(&t, crate::exec::fkey::FkWrite::Insert)?;
         let mut w = self.writer(&t)?;
         w.upsert = !ins.upsert.is_empty();
-        w.replace_hooks = self.replace_needs_hooks(&w, ins.or_conflict);
         let upserts = self.bind_upserts(&t, ins)?;
+        // A lone `ON CONFLICT DO NOTHING` without a target makes every uniqueness
+        // conflict IGNORE, REPLACE ones included (SQLite's overrideError).
+        let or_conflict = match upserts.as_slice() {
+            [(None, None)] if ins.or_conflict.is_none() => Some(ConflictAction::Ignore),
+            _ => ins.or_conflict,
+        };
+        w.replace_hooks = self.replace_needs_hooks(&w, or_conflict);
+        let targets: Vec<Vec<usize>> = upserts.iter().map_while(|(tc, _)| tc.clone()).collect();
+        w.upsert_targets_first(&targets);
         let returning = self.returning_exprs(&t, ins.alias.as_deref(), &ins.returning)?;
         let mut out_rows = Vec::new();
         let ncols = t.columns.len();
@@ -80,7 +88,7 @@ impl Engine<'_> {
                     targets: &targets,
                     is_default,
                 };
-                match self.insert_into_empty(&w, rows, &map, ins.or_conflict)? {
+                match self.insert_into_empty(&w, rows, &map, or_conflict)? {
                     Some(rows) => rows,
                     None => return Ok(out_rows),
                 }
@@ -133,14 +141,14 @@ impl Engine<'_> {
                 }
             }
             let mut result = if w.wr.is_some() {
-                self.write_row_wr_replacing(&w, None, vals.clone(), ins.or_conflict)?
+                self.write_row_wr_replacing(&w, None, vals.clone(), or_conflict)?
             } else {
                 self.write_row_replacing(
                     &w,
                     None,
                     vals.clone(),
                     rowid_in.clone(),
-                    ins.or_conflict,
+                    or_conflict,
                     None,
                 )?
             };
@@ -387,6 +395,8 @@ impl Engine<'_> {
             parts: w.parts.clone(),
             upsert: false,
             replace_hooks: false,
+            upsert_first: 0,
+            upsert_key: false,
         };
         match existing {
             Existing::Rowid(rowid) => self.write_row(&plain, Some(rowid), vals, None, None),

@@ -21,7 +21,9 @@
 use super::super::store::KeyOrder;
 use super::super::without_rowid::{key_order_for, WrLayout};
 use super::super::Engine;
-use super::{bind_index_exprs, IndexExprs};
+use super::super::eval::Exec;
+use super::{bind_index_exprs, IndexExprs, Written};
+use crate::value::Value;
 use crate::parse::ast::ConflictAction;
 use crate::plan::{Binder, CExpr};
 use crate::schema::{Index, Table};
@@ -34,7 +36,9 @@ use std::sync::Arc;
 pub struct WriterParts {
     pub t: Arc<Table>,
     /// Each index with its key order, bound partial-index predicate and bound expression
-    /// terms (one per key column; None for plain columns).
+    /// terms (one per key column; None for plain columns), in SQLite's checking order
+    /// (`check_order`): every writer loop that checks uniqueness walks this list, so the
+    /// first clashing index here is the one that resolves or names the conflict.
     pub indexes: Vec<(Arc<Index>, KeyOrder, Option<CExpr>, IndexExprs)>,
     pub checks: Vec<(String, CExpr)>,
     pub defaults: Vec<Option<CExpr>>,
@@ -57,6 +61,62 @@ pub struct TableWriter {
     /// triggers under `recursive_triggers`, foreign-key actions): the writer then returns
     /// `Written::Replacing` instead of deleting them itself (dml/replace_delete.rs).
     pub replace_hooks: bool,
+    /// How many leading `indexes` are targets of this INSERT's ON CONFLICT clauses, and
+    /// whether the rowid (or WITHOUT ROWID key) is one: a clash there goes to the upsert
+    /// whatever conflict clause the constraint declares, as in SQLite.
+    pub upsert_first: usize,
+    pub upsert_key: bool,
+}
+
+impl TableWriter {
+    /// Puts the indexes named by an INSERT's ON CONFLICT targets first, in clause order,
+    /// the others after them in their order, as SQLite orders its checks for an UPSERT
+    /// (sqlite3GenerateConstraintChecks): `targets` are the clauses' sorted column sets,
+    /// up to the first clause without one; a target matching no index here (the rowid, a
+    /// WITHOUT ROWID key) is skipped. Only this statement's writer changes.
+    pub fn upsert_targets_first(&mut self, targets: &[Vec<usize>]) {
+        let p = self.parts.clone();
+        let key: Vec<usize> = match &p.wr {
+            Some((layout, _)) => {
+                let mut k = layout.pk.clone();
+                k.sort_unstable();
+                k
+            }
+            None => p.t.rowid_alias.into_iter().collect(),
+        };
+        self.upsert_key = targets.iter().any(|tc| *tc == key);
+        let mut first: Vec<usize> = Vec::new();
+        for tc in targets {
+            let found = p.indexes.iter().position(|(ix, ..)| {
+                let mut ic: Vec<usize> = ix.columns.iter().filter_map(|c| c.column).collect();
+                ic.sort_unstable();
+                ix.unique && ix.partial.is_none() && ic.len() == ix.columns.len() && ic == *tc
+            });
+            if let Some(i) = found.filter(|i| !first.contains(i)) {
+                first.push(i);
+            }
+        }
+        self.upsert_first = first.len();
+        if first.iter().enumerate().all(|(n, &i)| n == i) {
+            return;
+        }
+        let rest = (0..p.indexes.len()).filter(|i| !first.contains(i));
+        let indexes = first
+            .iter()
+            .copied()
+            .chain(rest)
+            .map(|i| p.indexes[i].clone())
+            .collect();
+        self.parts = Rc::new(WriterParts {
+            t: p.t.clone(),
+            indexes,
+            checks: p.checks.clone(),
+            defaults: p.defaults.clone(),
+            generated: p.generated.clone(),
+            wr: p.wr.clone(),
+            all_indexes: p.all_indexes.clone(),
+        });
+    }
 }
 
 impl std::ops::Deref for TableWriter {
@@ -92,6 +152,26 @@ impl std::fmt::Debug for WriterCache {
 /// program or foreign-key action a few more.
 const WRITER_CACHE_TABLES: usize = 16;
 
+/// A table's indexes (given in creation order: CREATE TABLE's constraints as parsed, then
+/// CREATE INDEX; a schema read back from a file gives them in sqlite_schema order, the
+/// same) in the order SQLite checks them: its table's index list, where each new index
+/// goes to the front, except that an index resolving conflicts by REPLACE goes after the
+/// leading run of non-REPLACE ones (sqlite3CreateIndex), so REPLACE indexes come last.
+pub fn check_order(indexes: &[Arc<Index>]) -> Vec<Arc<Index>> {
+    let replace = |ix: &Index| ix.unique && ix.on_conflict == Some(ConflictAction::Replace);
+    let mut list: Vec<Arc<Index>> = Vec::with_capacity(indexes.len());
+    for ix in indexes {
+        let at = match list.first() {
+            Some(head) if replace(ix) && !replace(head) => {
+                list.iter().take_while(|x| !replace(x)).count()
+            }
+            _ => 0,
+        };
+        list.insert(at, ix.clone());
+    }
+    list
+}
+
 impl Engine<'_> {
     pub fn writer(&self, t: &Arc<Table>) -> Result<TableWriter> {
         let db = self.schema.db_schema(t.root);
@@ -122,7 +202,42 @@ impl Engine<'_> {
             parts,
             upsert: false,
             replace_hooks: false,
+            upsert_first: 0,
+            upsert_key: false,
         })
+    }
+
+    /// The clash of a new row on the writer's first index, an UPSERT target, as
+    /// `Written::Conflict`; None when there is none.
+    pub(super) fn upsert_first_clash(
+        &self,
+        w: &TableWriter,
+        exec: &Exec,
+        vals: &[Value],
+        rowid: i64,
+    ) -> Result<Option<Written>> {
+        let Some((ix, order, _, exprs)) = w.indexes.first() else {
+            return Ok(None);
+        };
+        let mut k = Engine::index_key(exec, ix, exprs, vals, rowid)?;
+        k.pop();
+        if k.iter().any(|v| v.is_null()) {
+            return Ok(None);
+        }
+        let mut clash = Vec::new();
+        self.store
+            .index_prefix_rowids(ix.root, order, &k, &mut clash)?;
+        let Some(&existing) = clash.first() else {
+            return Ok(None);
+        };
+        Ok(Some(Written::Conflict {
+            rowid: existing,
+            columns: Some(ix.columns.iter().filter_map(|c| c.column).collect()),
+            error: super::constraint(
+                super::SQLITE_CONSTRAINT_UNIQUE,
+                super::unique_failed_message(&w.t, ix),
+            ),
+        }))
     }
 
     fn bind_writer(&self, t: &Arc<Table>) -> Result<WriterParts> {
@@ -130,7 +245,7 @@ impl Engine<'_> {
         let mut indexes = Vec::new();
         let mut pk_conflict = None;
         let all_indexes = self.schema.table_indexes(t);
-        for ix in &all_indexes {
+        for ix in &check_order(&all_indexes) {
             if t.without_rowid && ix.root == t.root {
                 pk_conflict = ix.on_conflict;
                 continue;
