@@ -5,7 +5,10 @@
 //!   found `n` frames down becomes `CExpr::Col { level: n, .. }` and marks every frame above
 //!   it as correlated.
 //! - Views, CTE bodies and FROM-subqueries are bound without the current level's columns in
-//!   scope (SQLite does not let them see their siblings).
+//!   scope (SQLite does not let them see their siblings). Views see no outer level at all;
+//!   a FROM subquery and a CTE see the levels enclosing the query whose FROM names them: a
+//!   CTE is bound at each use (as SQLite expands it there), so one named from two correlated
+//!   places reads two different outer rows, and is computed again per outer row.
 //! - Names resolve as SQLite resolves them: a column of this level's FROM, then of enclosing
 //!   levels, then (WHERE/GROUP BY/HAVING/ORDER BY) a result-column alias, then a lone
 //!   double-quoted name is a string literal.
@@ -347,7 +350,7 @@ impl<'s> Binder<'s> {
         let k = key(name);
         if !cte.recursive {
             self.hidden_ctes.push(k.clone());
-            let sub = self.detached_subplan(&cte.select, false);
+            let sub = self.detached_subplan(&cte.select, true);
             self.hidden_ctes.pop();
             let mut sub = sub?;
             sub.origin = cte.origin;
@@ -390,7 +393,7 @@ impl<'s> Binder<'s> {
             limit: None,
         };
         self.hidden_ctes.push(k.clone());
-        let init = self.detached_subplan(&init_sel, false);
+        let init = self.detached_subplan(&init_sel, true);
         self.hidden_ctes.pop();
         let init = init?;
         if !cte.columns.is_empty() && cte.columns.len() != init.plan.columns.len() {
@@ -419,7 +422,7 @@ impl<'s> Binder<'s> {
             order_by: Vec::new(),
             limit: None,
         };
-        let step = self.detached_subplan(&step_sel, false);
+        let step = self.detached_subplan(&step_sel, true);
         self.recursing.pop();
         let mut step = step?;
         if step.plan.columns.len() != cols.len() {
@@ -428,6 +431,9 @@ impl<'s> Binder<'s> {
                 if union_all { "UNION ALL" } else { "UNION" }
             ));
         }
+        // A step or initial select that reads an enclosing query's columns makes the whole
+        // CTE correlated (SQLite binds it at each use, with the outer scopes of that place).
+        let correlated = init.correlated || step.correlated;
         // The step reads the working table, which changes every round: never cache it.
         step.correlated = true;
         let limit = match &sel.limit {
@@ -474,6 +480,7 @@ impl<'s> Binder<'s> {
             working_id: id,
             limit,
             order,
+            correlated,
             cache: RefCell::new(None),
         };
         Ok((SourceKind::Recursive(Rc::new(plan)), cols))
