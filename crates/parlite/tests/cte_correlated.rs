@@ -55,12 +55,34 @@ fn outer_with_used_in_correlated_subquery() {
 }
 
 #[test]
+fn chained_compound_and_deeper_ctes() {
+    check(
+        "
+        SELECT a, (WITH c1(x) AS (SELECT t.a), c2(y) AS (SELECT x * 3 FROM c1) SELECT y FROM c2) FROM t ORDER BY b;
+        SELECT a, (WITH c(x) AS (SELECT t.a UNION ALL SELECT 7) SELECT sum(x) FROM c) FROM t ORDER BY b;
+        SELECT a, (WITH c(x) AS (SELECT t.a UNION SELECT 2) SELECT group_concat(x) FROM c) FROM t ORDER BY b;
+        SELECT a, (SELECT (WITH c(x) AS (SELECT t.a + u.k) SELECT x FROM c) FROM u WHERE u.k = 3) FROM t ORDER BY b;
+        SELECT a, (WITH c AS (SELECT count(*) AS n FROM u WHERE k <= t.a) SELECT n FROM c) FROM t ORDER BY b;
+        SELECT a, (WITH c(x) AS (SELECT t.a) SELECT count(*) FROM c, u WHERE u.k <= c.x) FROM t ORDER BY b;
+        SELECT a FROM t WHERE a IN (WITH c AS (SELECT k FROM u WHERE v = t.a * 10) SELECT k FROM c) ORDER BY a;
+        SELECT (WITH c AS (SELECT w.a) SELECT * FROM c, t AS w) FROM t;
+        SELECT a, (SELECT x FROM (WITH c(x) AS (SELECT t.a) SELECT x FROM c)) FROM t ORDER BY b;
+        ",
+    );
+}
+
+#[test]
 fn recursive_cte_reads_outer_column() {
     check(
         "
         SELECT a, (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < t.a) SELECT sum(n) FROM r) FROM t ORDER BY b;
         SELECT a, (WITH RECURSIVE r(n) AS (SELECT t.a UNION ALL SELECT n - 1 FROM r WHERE n > 0) SELECT group_concat(n) FROM r) FROM t ORDER BY b;
         SELECT a FROM t WHERE EXISTS (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < t.a) SELECT 1 FROM r WHERE n = 3) ORDER BY a;
+        SELECT a, (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT t.a) SELECT count(*) FROM r) FROM t;
+        SELECT a, (WITH c(x) AS (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 LIMIT t.a) SELECT count(*) FROM c) FROM t;
+        SELECT a, (SELECT 1 UNION ALL SELECT 2 LIMIT t.a) FROM t;
+        SELECT a, (SELECT k FROM u ORDER BY k LIMIT 1 OFFSET t.a) FROM t;
+        SELECT a, (SELECT k FROM u ORDER BY k LIMIT (SELECT 2) OFFSET 1) FROM t ORDER BY b;
         ",
     );
 }

@@ -437,7 +437,7 @@ impl<'s> Binder<'s> {
         // The step reads the working table, which changes every round: never cache it.
         step.correlated = true;
         let limit = match &sel.limit {
-            Some(l) => Some(self.bind_standalone(&l.limit)?),
+            Some(l) => Some(self.bind_standalone_in_frame(&l.limit)?),
             None => None,
         };
         let mut order = Vec::new();
@@ -643,21 +643,14 @@ impl<'s> Binder<'s> {
         })
     }
 
-    /// LIMIT/OFFSET: may reference outer queries but not this level's FROM.
+    /// LIMIT/OFFSET: no column of any query is in scope there.
     fn bind_standalone_in_frame(&mut self, e: &Expr) -> Result<CExpr> {
-        let saved = self.frames.pop();
-        self.frames.push(Frame::default());
-        let r = self.expr(e);
-        let f = self.frames.pop();
-        if let Some(mut s) = saved {
-            if f.is_some_and(|f| f.correlated) {
-                s.correlated = true;
-            }
-            self.frames.push(s);
-        }
-        // Evaluated by the executor in a frame with an empty row above the enclosing rows,
-        // so levels bound here are the levels seen at run time.
-        Ok(r?.e)
+        // SQLite resolves LIMIT and OFFSET with no name context: a column of this or any
+        // enclosing query is `no such column` there (also in a CTE or subquery).
+        let saved = std::mem::take(&mut self.frames);
+        let r = self.bind_standalone(e);
+        self.frames = saved;
+        r
     }
 
     /// Binds one core in the top frame. Returns the plan, output columns and sort keys.
