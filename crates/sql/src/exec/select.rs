@@ -521,7 +521,7 @@ impl<'a> Exec<'a> {
     /// LIMIT rows exist). UNION (not ALL) discards rows already produced.
     fn recursive_rows(&self, rp: &RecursivePlan, parent: Option<&Frame>) -> Result<Rc<Vec<Row>>> {
         if let Some((id, rows)) = &*rp.cache.borrow() {
-            if *id == self.exec_id {
+            if *id == self.exec_id && !rp.correlated {
                 return Ok(rows.clone());
             }
         }

@@ -5,7 +5,10 @@
 //!   found `n` frames down becomes `CExpr::Col { level: n, .. }` and marks every frame above
 //!   it as correlated.
 //! - Views, CTE bodies and FROM-subqueries are bound without the current level's columns in
-//!   scope (SQLite does not let them see their siblings).
+//!   scope (SQLite does not let them see their siblings). Views see no outer level at all;
+//!   a FROM subquery and a CTE see the levels enclosing the query whose FROM names them: a
+//!   CTE is bound at each use (as SQLite expands it there), so one named from two correlated
+//!   places reads two different outer rows, and is computed again per outer row.
 //! - Names resolve as SQLite resolves them: a column of this level's FROM, then of enclosing
 //!   levels, then (WHERE/GROUP BY/HAVING/ORDER BY) a result-column alias, then a lone
 //!   double-quoted name is a string literal.
@@ -347,7 +350,7 @@ impl<'s> Binder<'s> {
         let k = key(name);
         if !cte.recursive {
             self.hidden_ctes.push(k.clone());
-            let sub = self.detached_subplan(&cte.select, false);
+            let sub = self.detached_subplan(&cte.select, true);
             self.hidden_ctes.pop();
             let mut sub = sub?;
             sub.origin = cte.origin;
@@ -390,7 +393,7 @@ impl<'s> Binder<'s> {
             limit: None,
         };
         self.hidden_ctes.push(k.clone());
-        let init = self.detached_subplan(&init_sel, false);
+        let init = self.detached_subplan(&init_sel, true);
         self.hidden_ctes.pop();
         let init = init?;
         if !cte.columns.is_empty() && cte.columns.len() != init.plan.columns.len() {
@@ -419,7 +422,7 @@ impl<'s> Binder<'s> {
             order_by: Vec::new(),
             limit: None,
         };
-        let step = self.detached_subplan(&step_sel, false);
+        let step = self.detached_subplan(&step_sel, true);
         self.recursing.pop();
         let mut step = step?;
         if step.plan.columns.len() != cols.len() {
@@ -428,10 +431,13 @@ impl<'s> Binder<'s> {
                 if union_all { "UNION ALL" } else { "UNION" }
             ));
         }
+        // A step or initial select that reads an enclosing query's columns makes the whole
+        // CTE correlated (SQLite binds it at each use, with the outer scopes of that place).
+        let correlated = init.correlated || step.correlated;
         // The step reads the working table, which changes every round: never cache it.
         step.correlated = true;
         let limit = match &sel.limit {
-            Some(l) => Some(self.bind_standalone(&l.limit)?),
+            Some(l) => Some(self.bind_standalone_in_frame(&l.limit)?),
             None => None,
         };
         let mut order = Vec::new();
@@ -474,6 +480,7 @@ impl<'s> Binder<'s> {
             working_id: id,
             limit,
             order,
+            correlated,
             cache: RefCell::new(None),
         };
         Ok((SourceKind::Recursive(Rc::new(plan)), cols))
@@ -636,21 +643,14 @@ impl<'s> Binder<'s> {
         })
     }
 
-    /// LIMIT/OFFSET: may reference outer queries but not this level's FROM.
+    /// LIMIT/OFFSET: no column of any query is in scope there.
     fn bind_standalone_in_frame(&mut self, e: &Expr) -> Result<CExpr> {
-        let saved = self.frames.pop();
-        self.frames.push(Frame::default());
-        let r = self.expr(e);
-        let f = self.frames.pop();
-        if let Some(mut s) = saved {
-            if f.is_some_and(|f| f.correlated) {
-                s.correlated = true;
-            }
-            self.frames.push(s);
-        }
-        // Evaluated by the executor in a frame with an empty row above the enclosing rows,
-        // so levels bound here are the levels seen at run time.
-        Ok(r?.e)
+        // SQLite resolves LIMIT and OFFSET with no name context: a column of this or any
+        // enclosing query is `no such column` there (also in a CTE or subquery).
+        let saved = std::mem::take(&mut self.frames);
+        let r = self.bind_standalone(e);
+        self.frames = saved;
+        r
     }
 
     /// Binds one core in the top frame. Returns the plan, output columns and sort keys.

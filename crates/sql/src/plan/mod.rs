@@ -320,6 +320,9 @@ pub struct RecursivePlan {
     /// ORDER BY of the recursive select: the queue is then a priority queue and rows are
     /// processed one at a time in that order (lang_with.html, "Queue order").
     pub order: Vec<SortKey>,
+    /// Whether the initial select or the step reads a column of an enclosing query: the
+    /// rows are then computed again for every outer row (never cached).
+    pub correlated: bool,
     pub cache: RefCell<Option<(u64, Rc<Vec<Vec<Value>>>)>>,
 }
 
