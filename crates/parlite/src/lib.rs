@@ -364,7 +364,7 @@ impl ConnInner {
     /// Brings the cached schema up to date with `txn`'s snapshot.
     /// Attached databases are checked too: each one's cookie against its cached schema.
     fn refresh_schema(&mut self, txn: &Txn) -> Result<()> {
-        let cookie = txn.header()?.schema_cookie;
+        let cookie = txn.schema_cookie()?;
         let main_stale = !self.schema_loaded || cookie != self.schema.cookie;
         if !main_stale && self.attached.is_empty() {
             return Ok(());
@@ -393,7 +393,7 @@ impl ConnInner {
                 None => (a.file.db.begin_read()?, true),
             };
             let r = (|| -> Result<bool> {
-                let cookie = t.header()?.schema_cookie;
+                let cookie = t.schema_cookie()?;
                 let Some(cached) = self.schema.attached.get_mut(slot) else {
                     return Ok(false);
                 };

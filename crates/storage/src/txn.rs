@@ -495,6 +495,21 @@ impl Txn {
         self.lock().conc.is_some()
     }
 
+    /// The schema cookie (4 bytes at offset 40 of page 1), read without decoding the rest
+    /// of the header: every statement compares it with its connection's cached schema, and
+    /// `header` cost ~0.2k instructions a statement (BENCHMARKS.md, stmtstore branch). Like
+    /// `header`, it is a read of the header for a concurrent transaction's conflict check.
+    pub fn schema_cookie(&self) -> Result<u32> {
+        let mut g = self.lock();
+        if let Some(c) = g.conc.as_mut() {
+            c.header_read = true;
+        }
+        with_view!(g, v => {
+            let p1 = v.page(PageNo(1))?;
+            Ok(get_u32(&p1, HeaderField::SchemaCookie.offset()))
+        })
+    }
+
     pub fn header(&self) -> Result<HeaderInfo> {
         let mut g = self.lock();
         if let Some(c) = g.conc.as_mut() {

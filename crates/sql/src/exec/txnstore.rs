@@ -1188,7 +1188,7 @@ impl Store for TxnStore {
         Ok(())
     }
     fn schema_cookie(&self) -> Result<u32> {
-        Ok(self.txn.header()?.schema_cookie)
+        Ok(self.txn.schema_cookie()?)
     }
     fn set_schema_cookie(&self, v: u32) -> Result<()> {
         Ok(self.txn.set_header_field(HeaderField::SchemaCookie, v)?)

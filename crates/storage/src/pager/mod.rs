@@ -66,6 +66,7 @@ mod cache;
 mod checkpoint;
 mod memo;
 mod rebase;
+mod saved;
 mod writer_lock;
 
 use cache::Cache;
@@ -1153,6 +1154,8 @@ struct FileWriteView {
     footprint: Option<std::cell::RefCell<Footprint>>,
     /// The snapshot's images this view fetched (memo.rs M1).
     base: memo::SnapshotMemo,
+    /// Pages already private and saved for the innermost savepoint (saved.rs W1).
+    saved: saved::SavedMemo,
 }
 
 impl FileWriteView {
@@ -1378,13 +1381,16 @@ impl PageWrite for FileWriteView {
             ));
         }
         self.prepared = None;
-        self.remember(pgno.0);
         if let Some(f) = &self.footprint {
             f.borrow_mut().note(pgno.0);
         }
-        if !self.private.contains_key(&pgno.0) {
-            let img = self.base_page(pgno)?;
-            self.private.insert(pgno.0, img);
+        if !self.saved.contains(pgno.0) {
+            self.remember(pgno.0);
+            if !self.private.contains_key(&pgno.0) {
+                let img = self.base_page(pgno)?;
+                self.private.insert(pgno.0, img);
+            }
+            self.saved.note(pgno.0);
         }
         match self.private.get_mut(&pgno.0) {
             // P2: the committed image is shared; it is copied on first write, into a
@@ -1411,6 +1417,7 @@ impl PageWrite for FileWriteView {
         }
         self.private
             .insert(pgno, Arc::new(vec![0u8; self.inner().page_size]));
+        self.saved.note(pgno);
         self.page_count = pgno;
         Ok(PageNo(pgno))
     }
@@ -1422,6 +1429,7 @@ impl PageWrite for FileWriteView {
             )));
         }
         self.prepared = None;
+        self.saved.clear();
         if let Some(f) = &self.footprint {
             f.borrow_mut().give_up();
         }
@@ -1431,6 +1439,7 @@ impl PageWrite for FileWriteView {
 
     fn savepoint(&mut self) -> u32 {
         self.next_savepoint += 1;
+        self.saved.clear();
         let id = self.next_savepoint;
         self.savepoints.push(Savepoint {
             id,
@@ -1445,6 +1454,7 @@ impl PageWrite for FileWriteView {
             return Err(StorageError::misuse(format!("no savepoint {savepoint}")));
         };
         self.prepared = None;
+        self.saved.clear();
         // Undo newest first, so the oldest saved image of each page is restored last (P4).
         while self.savepoints.len() > pos {
             let Some(sp) = self.savepoints.pop() else {
@@ -1474,6 +1484,7 @@ impl PageWrite for FileWriteView {
         let Some(pos) = self.savepoints.iter().position(|s| s.id == savepoint) else {
             return;
         };
+        self.saved.clear();
         let released: Vec<Savepoint> = self.savepoints.drain(pos..).collect();
         // The enclosing savepoint must still be able to undo what the released ones did:
         // it inherits their oldest saved images for pages it has not saved itself.
@@ -1557,6 +1568,7 @@ impl Backend for FileBackend {
             prepared: None,
             footprint: None,
             base: memo::SnapshotMemo::default(),
+            saved: saved::SavedMemo::default(),
         }))
     }
 
@@ -1576,6 +1588,7 @@ impl Backend for FileBackend {
             prepared: None,
             footprint: Some(std::cell::RefCell::new(Footprint::default())),
             base: memo::SnapshotMemo::default(),
+            saved: saved::SavedMemo::default(),
         }))
     }
 
@@ -1611,6 +1624,7 @@ impl Backend for FileBackend {
             prepared: None,
             footprint: None,
             base: memo::SnapshotMemo::default(),
+            saved: saved::SavedMemo::default(),
         }))
     }
 

@@ -112,6 +112,7 @@ impl FileWriteView {
             prepared: None,
             footprint: Some(RefCell::new(footprint.clone())),
             base: super::memo::SnapshotMemo::default(),
+            saved: super::saved::SavedMemo::default(),
         })))
     }
 }
