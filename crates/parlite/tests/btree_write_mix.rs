@@ -175,7 +175,10 @@ fn run_mix(seed: u64, statements: usize) {
         "SELECT v, k FROM w INDEXED BY wv ORDER BY v, k",
     ] {
         let (got, want) = (sqlite_rows(&o, q), sqlite_rows(&s, q));
-        assert!(want.len() > 10, "seed {seed}: the mix left too few rows to test");
+        assert!(
+            want.len() > 10,
+            "seed {seed}: the mix left too few rows to test"
+        );
         assert_eq!(got.len(), want.len(), "seed {seed}: row count of {q}");
         assert!(got == want, "seed {seed}: rows of {q} differ");
     }

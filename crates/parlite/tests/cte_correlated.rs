@@ -147,7 +147,10 @@ fn explain_query_plan_of_correlated_cte() {
         if a != b {
             failures.push(format!("{eqp}\n  sqlite:  {a:#?}\n  parlite: {b:#?}"));
         }
-        if !b.as_ref().is_ok_and(|r| r.iter().any(|l| l.contains("CORRELATED SCALAR SUBQUERY"))) {
+        if !b
+            .as_ref()
+            .is_ok_and(|r| r.iter().any(|l| l.contains("CORRELATED SCALAR SUBQUERY")))
+        {
             failures.push(format!("{eqp}: no CORRELATED SCALAR SUBQUERY row: {b:?}"));
         }
     }

@@ -47,8 +47,23 @@ const VALUES: &[&str] = &[
 
 /// Probes: a sample of the values plus text that affinity turns into numbers.
 const PROBES: &[&str] = &[
-    "NULL", "0", "1", "2", "-1", "200", "40000", "1.5", "'2'", "'10'", "'abc'", "'ABC'", "''",
-    "x'00'", "'1e2'", "9223372036854775807", "-9223372036854775808",
+    "NULL",
+    "0",
+    "1",
+    "2",
+    "-1",
+    "200",
+    "40000",
+    "1.5",
+    "'2'",
+    "'10'",
+    "'abc'",
+    "'ABC'",
+    "''",
+    "x'00'",
+    "'1e2'",
+    "9223372036854775807",
+    "-9223372036854775808",
 ];
 
 fn setup(desc: &str) -> String {
@@ -77,7 +92,9 @@ fn range_queries() -> String {
     for c in ["v", "i", "t", "r", "nc"] {
         for p in PROBES {
             for op in ["=", ">", ">=", "<", "<="] {
-                q.push_str(&format!("SELECT id FROM m WHERE {c} {op} {p} ORDER BY id;\n"));
+                q.push_str(&format!(
+                    "SELECT id FROM m WHERE {c} {op} {p} ORDER BY id;\n"
+                ));
             }
             q.push_str(&format!(
                 "SELECT id FROM m WHERE {c} BETWEEN {p} AND 'zzz' ORDER BY id;\n\
@@ -148,8 +165,14 @@ fn expression_index_ranges() {
          CREATE INDEX tbl_i2 ON tbl(substr(c,2,4) DESC);\n",
     );
     for k in 0..300 {
-        let c = format!("{:08X}{:08x}", (k * 2_654_435_761u64) % 4_294_967_291, k * 7919);
-        s.push_str(&format!("INSERT INTO tbl VALUES({k}, x'{k:04x}', '{c}');\n"));
+        let c = format!(
+            "{:08X}{:08x}",
+            (k * 2_654_435_761u64) % 4_294_967_291,
+            k * 7919
+        );
+        s.push_str(&format!(
+            "INSERT INTO tbl VALUES({k}, x'{k:04x}', '{c}');\n"
+        ));
     }
     s.push_str("INSERT INTO tbl VALUES(1000, NULL, NULL), (1001, 5, 12345), (1002, 6, 'ab');\n");
     for p in ["'8'", "'80'", "'C1A'", "'c1a'", "''", "NULL", "5", "'1234'"] {

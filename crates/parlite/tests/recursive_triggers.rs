@@ -84,12 +84,14 @@ fn failed_recursion_inside_a_transaction_rolls_back_the_statement() {
             let c = parlite::Connection::open(":memory:").expect("open");
             c.execute_batch(&format!("PRAGMA recursive_triggers = ON; {CHAIN}"))
                 .expect("schema");
-            c.execute_batch("BEGIN; INSERT INTO t VALUES(3);").expect("begin");
+            c.execute_batch("BEGIN; INSERT INTO t VALUES(3);")
+                .expect("begin");
             let e = c
                 .execute_batch("INSERT INTO t VALUES(1500);")
                 .expect_err("1500 levels exceed the limit");
             assert_eq!(e.message, "too many levels of trigger recursion");
-            c.execute_batch("INSERT INTO t VALUES(2); COMMIT;").expect("commit");
+            c.execute_batch("INSERT INTO t VALUES(2); COMMIT;")
+                .expect("commit");
             let out = common::run_parlite(&c, "SELECT n FROM t ORDER BY n");
             let want: Vec<Vec<parlite::Value>> = [1, 1, 2, 2, 3]
                 .iter()
@@ -249,7 +251,11 @@ const TOO_HIGH: &str = "Expression tree is too large (maximum depth 1000)";
 #[test]
 fn deep_expressions_on_a_small_stack() {
     for depth in [200, 998, 999, 1000, 1001, 5000] {
-        let stack = if depth > 200 && depth <= 1000 { 2 << 20 } else { SMALL_STACK };
+        let stack = if depth > 200 && depth <= 1000 {
+            2 << 20
+        } else {
+            SMALL_STACK
+        };
         let shapes = [
             format!("SELECT 1{};", "+1".repeat(depth)),
             format!("SELECT 'x'{};", "||'x'".repeat(depth)),

@@ -29,7 +29,9 @@ fn order_by_limit_agrees_with_sqlite() {
             format!("{}.5", (id * 31) % 9)
         };
         let d = ["'x'", "'x '", "'y'", "NULL", "'X'"][(id % 5) as usize];
-        script.push_str(&format!("INSERT INTO t VALUES({id}, {a}, {b}, {c}, {d});\n"));
+        script.push_str(&format!(
+            "INSERT INTO t VALUES({id}, {a}, {b}, {c}, {d});\n"
+        ));
     }
     script.push_str("CREATE TABLE u(k INTEGER PRIMARY KEY, v);\n");
     for k in 1..=20 {

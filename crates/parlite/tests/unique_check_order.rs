@@ -103,7 +103,11 @@ fn mismatches(setups: &[Vec<String>], statements: &[&str]) -> Vec<String> {
                 let b = run_parlite(&p, sql);
                 assert_eq!(a, b, "setup statement differs: {sql}");
             }
-            for sql in [*stmt, "SELECT changes()", "SELECT a, b, c FROM u ORDER BY a, b, c"] {
+            for sql in [
+                *stmt,
+                "SELECT changes()",
+                "SELECT a, b, c FROM u ORDER BY a, b, c",
+            ] {
                 outs.push((sql, run_sqlite(&s, sql), run_parlite(&p, sql)));
             }
             if outs.iter().any(|(_, a, b)| a != b) {
@@ -127,7 +131,11 @@ fn assert_none(failures: Vec<String>) {
         "{} mismatches, the first {}:\n{}",
         failures.len(),
         shown.len(),
-        shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
+        shown
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
 

@@ -770,7 +770,9 @@ mod tests {
                     Some(v) => encode(&[*s, v]),
                 };
                 for p in &values {
-                    let Some(fp) = FirstProbe::of(p, true) else { continue };
+                    let Some(fp) = FirstProbe::of(p, true) else {
+                        continue;
+                    };
                     let want = plain.compare(&stored, &encode(&[*p])).unwrap();
                     match compare_first_field(&stored, fp) {
                         Some(got) => assert_eq!(got, want, "stored {s:?} probe {p:?}"),
@@ -783,10 +785,18 @@ mod tests {
             }
         }
         // Corrupt keys: a body past the end, a header past the end, a reserved type.
-        for bad in [vec![2u8, 4, 0, 0], vec![5, 1, 7], vec![2, 10, 0], vec![2, 19, b'a']] {
+        for bad in [
+            vec![2u8, 4, 0, 0],
+            vec![5, 1, 7],
+            vec![2, 10, 0],
+            vec![2, 19, b'a'],
+        ] {
             assert_eq!(compare_first_field(&bad, FirstProbe::Integer(1)), None);
         }
-        assert_eq!(compare_first_field(&[2, 19, b'a'], FirstProbe::Text(b"a")), None);
+        assert_eq!(
+            compare_first_field(&[2, 19, b'a'], FirstProbe::Text(b"a")),
+            None
+        );
         assert!(FirstProbe::of(&ValueRef::Text(b"a"), false).is_none());
         let nocase = RecordCompare::new(vec![true], vec![Some(Arc::new(NoCase))]);
         assert_eq!(nocase.first_field_order(), Some((true, false)));

@@ -20,7 +20,11 @@ fn db() -> Database {
 
 /// Every third rowid from 3 to 3,000; every 50th record overflows a 1 KiB page.
 fn record(rowid: i64) -> Vec<u8> {
-    let len = if rowid % 50 == 0 { 3000 } else { 20 + (rowid % 7) as usize };
+    let len = if rowid % 50 == 0 {
+        3000
+    } else {
+        20 + (rowid % 7) as usize
+    };
     let blob = vec![(rowid % 251) as u8; len];
     encode(&[ValueRef::Integer(rowid), ValueRef::Blob(&blob)])
 }
@@ -53,7 +57,9 @@ fn probes() -> Vec<i64> {
     let mut p: Vec<i64> = (0..=3010).collect();
     let mut x: u64 = 12345;
     for _ in 0..3000 {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         p.push(((x >> 33) % 3100) as i64 - 50);
     }
     p.extend([i64::MIN, i64::MAX, -1, 0]);

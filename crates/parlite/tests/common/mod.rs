@@ -163,7 +163,10 @@ impl TempDir {
             .tempdir()
             .expect("temp dir");
         let path = guard.path().canonicalize().expect("canonical temp dir");
-        TempDir { path, _guard: guard }
+        TempDir {
+            path,
+            _guard: guard,
+        }
     }
 }
 

@@ -743,8 +743,8 @@ impl<'a> Engine<'a> {
             if !self.state.recursive_triggers.get()
                 && self
                     .active_triggers
-                .iter()
-                .any(|n| n.eq_ignore_ascii_case(&trig.name))
+                    .iter()
+                    .any(|n| n.eq_ignore_ascii_case(&trig.name))
             {
                 continue;
             }

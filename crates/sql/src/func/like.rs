@@ -482,7 +482,11 @@ mod tests {
                             hay[at] = if mask != 0 { b'O' } else { want };
                         }
                         let expect = hay.iter().position(|&b| b | mask == want);
-                        assert_eq!(utf8::find_byte(&hay, want, mask), expect, "{hay:?} {want} {mask}");
+                        assert_eq!(
+                            utf8::find_byte(&hay, want, mask),
+                            expect,
+                            "{hay:?} {want} {mask}"
+                        );
                     }
                 }
             }

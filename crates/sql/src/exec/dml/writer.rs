@@ -18,16 +18,16 @@
 //!    parameters and no connection setting.
 //! 3. The per-statement flags (`upsert`, `replace_hooks`) live outside the shared parts.
 
+use super::super::eval::Exec;
 use super::super::store::KeyOrder;
 use super::super::without_rowid::{key_order_for, WrLayout};
 use super::super::Engine;
-use super::super::eval::Exec;
 use super::{bind_index_exprs, IndexExprs, Written};
-use crate::value::Value;
 use crate::parse::ast::ConflictAction;
 use crate::plan::{Binder, CExpr};
 use crate::schema::{Index, Table};
 use crate::value::Result;
+use crate::value::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
