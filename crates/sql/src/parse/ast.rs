@@ -151,6 +151,22 @@ impl Select {
         indexed: Option<Indexed>,
         where_: Option<Expr>,
     ) -> Select {
+        let source = TableOrSubquery::Table {
+            name: table,
+            alias,
+            indexed,
+        };
+        Select::of_source(with, columns, source, where_)
+    }
+
+    /// `[WITH ...] SELECT columns FROM source [WHERE where_]` over one FROM item of any kind
+    /// (a table, a subquery): the general form of [`Select::of_table`].
+    pub fn of_source(
+        with: Option<With>,
+        columns: Vec<ResultColumn>,
+        source: TableOrSubquery,
+        where_: Option<Expr>,
+    ) -> Select {
         Select {
             with,
             body: SelectBody {
@@ -158,11 +174,7 @@ impl Select {
                     distinct: false,
                     columns,
                     from: Some(FromClause {
-                        first: TableOrSubquery::Table {
-                            name: table,
-                            alias,
-                            indexed,
-                        },
+                        first: source,
                         joins: Vec::new(),
                     }),
                     where_,

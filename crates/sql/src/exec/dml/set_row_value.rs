@@ -217,38 +217,21 @@ fn wrap(schema: &Schema, s: &ast::Select, i: usize) -> Result<ast::Select> {
         SelectCore::Values(_) => format!("column{}", i + 1),
         SelectCore::Select(_) => name(i),
     };
-    Ok(ast::Select {
-        with: None,
-        body: ast::SelectBody {
-            first: SelectCore::Select(Box::new(ast::SelectCoreSelect {
-                distinct: false,
-                columns: vec![ResultColumn::Expr {
-                    expr: Expr::Column {
-                        schema: None,
-                        table: None,
-                        name: column.clone(),
-                        dq: false,
-                    },
-                    alias: None,
-                    span: column,
-                }],
-                from: Some(ast::FromClause {
-                    first: ast::TableOrSubquery::Subquery {
-                        select: Box::new(inner),
-                        alias: None,
-                    },
-                    joins: Vec::new(),
-                }),
-                where_: None,
-                group_by: Vec::new(),
-                having: None,
-                windows: Vec::new(),
-            })),
-            compounds: Vec::new(),
+    let column_ref = ResultColumn::Expr {
+        expr: Expr::Column {
+            schema: None,
+            table: None,
+            name: column.clone(),
+            dq: false,
         },
-        order_by: Vec::new(),
-        limit: None,
-    })
+        alias: None,
+        span: column,
+    };
+    let source = ast::TableOrSubquery::Subquery {
+        select: Box::new(inner),
+        alias: None,
+    };
+    Ok(ast::Select::of_source(None, vec![column_ref], source, None))
 }
 
 /// Keeps column `i` of a core; its GROUP BY terms that name result columns are resolved.

@@ -199,30 +199,14 @@ impl<'s> Binder<'s> {
                 if !args.is_empty() {
                     return err(format!("no such table-valued function: {}", table.name));
                 }
-                let sel = ast::Select {
-                    with: None,
-                    body: ast::SelectBody {
-                        first: SelectCore::Select(Box::new(ast::SelectCoreSelect {
-                            distinct: false,
-                            columns: vec![ResultColumn::Star],
-                            from: Some(ast::FromClause {
-                                first: TableOrSubquery::Table {
-                                    name: table.clone(),
-                                    alias: None,
-                                    indexed: None,
-                                },
-                                joins: Vec::new(),
-                            }),
-                            where_: None,
-                            group_by: Vec::new(),
-                            having: None,
-                            windows: Vec::new(),
-                        })),
-                        compounds: Vec::new(),
-                    },
-                    order_by: Vec::new(),
-                    limit: None,
-                };
+                let sel = ast::Select::of_table(
+                    None,
+                    vec![ResultColumn::Star],
+                    table.clone(),
+                    None,
+                    None,
+                    None,
+                );
                 self.expr(&Expr::InSelect {
                     expr: expr.clone(),
                     not: *not,
