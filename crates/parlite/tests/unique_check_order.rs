@@ -30,7 +30,7 @@ const SHAPES: &[&[&str]] = &[
 ];
 
 /// WITHOUT ROWID tables: SQLite checks the PRIMARY KEY at its place in the index list;
-/// parlite still checks it before every other index (see `without_rowid_key_order`).
+/// parlite still checks it before every other index (see `without_rowid_key_order_still_differs`).
 const WITHOUT_ROWID_SHAPES: &[&[&str]] = &[
     &["CREATE TABLE u(a PRIMARY KEY {a}, b UNIQUE {b}, c UNIQUE {c}) WITHOUT ROWID"],
     &["CREATE TABLE u(b UNIQUE {b}, a PRIMARY KEY {a}, c UNIQUE {c}) WITHOUT ROWID"],
@@ -145,11 +145,15 @@ fn unique_checks_follow_sqlites_index_order() {
 }
 
 /// Known difference, not yet done: a WITHOUT ROWID table's PRIMARY KEY is checked first
-/// by parlite, at its place in the index list by SQLite.
+/// by parlite, at its place in the index list by SQLite. Asserted so that it is seen: once
+/// the order is fixed this fails, and should then assert agreement like the tests above.
 #[test]
-#[ignore = "WITHOUT ROWID PRIMARY KEY is still checked before the other UNIQUE indexes"]
-fn without_rowid_key_order() {
-    assert_none(mismatches(&setups(WITHOUT_ROWID_SHAPES), STATEMENTS));
+fn without_rowid_key_order_still_differs() {
+    let found = mismatches(&setups(WITHOUT_ROWID_SHAPES), STATEMENTS);
+    assert!(
+        !found.is_empty(),
+        "WITHOUT ROWID tables now check UNIQUE constraints in SQLite's order: assert agreement here"
+    );
 }
 
 /// A schema read back from a file checks its indexes in the same order.

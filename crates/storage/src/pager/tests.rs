@@ -268,6 +268,10 @@ fn group_commit_needs_fewer_fsyncs_than_commits() {
     let vfs = SimVfs::new(10);
     let b = open(&vfs);
     init(&b);
+    // Each fsync takes 1 ms, as on a real disk, so the four writers' commits overlap
+    // whatever else the machine runs (with instant fsyncs a busy machine can serialize
+    // them, and a log switch makes one group sync two files).
+    vfs.set_sync_delay(Duration::from_millis(1));
     let threads: Vec<_> = (0..4u32)
         .map(|t| {
             let b = b.clone();
@@ -288,7 +292,7 @@ fn group_commit_needs_fewer_fsyncs_than_commits() {
     }
     let s = b.stats();
     assert_eq!(s.commits, 401);
-    assert!(s.commit_syncs <= s.commits, "{s:?}");
+    assert!(s.commit_syncs * 2 <= s.commits, "{s:?}");
 }
 
 #[test]

@@ -93,6 +93,9 @@ struct SimState {
     fail_from: Option<u64>,
     frozen: bool,
     rng: SimRng,
+    /// Time each `fdatasync` takes, slept outside the disk's lock so that other threads
+    /// keep writing meanwhile, as on a real disk (zero: instant).
+    sync_delay: std::time::Duration,
 }
 
 /// The simulated disk. Clones share the same disk.
@@ -116,6 +119,7 @@ impl SimVfs {
                 fail_from: None,
                 frozen: false,
                 rng: SimRng::new(seed),
+                sync_delay: std::time::Duration::ZERO,
             })),
         }
     }
@@ -137,6 +141,11 @@ impl SimVfs {
     /// Makes call number `n` and every later call fail (S4).
     pub fn fail_from(&self, n: u64) {
         self.lock().fail_from = Some(n);
+    }
+
+    /// Makes every later `fdatasync` take `delay` (slept outside the disk's lock).
+    pub fn set_sync_delay(&self, delay: std::time::Duration) {
+        self.lock().sync_delay = delay;
     }
 
     pub fn clear_faults(&self) {
@@ -211,6 +220,7 @@ impl SimVfs {
                 fail_from: None,
                 frozen: false,
                 rng: SimRng::new(seed.wrapping_add(1)),
+                sync_delay: std::time::Duration::ZERO,
             })),
         }
     }
@@ -227,6 +237,7 @@ impl SimVfs {
                 fail_from: None,
                 frozen: false,
                 rng: s.rng.clone(),
+                sync_delay: s.sync_delay,
             })),
         }
     }
@@ -388,6 +399,10 @@ impl VfsFile for SimFile {
     }
 
     fn sync(&self) -> Result<()> {
+        let delay = lock_state(&self.state).sync_delay;
+        if !delay.is_zero() {
+            std::thread::sleep(delay);
+        }
         self.with("fdatasync", |f, _| {
             f.durable = f.current.clone();
             f.pending.clear();
