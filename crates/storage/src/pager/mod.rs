@@ -64,6 +64,7 @@
 mod buffers;
 mod cache;
 mod checkpoint;
+mod group_commit;
 mod memo;
 mod rebase;
 mod saved;
@@ -71,6 +72,7 @@ mod writer_lock;
 
 use cache::Cache;
 use checkpoint::Logs;
+use group_commit::SyncState;
 pub use checkpoint::{CheckpointMode, CheckpointOutcome, CheckpointRound};
 use rebase::Footprint;
 use writer_lock::WriterLock;
@@ -87,16 +89,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::{Duration, Instant};
-
-/// The longest pause between two frames a gathering group-commit leader waits for
-/// (`Inner::gather_frames`), µs: an eighth of the recent fsync time within these bounds.
-/// A view in progress that writes no frame within it (an idle open transaction) no longer
-/// delays the fsync.
-const GATHER_GAP_MIN_US: u64 = 100;
-const GATHER_GAP_MAX_US: u64 = 1_000;
-
-/// The gathering's cap, µs, whatever the recent fsync time.
-const GATHER_MAX_US: u64 = 2_000;
 
 /// Tunables of the file backend that are not part of `OpenOptions`.
 #[derive(Debug, Clone)]
@@ -186,27 +178,6 @@ fn u8_to_sync(v: u8) -> Synchronous {
     }
 }
 
-/// Group-commit state (D1): which commits are written and which are synced, and the log
-/// files a leader syncs (B4).
-#[derive(Default)]
-struct SyncState {
-    written_seq: u64,
-    synced_seq: u64,
-    syncing: bool,
-    /// A leader waits on `Inner::append_cv` for more frames before its fsync.
-    leader_waiting: bool,
-    /// Committers waiting on `Inner::sync_cv` for a leader's fsync. `notify_all` is a
-    /// `futex` system call even with nobody waiting: one per commit for a lone writer
-    /// (strace, kv_ops), so it is made only when this is not zero.
-    sync_waiters: u32,
-    /// Commits the last leader's fsync covered (evidence of concurrent committers).
-    last_group: u64,
-    /// The active log file (set at open and by a round's switch, under the log mutex).
-    active: Option<Arc<dyn VfsFile>>,
-    /// During a round: the previous log file and its last commit; synced first (B4).
-    prev: Option<(u64, Arc<dyn VfsFile>)>,
-}
-
 /// Wakes the checkpointer thread.
 #[derive(Default)]
 struct Wake {
@@ -235,9 +206,8 @@ struct Inner {
     /// background round for its switch (B6) and its end (K1).
     log: Mutex<Option<Logs>>,
     sync: Mutex<SyncState>,
-    sync_cv: Condvar,
-    /// Wakes a group-commit leader that waits for more frames (`SyncState::leader_waiting`).
-    append_cv: Condvar,
+    /// `SyncState::synced_seq`, readable without the mutex (group_commit.rs G3).
+    synced_atomic: AtomicU64,
     /// Write views that may still append a frame: created and neither committed (frame
     /// written) nor dropped. A leader waits for their frames only while this is not zero.
     writers_in_progress: AtomicU64,
@@ -628,13 +598,8 @@ fn open_inner(
         cache,
         writer: WriterLock::default(),
         log: Mutex::new(None),
-        sync: Mutex::new(SyncState {
-            written_seq: committed_seq,
-            synced_seq: committed_seq,
-            ..SyncState::default()
-        }),
-        sync_cv: Condvar::new(),
-        append_cv: Condvar::new(),
+        sync: Mutex::new(SyncState::new(committed_seq)),
+        synced_atomic: AtomicU64::new(committed_seq),
         writers_in_progress: AtomicU64::new(0),
         log_sync_us_avg: AtomicU64::new(0),
         ckpt_busy: Mutex::new(false),
@@ -821,154 +786,18 @@ impl Inner {
     fn request_checkpoint(self: &Arc<Self>) {
         match self.wake.get() {
             Some(wake) => {
+                // A request already pending is seen when the checkpointer next looks:
+                // notifying again cost every commit during a round a `futex` call.
                 let (m, cv) = &**wake;
-                lock(m).requested = true;
-                cv.notify_one();
+                let mut w = lock(m);
+                if !w.requested {
+                    w.requested = true;
+                    cv.notify_one();
+                }
             }
             // A failure poisons the backend (B7); the commit's own durability wait sees it.
             None => {
                 let _ = self.run_round();
-            }
-        }
-    }
-
-    /// Records that every commit up to `seq` is durable — after paying the database file's
-    /// sync debt (B8): a commit's frames are durable only with their base images.
-    fn mark_synced(&self, seq: u64) -> Result<()> {
-        self.pay_db_sync_owed()?;
-        let mut s = lock(&self.sync);
-        if seq > s.synced_seq {
-            s.synced_seq = seq;
-        }
-        if s.sync_waiters > 0 {
-            self.sync_cv.notify_all();
-        }
-        Ok(())
-    }
-
-    /// B8: syncs the database file if a relaxed round left it unsynced behind an emptied
-    /// log file. The mutex is held across the fsync, so a caller that finds nothing owed
-    /// knows the last payment has completed.
-    fn pay_db_sync_owed(&self) -> Result<()> {
-        let mut owed = lock(&self.db_sync_owed);
-        if *owed {
-            if let Err(e) = self.db.sync() {
-                self.poison(format!("database fsync failed: {e}"));
-                return Err(e);
-            }
-            *owed = false;
-        }
-        Ok(())
-    }
-
-    /// Group commit's gathering (D1 unaffected: it only delays the fsync's start). When other
-    /// committers are about — the last fsync covered more than one commit, or write views
-    /// are in progress — a leader waits while frames keep coming, each within a gap of an
-    /// eighth of the recent fsync time (0.1–1 ms), for at most half of it (≤ 2 ms), so that
-    /// one fsync covers them too. A single writer never waits (its groups are of one).
-    /// Why: with 8 autocommit threads the committers split into two cohorts that took turns
-    /// in the fsync (each group = the frames written during the previous fsync, ~4): the
-    /// cohort just acknowledged needs a few hundred µs of CPU to write its next frames.
-    /// Measured (mt_insert, FULL, 8 threads × 1,000): 4.2 → 6.6 commits per fsync;
-    /// bdb_update FULL 20 threads: 0.105 → 0.066 fsyncs per commit.
-    fn gather_frames<'a>(&'a self, mut s: MutexGuard<'a, SyncState>) -> MutexGuard<'a, SyncState> {
-        let avg_us = self.log_sync_us_avg.load(Ordering::Relaxed);
-        if s.last_group <= 1 && self.writers_in_progress.load(Ordering::Acquire) == 0 {
-            return s;
-        }
-        let budget_us = (avg_us / 2).min(GATHER_MAX_US);
-        let gap = Duration::from_micros((avg_us / 8).clamp(GATHER_GAP_MIN_US, GATHER_GAP_MAX_US));
-        let deadline = Instant::now() + Duration::from_micros(budget_us);
-        s.leader_waiting = true;
-        loop {
-            let now = Instant::now();
-            if now >= deadline {
-                break;
-            }
-            let before = s.written_seq;
-            let (g, _) = self
-                .append_cv
-                .wait_timeout(s, gap.min(deadline - now))
-                .unwrap_or_else(|p| p.into_inner());
-            s = g;
-            if s.written_seq == before {
-                break;
-            }
-        }
-        s.leader_waiting = false;
-        s
-    }
-
-    /// Group commit (D1): returns once an fsync that started after commit `seq` was
-    /// written has succeeded. Whoever finds no fsync running becomes the leader and syncs
-    /// every frame written so far; the others wait for it.
-    fn wait_durable(&self, seq: u64) -> Result<()> {
-        let mut s = lock(&self.sync);
-        loop {
-            if s.synced_seq >= seq {
-                return Ok(());
-            }
-            if let Some(reason) = lock(&self.poison).clone() {
-                return Err(StorageError::Io {
-                    op: "fdatasync",
-                    path: log::log_path(&self.path),
-                    message: reason,
-                });
-            }
-            if s.syncing {
-                s.sync_waiters += 1;
-                s = self.sync_cv.wait(s).unwrap_or_else(|p| p.into_inner());
-                s.sync_waiters -= 1;
-                continue;
-            }
-            s.syncing = true;
-            s = self.gather_frames(s);
-            let target = s.written_seq;
-            // B4: frames of the previous log file come first in the chain.
-            let prev = s
-                .prev
-                .as_ref()
-                .filter(|(last, _)| s.synced_seq < *last)
-                .map(|(_, f)| Arc::clone(f));
-            let active = s.active.clone();
-            drop(s);
-            let sync_started = Instant::now();
-            let result = self
-                .pay_db_sync_owed()
-                .and_then(|()| {
-                    prev.map_or(Ok(()), |f| {
-                        self.commit_syncs.fetch_add(1, Ordering::Relaxed);
-                        f.sync()
-                    })
-                })
-                .and_then(|()| match active {
-                    Some(f) => f.sync(),
-                    None => Err(StorageError::misuse("commit on a database without a log")),
-                });
-            self.commit_syncs.fetch_add(1, Ordering::Relaxed);
-            let took_us = u64::try_from(sync_started.elapsed().as_micros()).unwrap_or(u64::MAX);
-            let avg = self.log_sync_us_avg.load(Ordering::Relaxed);
-            self.log_sync_us_avg.store(
-                avg.saturating_mul(7).saturating_add(took_us) / 8,
-                Ordering::Relaxed,
-            );
-            s = lock(&self.sync);
-            s.syncing = false;
-            match result {
-                Ok(()) => {
-                    if target > s.synced_seq {
-                        s.last_group = target - s.synced_seq;
-                        s.synced_seq = target;
-                    }
-                }
-                Err(e) => {
-                    self.poison(format!("log fsync failed: {e}"));
-                    self.sync_cv.notify_all();
-                    return Err(e);
-                }
-            }
-            if s.sync_waiters > 0 {
-                self.sync_cv.notify_all();
             }
         }
     }
@@ -1297,13 +1126,7 @@ impl FileWriteView {
             inner.strict_commit_seq.fetch_max(seq, Ordering::SeqCst);
         }
         self.in_progress.release();
-        {
-            let mut s = lock(&inner.sync);
-            s.written_seq = seq;
-            if s.leader_waiting {
-                inner.append_cv.notify_one();
-            }
-        }
+        lock(&inner.sync).written_seq = seq;
         // Step 4: publish.
         inner.cache.publish(seq, page_count, publish);
         inner.commits.fetch_add(1, Ordering::Relaxed);
