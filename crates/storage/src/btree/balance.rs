@@ -25,12 +25,14 @@
 //! [`quick_balance`] is SQLite's balance_quick for appends at the right edge of a table:
 //! the new cell goes alone into a new right sibling, so ascending inserts fill pages fully.
 
-use super::cell::{build_table_interior, cell_size_fn, convert_cell, parse_cell, table_cell_key};
+use super::cell::{
+    build_table_interior, cell_size_fn, convert_cell, parse_cell, table_cell_key, CellSizer,
+};
 use super::cursor::load_page;
 use super::freelist;
 use super::page::{
     drop_cell, free_space, header_len_of, header_offset, insert_cell, interior_of, is_leaf_kind,
-    is_table_kind, write_page, PageHeader, INDEX_LEAF, TABLE_INTERIOR, TABLE_LEAF,
+    is_table_kind, put_u16, write_page, PageHeader, INDEX_LEAF, TABLE_INTERIOR, TABLE_LEAF,
 };
 use crate::error::{PageNo, Result, StorageError};
 use crate::header::get_u32;
@@ -72,6 +74,122 @@ impl Node {
         &self.buf[s..s + l]
     }
 
+    /// Appends every cell of a page (`data`, its header `hdr`), copying each run of cells
+    /// that lie next to each other on the page with one copy: pages written by
+    /// [`Node::write_range`] hold their cells in order and adjacent, so a page read back
+    /// for the next split is usually one copy, not one per cell.
+    fn push_page(
+        &mut self,
+        data: &[u8],
+        hdr: &PageHeader,
+        pgno: PageNo,
+        usable: usize,
+    ) -> Result<()> {
+        let sizer = CellSizer::new(hdr.kind, usable);
+        self.spans.reserve(hdr.ncells);
+        self.buf.reserve(usable.saturating_sub(hdr.content_start));
+        let ptr_end = hdr.ptr_array_end();
+        // The pending run of adjacent cells: page[run.0..run.1], not yet copied.
+        let mut run = (0usize, 0usize);
+        for i in 0..hdr.ncells {
+            let pc = hdr.cell_ptr(data, i);
+            if pc < ptr_end || pc + 4 > usable {
+                return Err(StorageError::corrupt(
+                    pgno,
+                    format!("cell {i} pointer out of range"),
+                ));
+            }
+            let size = sizer.size(data, pc).ok_or_else(|| {
+                StorageError::corrupt(pgno, format!("cell {i} extends past the page"))
+            })?;
+            let end = pc + size;
+            if end > usable {
+                return Err(StorageError::corrupt(
+                    pgno,
+                    format!("cell {i} extends past the page"),
+                ));
+            }
+            if pc != run.1 || run.0 == run.1 {
+                self.buf.extend_from_slice(&data[run.0..run.1]);
+                run = (pc, pc);
+            }
+            self.spans.push((self.buf.len() + (pc - run.0), size));
+            run.1 = end;
+        }
+        self.buf.extend_from_slice(&data[run.0..run.1]);
+        Ok(())
+    }
+
+    /// Appends every cell of `other`.
+    fn append(&mut self, other: &Node) {
+        let base = self.buf.len();
+        self.buf.extend_from_slice(&other.buf);
+        self.spans
+            .extend(other.spans.iter().map(|&(s, l)| (s + base, l)));
+    }
+
+    /// Writes cells `from..to` as the whole contents of page `pgno` (type `kind`, right-most
+    /// child `right` for interior pages), laid out in cell order upwards from the start of
+    /// the content area, so cells adjacent in the arena are copied as one run (one copy per
+    /// source page instead of one per cell; see `push_page`). Cells are padded to 4 bytes.
+    #[allow(clippy::too_many_arguments)]
+    fn write_range(
+        &self,
+        data: &mut [u8],
+        pgno: PageNo,
+        kind: u8,
+        usable: usize,
+        from: usize,
+        to: usize,
+        right: u32,
+    ) -> Result<()> {
+        let off = header_offset(pgno);
+        let hl = header_len_of(kind);
+        let ptr_start = off + hl;
+        let ptr_end = ptr_start + 2 * (to - from);
+        let total: usize = self.spans[from..to].iter().map(|&(_, l)| l.max(4)).sum();
+        if ptr_end + total > usable || data.len() < usable {
+            return Err(StorageError::corrupt(
+                pgno,
+                "cells do not fit the page (internal error)",
+            ));
+        }
+        let top = usable - total;
+        let mut at = top;
+        // The pending run: arena bytes run.0..run.1 go to the page at run.2.
+        let mut run = (0usize, 0usize, top);
+        for (i, &(s, l)) in self.spans[from..to].iter().enumerate() {
+            put_u16(data, ptr_start + 2 * i, at);
+            if l >= 4 && s == run.1 && run.0 != run.1 {
+                run.1 += l;
+                at += l;
+                continue;
+            }
+            data[run.2..run.2 + (run.1 - run.0)].copy_from_slice(&self.buf[run.0..run.1]);
+            if l >= 4 {
+                run = (s, s + l, at);
+                at += l;
+            } else {
+                data[at..at + l].copy_from_slice(&self.buf[s..s + l]);
+                data[at + l..at + 4].fill(0);
+                at += 4;
+                run = (0, 0, at);
+            }
+        }
+        data[run.2..run.2 + (run.1 - run.0)].copy_from_slice(&self.buf[run.0..run.1]);
+        data[off] = kind;
+        put_u16(data, off + 1, 0);
+        put_u16(data, off + 3, to - from);
+        put_u16(data, off + 5, top & 0xffff);
+        data[off + 7] = 0;
+        if hl == 12 {
+            data[off + 8..off + 12].copy_from_slice(&right.to_be_bytes());
+        }
+        // Zero the unused gap so stale bytes from earlier contents never reach the file.
+        data[ptr_end..top].fill(0);
+        Ok(())
+    }
+
     pub fn push(&mut self, cell: &[u8]) {
         self.spans.push((self.buf.len(), cell.len()));
         self.buf.extend_from_slice(cell);
@@ -101,10 +219,6 @@ impl Node {
     pub fn size(&self) -> usize {
         header_len_of(self.kind) + (0..self.len()).map(|i| self.cell_cost(i)).sum::<usize>()
     }
-
-    fn cells(&self, from: usize, to: usize) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
-        (from..to).map(move |i| self.cell(i))
-    }
 }
 
 /// Bytes available to the page header, pointers and cells of page `pgno`.
@@ -124,39 +238,19 @@ pub fn node_read<V: PageRead + ?Sized>(v: &V, pgno: PageNo, table: bool) -> Resu
     let usable = v.usable_size();
     let (page, hdr) = load_page(v, pgno.0, table)?;
     let mut node = Node::new(hdr.kind, hdr.right_child);
-    node.spans.reserve(hdr.ncells);
-    node.buf.reserve(usable - hdr.content_start.min(usable));
-    for i in 0..hdr.ncells {
-        let pc = hdr.cell_ptr(&page, i);
-        if pc < hdr.ptr_array_end() || pc + 4 > usable {
-            return Err(StorageError::corrupt(
-                pgno,
-                format!("cell {i} pointer out of range"),
-            ));
-        }
-        let info = parse_cell(&page, pc, hdr.kind, usable).ok_or_else(|| {
-            StorageError::corrupt(pgno, format!("cell {i} extends past the page"))
-        })?;
-        let end = pc + info.size();
-        if end > usable {
-            return Err(StorageError::corrupt(
-                pgno,
-                format!("cell {i} extends past the page"),
-            ));
-        }
-        node.push(&page[pc..end]);
-    }
+    node.push_page(&page, &hdr, pgno, usable)?;
     Ok(node)
 }
 
 fn node_write<V: PageWrite + ?Sized>(v: &mut V, pgno: PageNo, node: &Node) -> Result<()> {
     let usable = v.usable_size();
-    write_page(
+    node.write_range(
         v.page_mut(pgno)?,
         pgno,
         node.kind,
         usable,
-        node.cells(0, node.len()),
+        0,
+        node.len(),
         node.right,
     )
 }
@@ -284,15 +378,7 @@ fn gather_page<V: PageRead + ?Sized>(
 ) -> Result<(u8, u32)> {
     let usable = v.usable_size();
     let (page, hdr) = load_page(v, pgno.0, table)?;
-    let pc_ok = PageCells {
-        pgno,
-        page,
-        hdr,
-        usable,
-    };
-    for i in 0..hdr.ncells {
-        all.push(pc_ok.cell(i)?);
-    }
+    all.push_page(&page, &hdr, pgno, usable)?;
     Ok((hdr.kind, hdr.right_child))
 }
 
@@ -341,6 +427,8 @@ fn balance_siblings<V: PageWrite + ?Sized>(
     // Gather every cell of the siblings, with the dividers between them where they are
     // entries (index trees) or carry a child pointer (interior pages).
     let mut all = Node::new(kind, 0);
+    all.buf.reserve(3 * usable);
+    all.spans.reserve(3 * (usable / 8));
     let mut old_pages: Vec<PageNo> = Vec::with_capacity(3);
     let mut last_right = 0u32;
     let mut node = Some(node);
@@ -363,9 +451,7 @@ fn balance_siblings<V: PageWrite + ?Sized>(
             let content = node
                 .take()
                 .ok_or_else(|| StorageError::misuse("node used twice"))?;
-            for i in 0..content.len() {
-                all.push(content.cell(i));
-            }
+            all.append(&content);
             (content.kind, content.right)
         } else {
             gather_page(v, pg, table, &mut all)?
@@ -487,12 +573,13 @@ fn balance_siblings<V: PageWrite + ?Sized>(
         } else {
             last_right
         };
-        write_page(
+        all.write_range(
             v.page_mut(new_pages[p])?,
             new_pages[p],
             kind,
             usable,
-            all.cells(s, e),
+            s,
+            e,
             right,
         )?;
         if p + 1 < k {
