@@ -283,6 +283,39 @@ pub fn column(rec: &[u8], i: usize) -> Result<ValueRef<'_>> {
     it.next_field().unwrap_or(Ok(ValueRef::Null))
 }
 
+/// Field `i` read straight from the record's bytes, for a filter that tests a row before
+/// (or instead of) decoding it: the header is walked up to field `i` only, the bodies before
+/// it are skipped by length. `None` when the record has `i` fields or fewer (a row written
+/// before ADD COLUMN: its default applies) or is malformed; callers then decode the record
+/// the checked way ([`FieldIter`]), which reports the corruption.
+#[inline]
+pub fn field(rec: &[u8], i: usize) -> Option<ValueRef<'_>> {
+    let (header_len, mut pos) = get_varint(rec)?;
+    let header_end = usize::try_from(header_len).ok()?;
+    if header_end > rec.len() {
+        return None;
+    }
+    let mut body = header_end;
+    let mut k = 0;
+    loop {
+        if pos >= header_end {
+            return None;
+        }
+        let (t, n) = match rec[pos] {
+            b if b < 0x80 => (u64::from(b), 1),
+            _ => get_varint(&rec[pos..header_end])?,
+        };
+        pos += n;
+        let len = serial_body_len(t)?;
+        if k == i {
+            let end = body.checked_add(len).filter(|&e| e <= rec.len())?;
+            return Some(decode_body(t, &rec[body..end]));
+        }
+        body = body.checked_add(len)?;
+        k += 1;
+    }
+}
+
 /// SQLite's comparison of an integer with a double (sqlite3IntFloatCompare): exact, even
 /// where `i as f64` would round.
 pub fn compare_int_real(i: i64, r: f64) -> Ordering {
@@ -641,6 +674,25 @@ mod tests {
             assert_eq!(column(&rec, i).unwrap(), *v);
         }
         assert_eq!(column(&rec, vals.len() + 3).unwrap(), ValueRef::Null);
+        for (i, v) in vals.iter().enumerate() {
+            assert_eq!(field(&rec, i), Some(*v));
+        }
+        assert_eq!(field(&rec, vals.len()), None);
+    }
+
+    #[test]
+    fn field_of_a_malformed_record_is_none() {
+        let rec = encode(&[ValueRef::Integer(300), ValueRef::Text(b"abc")]);
+        // Body cut short, header longer than the record, reserved serial type.
+        assert_eq!(field(&rec[..rec.len() - 1], 1), None);
+        assert_eq!(field(&[9, 1, 1], 0), None);
+        assert_eq!(field(&[2, 10], 0), None);
+        assert_eq!(field(&[], 0), None);
+        // A long serial type (TEXT of 100 bytes: a two-byte varint) before the field.
+        let long = vec![b'x'; 100];
+        let rec = encode(&[ValueRef::Text(&long), ValueRef::Integer(-5)]);
+        assert_eq!(field(&rec, 1), Some(ValueRef::Integer(-5)));
+        assert_eq!(field(&rec, 0), Some(ValueRef::Text(&long)));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //!   out one by one. This keeps every operator simple and restartable.
 
 use super::eval::{as_rowid, err, expand_row, Exec, Frame};
-use super::store::{KeyOrder, Row, RowScan};
+use super::store::{KeyOrder, RecordPre, Row, RowScan};
 use super::without_rowid::{pk_positions_in_index, WrLayout};
 use crate::collation::Collation;
 use crate::func;
@@ -25,6 +25,7 @@ mod bare;
 mod join;
 mod probe;
 mod pushdown;
+mod record_filter;
 mod window;
 
 /// What a scan unwinds with once it has produced as many rows as its consumer needs

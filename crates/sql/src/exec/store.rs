@@ -56,6 +56,9 @@ impl KeyOrder {
 pub type RowIter = Box<dyn Iterator<Item = Result<(i64, Row)>>>;
 pub type KeyIter = Box<dyn Iterator<Item = Result<Row>>>;
 
+/// A test of a row on its record bytes (see `RowScan::next_match`).
+pub type RecordPre<'a> = dyn FnMut(&[Value], i64, &[u8]) -> Option<bool> + 'a;
+
 /// A table scan that writes each row's stored fields straight into the caller's slots (a
 /// part of the executor's combined row) instead of allocating a `Row` per step.
 pub trait RowScan {
@@ -72,15 +75,21 @@ pub trait RowScan {
     /// whole `row`, the rowid and how many fields the first pass covered; it must not use
     /// the store, because a scan may call it under its transaction's lock. Returns the
     /// rowid and how many fields the row's slots now cover, as `next_into`.
+    ///
+    /// `pre`, when given, sees each row's record bytes before anything is decoded (with
+    /// `row` and the rowid): `Some(false)` rejects the row, `Some(true)` accepts it without
+    /// `keep` (only the `needed` fields are then decoded), `None` goes on as above. A scan
+    /// that has no record bytes at hand may ignore it.
     fn next_match(
         &mut self,
         row: &mut [Value],
         start: usize,
         ncols: usize,
         early: &[bool],
+        pre: Option<&mut RecordPre<'_>>,
         keep: &mut dyn FnMut(&mut [Value], i64, usize) -> Result<bool>,
     ) -> Result<Option<(i64, usize)>> {
-        let _ = early;
+        let _ = (early, pre);
         loop {
             let Some((rowid, k)) = self.next_into(&mut row[start..start + ncols])? else {
                 return Ok(None);

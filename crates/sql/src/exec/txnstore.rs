@@ -12,7 +12,7 @@
 //!   (`IdleCursors`, parked: no frames) never read another transaction's pages.
 
 use super::store::{
-    key_in_bounds, IndexLookup, IndexProbe, KeyIter, KeyOrder, Row, RowIter, RowScan, Store,
+    key_in_bounds, IndexLookup, IndexProbe, KeyIter, KeyOrder, RecordPre, Row, RowIter, RowScan, Store,
 };
 use crate::collation::Collation;
 use crate::value::{Result, Value};
@@ -374,9 +374,10 @@ impl RowScan for TableIter {
         start: usize,
         ncols: usize,
         early: &[bool],
+        pre: Option<&mut RecordPre<'_>>,
         keep: &mut dyn FnMut(&mut [Value], i64, usize) -> Result<bool>,
     ) -> Result<Option<(i64, usize)>> {
-        self.next_match_impl(row, start, ncols, early, keep)
+        self.next_match_impl(row, start, ncols, early, pre, keep)
     }
 
     fn next_into(&mut self, cols: &mut [Value]) -> Result<Option<(i64, usize)>> {
@@ -426,6 +427,8 @@ struct MatchLayout<'m> {
     /// One past the last early field, and one past the last needed one.
     early_end: usize,
     needed_end: usize,
+    /// One past the last needed field (not counting the early ones).
+    decode_end: usize,
 }
 
 impl<'m> MatchLayout<'m> {
@@ -437,6 +440,7 @@ impl<'m> MatchLayout<'m> {
             early,
             early_end,
             needed_end: needed.map_or(ncols, end).clamp(early_end, ncols),
+            decode_end: needed.map_or(ncols, end).min(ncols),
         }
     }
 
@@ -456,8 +460,21 @@ impl<'m> MatchLayout<'m> {
         row: &mut [Value],
         start: usize,
         ncols: usize,
+        pre: &mut Option<&mut RecordPre<'_>>,
         keep: &mut dyn FnMut(&mut [Value], i64, usize) -> Result<bool>,
     ) -> Result<Option<usize>> {
+        if let Some(pre) = pre {
+            match pre(row, rowid, rec) {
+                Some(false) => return Ok(None),
+                Some(true) => {
+                    // Accepted on its bytes: only what the consumer reads is decoded.
+                    let limit = self.decode_end;
+                    let k = decode_into(rec, self.needed, &mut row[start..start + ncols])?;
+                    return Ok(Some(if k < limit { k } else { ncols }));
+                }
+                None => {}
+            }
+        }
         let mut it = record::FieldIter::new(rec)?;
         let mut k = 0;
         let mut short = false;
@@ -505,6 +522,7 @@ impl TableIter {
         start: usize,
         ncols: usize,
         early: &[bool],
+        mut pre: Option<&mut RecordPre<'_>>,
         keep: &mut dyn FnMut(&mut [Value], i64, usize) -> Result<bool>,
     ) -> Result<Option<(i64, usize)>> {
         let (range, needed) = (self.range(), self.needed.clone());
@@ -517,7 +535,7 @@ impl TableIter {
                 if !range.contains(rowid) {
                     return Ok(None);
                 }
-                let k = layout.visit(rowid, rec, row, start, ncols, keep)?;
+                let k = layout.visit(rowid, rec, row, start, ncols, &mut pre, keep)?;
                 Ok(Some(k.map(|k| (rowid, k))))
             })??;
             match r {
@@ -533,7 +551,7 @@ impl TableIter {
             if !range.contains(rowid) {
                 return Some(Ok(None));
             }
-            match layout.visit(rowid, rec, row, start, ncols, keep) {
+            match layout.visit(rowid, rec, row, start, ncols, &mut pre, keep) {
                 Err(e) => Some(Err(e)),
                 Ok(Some(k)) => Some(Ok(Some((rowid, k)))),
                 Ok(None) => None,

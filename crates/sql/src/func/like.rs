@@ -248,6 +248,14 @@ impl Pattern {
         }
     }
 
+    /// Whether matching raw bytes gives the same answer as matching them after a lossy
+    /// UTF-8 conversion: true for the literal-segment form (its literals are ASCII, and a
+    /// lossy conversion keeps every ASCII byte and turns non-ASCII bytes into non-ASCII
+    /// bytes), so a filter may match a record's TEXT bytes without validating them.
+    pub fn bytewise(&self) -> bool {
+        matches!(self.form, Form::Segments(_))
+    }
+
     /// Whether `text` (read up to its first NUL) matches.
     pub fn matches(&self, text: &[u8]) -> bool {
         match &self.form {

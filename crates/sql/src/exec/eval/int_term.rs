@@ -68,18 +68,9 @@ impl IntExpr {
     }
 
     #[inline]
-    fn eval(&self, f: &Frame) -> Option<i64> {
+    fn eval<C: IntCols + ?Sized>(&self, f: &C) -> Option<i64> {
         match self {
-            IntExpr::Col { level, idx } => {
-                let mut fr = f;
-                for _ in 0..*level {
-                    fr = fr.parent?;
-                }
-                match fr.row.get(*idx)? {
-                    Value::Integer(i) => Some(*i),
-                    _ => None,
-                }
-            }
+            IntExpr::Col { level, idx } => f.int_col(*level, *idx),
             IntExpr::Const(c) => Some(*c),
             IntExpr::Op(op, a, b) => {
                 let (a, b) = (a.eval(f)?, b.eval(f)?);
@@ -91,6 +82,26 @@ impl IntExpr {
                     IntOp::BitOr => Some(a | b),
                 }
             }
+        }
+    }
+}
+
+/// Where a compiled term reads its operands: a column (`level` frames up, position `idx`
+/// in that frame's row) as an INTEGER, `None` when it holds anything else.
+pub trait IntCols {
+    fn int_col(&self, level: usize, idx: usize) -> Option<i64>;
+}
+
+impl IntCols for Frame<'_> {
+    #[inline]
+    fn int_col(&self, level: usize, idx: usize) -> Option<i64> {
+        let mut fr = self;
+        for _ in 0..level {
+            fr = fr.parent?;
+        }
+        match fr.row.get(idx)? {
+            Value::Integer(i) => Some(*i),
+            _ => None,
         }
     }
 }
@@ -162,6 +173,12 @@ impl IntTerm {
     /// integer or the arithmetic overflows (evaluate the term in full then).
     #[inline]
     pub fn test(&self, f: &Frame) -> Option<bool> {
+        self.test_on(f)
+    }
+
+    /// `test` with the operands read from `f` (a frame, or a record not yet decoded).
+    #[inline]
+    pub fn test_on<C: IntCols + ?Sized>(&self, f: &C) -> Option<bool> {
         match &self.0 {
             Shape::Cmp { op, l, r } => {
                 let (a, b) = (l.eval(f)?, r.eval(f)?);

@@ -17,6 +17,7 @@
 //! Measured (callgrind, speedtest1 test 320 with `rowid<50`, 800,000 inner rows): see
 //! BENCHMARKS.md, "Per-row cost of scans and expressions (eval branch)".
 
+use super::record_filter::{RecordFilter, RecordRow};
 use super::*;
 use crate::exec::eval::IntTerm;
 
@@ -60,12 +61,17 @@ impl Candidates<'_> {
     /// Moves to the next candidate that `keep` accepts, decoded into the source's slots
     /// `row[start..start + width]` (as `next_into`); false when there is none. `keep` sees
     /// the whole combined row with the `early` columns, the rowid and its alias in place.
+    /// `filter`, the same terms compiled for record bytes, runs first on a scan's records
+    /// (`parent`: the enclosing queries' frame it reads).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn next_match(
         &mut self,
         row: &mut [Value],
         start: usize,
         width: usize,
         early: &[bool],
+        filter: Option<&RecordFilter>,
+        parent: Option<&Frame>,
         keep: &mut dyn FnMut(&[Value]) -> Result<bool>,
     ) -> Result<bool> {
         match self {
@@ -102,7 +108,24 @@ impl Candidates<'_> {
                     }
                     slots[n] = Value::Integer(rowid);
                 };
-                let found = scan.next_match(row, start, n, early, &mut |row, rowid, k| {
+                let (reals, alias) = (&reals[..], *rowid_alias);
+                let mut pre = |row: &[Value], rowid: i64, rec: &[u8]| {
+                    filter?.test(&RecordRow {
+                        rec,
+                        rowid,
+                        row,
+                        parent,
+                        start,
+                        ncols: n,
+                        reals,
+                        rowid_alias: alias,
+                    })
+                };
+                let pre: Option<&mut RecordPre<'_>> = match filter {
+                    Some(_) => Some(&mut pre),
+                    None => None,
+                };
+                let found = scan.next_match(row, start, n, early, pre, &mut |row, rowid, k| {
                     fix(row, rowid, k);
                     keep(row)
                 })?;
@@ -140,6 +163,18 @@ impl Exec<'_> {
             .iter()
             .map(|t| IntTerm::compile(t, self.params))
             .collect();
+        let alias = match &candidates {
+            Candidates::Scan { rowid_alias, .. } => *rowid_alias,
+            Candidates::Rows(_) => None,
+        };
+        let record_filter = RecordFilter::compile(
+            filters,
+            src.start,
+            src.width - 1,
+            alias,
+            self.params,
+            self.conn.case_sensitive_like(),
+        );
         let mut keep = |r: &[Value]| -> Result<bool> {
             let fr = Frame::new(r, parent);
             for (t, c) in filters.iter().zip(&fast) {
@@ -153,7 +188,15 @@ impl Exec<'_> {
             }
             Ok(true)
         };
-        while candidates.next_match(row, src.start, src.width, early, &mut keep)? {
+        while candidates.next_match(
+            row,
+            src.start,
+            src.width,
+            early,
+            record_filter.as_ref(),
+            parent,
+            &mut keep,
+        )? {
             self.join_level(core, i + 1, row, parent, emit, matched)?;
         }
         Ok(())
