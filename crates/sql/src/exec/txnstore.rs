@@ -39,7 +39,14 @@ pub struct TxnStore {
 #[derive(Default)]
 struct CursorPool {
     idle: RefCell<Vec<PooledCursor>>,
+    /// Key buffers of finished index walks (`IndexIter`'s encoded bounds), cleared: a join
+    /// starts an inner walk per outer row, and two fresh `Vec`s a walk were two mallocs
+    /// and frees (speedtest1 test 310).
+    bufs: RefCell<Vec<Vec<u8>>>,
 }
+
+/// At most this many idle key buffers are kept per store.
+const POOL_BUFS_MAX: usize = 16;
 
 struct PooledCursor {
     root: u32,
@@ -66,6 +73,19 @@ impl CursorPool {
             .iter()
             .position(|p| p.root == root && p.cmp_addr == cmp_addr)?;
         Some(idle.swap_remove(i).cur)
+    }
+
+    /// An empty key buffer: a finished walk's when there is one.
+    fn take_buf(&self) -> Vec<u8> {
+        self.bufs.borrow_mut().pop().unwrap_or_default()
+    }
+
+    fn put_buf(&self, mut buf: Vec<u8>) {
+        let mut bufs = self.bufs.borrow_mut();
+        if bufs.len() < POOL_BUFS_MAX && buf.capacity() > 0 {
+            buf.clear();
+            bufs.push(buf);
+        }
     }
 
     fn put(&self, root: u32, cmp_addr: usize, cur: Cursor) {
@@ -155,6 +175,21 @@ fn encode_all<'a>(
         spans.push((rowid, start, arena.len()));
     }
     (spans, arena)
+}
+
+/// `vals` encoded as a record into `out` (cleared first).
+fn encode_to(vals: &[Value], out: &mut Vec<u8>) {
+    out.clear();
+    let mut small = [ValueRef::Null; 16];
+    if let Some(refs) = small.get_mut(..vals.len()) {
+        for (r, v) in refs.iter_mut().zip(vals) {
+            *r = to_ref(v);
+        }
+        record::encode_into(refs, out);
+        return;
+    }
+    let refs: Vec<ValueRef> = vals.iter().map(to_ref).collect();
+    record::encode_into(&refs, out);
 }
 
 pub fn encode(vals: &[Value]) -> Vec<u8> {
@@ -567,7 +602,9 @@ struct IndexIter {
     pool: Rc<CursorPool>,
     root: u32,
     cmp_addr: usize,
-    order: KeyOrder,
+    /// The key order `step` checks the far bound with; `None` for a walk that only
+    /// `step_rowid`s, which checks it with `cmp`.
+    order: Option<KeyOrder>,
     started: bool,
     lo: Bound<Row>,
     hi: Bound<Row>,
@@ -576,14 +613,20 @@ struct IndexIter {
     /// The index's comparator (the cursor's): `step_rowid` checks the far bound with it.
     cmp: Arc<RecordCompare>,
     /// The far bound (`hi` forward, `lo` in reverse) encoded as a probe record, made by the
-    /// first `step_rowid` that needs it.
+    /// first `step_rowid` that needs it (in a pooled buffer).
     far_key: Option<Vec<u8>>,
+    /// The near bound's encoding for the first seek (a pooled buffer, kept for reuse).
+    near_key: Vec<u8>,
 }
 
 impl Drop for IndexIter {
     fn drop(&mut self) {
         if let Some(cur) = self.cur.take() {
             self.pool.put(self.root, self.cmp_addr, cur);
+        }
+        self.pool.put_buf(std::mem::take(&mut self.near_key));
+        if let Some(far) = self.far_key.take() {
+            self.pool.put_buf(far);
         }
     }
 }
@@ -597,17 +640,32 @@ impl IndexIter {
         };
         let ok = if !self.started {
             self.started = true;
+            let key = &mut self.near_key;
             if self.reverse {
                 match &self.hi {
                     Bound::Unbounded => cur.last()?,
-                    Bound::Included(h) => cur.seek_key(&encode(h), SeekOp::Le)?,
-                    Bound::Excluded(h) => cur.seek_key(&encode(h), SeekOp::Lt)?,
+                    Bound::Included(h) | Bound::Excluded(h) => {
+                        encode_to(h, key);
+                        let op = if matches!(self.hi, Bound::Included(_)) {
+                            SeekOp::Le
+                        } else {
+                            SeekOp::Lt
+                        };
+                        cur.seek_key(key, op)?
+                    }
                 }
             } else {
                 match &self.lo {
                     Bound::Unbounded => cur.first()?,
-                    Bound::Included(l) => cur.seek_key(&encode(l), SeekOp::Ge)?,
-                    Bound::Excluded(l) => cur.seek_key(&encode(l), SeekOp::Gt)?,
+                    Bound::Included(l) | Bound::Excluded(l) => {
+                        encode_to(l, key);
+                        let op = if matches!(self.lo, Bound::Included(_)) {
+                            SeekOp::Ge
+                        } else {
+                            SeekOp::Gt
+                        };
+                        cur.seek_key(key, op)?
+                    }
                 }
             }
         } else if self.reverse {
@@ -635,7 +693,10 @@ impl IndexIter {
         } else {
             (&Bound::Unbounded, &self.hi)
         };
-        if !key_in_bounds(&self.order, &key, lo, hi) {
+        let Some(order) = &self.order else {
+            return Err(crate::value::SqlError::msg("index walk without a key order"));
+        };
+        if !key_in_bounds(order, &key, lo, hi) {
             self.done = true;
             return Ok(None);
         }
@@ -665,7 +726,9 @@ impl IndexIter {
             Bound::Unbounded => None,
             Bound::Included(b) | Bound::Excluded(b) => {
                 if self.far_key.is_none() {
-                    self.far_key = Some(encode(b));
+                    let mut buf = self.pool.take_buf();
+                    encode_to(b, &mut buf);
+                    self.far_key = Some(buf);
                 }
                 Some(matches!(far, Bound::Included(_)))
             }
@@ -798,6 +861,7 @@ impl TxnStore {
         if !idle.0.is_empty() {
             let _ = pool.set(Rc::new(CursorPool {
                 idle: RefCell::new(idle.0),
+                bufs: RefCell::default(),
             }));
         }
         TxnStore { txn, pool }
@@ -838,23 +902,28 @@ impl TxnStore {
     }
 
     /// A walk of the index at `root` on a pooled cursor.
+    /// `order` is kept for `IndexIter::step` when `step_keys`; a walk that only
+    /// `step_rowid`s leaves it (one allocation less a walk).
     fn index_iter(
         &self,
         root: u32,
-        order: KeyOrder,
+        order: &KeyOrder,
+        step_keys: bool,
         lo: Bound<Row>,
         hi: Bound<Row>,
         reverse: bool,
     ) -> Result<IndexIter> {
-        let cmp = comparator(&order);
+        let cmp = comparator(order);
         let cmp_addr = cmp_addr(&cmp);
         let cur = self.pooled_cursor(root, Some(cmp.clone()))?;
+        let pool = self.pool().clone();
+        let near_key = pool.take_buf();
         Ok(IndexIter {
             cur: Some(cur),
-            pool: self.pool().clone(),
+            pool,
             root,
             cmp_addr,
-            order,
+            order: step_keys.then(|| order.clone()),
             started: false,
             lo,
             hi,
@@ -862,6 +931,7 @@ impl TxnStore {
             done: false,
             cmp,
             far_key: None,
+            near_key,
         })
     }
 
@@ -1080,16 +1150,17 @@ impl Store for TxnStore {
         hi: Bound<Row>,
         reverse: bool,
     ) -> Result<KeyIter> {
-        Ok(Box::new(self.index_iter(
-            root,
-            order.clone(),
-            lo,
-            hi,
-            reverse,
-        )?))
+        Ok(Box::new(self.index_iter(root, order, true, lo, hi, reverse)?))
     }
     fn index_lookup_scan(&self, walk: IndexLookup) -> Result<Option<Box<dyn RowScan>>> {
-        let keys = self.index_iter(walk.index_root, walk.order, walk.lo, walk.hi, walk.reverse)?;
+        let keys = self.index_iter(
+            walk.index_root,
+            walk.order,
+            false,
+            walk.lo,
+            walk.hi,
+            walk.reverse,
+        )?;
         let table = self.pooled_cursor(walk.table_root, None)?;
         Ok(Some(Box::new(IndexLookupScan {
             keys,
