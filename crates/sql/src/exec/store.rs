@@ -307,6 +307,19 @@ pub trait Store {
     fn index_lookup_scan(&self, _walk: IndexLookup<'_>) -> Result<Option<Box<dyn RowScan>>> {
         Ok(None)
     }
+    /// The rows of a covering index walk (`plan::covering`; `walk.table_root` and
+    /// `walk.needed` unused): each entry's fields written into the caller's slots
+    /// `columns[i]` (the table column of key field `i`; `None` for an expression), every
+    /// other slot NULL, the rowid read from the entry, no table lookup; each row covers
+    /// all the slots. `None` when the store has no such path (the caller walks
+    /// `index_range`).
+    fn index_covering_scan(
+        &self,
+        _walk: IndexLookup<'_>,
+        _columns: Vec<Option<usize>>,
+    ) -> Result<Option<Box<dyn RowScan>>> {
+        Ok(None)
+    }
     /// How many entries the index at `root` holds.
     fn index_entry_count(&self, root: u32, order: &KeyOrder) -> Result<usize> {
         Ok(self
@@ -680,6 +693,15 @@ impl Store for RoutedStore<'_> {
         walk.index_root = r;
         walk.table_root = t;
         s.index_lookup_scan(walk)
+    }
+    fn index_covering_scan(
+        &self,
+        mut walk: IndexLookup<'_>,
+        columns: Vec<Option<usize>>,
+    ) -> Result<Option<Box<dyn RowScan>>> {
+        let (s, r) = self.pick(walk.index_root)?;
+        walk.index_root = r;
+        s.index_covering_scan(walk, columns)
     }
     fn index_entry_count(&self, root: u32, order: &KeyOrder) -> Result<usize> {
         let (s, r) = self.pick(root)?;

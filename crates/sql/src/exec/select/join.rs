@@ -226,13 +226,14 @@ impl Exec<'_> {
                 hi,
                 range_aff,
                 reverse,
-                covering: false,
+                covering,
                 ..
             } = &src.access
             {
                 // One key range (no IN list) of an index over a rowid table: each key's row
                 // is decoded from its page into the combined row by pooled cursors
-                // (`Store::index_lookup_scan`), with no `Row` per key or per row.
+                // (`Store::index_lookup_scan`; a covering index's key itself,
+                // `Store::index_covering_scan`), with no `Row` per key or per row.
                 if direct && eq.iter().all(|(exprs, _)| access::single_valued(exprs)) {
                     let fr = Frame::new(row, parent);
                     let Some((prefix, lo_v, hi_v)) =
@@ -257,7 +258,19 @@ impl Exec<'_> {
                     };
                     // A store without this path (the test model) gets the generic one,
                     // which evaluates the bounds again.
-                    if let Some(scan) = self.store.index_lookup_scan(walk)? {
+                    let scan = if *covering {
+                        // Each key field into its table column's slot (the planner found
+                        // every column the query reads in the index).
+                        let columns = index
+                            .columns
+                            .iter()
+                            .map(|c| c.column.filter(|_| c.expr.is_none()))
+                            .collect();
+                        self.store.index_covering_scan(walk, columns)?
+                    } else {
+                        self.store.index_lookup_scan(walk)?
+                    };
+                    if let Some(scan) = scan {
                         return Ok(Candidates::Scan {
                             scan,
                             defaults: self.scan_defaults(t),
