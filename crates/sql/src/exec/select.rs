@@ -657,6 +657,16 @@ impl<'a> Exec<'a> {
     }
 
     /// Column defaults as values, for rows stored before ADD COLUMN.
+    /// `column_defaults` for `Candidates::Scan`, which reads it with `get` (a missing
+    /// default is NULL): empty, with no allocation, when every default is NULL (a join
+    /// builds one per outer row).
+    pub fn scan_defaults(&self, t: &Table) -> Vec<Value> {
+        if t.columns.iter().all(|c| c.default.is_none()) {
+            return Vec::new();
+        }
+        self.column_defaults(t)
+    }
+
     pub fn column_defaults(&self, t: &Table) -> Vec<Value> {
         t.columns
             .iter()
@@ -899,50 +909,43 @@ fn rowid_bound(v: &Value, incl: bool, is_lo: bool) -> Option<Bound<i64>> {
 }
 
 /// The key range of one equality prefix `p` of an index access, with the optional range
-/// bounds on the next column.
+/// bounds on the next column. `p` is moved into the upper bound (the lower one gets the
+/// copy): a join builds these per outer row, and each copy is an allocation.
 fn index_bounds(
     index: &crate::schema::Index,
-    p: &Row,
+    p: Row,
     lo_v: &Option<(Value, bool)>,
     hi_v: &Option<(Value, bool)>,
 ) -> (Bound<Row>, Bound<Row>) {
+    // A bound's key: the prefix, then the given value when there is one.
+    fn key(p: &Row, next: Option<&Value>) -> Row {
+        let mut k = Vec::with_capacity(p.len() + 1);
+        k.extend_from_slice(p);
+        k.extend(next.cloned());
+        k
+    }
+    fn key_owned(mut p: Row, next: Option<&Value>) -> Row {
+        p.extend(next.cloned());
+        p
+    }
+    let next_desc = index.columns.get(p.len()).is_some_and(|c| c.desc);
     let lo_b = match lo_v {
-        Some((v, incl)) => {
-            let mut k = p.clone();
-            k.push(v.clone());
-            if *incl {
-                Bound::Included(k)
-            } else {
-                Bound::Excluded(k)
-            }
-        }
+        Some((v, true)) => Bound::Included(key(&p, Some(v))),
+        Some((v, false)) => Bound::Excluded(key(&p, Some(v))),
         // Skip NULLs of a ranged ascending column: `x < 5` never
         // matches NULL, and NULLs sort first.
-        None if hi_v.is_some() && !index.columns.get(p.len()).is_some_and(|c| c.desc) => {
-            let mut k = p.clone();
-            k.push(Value::Null);
-            Bound::Excluded(k)
-        }
+        None if hi_v.is_some() && !next_desc => Bound::Excluded(key(&p, Some(&Value::Null))),
         None if p.is_empty() => Bound::Unbounded,
-        None => Bound::Included(p.clone()),
+        None => Bound::Included(key(&p, None)),
     };
     let hi_b = match hi_v {
-        Some((v, incl)) => {
-            let mut k = p.clone();
-            k.push(v.clone());
-            if *incl {
-                Bound::Included(k)
-            } else {
-                Bound::Excluded(k)
-            }
-        }
-        None if lo_v.is_some() && index.columns.get(p.len()).is_some_and(|c| c.desc) => {
-            let mut k = p.clone();
-            k.push(Value::Null);
-            Bound::Excluded(k)
+        Some((v, true)) => Bound::Included(key_owned(p, Some(v))),
+        Some((v, false)) => Bound::Excluded(key_owned(p, Some(v))),
+        None if lo_v.is_some() && next_desc => {
+            Bound::Excluded(key_owned(p, Some(&Value::Null)))
         }
         None if p.is_empty() => Bound::Unbounded,
-        None => Bound::Included(p.clone()),
+        None => Bound::Included(p),
     };
     (lo_b, hi_b)
 }

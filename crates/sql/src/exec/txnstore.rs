@@ -39,7 +39,14 @@ pub struct TxnStore {
 #[derive(Default)]
 struct CursorPool {
     idle: RefCell<Vec<PooledCursor>>,
+    /// Key buffers of finished index walks (`IndexIter`'s encoded bounds), cleared: a join
+    /// starts an inner walk per outer row, and two fresh `Vec`s a walk were two mallocs
+    /// and frees (speedtest1 test 310).
+    bufs: RefCell<Vec<Vec<u8>>>,
 }
+
+/// At most this many idle key buffers are kept per store.
+const POOL_BUFS_MAX: usize = 16;
 
 struct PooledCursor {
     root: u32,
@@ -66,6 +73,19 @@ impl CursorPool {
             .iter()
             .position(|p| p.root == root && p.cmp_addr == cmp_addr)?;
         Some(idle.swap_remove(i).cur)
+    }
+
+    /// An empty key buffer: a finished walk's when there is one.
+    fn take_buf(&self) -> Vec<u8> {
+        self.bufs.borrow_mut().pop().unwrap_or_default()
+    }
+
+    fn put_buf(&self, mut buf: Vec<u8>) {
+        let mut bufs = self.bufs.borrow_mut();
+        if bufs.len() < POOL_BUFS_MAX && buf.capacity() > 0 {
+            buf.clear();
+            bufs.push(buf);
+        }
     }
 
     fn put(&self, root: u32, cmp_addr: usize, cur: Cursor) {
@@ -155,6 +175,21 @@ fn encode_all<'a>(
         spans.push((rowid, start, arena.len()));
     }
     (spans, arena)
+}
+
+/// `vals` encoded as a record into `out` (cleared first).
+fn encode_to(vals: &[Value], out: &mut Vec<u8>) {
+    out.clear();
+    let mut small = [ValueRef::Null; 16];
+    if let Some(refs) = small.get_mut(..vals.len()) {
+        for (r, v) in refs.iter_mut().zip(vals) {
+            *r = to_ref(v);
+        }
+        record::encode_into(refs, out);
+        return;
+    }
+    let refs: Vec<ValueRef> = vals.iter().map(to_ref).collect();
+    record::encode_into(&refs, out);
 }
 
 pub fn encode(vals: &[Value]) -> Vec<u8> {
@@ -585,7 +620,9 @@ struct IndexIter {
     pool: Rc<CursorPool>,
     root: u32,
     cmp_addr: usize,
-    order: KeyOrder,
+    /// The key order `step` checks the far bound with; `None` for a walk that only
+    /// `step_rowid`s, which checks it with `cmp`.
+    order: Option<KeyOrder>,
     started: bool,
     lo: Bound<Row>,
     hi: Bound<Row>,
@@ -594,14 +631,20 @@ struct IndexIter {
     /// The index's comparator (the cursor's): `step_rowid` checks the far bound with it.
     cmp: Arc<RecordCompare>,
     /// The far bound (`hi` forward, `lo` in reverse) encoded as a probe record, made by the
-    /// first `step_rowid` that needs it.
+    /// first `step_rowid` that needs it (in a pooled buffer).
     far_key: Option<Vec<u8>>,
+    /// The near bound's encoding for the first seek (a pooled buffer, kept for reuse).
+    near_key: Vec<u8>,
 }
 
 impl Drop for IndexIter {
     fn drop(&mut self) {
         if let Some(cur) = self.cur.take() {
             self.pool.put(self.root, self.cmp_addr, cur);
+        }
+        self.pool.put_buf(std::mem::take(&mut self.near_key));
+        if let Some(far) = self.far_key.take() {
+            self.pool.put_buf(far);
         }
     }
 }
@@ -615,17 +658,32 @@ impl IndexIter {
         };
         let ok = if !self.started {
             self.started = true;
+            let key = &mut self.near_key;
             if self.reverse {
                 match &self.hi {
                     Bound::Unbounded => cur.last()?,
-                    Bound::Included(h) => cur.seek_key(&encode(h), SeekOp::Le)?,
-                    Bound::Excluded(h) => cur.seek_key(&encode(h), SeekOp::Lt)?,
+                    Bound::Included(h) | Bound::Excluded(h) => {
+                        encode_to(h, key);
+                        let op = if matches!(self.hi, Bound::Included(_)) {
+                            SeekOp::Le
+                        } else {
+                            SeekOp::Lt
+                        };
+                        cur.seek_key(key, op)?
+                    }
                 }
             } else {
                 match &self.lo {
                     Bound::Unbounded => cur.first()?,
-                    Bound::Included(l) => cur.seek_key(&encode(l), SeekOp::Ge)?,
-                    Bound::Excluded(l) => cur.seek_key(&encode(l), SeekOp::Gt)?,
+                    Bound::Included(l) | Bound::Excluded(l) => {
+                        encode_to(l, key);
+                        let op = if matches!(self.lo, Bound::Included(_)) {
+                            SeekOp::Ge
+                        } else {
+                            SeekOp::Gt
+                        };
+                        cur.seek_key(key, op)?
+                    }
                 }
             }
         } else if self.reverse {
@@ -653,7 +711,10 @@ impl IndexIter {
         } else {
             (&Bound::Unbounded, &self.hi)
         };
-        if !key_in_bounds(&self.order, &key, lo, hi) {
+        let Some(order) = &self.order else {
+            return Err(crate::value::SqlError::msg("index walk without a key order"));
+        };
+        if !key_in_bounds(order, &key, lo, hi) {
             self.done = true;
             return Ok(None);
         }
@@ -669,6 +730,24 @@ impl IndexIter {
     /// and a TEXT allocation for a text key) was ~1,000 instructions an entry of an
     /// expression-index walk (callgrind, hc_mixed scans).
     fn step_rowid(&mut self, rowid_field: usize) -> Result<Option<i64>> {
+        let r = self.step_with(|rec| {
+            Ok(match record::column(rec, rowid_field)? {
+                ValueRef::Integer(rowid) => Some(rowid),
+                _ => None,
+            })
+        })?;
+        match r {
+            None => Ok(None),
+            Some(Some(rowid)) => Ok(Some(rowid)),
+            Some(None) => Err(malformed()),
+        }
+    }
+
+    /// Moves onto the walk's next entry and hands its encoded key to `f` (under the
+    /// transaction's lock: `f` must not use the store); None past the far bound, which is
+    /// checked on the encoded entry by the index's comparator, the order of the tree itself
+    /// (so the check agrees with the seek that found the near bound).
+    fn step_with<R>(&mut self, f: impl FnOnce(&[u8]) -> Result<R>) -> Result<Option<R>> {
         if self.done {
             return Ok(None);
         }
@@ -683,7 +762,9 @@ impl IndexIter {
             Bound::Unbounded => None,
             Bound::Included(b) | Bound::Excluded(b) => {
                 if self.far_key.is_none() {
-                    self.far_key = Some(encode(b));
+                    let mut buf = self.pool.take_buf();
+                    encode_to(b, &mut buf);
+                    self.far_key = Some(buf);
                 }
                 Some(matches!(far, Bound::Included(_)))
             }
@@ -692,7 +773,7 @@ impl IndexIter {
             return Ok(None);
         };
         let far_key = self.far_key.as_deref();
-        let r = cur.with_entry(|_, rec| -> Result<Option<Option<i64>>> {
+        let r = cur.with_entry(|_, rec| -> Result<Option<R>> {
             if let (Some(inclusive), Some(probe)) = (inclusive, far_key) {
                 let o = cmp.compare(rec, probe)?;
                 let beyond = if reverse {
@@ -704,23 +785,21 @@ impl IndexIter {
                     return Ok(None);
                 }
             }
-            Ok(Some(match record::column(rec, rowid_field)? {
-                ValueRef::Integer(rowid) => Some(rowid),
-                _ => None,
-            }))
+            f(rec).map(Some)
         })??;
-        match r {
-            None => {
-                self.done = true;
-                Ok(None)
-            }
-            Some(Some(rowid)) => Ok(Some(rowid)),
-            Some(None) => Err(crate::value::SqlError::Code {
-                code: crate::value::codes::SQLITE_CORRUPT,
-                extended_code: crate::value::codes::SQLITE_CORRUPT,
-                message: "database disk image is malformed".into(),
-            }),
+        if r.is_none() {
+            self.done = true;
         }
+        Ok(r)
+    }
+}
+
+/// The error for an index entry that does not end with an integer rowid.
+fn malformed() -> crate::value::SqlError {
+    crate::value::SqlError::Code {
+        code: crate::value::codes::SQLITE_CORRUPT,
+        extended_code: crate::value::codes::SQLITE_CORRUPT,
+        message: "database disk image is malformed".into(),
     }
 }
 
@@ -785,6 +864,56 @@ impl RowScan for IndexLookupScan {
     }
 }
 
+/// `Store::index_covering_scan` over a transaction: an index walk whose entries hold every
+/// column the query reads (`plan::covering`), each decoded from its page into the slots of
+/// the table columns it indexes, with no `Row` per key (the generic path decoded each key
+/// into a `Row`, rebuilt the table row from it and moved that into the combined row:
+/// speedtest1 test 310's inner walk of `t1c`).
+struct IndexCoveringScan {
+    keys: IndexIter,
+    /// The table column of each key field before the rowid (`None`: an expression, which
+    /// no query reads from a covering walk).
+    columns: Vec<Option<usize>>,
+    one_key: bool,
+}
+
+impl RowScan for IndexCoveringScan {
+    fn next_into(&mut self, cols: &mut [Value]) -> Result<Option<(i64, usize)>> {
+        if self.one_key && self.keys.started {
+            return Ok(None);
+        }
+        let columns = &self.columns;
+        let r = self.keys.step_with(|rec| {
+            // Columns the index lacks read NULL, as `covering::row_of_entry` leaves them.
+            for c in cols.iter_mut() {
+                *c = Value::Null;
+            }
+            let mut it = record::FieldIter::new(rec)?;
+            for col in columns {
+                let Some(field) = it.next_field() else {
+                    return Ok(None);
+                };
+                let field = field?;
+                if let Some(slot) = col.and_then(|c| cols.get_mut(c)) {
+                    owned_into(field, slot);
+                }
+            }
+            Ok(match it.next_field() {
+                Some(field) => match field? {
+                    ValueRef::Integer(rowid) => Some(rowid),
+                    _ => None,
+                },
+                None => None,
+            })
+        })?;
+        match r {
+            None => Ok(None),
+            Some(Some(rowid)) => Ok(Some((rowid, cols.len()))),
+            Some(None) => Err(malformed()),
+        }
+    }
+}
+
 /// An index probe: one cursor, one key buffer, an `Eq` seek per probe (which reuses the
 /// cursor's frames while the tree is unchanged).
 struct CursorProbe {
@@ -816,6 +945,7 @@ impl TxnStore {
         if !idle.0.is_empty() {
             let _ = pool.set(Rc::new(CursorPool {
                 idle: RefCell::new(idle.0),
+                bufs: RefCell::default(),
             }));
         }
         TxnStore { txn, pool }
@@ -856,23 +986,28 @@ impl TxnStore {
     }
 
     /// A walk of the index at `root` on a pooled cursor.
+    /// `order` is kept for `IndexIter::step` when `step_keys`; a walk that only
+    /// `step_rowid`s leaves it (one allocation less a walk).
     fn index_iter(
         &self,
         root: u32,
-        order: KeyOrder,
+        order: &KeyOrder,
+        step_keys: bool,
         lo: Bound<Row>,
         hi: Bound<Row>,
         reverse: bool,
     ) -> Result<IndexIter> {
-        let cmp = comparator(&order);
+        let cmp = comparator(order);
         let cmp_addr = cmp_addr(&cmp);
         let cur = self.pooled_cursor(root, Some(cmp.clone()))?;
+        let pool = self.pool().clone();
+        let near_key = pool.take_buf();
         Ok(IndexIter {
             cur: Some(cur),
-            pool: self.pool().clone(),
+            pool,
             root,
             cmp_addr,
-            order,
+            order: step_keys.then(|| order.clone()),
             started: false,
             lo,
             hi,
@@ -880,6 +1015,7 @@ impl TxnStore {
             done: false,
             cmp,
             far_key: None,
+            near_key,
         })
     }
 
@@ -1098,16 +1234,17 @@ impl Store for TxnStore {
         hi: Bound<Row>,
         reverse: bool,
     ) -> Result<KeyIter> {
-        Ok(Box::new(self.index_iter(
-            root,
-            order.clone(),
-            lo,
-            hi,
-            reverse,
-        )?))
+        Ok(Box::new(self.index_iter(root, order, true, lo, hi, reverse)?))
     }
     fn index_lookup_scan(&self, walk: IndexLookup) -> Result<Option<Box<dyn RowScan>>> {
-        let keys = self.index_iter(walk.index_root, walk.order, walk.lo, walk.hi, walk.reverse)?;
+        let keys = self.index_iter(
+            walk.index_root,
+            walk.order,
+            false,
+            walk.lo,
+            walk.hi,
+            walk.reverse,
+        )?;
         let table = self.pooled_cursor(walk.table_root, None)?;
         Ok(Some(Box::new(IndexLookupScan {
             keys,
@@ -1117,6 +1254,25 @@ impl Store for TxnStore {
             key_cols: walk.key_cols,
             one_key: walk.one_key,
             needed: walk.needed,
+        })))
+    }
+    fn index_covering_scan(
+        &self,
+        walk: IndexLookup<'_>,
+        columns: Vec<Option<usize>>,
+    ) -> Result<Option<Box<dyn RowScan>>> {
+        let keys = self.index_iter(
+            walk.index_root,
+            walk.order,
+            false,
+            walk.lo,
+            walk.hi,
+            walk.reverse,
+        )?;
+        Ok(Some(Box::new(IndexCoveringScan {
+            keys,
+            columns,
+            one_key: walk.one_key,
         })))
     }
     fn table_copy(&self, src: u32, dst: u32) -> Result<u64> {

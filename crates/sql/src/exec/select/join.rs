@@ -226,27 +226,25 @@ impl Exec<'_> {
                 hi,
                 range_aff,
                 reverse,
-                covering: false,
+                covering,
                 ..
             } = &src.access
             {
                 // One key range (no IN list) of an index over a rowid table: each key's row
                 // is decoded from its page into the combined row by pooled cursors
-                // (`Store::index_lookup_scan`), with no `Row` per key or per row.
+                // (`Store::index_lookup_scan`; a covering index's key itself,
+                // `Store::index_covering_scan`), with no `Row` per key or per row.
                 if direct && eq.iter().all(|(exprs, _)| access::single_valued(exprs)) {
                     let fr = Frame::new(row, parent);
-                    let Some((prefixes, lo_v, hi_v)) =
-                        self.index_walk(order, eq, lo, hi, *range_aff, &fr)?
+                    let Some((prefix, lo_v, hi_v)) =
+                        self.index_walk_one(eq, lo, hi, *range_aff, &fr)?
                     else {
-                        return Ok(Candidates::Rows(Box::new(std::iter::empty())));
-                    };
-                    let Some(prefix) = prefixes.first() else {
                         return Ok(Candidates::Rows(Box::new(std::iter::empty())));
                     };
                     let (lo_b, hi_b) = index_bounds(index, prefix, &lo_v, &hi_v);
                     let walk = IndexLookup {
                         index_root: index.root,
-                        order: order.clone(),
+                        order,
                         lo: lo_b,
                         hi: hi_b,
                         reverse: *reverse,
@@ -260,10 +258,22 @@ impl Exec<'_> {
                     };
                     // A store without this path (the test model) gets the generic one,
                     // which evaluates the bounds again.
-                    if let Some(scan) = self.store.index_lookup_scan(walk)? {
+                    let scan = if *covering {
+                        // Each key field into its table column's slot (the planner found
+                        // every column the query reads in the index).
+                        let columns = index
+                            .columns
+                            .iter()
+                            .map(|c| c.column.filter(|_| c.expr.is_none()))
+                            .collect();
+                        self.store.index_covering_scan(walk, columns)?
+                    } else {
+                        self.store.index_lookup_scan(walk)?
+                    };
+                    if let Some(scan) = scan {
                         return Ok(Candidates::Scan {
                             scan,
-                            defaults: self.column_defaults(t),
+                            defaults: self.scan_defaults(t),
                             reals: (0..n)
                                 .filter(|&i| t.columns[i].affinity == Affinity::Real)
                                 .collect(),
@@ -281,7 +291,7 @@ impl Exec<'_> {
                     .collect();
                 return Ok(Candidates::Scan {
                     scan,
-                    defaults: self.column_defaults(t),
+                    defaults: self.scan_defaults(t),
                     reals,
                     rowid_alias: t.rowid_alias,
                 });
@@ -542,7 +552,7 @@ impl Exec<'_> {
                         if t.without_rowid {
                             let mut out = Vec::new();
                             for p in &prefixes {
-                                let (lo_b, hi_b) = index_bounds(index, p, &lo_v, &hi_v);
+                                let (lo_b, hi_b) = index_bounds(index, p.clone(), &lo_v, &hi_v);
                                 let keys = self
                                     .store
                                     .index_range(index.root, order, lo_b, hi_b, *reverse)?;
@@ -588,7 +598,7 @@ impl Exec<'_> {
                             Ok(vals.map(|vals| (id, vals)))
                         };
                         for p in prefixes {
-                            let (lo_b, hi_b) = index_bounds(index, &p, &lo_v, &hi_v);
+                            let (lo_b, hi_b) = index_bounds(index, p, &lo_v, &hi_v);
                             let keys = self
                                 .store
                                 .index_range(index.root, order, lo_b, hi_b, *reverse)?;
@@ -674,16 +684,7 @@ impl Exec<'_> {
             .iter()
             .all(|(exprs, _)| exprs.len() == 1 && !matches!(exprs[0], CExpr::InSelect { .. }));
         if single {
-            let mut p = Vec::with_capacity(eq.len());
-            let mut any_null = false;
-            for (exprs, aff) in eq {
-                for e in exprs {
-                    let v = self.eval(e, fr)?.apply_comparison_affinity(*aff);
-                    any_null |= v.is_null();
-                    p.push(v);
-                }
-            }
-            if !any_null {
+            if let Some(p) = self.single_prefix(eq, fr)? {
                 prefixes.push(p);
             }
         } else {
@@ -721,6 +722,52 @@ impl Exec<'_> {
         prefixes.sort_by(|a, b| order.compare(a, b));
         prefixes.dedup_by(|a, b| order.compare(a, b) == Ordering::Equal);
         Ok(Some((prefixes, lo_v, hi_v)))
+    }
+
+    /// The key prefix of an index access whose equalities each have one plain value (no
+    /// IN list or subquery; `access::single_valued`), from the outer row; None when one is
+    /// NULL (the walk is empty). Every value is evaluated, NULL or not, so an error in a
+    /// later one is raised as before. Room is left for a range bound's value
+    /// (`index_bounds` pushes it without growing the vector).
+    fn single_prefix(
+        &self,
+        eq: &[(Vec<CExpr>, Option<Affinity>)],
+        fr: &Frame,
+    ) -> Result<Option<Row>> {
+        let mut p = Vec::with_capacity(eq.len() + 1);
+        let mut any_null = false;
+        for (exprs, aff) in eq {
+            for e in exprs {
+                let v = self.eval(e, fr)?.apply_comparison_affinity(*aff);
+                any_null |= v.is_null();
+                p.push(v);
+            }
+        }
+        Ok((!any_null).then_some(p))
+    }
+
+    /// `index_walk` for an access with one key prefix (`single_prefix`): the prefix and
+    /// the range bounds, with no vector of prefixes to sort (a join's inner walk per
+    /// outer row; speedtest1 test 310). None when a NULL makes the walk empty.
+    #[allow(clippy::type_complexity)]
+    fn index_walk_one(
+        &self,
+        eq: &[(Vec<CExpr>, Option<Affinity>)],
+        lo: &Option<(CExpr, bool)>,
+        hi: &Option<(CExpr, bool)>,
+        range_aff: Option<Affinity>,
+        fr: &Frame,
+    ) -> Result<Option<(Row, Option<(Value, bool)>, Option<(Value, bool)>)>> {
+        // Evaluated in `index_walk`'s order (prefix, lower bound, upper bound), so the same
+        // error wins; a NULL bound makes the walk empty.
+        let prefix = self.single_prefix(eq, fr)?;
+        let Some(lo_v) = self.walk_bound(lo, range_aff, fr)? else {
+            return Ok(None);
+        };
+        let Some(hi_v) = self.walk_bound(hi, range_aff, fr)? else {
+            return Ok(None);
+        };
+        Ok(prefix.map(|p| (p, lo_v, hi_v)))
     }
 
     /// A table's rows in rowid order, decoding only the `needed` columns when given.
