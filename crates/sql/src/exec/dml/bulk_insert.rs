@@ -48,10 +48,10 @@ use std::cmp::Ordering;
 const BULK_ROWS_MIN: usize = 32;
 
 /// A non-empty table takes the merge path only while it holds at most this many rows per
-/// new row. Per index, the merge reads and re-writes every existing entry (~2.5k
-/// instructions each: decode, encode, bottom-up build), where the row-by-row path pays
-/// one descent and insert per new entry (~9k in speedtest1 test 300's second INSERT,
-/// 25,000 rows into the half-filled z2, callgrind).
+/// new row. Per index, the merge reads and re-writes every existing entry (a raw copy, a
+/// comparison and the bottom-up build), where the row-by-row path pays one descent and
+/// insert per new entry (~9k instructions in speedtest1 test 300's second INSERT, 25,000
+/// rows into the half-filled z2, callgrind); the ratio is not tuned beyond that test.
 const MERGE_EXISTING_PER_NEW: usize = 3;
 
 /// One row of an INSERT source mapped onto the table: `targets[i]` is the column of
