@@ -399,6 +399,38 @@ pub trait Store {
         Ok(())
     }
 
+    /// Adds `keys` (distinct, sorted by `order`) to the index at `root`, which may hold
+    /// entries (a bulk INSERT into a non-empty table, dml/bulk_insert.rs). With `unique`
+    /// = Some(n), a key whose first n fields are all non-NULL and equal a stored entry's
+    /// (under `order`) makes it write nothing and answer false. Stores over B-trees
+    /// rebuild the tree bottom up from the stored entries merged with the keys; this
+    /// default checks every key first, then inserts them one by one.
+    fn index_merge(
+        &self,
+        root: u32,
+        order: &KeyOrder,
+        keys: Vec<Row>,
+        unique: Option<usize>,
+    ) -> Result<bool> {
+        if let Some(n) = unique {
+            let mut clash = Vec::new();
+            for k in &keys {
+                let prefix = &k[..n.min(k.len())];
+                if prefix.iter().any(Value::is_null) {
+                    continue;
+                }
+                self.index_prefix_rowids(root, order, prefix, &mut clash)?;
+                if !clash.is_empty() {
+                    return Ok(false);
+                }
+            }
+        }
+        for k in keys {
+            self.index_insert(root, &k, order)?;
+        }
+        Ok(true)
+    }
+
     /// Fills the empty table `root` with `rows` (rowid, record values), in strictly
     /// ascending rowid order (a bulk INSERT into an empty table, dml/bulk_insert.rs).
     /// Stores over B-trees build the tree bottom up.
@@ -754,6 +786,16 @@ impl Store for RoutedStore<'_> {
     fn index_fill(&self, root: u32, order: &KeyOrder, keys: Vec<Row>) -> Result<()> {
         let (s, r) = self.pick(root)?;
         s.index_fill(r, order, keys)
+    }
+    fn index_merge(
+        &self,
+        root: u32,
+        order: &KeyOrder,
+        keys: Vec<Row>,
+        unique: Option<usize>,
+    ) -> Result<bool> {
+        let (s, r) = self.pick(root)?;
+        s.index_merge(r, order, keys, unique)
     }
     fn table_fill(&self, root: u32, rows: &[(i64, Row)]) -> Result<()> {
         let (s, r) = self.pick(root)?;

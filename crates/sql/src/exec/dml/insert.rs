@@ -88,7 +88,7 @@ impl Engine<'_> {
                     targets: &targets,
                     is_default,
                 };
-                match self.insert_into_empty(&w, rows, &map, or_conflict)? {
+                match self.insert_in_bulk(&w, rows, &map, or_conflict)? {
                     Some(rows) => rows,
                     None => return Ok(out_rows),
                 }
