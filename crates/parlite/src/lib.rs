@@ -1100,14 +1100,19 @@ impl ConnInner {
         // The temp database follows the statement: undone with it on error.
         let tsp = self.temp_savepoint(stmt)?;
         // Plans depend on the schema only (parameters are late-bound), so a SELECT, UPDATE or
-        // DELETE reuses its plan while `schema_gen` is unchanged.
-        let cacheable = matches!(stmt, Stmt::Select(_) | Stmt::Update(_) | Stmt::Delete(_));
+        // DELETE reuses its plan, and an INSERT its resolved table (`exec::BoundDml`), while
+        // `schema_gen` is unchanged.
+        let is_insert = matches!(stmt, Stmt::Insert(_));
+        let cacheable =
+            is_insert || matches!(stmt, Stmt::Select(_) | Stmt::Update(_) | Stmt::Delete(_));
         let cached = match self.plan.take() {
             Some((gen, p)) if cacheable && gen == self.schema_gen => Some(p),
             _ => None,
         };
         let mut engine = Engine::new(&store, &mut self.schema, params, &self.state);
-        if cacheable {
+        if is_insert {
+            engine.set_dml_cache(cached);
+        } else if cacheable {
             engine.set_plan_cache(cached);
         }
         let r = engine.execute(stmt);
@@ -1119,7 +1124,7 @@ impl ConnInner {
         self.idle_cursors = main.into_idle();
         if cacheable {
             self.plan = plan.map(|p| (self.schema_gen, p));
-        } else if !matches!(stmt, Stmt::Insert(_)) {
+        } else {
             // DDL, PRAGMA, ANALYZE...: the schema, or what planning reads, may have changed.
             self.schema_gen += 1;
         }

@@ -111,19 +111,24 @@ pub struct CachedPlan {
     dml: Option<Box<BoundDml>>,
 }
 
-/// What a top-level UPDATE or DELETE resolves and binds before touching a row: its table,
-/// its trigger event (UPDATE: the assigned column names), its BEFORE and AFTER triggers,
-/// and UPDATE's SET clause bound against the table row (columns then rowid). Like the
-/// SELECT plan it depends only on the schema and the statement's text, so it is kept with
-/// the statement's plan and dropped with it. Resolving and binding it again on every
-/// execution was ~3.5k instructions per kv_ops UPDATE (the binder's table frame pushed
-/// and popped, the column names listed, the expressions built and dropped) and ~1.3k per
-/// DELETE (the table and view lookups by a lower-cased name, the trigger lists).
+/// What a top-level INSERT, UPDATE or DELETE resolves and binds before touching a row: its
+/// table, its trigger event (UPDATE: the assigned column names), its BEFORE and AFTER
+/// triggers, UPDATE's SET clause bound against the table row (columns then rowid) and
+/// INSERT's target columns. Like the SELECT plan it depends only on the schema and the
+/// statement's text, so it is kept with the statement's plan and dropped with it.
+/// Resolving and binding it again on every execution was ~3.5k instructions per kv_ops
+/// UPDATE (the binder's table frame pushed and popped, the column names listed, the
+/// expressions built and dropped), ~1.3k per DELETE (the table and view lookups by a
+/// lower-cased name, the trigger lists) and ~1.4k per INSERT (the same, and the target
+/// list).
 pub(crate) struct BoundDml {
     pub(crate) table: Arc<Table>,
     pub(crate) event: TriggerEvent,
     /// Per assignment: the column (None: the rowid) and its bound expression.
     pub(crate) sets: Vec<(Option<usize>, CExpr)>,
+    /// INSERT: the column each source value goes to (None: an explicit rowid); empty for
+    /// UPDATE and DELETE.
+    pub(crate) targets: Vec<Option<usize>>,
     pub(crate) before: Vec<Arc<Trigger>>,
     pub(crate) after: Vec<Arc<Trigger>>,
 }
@@ -178,9 +183,9 @@ pub struct Engine<'a> {
     /// slot for that database is empty because its schema is `schema` for the duration.
     pub(crate) outer_schema: Option<Schema>,
     plan_slot: std::cell::RefCell<PlanSlot>,
-    /// The top-level UPDATE's or DELETE's `BoundDml`; taken by `update`/`delete` only at
-    /// trigger and nesting depth 0, so a trigger program's or a foreign-key action's
-    /// statement never sees it.
+    /// The top-level INSERT's, UPDATE's or DELETE's `BoundDml`; taken by `insert`,
+    /// `update` and `delete` only at trigger and nesting depth 0, so a trigger program's or
+    /// a foreign-key action's statement never sees it.
     pub(crate) dml_slot: DmlSlot,
     /// Immediate foreign-key checks held to the end of the running statement (fkey.rs).
     pub(crate) fk_pending: Option<Vec<fkey::FkNoAction>>,
@@ -458,7 +463,17 @@ impl<'a> Engine<'a> {
         Some(CachedPlan { select, dml })
     }
 
-    /// The kept `BoundDml` for this UPDATE or DELETE when it is the top-level statement
+    /// `set_plan_cache` for an INSERT: only its `BoundDml` is kept. Its SELECT slot stays
+    /// off, so no row search run during the INSERT (a REPLACE's deletes, an upsert) takes
+    /// the statement's plan.
+    pub fn set_dml_cache(&mut self, plan: Option<CachedPlan>) {
+        self.dml_slot = match plan.and_then(|p| p.dml) {
+            Some(u) => DmlSlot::Filled(u),
+            None => DmlSlot::Empty,
+        };
+    }
+
+    /// The kept `BoundDml` for this INSERT, UPDATE or DELETE when it is the top-level statement
     /// and one is kept (`Some(Some(_))`), `Some(None)` when it should resolve and keep one
     /// (`keep_dml`), None when it must resolve its own and keep nothing (a trigger
     /// program's or a foreign-key action's statement, or caching is off).
@@ -476,7 +491,7 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Keeps the top-level UPDATE's or DELETE's `BoundDml` for the statement's next
+    /// Keeps the top-level INSERT's, UPDATE's or DELETE's `BoundDml` for the statement's next
     /// execution.
     pub(crate) fn keep_dml(&mut self, u: Box<BoundDml>) {
         self.dml_slot = DmlSlot::Done(u);
@@ -755,7 +770,12 @@ impl<'a> Engine<'a> {
             let saved_db = self.schema.default_db.replace(self.schema.trigger_db(trig));
             // Recursion (recursive_triggers) nests up to MAX_TRIGGER_DEPTH frames: continue
             // on a heap segment when the caller's stack runs low.
+            // A trigger program's INSERTs set last_insert_rowid() only while it runs: once
+            // it ends the value reverts to what it was before it fired (sqlite3_last_insert_rowid;
+            // test insert_reuse.rs).
+            let saved_rowid = self.state.last_insert_rowid.get();
             let r = crate::stack::guarded(|| self.fire_one(trig, old, new));
+            self.state.last_insert_rowid.set(saved_rowid);
             self.schema.default_db.set(saved_db);
             match r {
                 Ok(true) => {}

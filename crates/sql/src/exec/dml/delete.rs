@@ -39,6 +39,7 @@ impl Engine<'_> {
                     table: t,
                     event: TriggerEvent::Delete,
                     sets: Vec::new(),
+                    targets: Vec::new(),
                     before,
                     after,
                 })

@@ -325,6 +325,7 @@ impl Engine<'_> {
                     table,
                     event,
                     sets: Vec::new(),
+                    targets: Vec::new(),
                     before: Vec::new(),
                     after: Vec::new(),
                 };
