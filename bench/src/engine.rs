@@ -4,8 +4,9 @@
 //! The workloads are written once against [`Target`], [`Conn`] and [`Stmt`], so both engines
 //! run the same statements with the same parameters and the same pragmas. Nothing here
 //! favours one engine: both prepare once and re-bind, both step every row and touch every
-//! column of it (SQLite through zero-copy `ValueRef`s, parlite through its owned `Value`s,
-//! which is what its API offers).
+//! column of it, both borrowed (SQLite through rusqlite's `ValueRef`s, parlite through
+//! `Statement::column_ref`), and both bind TEXT and BLOB from borrowed slices (rusqlite
+//! copies them into the statement, parlite's `bind_ref` too).
 //!
 //! Errors keep SQLite's result codes ([`DbError`]) so the workloads can tell a busy writer
 //! (`SQLITE_BUSY`, 5), a lost optimistic transaction (`SQLITE_BUSY_SNAPSHOT`, 517) and a real
@@ -402,14 +403,14 @@ impl Stmt<'_> {
 
     pub fn bind_text(&mut self, i: usize, v: &str) -> DbResult<()> {
         match self {
-            Stmt::P(s) => Ok(s.bind(i, parlite::Value::Text(v.to_string()))?),
+            Stmt::P(s) => Ok(s.bind_ref(i, parlite::ValueRef::Text(v))?),
             Stmt::S(s) => Ok(s.raw_bind_parameter(i, v)?),
         }
     }
 
     pub fn bind_blob(&mut self, i: usize, v: &[u8]) -> DbResult<()> {
         match self {
-            Stmt::P(s) => Ok(s.bind(i, parlite::Value::Blob(v.to_vec()))?),
+            Stmt::P(s) => Ok(s.bind_ref(i, parlite::ValueRef::Blob(v))?),
             Stmt::S(s) => Ok(s.raw_bind_parameter(i, v)?),
         }
     }
@@ -443,12 +444,13 @@ impl Stmt<'_> {
                     while s.step()? {
                         n += 1;
                         for i in 0..ncol {
-                            match s.column(i) {
-                                parlite::Value::Null => digest_value(h, 0, &[]),
-                                parlite::Value::Integer(v) => digest_value(h, 1, &v.to_le_bytes()),
-                                parlite::Value::Real(v) => digest_value(h, 2, &v.to_le_bytes()),
-                                parlite::Value::Text(t) => digest_value(h, 3, t.as_bytes()),
-                                parlite::Value::Blob(b) => digest_value(h, 4, &b),
+                            use parlite::ValueRef as V;
+                            match s.column_ref(i)? {
+                                V::Null => digest_value(h, 0, &[]),
+                                V::Integer(v) => digest_value(h, 1, &v.to_le_bytes()),
+                                V::Real(v) => digest_value(h, 2, &v.to_le_bytes()),
+                                V::Text(t) => digest_value(h, 3, t.as_bytes()),
+                                V::Blob(b) => digest_value(h, 4, b),
                             }
                         }
                     }
@@ -478,6 +480,35 @@ impl Stmt<'_> {
         Ok(n)
     }
 
+    /// Steps once and tells whether the first column of the first row is the text `want`,
+    /// read borrowed (kv_ops.c's `strcmp` on `sqlite3_column_text`). Resets.
+    pub fn first_text_is(&mut self, want: &str) -> DbResult<bool> {
+        match self {
+            Stmt::P(s) => {
+                let r = match s.step() {
+                    Ok(true) => s
+                        .column_ref(0)
+                        .map(|v| v.as_str() == Some(want))
+                        .map_err(DbError::from),
+                    Ok(false) => Ok(false),
+                    Err(e) => Err(e.into()),
+                };
+                s.reset();
+                r
+            }
+            Stmt::S(s) => {
+                let mut rows = s.raw_query();
+                match rows.next()? {
+                    Some(row) => Ok(matches!(
+                        row.get_ref(0)?,
+                        rusqlite::types::ValueRef::Text(t) if t == want.as_bytes()
+                    )),
+                    None => Ok(false),
+                }
+            }
+        }
+    }
+
     /// All rows as owned values (checks only). Resets.
     pub fn rows(&mut self) -> DbResult<Vec<Vec<Val>>> {
         let mut out = Vec::new();
@@ -486,15 +517,17 @@ impl Stmt<'_> {
                 let ncol = s.column_count();
                 let r: DbResult<()> = (|| {
                     while s.step()? {
-                        let row = (0..ncol)
-                            .map(|i| match s.column(i) {
-                                parlite::Value::Null => Val::Null,
-                                parlite::Value::Integer(v) => Val::Int(v),
-                                parlite::Value::Real(v) => Val::Real(v),
-                                parlite::Value::Text(t) => Val::Text(t),
-                                parlite::Value::Blob(b) => Val::Blob(b),
-                            })
-                            .collect();
+                        let mut row = Vec::with_capacity(ncol);
+                        for i in 0..ncol {
+                            use parlite::ValueRef as V;
+                            row.push(match s.column_ref(i)? {
+                                V::Null => Val::Null,
+                                V::Integer(v) => Val::Int(v),
+                                V::Real(v) => Val::Real(v),
+                                V::Text(t) => Val::Text(t.to_string()),
+                                V::Blob(b) => Val::Blob(b.to_vec()),
+                            });
+                        }
                         out.push(row);
                     }
                     Ok(())

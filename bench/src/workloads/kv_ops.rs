@@ -139,13 +139,12 @@ fn point(ctx: &mut Ctx, o: &Opts, kind: Kind) -> Result<Measured, DbError> {
     }
     let t1 = Instant::now();
     for i in 0..nk {
-        let r = sel.bind_text(1, &keys[i]).and_then(|_| sel.rows());
+        // Compared borrowed, as kv_ops.c's strcmp on sqlite3_column_text.
+        let r = sel
+            .bind_text(1, &keys[i])
+            .and_then(|_| sel.first_text_is(&vals[i]));
         match r {
-            Ok(rows) => {
-                let ok = rows
-                    .first()
-                    .and_then(|r| r.first())
-                    .is_some_and(|v| v.to_text() == vals[i]);
+            Ok(ok) => {
                 if !ok {
                     mismatches += 1;
                 }

@@ -54,6 +54,7 @@
 mod attach;
 #[doc(hidden)]
 pub mod fuzzing;
+mod row;
 mod vacuum_into;
 use attach::{AttachedDb, AttachedStore};
 use parlite_sql::exec::store::{Store, ATTACHED_MAX};
@@ -64,6 +65,7 @@ use parlite_sql::schema::key;
 use parlite_sql::schema::Schema;
 use parlite_sql::value::{codes, SqlError, Value as SqlValue};
 use parlite_storage::{Isolation, OpenOptions, StorageError, Synchronous, Txn};
+pub use row::ValueRef;
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -1427,6 +1429,18 @@ impl Statement {
         Ok(())
     }
 
+    /// Binds a borrowed value (1-based): TEXT and BLOB are copied once, into the
+    /// statement, where `bind` takes an owned `Value` that the caller built by copying
+    /// first (as sqlite3_bind_text with SQLITE_TRANSIENT).
+    pub fn bind_ref(&mut self, index: usize, v: ValueRef<'_>) -> Result<()> {
+        let slot = index
+            .checked_sub(1)
+            .and_then(|i| self.bindings.get_mut(i))
+            .ok_or_else(|| error(codes::SQLITE_RANGE, "column index out of range"))?;
+        *slot = row::to_sql(v);
+        Ok(())
+    }
+
     pub fn clear_bindings(&mut self) {
         for b in &mut self.bindings {
             *b = SqlValue::Null;
@@ -1457,7 +1471,15 @@ impl Statement {
         Ok(self.current.is_some())
     }
 
-    /// A column of the current row.
+    /// A column of the current row, borrowed (no copy of TEXT or BLOB): as
+    /// sqlite3_column_* and rusqlite's `Row::get_ref` (row.rs). Err(SQLITE_RANGE) for an
+    /// index at or past the column count; NULL while no row is current.
+    #[inline]
+    pub fn column_ref(&self, i: usize) -> Result<ValueRef<'_>> {
+        row::column_ref(self.current.as_deref(), self.columns.len(), i)
+    }
+
+    /// A column of the current row, copied (NULL for an index out of range or no row).
     pub fn column(&self, i: usize) -> Value {
         self.current
             .as_ref()
