@@ -26,7 +26,11 @@ fn four_way_joins_over_unique_and_covering_indexes() {
          CREATE INDEX rx ON r(x DESC, y);\n",
     );
     for i in 0..600 {
-        let c = if i % 7 == 0 { "NULL".to_string() } else { format!("'k{}'", i % 97) };
+        let c = if i % 7 == 0 {
+            "NULL".to_string()
+        } else {
+            format!("'k{}'", i % 97)
+        };
         s.push_str(&format!(
             "INSERT INTO z1 VALUES({i}, {}, {c});
              INSERT INTO z2 VALUES({i}, {}, {c});

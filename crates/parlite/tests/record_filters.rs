@@ -27,12 +27,20 @@ fn like_and_glob_on_record_bytes_match_sqlite() {
             "'%on%'", "'on'", "'ON%'", "'%n'", "'_n%'", "'%o_'", "'%'", "''", "'1%'", "'%é%'",
             "'x\\_y%'", "'%end'", "'o%n'", "?1",
         ] {
-            script.push_str(&format!("SELECT id FROM t WHERE {col} LIKE {pat} ORDER BY id;\n"));
-            script.push_str(&format!("SELECT id FROM t WHERE {col} NOT LIKE {pat} ORDER BY id;\n"));
+            script.push_str(&format!(
+                "SELECT id FROM t WHERE {col} LIKE {pat} ORDER BY id;\n"
+            ));
+            script.push_str(&format!(
+                "SELECT id FROM t WHERE {col} NOT LIKE {pat} ORDER BY id;\n"
+            ));
         }
         for pat in ["'*on*'", "'o?'", "'[a-o]*'", "'*n'", "'1*'", "'*[^a-z]*'"] {
-            script.push_str(&format!("SELECT id FROM t WHERE {col} GLOB {pat} ORDER BY id;\n"));
-            script.push_str(&format!("SELECT id FROM t WHERE {col} NOT GLOB {pat} ORDER BY id;\n"));
+            script.push_str(&format!(
+                "SELECT id FROM t WHERE {col} GLOB {pat} ORDER BY id;\n"
+            ));
+            script.push_str(&format!(
+                "SELECT id FROM t WHERE {col} NOT GLOB {pat} ORDER BY id;\n"
+            ));
         }
     }
     script.push_str(

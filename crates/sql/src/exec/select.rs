@@ -955,9 +955,7 @@ fn index_bounds(
     let hi_b = match hi_v {
         Some((v, true)) => Bound::Included(key_owned(p, Some(v))),
         Some((v, false)) => Bound::Excluded(key_owned(p, Some(v))),
-        None if lo_v.is_some() && next_desc => {
-            Bound::Excluded(key_owned(p, Some(&Value::Null)))
-        }
+        None if lo_v.is_some() && next_desc => Bound::Excluded(key_owned(p, Some(&Value::Null))),
         None if p.is_empty() => Bound::Unbounded,
         None => Bound::Included(p),
     };

@@ -12,7 +12,8 @@
 //!   (`IdleCursors`, parked: no frames) never read another transaction's pages.
 
 use super::store::{
-    key_in_bounds, IndexLookup, IndexProbe, KeyIter, KeyOrder, RecordPre, Row, RowIter, RowScan, Store,
+    key_in_bounds, IndexLookup, IndexProbe, KeyIter, KeyOrder, RecordPre, Row, RowIter, RowScan,
+    Store,
 };
 use crate::collation::Collation;
 use crate::value::{Result, Value};
@@ -712,7 +713,9 @@ impl IndexIter {
             (&Bound::Unbounded, &self.hi)
         };
         let Some(order) = &self.order else {
-            return Err(crate::value::SqlError::msg("index walk without a key order"));
+            return Err(crate::value::SqlError::msg(
+                "index walk without a key order",
+            ));
         };
         if !key_in_bounds(order, &key, lo, hi) {
             self.done = true;
@@ -1234,7 +1237,9 @@ impl Store for TxnStore {
         hi: Bound<Row>,
         reverse: bool,
     ) -> Result<KeyIter> {
-        Ok(Box::new(self.index_iter(root, order, true, lo, hi, reverse)?))
+        Ok(Box::new(
+            self.index_iter(root, order, true, lo, hi, reverse)?,
+        ))
     }
     fn index_lookup_scan(&self, walk: IndexLookup) -> Result<Option<Box<dyn RowScan>>> {
         let keys = self.index_iter(
@@ -1400,8 +1405,13 @@ impl Store for TxnStore {
             }
         }
         if !sorted {
-            by_cmp.sort_by(|&a, &b| cmp.compare(new_key(a), new_key(b)).unwrap_or(Ordering::Equal));
-            by_cmp.dedup_by(|a, b| cmp.compare(new_key(*a), new_key(*b)).ok() == Some(Ordering::Equal));
+            by_cmp.sort_by(|&a, &b| {
+                cmp.compare(new_key(a), new_key(b))
+                    .unwrap_or(Ordering::Equal)
+            });
+            by_cmp.dedup_by(|a, b| {
+                cmp.compare(new_key(*a), new_key(*b)).ok() == Some(Ordering::Equal)
+            });
         }
         // The merged order: (true, i) is new key i, (false, i) stored entry i.
         let mut merged: Vec<(bool, usize)> = Vec::with_capacity(stored.len() + by_cmp.len());

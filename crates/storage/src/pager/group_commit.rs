@@ -119,7 +119,12 @@ impl SyncState {
     }
 
     /// Records `seq` as synced and moves every waiter it covers to `wakes` (G3).
-    fn advance(&mut self, seq: u64, synced_atomic: &std::sync::atomic::AtomicU64, wakes: &mut Wakes) {
+    fn advance(
+        &mut self,
+        seq: u64,
+        synced_atomic: &std::sync::atomic::AtomicU64,
+        wakes: &mut Wakes,
+    ) {
         if seq > self.synced_seq {
             self.synced_seq = seq;
             synced_atomic.fetch_max(seq, Ordering::Release);
@@ -314,7 +319,11 @@ impl Inner {
     }
 
     /// Ends a lead on a poisoned backend: every waiter is woken to see the poison (G3, D2).
-    fn end_lead_poisoned(&self, mut s: MutexGuard<'_, SyncState>, err: StorageError) -> StorageError {
+    fn end_lead_poisoned(
+        &self,
+        mut s: MutexGuard<'_, SyncState>,
+        err: StorageError,
+    ) -> StorageError {
         s.syncing = false;
         let wakes: Wakes = s.waiters.drain(..).map(|w| (w.parker, false)).collect();
         drop(s);

@@ -72,8 +72,8 @@ mod writer_lock;
 
 use cache::Cache;
 use checkpoint::Logs;
-use group_commit::SyncState;
 pub use checkpoint::{CheckpointMode, CheckpointOutcome, CheckpointRound};
+use group_commit::SyncState;
 use rebase::Footprint;
 use writer_lock::WriterLock;
 

@@ -253,9 +253,7 @@ impl Engine<'_> {
             };
             let rowid = match given_rowid.map(|v| v.apply_affinity(Affinity::Integer)) {
                 // At or below an existing row's rowid it may clash: row by row.
-                Some(Value::Integer(r)) if existing_max.is_some_and(|m| r <= m) => {
-                    return Ok(None)
-                }
+                Some(Value::Integer(r)) if existing_max.is_some_and(|m| r <= m) => return Ok(None),
                 Some(Value::Integer(r)) => r,
                 // Not an integer: the row-by-row path reports the mismatch.
                 Some(_) => return Ok(None),
