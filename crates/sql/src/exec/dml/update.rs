@@ -83,8 +83,10 @@ impl Engine<'_> {
                     newrow[c] = x.clone();
                 }
             }
+            // A view row handed to INSTEAD OF triggers is no change of its own
+            // (sqlite3_changes: "changes to a view that are intercepted by INSTEAD OF
+            // triggers are not counted"); the triggers' own writes count in total_changes.
             self.fire(&trigs, None, Some(&newrow))?;
-            self.count_change();
         }
         Ok(Vec::new())
     }
@@ -148,7 +150,7 @@ impl Engine<'_> {
             } else {
                 self.fire(&trigs, Some(&old), None)?;
             }
-            self.count_change();
+            // Not counted, as for INSERT into a view above.
         }
         Ok(Vec::new())
     }
