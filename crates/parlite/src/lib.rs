@@ -1447,7 +1447,9 @@ impl Statement {
         }
     }
 
-    /// Ok(true): a row is ready (read it with `column`); Ok(false): done.
+    /// Ok(true): a row is ready (read it with `column`); Ok(false): done. A step after
+    /// done (or after an error) runs the statement again with the same bindings, as
+    /// sqlite3_step's automatic reset.
     pub fn step(&mut self) -> Result<bool> {
         if self.rows.is_none() {
             let rows = {
@@ -1468,6 +1470,11 @@ impl Statement {
             self.rows = Some(rows.into());
         }
         self.current = self.rows.as_mut().and_then(|r| r.pop_front());
+        if self.current.is_none() {
+            // Done: the next step runs the statement again, as sqlite3_step resets a
+            // statement automatically after SQLITE_DONE (since SQLite 3.6.23.1).
+            self.rows = None;
+        }
         Ok(self.current.is_some())
     }
 

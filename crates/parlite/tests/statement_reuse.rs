@@ -310,3 +310,35 @@ fn failing_statements_undo_their_temp_writes() {
     let mut keys = prep(&c, "SELECT group_concat(k) FROM log");
     assert_eq!(run(&mut keys, &[]).unwrap(), vec![text("b,d")]);
 }
+
+/// sqlite3_step resets a statement by itself after SQLITE_DONE (SQLite >= 3.6.23.1): a
+/// step after the last row runs the statement again with the same bindings, for a query
+/// (rows from the first again, seeing writes made since) and for a write (it writes again).
+#[test]
+fn step_after_done_runs_the_statement_again() {
+    let c = Connection::open(":memory:").unwrap();
+    kv_table(&c);
+    let mut ins = prep(&c, "INSERT INTO kv VALUES(?1, 'v')");
+    ins.bind(1, text("a")).unwrap();
+    assert!(!ins.step().unwrap());
+    assert_eq!(int(&c, "SELECT count(*) FROM kv"), 1);
+    // No reset: the second step inserts again, hitting the key already there.
+    let e = ins.step().expect_err("second insert of the same key");
+    assert_eq!(e.code, 19, "{e}");
+    ins.bind(1, text("b")).unwrap();
+    assert!(!ins.step().unwrap());
+    assert_eq!(int(&c, "SELECT count(*) FROM kv"), 2);
+
+    let mut q = prep(&c, "SELECT key FROM kv ORDER BY key");
+    let mut seen = Vec::new();
+    while q.step().unwrap() {
+        seen.push(q.column(0));
+    }
+    assert_eq!(seen, vec![text("a"), text("b")]);
+    c.execute_batch("INSERT INTO kv VALUES('c', 'v')").unwrap();
+    let mut again = Vec::new();
+    while q.step().unwrap() {
+        again.push(q.column(0));
+    }
+    assert_eq!(again, vec![text("a"), text("b"), text("c")]);
+}
