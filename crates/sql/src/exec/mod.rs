@@ -347,15 +347,20 @@ pub fn keeps_changes_on_error(
 
 /// Whether a failed INSERT/UPDATE ends the whole transaction: `OR ROLLBACK` (the
 /// statement's, or the constraint's ON CONFLICT ROLLBACK) on a UNIQUE, PRIMARY KEY or
-/// NOT NULL failure, or the statement's on a CHECK failure (lang_conflict.html).
+/// NOT NULL failure, or the statement's on a CHECK failure (lang_conflict.html). Also
+/// `SQLITE_FULL` ("database or disk is full", e.g. AUTOINCREMENT past the largest rowid):
+/// SQLite's VDBE halt then rolls the whole transaction back unless the statement keeps a
+/// statement journal (only statements that may abort part-way do; parlite does not model
+/// that and always ends the transaction).
 pub fn rolls_back_transaction_on_error(
     state: &ConnState,
     stmt: &Stmt,
     code: i32,
     extended_code: i32,
 ) -> bool {
-    statement_resolution(state, stmt, code, extended_code)
-        == Some(crate::parse::ast::ConflictAction::Rollback)
+    code == crate::value::codes::SQLITE_FULL
+        || statement_resolution(state, stmt, code, extended_code)
+            == Some(crate::parse::ast::ConflictAction::Rollback)
 }
 
 /// The conflict resolution of a failed INSERT/UPDATE when one governs the failure: a
