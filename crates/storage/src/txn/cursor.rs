@@ -424,7 +424,9 @@ impl Cursor {
                         let (frame, info) = self.tc.current(usable)?;
                         let stored = payload_of(v, frame, &info, &mut self.scratch)?;
                         if cmp.compare(stored, probe)? != Ordering::Equal {
-                            self.tc.invalidate();
+                            // A miss keeps the (current) frames for the next seek's
+                            // same-leaf shortcut or reuse, as `seek_rowid` does.
+                            self.tc.valid = false;
                             ok = false;
                         }
                     }
