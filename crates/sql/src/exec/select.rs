@@ -26,6 +26,7 @@ mod join;
 mod probe;
 mod pushdown;
 mod record_filter;
+mod topn;
 mod window;
 
 /// What a scan unwinds with once it has produced as many rows as its consumer needs
@@ -192,8 +193,18 @@ impl<'a> Exec<'a> {
             && !first.is_agg
             && !first.distinct
             && first.windows.is_empty();
+        // One core that only sorts (no grouping, DISTINCT or windows, which reorder or
+        // merge rows after the scan) keeps its LIMIT + OFFSET first rows in a bounded
+        // sorter as they arrive (topn.rs).
+        let sorts_only = plan.cores.len() == 1
+            && !plan.order_by.is_empty()
+            && !first.is_agg
+            && !first.distinct
+            && first.windows.is_empty()
+            && first.values.is_none();
         let mut cap = if simple { need } else { None };
-        if simple && plan.limit.is_some() {
+        let mut sort_cap = None;
+        if (simple || sorts_only) && plan.limit.is_some() {
             let empty: [Value; 0] = [];
             let fr = Frame::new(&empty, parent);
             let lim = match &plan.limit {
@@ -206,10 +217,17 @@ impl<'a> Exec<'a> {
             };
             if lim >= 0 {
                 let n = (lim as usize).saturating_add(off as usize);
-                cap = Some(cap.map_or(n, |c| c.saturating_add(off as usize).min(n)));
+                if simple {
+                    cap = Some(cap.map_or(n, |c| c.saturating_add(off as usize).min(n)));
+                } else {
+                    sort_cap = Some(n);
+                }
             }
         }
-        let mut rows = self.run_core_capped(first, parent, cap)?;
+        let mut rows = match sort_cap {
+            Some(n) => self.run_core_top_n(first, parent, n, &plan.order_by)?,
+            None => self.run_core_capped(first, parent, cap)?,
+        };
         for (i, op) in plan.ops.iter().enumerate() {
             let right = self.run_core(&plan.cores[i + 1], parent)?;
             let colls: Vec<Collation> = plan.columns.iter().map(|c| c.coll).collect();
@@ -255,7 +273,7 @@ impl<'a> Exec<'a> {
                 Some((lim, off))
             }
         };
-        if !plan.order_by.is_empty() {
+        if !plan.order_by.is_empty() && sort_cap.is_none() {
             let keys = &plan.order_by;
             let top = match bounds {
                 Some((lim, off)) if lim >= 0 => Some((lim as usize).saturating_add(off)),
@@ -278,6 +296,31 @@ impl<'a> Exec<'a> {
             r.truncate(nvis);
         }
         Ok(rows)
+    }
+
+    /// The first `n` rows in `keys` order of a core without grouping, DISTINCT or windows,
+    /// sorted: only `n` rows are held during the scan (topn.rs).
+    fn run_core_top_n(
+        &self,
+        core: &CorePlan,
+        parent: Option<&Frame>,
+        n: usize,
+        keys: &[SortKey],
+    ) -> Result<Vec<Row>> {
+        self.check_constant_filters(core, parent)?;
+        let nvis = core.outputs.len();
+        let mut top = topn::TopN::new(n, keys);
+        let mut row = vec![Value::Null; core.width];
+        self.scan_level(core, 0, &mut row, parent, &mut |r: &[Value]| {
+            let fr = Frame::new(r, parent);
+            let mut o = top.take_buffer(nvis);
+            for e in &core.outputs {
+                o.push(self.eval(e, &fr)?);
+            }
+            top.offer(o);
+            Ok(())
+        })?;
+        Ok(top.into_sorted())
     }
 
     pub fn run_core(&self, core: &CorePlan, parent: Option<&Frame>) -> Result<Vec<Row>> {
@@ -303,21 +346,7 @@ impl<'a> Exec<'a> {
             }
             return Ok(out);
         }
-        // SQLite tests the constant WHERE terms before any loop (sqlite3WhereBegin), so one
-        // that fails (`abs(-9223372036854775808)`) fails the statement even over an empty
-        // table. The planner puts them first at the outer level, where they stay filters.
-        // (Not past a RIGHT or FULL JOIN, whose leftover rows a constant ON term of an
-        // earlier join does not remove.)
-        if !core.sources.is_empty() && !core.sources.iter().any(|s| s.join.keeps_right_rows()) {
-            let empty: [Value; 0] = [];
-            let fr = Frame::new(&empty, parent);
-            for t in core.filters.iter().take(1).flatten() {
-                if !t.is_constant() {
-                    break;
-                }
-                self.eval(t, &fr)?;
-            }
-        }
+        self.check_constant_filters(core, parent)?;
         let mut out: Vec<Row> = Vec::new();
         let mut seen: std::collections::BTreeSet<Key> = std::collections::BTreeSet::new();
         let nvis = core.outputs.len();
@@ -524,6 +553,25 @@ impl<'a> Exec<'a> {
             out = kept;
         }
         Ok(out)
+    }
+
+    /// SQLite tests the constant WHERE terms before any loop (sqlite3WhereBegin), so one
+    /// that fails (`abs(-9223372036854775808)`) fails the statement even over an empty
+    /// table. The planner puts them first at the outer level, where they stay filters.
+    /// (Not past a RIGHT or FULL JOIN, whose leftover rows a constant ON term of an
+    /// earlier join does not remove.)
+    fn check_constant_filters(&self, core: &CorePlan, parent: Option<&Frame>) -> Result<()> {
+        if !core.sources.is_empty() && !core.sources.iter().any(|s| s.join.keeps_right_rows()) {
+            let empty: [Value; 0] = [];
+            let fr = Frame::new(&empty, parent);
+            for t in core.filters.iter().take(1).flatten() {
+                if !t.is_constant() {
+                    break;
+                }
+                self.eval(t, &fr)?;
+            }
+        }
+        Ok(())
     }
 
     /// Computes a recursive CTE to its fixpoint: the initial rows, then rounds of the step
