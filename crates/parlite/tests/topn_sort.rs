@@ -127,8 +127,15 @@ fn random_order_by_limit_agrees_with_sqlite() {
             ));
         }
         let keys = [
-            "a", "b", "c", "a + c", "b COLLATE NOCASE", "b COLLATE RTRIM", "typeof(a)",
-            "length(b)", "c IS NULL",
+            "a",
+            "b",
+            "c",
+            "a + c",
+            "b COLLATE NOCASE",
+            "b COLLATE RTRIM",
+            "typeof(a)",
+            "length(b)",
+            "c IS NULL",
         ];
         for _ in 0..150 {
             let from = ["r", "x", "w"][rng.gen_range(0..3)];

@@ -151,7 +151,11 @@ mod tests {
                     t.offer(b);
                 }
                 let got = t.into_sorted();
-                assert_eq!(got, full[..cap.min(full.len())].to_vec(), "cap {cap} desc {desc}");
+                assert_eq!(
+                    got,
+                    full[..cap.min(full.len())].to_vec(),
+                    "cap {cap} desc {desc}"
+                );
             }
         }
     }
