@@ -237,9 +237,13 @@ fn fuzz_log_frame_with_huge_page_count_is_corrupt() {
     let mut log = fuzzing::seed_log(0).unwrap();
     let mut at = 32;
     while at + 28 <= log.len() {
+        let len = u32::from_be_bytes([log[at], log[at + 1], log[at + 2], log[at + 3]]) as usize;
+        if len < 28 {
+            break; // past the last frame
+        }
         // Every frame's page count: the last frame's is the one recovery uses.
         log[at + 16..at + 20].copy_from_slice(&0x9f00_0000u32.to_be_bytes());
-        at += u32::from_be_bytes([log[at], log[at + 1], log[at + 2], log[at + 3]]) as usize;
+        at += len;
     }
     fuzzing::fix_log_checksums(&mut log);
     match fuzzing::open_with_log(log) {
