@@ -8,6 +8,8 @@
 //!   background thread an engine keeps alive across points is counted only once it exits.
 //! - It needs tracefs (`/sys/kernel/tracing`) and the right to open tracepoint counters
 //!   (root, or `perf_event_paranoid` <= -1). Without them every figure is `fsyncs=n/a`.
+//!   A fresh machine image may boot without tracefs mounted: run as root, the bench mounts
+//!   it at `/sys/kernel/tracing` itself (`mount -t tracefs`) before giving up.
 //! - The counters must be opened before any other thread starts ([`FsyncCounter::open`] is
 //!   called first thing in `main`).
 
@@ -56,6 +58,31 @@ fn tracepoint_id(name: &str) -> Option<u64> {
     None
 }
 
+/// Mounts tracefs at its usual place when it is not there (a machine image that boots
+/// without it); fails quietly without the right to (the counters then report `n/a`).
+fn mount_tracefs() {
+    if std::path::Path::new("/sys/kernel/tracing/events").exists() {
+        return;
+    }
+    let (Ok(src), Ok(target), Ok(fstype)) = (
+        std::ffi::CString::new("nodev"),
+        std::ffi::CString::new("/sys/kernel/tracing"),
+        std::ffi::CString::new("tracefs"),
+    ) else {
+        return;
+    };
+    // SAFETY: mount(2) reads three NUL-terminated strings that outlive the call; no data.
+    unsafe {
+        libc::mount(
+            src.as_ptr(),
+            target.as_ptr(),
+            fstype.as_ptr(),
+            0,
+            std::ptr::null(),
+        );
+    }
+}
+
 fn open_tracepoint(id: u64) -> Result<File, String> {
     let attr = PerfEventAttr {
         type_: PERF_TYPE_TRACEPOINT,
@@ -90,6 +117,9 @@ impl FsyncCounter {
     /// Opens the counters; never fails (an unavailable counter reports `n/a`).
     pub fn open() -> FsyncCounter {
         let mut files = Vec::new();
+        if tracepoint_id("sys_enter_fsync").is_none() {
+            mount_tracefs();
+        }
         for name in ["sys_enter_fsync", "sys_enter_fdatasync"] {
             let Some(id) = tracepoint_id(name) else {
                 return FsyncCounter {
