@@ -402,7 +402,9 @@ impl Binder<'_> {
                 if !sources[i].may_use_index(&ix) {
                     continue;
                 }
-                let ixname = &crate::schema::key(&ix.name);
+                // Borrowed unless the name has upper case: the key is only needed for an
+                // expression column, which most indexes lack.
+                let ixname = crate::schema::key_ref(&ix.name);
                 let ix = &ix;
                 if ix.partial.is_some() || ix.root == 0 {
                     continue;
@@ -420,7 +422,7 @@ impl Binder<'_> {
                 for (pos, icol) in ix.columns.iter().enumerate() {
                     let c = match icol.column {
                         Some(c) => c,
-                        None => match expr_slot.get(&(ixname.clone(), pos)) {
+                        None => match expr_slot.get(&(ixname.to_string(), pos)) {
                             Some(&c) => c,
                             None => break,
                         },

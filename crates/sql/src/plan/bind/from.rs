@@ -150,7 +150,7 @@ impl<'s> Binder<'s> {
         let start = self.frames.last().map_or(0, |f| f.cols.len());
         let (kind, sname, cols): (SourceKind, Rc<str>, Vec<ScopeCol>) = match t {
             TableOrSubquery::Table { name, alias, .. } => {
-                let sname: Rc<str> = key(alias.as_deref().unwrap_or(&name.name)).into();
+                let sname = super::source_key(alias.as_deref().unwrap_or(&name.name));
                 let k = crate::schema::key_ref(&name.name);
                 let k = k.as_ref();
                 if let Some(s) = &name.schema {
@@ -206,7 +206,7 @@ impl<'s> Binder<'s> {
                     .table_in(name.schema.as_deref(), &name.name)
                     .cloned()
                 {
-                    let tname: Rc<str> = tab.name.as_str().into();
+                    let tname = super::shared_name(&sname, &tab.name);
                     let mut cols: Vec<ScopeCol> = Vec::with_capacity(tab.columns.len() + 1);
                     cols.extend(tab.columns.iter().map(|c| ScopeCol {
                         name: c.name.clone(),
