@@ -448,12 +448,13 @@ pub fn index_replace_unique<V: PageWrite + ?Sized>(
     let found = match tc.stack.last() {
         Some(top) if top.hdr.kind == INDEX_LEAF && top.idx < top.hdr.ncells => {
             let info = top.cell(top.idx, usable)?;
+            let pc = top.cell_off(top.idx, usable)?;
             let old = payload_of(v, top, &info, scratch)?;
-            (cmp.compare(old, prefix)? == Ordering::Equal).then(|| (info, old.to_vec()))
+            (cmp.compare(old, prefix)? == Ordering::Equal).then(|| (info, pc, old.to_vec()))
         }
         _ => None,
     };
-    let Some((info, old_key)) = found else {
+    let Some((info, pc, old_key)) = found else {
         tc.invalidate();
         return Ok(UniqueWrite::Clash);
     };
@@ -462,6 +463,12 @@ pub fn index_replace_unique<V: PageWrite + ?Sized>(
     let (pgno, idx) = pos.leaf();
     free_chain(v, pgno, &info)?;
     let data = v.page_mut(pgno)?;
+    // A cell of the same size (the usual case: same value, a rowid of as many bytes) is
+    // overwritten in its place (~3.3k instructions of drop + insert saved; test 290).
+    if info.size() == cell.len() {
+        data[pc..pc + cell.len()].copy_from_slice(cell);
+        return Ok(UniqueWrite::Replaced(old_key));
+    }
     let free = drop_cell(data, pgno, usable, idx, info.size())?;
     if !insert_cell(
         data,
