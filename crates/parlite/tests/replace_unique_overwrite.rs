@@ -223,6 +223,10 @@ fn concurrent_replace_overwrite_commits_after_another() {
         "SELECT b, count(*) FROM u GROUP BY b ORDER BY b",
         "PRAGMA integrity_check",
     ] {
-        assert_eq!(common::run_parlite(&c1, q), common::run_sqlite(&s, q), "{q}");
+        assert_eq!(
+            common::run_parlite(&c1, q),
+            common::run_sqlite(&s, q),
+            "{q}"
+        );
     }
 }

@@ -21,12 +21,12 @@ use super::cell::{
     CellInfo,
 };
 use super::cursor::{payload_of, TreeCursor};
-use std::cmp::Ordering;
 use super::overflow::{free_chain, write_chain};
 use super::page::{drop_cell, insert_cell, PageHeader, INDEX_LEAF, TABLE_LEAF};
 use crate::error::{PageNo, Result, StorageError};
 use crate::pages::PageWrite;
 use crate::record::KeyCompare;
+use std::cmp::Ordering;
 
 /// Where a descent ended, without the page references a cursor holds: a held reference
 /// would make the first `page_mut` of each page copy it (copy-on-write), which cost a 4 KiB

@@ -27,8 +27,8 @@
 //! per UNIQUE index per row.
 
 use super::super::eval::Frame;
-use super::super::Engine;
 use super::super::store::UniqueReplace;
+use super::super::Engine;
 use super::{TableWriter, Written};
 use crate::parse::ast::ConflictAction;
 use crate::value::{Result, Value};
