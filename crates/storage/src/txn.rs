@@ -763,6 +763,55 @@ impl Txn {
         Ok(true)
     }
 
+    /// REPLACE's write of `key` into a UNIQUE index (insert.rs `index_replace_unique`):
+    /// inserted when no entry equals `prefix`, else the equal entry is overwritten where
+    /// it lies when it is a leaf cell (`Replaced` with its old key), else nothing is written
+    /// (`Clash`). An overwrite is recorded as the old key's delete and the new key's insert,
+    /// the two writes it stands for, so a concurrent transaction replays it as such.
+    pub fn index_replace_unique(
+        &self,
+        root: PageNo,
+        key: &[u8],
+        prefix: &[u8],
+        cmp: &dyn KeyCompare,
+    ) -> Result<insert::UniqueWrite> {
+        let mut g = self.lock();
+        let g = &mut *g;
+        let shared = note_prefix_read(g, root, prefix, cmp)?;
+        let v = match &mut g.view {
+            View::Write(w) => &mut **w,
+            View::Read(_) => return Err(StorageError::misuse("write in a read transaction")),
+            View::Done => return Err(StorageError::misuse("transaction has ended")),
+        };
+        g.tc.root = root;
+        g.tc.table = false;
+        let done = insert::index_replace_unique(
+            v,
+            &mut g.tc,
+            key,
+            prefix,
+            cmp,
+            &mut g.scratch,
+            &mut g.cell,
+        )?;
+        if let insert::UniqueWrite::Replaced(old) = &done {
+            g.changes += 1;
+            g.note_key(root, Key::Idx(old.clone()));
+            if let Some(c) = &shared {
+                g.note_op(Op::IndexDelete(root, old.clone(), c.clone()));
+            }
+        }
+        if done != insert::UniqueWrite::Clash {
+            g.changes += 1;
+            g.keep_hint_past(root);
+            g.note_key(root, Key::Idx(key.to_vec()));
+            if let Some(c) = shared {
+                g.note_op(Op::IndexInsert(root, key.to_vec(), c));
+            }
+        }
+        Ok(done)
+    }
+
     /// The largest rowid of the table at `root` (None when it is empty): a new rowid's
     /// basis, once per row of an INSERT without one. The transaction's own tree cursor
     /// serves it; a fresh `Cursor` for every row cost ~2,500 instructions (callgrind,

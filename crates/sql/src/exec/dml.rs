@@ -217,12 +217,20 @@ impl Engine<'_> {
 
     /// Deletes one row and its index entries (no triggers).
     pub fn delete_row(&self, w: &TableWriter, rowid: i64) -> Result<bool> {
-        self.delete_row_of(w, rowid, None)
+        self.delete_row_of(w, rowid, None, None)
     }
 
     /// `delete_row` for a DELETE that already holds the stored columns of the row
-    /// (`stored`); the caller guarantees the row still exists unchanged.
-    fn delete_row_of(&self, w: &TableWriter, rowid: i64, stored: Option<&[Value]>) -> Result<bool> {
+    /// (`stored`); the caller guarantees the row still exists unchanged. The entry in
+    /// `w.indexes[i]` for `skip == Some(i)` is left alone: REPLACE already overwrote it
+    /// with the new row's (dml/replace.rs).
+    fn delete_row_of(
+        &self,
+        w: &TableWriter,
+        rowid: i64,
+        stored: Option<&[Value]>,
+        skip: Option<usize>,
+    ) -> Result<bool> {
         let exec = self.exec();
         let full;
         let vals = match stored {
@@ -236,7 +244,10 @@ impl Engine<'_> {
                 &full[..w.t.columns.len()]
             }
         };
-        for (ix, order, pred, exprs) in &w.indexes {
+        for (i, (ix, order, pred, exprs)) in w.indexes.iter().enumerate() {
+            if skip == Some(i) {
+                continue;
+            }
             if let Some(p) = pred {
                 let row = Self::with_rowid(vals, rowid);
                 if !exec.is_true(p, &Frame::new(&row, None))? {

@@ -155,6 +155,16 @@ impl RowScan for IterScan {
     }
 }
 
+/// What `Store::index_replace_unique` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UniqueReplace {
+    Inserted,
+    /// The entry of the row with this rowid was overwritten by the new key.
+    Replaced(i64),
+    /// An entry starts with the prefix; nothing was written.
+    Clash,
+}
+
 /// One database's B-trees as the executor uses them, inside one transaction.
 pub trait Store {
     fn create_table_btree(&self) -> Result<u32>;
@@ -255,6 +265,23 @@ pub trait Store {
         }
         self.index_insert(root, key, order)?;
         Ok(true)
+    }
+    /// REPLACE's write of `key` into a UNIQUE index of a rowid table: inserted when no
+    /// entry starts with its first `prefix_len` values (none NULL); else, where the store
+    /// can, the clashing entry is overwritten by `key` in place and its rowid returned
+    /// (the caller deletes that row but not this entry); else `Clash`, nothing written.
+    fn index_replace_unique(
+        &self,
+        root: u32,
+        key: &[Value],
+        prefix_len: usize,
+        order: &KeyOrder,
+    ) -> Result<UniqueReplace> {
+        Ok(if self.index_insert_unique(root, key, prefix_len, order)? {
+            UniqueReplace::Inserted
+        } else {
+            UniqueReplace::Clash
+        })
     }
     /// Appends to `out` the rowid (last field) of each entry that starts with `prefix` (no
     /// NULL in it): a UNIQUE index's conflict probe. Stores over B-trees answer in one
@@ -690,6 +717,16 @@ impl Store for RoutedStore<'_> {
     ) -> Result<bool> {
         let (s, r) = self.pick(root)?;
         s.index_insert_unique(r, key, prefix_len, order)
+    }
+    fn index_replace_unique(
+        &self,
+        root: u32,
+        key: &[Value],
+        prefix_len: usize,
+        order: &KeyOrder,
+    ) -> Result<UniqueReplace> {
+        let (s, r) = self.pick(root)?;
+        s.index_replace_unique(r, key, prefix_len, order)
     }
     fn index_prefix_rowids(
         &self,

@@ -13,10 +13,11 @@
 
 use super::store::{
     key_in_bounds, IndexLookup, IndexProbe, KeyIter, KeyOrder, RecordPre, Row, RowIter, RowScan,
-    Store,
+    Store, UniqueReplace,
 };
 use crate::collation::Collation;
 use crate::value::{Result, Value};
+use parlite_storage::btree::insert::UniqueWrite;
 use parlite_storage::record::{self, RecordCompare, ValueRef};
 use parlite_storage::{BtreeKind, Cursor, HeaderField, KeyCompare, PageNo, SeekOp, Txn};
 use std::cell::{OnceCell, RefCell};
@@ -1169,6 +1170,42 @@ impl Store for TxnStore {
             &prefix,
             cmp.as_ref() as &dyn KeyCompare,
         )?)
+    }
+    fn index_replace_unique(
+        &self,
+        root: u32,
+        key: &[Value],
+        prefix_len: usize,
+        order: &KeyOrder,
+    ) -> Result<UniqueReplace> {
+        let cmp = comparator(order);
+        let prefix = encode(&key[..prefix_len.min(key.len())]);
+        let done = self.txn.index_replace_unique(
+            PageNo(root),
+            &encode(key),
+            &prefix,
+            cmp.as_ref() as &dyn KeyCompare,
+        )?;
+        Ok(match done {
+            UniqueWrite::Inserted => UniqueReplace::Inserted,
+            UniqueWrite::Clash => UniqueReplace::Clash,
+            UniqueWrite::Replaced(old) => {
+                let mut last = None;
+                for f in record::FieldIter::new(&old)? {
+                    last = Some(f?);
+                }
+                match last {
+                    Some(ValueRef::Integer(r)) => UniqueReplace::Replaced(r),
+                    _ => {
+                        return Err(parlite_storage::StorageError::corrupt(
+                            Some(PageNo(root)),
+                            "index entry without a rowid",
+                        )
+                        .into())
+                    }
+                }
+            }
+        })
     }
     fn index_prefix_rowids(
         &self,

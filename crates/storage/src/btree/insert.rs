@@ -20,12 +20,13 @@ use super::cell::{
     build_index_leaf, build_table_leaf, cell_size_fn, local_len, parse_cell, table_cell_key,
     CellInfo,
 };
-use super::cursor::TreeCursor;
+use super::cursor::{payload_of, TreeCursor};
 use super::overflow::{free_chain, write_chain};
 use super::page::{drop_cell, insert_cell, PageHeader, INDEX_LEAF, TABLE_LEAF};
 use crate::error::{PageNo, Result, StorageError};
 use crate::pages::PageWrite;
 use crate::record::KeyCompare;
+use std::cmp::Ordering;
 
 /// Where a descent ended, without the page references a cursor holds: a held reference
 /// would make the first `page_mut` of each page copy it (copy-on-write), which cost a 4 KiB
@@ -402,6 +403,89 @@ pub fn index_insert<V: PageWrite + ?Sized>(
     make_cell(v, None, key, cell)?;
     place_in_leaf(v, &mut pos, cell, false)?;
     Ok(())
+}
+
+/// What [`index_replace_unique`] did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum UniqueWrite {
+    /// No entry was equal to the prefix: the key was inserted.
+    Inserted,
+    /// The one entry equal to the prefix sat in a leaf and was overwritten by the key;
+    /// this is the old entry's key.
+    Replaced(Vec<u8>),
+    /// An entry equal to the prefix exists outside a leaf: nothing was written.
+    Clash,
+}
+
+/// REPLACE's write of `key` into a UNIQUE index: as [`index_insert_unique`], and when an
+/// entry equal to `prefix` is the leaf cell the descent ended on, that entry is overwritten
+/// by `key` where it lies (one descent instead of a probe for the clashing row, a delete
+/// and a second insert; speedtest1 test 290). Order holds because no other entry shares
+/// the prefix, so the new key sorts exactly where the old one did. An equal entry in an
+/// interior page is left for the caller's general path (`Clash`).
+pub fn index_replace_unique<V: PageWrite + ?Sized>(
+    v: &mut V,
+    tc: &mut TreeCursor,
+    key: &[u8],
+    prefix: &[u8],
+    cmp: &dyn KeyCompare,
+    scratch: &mut Vec<u8>,
+    cell: &mut Vec<u8>,
+) -> Result<UniqueWrite> {
+    let usable = v.usable_size();
+    if !tc.descend_index(v, prefix, false, cmp, scratch)? {
+        let mut pos = Pos::take(tc)?;
+        if pos.kind != INDEX_LEAF {
+            return Err(StorageError::corrupt(
+                pos.leaf().0,
+                "index descent did not end on a leaf",
+            ));
+        }
+        make_cell(v, None, key, cell)?;
+        place_in_leaf(v, &mut pos, cell, false)?;
+        return Ok(UniqueWrite::Inserted);
+    }
+    let found = match tc.stack.last() {
+        Some(top) if top.hdr.kind == INDEX_LEAF && top.idx < top.hdr.ncells => {
+            let info = top.cell(top.idx, usable)?;
+            let pc = top.cell_off(top.idx, usable)?;
+            let old = payload_of(v, top, &info, scratch)?;
+            (cmp.compare(old, prefix)? == Ordering::Equal).then(|| (info, pc, old.to_vec()))
+        }
+        _ => None,
+    };
+    let Some((info, pc, old_key)) = found else {
+        tc.invalidate();
+        return Ok(UniqueWrite::Clash);
+    };
+    let mut pos = Pos::take(tc)?;
+    make_cell(v, None, key, cell)?;
+    let (pgno, idx) = pos.leaf();
+    free_chain(v, pgno, &info)?;
+    let data = v.page_mut(pgno)?;
+    // A cell of the same size (the usual case: same value, a rowid of as many bytes) is
+    // overwritten in its place (~3.3k instructions of drop + insert saved; test 290).
+    if info.size() == cell.len() {
+        data[pc..pc + cell.len()].copy_from_slice(cell);
+        return Ok(UniqueWrite::Replaced(old_key));
+    }
+    let free = drop_cell(data, pgno, usable, idx, info.size())?;
+    if !insert_cell(
+        data,
+        pgno,
+        usable,
+        idx,
+        cell,
+        cell_size_fn(INDEX_LEAF, usable),
+    )? {
+        overfull_leaf(v, &mut pos, cell)?;
+        return Ok(UniqueWrite::Replaced(old_key));
+    }
+    let free = free.saturating_sub(cell.len() + 2);
+    if cell.len() < info.size() {
+        rebalance_leaf(v, &mut pos.path, free, false)?;
+    }
+    Ok(UniqueWrite::Replaced(old_key))
 }
 
 /// Inserts `key` into a UNIQUE index unless an entry equal to `prefix` (the key without its

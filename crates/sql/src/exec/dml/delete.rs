@@ -127,7 +127,7 @@ impl Engine<'_> {
             }
             let stored = scanned_is_stored.then(|| &old[..ncols]);
             let deleted = match rowid {
-                Some(r) => self.delete_row_of(&w, r, stored)?,
+                Some(r) => self.delete_row_of(&w, r, stored, None)?,
                 None => self.delete_row_wr(&w, &old[..ncols])?,
             };
             if deleted {
