@@ -90,6 +90,10 @@ struct Case {
     sync: Synchronous,
     cache: usize,
     config: PagerConfig,
+    /// Commits of the workload: 5 up to this (exclusive).
+    commits_max: usize,
+    /// See [`run_txn`].
+    wide_pages_max: usize,
 }
 
 fn open(vfs: &SimVfs, case: &Case) -> parlite_storage::Result<FileBackend> {
@@ -102,7 +106,14 @@ fn open(vfs: &SimVfs, case: &Case) -> parlite_storage::Result<FileBackend> {
 }
 
 /// One write transaction: random edits mirrored in `model`. `Err` if the backend failed.
-fn run_txn(b: &FileBackend, rng: &mut StdRng, model: &mut Model) -> parlite_storage::Result<()> {
+/// `wide_pages_max` > 0: the transaction may also rewrite up to that many whole pages, so its
+/// frame spans several KiB (the log-growth cases); 0 leaves the random stream as it was.
+fn run_txn(
+    b: &FileBackend,
+    rng: &mut StdRng,
+    model: &mut Model,
+    wide_pages_max: usize,
+) -> parlite_storage::Result<()> {
     let mut w = b.begin_write(Duration::from_secs(5))?;
     if w.page_count() == 0 {
         let p = w.append_page()?;
@@ -113,6 +124,17 @@ fn run_txn(b: &FileBackend, rng: &mut StdRng, model: &mut Model) -> parlite_stor
         return w.commit();
     }
     let saved = model.clone();
+    if wide_pages_max > 0 && rng.gen_bool(0.6) {
+        for _ in 0..rng.gen_range(1..=wide_pages_max) {
+            let pgno = rng.gen_range(2..=model.pages.len().max(2));
+            if pgno > model.pages.len() {
+                break;
+            }
+            let byte: u8 = rng.gen();
+            w.page_mut(PageNo(pgno as u32))?.fill(byte);
+            model.pages[pgno - 1].fill(byte);
+        }
+    }
     let mut savepoint: Option<(u32, Model)> = None;
     for _ in 0..rng.gen_range(1..6) {
         match rng.gen_range(0..10) {
@@ -164,6 +186,8 @@ fn run_txn(b: &FileBackend, rng: &mut StdRng, model: &mut Model) -> parlite_stor
 struct Outcome {
     acked: Vec<Model>,
     in_flight: Option<Model>,
+    /// The largest size of the two log files together seen after a commit.
+    log_file_bytes_max: u64,
 }
 
 fn workload(
@@ -172,7 +196,9 @@ fn workload(
     commits: usize,
     vfs: &SimVfs,
     crash_at: u64,
+    wide_pages_max: usize,
 ) -> Outcome {
+    let mut log_file_bytes_max = 0;
     let mut acked = vec![Model { pages: Vec::new() }];
     let mut old_snapshot: Option<(Box<dyn ReadView>, Model)> = None;
     for _ in 0..commits {
@@ -180,7 +206,13 @@ fn workload(
             break;
         }
         let mut m = acked.last().cloned().unwrap_or(Model { pages: Vec::new() });
-        match run_txn(b, rng, &mut m) {
+        let result = run_txn(b, rng, &mut m, wide_pages_max);
+        if wide_pages_max > 0 {
+            // Only here: the stats read the log files' sizes, I/O calls that would move the
+            // other cases' crash points.
+            log_file_bytes_max = log_file_bytes_max.max(b.stats().log_file_bytes);
+        }
+        match result {
             Ok(()) => {
                 if &m != acked.last().unwrap() {
                     acked.push(m);
@@ -191,14 +223,19 @@ fn workload(
                 return Outcome {
                     acked,
                     in_flight: Some(m),
+                    log_file_bytes_max,
                 };
             }
         }
-        match rng.gen_range(0..12) {
+        // Explicit checkpoints restart the log: rarer in the log-growth cases, so that a
+        // generation grows through several steps.
+        let explicit_checkpoint_odds = if wide_pages_max > 0 { 48 } else { 12 };
+        match rng.gen_range(0..explicit_checkpoint_odds) {
             0 if b.checkpoint().is_err() => {
                 return Outcome {
                     acked,
                     in_flight: None,
+                    log_file_bytes_max,
                 };
             }
             1 => {
@@ -219,6 +256,7 @@ fn workload(
     Outcome {
         acked,
         in_flight: None,
+        log_file_bytes_max,
     }
 }
 
@@ -236,13 +274,17 @@ struct Tally {
     checkpoints: u64,
     /// `Off` cases that lost power (checked only for not panicking, B8).
     off_power_losses: u64,
+    /// Cases whose log files together grew past two zero-filled steps of 64 KiB (log G5).
+    log_grown_cases: u64,
+    /// The largest size of the two log files together in any case.
+    log_file_bytes_max: u64,
 }
 
 fn run_case(case: &Case, tally: &mut Tally) {
     let seed = case.seed;
     let mut rng = StdRng::seed_from_u64(seed);
     let vfs = SimVfs::new(seed);
-    let commits = rng.gen_range(5..40);
+    let commits = rng.gen_range(5..case.commits_max);
     // Opening takes ~15 calls and a commit 2–4 (more with a checkpoint): most crash points
     // land inside the workload, some after it (unsynced tail only).
     let crash_at = 15 + rng.gen_range(0..(commits as u64 * 4 + 10));
@@ -260,8 +302,11 @@ fn run_case(case: &Case, tally: &mut Tally) {
                 commits,
                 &vfs,
                 if single_fault { u64::MAX } else { crash_at },
+                case.wide_pages_max,
             );
             tally.checkpoints += b.stats().checkpoints;
+            tally.log_grown_cases += (o.log_file_bytes_max > 2 * (64 << 10)) as u64;
+            tally.log_file_bytes_max = tally.log_file_bytes_max.max(o.log_file_bytes_max);
             // Power off with the backend still alive (S3: its drop cannot write any more).
             let mode = if case.sync != Synchronous::Full && rng.gen_bool(0.5) {
                 CrashMode::ProcessCrash
@@ -278,6 +323,7 @@ fn run_case(case: &Case, tally: &mut Tally) {
                 Outcome {
                     acked: vec![Model { pages: Vec::new() }],
                     in_flight: None,
+                    log_file_bytes_max: 0,
                 },
                 crashed,
                 CrashMode::PowerLoss,
@@ -368,7 +414,7 @@ fn run_case(case: &Case, tally: &mut Tally) {
     drop(v);
     for _ in 0..3 {
         let mut m = model.clone();
-        run_txn(&b, &mut rng, &mut m)
+        run_txn(&b, &mut rng, &mut m, case.wide_pages_max)
             .unwrap_or_else(|e| panic!("seed {seed}: commit after recovery: {e}"));
         model = m;
     }
@@ -402,6 +448,8 @@ fn case_for(seed: u64) -> Case {
         sync,
         cache,
         config,
+        commits_max: 40,
+        wide_pages_max: 0,
     }
 }
 
@@ -430,6 +478,54 @@ fn crash_at_random_io_calls() {
     assert!(tally.recovered_to_in_flight > 0, "{tally:?}");
 }
 
+/// Log G5 under crashes: frames of a few hundred bytes to several KiB (512-byte pages,
+/// whole-page rewrites) cross the log's zero-filled growth steps (64 KiB and up) many times
+/// per generation, in both log files (checkpoint thresholds of 48 KiB to 2 MiB switch
+/// generations to the spare file, explicit checkpoints restart the active one), and power is
+/// lost at a random I/O call: a growth write dropped or torn, a frame torn over a grown tail,
+/// a generation started over a grown file. After recovery every acknowledged commit is
+/// there and nothing else (the `run_case` checks). A `grow` that wrote its zeros over the
+/// frame just appended, or one that left stale bytes past `end`, fails here.
+/// Replay: `PARLITE_SEED=n cargo test -p parlite-storage --test crash_sim log_growth`.
+fn growth_case_for(seed: u64) -> Case {
+    let mut case = case_for(seed);
+    let mut rng = StdRng::seed_from_u64(seed.wrapping_mul(0x51_7CC1_B727));
+    case.config.checkpoint_log_bytes =
+        [48 << 10, 160 << 10, 400 << 10, 2 << 20][rng.gen_range(0..4)];
+    // Every page fits the cache, so only the log's size starts a checkpoint round.
+    case.cache = 64;
+    case.config.checkpoint_dirty_percent = 100;
+    case.commits_max = 600;
+    case.wide_pages_max = 16;
+    case
+}
+
+#[test]
+fn crash_across_log_growth_steps() {
+    if let Ok(s) = std::env::var("PARLITE_SEED") {
+        let seed: u64 = s.parse().expect("PARLITE_SEED must be a number");
+        let mut tally = Tally::default();
+        run_case(&growth_case_for(seed), &mut tally);
+        println!("{tally:?}");
+        return;
+    }
+    let n = if std::env::var("PARLITE_LONG").is_ok() {
+        5_000
+    } else {
+        500
+    };
+    let mut tally = Tally::default();
+    for seed in 0..n {
+        run_case(&growth_case_for(seed), &mut tally);
+    }
+    println!("{tally:?}");
+    // Most cases must really grow the log several steps, and crash in the middle of it.
+    assert!(tally.log_grown_cases > n / 5, "{tally:?}");
+    assert!(tally.log_file_bytes_max > 256 << 10, "{tally:?}");
+    assert!(tally.in_flight > n / 10, "{tally:?}");
+    assert!(tally.checkpoints > n, "{tally:?}");
+}
+
 /// Walks every I/O call of one checkpoint, and then every I/O call of the recovery that
 /// follows a crash there: for each call, fail it and everything after, lose power (several
 /// seeds of kept/dropped/torn writes), reopen, and compare with the model. Deterministic.
@@ -444,6 +540,8 @@ fn every_io_call_of_checkpoint_and_recovery() {
             checkpoint_dirty_percent: 100,
             background_checkpoint: false,
         },
+        commits_max: 40,
+        wide_pages_max: 0,
     };
     // A database whose last commits are only in the log.
     let base = SimVfs::new(42);
@@ -452,7 +550,7 @@ fn every_io_call_of_checkpoint_and_recovery() {
     let mut model = Model { pages: Vec::new() };
     for _ in 0..30 {
         let mut m = model.clone();
-        run_txn(&b, &mut rng, &mut m).unwrap();
+        run_txn(&b, &mut rng, &mut m, 0).unwrap();
         model = m;
     }
     let start = base.io_calls();
@@ -489,7 +587,7 @@ fn every_io_call_of_checkpoint_and_recovery() {
             let mut m = Model { pages: Vec::new() };
             for _ in 0..30 {
                 let mut next = m.clone();
-                run_txn(&b, &mut rng, &mut next).unwrap();
+                run_txn(&b, &mut rng, &mut next, 0).unwrap();
                 m = next;
             }
             assert_eq!(m, model);
@@ -539,7 +637,7 @@ fn rounds_under_commits(
 ) -> Option<Model> {
     let mut commit = |acked: &mut Vec<Model>| -> Result<(), Model> {
         let mut m = acked.last().cloned().unwrap_or(Model { pages: Vec::new() });
-        match run_txn(b, rng, &mut m) {
+        match run_txn(b, rng, &mut m, 0) {
             Ok(()) => {
                 acked.push(m);
                 Ok(())
@@ -597,6 +695,8 @@ fn every_io_call_of_background_rounds_under_commits() {
                 checkpoint_dirty_percent: 100,
                 background_checkpoint: false,
             },
+            commits_max: 40,
+            wide_pages_max: 0,
         };
         let setup = |disk: &SimVfs| -> (FileBackend, StdRng, Vec<Model>) {
             let b = open(disk, &case).unwrap();
@@ -604,7 +704,7 @@ fn every_io_call_of_background_rounds_under_commits() {
             let mut acked = vec![Model { pages: Vec::new() }];
             for _ in 0..12 {
                 let mut m = acked.last().unwrap().clone();
-                run_txn(&b, &mut rng, &mut m).unwrap();
+                run_txn(&b, &mut rng, &mut m, 0).unwrap();
                 acked.push(m);
             }
             (b, rng, acked)
