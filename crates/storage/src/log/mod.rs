@@ -310,11 +310,17 @@ impl LogFile {
         let crc = seal_frame(frame, self.header.salt, self.last_crc);
         self.file.write_at(self.end, frame)?;
         self.end += frame.len() as u64;
-        if self.end >= self.allocated_bytes {
-            self.grow()?;
-        }
         self.last_crc = crc;
         self.last_seq = seq;
+        if self.end >= self.allocated_bytes {
+            // G5's zeros only make later fsyncs cheaper: a failed zero write (a full disk
+            // that still held this frame) must not fail a commit whose frame is written.
+            // The next frame then extends the file itself, as without G5, and meets the
+            // error there if the disk is still failing.
+            if self.grow().is_err() {
+                self.allocated_bytes = self.end;
+            }
+        }
         Ok(frame.len() as u64)
     }
 
@@ -454,5 +460,32 @@ mod tests {
         log.restart(600).unwrap();
         assert_eq!(f.size().unwrap(), LOG_HEADER_BYTES as u64);
         assert!(scan(&*f).unwrap().frames.is_empty());
+    }
+
+    /// A failed zero write (G5) does not fail the append whose frame was written: the
+    /// frame is in the log, and the next frame extends the file itself.
+    #[test]
+    fn failed_zero_write_leaves_the_frame_appended() {
+        let vfs = SimVfs::new(9);
+        let f = vfs.open("db-plog", true).unwrap();
+        let mut log = LogFile::start(Arc::clone(&f), 512, None, 0).unwrap();
+        // The frame's write is the next call, the zero write the one after it.
+        vfs.fail_at(vfs.io_calls() + 1);
+        log.append(1, 2, &delta(1, 1)).unwrap();
+        // The sim fails a write after writing part of it: the step is not complete.
+        assert!(
+            f.size().unwrap() < log.end + LOG_GROW_MIN_BYTES,
+            "the zero write failed"
+        );
+        log.append(2, 2, &delta(2, 2)).unwrap();
+        let s = scan(&*f).unwrap();
+        assert_eq!(
+            s.frames.iter().map(|f| f.seq).collect::<Vec<_>>(),
+            vec![1, 2]
+        );
+        assert!(
+            f.size().unwrap() > log.end,
+            "the second frame grew the file"
+        );
     }
 }
