@@ -60,6 +60,10 @@ pub struct Exec<'a> {
     pub in_trigger: bool,
     /// Working tables of recursive CTEs being computed, by id.
     pub working: std::cell::RefCell<std::collections::HashMap<usize, Rc<Vec<Row>>>>,
+    /// Index walks of join levels between two outer rows (`join_level` gives its walk back
+    /// here when done, and the level's next `candidate_source` restarts it over the next
+    /// row's bounds). Dropped with the `Exec`, so no cursor outlives the execution.
+    pub kept_walks: std::cell::RefCell<Vec<super::select::KeptWalk>>,
 }
 
 pub(super) fn err<T>(m: impl Into<String>) -> Result<T> {

@@ -543,6 +543,7 @@ impl<'a> Engine<'a> {
             exec_id: self.exec_id,
             in_trigger: self.trigger_depth > 0,
             working: Default::default(),
+            kept_walks: Default::default(),
         }
     }
 

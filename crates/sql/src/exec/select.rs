@@ -106,8 +106,33 @@ enum Candidates<'s> {
         /// Columns of REAL affinity.
         reals: Vec<usize>,
         rowid_alias: Option<usize>,
+        /// Set for an index walk that `join_level` may keep for its next outer row.
+        kept: Option<WalkKey>,
     },
 }
+
+/// Which walk a join level kept (`Exec::kept_walks`): the source's address in the plan
+/// and what the walk's trees and shape follow from. A walk is restarted only for the
+/// same key, so a plan freed during the execution whose address another one took still
+/// gets a walk of its own trees, order and columns (one schema per execution).
+#[derive(Clone, PartialEq)]
+pub(crate) struct WalkKey {
+    pub source: usize,
+    pub index_root: u32,
+    pub table_root: u32,
+    pub reverse: bool,
+    pub covering: bool,
+    pub needed: Option<std::sync::Arc<[bool]>>,
+}
+
+/// A join level's index walk between two of its outer rows.
+pub struct KeptWalk {
+    pub(crate) key: WalkKey,
+    pub(crate) scan: Box<dyn RowScan>,
+}
+
+/// At most this many walks are kept per execution (one per join level is the need).
+pub(crate) const KEPT_WALKS_MAX: usize = 8;
 
 impl Candidates<'_> {
     /// Puts the next candidate into `slots` (the source's part of the combined row); false
@@ -132,6 +157,7 @@ impl Candidates<'_> {
                 defaults,
                 reals,
                 rowid_alias,
+                ..
             } => {
                 // The same row `expand_row` builds, written in place.
                 let n = slots.len() - 1;

@@ -99,6 +99,16 @@ pub trait RowScan {
             }
         }
     }
+
+    /// Starts the walk again over new bounds on the same trees (an index walk of
+    /// `Store::index_lookup_scan` or `index_covering_scan` that a join level keeps across
+    /// its outer rows): its cursors stay, so a seek near the previous one can stay in the
+    /// same leaf. The bounds are taken (left `Unbounded`) only when it restarts; false
+    /// when the scan cannot, and the caller then builds a new one with them.
+    fn restart(&mut self, lo: &mut Bound<Row>, hi: &mut Bound<Row>, one_key: bool) -> Result<bool> {
+        let _ = (lo, hi, one_key);
+        Ok(false)
+    }
 }
 
 /// What `Store::index_lookup_scan` walks: the keys of one index between two bounds (as

@@ -652,6 +652,25 @@ impl Drop for IndexIter {
 }
 
 impl IndexIter {
+    /// Starts the walk again between `lo` and `hi` on the same cursor, readied as the pool
+    /// readies a taken one (`Cursor::rebind`): the first `advance` seeks the near bound,
+    /// which stays in the cursor's leaf when its frames are still current (T2). A join
+    /// level that kept its walk saves the per-row setup of a new one (see
+    /// `Exec::kept_walks`).
+    fn restart(&mut self, lo: &mut Bound<Row>, hi: &mut Bound<Row>) -> Result<()> {
+        if let Some(cur) = self.cur.as_mut() {
+            cur.rebind()?;
+        }
+        if let Some(far) = self.far_key.take() {
+            self.pool.put_buf(far);
+        }
+        self.lo = std::mem::replace(lo, Bound::Unbounded);
+        self.hi = std::mem::replace(hi, Bound::Unbounded);
+        self.started = false;
+        self.done = false;
+        Ok(())
+    }
+
     /// Moves onto the walk's next entry (the first: the seek to the near bound); false past
     /// the end of the tree. The far bound is the caller's to check.
     fn advance(&mut self) -> Result<bool> {
@@ -866,6 +885,15 @@ impl RowScan for IndexLookupScan {
             }
         }
     }
+
+    fn restart(&mut self, lo: &mut Bound<Row>, hi: &mut Bound<Row>, one_key: bool) -> Result<bool> {
+        self.keys.restart(lo, hi)?;
+        if let Some(cur) = self.table.as_mut() {
+            cur.rebind()?;
+        }
+        self.one_key = one_key;
+        Ok(true)
+    }
 }
 
 /// `Store::index_covering_scan` over a transaction: an index walk whose entries hold every
@@ -915,6 +943,12 @@ impl RowScan for IndexCoveringScan {
             Some(Some(rowid)) => Ok(Some((rowid, cols.len()))),
             Some(None) => Err(malformed()),
         }
+    }
+
+    fn restart(&mut self, lo: &mut Bound<Row>, hi: &mut Bound<Row>, one_key: bool) -> Result<bool> {
+        self.keys.restart(lo, hi)?;
+        self.one_key = one_key;
+        Ok(true)
     }
 }
 

@@ -156,6 +156,18 @@ impl Exec<'_> {
                 self.join_level(core, i + 1, row, parent, emit, matched)?;
             }
         }
+        // The walk is done: kept for this level's next outer row (`candidate_source`).
+        if let Candidates::Scan {
+            scan,
+            kept: Some(key),
+            ..
+        } = candidates
+        {
+            let mut walks = self.kept_walks.borrow_mut();
+            if walks.len() < KEPT_WALKS_MAX {
+                walks.push(KeptWalk { key, scan });
+            }
+        }
         if matches!(src.join, JoinType::Left | JoinType::Full) && !any {
             for v in &mut row[src.start..src.start + src.width] {
                 *v = Value::Null;
@@ -242,6 +254,43 @@ impl Exec<'_> {
                         return Ok(Candidates::Rows(Box::new(std::iter::empty())));
                     };
                     let (lo_b, hi_b) = index_bounds(index, prefix, &lo_v, &hi_v);
+                    let one_key = index.unique
+                        && eq.len() == index.columns.len()
+                        && lo_v.is_none()
+                        && hi_v.is_none();
+                    let key = WalkKey {
+                        source: src as *const Source as usize,
+                        index_root: index.root,
+                        table_root: t.root,
+                        reverse: *reverse,
+                        covering: *covering,
+                        needed: needed.cloned(),
+                    };
+                    // The walk this level kept from its previous outer row, restarted over
+                    // this row's bounds: no new cursors, boxes or key buffers, and the seek
+                    // starts from the previous one's leaf. Measured: BENCHMARKS.md,
+                    // "joincursor".
+                    let kept = {
+                        let mut walks = self.kept_walks.borrow_mut();
+                        walks
+                            .iter()
+                            .position(|w| w.key == key)
+                            .map(|i| walks.swap_remove(i))
+                    };
+                    let (mut lo_b, mut hi_b) = (lo_b, hi_b);
+                    if let Some(mut w) = kept {
+                        if w.scan.restart(&mut lo_b, &mut hi_b, one_key)? {
+                            return Ok(Candidates::Scan {
+                                scan: w.scan,
+                                defaults: self.scan_defaults(t),
+                                reals: (0..n)
+                                    .filter(|&i| t.columns[i].affinity == Affinity::Real)
+                                    .collect(),
+                                rowid_alias: t.rowid_alias,
+                                kept: Some(key),
+                            });
+                        }
+                    }
                     let walk = IndexLookup {
                         index_root: index.root,
                         order,
@@ -250,10 +299,7 @@ impl Exec<'_> {
                         reverse: *reverse,
                         table_root: t.root,
                         key_cols: index.columns.len(),
-                        one_key: index.unique
-                            && eq.len() == index.columns.len()
-                            && lo_v.is_none()
-                            && hi_v.is_none(),
+                        one_key,
                         needed: needed.cloned(),
                     };
                     // A store without this path (the test model) gets the generic one,
@@ -278,6 +324,7 @@ impl Exec<'_> {
                                 .filter(|&i| t.columns[i].affinity == Affinity::Real)
                                 .collect(),
                             rowid_alias: t.rowid_alias,
+                            kept: Some(key),
                         });
                     }
                 }
@@ -294,6 +341,7 @@ impl Exec<'_> {
                     defaults: self.scan_defaults(t),
                     reals,
                     rowid_alias: t.rowid_alias,
+                    kept: None,
                 });
             }
         }

@@ -88,6 +88,7 @@ impl Candidates<'_> {
                 defaults,
                 reals,
                 rowid_alias,
+                ..
             } => {
                 let n = width - 1;
                 // The row `expand_row` builds, completed in place (as `next_into`).
