@@ -61,9 +61,16 @@ struct PooledCursor {
 
 /// Idle cursors a connection keeps between statements on its main database
 /// (`TxnStore::with_idle`, `into_idle`): parked (no frames), rebound to the next
-/// statement's transaction when taken.
+/// statement's transaction when taken; and the pool's key buffers, so that a reused
+/// point SELECT encodes its key into a buffer that already has room (two fresh buffers a
+/// statement were two mallocs, five regrowths and their frees, ~1k instructions of
+/// kv_profile's select; BENCHMARKS.md "kvsel").
 #[derive(Default)]
-pub struct IdleCursors(Vec<PooledCursor>);
+pub struct IdleCursors(Vec<PooledCursor>, Vec<Vec<u8>>);
+
+/// A key buffer bigger than this is not kept between statements (one probe with a large
+/// BLOB key would otherwise hold its memory for the connection's life).
+const IDLE_BUF_BYTES_MAX: usize = 4096;
 
 /// At most this many idle cursors are kept per store.
 const POOL_CURSORS_MAX: usize = 16;
@@ -637,6 +644,10 @@ struct IndexIter {
     far_key: Option<Vec<u8>>,
     /// The near bound's encoding for the first seek (a pooled buffer, kept for reuse).
     near_key: Vec<u8>,
+    /// The far bound equals the near one (a point lookup: `key = ?` on every column of
+    /// the walk), so `near_key` serves as the far probe too: one encoding a walk instead
+    /// of two (~400 instructions of a kv point select).
+    far_is_near: bool,
 }
 
 impl Drop for IndexIter {
@@ -784,10 +795,19 @@ impl IndexIter {
         let inclusive = match far {
             Bound::Unbounded => None,
             Bound::Included(b) | Bound::Excluded(b) => {
-                if self.far_key.is_none() {
-                    let mut buf = self.pool.take_buf();
-                    encode_to(b, &mut buf);
-                    self.far_key = Some(buf);
+                if self.far_key.is_none() && !self.far_is_near {
+                    // `advance` encoded the near bound into `near_key` at the first step.
+                    let near = if reverse { &self.hi } else { &self.lo };
+                    match near {
+                        Bound::Included(n) | Bound::Excluded(n) if n == b => {
+                            self.far_is_near = true;
+                        }
+                        _ => {
+                            let mut buf = self.pool.take_buf();
+                            encode_to(b, &mut buf);
+                            self.far_key = Some(buf);
+                        }
+                    }
                 }
                 Some(matches!(far, Bound::Included(_)))
             }
@@ -795,7 +815,11 @@ impl IndexIter {
         let (Some(cur), cmp) = (self.cur.as_mut(), &self.cmp) else {
             return Ok(None);
         };
-        let far_key = self.far_key.as_deref();
+        let far_key = if self.far_is_near {
+            Some(self.near_key.as_slice())
+        } else {
+            self.far_key.as_deref()
+        };
         let r = cur.with_entry(|_, rec| -> Result<Option<R>> {
             if let (Some(inclusive), Some(probe)) = (inclusive, far_key) {
                 let o = cmp.compare(rec, probe)?;
@@ -980,10 +1004,10 @@ impl TxnStore {
     /// database gave back (`into_idle`).
     pub fn with_idle(txn: Txn, idle: IdleCursors) -> TxnStore {
         let pool = OnceCell::new();
-        if !idle.0.is_empty() {
+        if !idle.0.is_empty() || !idle.1.is_empty() {
             let _ = pool.set(Rc::new(CursorPool {
                 idle: RefCell::new(idle.0),
-                bufs: RefCell::default(),
+                bufs: RefCell::new(idle.1),
             }));
         }
         TxnStore { txn, pool }
@@ -998,7 +1022,9 @@ impl TxnStore {
         for p in &mut idle {
             p.cur.park();
         }
-        IdleCursors(idle)
+        let mut bufs = std::mem::take(&mut *pool.bufs.borrow_mut());
+        bufs.retain(|b| b.capacity() <= IDLE_BUF_BYTES_MAX);
+        IdleCursors(idle, bufs)
     }
 
     fn pool(&self) -> &Rc<CursorPool> {
@@ -1054,6 +1080,7 @@ impl TxnStore {
             cmp,
             far_key: None,
             near_key,
+            far_is_near: false,
         })
     }
 
