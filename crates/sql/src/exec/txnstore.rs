@@ -675,6 +675,9 @@ impl IndexIter {
         if let Some(far) = self.far_key.take() {
             self.pool.put_buf(far);
         }
+        // The far probe is chosen anew for the new bounds (`far_is_near` described the old
+        // ones: kept, it made a restarted join walk stop at the previous row's key).
+        self.far_is_near = false;
         self.lo = std::mem::replace(lo, Bound::Unbounded);
         self.hi = std::mem::replace(hi, Bound::Unbounded);
         self.started = false;
