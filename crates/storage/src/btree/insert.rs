@@ -378,6 +378,26 @@ pub(crate) fn rebalance_leaf<V: PageWrite + ?Sized>(
     Ok(true)
 }
 
+/// Places index entry `key` where the cursor's last descent ended (the leaf position of
+/// the first entry after `key`).
+fn insert_at_descent<V: PageWrite + ?Sized>(
+    v: &mut V,
+    tc: &mut TreeCursor,
+    key: &[u8],
+    cell: &mut Vec<u8>,
+) -> Result<()> {
+    let mut pos = Pos::take(tc)?;
+    if pos.kind != INDEX_LEAF {
+        return Err(StorageError::corrupt(
+            pos.leaf().0,
+            "index descent did not end on a leaf",
+        ));
+    }
+    make_cell(v, None, key, cell)?;
+    place_in_leaf(v, &mut pos, cell, false)?;
+    Ok(())
+}
+
 /// Inserts `key` into the index rooted at the cursor's root. An entry comparing equal is
 /// replaced.
 pub fn index_insert<V: PageWrite + ?Sized>(
@@ -393,16 +413,7 @@ pub fn index_insert<V: PageWrite + ?Sized>(
         super::delete::index_delete(v, tc, key, cmp, scratch)?;
         tc.descend_index(v, key, false, cmp, scratch)?;
     }
-    let mut pos = Pos::take(tc)?;
-    if pos.kind != INDEX_LEAF {
-        return Err(StorageError::corrupt(
-            pos.leaf().0,
-            "index descent did not end on a leaf",
-        ));
-    }
-    make_cell(v, None, key, cell)?;
-    place_in_leaf(v, &mut pos, cell, false)?;
-    Ok(())
+    insert_at_descent(v, tc, key, cell)
 }
 
 /// What [`index_replace_unique`] did.
@@ -434,15 +445,7 @@ pub fn index_replace_unique<V: PageWrite + ?Sized>(
 ) -> Result<UniqueWrite> {
     let usable = v.usable_size();
     if !tc.descend_index(v, prefix, false, cmp, scratch)? {
-        let mut pos = Pos::take(tc)?;
-        if pos.kind != INDEX_LEAF {
-            return Err(StorageError::corrupt(
-                pos.leaf().0,
-                "index descent did not end on a leaf",
-            ));
-        }
-        make_cell(v, None, key, cell)?;
-        place_in_leaf(v, &mut pos, cell, false)?;
+        insert_at_descent(v, tc, key, cell)?;
         return Ok(UniqueWrite::Inserted);
     }
     let found = match tc.stack.last() {
@@ -508,14 +511,6 @@ pub fn index_insert_unique<V: PageWrite + ?Sized>(
         tc.invalidate();
         return Ok(false);
     }
-    let mut pos = Pos::take(tc)?;
-    if pos.kind != INDEX_LEAF {
-        return Err(StorageError::corrupt(
-            pos.leaf().0,
-            "index descent did not end on a leaf",
-        ));
-    }
-    make_cell(v, None, key, cell)?;
-    place_in_leaf(v, &mut pos, cell, false)?;
+    insert_at_descent(v, tc, key, cell)?;
     Ok(true)
 }
