@@ -282,6 +282,17 @@ enum View {
     Done,
 }
 
+impl View {
+    /// The write view a modification goes through; misuse in a read or ended transaction.
+    fn write(&mut self) -> Result<&mut dyn WriteView> {
+        match self {
+            View::Write(w) => Ok(&mut **w),
+            View::Read(_) => Err(StorageError::misuse("write in a read transaction")),
+            View::Done => Err(StorageError::misuse("transaction has ended")),
+        }
+    }
+}
+
 struct TxnInner {
     db: Database,
     view: View,
@@ -654,11 +665,7 @@ impl Txn {
     pub fn table_insert(&self, root: PageNo, rowid: i64, record: &[u8]) -> Result<()> {
         let mut g = self.lock();
         let g = &mut *g;
-        let v = match &mut g.view {
-            View::Write(w) => &mut **w,
-            View::Read(_) => return Err(StorageError::misuse("write in a read transaction")),
-            View::Done => return Err(StorageError::misuse("transaction has ended")),
-        };
+        let v = g.view.write()?;
         let hint = match g.append_hint.take() {
             Some((r, changes, path)) if r == root && changes == g.changes => Some(path),
             _ => None,
@@ -682,11 +689,7 @@ impl Txn {
     pub fn table_delete(&self, root: PageNo, rowid: i64) -> Result<bool> {
         let mut g = self.lock();
         let g = &mut *g;
-        let v = match &mut g.view {
-            View::Write(w) => &mut **w,
-            View::Read(_) => return Err(StorageError::misuse("write in a read transaction")),
-            View::Done => return Err(StorageError::misuse("transaction has ended")),
-        };
+        let v = g.view.write()?;
         g.tc.root = root;
         g.tc.table = true;
         g.changes += 1;
@@ -704,11 +707,7 @@ impl Txn {
         let mut g = self.lock();
         let g = &mut *g;
         let shared = conc_comparator(g, cmp)?;
-        let v = match &mut g.view {
-            View::Write(w) => &mut **w,
-            View::Read(_) => return Err(StorageError::misuse("write in a read transaction")),
-            View::Done => return Err(StorageError::misuse("transaction has ended")),
-        };
+        let v = g.view.write()?;
         g.tc.root = root;
         g.tc.table = false;
         g.changes += 1;
@@ -735,11 +734,7 @@ impl Txn {
         let mut g = self.lock();
         let g = &mut *g;
         let shared = note_prefix_read(g, root, prefix, cmp)?;
-        let v = match &mut g.view {
-            View::Write(w) => &mut **w,
-            View::Read(_) => return Err(StorageError::misuse("write in a read transaction")),
-            View::Done => return Err(StorageError::misuse("transaction has ended")),
-        };
+        let v = g.view.write()?;
         g.tc.root = root;
         g.tc.table = false;
         let inserted = insert::index_insert_unique(
@@ -778,11 +773,7 @@ impl Txn {
         let mut g = self.lock();
         let g = &mut *g;
         let shared = note_prefix_read(g, root, prefix, cmp)?;
-        let v = match &mut g.view {
-            View::Write(w) => &mut **w,
-            View::Read(_) => return Err(StorageError::misuse("write in a read transaction")),
-            View::Done => return Err(StorageError::misuse("transaction has ended")),
-        };
+        let v = g.view.write()?;
         g.tc.root = root;
         g.tc.table = false;
         let done = insert::index_replace_unique(
@@ -898,11 +889,7 @@ impl Txn {
         let mut g = self.lock();
         let g = &mut *g;
         let shared = conc_comparator(g, cmp)?;
-        let v = match &mut g.view {
-            View::Write(w) => &mut **w,
-            View::Read(_) => return Err(StorageError::misuse("write in a read transaction")),
-            View::Done => return Err(StorageError::misuse("transaction has ended")),
-        };
+        let v = g.view.write()?;
         g.tc.root = root;
         g.tc.table = false;
         g.changes += 1;
@@ -934,11 +921,7 @@ impl Txn {
             None => None,
         };
         let recording = g.write_set().is_some();
-        let v = match &mut g.view {
-            View::Write(w) => &mut **w,
-            View::Read(_) => return Err(StorageError::misuse("write in a read transaction")),
-            View::Done => return Err(StorageError::misuse("transaction has ended")),
-        };
+        let v = g.view.write()?;
         g.changes += 1;
         g.max_rowids.clear();
         let mut b = build::Builder::new(&*v, root, cmp.is_none())?;
