@@ -308,6 +308,7 @@ impl Database {
                 schema_gen: 0,
                 plan: None,
                 idle_cursors: IdleCursors::default(),
+                spare_read: None,
                 state,
                 txn: None,
                 savepoints: Vec::new(),
@@ -348,6 +349,9 @@ struct ConnInner {
     /// (`TxnStore::with_idle`): a single-row statement reuses them instead of opening and
     /// freeing its cursors (~1k instructions per kv_ops statement).
     idle_cursors: IdleCursors,
+    /// The last autocommit read statement's transaction, finished (storage T3), for the
+    /// next one to renew (`begin_autocommit_read`). Holds no snapshot.
+    spare_read: Option<Txn>,
 }
 
 impl Drop for ConnInner {
@@ -878,7 +882,7 @@ impl ConnInner {
             self.run_autocommit_write(stmt, params)
         } else {
             let t = if readonly {
-                self.db.begin_read()?
+                self.begin_autocommit_read()?
             } else {
                 // The engine chose to retry, so the statement is still in progress for the
                 // application: wait for the lock as long as a concurrent attempt's commit would
@@ -888,33 +892,61 @@ impl ConnInner {
                 let wait = self.busy_timeout().max(self.db.concurrent_busy_timeout());
                 self.db.begin_write(wait)?
             };
-            if let Err(e) = self.refresh_schema(&t) {
-                t.rollback();
-                let _ = self.end_attached(false);
-                return Err(e);
+            let r = self.run_autocommit(&t, stmt, params);
+            if readonly {
+                self.spare_read = Some(t);
             }
-            match self.execute(&t, stmt, params) {
-                Ok(rows) => {
-                    if let Err(e) = self.commit_txn(&t) {
-                        t.rollback();
-                        let _ = self.end_attached(false);
-                        self.schema_loaded = false;
-                        return Err(e.into());
-                    }
-                    if let Err(e) = self.end_attached(true) {
-                        self.schema_loaded = false;
-                        return Err(e);
-                    }
-                    Ok(rows)
-                }
-                Err(e) => {
+            r
+        }
+    }
+
+    /// Runs `stmt` in its own transaction `t` and ends `t` (committed on success).
+    fn run_autocommit(
+        &mut self,
+        t: &Txn,
+        stmt: &Stmt,
+        params: &[SqlValue],
+    ) -> Result<Vec<Vec<SqlValue>>> {
+        if let Err(e) = self.refresh_schema(t) {
+            t.rollback();
+            let _ = self.end_attached(false);
+            return Err(e);
+        }
+        match self.execute(t, stmt, params) {
+            Ok(rows) => {
+                if let Err(e) = self.commit_txn(t) {
                     t.rollback();
                     let _ = self.end_attached(false);
-                    // The schema cache may hold changes that were just rolled back.
                     self.schema_loaded = false;
-                    Err(e)
+                    return Err(e.into());
                 }
+                if let Err(e) = self.end_attached(true) {
+                    self.schema_loaded = false;
+                    return Err(e);
+                }
+                Ok(rows)
             }
+            Err(e) => {
+                t.rollback();
+                let _ = self.end_attached(false);
+                // The schema cache may hold changes that were just rolled back.
+                self.schema_loaded = false;
+                Err(e)
+            }
+        }
+    }
+
+    /// The read transaction of an autocommit statement: the previous one's renewed on a
+    /// fresh snapshot (storage T6) when there is one. Its only other holders are the
+    /// parked cursors of `idle_cursors`, which `Cursor::rebind_to` then keeps without
+    /// swapping their transaction.
+    fn begin_autocommit_read(&mut self) -> Result<Txn> {
+        match self.spare_read.take() {
+            Some(t) => {
+                t.renew_read()?;
+                Ok(t)
+            }
+            None => Ok(self.db.begin_read()?),
         }
     }
 

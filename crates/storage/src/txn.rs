@@ -21,6 +21,12 @@
 //!   set to the history before their commit is published (concurrent.rs C1).
 //! - T5. A concurrent transaction's snapshot stays registered in the history from
 //!   `begin_concurrent` until it commits, rolls back or is dropped (concurrent.rs C2).
+//! - T6. `renew_read` is the one way out of T3's finished state: the transaction begins
+//!   again as a reader on a snapshot taken then (never the old one), and its change
+//!   counter moves as for a modification (T1), so a cursor still holding frames of the old
+//!   snapshot re-seeks its key (T2) instead of reading them. Only the owner of every
+//!   clone may renew (a connection's statement transaction, whose clones are its parked
+//!   cursors): a holder that expects `Misuse` after T3 must not share the object.
 
 use crate::btree::check::{check, TreeSpec};
 use crate::btree::cursor::{payload_of, TreeCursor};
@@ -436,6 +442,31 @@ impl Txn {
                 synchronous: None,
             })),
         }
+    }
+
+    /// Begins this finished transaction again as a read transaction on a fresh snapshot
+    /// (T6), keeping its allocations: a connection that reads in autocommit mode renews one
+    /// `Txn` per statement instead of allocating and freeing four blocks (~0.5k
+    /// instructions of a reused point SELECT; BENCHMARKS.md "stmtrun"). `Misuse` while it
+    /// has not ended; on a backend error it stays finished.
+    pub fn renew_read(&self) -> Result<()> {
+        let mut g = self.lock();
+        if !matches!(g.view, View::Done) {
+            return Err(StorageError::misuse("transaction has not ended"));
+        }
+        let view = g.db.inner.backend.begin_read()?;
+        let g = &mut *g;
+        g.view = View::Read(view);
+        // T6: positions taken on the old snapshot are stale, as after a modification.
+        g.changes += 1;
+        g.tc.invalidate();
+        g.append_hint = None;
+        g.max_rowids.clear();
+        // `commit` and `rollback` took it (T5), so no snapshot stays registered.
+        debug_assert!(g.conc.is_none());
+        g.locked_writes = None;
+        g.synchronous = None;
+        Ok(())
     }
 
     /// How durable this transaction's commit must be before `commit` returns, whatever the

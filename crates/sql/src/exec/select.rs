@@ -699,7 +699,7 @@ impl<'a> Exec<'a> {
         needed: Option<&std::sync::Arc<[bool]>>,
     ) -> Result<Box<dyn Iterator<Item = Result<Row>> + '_>> {
         if t.without_rowid {
-            let layout = WrLayout::of(t);
+            let layout = WrLayout::shared(t);
             let it = self.store.index_range(
                 t.root,
                 &layout.order,

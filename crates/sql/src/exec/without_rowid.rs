@@ -27,6 +27,7 @@ use super::eval::Exec;
 use super::store::{KeyOrder, Row, Store};
 use crate::schema::{Index, IndexColumn, Table};
 use crate::value::{Result, Value};
+use std::sync::Arc;
 
 /// How one WITHOUT ROWID table maps between table-order columns and its records.
 #[derive(Debug, Clone)]
@@ -42,7 +43,37 @@ pub struct WrLayout {
     pub ncols: usize,
 }
 
+/// A table's [`WrLayout`], made on first use and kept with the table (`Table::wr_layout`):
+/// building it is four vectors, which a lookup statement paid each time (~1.1k of the
+/// ~52k instructions of a speedtest1 test 510 point SELECT, and again in each REPLACE of
+/// test 500; BENCHMARKS.md "stmtrun"). Every field it derives from (`columns`, `pk_key`)
+/// is fixed once the table is in the schema: a change makes a new `Table` (a reload, or
+/// ALTER TABLE's edited copy), and a clone starts empty so that a copy being edited never
+/// carries the layout of the table it was copied from.
+#[derive(Default)]
+pub struct LayoutCell(std::sync::OnceLock<Arc<WrLayout>>);
+
+impl Clone for LayoutCell {
+    fn clone(&self) -> LayoutCell {
+        LayoutCell::default()
+    }
+}
+
+impl std::fmt::Debug for LayoutCell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LayoutCell")
+    }
+}
+
 impl WrLayout {
+    /// The table's layout, built once per `Table` (`LayoutCell`).
+    pub fn shared(t: &Table) -> Arc<WrLayout> {
+        t.wr_layout
+            .0
+            .get_or_init(|| Arc::new(WrLayout::of(t)))
+            .clone()
+    }
+
     pub fn of(t: &Table) -> WrLayout {
         let pk: Vec<usize> = t.pk_key.iter().filter_map(|c| c.column).collect();
         let mut record = pk.clone();

@@ -116,6 +116,9 @@ pub struct Table {
     /// How many columns are VIRTUAL generated columns (kept so that reading a row of an
     /// ordinary table costs no scan of its columns).
     pub virtual_columns: usize,
+    /// A WITHOUT ROWID table's record layout, made by its first use
+    /// (`WrLayout::shared`); a clone starts without it.
+    pub wr_layout: crate::exec::without_rowid::LayoutCell,
 }
 
 /// What happens to child rows when their parent key is deleted or changed.
@@ -352,6 +355,7 @@ pub fn schema_table() -> Table {
         pk_key: Vec::new(),
         fkeys: Vec::new(),
         virtual_columns: 0,
+        wr_layout: Default::default(),
     }
 }
 
@@ -1047,6 +1051,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
         pk_key,
         fkeys,
         virtual_columns: 0,
+        wr_layout: Default::default(),
     };
     let table = Table {
         virtual_columns: (0..table.columns.len())

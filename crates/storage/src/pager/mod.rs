@@ -66,6 +66,7 @@ mod cache;
 mod checkpoint;
 mod group_commit;
 mod memo;
+mod read_memo;
 mod rebase;
 mod saved;
 mod writer_lock;
@@ -901,9 +902,6 @@ impl Drop for SnapshotGuard {
     }
 }
 
-/// Slots of a read view's page memo (direct-mapped by page number).
-const VIEW_MEMO_SLOTS: usize = 64;
-
 /// A read snapshot. Its pages are memoized per view: for a fixed snapshot `seq` the image of
 /// a page never changes (cache C2; a checkpoint round writes only dirty, hence cached, pages:
 /// B5), so the interior pages every descent crosses are fetched from the shared cache (a
@@ -911,17 +909,9 @@ const VIEW_MEMO_SLOTS: usize = 64;
 /// Measured: read-only hc_mixed on a file did not scale past one thread while the same run
 /// in memory scaled 9x at 8 threads (BENCHMARKS.md, 16-core machine, before the shards).
 struct FileReadView {
+    /// Declared first, so dropped before the snapshot is released (read_memo.rs).
+    memo: std::cell::RefCell<read_memo::ReadMemo>,
     snap: SnapshotGuard,
-    memo: std::cell::RefCell<Vec<Option<(u32, PageRef)>>>,
-}
-
-impl Drop for FileReadView {
-    /// The memo may hold the last reference of versions pruned meanwhile (buffers.rs).
-    fn drop(&mut self) {
-        for (_, page) in self.memo.get_mut().drain(..).flatten() {
-            buffers::recycle(page);
-        }
-    }
 }
 
 impl PageRead for FileReadView {
@@ -935,17 +925,14 @@ impl PageRead for FileReadView {
         self.snap.page_count
     }
     fn page(&self, pgno: PageNo) -> Result<PageRef> {
-        let slot = pgno.0 as usize % VIEW_MEMO_SLOTS;
-        if let Some((no, page)) = &self.memo.borrow()[slot] {
-            if *no == pgno.0 {
-                return Ok(page.clone());
-            }
+        if let Some(page) = self.memo.borrow().get(pgno.0) {
+            return Ok(page);
         }
         let page = self
             .snap
             .inner
             .read_page(self.snap.seq, self.snap.page_count, pgno)?;
-        self.memo.borrow_mut()[slot] = Some((pgno.0, page.clone()));
+        self.memo.borrow_mut().put(pgno.0, page.clone());
         Ok(page)
     }
 }
@@ -1367,8 +1354,8 @@ impl WriteView for FileWriteView {
 impl Backend for FileBackend {
     fn begin_read(&self) -> Result<Box<dyn ReadView>> {
         Ok(Box::new(FileReadView {
+            memo: std::cell::RefCell::new(read_memo::ReadMemo::new()),
             snap: self.inner.register_snapshot(),
-            memo: std::cell::RefCell::new(vec![None; VIEW_MEMO_SLOTS]),
         }))
     }
 

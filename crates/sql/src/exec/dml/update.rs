@@ -172,7 +172,7 @@ impl Engine<'_> {
             .schema
             .table_in(u.table.schema.as_deref(), &u.table.name)
             .filter(|t| t.without_rowid)
-            .map(|t| WrLayout::of(t));
+            .map(|t| WrLayout::shared(t));
         for a in &u.sets {
             columns.push(ResultColumn::Expr {
                 expr: a.expr.clone(),

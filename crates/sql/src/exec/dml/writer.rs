@@ -46,7 +46,7 @@ pub struct WriterParts {
     pub generated: Vec<(usize, CExpr)>,
     /// WITHOUT ROWID tables: the record layout and the PRIMARY KEY's conflict clause (its
     /// index is the table tree, so it is not among `indexes`).
-    pub wr: Option<(WrLayout, Option<ConflictAction>)>,
+    pub wr: Option<(Arc<WrLayout>, Option<ConflictAction>)>,
     /// Every index of the table as found when bound (the WITHOUT ROWID key's too), to
     /// check invariant 1.
     all_indexes: Vec<Arc<Index>>,
@@ -280,7 +280,7 @@ impl Engine<'_> {
             checks,
             defaults,
             generated,
-            wr: t.without_rowid.then(|| (WrLayout::of(t), pk_conflict)),
+            wr: t.without_rowid.then(|| (WrLayout::shared(t), pk_conflict)),
             all_indexes,
         })
     }

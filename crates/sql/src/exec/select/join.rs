@@ -570,7 +570,7 @@ impl Exec<'_> {
                         // WITHOUT ROWID: the PRIMARY KEY's own tree holds whole rows; a
                         // secondary index's entry ends with the key that finds the row.
                         let wr = t.without_rowid.then(|| {
-                            let layout = WrLayout::of(&t);
+                            let layout = WrLayout::shared(&t);
                             let pk_pos = if index.root == t.root {
                                 Vec::new()
                             } else {
