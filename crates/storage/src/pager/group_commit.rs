@@ -1,26 +1,38 @@
 //! Group commit (pager D1, step 7): `Full` committers share log fsyncs. Whoever finds no
-//! fsync under way becomes the leader, syncs every frame written so far and wakes exactly
-//! the committers that fsync covered; the others sleep until then.
+//! fsync under way becomes the leader, syncs every frame written so far and wakes the
+//! committers that fsync covered; the others sleep until then.
 //!
-//! Why waiters are woken one by one instead of by a condition variable's `notify_all`:
-//! with 20 `BEGIN IMMEDIATE` writers under `synchronous=FULL` (bdb_update, 2-core machine)
-//! every fsync woke all ~19 sleepers; those whose frame came after the fsync's target went
-//! back to sleep, and all of them fought for the state's mutex on the way (the mutex also
-//! blocked the writer-lock holder setting `written_seq`). Measured before this module:
-//! 3.4 voluntary context switches and ~45 µs of CPU per commit, 58% of it in the kernel.
+//! Committers sleep in rounds: round `r` is the r-th leader's fsync, and every committer
+//! sleeps on the futex word of the round that will cover its frame (`Rounds`, two words
+//! used in turn), so a leader wakes exactly its round with one `FUTEX_WAKE`.
+//! Why not a condition variable's `notify_all`: with 20 `BEGIN IMMEDIATE` writers under
+//! `synchronous=FULL` (bdb_update, 2-core machine) every fsync woke all ~19 sleepers;
+//! those whose frame came after the fsync's target went back to sleep, and all of them
+//! fought for the state's mutex on the way. Measured: 3.4 voluntary context switches and
+//! ~45 µs of CPU per commit. Why not a thread parked per waiter (the previous scheme): the
+//! leader paid one `futex` call per covered committer (~14 at 20 writers, each an
+//! inter-processor interrupt on a VM), 9.7% of a FULL commit's CPU (BENCHMARKS.md,
+//! "durable"); one word per round needs one call per fsync. Measured against that scheme
+//! (bdb_update, 20 writers, FULL, six interleaved pairs): 2.0 → 1.6 context switches and
+//! 30.8 → 28.1 µs CPU per commit (medians; BENCHMARKS.md, "gcommit2").
 //!
 //! Invariants (`SyncState` is changed only under `Inner::sync`):
-//! - G1. A committer sleeps only as a registered waiter (`waiters`) while `syncing` is
-//!   set, so a leader exists that will see it.
-//! - G2. `syncing` stays set from the moment a committer becomes leader until a leader
-//!   finds no waiter left after its fsync: a leader that leaves waiters whose frames it
-//!   did not cover hands the lead to one of them (`Parker::lead`) instead of clearing it.
-//!   So no registered waiter is ever left without a leader (no lost wake-up), and a leader
-//!   never stays one past its own fsync (no thread is kept from returning).
-//! - G3. A waiter is woken (its `woken` flag set, then unparked) only when `synced_seq`
-//!   covers its frame, when it is handed the lead, or when the backend is poisoned
-//!   (every waiter, D2). `synced_seq` only grows; `synced_atomic` mirrors it, so a woken
-//!   waiter returns without taking the mutex again.
+//! - G1. A committer sleeps only after registering under the mutex while `syncing` is set,
+//!   so a leader exists that will see it: in round `round` if that round's target is not
+//!   fixed yet or covers its frame, else in round `round + 1`.
+//! - G2. `syncing` stays set from the moment a committer becomes leader until a round ends
+//!   with nobody registered for the next one: the first committer registered for round
+//!   `round + 1` is its leader (`next_leader`); it sleeps on round `round`'s word and leads
+//!   once that round ends. So no registered committer is ever left without a leader (no
+//!   lost wake-up), and a leader never stays one past its own fsync (no thread is kept
+//!   from returning).
+//! - G3. A round's word changes (and its sleepers are woken) only when the round ends —
+//!   `synced_seq` then covers its frames, or the backend is poisoned (D2) — or when a
+//!   checkpoint's fsync advances `synced_seq` (`mark_synced`). A woken committer decides
+//!   on atomics alone: `synced_atomic` (which mirrors `synced_seq`, only growing) covers
+//!   its frame, the backend is poisoned, or (next leader) `Rounds::ended` passed its round;
+//!   else it sleeps again. At most two rounds have sleepers (round `round + 2` is entered
+//!   only once round `round` has ended), so two words suffice.
 //! - G4. The leader's target is read under the mutex together with the log files to sync
 //!   (`active`, `prev`: B4), and `written_seq` is set under it after the frame's `write`,
 //!   so every frame up to the target lies in a file the leader syncs.
@@ -29,9 +41,8 @@ use super::{lock, Inner};
 use crate::error::{Result, StorageError};
 use crate::log;
 use crate::vfs::VfsFile;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, MutexGuard};
-use std::thread::Thread;
 use std::time::{Duration, Instant};
 
 /// The longest pause between two frames a gathering group-commit leader waits for
@@ -44,16 +55,23 @@ const GATHER_GAP_MAX_US: u64 = 1_000;
 /// The gathering's cap, µs, whatever the recent fsync time.
 const GATHER_MAX_US: u64 = 2_000;
 
-/// Group-commit state (D1): which commits are written and which are synced, and the log
-/// files a leader syncs (B4).
+/// Group-commit state (D1): which commits are written and which are synced, the round in
+/// progress, and the log files a leader syncs (B4).
 #[derive(Default)]
 pub(super) struct SyncState {
     pub(super) written_seq: u64,
     pub(super) synced_seq: u64,
-    /// A leader exists (G2): syncing, gathering, or handed the lead and about to.
+    /// A leader exists (G2): syncing, gathering, or chosen and about to.
     syncing: bool,
-    /// Committers asleep until their frame is synced (G1).
-    waiters: Vec<Waiter>,
+    /// The round in progress (or next, while nobody syncs): rounds ended so far.
+    round: u64,
+    /// The round's fsync target once its leader fixed it (after gathering); a committer
+    /// whose frame lies past it registers for the next round (G1).
+    target: Option<u64>,
+    /// A committer registered for round `round + 1` and will lead it (G2).
+    next_leader: bool,
+    /// Someone registered on word `i` since its last round ended (else no `FUTEX_WAKE`).
+    sleepers: [bool; 2],
     /// Commits the last leader's fsync covered (evidence of concurrent committers).
     last_group: u64,
     /// The active log file (set at open and by a round's switch, under the log mutex).
@@ -62,51 +80,63 @@ pub(super) struct SyncState {
     pub(super) prev: Option<(u64, Arc<dyn VfsFile>)>,
 }
 
-/// A sleeping committer: the commit it waits for and how to wake it.
-struct Waiter {
-    seq: u64,
-    parker: Arc<Parker>,
+/// What sleeping committers watch without the mutex (G3).
+#[derive(Default)]
+pub(super) struct Rounds {
+    /// Round `r` sleeps on word `r % 2`; a leader ending round `r` bumps it.
+    words: [AtomicU32; 2],
+    /// `SyncState::round`: rounds ended so far.
+    ended: AtomicU64,
 }
 
-/// One per thread: the flags its waker sets before unparking it (G3).
-struct Parker {
-    woken: AtomicBool,
-    /// Handed the lead (G2).
-    lead: AtomicBool,
-    thread: Thread,
-}
-
-impl Parker {
-    fn current() -> Arc<Parker> {
-        thread_local! {
-            static PARKER: Arc<Parker> = Arc::new(Parker {
-                woken: AtomicBool::new(false),
-                lead: AtomicBool::new(false),
-                thread: std::thread::current(),
-            });
+impl Rounds {
+    /// Sleeps on round `round`'s word until `done()`. The word is read before `done()` and
+    /// bumped after what `done()` reads changes (G3), so a bump in between makes the
+    /// `FUTEX_WAIT` return at once: no wake-up is lost.
+    fn sleep_until(&self, round: u64, done: impl Fn() -> bool) {
+        let word = &self.words[(round % 2) as usize];
+        loop {
+            let seen = word.load(Ordering::Acquire);
+            if done() {
+                return;
+            }
+            // SAFETY: the word is an aligned u32 that lives as long as `self`; FUTEX_WAIT
+            // only reads it, and returns at once if it no longer holds `seen`. Its result
+            // (woken, EAGAIN, EINTR) is irrelevant: `done` is asked again.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_futex,
+                    word.as_ptr(),
+                    libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+                    seen,
+                    std::ptr::null::<libc::timespec>(),
+                );
+            }
         }
-        PARKER.with(Arc::clone)
     }
 
-    /// Sets the flag, then unparks (the sleeper re-checks the flag after every return from
-    /// `park`, so a spurious or stale unpark is harmless).
-    fn wake(&self, lead: bool) {
-        if lead {
-            self.lead.store(true, Ordering::Release);
+    /// Bumps word `i` (under the sync mutex, after the state its sleepers check changed).
+    fn bump(&self, i: usize) {
+        self.words[i].fetch_add(1, Ordering::Release);
+    }
+
+    /// Wakes every sleeper of word `i` with one call (after the sync mutex is released: a
+    /// woken committer must not find it held).
+    fn wake(&self, i: usize) {
+        // SAFETY: as in `sleep_until`; FUTEX_WAKE does not touch the word.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                self.words[i].as_ptr(),
+                libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+                i32::MAX,
+            );
         }
-        self.woken.store(true, Ordering::Release);
-        self.thread.unpark();
     }
 }
 
-/// Waiters to wake once the mutex is released (a woken thread must not find it held).
-type Wakes = Vec<(Arc<Parker>, bool)>;
-
-fn wake_all(wakes: Wakes) {
-    for (p, lead) in wakes {
-        p.wake(lead);
-    }
-}
+/// Words whose sleepers are to be woken once the mutex is released.
+type Wakes = [bool; 2];
 
 impl SyncState {
     /// The state at open: every commit up to `committed_seq` is in the file or synced.
@@ -118,26 +148,52 @@ impl SyncState {
         }
     }
 
-    /// Records `seq` as synced and moves every waiter it covers to `wakes` (G3).
-    fn advance(
-        &mut self,
-        seq: u64,
-        synced_atomic: &std::sync::atomic::AtomicU64,
-        wakes: &mut Wakes,
-    ) {
+    /// Records `seq` as synced.
+    fn advance(&mut self, seq: u64, synced_atomic: &AtomicU64) {
         if seq > self.synced_seq {
             self.synced_seq = seq;
             synced_atomic.fetch_max(seq, Ordering::Release);
         }
-        let synced = self.synced_seq;
-        self.waiters.retain(|w| {
-            if w.seq <= synced {
-                wakes.push((Arc::clone(&w.parker), false));
-                false
-            } else {
-                true
-            }
-        });
+    }
+
+    /// Bumps word `i` if anyone sleeps on it; says whether to wake it. The sleepers stay
+    /// registered: those not done sleep again until their round ends (G3).
+    fn poke_sleepers(&self, rounds: &Rounds, i: usize) -> bool {
+        if self.sleepers[i] {
+            rounds.bump(i);
+        }
+        self.sleepers[i]
+    }
+
+    /// `poke_sleepers` for the word of a round that ends: its sleepers are all done.
+    fn take_sleepers(&mut self, rounds: &Rounds, i: usize) -> bool {
+        let any = self.poke_sleepers(rounds, i);
+        self.sleepers[i] = false;
+        any
+    }
+
+    /// Ends round `round` (G2): the next round's leader, if one registered, keeps
+    /// `syncing` set. Returns the words to wake: the ended round's (where the next leader
+    /// sleeps too).
+    fn end_round(&mut self, rounds: &Rounds) -> Wakes {
+        let i = (self.round % 2) as usize;
+        self.round += 1;
+        rounds.ended.store(self.round, Ordering::Release);
+        self.target = None;
+        if !std::mem::take(&mut self.next_leader) {
+            self.syncing = false;
+        }
+        let mut wakes = [false; 2];
+        wakes[i] = self.take_sleepers(rounds, i);
+        wakes
+    }
+}
+
+fn wake(rounds: &Rounds, wakes: Wakes) {
+    for (i, w) in wakes.into_iter().enumerate() {
+        if w {
+            rounds.wake(i);
+        }
     }
 }
 
@@ -146,9 +202,12 @@ impl Inner {
     /// sync debt (B8): a commit's frames are durable only with their base images.
     pub(super) fn mark_synced(&self, seq: u64) -> Result<()> {
         self.pay_db_sync_owed()?;
-        let mut wakes = Wakes::new();
-        lock(&self.sync).advance(seq, &self.synced_atomic, &mut wakes);
-        wake_all(wakes);
+        let mut s = lock(&self.sync);
+        s.advance(seq, &self.synced_atomic);
+        // G3: both rounds' sleepers look; those not covered sleep again.
+        let wakes = [0, 1].map(|i| s.poke_sleepers(&self.rounds, i));
+        drop(s);
+        wake(&self.rounds, wakes);
         Ok(())
     }
 
@@ -209,38 +268,53 @@ impl Inner {
     /// written has succeeded (G1–G4).
     pub(super) fn wait_durable(&self, seq: u64) -> Result<()> {
         let mut s = lock(&self.sync);
-        loop {
-            if s.synced_seq >= seq {
-                return Ok(());
-            }
-            if let Some(err) = self.poison_error() {
-                return Err(err);
-            }
-            if !s.syncing {
-                s.syncing = true;
-                drop(s);
-                return self.lead();
-            }
-            // G1: registered under the mutex while a leader exists.
-            let parker = Parker::current();
-            parker.woken.store(false, Ordering::Relaxed);
-            parker.lead.store(false, Ordering::Relaxed);
-            s.waiters.push(Waiter {
-                seq,
-                parker: Arc::clone(&parker),
-            });
-            drop(s);
-            while !parker.woken.load(Ordering::Acquire) {
-                std::thread::park();
-            }
-            if parker.lead.load(Ordering::Acquire) {
-                return self.lead();
-            }
-            if self.synced_atomic.load(Ordering::Acquire) >= seq {
-                return Ok(());
-            }
-            s = lock(&self.sync);
+        if s.synced_seq >= seq {
+            return Ok(());
         }
+        if let Some(err) = self.poison_error() {
+            return Err(err);
+        }
+        if !s.syncing {
+            s.syncing = true;
+            drop(s);
+            return self.lead();
+        }
+        // G1: registered under the mutex while a leader exists.
+        let round = s.round;
+        if s.target.is_some_and(|t| seq > t) {
+            if !s.next_leader {
+                // G2: leads round + 1, woken with round `round`.
+                s.next_leader = true;
+                s.sleepers[(round % 2) as usize] = true;
+                drop(s);
+                self.rounds
+                    .sleep_until(round, || self.rounds.ended.load(Ordering::Acquire) > round);
+                return self.lead();
+            }
+            s.sleepers[((round + 1) % 2) as usize] = true;
+            drop(s);
+            self.sleep_until_synced(round + 1, seq)
+        } else {
+            s.sleepers[(round % 2) as usize] = true;
+            drop(s);
+            self.sleep_until_synced(round, seq)
+        }
+    }
+
+    /// A registered committer's sleep (G3): until `synced_seq` covers `seq` or the backend
+    /// is poisoned.
+    fn sleep_until_synced(&self, round: u64, seq: u64) -> Result<()> {
+        self.rounds.sleep_until(round, || {
+            self.synced_atomic.load(Ordering::Acquire) >= seq
+                || self.poisoned.load(Ordering::Acquire)
+        });
+        if self.synced_atomic.load(Ordering::Acquire) >= seq {
+            return Ok(());
+        }
+        // Woken by the poison (D2); never Ok for a frame no fsync covered (D1).
+        Err(self
+            .poison_error()
+            .unwrap_or_else(|| StorageError::misuse("group commit woke a waiter early")))
     }
 
     /// The poisoned backend's error for a waiting committer (D2).
@@ -255,9 +329,9 @@ impl Inner {
         })
     }
 
-    /// The leader's part (G2): gathers, syncs every frame written so far, wakes the
-    /// waiters it covered, and hands the lead to one of the rest if any are left. The
-    /// caller set `syncing` (or was handed the lead) and holds no lock; its own frame is
+    /// The leader's part (G2): gathers, syncs every frame written so far and ends the
+    /// round, waking its committers and the next round's leader, if one registered. The
+    /// caller set `syncing` (or is that next leader) and holds no lock; its own frame is
     /// written, so the fsync covers it.
     fn lead(&self) -> Result<()> {
         let mut s = lock(&self.sync);
@@ -266,6 +340,7 @@ impl Inner {
         }
         s = self.gather_frames(s);
         let target = s.written_seq;
+        s.target = Some(target);
         // B4: frames of the previous log file come first in the chain.
         let prev = s
             .prev
@@ -302,19 +377,10 @@ impl Inner {
         if target > s.synced_seq {
             s.last_group = target - s.synced_seq;
         }
-        let mut wakes = Wakes::new();
-        s.advance(target, &self.synced_atomic, &mut wakes);
-        // G2: the earliest waiter left leads next; `syncing` stays set.
-        let next = (0..s.waiters.len()).min_by_key(|&i| s.waiters[i].seq);
-        match next {
-            Some(i) => {
-                let w = s.waiters.swap_remove(i);
-                wakes.push((w.parker, true));
-            }
-            None => s.syncing = false,
-        }
+        s.advance(target, &self.synced_atomic);
+        let wakes = s.end_round(&self.rounds);
         drop(s);
-        wake_all(wakes);
+        wake(&self.rounds, wakes);
         Ok(())
     }
 
@@ -324,10 +390,13 @@ impl Inner {
         mut s: MutexGuard<'_, SyncState>,
         err: StorageError,
     ) -> StorageError {
+        // G3: the round ends on the poison; the next round's leader, if any, finds it too.
+        let mut wakes = s.end_round(&self.rounds);
         s.syncing = false;
-        let wakes: Wakes = s.waiters.drain(..).map(|w| (w.parker, false)).collect();
+        let next = (s.round % 2) as usize;
+        wakes[next] = s.take_sleepers(&self.rounds, next);
         drop(s);
-        wake_all(wakes);
+        wake(&self.rounds, wakes);
         err
     }
 }

@@ -74,7 +74,7 @@ mod writer_lock;
 use cache::Cache;
 use checkpoint::Logs;
 pub use checkpoint::{CheckpointMode, CheckpointOutcome, CheckpointRound};
-use group_commit::SyncState;
+use group_commit::{Rounds, SyncState};
 use rebase::Footprint;
 use writer_lock::WriterLock;
 
@@ -209,6 +209,8 @@ struct Inner {
     sync: Mutex<SyncState>,
     /// `SyncState::synced_seq`, readable without the mutex (group_commit.rs G3).
     synced_atomic: AtomicU64,
+    /// The futex words group-commit sleepers wait on (group_commit.rs G3).
+    rounds: Rounds,
     /// Write views that may still append a frame: created and neither committed (frame
     /// written) nor dropped. A leader waits for their frames only while this is not zero.
     writers_in_progress: AtomicU64,
@@ -601,6 +603,7 @@ fn open_inner(
         log: Mutex::new(None),
         sync: Mutex::new(SyncState::new(committed_seq)),
         synced_atomic: AtomicU64::new(committed_seq),
+        rounds: Rounds::default(),
         writers_in_progress: AtomicU64::new(0),
         log_sync_us_avg: AtomicU64::new(0),
         ckpt_busy: Mutex::new(false),
