@@ -285,7 +285,10 @@ BEGIN;
         let hex = format!("{:016x}", r);
         let len = lens[(r % lens.len() as u64) as usize];
         let c: String = hex.chars().cycle().take(len).collect();
-        script.push_str(&format!("INSERT INTO t VALUES({a}, X'{:016x}', '{c}');\n", next()));
+        script.push_str(&format!(
+            "INSERT INTO t VALUES({a}, X'{:016x}', '{c}');\n",
+            next()
+        ));
     }
     script.push_str("COMMIT;\n");
     for _ in 0..12 {
