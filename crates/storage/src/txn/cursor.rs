@@ -393,8 +393,7 @@ impl Cursor {
                 return Ok(None);
             }
             self.saved_rowid = rowid;
-            let (frame, info) = self.tc.current(v.usable_size())?;
-            let payload = payload_of(v, frame, &info, &mut self.scratch)?;
+            let (_, payload) = self.tc.current_row(v, &mut self.scratch)?;
             Ok(Some(f(rowid, payload)))
         })
     }
@@ -518,8 +517,7 @@ impl Cursor {
             return Ok(f(0, &self.saved_key));
         }
         with_view!(g, v => {
-            let (frame, info) = self.tc.current(v.usable_size())?;
-            let payload = payload_of(v, frame, &info, &mut self.scratch)?;
+            let (_, payload) = self.tc.current_row(v, &mut self.scratch)?;
             Ok(f(self.saved_rowid, payload))
         })
     }
@@ -567,10 +565,9 @@ impl Cursor {
             if !ok || !self.tc.valid {
                 return Ok(None);
             }
-            let (frame, info) = self.tc.current(v.usable_size())?;
-            self.saved_rowid = info.key;
-            let payload = payload_of(v, frame, &info, &mut self.scratch)?;
-            Ok(Some(f(info.key, payload)))
+            let (rowid, payload) = self.tc.current_row(v, &mut self.scratch)?;
+            self.saved_rowid = rowid;
+            Ok(Some(f(rowid, payload)))
         })
     }
 
@@ -624,10 +621,9 @@ impl Cursor {
                 if !ok || !self.tc.valid {
                     return Ok(None);
                 }
-                let (frame, info) = self.tc.current(v.usable_size())?;
-                self.saved_rowid = info.key;
-                let payload = payload_of(v, frame, &info, &mut self.scratch)?;
-                if let Some(r) = f(info.key, payload) {
+                let (rowid, payload) = self.tc.current_row(v, &mut self.scratch)?;
+                self.saved_rowid = rowid;
+                if let Some(r) = f(rowid, payload) {
                     return Ok(Some(r));
                 }
                 ok = if forward { self.tc.next(v)? } else { self.tc.prev(v)? };
