@@ -83,7 +83,11 @@ fn random_replaces_move_entries() {
     for _ in 0..2500u64 {
         let a = g.next() % 1200;
         let b = g.next() % 5000;
-        let pad = if g.next() % 11 == 0 { 1500 } else { (g.next() % 90) as usize };
+        let pad = if g.next() % 11 == 0 {
+            1500
+        } else {
+            (g.next() % 90) as usize
+        };
         let case = if g.next() % 2 == 0 { "C" } else { "c" };
         script.push_str(&format!(
             "INSERT OR REPLACE INTO src VALUES({a}, {b}, '{case}{}{}', {});\n",

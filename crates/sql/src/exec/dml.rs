@@ -25,13 +25,13 @@
 use super::eval::{Exec, Frame};
 use super::without_rowid::{index_key_wr, pk_positions_in_index, WrLayout};
 use super::{ConnState, Engine};
-use replace::Replacing;
 use crate::parse::ast::{
     self, ConflictAction, Expr, InsertSource, ResultColumn, TriggerEvent, TriggerTime,
 };
 use crate::plan::{Binder, CExpr};
 use crate::schema::{key, Index, Table};
 use crate::value::{codes, Affinity, Result, SqlError, Value};
+use replace::Replacing;
 use std::ops::Bound;
 use std::sync::Arc;
 

@@ -277,7 +277,13 @@ pub trait Store {
     /// (none NULL; at most one entry does) if there is one: a WITHOUT ROWID table's row
     /// written by REPLACE by its PRIMARY KEY. Stores over B-trees overwrite the entry
     /// where it lies, in one descent.
-    fn index_put(&self, root: u32, key: &[Value], prefix_len: usize, order: &KeyOrder) -> Result<()> {
+    fn index_put(
+        &self,
+        root: u32,
+        key: &[Value],
+        prefix_len: usize,
+        order: &KeyOrder,
+    ) -> Result<()> {
         self.index_delete(root, &key[..prefix_len.min(key.len())], order)?;
         self.index_insert(root, key, order)
     }
@@ -761,7 +767,13 @@ impl Store for RoutedStore<'_> {
         let (s, r) = self.pick(root)?;
         s.index_rekey(r, old, new, order)
     }
-    fn index_put(&self, root: u32, key: &[Value], prefix_len: usize, order: &KeyOrder) -> Result<()> {
+    fn index_put(
+        &self,
+        root: u32,
+        key: &[Value],
+        prefix_len: usize,
+        order: &KeyOrder,
+    ) -> Result<()> {
         let (s, r) = self.pick(root)?;
         s.index_put(r, key, prefix_len, order)
     }

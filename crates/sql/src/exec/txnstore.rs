@@ -1243,7 +1243,13 @@ impl Store for TxnStore {
     /// Through `Txn::index_replace_unique`: the entry holding the prefix is overwritten
     /// where the descent found it; only one in an interior page is deleted and the key
     /// inserted after it.
-    fn index_put(&self, root: u32, key: &[Value], prefix_len: usize, order: &KeyOrder) -> Result<()> {
+    fn index_put(
+        &self,
+        root: u32,
+        key: &[Value],
+        prefix_len: usize,
+        order: &KeyOrder,
+    ) -> Result<()> {
         let cmp = comparator(order);
         let cmp = cmp.as_ref() as &dyn KeyCompare;
         let prefix = encode(&key[..prefix_len.min(key.len())]);
