@@ -733,6 +733,65 @@ impl Txn {
         Ok(found)
     }
 
+    /// `table_delete` that hands back the deleted row's record (None, with nothing
+    /// written, when there is no such row), from one descent (delete.rs `table_take`). A
+    /// concurrent transaction records the row as read (its content decides what the caller
+    /// does next) and deleted.
+    pub fn table_take(&self, root: PageNo, rowid: i64) -> Result<Option<Vec<u8>>> {
+        let mut g = self.lock();
+        let g = &mut *g;
+        if let Some(c) = g.conc.as_mut() {
+            c.read(root, Some(Key::Row(rowid)), Some(Key::Row(rowid)), None);
+        }
+        let v = g.view.write()?;
+        g.tc.root = root;
+        g.tc.table = true;
+        let mut record = Vec::new();
+        if !delete::table_take(v, &mut g.tc, rowid, &mut record)? {
+            g.tc.invalidate();
+            return Ok(None);
+        }
+        g.changes += 1;
+        g.max_rowids
+            .retain(|&(r, m)| r != root || m.is_some_and(|m| rowid < m));
+        g.keep_hint_past(root);
+        g.note_key(root, Key::Row(rowid));
+        g.note_op(Op::TableDelete(root, rowid));
+        Ok(Some(record))
+    }
+
+    /// Replaces the index entry comparing equal to `old` by `new` (insert.rs
+    /// `index_rekey`: in place when `new` sorts where `old` lies); false, with nothing
+    /// written, when there is no such entry. Recorded as `old`'s delete and `new`'s insert,
+    /// the two writes it stands for, so a concurrent transaction replays it as such.
+    pub fn index_rekey(
+        &self,
+        root: PageNo,
+        old: &[u8],
+        new: &[u8],
+        cmp: &dyn KeyCompare,
+    ) -> Result<bool> {
+        let mut g = self.lock();
+        let g = &mut *g;
+        let shared = conc_comparator(g, cmp)?;
+        let v = g.view.write()?;
+        g.tc.root = root;
+        g.tc.table = false;
+        g.changes += 1;
+        let found = insert::index_rekey(v, &mut g.tc, old, new, cmp, &mut g.scratch, &mut g.cell)?;
+        g.keep_hint_past(root);
+        if !found {
+            return Ok(false);
+        }
+        g.note_key(root, Key::Idx(old.to_vec()));
+        g.note_key(root, Key::Idx(new.to_vec()));
+        if let Some(c) = shared {
+            g.note_op(Op::IndexDelete(root, old.to_vec(), c.clone()));
+            g.note_op(Op::IndexInsert(root, new.to_vec(), c));
+        }
+        Ok(true)
+    }
+
     /// Inserts an index entry (an entry comparing equal is replaced).
     pub fn index_insert(&self, root: PageNo, key: &[u8], cmp: &dyn KeyCompare) -> Result<()> {
         let mut g = self.lock();

@@ -245,9 +245,48 @@ pub trait Store {
     /// Inserts or replaces the row with this rowid.
     fn table_insert(&self, root: u32, rowid: i64, row: &[Value]) -> Result<()>;
     fn table_delete(&self, root: u32, rowid: i64) -> Result<bool>;
+    /// Deletes the row and hands back its stored values; None, deleting nothing, when
+    /// there is no such row. Stores over B-trees read and delete in one descent.
+    fn table_take(&self, root: u32, rowid: i64) -> Result<Option<Row>> {
+        let row = self.table_get(root, rowid)?;
+        if row.is_some() {
+            self.table_delete(root, rowid)?;
+        }
+        Ok(row)
+    }
 
     fn index_insert(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<()>;
     fn index_delete(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<bool>;
+    /// Replaces the index entry equal to `old` by `new`; false, writing nothing, when
+    /// there is none. Stores over B-trees write `new` over `old` in one descent when it
+    /// sorts where `old` lies (a key that differs only in its rowid, mostly).
+    fn index_rekey(
+        &self,
+        root: u32,
+        old: &[Value],
+        new: &[Value],
+        order: &KeyOrder,
+    ) -> Result<bool> {
+        if !self.index_delete(root, old, order)? {
+            return Ok(false);
+        }
+        self.index_insert(root, new, order)?;
+        Ok(true)
+    }
+    /// Writes `key`, replacing the entry that starts with its first `prefix_len` values
+    /// (none NULL; at most one entry does) if there is one: a WITHOUT ROWID table's row
+    /// written by REPLACE by its PRIMARY KEY. Stores over B-trees overwrite the entry
+    /// where it lies, in one descent.
+    fn index_put(
+        &self,
+        root: u32,
+        key: &[Value],
+        prefix_len: usize,
+        order: &KeyOrder,
+    ) -> Result<()> {
+        self.index_delete(root, &key[..prefix_len.min(key.len())], order)?;
+        self.index_insert(root, key, order)
+    }
     /// Inserts `key` into a UNIQUE index unless an entry starts with its first `prefix_len`
     /// values (none of them NULL); false, writing nothing, when one does. Stores over
     /// B-trees check and insert in one descent.
@@ -710,9 +749,33 @@ impl Store for RoutedStore<'_> {
         let (s, r) = self.pick(root)?;
         s.table_delete(r, rowid)
     }
+    fn table_take(&self, root: u32, rowid: i64) -> Result<Option<Row>> {
+        let (s, r) = self.pick(root)?;
+        s.table_take(r, rowid)
+    }
     fn index_insert(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<()> {
         let (s, r) = self.pick(root)?;
         s.index_insert(r, key, order)
+    }
+    fn index_rekey(
+        &self,
+        root: u32,
+        old: &[Value],
+        new: &[Value],
+        order: &KeyOrder,
+    ) -> Result<bool> {
+        let (s, r) = self.pick(root)?;
+        s.index_rekey(r, old, new, order)
+    }
+    fn index_put(
+        &self,
+        root: u32,
+        key: &[Value],
+        prefix_len: usize,
+        order: &KeyOrder,
+    ) -> Result<()> {
+        let (s, r) = self.pick(root)?;
+        s.index_put(r, key, prefix_len, order)
     }
     fn index_delete(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<bool> {
         let (s, r) = self.pick(root)?;

@@ -1220,11 +1220,55 @@ impl Store for TxnStore {
     fn table_delete(&self, root: u32, rowid: i64) -> Result<bool> {
         Ok(self.txn.table_delete(PageNo(root), rowid)?)
     }
+    fn table_take(&self, root: u32, rowid: i64) -> Result<Option<Row>> {
+        match self.txn.table_take(PageNo(root), rowid)? {
+            Some(rec) => Ok(Some(decode(&rec)?)),
+            None => Ok(None),
+        }
+    }
     fn index_insert(&self, root: u32, key: &[Value], order: &KeyOrder) -> Result<()> {
         let cmp = comparator(order);
         Ok(self
             .txn
             .index_insert(PageNo(root), &encode(key), cmp.as_ref() as &dyn KeyCompare)?)
+    }
+    fn index_rekey(
+        &self,
+        root: u32,
+        old: &[Value],
+        new: &[Value],
+        order: &KeyOrder,
+    ) -> Result<bool> {
+        let cmp = comparator(order);
+        Ok(self.txn.index_rekey(
+            PageNo(root),
+            &encode(old),
+            &encode(new),
+            cmp.as_ref() as &dyn KeyCompare,
+        )?)
+    }
+    /// Through `Txn::index_replace_unique`: the entry holding the prefix is overwritten
+    /// where the descent found it; only one in an interior page is deleted and the key
+    /// inserted after it.
+    fn index_put(
+        &self,
+        root: u32,
+        key: &[Value],
+        prefix_len: usize,
+        order: &KeyOrder,
+    ) -> Result<()> {
+        let cmp = comparator(order);
+        let cmp = cmp.as_ref() as &dyn KeyCompare;
+        let prefix = encode(&key[..prefix_len.min(key.len())]);
+        let key = encode(key);
+        let done = self
+            .txn
+            .index_replace_unique(PageNo(root), &key, &prefix, cmp)?;
+        if done == UniqueWrite::Clash {
+            self.txn.index_delete(PageNo(root), &prefix, cmp)?;
+            self.txn.index_insert(PageNo(root), &key, cmp)?;
+        }
+        Ok(())
     }
     fn index_insert_unique(
         &self,
