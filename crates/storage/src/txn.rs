@@ -300,9 +300,10 @@ struct TxnInner {
     changes: u64,
     /// Reused buffers and descent stack for modifications.
     tc: TreeCursor,
-    /// The leaf of the last table insert: (root, change counter after it, leaf). Valid
-    /// only while the counter has not moved since (insert.rs, `table_insert`), except
-    /// that key writes to other trees carry it along (`keep_hint_past`).
+    /// The leaf of the last table insert or delete, or of a row read for an UPDATE or
+    /// DELETE (`Cursor::hint_write`): (root, change counter after it, leaf). Valid only
+    /// while the counter has not moved since (insert.rs, `table_insert`), except that key
+    /// writes to other trees carry it along (`keep_hint_past`).
     append_hint: Option<(PageNo, u64, insert::LeafHint)>,
     /// The largest rowid of each table `table_max_rowid` descended to in this transaction
     /// (None: the table is empty), so that a row-by-row INSERT descends once, not once a
@@ -690,13 +691,24 @@ impl Txn {
         let mut g = self.lock();
         let g = &mut *g;
         let v = g.view.write()?;
+        // This table's hint is taken (a write here makes it stale whatever happens);
+        // another table's is carried past this write when it yields none of its own.
+        let hint = match &g.append_hint {
+            Some((r, changes, _)) if *r == root && *changes == g.changes => {
+                g.append_hint.take().map(|h| h.2)
+            }
+            _ => None,
+        };
         g.tc.root = root;
         g.tc.table = true;
         g.changes += 1;
-        let found = delete::table_delete(v, &mut g.tc, rowid)?;
+        let (found, next_hint) = delete::table_delete(v, &mut g.tc, rowid, hint)?;
         g.max_rowids
             .retain(|&(r, m)| r != root || m.is_some_and(|m| rowid < m));
-        g.keep_hint_past(root);
+        match next_hint {
+            Some(h) => g.append_hint = Some((root, g.changes, h)),
+            None => g.keep_hint_past(root),
+        }
         g.note_key(root, Key::Row(rowid));
         g.note_op(Op::TableDelete(root, rowid));
         Ok(found)
@@ -1293,7 +1305,7 @@ fn replay(v: &mut dyn WriteView, ops: &[Op]) -> Result<()> {
             }
             Op::TableDelete(root, rowid) => {
                 let mut tc = TreeCursor::new(*root, true);
-                delete::table_delete(v, &mut tc, *rowid)?;
+                delete::table_delete(v, &mut tc, *rowid, None)?;
             }
             Op::IndexInsert(root, key, cmp) => {
                 let mut tc = TreeCursor::new(*root, false);
