@@ -292,7 +292,10 @@ fn path_leaf_idx(path: &[(PageNo, usize)]) -> usize {
 /// the leaf's first rowid, or past its last one on a leaf that is not the right-most.
 /// Rowids are unique in a table tree and each leaf holds a contiguous range of them, so a
 /// rowid found in the leaf, or falling between two of its rowids, belongs there.
+// Inlined into both callers (`table_insert`, `delete::table_delete`): as a call it cost
+// ~35 instructions per row of `UPDATE z2 SET d=b*4` (speedtest1 test 250, callgrind).
 #[allow(clippy::type_complexity)]
+#[inline(always)]
 pub(crate) fn hinted_position<V: PageWrite + ?Sized>(
     v: &V,
     hint: LeafHint,
