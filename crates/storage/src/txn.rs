@@ -1541,6 +1541,45 @@ mod tests {
         }
     }
 
+    /// A write hint offered by a read (`Cursor::hint_write`) is used only while the change
+    /// counter has not moved: after the table was cleared, its freed leaf still looks like
+    /// a table leaf holding the row, and a delete through the stale hint would "find" the
+    /// row there and write to a free page.
+    #[test]
+    fn read_hint_is_not_used_after_the_tree_changed() {
+        let db = Database::open_in_memory(OpenOptions::default()).unwrap();
+        let t = db.begin_write(Duration::ZERO).unwrap();
+        let table = t.create_btree(BtreeKind::Table).unwrap();
+        let text = vec![b'z'; 200];
+        let rec = encode(&[ValueRef::Text(&text)]);
+        for r in [5i64, 150, 299] {
+            for i in 0..300i64 {
+                t.table_insert(table, i, &rec).unwrap();
+            }
+            let mut c = t.cursor(table, BtreeKind::Table, None).unwrap();
+            assert!(c.seek_rowid(r, SeekOp::Eq).unwrap());
+            c.hint_write().unwrap();
+            drop(c);
+            t.clear_btree(table).unwrap();
+            assert!(!t.table_delete(table, r).unwrap(), "row {r} deleted from a free page");
+            assert_eq!(t.count(table).unwrap(), 0);
+            let roots = [(table, BtreeKind::Table)];
+            assert_eq!(t.integrity_check(&roots, 10).unwrap(), Vec::<String>::new());
+        }
+        // And while it is current, the hinted delete removes exactly that row.
+        for i in 0..300i64 {
+            t.table_insert(table, i, &rec).unwrap();
+        }
+        let mut c = t.cursor(table, BtreeKind::Table, None).unwrap();
+        assert!(c.seek_rowid(150, SeekOp::Eq).unwrap());
+        c.hint_write().unwrap();
+        drop(c);
+        assert!(t.table_delete(table, 150).unwrap());
+        assert!(!t.table_delete(table, 150).unwrap());
+        assert_eq!(t.count(table).unwrap(), 299);
+        t.rollback();
+    }
+
     /// Appends to a table interleaved with key writes to other trees (index inserts and
     /// deletes, deletes in another table: the append hint is carried past them) and with
     /// deletes in the table itself (the hint is dropped) leave every tree intact and
