@@ -48,7 +48,11 @@ fn run_sqlite(st: &mut rusqlite::Statement, binds: &[Value]) -> Vec<Vec<Value>> 
         // Counted per row: SQLite re-prepares inside the first step after another
         // connection's schema change, and `SELECT *` may then have more columns.
         let n = r.as_ref().column_count();
-        out.push((0..n).map(|i| sqlite_value(r.get_ref(i).expect("col"))).collect());
+        out.push(
+            (0..n)
+                .map(|i| sqlite_value(r.get_ref(i).expect("col")))
+                .collect(),
+        );
     }
     out
 }
@@ -123,7 +127,8 @@ fn reused_selects_across_commits_and_schema_changes_match_sqlite() {
                 dir.join("aux.db").display()
             )
         };
-        let attach = |dir: &std::path::Path| format!("ATTACH '{}' AS aux", dir.join("aux.db").display());
+        let attach =
+            |dir: &std::path::Path| format!("ATTACH '{}' AS aux", dir.join("aux.db").display());
         let db = Database::open(pdir.join("main.db").to_str().unwrap()).unwrap();
         let p1 = db.connect().unwrap();
         let p2 = db.connect().unwrap();
@@ -141,7 +146,11 @@ fn reused_selects_across_commits_and_schema_changes_match_sqlite() {
             let (p, s) = if own { (&p1, &s1) } else { (&p2, &s2) };
             let pr = p.execute_batch(&sql).map_err(|e| e.to_string());
             let sr = s.execute_batch(&sql).map_err(|e| e.to_string());
-            assert_eq!(pr.is_ok(), sr.is_ok(), "seed {seed} step {step}: {sql}: {pr:?} {sr:?}");
+            assert_eq!(
+                pr.is_ok(),
+                sr.is_ok(),
+                "seed {seed} step {step}: {sql}: {pr:?} {sr:?}"
+            );
             for _ in 0..3 {
                 let q = rng.below(QUERIES.len() as u64) as usize;
                 let k = Value::Text(key(rng.below(40)));
@@ -150,7 +159,11 @@ fn reused_selects_across_commits_and_schema_changes_match_sqlite() {
                 let mut sst = s1.prepare(QUERIES[q]).unwrap();
                 let want = run_sqlite(&mut sst, std::slice::from_ref(&k));
                 let got = run(&mut pst[q], std::slice::from_ref(&k));
-                assert_eq!(got, want, "seed {seed} step {step}: {} with {k:?} after {sql}", QUERIES[q]);
+                assert_eq!(
+                    got, want,
+                    "seed {seed} step {step}: {} with {k:?} after {sql}",
+                    QUERIES[q]
+                );
             }
         }
     }
@@ -193,7 +206,10 @@ fn each_execution_sees_every_commit_acknowledged_before_it() {
             let Value::Integer(n) = rows[0][0] else {
                 panic!("{rows:?}")
             };
-            assert!(n >= before, "an execution missed commit {before} (read {n})");
+            assert!(
+                n >= before,
+                "an execution missed commit {before} (read {n})"
+            );
             assert!(n >= *last, "went back from {last} to {n}");
             *last = n;
         }

@@ -306,9 +306,10 @@ struct TxnInner {
     changes: u64,
     /// Reused buffers and descent stack for modifications.
     tc: TreeCursor,
-    /// The leaf of the last table insert: (root, change counter after it, leaf). Valid
-    /// only while the counter has not moved since (insert.rs, `table_insert`), except
-    /// that key writes to other trees carry it along (`keep_hint_past`).
+    /// The leaf of the last table insert or delete, or of a row read for an UPDATE or
+    /// DELETE (`Cursor::hint_write`): (root, change counter after it, leaf). Valid only
+    /// while the counter has not moved since (insert.rs, `table_insert`), except that key
+    /// writes to other trees carry it along (`keep_hint_past`).
     append_hint: Option<(PageNo, u64, insert::LeafHint)>,
     /// The largest rowid of each table `table_max_rowid` descended to in this transaction
     /// (None: the table is empty), so that a row-by-row INSERT descends once, not once a
@@ -721,13 +722,24 @@ impl Txn {
         let mut g = self.lock();
         let g = &mut *g;
         let v = g.view.write()?;
+        // This table's hint is taken (a write here makes it stale whatever happens);
+        // another table's is carried past this write when it yields none of its own.
+        let hint = match &g.append_hint {
+            Some((r, changes, _)) if *r == root && *changes == g.changes => {
+                g.append_hint.take().map(|h| h.2)
+            }
+            _ => None,
+        };
         g.tc.root = root;
         g.tc.table = true;
         g.changes += 1;
-        let found = delete::table_delete(v, &mut g.tc, rowid)?;
+        let (found, next_hint) = delete::table_delete(v, &mut g.tc, rowid, hint)?;
         g.max_rowids
             .retain(|&(r, m)| r != root || m.is_some_and(|m| rowid < m));
-        g.keep_hint_past(root);
+        match next_hint {
+            Some(h) => g.append_hint = Some((root, g.changes, h)),
+            None => g.keep_hint_past(root),
+        }
         g.note_key(root, Key::Row(rowid));
         g.note_op(Op::TableDelete(root, rowid));
         Ok(found)
@@ -1383,7 +1395,7 @@ fn replay(v: &mut dyn WriteView, ops: &[Op]) -> Result<()> {
             }
             Op::TableDelete(root, rowid) => {
                 let mut tc = TreeCursor::new(*root, true);
-                delete::table_delete(v, &mut tc, *rowid)?;
+                delete::table_delete(v, &mut tc, *rowid, None)?;
             }
             Op::IndexInsert(root, key, cmp) => {
                 let mut tc = TreeCursor::new(*root, false);
@@ -1617,6 +1629,48 @@ mod tests {
             assert_eq!(found(&[ValueRef::Text(&long)]), want);
             t.rollback();
         }
+    }
+
+    /// A write hint offered by a read (`Cursor::hint_write`) is used only while the change
+    /// counter has not moved: after the table was cleared, its freed leaf still looks like
+    /// a table leaf holding the row, and a delete through the stale hint would "find" the
+    /// row there and write to a free page.
+    #[test]
+    fn read_hint_is_not_used_after_the_tree_changed() {
+        let db = Database::open_in_memory(OpenOptions::default()).unwrap();
+        let t = db.begin_write(Duration::ZERO).unwrap();
+        let table = t.create_btree(BtreeKind::Table).unwrap();
+        let text = vec![b'z'; 200];
+        let rec = encode(&[ValueRef::Text(&text)]);
+        for r in [5i64, 150, 299] {
+            for i in 0..300i64 {
+                t.table_insert(table, i, &rec).unwrap();
+            }
+            let mut c = t.cursor(table, BtreeKind::Table, None).unwrap();
+            assert!(c.seek_rowid(r, SeekOp::Eq).unwrap());
+            c.hint_write().unwrap();
+            drop(c);
+            t.clear_btree(table).unwrap();
+            assert!(
+                !t.table_delete(table, r).unwrap(),
+                "row {r} deleted from a free page"
+            );
+            assert_eq!(t.count(table).unwrap(), 0);
+            let roots = [(table, BtreeKind::Table)];
+            assert_eq!(t.integrity_check(&roots, 10).unwrap(), Vec::<String>::new());
+        }
+        // And while it is current, the hinted delete removes exactly that row.
+        for i in 0..300i64 {
+            t.table_insert(table, i, &rec).unwrap();
+        }
+        let mut c = t.cursor(table, BtreeKind::Table, None).unwrap();
+        assert!(c.seek_rowid(150, SeekOp::Eq).unwrap());
+        c.hint_write().unwrap();
+        drop(c);
+        assert!(t.table_delete(table, 150).unwrap());
+        assert!(!t.table_delete(table, 150).unwrap());
+        assert_eq!(t.count(table).unwrap(), 299);
+        t.rollback();
     }
 
     /// Appends to a table interleaved with key writes to other trees (index inserts and

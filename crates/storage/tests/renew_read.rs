@@ -6,7 +6,9 @@
 
 use parlite_storage::record::{encode, ValueRef};
 use parlite_storage::vfs::SimVfs;
-use parlite_storage::{BtreeKind, CheckpointMode, Database, OpenOptions, PageNo, SeekOp, StorageError};
+use parlite_storage::{
+    BtreeKind, CheckpointMode, Database, OpenOptions, PageNo, SeekOp, StorageError,
+};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -26,7 +28,8 @@ fn value_at(c: &mut parlite_storage::Cursor) -> i64 {
 
 fn databases() -> Vec<(&'static str, Database)> {
     let disk = SimVfs::new(5);
-    let file = Database::open_with_vfs(Arc::new(disk), "/renew.db", OpenOptions::default()).unwrap();
+    let file =
+        Database::open_with_vfs(Arc::new(disk), "/renew.db", OpenOptions::default()).unwrap();
     let mem = Database::open_in_memory(OpenOptions::default()).unwrap();
     vec![("file", file), ("memory", mem)]
 }
@@ -52,7 +55,10 @@ fn a_renewed_transaction_reads_the_commits_made_after_it_ended() {
         assert_eq!(value_at(&mut c), 1500, "{kind}");
         r.commit().unwrap();
         // T3 until renewed.
-        assert!(matches!(c.rebind(), Err(StorageError::Misuse { .. })), "{kind}");
+        assert!(
+            matches!(c.rebind(), Err(StorageError::Misuse { .. })),
+            "{kind}"
+        );
 
         let w = db.begin_write(WAIT).unwrap();
         w.table_insert(root, 150, &row(-1)).unwrap();
@@ -65,7 +71,11 @@ fn a_renewed_transaction_reads_the_commits_made_after_it_ended() {
         // The cursor's frames are of the old snapshot: T6 makes it re-seek its key.
         assert_eq!(value_at(&mut c), -1, "{kind}: stale row after renewal");
         assert!(c.next().unwrap(), "{kind}");
-        assert_eq!(c.rowid().unwrap(), 152, "{kind}: deleted row seen after renewal");
+        assert_eq!(
+            c.rowid().unwrap(),
+            152,
+            "{kind}: deleted row seen after renewal"
+        );
         // A fresh descent sees the new snapshot too, row 151 gone and 1000 there.
         let mut d = r.cursor(root, BtreeKind::Table, None).unwrap();
         assert!(!d.seek_rowid(151, SeekOp::Eq).unwrap(), "{kind}");
@@ -95,15 +105,24 @@ fn renewing_is_only_for_a_finished_transaction_and_keeps_no_snapshot_between() {
             r.renew_read().unwrap();
             let mut c = r.cursor(root, BtreeKind::Table, None).unwrap();
             assert!(c.last().unwrap());
-            assert_eq!(c.rowid().unwrap(), k, "{kind}: renewal read an old snapshot");
+            assert_eq!(
+                c.rowid().unwrap(),
+                k,
+                "{kind}: renewal read an old snapshot"
+            );
             assert_eq!(value_at(&mut c), 10 * k, "{kind}");
             drop(c);
             r.commit().unwrap();
             if kind == "file" {
                 // The finished transaction holds no snapshot: a checkpoint that must wait
                 // for every reader to finish is not kept waiting.
-                let o = db.checkpoint_mode(CheckpointMode::Truncate, Duration::ZERO).unwrap();
-                assert!(!o.busy, "a finished, renewable transaction held its snapshot");
+                let o = db
+                    .checkpoint_mode(CheckpointMode::Truncate, Duration::ZERO)
+                    .unwrap();
+                assert!(
+                    !o.busy,
+                    "a finished, renewable transaction held its snapshot"
+                );
             }
         }
     }

@@ -221,6 +221,12 @@ pub trait Store {
         let _ = needed;
         self.table_range(root, lo, hi, reverse)
     }
+    /// `table_get` of the row an UPDATE or DELETE is about to write: a store may keep the
+    /// row's position so that the statement's `table_insert` or `table_delete` of this
+    /// rowid, when nothing else was written in between, starts there.
+    fn table_get_for_write(&self, root: u32, rowid: i64) -> Result<Option<Row>> {
+        self.table_get(root, rowid)
+    }
     /// Like `table_get`, decoding only the `needed` columns (as `table_range_cols`).
     fn table_get_cols(&self, root: u32, rowid: i64, needed: &[bool]) -> Result<Option<Row>> {
         let _ = needed;
@@ -710,6 +716,10 @@ impl Store for RoutedStore<'_> {
     fn table_get(&self, root: u32, rowid: i64) -> Result<Option<Row>> {
         let (s, r) = self.pick(root)?;
         s.table_get(r, rowid)
+    }
+    fn table_get_for_write(&self, root: u32, rowid: i64) -> Result<Option<Row>> {
+        let (s, r) = self.pick(root)?;
+        s.table_get_for_write(r, rowid)
     }
     fn table_range_cols(
         &self,

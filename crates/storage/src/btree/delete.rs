@@ -12,9 +12,10 @@
 //!    then merge the leaf if underfull.
 
 use super::balance::{balance, node_read};
+use super::cell::CellInfo;
 use super::cell::{cell_size_fn, convert_cell};
 use super::cursor::{payload_of, TreeCursor};
-use super::insert::{rebalance_leaf, Pos};
+use super::insert::{hinted_position, leaf_edge_and_keys, rebalance_leaf, LeafHint, Pos};
 use super::overflow::{free_chain, read_payload};
 use super::page::{drop_cell, insert_cell, is_table_kind, INDEX_INTERIOR, INDEX_LEAF};
 use crate::error::{PageNo, Result, StorageError};
@@ -36,26 +37,85 @@ fn remove_leaf_cell<V: PageWrite + ?Sized>(
         .ok_or_else(|| StorageError::misuse("no leaf"))?;
     let info = top.cell(top.idx, usable)?;
     let mut pos = Pos::take(tc)?;
-    let (pgno, idx) = pos.leaf();
-    if free_overflow {
-        free_chain(v, pgno, &info)?;
-    }
-    let free = drop_cell(v.page_mut(pgno)?, pgno, usable, idx, info.size())?;
-    rebalance_leaf(v, &mut pos.path, free, is_table_kind(pos.kind))?;
+    remove_at(v, &mut pos, &info, free_overflow)?;
     Ok(())
 }
 
+/// Removes the cell `info` at the leaf position `pos`, freeing its overflow chain when
+/// `free_overflow`, and merges the leaf when that left it underfull. Returns true when it
+/// balanced (the path no longer describes the tree).
+fn remove_at<V: PageWrite + ?Sized>(
+    v: &mut V,
+    pos: &mut Pos,
+    info: &CellInfo,
+    free_overflow: bool,
+) -> Result<bool> {
+    let usable = v.usable_size();
+    let (pgno, idx) = pos.leaf();
+    if free_overflow {
+        free_chain(v, pgno, info)?;
+    }
+    let free = drop_cell(v.page_mut(pgno)?, pgno, usable, idx, info.size())?;
+    rebalance_leaf(v, &mut pos.path, free, is_table_kind(pos.kind))
+}
+
 /// Deletes row `rowid`; false if it was not there.
+///
+/// `hint` is as for [`table_insert`](super::insert::table_insert): the leaf of the previous
+/// write to this table, or of the read that found the row, when nothing changed the tree
+/// since (the caller checks that). A row found in that leaf is removed there without a
+/// descent: a DELETE visits its rows in rowid order, often several in one leaf, and a
+/// single-row DELETE has just read its row (speedtest1 tests 270 and 280). Anything else
+/// descends. Returns the hint for the next write: the leaf, when the delete left the
+/// tree's shape alone (no merge).
 pub fn table_delete<V: PageWrite + ?Sized>(
     v: &mut V,
     tc: &mut TreeCursor,
     rowid: i64,
-) -> Result<bool> {
-    if !tc.descend_table(v, rowid, false)? {
-        return Ok(false);
+    hint: Option<LeafHint>,
+) -> Result<(bool, Option<LeafHint>)> {
+    let usable = v.usable_size();
+    let mut filter = None;
+    let hinted = match hint {
+        Some(h) => {
+            filter = Some((h.right_edge, h.keys));
+            hinted_position(v, h, rowid)?
+        }
+        None => None,
+    };
+    let (mut pos, info, (right_edge, keys)) = match (hinted, filter) {
+        (Some((pos, Some((info, _)))), Some(f)) => (pos, info, f),
+        _ => {
+            if !tc.descend_table(v, rowid, false)? {
+                return Ok((false, None));
+            }
+            let top = tc
+                .stack
+                .last()
+                .ok_or_else(|| StorageError::misuse("no leaf"))?;
+            let info = top.cell(top.idx, usable)?;
+            let Some(filter) = leaf_edge_and_keys(tc, usable) else {
+                return Err(StorageError::corrupt(
+                    top.pgno,
+                    "table descent did not end on a leaf",
+                ));
+            };
+            (Pos::take(tc)?, info, filter)
+        }
+    };
+    if remove_at(v, &mut pos, &info, true)? {
+        return Ok((true, None));
     }
-    remove_leaf_cell(v, tc, true)?;
-    Ok(true)
+    // The rowid range stays a filter only: rows removed from the leaf's ends leave it
+    // wider than the leaf, which costs a read of the leaf, never a wrong position.
+    Ok((
+        true,
+        Some(LeafHint {
+            path: pos.path,
+            right_edge,
+            keys,
+        }),
+    ))
 }
 
 /// `table_delete` that first copies the row's record (overflow included) into `out`: a

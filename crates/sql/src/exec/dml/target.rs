@@ -17,6 +17,10 @@
 //! - Rows come in rowid order, as SQLite visits the rowids it gathered for a multi-row
 //!   UPDATE/DELETE, and, as for the general path, all of them are collected before the
 //!   statement writes anything (dml.rs).
+//! - A single-row target is read with `Store::table_get_for_write`, so that its rewrite
+//!   or delete starts from the leaf the lookup found (the store checks the leaf is still
+//!   current); the rows of a range are written in another order than they are read, so
+//!   they are not.
 //! - Never inside a trigger program (its WHERE may name NEW/OLD), nor with WITH, INDEXED
 //!   BY/NOT INDEXED, ORDER BY or LIMIT, nor on WITHOUT ROWID tables or tables with
 //!   generated columns.
@@ -119,7 +123,7 @@ impl Engine<'_> {
                     return Ok(None);
                 };
                 if lo == hi {
-                    if let Some(rec) = self.store.table_get(t.root, lo)? {
+                    if let Some(rec) = self.store.table_get_for_write(t.root, lo)? {
                         rows.push(exec.table_row(t, lo, rec, &defaults)?);
                     }
                 } else if lo < hi {
@@ -190,7 +194,11 @@ impl Engine<'_> {
                     let Some(&Value::Integer(rowid)) = k.last() else {
                         continue;
                     };
-                    if let Some(rec) = self.store.table_get(t.root, rowid)? {
+                    let rec = match most {
+                        1 => self.store.table_get_for_write(t.root, rowid)?,
+                        _ => self.store.table_get(t.root, rowid)?,
+                    };
+                    if let Some(rec) = rec {
                         rows.push(exec.table_row(t, rowid, rec, &defaults)?);
                     }
                 }
