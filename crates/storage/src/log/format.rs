@@ -258,9 +258,11 @@ pub struct FrameBuilder {
 }
 
 impl FrameBuilder {
-    /// `page_size` sizes the first allocation (a small commit's frame fits it).
-    pub fn new(seq: u64, page_count: u32, page_size: usize) -> FrameBuilder {
-        let mut buf = Vec::with_capacity(FRAME_HEADER_BYTES + 4 + page_size / 4);
+    /// Builds into `buf` (emptied first: a caller recycles the previous frame's buffer);
+    /// `page_size` sizes its room (a small commit's frame fits it).
+    pub fn new(mut buf: Vec<u8>, seq: u64, page_count: u32, page_size: usize) -> FrameBuilder {
+        buf.clear();
+        buf.reserve(FRAME_HEADER_BYTES + 4 + page_size / 4);
         buf.extend_from_slice(&0u32.to_be_bytes()); // length, set by `finish`
         buf.extend_from_slice(&0u32.to_be_bytes()); // salt, set when sealed
         buf.extend_from_slice(&seq.to_be_bytes());
@@ -591,7 +593,8 @@ mod tests {
     }
 
     /// `FrameBuilder` writes the bytes `encode_unsealed_frame` writes for the same pages
-    /// (equal pages leave no record), and the frame decodes back to those page records.
+    /// (equal pages leave no record), and the frame decodes back to those page records;
+    /// each round builds into the previous round's frame, as the commit path recycles it.
     #[test]
     fn frame_builder_matches_encode_unsealed_frame() {
         let mut state = 0x2545_f491_4f6c_dd1du64;
@@ -601,9 +604,10 @@ mod tests {
             state ^= state << 17;
             state
         };
+        let mut recycled = vec![0xEE; 7];
         for round in 0..200 {
             let page_size = 512;
-            let mut b = FrameBuilder::new(40 + round, 9, page_size);
+            let mut b = FrameBuilder::new(std::mem::take(&mut recycled), 40 + round, 9, page_size);
             let mut deltas = Vec::new();
             for pgno in 1..=4u32 {
                 let old: Vec<u8> = (0..page_size).map(|_| (next() % 4) as u8).collect();
@@ -644,6 +648,7 @@ mod tests {
                 decode_frame_body(&sealed, page_size as u32).unwrap().pages,
                 deltas
             );
+            recycled = built;
         }
     }
 

@@ -533,14 +533,31 @@ impl Inner {
 
     /// Whether the log's frames or the dirty pages are past twice their thresholds.
     pub(super) fn over_hard_bound(&self) -> bool {
+        self.past_checkpoint_threshold(2)
+    }
+
+    /// Whether the frames of both log files or the dirty pages are past `times` their
+    /// checkpoint thresholds.
+    pub(super) fn past_checkpoint_threshold(&self, times: usize) -> bool {
         let log_bytes = lock(&self.log).as_ref().map_or(0, |l| l.frames_bytes());
+        self.past_threshold(log_bytes, times)
+    }
+
+    /// Whether `log_bytes` of frames or the dirty pages are past `times` their checkpoint
+    /// thresholds (`PagerConfig`).
+    pub(super) fn past_threshold(&self, log_bytes: u64, times: usize) -> bool {
         let (dirty, cache_max) = {
             let c = &self.cache;
             (c.dirty_count(), c.cache_pages_max)
         };
-        log_bytes > self.config.checkpoint_log_bytes.saturating_mul(2)
+        log_bytes
+            > self
+                .config
+                .checkpoint_log_bytes
+                .saturating_mul(times as u64)
             || dirty.saturating_mul(100)
-                > cache_max.saturating_mul(self.config.checkpoint_dirty_percent.saturating_mul(2))
+                > cache_max
+                    .saturating_mul(self.config.checkpoint_dirty_percent.saturating_mul(times))
     }
 }
 

@@ -682,8 +682,15 @@ fn spawn_checkpointer(inner: &Arc<Inner>) {
             let Some(inner) = weak.upgrade() else {
                 return;
             };
-            // A failure poisons the backend (B7); the committers see it.
-            let _ = inner.run_round();
+            // A request made while the previous round ran is judged again now that the
+            // round is over: that round captured the state that passed the threshold, and
+            // what was committed during it alone seldom passes it again. Run at once, the
+            // next round folded only those pages, so rounds ran back to back, each writing
+            // fewer distinct pages per commit (BENCHMARKS.md, conc3 branch).
+            if inner.past_checkpoint_threshold(1) {
+                // A failure poisons the backend (B7); the committers see it.
+                let _ = inner.run_round();
+            }
             drop(inner);
         });
     if spawned.is_ok() {
@@ -1033,7 +1040,8 @@ impl FileWriteView {
             }
         }
         // Step 2: diff against the base images (F3), straight into the frame.
-        let mut frame = FrameBuilder::new(seq, self.page_count, inner.page_size);
+        let mut frame =
+            FrameBuilder::new(buffers::take_frame(), seq, self.page_count, inner.page_size);
         let mut publish = Vec::new();
         // Asked only for pages new to the file: it takes the cache's registry mutex, which
         // every other writer's snapshot registration and release also take.
@@ -1110,6 +1118,7 @@ impl FileWriteView {
             inner.poison(format!("log write failed: {e}"));
             return Err(e);
         }
+        buffers::recycle_frame(frame);
         if mode != Synchronous::Off {
             // B8: before `written_seq`, so a group-commit leader that covers this commit
             // finds any relaxed round's debt this commit depends on.
@@ -1121,13 +1130,7 @@ impl FileWriteView {
         inner.cache.publish(seq, page_count, publish);
         inner.commits.fetch_add(1, Ordering::Relaxed);
         // Step 5: ask for a background checkpoint (B6: the commit never waits for it).
-        let (dirty, cache_max) = {
-            let c = &inner.cache;
-            (c.dirty_count(), c.cache_pages_max)
-        };
-        let need = logs.active.frames_bytes() > inner.config.checkpoint_log_bytes
-            || dirty.saturating_mul(100)
-                > cache_max.saturating_mul(inner.config.checkpoint_dirty_percent);
+        let need = inner.past_threshold(logs.active.frames_bytes(), 1);
         drop(log_guard);
         // Step 6: let the next writer in before waiting for the disk.
         self.writer = None;

@@ -580,3 +580,50 @@ fn sharded_cache_readers_see_their_snapshot_while_evicting() {
     let s = b.stats();
     assert_eq!(s.cache_versions, s.cache_pages, "{s:?}");
 }
+
+/// The checkpointer judges a request again when it gets to it (docs/log-and-recovery.md,
+/// commit step 5): a request left over from a round that brought the dirty pages below
+/// their threshold starts no round for the pages committed since, and a commit that passes
+/// the threshold again still gets one.
+#[test]
+fn a_stale_checkpoint_request_starts_no_round() {
+    let vfs = SimVfs::new(21);
+    let b = FileBackend::open_with(
+        Arc::new(vfs.clone()),
+        "db",
+        &OpenOptions {
+            cache_pages_max: 64,
+            ..opts()
+        },
+        PagerConfig {
+            checkpoint_log_bytes: 1 << 20,
+            checkpoint_dirty_percent: 25,
+            background_checkpoint: true,
+        },
+    )
+    .unwrap();
+    let wait_for_rounds = |n: u64| {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while b.stats().checkpoints < n {
+            assert!(Instant::now() < deadline, "no round {n}");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    };
+    init(&b);
+    // 18 dirty pages pass the threshold (16 of 64): the commit asks for a round.
+    write_pages(&b, &(2..=18).map(|p| (p, 1)).collect::<Vec<_>>());
+    wait_for_rounds(1);
+    // One dirty page, and the request a commit made while that round ran.
+    write_pages(&b, &[(2, 2)]);
+    b.inner.request_checkpoint();
+    let (m, _) = &**b.inner.wake.get().expect("a checkpointer thread");
+    while lock(m).requested {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // Time for a round the thread might wrongly start; then none may be running.
+    std::thread::sleep(Duration::from_millis(200));
+    drop(b.inner.checkpoint_slot(true));
+    assert_eq!(b.stats().checkpoints, 1);
+    write_pages(&b, &(2..=18).map(|p| (p, 3)).collect::<Vec<_>>());
+    wait_for_rounds(2);
+}
