@@ -832,8 +832,10 @@ impl ConnInner {
                 return self.execute(&t, stmt, params);
             }
             // A one-row INSERT that fails only before writing runs without the savepoint
-            // (`exec::needs_statement_savepoint`): ~3.8k instructions per statement of
-            // speedtest1 test 110, most of it the copy of each page it wrote.
+            // (`exec::needs_statement_savepoint`): opening, saving into and releasing it
+            // cost ~2.9k of the ~17.3k instructions of such an INSERT's step, mostly the
+            // copy of each page it wrote (callgrind, speedtest1 tests 100-120; BENCHMARKS.md,
+            // inserts branch).
             let sp = match exec::needs_statement_savepoint(&self.schema, &self.state, stmt) {
                 true => Some(t.savepoint()?),
                 false => None,
