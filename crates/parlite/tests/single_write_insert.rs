@@ -43,6 +43,11 @@ const TABLES: &[(&str, &str)] = &[
     ),
     ("text_pk", "CREATE TABLE t(c TEXT PRIMARY KEY, a INTEGER, b INTEGER NOT NULL)"),
     (
+        "integer_pk",
+        "CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER UNIQUE, b INTEGER NOT NULL, c TEXT);
+         CREATE INDEX tbi ON t(b, id)",
+    ),
+    (
         "two_unique",
         "CREATE TABLE t(a INTEGER UNIQUE, b INTEGER NOT NULL UNIQUE, c TEXT CHECK(length(c) < 300));
          CREATE INDEX tc ON t(c)",
@@ -165,7 +170,7 @@ fn one_row_inserts_match_sqlite_on_every_table_shape() {
 /// followed by statements that must still run inside the same transaction.
 #[test]
 fn clashes_fail_the_statement_only() {
-    for (tag, schema) in [TABLES[2], TABLES[4]] {
+    for (tag, schema) in [TABLES[2], TABLES[5]] {
         let sp = temp_db_path("single-write-sqlite", tag);
         let pp = temp_db_path("single-write-parlite", tag);
         let s = rusqlite::Connection::open(&*sp).expect("sqlite");

@@ -6,7 +6,7 @@
 //! holds a clone. Invariants:
 //! - T1. Every modification through a `Txn` (insert, delete, create/drop/clear, header
 //!   change, savepoint rollback) increments its change counter before returning, also when
-//!   it fails part-way; a call that reports it wrote nothing (a UNIQUE clash) leaves it.
+//!   it fails part-way (a UNIQUE insert that finds a clash, and so writes nothing, leaves it).
 //! - T2. A cursor remembers the counter value at which it was positioned together with its
 //!   key (rowid, or the whole index key). When the counter has moved, the cursor re-seeks
 //!   its key before doing anything else (SQLite's saveCursorPosition/restoreCursorPosition).
