@@ -5,7 +5,8 @@
 //! private copy — behind an `Arc<Mutex<..>>`, so it is cheap to clone and every [`Cursor`]
 //! holds a clone. Invariants:
 //! - T1. Every modification through a `Txn` (insert, delete, create/drop/clear, header
-//!   change, savepoint rollback) increments its change counter before returning.
+//!   change, savepoint rollback) increments its change counter before returning, also when
+//!   it fails part-way (a UNIQUE insert that finds a clash, and so writes nothing, leaves it).
 //! - T2. A cursor remembers the counter value at which it was positioned together with its
 //!   key (rowid, or the whole index key). When the counter has moved, the cursor re-seeks
 //!   its key before doing anything else (SQLite's saveCursorPosition/restoreCursorPosition).
@@ -535,6 +536,13 @@ impl Txn {
         matches!(self.lock().view, View::Write(_))
     }
 
+    /// The change counter (T1): equal before and after a call only when the call changed
+    /// nothing, failed calls included. A statement run without a savepoint compares it to
+    /// tell a failure that wrote nothing from one that must end the transaction.
+    pub fn change_count(&self) -> u64 {
+        self.lock().changes
+    }
+
     /// Read → write (SQLite WAL DEFERRED semantics): `Busy` after the timeout,
     /// `BusySnapshot` if a commit happened since this snapshot; either way the transaction
     /// stays a usable read transaction.
@@ -889,6 +897,7 @@ impl Txn {
         let v = g.view.write()?;
         g.tc.root = root;
         g.tc.table = false;
+        // T1: a failure may come after pages were written (a balance), so it counts.
         let inserted = insert::index_insert_unique(
             v,
             &mut g.tc,
@@ -897,7 +906,8 @@ impl Txn {
             cmp,
             &mut g.scratch,
             &mut g.cell,
-        )?;
+        )
+        .inspect_err(|_| g.changes += 1)?;
         if !inserted {
             return Ok(false);
         }
@@ -936,7 +946,8 @@ impl Txn {
             cmp,
             &mut g.scratch,
             &mut g.cell,
-        )?;
+        )
+        .inspect_err(|_| g.changes += 1)?;
         if let insert::UniqueWrite::Replaced(old) = &done {
             g.changes += 1;
             g.note_key(root, Key::Idx(old.clone()));

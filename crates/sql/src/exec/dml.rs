@@ -38,6 +38,7 @@ use std::sync::Arc;
 mod bulk_insert;
 mod delete;
 mod insert;
+pub(crate) use insert::single_write;
 mod replace;
 mod replace_delete;
 pub(crate) mod set_row_value;
@@ -602,9 +603,13 @@ impl Engine<'_> {
         // checks each index while inserting into it, in one descent
         // (`Store::index_insert_unique`), instead of probing first and descending again
         // to insert: the probes were ~20% of `INSERT INTO z2 SELECT * FROM z1` (speedtest1
-        // test 190, callgrind). A clash then fails the statement after some of the row
-        // is written, which ABORT's statement rollback takes back; the first clashing
-        // index in the same order still names the error, as no other action can apply.
+        // test 190, callgrind). These inserts come first, before the table row, as SQLite
+        // writes a row's index entries before the row (sqlite3CompleteInsertion): a clash
+        // in the first UNIQUE index then fails the row with nothing written, which lets a
+        // one-row INSERT run without a statement savepoint (`insert::single_write`). A
+        // clash in a later one fails it after some of the row is written, which ABORT's
+        // statement rollback takes back; the first clashing index in the same order still
+        // names the error, as no other action can apply.
         let deferred_unique = old.is_none()
             && !w.upsert
             && !rowid_replace_deferred
@@ -698,10 +703,31 @@ impl Engine<'_> {
                 self.delete_row(w, o)?;
             }
         }
+        if deferred_unique {
+            for (ix, order, pred, exprs) in w.indexes.iter().filter(|(ix, ..)| ix.unique) {
+                if let Some(p) = pred {
+                    if !exec.is_true(p, &Frame::new(&Self::with_rowid(&vals, rowid), None))? {
+                        continue;
+                    }
+                }
+                let key = Self::index_key(&exec, ix, exprs, &vals, rowid)?;
+                let n = ix.columns.len();
+                if key[..n].iter().any(|v| v.is_null()) {
+                    self.store.index_insert(ix.root, &key, order)?;
+                } else if !self.store.index_insert_unique(ix.root, &key, n, order)? {
+                    let ext = if ix.origin == "pk" {
+                        SQLITE_CONSTRAINT_PRIMARYKEY
+                    } else {
+                        SQLITE_CONSTRAINT_UNIQUE
+                    };
+                    return Err(constraint(ext, unique_failed_message(t, ix)));
+                }
+            }
+        }
         self.store
             .table_insert(t.root, rowid, &Self::record_of(t, &vals))?;
         for (i, (ix, order, pred, exprs)) in w.indexes.iter().enumerate() {
-            if untouched(i) {
+            if untouched(i) || (deferred_unique && ix.unique) {
                 continue;
             }
             let new_in = match pred {
@@ -723,21 +749,6 @@ impl Engine<'_> {
                 }
             }
             if !new_in {
-                continue;
-            }
-            let n = ix.columns.len();
-            if deferred_unique && ix.unique && !new_key[..n].iter().any(|v| v.is_null()) {
-                if !self
-                    .store
-                    .index_insert_unique(ix.root, &new_key, n, order)?
-                {
-                    let ext = if ix.origin == "pk" {
-                        SQLITE_CONSTRAINT_PRIMARYKEY
-                    } else {
-                        SQLITE_CONSTRAINT_UNIQUE
-                    };
-                    return Err(constraint(ext, unique_failed_message(t, ix)));
-                }
                 continue;
             }
             self.store.index_insert(ix.root, &new_key, order)?;

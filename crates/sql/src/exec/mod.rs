@@ -384,6 +384,16 @@ fn statement_resolution(
         .flatten()
 }
 
+/// Whether `stmt` must run inside a statement savepoint of the main database, so that a
+/// failure undoes it alone; false only for an INSERT of one row that fails before writing
+/// (`dml::single_write`, which says what the caller must do on failure).
+pub fn needs_statement_savepoint(schema: &Schema, state: &ConnState, stmt: &Stmt) -> bool {
+    match stmt {
+        Stmt::Insert(ins) => !dml::single_write(schema, state, ins),
+        _ => true,
+    }
+}
+
 pub fn is_readonly(stmt: &Stmt) -> bool {
     match stmt {
         Stmt::Select(_) | Stmt::Explain { .. } => true,

@@ -6,6 +6,77 @@ use super::super::eval::Frame;
 use super::super::{BoundDml, Engine};
 use super::bulk_insert;
 use super::*;
+use crate::parse::ast::SelectCore;
+use crate::schema::Schema;
+
+/// Whether `ins`, run now, writes at most one row and can fail only before its first
+/// write or with an error that ends the transaction (I/O, a full disk): SQLite's INSERT
+/// without a statement journal (no `sqlite3MultiWrite`). Such a statement needs no
+/// statement savepoint, whose first write of each page in every statement copied the page
+/// for the undo image (BENCHMARKS.md, inserts branch). The connection then ends the
+/// transaction if the statement fails after writing anything (`Txn::change_count`), as
+/// SQLite's VDBE halt does without a statement journal, so a wrong `true` here would cost
+/// the transaction, never leave half a statement behind.
+///
+/// Why each condition holds it: the one row is computed (its VALUES terms, then DEFAULTs,
+/// NOT NULL, CHECK and the rowid's clash probe in `write_row_over`) before anything is
+/// written; with at most one UNIQUE index resolving by ABORT, that index's checked insert
+/// is the row's first write (`write_row_over`), so a clash writes nothing; plain-column
+/// index keys cannot fail to compute. Everything that writes more or checks after
+/// writing keeps the savepoint: several rows, triggers (any), foreign keys (checked at the
+/// statement's end), RETURNING, UPSERT, REPLACE (deletes first), AUTOINCREMENT (writes
+/// `sqlite_sequence` before the checks), generated columns, expression or partial
+/// indexes, WITHOUT ROWID, and tables outside the main database (their own savepoints).
+pub(crate) fn single_write(schema: &Schema, state: &ConnState, ins: &ast::Insert) -> bool {
+    let one_row = match &ins.source {
+        InsertSource::DefaultValues => true,
+        InsertSource::Select(s) => {
+            s.with.is_none()
+                && s.order_by.is_empty()
+                && s.limit.is_none()
+                && s.body.compounds.is_empty()
+                && matches!(&s.body.first, SelectCore::Values(rows) if rows.len() == 1)
+        }
+    };
+    if !one_row
+        || ins.with.is_some()
+        || !ins.upsert.is_empty()
+        || !ins.returning.is_empty()
+        || ins.or_conflict == Some(ConflictAction::Replace)
+        || state.foreign_keys.get()
+    {
+        return false;
+    }
+    let outside_main = crate::exec::store::TEMP_ROOT_BIT | crate::exec::store::ATTACHED_MASK;
+    let Some(t) = schema.table_in(ins.table.schema.as_deref(), &ins.table.name) else {
+        return false;
+    };
+    // A main table's triggers and indexes are `schema`'s own (`Schema::triggers_on`,
+    // `table_indexes`), read here without collecting them: this runs for every INSERT.
+    if t.root & outside_main != 0
+        || t.without_rowid
+        || t.autoincrement
+        || t.pk_conflict == Some(ConflictAction::Replace)
+        || t.columns.iter().any(|c| c.generated.is_some())
+        || schema
+            .triggers
+            .values()
+            .any(|tr| tr.table.eq_ignore_ascii_case(&t.name))
+    {
+        return false;
+    }
+    let mut unique = 0;
+    for ix in t.indexes.iter().filter_map(|n| schema.indexes.get(n)) {
+        if ix.partial.is_some()
+            || ix.on_conflict == Some(ConflictAction::Replace)
+            || ix.columns.iter().any(|c| c.column.is_none())
+        {
+            return false;
+        }
+        unique += usize::from(ix.unique);
+    }
+    unique <= 1
+}
 
 impl Engine<'_> {
     pub fn insert(&mut self, ins: &ast::Insert) -> Result<Vec<Vec<Value>>> {
