@@ -113,11 +113,22 @@ impl Engine<'_> {
             && before.is_empty()
             && after.is_empty()
             && !self.state.foreign_keys.get();
+        // As in UPDATE: with triggers or foreign-key actions each row is read again at its
+        // turn (one of them may have changed or deleted it) and skipped when gone.
+        let reread = (!before.is_empty() || !after.is_empty() || self.state.foreign_keys.get())
+            .then(|| self.exec().column_defaults(t));
         for old in rows {
             let rowid = match old.get(ncols) {
                 Some(Value::Integer(r)) => Some(*r),
                 _ if w.wr.is_some() => None,
                 _ => continue,
+            };
+            let old = match (rowid, &reread) {
+                (Some(r), Some(defaults)) => match self.store.table_get(t.root, r)? {
+                    Some(vals) => self.exec().table_row(t, r, vals, defaults)?,
+                    None => continue,
+                },
+                _ => old,
             };
             if !before.is_empty() && !self.fire(&before, Some(&old), None)? {
                 continue;

@@ -491,12 +491,25 @@ impl Engine<'_> {
                         .all(|c| c.column.is_none_or(|i| !assigned.contains(&i)))
             })
             .collect();
+        // A trigger or foreign-key action run for one row may change or delete a later
+        // matched row: as SQLite, each row is then read again at its turn (and skipped when
+        // gone), so its OLD values and SET expressions see the row as it is now.
+        let reread = (u.from.is_none()
+            && (!before.is_empty() || !after.is_empty() || self.state.foreign_keys.get()))
+        .then(|| self.exec().column_defaults(t));
         for (ri, old) in rows.into_iter().enumerate() {
             // None: a WITHOUT ROWID row, found again by its key.
             let rowid = match old.get(ncols) {
                 Some(Value::Integer(r)) => Some(*r),
                 _ if w.wr.is_some() => None,
                 _ => continue,
+            };
+            let old = match (rowid, &reread) {
+                (Some(r), Some(defaults)) => match self.store.table_get(t.root, r)? {
+                    Some(vals) => self.exec().table_row(t, r, vals, defaults)?,
+                    None => continue,
+                },
+                _ => old,
             };
             let mut vals = old[..ncols].to_vec();
             let mut new_rowid = None;
@@ -527,6 +540,19 @@ impl Engine<'_> {
                     .compute_generated(&t, &w.generated, &mut newrow, false)?;
                 if !self.fire(&before, Some(&old), Some(&newrow))? {
                     continue;
+                }
+                // The triggers may have changed or deleted this very row: SQLite skips a
+                // row they deleted and keeps their values in the columns SET leaves alone.
+                if let (Some(r), Some(defaults)) = (rowid, &reread) {
+                    let Some(now) = self.store.table_get(t.root, r)? else {
+                        continue;
+                    };
+                    let now = self.exec().table_row(t, r, now, defaults)?;
+                    for (c, v) in now.into_iter().enumerate().take(ncols) {
+                        if !assigned.contains(&c) {
+                            vals[c] = v;
+                        }
+                    }
                 }
             }
             let stored = scanned_is_stored.then(|| Scanned {
