@@ -8,11 +8,14 @@ mod common;
 
 use common::{check_script, Compare};
 
+/// Table kinds every script runs on: the row found again by rowid or by PRIMARY KEY.
+const KINDS: [&str; 2] = ["", " WITHOUT ROWID"];
+
 /// The table and log every script starts from: rows 1..=n with b = 10*a.
-fn setup(n: usize) -> String {
-    let mut s = String::from(
-        "CREATE TABLE t(a INTEGER PRIMARY KEY, b, c TEXT);\n\
-         CREATE TABLE log(x);\n",
+fn setup(n: usize, kind: &str) -> String {
+    let mut s = format!(
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b, c TEXT){kind};\n\
+         CREATE TABLE log(x);\n"
     );
     for a in 1..=n {
         s.push_str(&format!("INSERT INTO t VALUES({a}, {}, 'r{a}');\n", a * 10));
@@ -25,14 +28,14 @@ const CHECK: &str =
 
 #[test]
 fn update_sees_a_later_row_changed_by_a_before_trigger() {
-    for n in [2, 5, 40] {
+    for (n, kind) in [2, 5, 40].into_iter().flat_map(|n| KINDS.map(|k| (n, k))) {
         let script = format!(
             "{}CREATE TRIGGER bu BEFORE UPDATE ON t BEGIN \
                UPDATE t SET b = b + 1000 WHERE a = old.a + 1; END;\n\
              CREATE TRIGGER au AFTER UPDATE ON t BEGIN \
                INSERT INTO log VALUES(old.a || ':' || old.b || '->' || new.b); END;\n\
              UPDATE t SET b = b + 1 WHERE a BETWEEN 1 AND {n};\n{CHECK}",
-            setup(n)
+            setup(n, kind)
         );
         check_script(&script, Compare::default());
     }
@@ -40,14 +43,19 @@ fn update_sees_a_later_row_changed_by_a_before_trigger() {
 
 #[test]
 fn update_skips_a_later_row_deleted_by_a_trigger() {
-    for timing in ["BEFORE", "AFTER"] {
+    for (timing, kind) in [
+        ("BEFORE", ""),
+        ("AFTER", ""),
+        ("BEFORE", KINDS[1]),
+        ("AFTER", KINDS[1]),
+    ] {
         let script = format!(
             "{}CREATE TRIGGER tu {timing} UPDATE ON t WHEN old.a % 3 = 1 BEGIN \
                DELETE FROM t WHERE a = old.a + 1; END;\n\
              CREATE TRIGGER au AFTER UPDATE ON t BEGIN \
                INSERT INTO log VALUES(old.a || '->' || new.b); END;\n\
              UPDATE t SET b = -b WHERE b > 0;\n{CHECK}",
-            setup(12)
+            setup(12, kind)
         );
         check_script(&script, Compare::default());
     }
@@ -55,26 +63,33 @@ fn update_skips_a_later_row_deleted_by_a_trigger() {
 
 #[test]
 fn delete_hands_triggers_the_row_as_it_is_at_its_turn() {
-    let script = format!(
-        "{}CREATE TRIGGER bd BEFORE DELETE ON t BEGIN \
+    for kind in KINDS {
+        let script = format!(
+            "{}CREATE TRIGGER bd BEFORE DELETE ON t BEGIN \
            UPDATE t SET b = 99, c = 'changed' WHERE a = old.a + 1; END;\n\
          CREATE TRIGGER ad AFTER DELETE ON t BEGIN \
            INSERT INTO log VALUES(old.a || ':' || old.b || ':' || old.c); END;\n\
          DELETE FROM t WHERE a BETWEEN 1 AND 6;\n{CHECK}",
-        setup(8)
-    );
-    check_script(&script, Compare::default());
+            setup(8, kind)
+        );
+        check_script(&script, Compare::default());
+    }
 }
 
 #[test]
 fn delete_skips_rows_a_trigger_already_deleted() {
-    for timing in ["BEFORE", "AFTER"] {
+    for (timing, kind) in [
+        ("BEFORE", ""),
+        ("AFTER", ""),
+        ("BEFORE", KINDS[1]),
+        ("AFTER", KINDS[1]),
+    ] {
         let script = format!(
             "{}CREATE TRIGGER td {timing} DELETE ON t BEGIN \
                DELETE FROM t WHERE a = old.a + 2; END;\n\
              CREATE TRIGGER ad AFTER DELETE ON t BEGIN INSERT INTO log VALUES(old.a); END;\n\
              DELETE FROM t WHERE b >= 20;\n{CHECK}",
-            setup(15)
+            setup(15, kind)
         );
         check_script(&script, Compare::default());
     }
@@ -104,9 +119,10 @@ fn delete_skips_rows_a_foreign_key_cascade_deleted() {
 
 #[test]
 fn update_keeps_a_before_triggers_change_to_its_own_row() {
-    // The trigger writes a column SET leaves alone (kept), a column SET assigns (SET wins),
-    // or deletes the row (the UPDATE skips it); `g` is generated from both.
-    let script = "CREATE TABLE t(id INTEGER PRIMARY KEY, a, b, g AS (a * 1000 + b));\n\
+    for kind in KINDS {
+        // The trigger writes a column SET leaves alone (kept), a column SET assigns (SET wins),
+        // or deletes the row (the UPDATE skips it); `g` is generated from both.
+        let script = format!("CREATE TABLE t(id INTEGER PRIMARY KEY, a, b, g AS (a * 1000 + b)){kind};\n\
          CREATE TABLE log(x);\n\
          INSERT INTO t(id, a, b) VALUES(1, 10, 20), (2, 30, 40), (3, 50, 60), (4, 70, 80);\n\
          CREATE TRIGGER bu BEFORE UPDATE ON t BEGIN \
@@ -114,6 +130,7 @@ fn update_keeps_a_before_triggers_change_to_its_own_row() {
            DELETE FROM t WHERE id = old.id AND old.id = 3; END;\n\
          CREATE TRIGGER au AFTER UPDATE ON t BEGIN \
            INSERT INTO log VALUES(old.id || ':' || old.a || '/' || old.b || '->' || new.a || '/' || new.b || '/' || new.g); END;\n\
-         UPDATE t SET a = a + 1;\nSELECT changes();\nSELECT * FROM log ORDER BY rowid;\nSELECT * FROM t ORDER BY id;\n";
-    check_script(script, Compare::default());
+         UPDATE t SET a = a + 1;\nSELECT changes();\nSELECT * FROM log ORDER BY rowid;\nSELECT * FROM t ORDER BY id;\n");
+        check_script(&script, Compare::default());
+    }
 }

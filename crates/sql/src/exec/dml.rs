@@ -217,6 +217,39 @@ impl Engine<'_> {
         record
     }
 
+    /// A matched row of a multi-row UPDATE or DELETE read again at its turn (None: it is
+    /// gone): a trigger or foreign-key action run for an earlier row may have changed or
+    /// deleted it, and SQLite hands each row's triggers and SET expressions its current
+    /// values. `old` is the row as matched (table-order columns, then what the match
+    /// appended: the rowid), found again by its rowid or, WITHOUT ROWID, its PRIMARY KEY.
+    pub(crate) fn row_now(
+        &self,
+        w: &TableWriter,
+        old: &[Value],
+        rowid: Option<i64>,
+        defaults: &[Value],
+    ) -> Result<Option<Vec<Value>>> {
+        let t = &w.t;
+        let exec = self.exec();
+        match (rowid, &w.wr) {
+            (Some(r), _) => match self.store.table_get(t.root, r)? {
+                Some(vals) => Ok(Some(exec.table_row(t, r, vals, defaults)?)),
+                None => Ok(None),
+            },
+            (None, Some((layout, _))) => {
+                let ncols = t.columns.len();
+                let pk = layout.pk_of(&old[..ncols]);
+                let Some(mut row) = layout.lookup_full(&exec, t, &pk, defaults)? else {
+                    return Ok(None);
+                };
+                row.truncate(ncols);
+                row.extend_from_slice(&old[ncols.min(old.len())..]);
+                Ok(Some(row))
+            }
+            (None, None) => Ok(Some(old.to_vec())),
+        }
+    }
+
     /// Deletes one row and its index entries (no triggers).
     pub fn delete_row(&self, w: &TableWriter, rowid: i64) -> Result<bool> {
         self.delete_row_of(w, rowid, None, None)

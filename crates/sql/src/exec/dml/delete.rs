@@ -113,8 +113,7 @@ impl Engine<'_> {
             && before.is_empty()
             && after.is_empty()
             && !self.state.foreign_keys.get();
-        // As in UPDATE: with triggers or foreign-key actions each row is read again at its
-        // turn (one of them may have changed or deleted it) and skipped when gone.
+        // With triggers or foreign-key actions each row is read again at its turn (`row_now`).
         let reread = (!before.is_empty() || !after.is_empty() || self.state.foreign_keys.get())
             .then(|| self.exec().column_defaults(t));
         for old in rows {
@@ -123,12 +122,12 @@ impl Engine<'_> {
                 _ if w.wr.is_some() => None,
                 _ => continue,
             };
-            let old = match (rowid, &reread) {
-                (Some(r), Some(defaults)) => match self.store.table_get(t.root, r)? {
-                    Some(vals) => self.exec().table_row(t, r, vals, defaults)?,
+            let old = match &reread {
+                Some(defaults) => match self.row_now(&w, &old, rowid, defaults)? {
+                    Some(now) => now,
                     None => continue,
                 },
-                _ => old,
+                None => old,
             };
             if !before.is_empty() && !self.fire(&before, Some(&old), None)? {
                 continue;

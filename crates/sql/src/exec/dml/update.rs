@@ -491,9 +491,7 @@ impl Engine<'_> {
                         .all(|c| c.column.is_none_or(|i| !assigned.contains(&i)))
             })
             .collect();
-        // A trigger or foreign-key action run for one row may change or delete a later
-        // matched row: as SQLite, each row is then read again at its turn (and skipped when
-        // gone), so its OLD values and SET expressions see the row as it is now.
+        // With triggers or foreign-key actions each row is read again at its turn (`row_now`).
         let reread = (u.from.is_none()
             && (!before.is_empty() || !after.is_empty() || self.state.foreign_keys.get()))
         .then(|| self.exec().column_defaults(t));
@@ -504,12 +502,12 @@ impl Engine<'_> {
                 _ if w.wr.is_some() => None,
                 _ => continue,
             };
-            let old = match (rowid, &reread) {
-                (Some(r), Some(defaults)) => match self.store.table_get(t.root, r)? {
-                    Some(vals) => self.exec().table_row(t, r, vals, defaults)?,
+            let old = match &reread {
+                Some(defaults) => match self.row_now(w, &old, rowid, defaults)? {
+                    Some(now) => now,
                     None => continue,
                 },
-                _ => old,
+                None => old,
             };
             let mut vals = old[..ncols].to_vec();
             let mut new_rowid = None;
@@ -543,11 +541,10 @@ impl Engine<'_> {
                 }
                 // The triggers may have changed or deleted this very row: SQLite skips a
                 // row they deleted and keeps their values in the columns SET leaves alone.
-                if let (Some(r), Some(defaults)) = (rowid, &reread) {
-                    let Some(now) = self.store.table_get(t.root, r)? else {
+                if let Some(defaults) = &reread {
+                    let Some(now) = self.row_now(w, &old, rowid, defaults)? else {
                         continue;
                     };
-                    let now = self.exec().table_row(t, r, now, defaults)?;
                     for (c, v) in now.into_iter().enumerate().take(ncols) {
                         if !assigned.contains(&c) {
                             vals[c] = v;
