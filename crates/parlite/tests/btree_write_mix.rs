@@ -8,23 +8,14 @@
 //!
 //! `PARLITE_SEED=n` replays one seed.
 
+mod common;
+
+use common::Rng;
 use parlite::{Connection, Value};
 use std::path::{Path, PathBuf};
 
-/// A small deterministic generator (SplitMix64), so a failing seed replays exactly.
-struct Rng(u64);
-
+/// The draws this file's seeded mixes use, beside `common::Rng`'s.
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
     /// A text length: mostly short, sometimes long enough to spill to overflow pages.
     fn text_len(&mut self) -> u64 {
         match self.below(20) {

@@ -14,23 +14,7 @@
 
 mod common;
 
-use common::{run_parlite, run_sqlite, temp_db_path, Out};
-
-/// A small deterministic generator (SplitMix64), so a failing seed replays exactly.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use common::{run_parlite, run_sqlite, temp_db_path, Out, Rng};
 
 /// Tables under test: (tag, schema). 1 KiB pages, so that leaves split often.
 const TABLES: &[(&str, &str)] = &[
