@@ -87,6 +87,10 @@ pub(super) struct Rounds {
     words: [AtomicU32; 2],
     /// `SyncState::round`: rounds ended so far.
     ended: AtomicU64,
+    /// Where the futex system call is missing (not Linux): sleepers wait on this condition
+    /// variable instead, checking their word under its mutex (`futex_wait`).
+    #[cfg(not(target_os = "linux"))]
+    park: (std::sync::Mutex<()>, std::sync::Condvar),
 }
 
 impl Rounds {
@@ -100,18 +104,36 @@ impl Rounds {
             if done() {
                 return;
             }
-            // SAFETY: the word is an aligned u32 that lives as long as `self`; FUTEX_WAIT
-            // only reads it, and returns at once if it no longer holds `seen`. Its result
-            // (woken, EAGAIN, EINTR) is irrelevant: `done` is asked again.
-            unsafe {
-                libc::syscall(
-                    libc::SYS_futex,
-                    word.as_ptr(),
-                    libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-                    seen,
-                    std::ptr::null::<libc::timespec>(),
-                );
-            }
+            self.futex_wait(word, seen);
+        }
+    }
+
+    /// Sleeps while `word` holds `seen` (or until a spurious return: callers check again).
+    #[cfg(target_os = "linux")]
+    fn futex_wait(&self, word: &AtomicU32, seen: u32) {
+        // SAFETY: the word is an aligned u32 that lives as long as `self`; FUTEX_WAIT
+        // only reads it, and returns at once if it no longer holds `seen`. Its result
+        // (woken, EAGAIN, EINTR) is irrelevant: `done` is asked again.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                word.as_ptr(),
+                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+                seen,
+                std::ptr::null::<libc::timespec>(),
+            );
+        }
+    }
+
+    /// `futex_wait` without the system call: the word is compared under `park`'s mutex,
+    /// and `futex_wake` takes that mutex after the bump before it notifies, so a bump
+    /// after the comparison finds the sleeper already waiting (no wake-up is lost).
+    #[cfg(not(target_os = "linux"))]
+    fn futex_wait(&self, word: &AtomicU32, seen: u32) {
+        let (lock, cond) = &self.park;
+        let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+        if word.load(Ordering::Acquire) == seen {
+            drop(cond.wait(guard).unwrap_or_else(|e| e.into_inner()));
         }
     }
 
@@ -123,7 +145,8 @@ impl Rounds {
     /// Wakes every sleeper of word `i` with one call (after the sync mutex is released: a
     /// woken committer must not find it held).
     fn wake(&self, i: usize) {
-        // SAFETY: as in `sleep_until`; FUTEX_WAKE does not touch the word.
+        #[cfg(target_os = "linux")]
+        // SAFETY: as in `futex_wait`; FUTEX_WAKE does not touch the word.
         unsafe {
             libc::syscall(
                 libc::SYS_futex,
@@ -131,6 +154,13 @@ impl Rounds {
                 libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
                 i32::MAX,
             );
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = i; // one condition variable serves both words: sleepers check again
+            let (lock, cond) = &self.park;
+            drop(lock.lock().unwrap_or_else(|e| e.into_inner()));
+            cond.notify_all();
         }
     }
 }
