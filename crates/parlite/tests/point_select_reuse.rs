@@ -9,49 +9,8 @@
 
 mod common;
 
-use common::sqlite_value;
-use parlite::{Connection, Database, Statement, Value};
-
-fn prep(c: &Connection, sql: &str) -> Statement {
-    c.prepare(sql).expect("prepare").expect("one statement").0
-}
-
-/// Binds `binds`, steps to the end, resets; every row.
-fn run(st: &mut Statement, binds: &[Value]) -> Vec<Vec<Value>> {
-    for (i, v) in binds.iter().enumerate() {
-        st.bind(i + 1, v.clone()).expect("bind");
-    }
-    let mut out = Vec::new();
-    while st.step().expect("step") {
-        out.push((0..st.column_count()).map(|i| st.column(i)).collect());
-    }
-    st.reset();
-    out
-}
-
-fn run_sqlite(st: &mut rusqlite::Statement, binds: &[Value]) -> Vec<Vec<Value>> {
-    for (i, v) in binds.iter().enumerate() {
-        let r = match v {
-            Value::Null => st.raw_bind_parameter(i + 1, rusqlite::types::Null),
-            Value::Integer(n) => st.raw_bind_parameter(i + 1, n),
-            Value::Real(f) => st.raw_bind_parameter(i + 1, f),
-            Value::Text(s) => st.raw_bind_parameter(i + 1, s.as_str()),
-            Value::Blob(b) => st.raw_bind_parameter(i + 1, b.as_slice()),
-        };
-        r.expect("sqlite bind");
-    }
-    let n = st.column_count();
-    let mut out = Vec::new();
-    let mut rows = st.raw_query();
-    while let Some(r) = rows.next().expect("sqlite step") {
-        out.push(
-            (0..n)
-                .map(|i| sqlite_value(r.get_ref(i).expect("col")))
-                .collect(),
-        );
-    }
-    out
-}
+use common::{prepare_one, rows_of, sqlite_rows_of};
+use parlite::{Connection, Database, Value};
 
 fn text(s: &str) -> Value {
     Value::Text(s.to_string())
@@ -80,22 +39,22 @@ fn reused_index_walks_match_sqlite() {
     c.execute_batch(SETUP).unwrap();
     s.execute_batch(SETUP).unwrap();
     let big = vec![7u8; 10_000];
-    let mut fill_p = prep(&c, "INSERT INTO kv VALUES(?, ?)");
+    let mut fill_p = prepare_one(&c, "INSERT INTO kv VALUES(?, ?)");
     let mut fill_s = s.prepare("INSERT INTO kv VALUES(?, ?)").unwrap();
-    let mut two_p = prep(&c, "INSERT INTO two VALUES(?, ?, ?)");
+    let mut two_p = prepare_one(&c, "INSERT INTO two VALUES(?, ?, ?)");
     let mut two_s = s.prepare("INSERT INTO two VALUES(?, ?, ?)").unwrap();
     for i in 0..200usize {
         let b = [key(i), text(&format!("v{i}"))];
-        run(&mut fill_p, &b);
-        run_sqlite(&mut fill_s, &b);
+        rows_of(&mut fill_p, &b);
+        sqlite_rows_of(&mut fill_s, &b);
         let blob = match i % 3 {
             0 => Value::Blob(big[..i * 50].to_vec()),
             1 => Value::Blob(vec![i as u8; i]),
             _ => Value::Null,
         };
         let t = [Value::Integer((i % 7) as i64), blob, text(&format!("t{i}"))];
-        run(&mut two_p, &t);
-        run_sqlite(&mut two_s, &t);
+        rows_of(&mut two_p, &t);
+        sqlite_rows_of(&mut two_s, &t);
     }
     let keys: Vec<Vec<Value>> = (0..200usize)
         .map(|i| vec![key(i)])
@@ -178,15 +137,15 @@ fn reused_index_walks_match_sqlite() {
         ),
     ];
     for (sql, binds) in &cases {
-        let mut p = prep(&c, sql);
+        let mut p = prepare_one(&c, sql);
         let mut q = s.prepare(sql).unwrap();
         // Interleaved with another reused walk, so the kept buffers move between statements.
-        let mut other = prep(&c, "SELECT value FROM kv WHERE key=?");
+        let mut other = prepare_one(&c, "SELECT value FROM kv WHERE key=?");
         for (n, b) in binds.iter().enumerate() {
-            let got = run(&mut p, b);
-            let want = run_sqlite(&mut q, b);
+            let got = rows_of(&mut p, b);
+            let want = sqlite_rows_of(&mut q, b);
             assert_eq!(got, want, "{sql} with {b:?} (execution {n})");
-            run(&mut other, &keys[n % keys.len()]);
+            rows_of(&mut other, &keys[n % keys.len()]);
         }
     }
 }
@@ -206,15 +165,15 @@ fn reused_point_select_sees_changes_between_executions() {
          INSERT INTO kv VALUES('a', '1'), ('b', '2'), ('c', '3');",
     )
     .unwrap();
-    let mut sel = prep(&c1, "SELECT value FROM kv WHERE key=?");
+    let mut sel = prepare_one(&c1, "SELECT value FROM kv WHERE key=?");
     let one = |v: &str| vec![vec![text(v)]];
-    assert_eq!(run(&mut sel, &[text("a")]), one("1"));
+    assert_eq!(rows_of(&mut sel, &[text("a")]), one("1"));
 
     // Another connection's commit is visible at the next execution.
     c2.execute_batch("UPDATE kv SET value='1b' WHERE key='a'; INSERT INTO kv VALUES('d', '4')")
         .unwrap();
-    assert_eq!(run(&mut sel, &[text("a")]), one("1b"));
-    assert_eq!(run(&mut sel, &[text("d")]), one("4"));
+    assert_eq!(rows_of(&mut sel, &[text("a")]), one("1b"));
+    assert_eq!(rows_of(&mut sel, &[text("d")]), one("4"));
 
     // A schema change by another connection: the table and its index rebuilt with other
     // rows (new root pages); the statement must read the new trees.
@@ -225,29 +184,29 @@ fn reused_point_select_sees_changes_between_executions() {
          INSERT INTO kv VALUES('a', 'new-a'), ('e', 'new-e');",
     )
     .unwrap();
-    assert_eq!(run(&mut sel, &[text("a")]), one("new-a"));
-    assert_eq!(run(&mut sel, &[text("b")]), Vec::<Vec<Value>>::new());
-    assert_eq!(run(&mut sel, &[text("e")]), one("new-e"));
+    assert_eq!(rows_of(&mut sel, &[text("a")]), one("new-a"));
+    assert_eq!(rows_of(&mut sel, &[text("b")]), Vec::<Vec<Value>>::new());
+    assert_eq!(rows_of(&mut sel, &[text("e")]), one("new-e"));
 
     // A write by the same connection, inside and outside an explicit transaction.
     c1.execute_batch("INSERT INTO kv VALUES('f', 'mine')")
         .unwrap();
-    assert_eq!(run(&mut sel, &[text("f")]), one("mine"));
+    assert_eq!(rows_of(&mut sel, &[text("f")]), one("mine"));
     c1.execute_batch("BEGIN; UPDATE kv SET value='txn' WHERE key='f'")
         .unwrap();
-    assert_eq!(run(&mut sel, &[text("f")]), one("txn"));
+    assert_eq!(rows_of(&mut sel, &[text("f")]), one("txn"));
     c1.execute_batch("ROLLBACK").unwrap();
-    assert_eq!(run(&mut sel, &[text("f")]), one("mine"));
+    assert_eq!(rows_of(&mut sel, &[text("f")]), one("mine"));
 
     // A reset in the middle of a result, then executions with other keys.
-    let mut range = prep(&c1, "SELECT key FROM kv WHERE key >= ? ORDER BY key");
+    let mut range = prepare_one(&c1, "SELECT key FROM kv WHERE key >= ? ORDER BY key");
     range.bind(1, text("a")).unwrap();
     assert!(range.step().unwrap());
     assert_eq!(range.column(0), text("a"));
     range.reset();
-    assert_eq!(run(&mut sel, &[text("e")]), one("new-e"));
+    assert_eq!(rows_of(&mut sel, &[text("e")]), one("new-e"));
     assert_eq!(
-        run(&mut range, &[text("b")]),
+        rows_of(&mut range, &[text("b")]),
         vec![vec![text("e")], vec![text("f")]]
     );
 }

@@ -12,50 +12,10 @@
 
 mod common;
 
-use common::sqlite_value;
-use parlite::{Connection, Database, Statement, Value};
+use common::{prepare_one, rows_of, sqlite_rows_of};
+use parlite::{Database, Statement, Value};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
-
-fn prep(c: &Connection, sql: &str) -> Statement {
-    c.prepare(sql).expect("prepare").expect("one statement").0
-}
-
-fn run(st: &mut Statement, binds: &[Value]) -> Vec<Vec<Value>> {
-    for (i, v) in binds.iter().enumerate() {
-        st.bind(i + 1, v.clone()).expect("bind");
-    }
-    let mut out = Vec::new();
-    while st.step().expect("step") {
-        out.push((0..st.column_count()).map(|i| st.column(i)).collect());
-    }
-    st.reset();
-    out
-}
-
-fn run_sqlite(st: &mut rusqlite::Statement, binds: &[Value]) -> Vec<Vec<Value>> {
-    for (i, v) in binds.iter().enumerate() {
-        let r = match v {
-            Value::Integer(n) => st.raw_bind_parameter(i + 1, n),
-            Value::Text(s) => st.raw_bind_parameter(i + 1, s.as_str()),
-            other => panic!("unused bind {other:?}"),
-        };
-        r.expect("sqlite bind");
-    }
-    let mut out = Vec::new();
-    let mut rows = st.raw_query();
-    while let Some(r) = rows.next().expect("sqlite step") {
-        // Counted per row: SQLite re-prepares inside the first step after another
-        // connection's schema change, and `SELECT *` may then have more columns.
-        let n = r.as_ref().column_count();
-        out.push(
-            (0..n)
-                .map(|i| sqlite_value(r.get_ref(i).expect("col")))
-                .collect(),
-        );
-    }
-    out
-}
 
 /// A small deterministic generator (xorshift), so that a failure replays from its seed.
 struct Rng(u64);
@@ -140,7 +100,7 @@ fn reused_selects_across_commits_and_schema_changes_match_sqlite() {
         s2.execute_batch(&attach(&sdir)).unwrap();
 
         let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
-        let mut pst: Vec<Statement> = QUERIES.iter().map(|q| prep(&p1, q)).collect();
+        let mut pst: Vec<Statement> = QUERIES.iter().map(|q| prepare_one(&p1, q)).collect();
         for step in 0..300 {
             let (own, sql) = change(&mut rng, step);
             let (p, s) = if own { (&p1, &s1) } else { (&p2, &s2) };
@@ -157,8 +117,8 @@ fn reused_selects_across_commits_and_schema_changes_match_sqlite() {
                 // rusqlite prepares per execution (its statements borrow the connection);
                 // SQLite re-prepares a statement whose schema changed, as parlite rebinds.
                 let mut sst = s1.prepare(QUERIES[q]).unwrap();
-                let want = run_sqlite(&mut sst, std::slice::from_ref(&k));
-                let got = run(&mut pst[q], std::slice::from_ref(&k));
+                let want = sqlite_rows_of(&mut sst, std::slice::from_ref(&k));
+                let got = rows_of(&mut pst[q], std::slice::from_ref(&k));
                 assert_eq!(
                     got, want,
                     "seed {seed} step {step}: {} with {k:?} after {sql}",
@@ -187,22 +147,22 @@ fn each_execution_sees_every_commit_acknowledged_before_it() {
         let acked = acked.clone();
         let w = db.connect().unwrap();
         std::thread::spawn(move || {
-            let mut up = prep(&w, "UPDATE c SET n=? WHERE id=1");
-            let mut upw = prep(&w, "UPDATE w SET n=? WHERE k='n'");
+            let mut up = prepare_one(&w, "UPDATE c SET n=? WHERE id=1");
+            let mut upw = prepare_one(&w, "UPDATE w SET n=? WHERE k='n'");
             for n in 1..=COMMITS {
-                run(&mut up, &[Value::Integer(n)]);
-                run(&mut upw, &[Value::Integer(n)]);
+                rows_of(&mut up, &[Value::Integer(n)]);
+                rows_of(&mut upw, &[Value::Integer(n)]);
                 acked.store(n, Ordering::SeqCst);
             }
         })
     };
-    let mut sel = prep(&reader, "SELECT n FROM c WHERE id=1");
-    let mut selw = prep(&reader, "SELECT n FROM w WHERE k='n'");
+    let mut sel = prepare_one(&reader, "SELECT n FROM c WHERE id=1");
+    let mut selw = prepare_one(&reader, "SELECT n FROM w WHERE k='n'");
     let mut last = [0, 0];
     loop {
         let before = acked.load(Ordering::SeqCst);
         for (st, last) in [&mut sel, &mut selw].into_iter().zip(&mut last) {
-            let rows = run(st, &[]);
+            let rows = rows_of(st, &[]);
             let Value::Integer(n) = rows[0][0] else {
                 panic!("{rows:?}")
             };

@@ -308,3 +308,53 @@ impl Rng {
         self.next() % n
     }
 }
+
+/// The one statement `sql` prepares to, for tests that reuse prepared statements.
+pub fn prepare_one(c: &parlite::Connection, sql: &str) -> parlite::Statement {
+    c.prepare(sql).expect("prepare").expect("one statement").0
+}
+
+/// Binds `binds` to a prepared parlite statement, steps it to the end and resets it: every
+/// row.
+pub fn rows_of(st: &mut parlite::Statement, binds: &[parlite::Value]) -> Vec<Vec<parlite::Value>> {
+    for (i, v) in binds.iter().enumerate() {
+        st.bind(i + 1, v.clone()).expect("bind");
+    }
+    let mut out = Vec::new();
+    while st.step().expect("step") {
+        out.push((0..st.column_count()).map(|i| st.column(i)).collect());
+    }
+    st.reset();
+    out
+}
+
+/// `rows_of` for a prepared SQLite statement.
+pub fn sqlite_rows_of(
+    st: &mut rusqlite::Statement,
+    binds: &[parlite::Value],
+) -> Vec<Vec<parlite::Value>> {
+    use parlite::Value;
+    for (i, v) in binds.iter().enumerate() {
+        let r = match v {
+            Value::Null => st.raw_bind_parameter(i + 1, rusqlite::types::Null),
+            Value::Integer(n) => st.raw_bind_parameter(i + 1, n),
+            Value::Real(f) => st.raw_bind_parameter(i + 1, f),
+            Value::Text(s) => st.raw_bind_parameter(i + 1, s.as_str()),
+            Value::Blob(b) => st.raw_bind_parameter(i + 1, b.as_slice()),
+        };
+        r.expect("sqlite bind");
+    }
+    let mut out = Vec::new();
+    let mut rows = st.raw_query();
+    while let Some(r) = rows.next().expect("sqlite step") {
+        // Counted per row: SQLite re-prepares inside the first step after another
+        // connection's schema change, and `SELECT *` may then have more columns.
+        let n = r.as_ref().column_count();
+        out.push(
+            (0..n)
+                .map(|i| sqlite_value(r.get_ref(i).expect("col")))
+                .collect(),
+        );
+    }
+    out
+}
