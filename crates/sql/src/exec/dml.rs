@@ -201,7 +201,12 @@ impl Engine<'_> {
 
     /// The table record of a checked row: NULL for the rowid alias, no field for a
     /// VIRTUAL column (schema module docs).
-    fn record_of(t: &Table, vals: &[Value]) -> Vec<Value> {
+    /// Without either it is `vals` itself: the copy, with a clone and a drop per value,
+    /// was ~300 instructions a row of `UPDATE z2 SET d=b*4` (speedtest1 test 250).
+    fn record_of<'v>(t: &Table, vals: &'v [Value]) -> std::borrow::Cow<'v, [Value]> {
+        if t.rowid_alias.is_none() && !t.has_virtual() {
+            return std::borrow::Cow::Borrowed(vals);
+        }
         let mut record = vals.to_vec();
         if let Some(a) = t.rowid_alias {
             record[a] = Value::Null;
@@ -214,7 +219,7 @@ impl Engine<'_> {
                 .map(|(_, v)| v)
                 .collect();
         }
-        record
+        std::borrow::Cow::Owned(record)
     }
 
     /// A matched row of a multi-row UPDATE or DELETE read again at its turn (None: it is

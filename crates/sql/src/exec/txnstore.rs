@@ -41,14 +41,17 @@ pub struct TxnStore {
 #[derive(Default)]
 struct CursorPool {
     idle: RefCell<Vec<PooledCursor>>,
-    /// Key buffers of finished index walks (`IndexIter`'s encoded bounds), cleared: a join
-    /// starts an inner walk per outer row, and two fresh `Vec`s a walk were two mallocs
-    /// and frees (speedtest1 test 310).
+    /// Key buffers of finished index walks (`IndexIter`'s encoded bounds) and records
+    /// written (`table_insert`), cleared: a join starts an inner walk per outer row, and
+    /// two fresh `Vec`s a walk were two mallocs and frees (speedtest1 test 310).
     bufs: RefCell<Vec<Vec<u8>>>,
 }
 
 /// At most this many idle key buffers are kept per store.
 const POOL_BUFS_MAX: usize = 16;
+
+/// A buffer grown past this by a large record or key is freed rather than kept idle.
+const POOL_BUF_BYTES_MAX: usize = 64 * 1024;
 
 struct PooledCursor {
     root: u32,
@@ -91,7 +94,7 @@ impl CursorPool {
 
     fn put_buf(&self, mut buf: Vec<u8>) {
         let mut bufs = self.bufs.borrow_mut();
-        if bufs.len() < POOL_BUFS_MAX && buf.capacity() > 0 {
+        if bufs.len() < POOL_BUFS_MAX && (1..=POOL_BUF_BYTES_MAX).contains(&buf.capacity()) {
             buf.clear();
             bufs.push(buf);
         }
@@ -1227,8 +1230,16 @@ impl Store for TxnStore {
     fn table_max_rowid(&self, root: u32) -> Result<Option<i64>> {
         Ok(self.txn.table_max_rowid(PageNo(root))?)
     }
+    /// The record is built in a pooled buffer, which a concurrent transaction keeps for
+    /// its operation log (`Txn::table_insert_vec`): a fresh `Vec` per row was an
+    /// allocation and free per UPDATE or INSERT.
     fn table_insert(&self, root: u32, rowid: i64, row: &[Value]) -> Result<()> {
-        Ok(self.txn.table_insert(PageNo(root), rowid, &encode(row))?)
+        let mut buf = self.pool().take_buf();
+        encode_to(row, &mut buf);
+        if let Some(buf) = self.txn.table_insert_vec(PageNo(root), rowid, buf)? {
+            self.pool().put_buf(buf);
+        }
+        Ok(())
     }
     fn table_delete(&self, root: u32, rowid: i64) -> Result<bool> {
         Ok(self.txn.table_delete(PageNo(root), rowid)?)

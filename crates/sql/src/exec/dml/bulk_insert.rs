@@ -285,7 +285,7 @@ impl Engine<'_> {
                 }
                 keys[i].push(Self::index_key(&exec, ix, exprs, &vals, rowid)?);
             }
-            table_rows.push((rowid, Self::record_of(t, &vals)));
+            table_rows.push((rowid, Self::record_of(t, &vals).into_owned()));
             last_rowid = Some(rowid);
         }
         if !ascending {

@@ -463,6 +463,9 @@ impl Engine<'_> {
         // than once). Then the in-place rewrite needs
         // no second read of the row (speedtest1 test 250: table_get was 21% of the samples).
         let replace = Some(ConflictAction::Replace);
+        let replacing = u.or_conflict == replace
+            || t.pk_conflict == replace
+            || w.indexes.iter().any(|(ix, ..)| ix.on_conflict == replace);
         // A table with generated columns reads them back (and writes STORED ones) through
         // `Exec::table_row`, so its rows are read again rather than taken from the scan.
         let scanned_is_stored = u.from.is_none()
@@ -470,9 +473,7 @@ impl Engine<'_> {
             && before.is_empty()
             && after.is_empty()
             && !self.state.foreign_keys.get()
-            && u.or_conflict != replace
-            && t.pk_conflict != replace
-            && w.indexes.iter().all(|(ix, ..)| ix.on_conflict != replace);
+            && !replacing;
         // Per index: whether this UPDATE leaves its key alone. Only plain-column keys of
         // full indexes on a table without generated columns are judged (an expression,
         // a predicate or a generated column may depend on an assigned column); an
@@ -491,10 +492,16 @@ impl Engine<'_> {
                         .all(|c| c.column.is_none_or(|i| !assigned.contains(&i)))
             })
             .collect();
-        // With triggers or foreign-key actions each row is read again at its turn (`row_now`).
+        // With triggers, foreign-key actions or REPLACE each row is read again at its turn
+        // (`row_now`): a REPLACE for an earlier row may have deleted a later one, which
+        // SQLite then skips (taken from the scan, it was written back: a deleted row
+        // brought back to life).
         let reread = (u.from.is_none()
-            && (!before.is_empty() || !after.is_empty() || self.state.foreign_keys.get()))
-        .then(|| self.exec().column_defaults(t));
+            && (!before.is_empty()
+                || !after.is_empty()
+                || self.state.foreign_keys.get()
+                || replacing))
+            .then(|| self.exec().column_defaults(t));
         for (ri, old) in rows.into_iter().enumerate() {
             // None: a WITHOUT ROWID row, found again by its key.
             let rowid = match old.get(ncols) {
