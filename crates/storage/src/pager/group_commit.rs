@@ -349,6 +349,8 @@ impl Inner {
             self.rounds
                 .futex_wait(&self.rounds.gather, seen, Some(gap.min(deadline - now)));
             s = lock(&self.sync);
+            // Count complete, or no frame within the gap. An early return (EINTR, a late
+            // wake meant for an earlier round's leader) at worst ends the gathering early.
             if s.gather_until.is_none() || s.written_seq == before {
                 break;
             }
