@@ -141,7 +141,8 @@ impl Target {
                     "p_checkpoints={} p_checkpoint_ms={} p_checkpoint_max_ms={} \
                      p_checkpoint_pages={} p_stalls={} \
                      p_writer_waits={} p_writer_wait_ms={} p_writer_wait_max_ms={} \
-                     p_conc_fast={} p_conc_rebased={} p_conc_locked={} p_page_rebases={} p_lock_held_us={:.2}",
+                     p_conc_fast={} p_conc_rebased={} p_conc_locked={} p_page_rebases={} p_lock_held_us={:.2} \
+                     p_gathers={} p_gather_us={}",
                     s.checkpoints,
                     s.checkpoint_ms,
                     s.checkpoint_max_ms,
@@ -156,7 +157,9 @@ impl Target {
                         .saturating_sub(s.concurrent_fast_commits)
                         .saturating_sub(s.concurrent_rebased_commits),
                     s.concurrent_page_rebases,
-                    s.writer_lock_held_us as f64 / s.writer_lock_holds.max(1) as f64
+                    s.writer_lock_held_us as f64 / s.writer_lock_holds.max(1) as f64,
+                    s.gathers,
+                    s.gather_us
                 ))
             }
             TargetInner::Sqlite { .. } => None,

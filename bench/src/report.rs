@@ -37,6 +37,16 @@ impl Line {
         self
     }
 
+    /// Appends every `key=value` of a space-separated list (`Target::parlite_stats`).
+    pub fn kvs(&mut self, list: &str) -> &mut Line {
+        for kv in list.split(' ') {
+            if let Some((k, v)) = kv.split_once('=') {
+                self.kv(k, v);
+            }
+        }
+        self
+    }
+
     pub fn get(&self, key: &str) -> Option<&str> {
         self.fields
             .iter()

@@ -183,11 +183,7 @@ fn point(ctx: &mut Ctx, o: &Opts, kind: Kind, n: usize) -> Result<Outcome, DbErr
         );
     fsync_fields(&mut line, &o.sync, fs_before, fs_after, commits);
     if let Some(p) = pstats {
-        for kv in p.split(' ') {
-            if let Some((k, v)) = kv.split_once('=') {
-                line.kv(k, v);
-            }
-        }
+        line.kvs(&p);
     }
     line.kv("check", check.label())
         .kv("sqlite_check", sqlite_check)

@@ -113,6 +113,7 @@ fn point(ctx: &mut Ctx, o: &Opts, kind: Kind, n: usize) -> Result<Outcome, DbErr
         (rows, maxr)
     };
     let lib = target.lib();
+    let pstats = target.parlite_stats();
     drop(target);
     let sqlite_check = sqlite_check(ctx, kind, &path, "SELECT count(*) FROM log", want);
     cleanup(ctx, &path);
@@ -130,6 +131,9 @@ fn point(ctx: &mut Ctx, o: &Opts, kind: Kind, n: usize) -> Result<Outcome, DbErr
         .kv("errors", errors)
         .kv("rows", rows);
     fsync_fields(&mut line, &o.sync, fs_before, fs_after, commits);
+    if let Some(p) = pstats {
+        line.kvs(&p);
+    }
     line.kv("check", check.label())
         .kv("sqlite_check", sqlite_check)
         .kv("load1", format!("{l1:.2}"));

@@ -229,6 +229,10 @@ pub struct Stats {
     /// commit path's serial section (storage `PagerStats::writer_lock_held_ns`).
     pub writer_lock_holds: u64,
     pub writer_lock_held_us: u64,
+    /// Group-commit leaders that waited for other commits before their fsync, and their
+    /// total wait in µs (storage `PagerStats::gathers`).
+    pub gathers: u64,
+    pub gather_us: u64,
 }
 
 impl Stats {
@@ -526,6 +530,8 @@ impl ConnInner {
             int("writer_wait_max_ms", st.writer_wait_max_ms),
             int("writer_lock_holds", st.writer_lock_holds),
             int("writer_lock_held_us", st.writer_lock_held_us),
+            int("gathers", st.gathers),
+            int("gather_us", st.gather_us),
         ]);
         Ok(rows)
     }
@@ -1304,6 +1310,8 @@ fn stats_of(storage: &parlite_storage::Database, counters: &SqlCounters) -> Stat
         writer_wait_max_ms: p.writer_wait_max_us / 1000,
         writer_lock_holds: p.writer_lock_holds,
         writer_lock_held_us: p.writer_lock_held_ns / 1000,
+        gathers: p.gathers,
+        gather_us: p.gather_us,
     }
 }
 

@@ -589,6 +589,8 @@ fn parlite_stats_pragma_reports_counters() {
         "writer_wait_max_ms",
         "writer_lock_holds",
         "writer_lock_held_us",
+        "gathers",
+        "gather_us",
         "autocommit_retries",
     ] {
         get(n);

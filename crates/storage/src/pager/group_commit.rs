@@ -36,6 +36,11 @@
 //! - G4. The leader's target is read under the mutex together with the log files to sync
 //!   (`active`, `prev`: B4), and `written_seq` is set under it after the frame's `write`,
 //!   so every frame up to the target lies in a file the leader syncs.
+//! - G5. Gathering only delays the fsync's start: it ends before the target is read (G4),
+//!   so however it ends — on the count (`gather_until`, set and taken under the mutex, the
+//!   committer that completes it bumping `Rounds::gather` there), on a gap without frames,
+//!   or at its deadline — a committer still returns Ok only once `synced_atomic` covers its
+//!   frame, set after an fsync whose target was read after its `written_seq` (D1).
 
 use super::{lock, Inner};
 use crate::error::{Result, StorageError};
@@ -47,10 +52,10 @@ use std::time::{Duration, Instant};
 
 /// The longest pause between two frames a gathering group-commit leader waits for
 /// (`Inner::gather_frames`), µs: an eighth of the recent fsync time within these bounds.
-/// A view in progress that writes no frame within it (an idle open transaction) no longer
-/// delays the fsync.
+/// A committer counted that writes no frame within it (an idle open transaction, a thread
+/// that stopped committing) no longer delays the fsync.
 const GATHER_GAP_MIN_US: u64 = 100;
-const GATHER_GAP_MAX_US: u64 = 1_000;
+pub(super) const GATHER_GAP_MAX_US: u64 = 1_000;
 
 /// The gathering's cap, µs, whatever the recent fsync time.
 const GATHER_MAX_US: u64 = 2_000;
@@ -74,6 +79,9 @@ pub(super) struct SyncState {
     sleepers: [bool; 2],
     /// Commits the last leader's fsync covered (evidence of concurrent committers).
     last_group: u64,
+    /// While the leader gathers: the commit whose frame completes the count it waits for
+    /// (G5); its committer takes it and wakes the leader (`Inner::note_written`).
+    gather_until: Option<u64>,
     /// The active log file (set at open and by a round's switch, under the log mutex).
     pub(super) active: Option<Arc<dyn VfsFile>>,
     /// During a round: the previous log file and its last commit; synced first (B4).
@@ -87,6 +95,9 @@ pub(super) struct Rounds {
     words: [AtomicU32; 2],
     /// `SyncState::round`: rounds ended so far.
     ended: AtomicU64,
+    /// The gathering leader sleeps on this word; the committer that completes its count
+    /// bumps it (G5).
+    gather: AtomicU32,
     /// Where the futex system call is missing (not Linux): sleepers wait on this condition
     /// variable instead, checking their word under its mutex (`futex_wait`).
     #[cfg(not(target_os = "linux"))]
@@ -104,23 +115,32 @@ impl Rounds {
             if done() {
                 return;
             }
-            self.futex_wait(word, seen);
+            self.futex_wait(word, seen, None);
         }
     }
 
-    /// Sleeps while `word` holds `seen` (or until a spurious return: callers check again).
+    /// Sleeps while `word` holds `seen`, at most `timeout` (or until a spurious return:
+    /// callers check again).
     #[cfg(target_os = "linux")]
-    fn futex_wait(&self, word: &AtomicU32, seen: u32) {
+    fn futex_wait(&self, word: &AtomicU32, seen: u32, timeout: Option<Duration>) {
+        let timespec = timeout.map(|t| libc::timespec {
+            tv_sec: libc::time_t::try_from(t.as_secs()).unwrap_or(libc::time_t::MAX),
+            tv_nsec: libc::c_long::try_from(t.subsec_nanos()).unwrap_or(0),
+        });
+        let timespec_ptr = timespec
+            .as_ref()
+            .map_or(std::ptr::null(), |t| t as *const libc::timespec);
         // SAFETY: the word is an aligned u32 that lives as long as `self`; FUTEX_WAIT
-        // only reads it, and returns at once if it no longer holds `seen`. Its result
-        // (woken, EAGAIN, EINTR) is irrelevant: `done` is asked again.
+        // only reads it, and returns at once if it no longer holds `seen`; the timeout,
+        // relative, lives on this frame. Its result (woken, EAGAIN, EINTR, ETIMEDOUT) is
+        // irrelevant: the caller looks at the state again.
         unsafe {
             libc::syscall(
                 libc::SYS_futex,
                 word.as_ptr(),
                 libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
                 seen,
-                std::ptr::null::<libc::timespec>(),
+                timespec_ptr,
             );
         }
     }
@@ -129,11 +149,17 @@ impl Rounds {
     /// and `futex_wake` takes that mutex after the bump before it notifies, so a bump
     /// after the comparison finds the sleeper already waiting (no wake-up is lost).
     #[cfg(not(target_os = "linux"))]
-    fn futex_wait(&self, word: &AtomicU32, seen: u32) {
+    fn futex_wait(&self, word: &AtomicU32, seen: u32, timeout: Option<Duration>) {
         let (lock, cond) = &self.park;
         let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
         if word.load(Ordering::Acquire) == seen {
-            drop(cond.wait(guard).unwrap_or_else(|e| e.into_inner()));
+            match timeout {
+                Some(t) => drop(
+                    cond.wait_timeout(guard, t)
+                        .unwrap_or_else(|e| e.into_inner()),
+                ),
+                None => drop(cond.wait(guard).unwrap_or_else(|e| e.into_inner())),
+            }
         }
     }
 
@@ -145,19 +171,28 @@ impl Rounds {
     /// Wakes every sleeper of word `i` with one call (after the sync mutex is released: a
     /// woken committer must not find it held).
     fn wake(&self, i: usize) {
+        self.futex_wake(&self.words[i]);
+    }
+
+    /// Wakes the gathering leader, if it still sleeps (G5).
+    pub(super) fn wake_gatherer(&self) {
+        self.futex_wake(&self.gather);
+    }
+
+    fn futex_wake(&self, word: &AtomicU32) {
         #[cfg(target_os = "linux")]
         // SAFETY: as in `futex_wait`; FUTEX_WAKE does not touch the word.
         unsafe {
             libc::syscall(
                 libc::SYS_futex,
-                self.words[i].as_ptr(),
+                word.as_ptr(),
                 libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
                 i32::MAX,
             );
         }
         #[cfg(not(target_os = "linux"))]
         {
-            let _ = i; // one condition variable serves both words: sleepers check again
+            let _ = word; // one condition variable serves every word: sleepers check again
             let (lock, cond) = &self.park;
             drop(lock.lock().unwrap_or_else(|e| e.into_inner()));
             cond.notify_all();
@@ -256,42 +291,76 @@ impl Inner {
         Ok(())
     }
 
-    /// Group commit's gathering (D1 unaffected: it only delays the fsync's start). When other
-    /// committers are about — the last fsync covered more than one commit, or write views
-    /// are in progress — a leader waits while frames keep coming, each within a gap of an
-    /// eighth of the recent fsync time (0.1–1 ms), for at most half of it (≤ 2 ms), so that
-    /// one fsync covers them too. A single writer never waits (its groups are of one).
-    /// Why: with 8 autocommit threads the committers split into two cohorts that took turns
-    /// in the fsync (each group = the frames written during the previous fsync, ~4): the
-    /// cohort just acknowledged needs a few hundred µs of CPU to write its next frames.
-    /// Measured (mt_insert, FULL, 8 threads × 1,000): 4.2 → 6.6 commits per fsync;
+    /// Step 3's end (G4): records commit `seq` as written. True if its frame completed a
+    /// gathering leader's count (G5): the caller wakes it (`Rounds::wake_gatherer`) once it
+    /// has let the writer lock go, so the system call does not lengthen the lock's hold.
+    #[must_use = "a gathering leader whose count is complete must be woken"]
+    pub(super) fn note_written(&self, seq: u64) -> bool {
+        let mut s = lock(&self.sync);
+        s.written_seq = seq;
+        if !s.gather_until.is_some_and(|until| seq >= until) {
+            return false;
+        }
+        s.gather_until = None;
+        self.rounds.gather.fetch_add(1, Ordering::Release);
+        true
+    }
+
+    /// Group commit's gathering (G5: it only delays the fsync's start). The leader waits for
+    /// as many commits as the last fsync covered, or as are known to be on their way (write
+    /// views in progress and writers waiting for the writer lock), whichever is more, so
+    /// that one fsync covers them too; a lone writer (groups of one, nobody in flight) never
+    /// waits. The committer whose frame completes the count wakes the leader. Fallback, for
+    /// committers that never come (an idle open transaction, a thread that stopped): the
+    /// gathering also ends once no frame came within a gap of an eighth of the recent fsync
+    /// time (0.1–1 ms), and after half of it (≤ 2 ms).
+    /// Why gather: with 8 autocommit threads the committers split into two cohorts that
+    /// took turns in the fsync (each group = the frames written during the previous fsync,
+    /// ~4): the cohort just acknowledged needs a few hundred µs of CPU to write its next
+    /// frames. Measured (mt_insert, FULL, 8 threads × 1,000): 4.2 → 6.6 commits per fsync;
     /// bdb_update FULL 20 threads: 0.105 → 0.066 fsyncs per commit.
-    /// The leader sleeps a gap at a time and looks whether frames came, rather than being
-    /// notified of each: a notification cost every committer a `futex` call and the
-    /// leader a wake-up per frame.
-    fn gather_frames<'a>(&'a self, s: MutexGuard<'a, SyncState>) -> MutexGuard<'a, SyncState> {
+    /// Why a count rather than timed sleeps alone: the leader slept a gap at a time and
+    /// looked whether frames came; on mt_insert its 1,050 sleeps for 1,007 fsyncs lasted
+    /// 163 µs each (timer slack and wake-up latency against ~60 µs asked), 171 ms of a
+    /// 388 ms run, although all 8 frames had usually come well before (BENCHMARKS.md,
+    /// "gcommit2" and "gather"). One wake per round, from the committer completing the
+    /// count, replaces them.
+    fn gather_frames<'a>(&'a self, mut s: MutexGuard<'a, SyncState>) -> MutexGuard<'a, SyncState> {
+        let in_flight = self.writers_in_progress.load(Ordering::Acquire) + self.writer.waiters();
+        let until = (s.synced_seq + s.last_group).max(s.written_seq + in_flight);
         let avg_us = self.log_sync_us_avg.load(Ordering::Relaxed);
-        if s.last_group <= 1 && self.writers_in_progress.load(Ordering::Acquire) == 0 {
+        let budget_us = (avg_us / 2).min(GATHER_MAX_US);
+        if s.written_seq >= until || budget_us == 0 {
             return s;
         }
-        let budget_us = (avg_us / 2).min(GATHER_MAX_US);
         let gap = Duration::from_micros((avg_us / 8).clamp(GATHER_GAP_MIN_US, GATHER_GAP_MAX_US));
-        let deadline = Instant::now() + Duration::from_micros(budget_us);
+        let started = Instant::now();
+        let deadline = started + Duration::from_micros(budget_us);
+        s.gather_until = Some(until);
         let mut before = s.written_seq;
-        drop(s);
         loop {
             let now = Instant::now();
             if now >= deadline {
                 break;
             }
-            std::thread::sleep(gap.min(deadline - now));
-            let s = lock(&self.sync);
-            if s.written_seq == before {
-                return s;
+            // Read under the mutex: a bump after it makes the wait return at once.
+            let seen = self.rounds.gather.load(Ordering::Acquire);
+            drop(s);
+            self.rounds
+                .futex_wait(&self.rounds.gather, seen, Some(gap.min(deadline - now)));
+            s = lock(&self.sync);
+            // Count complete, or no frame within the gap. An early return (EINTR, a late
+            // wake meant for an earlier round's leader) at worst ends the gathering early.
+            if s.gather_until.is_none() || s.written_seq == before {
+                break;
             }
             before = s.written_seq;
         }
-        lock(&self.sync)
+        s.gather_until = None;
+        let waited_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        self.gathers.fetch_add(1, Ordering::Relaxed);
+        self.gather_us.fetch_add(waited_us, Ordering::Relaxed);
+        s
     }
 
     /// Group commit (D1): returns once an fsync that started after commit `seq` was

@@ -161,6 +161,10 @@ pub struct PagerStats {
     /// path's serial section (docs/concurrency.md, "Commit concurrency").
     pub writer_lock_held_ns: u64,
     pub writer_lock_holds: u64,
+    /// Group-commit leaders that waited for other commits before their fsync, and their
+    /// total wait (group_commit.rs G5).
+    pub gathers: u64,
+    pub gather_us: u64,
 }
 
 fn sync_to_u8(s: Synchronous) -> u8 {
@@ -212,10 +216,13 @@ struct Inner {
     /// The futex words group-commit sleepers wait on (group_commit.rs G3).
     rounds: Rounds,
     /// Write views that may still append a frame: created and neither committed (frame
-    /// written) nor dropped. A leader waits for their frames only while this is not zero.
+    /// written) nor dropped. A gathering leader counts on their frames (group_commit.rs G5).
     writers_in_progress: AtomicU64,
     /// Recent log fsync time, µs (moving average of the leaders' fsyncs): bounds the wait.
     log_sync_us_avg: AtomicU64,
+    /// `PagerStats::gathers`, `gather_us`.
+    gathers: AtomicU64,
+    gather_us: AtomicU64,
     /// The checkpoint slot: one checkpoint (full or round) at a time.
     ckpt_busy: Mutex<bool>,
     ckpt_cv: Condvar,
@@ -420,6 +427,8 @@ impl FileBackend {
             dirty_pages,
             writer_lock_held_ns: self.inner.writer_held_ns.load(Ordering::Relaxed),
             writer_lock_holds: self.inner.writer_holds.load(Ordering::Relaxed),
+            gathers: load(&i.gathers),
+            gather_us: load(&i.gather_us),
         }
     }
 }
@@ -606,6 +615,8 @@ fn open_inner(
         rounds: Rounds::default(),
         writers_in_progress: AtomicU64::new(0),
         log_sync_us_avg: AtomicU64::new(0),
+        gathers: AtomicU64::new(0),
+        gather_us: AtomicU64::new(0),
         ckpt_busy: Mutex::new(false),
         ckpt_cv: Condvar::new(),
         wake: OnceLock::new(),
@@ -1125,7 +1136,7 @@ impl FileWriteView {
             inner.strict_commit_seq.fetch_max(seq, Ordering::SeqCst);
         }
         self.in_progress.release();
-        lock(&inner.sync).written_seq = seq;
+        let wake_gatherer = inner.note_written(seq);
         // Step 4: publish.
         inner.cache.publish(seq, page_count, publish);
         inner.commits.fetch_add(1, Ordering::Relaxed);
@@ -1134,6 +1145,9 @@ impl FileWriteView {
         drop(log_guard);
         // Step 6: let the next writer in before waiting for the disk.
         self.writer = None;
+        if wake_gatherer {
+            inner.rounds.wake_gatherer();
+        }
         if need {
             if inner.over_hard_bound() {
                 // A failure poisons (B7); the durability wait below reports it.

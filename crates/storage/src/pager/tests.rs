@@ -423,6 +423,71 @@ fn group_commit_rounds_acknowledge_only_durable_commits() {
     }
 }
 
+/// G5: a round's leader stops gathering as soon as the count is complete. Four `Full`
+/// writers with 20 ms fsyncs, so that the fallback's gap is its longest (1 ms): a leader
+/// that slept it out would spend at least that on every gathering; woken by the committer
+/// whose frame completes the count, it waits only for the round's other frames (~0.1–0.3
+/// ms on the loaded 2-core machine; 2 ms per gathering with the wake removed).
+#[test]
+fn group_commit_gathering_ends_when_the_round_is_complete() {
+    let vfs = SimVfs::new(50);
+    let b = open(&vfs);
+    init(&b);
+    vfs.set_sync_delay(Duration::from_millis(20));
+    // A lone writer never gathers. Its fsyncs set the recent fsync time, so the gap is
+    // 1 ms (an eighth of it) from the fourth on.
+    for i in 0..8 {
+        write_pages(&b, &[(2, i)]);
+    }
+    let warm = b.stats();
+    assert_eq!(warm.gathers, 0, "{warm:?}");
+    let (threads, commits) = (4u32, 25u32);
+    let acked = Arc::new((0..threads).map(|_| AtomicU32::new(0)).collect::<Vec<_>>());
+    let writers = full_committers(&b, threads, commits, &acked);
+    within(Duration::from_secs(60), move || {
+        for w in writers {
+            w.join().unwrap().unwrap();
+        }
+    });
+    let s = b.stats();
+    let gathers = s.gathers - warm.gathers;
+    let syncs = s.commit_syncs - warm.commit_syncs;
+    assert!(gathers >= u64::from(commits) / 2, "{s:?}");
+    assert!(syncs * 2 <= u64::from(threads * commits), "{s:?}");
+    let mean_us = (s.gather_us - warm.gather_us) / gathers;
+    assert!(
+        mean_us < group_commit::GATHER_GAP_MAX_US,
+        "a gathering took {mean_us} µs on average, no less than the fallback's gap: {s:?}"
+    );
+    let r = b.begin_read().unwrap();
+    for t in 0..threads {
+        assert_eq!(page_value(&*r, 2 + t), commits);
+    }
+}
+
+/// G5's fallback: a write view in progress counts as a commit on its way, but one that
+/// never commits delays the leader only until its gathering's gap or deadline.
+#[test]
+fn group_commit_gathering_does_not_wait_for_an_idle_writer() {
+    let vfs = SimVfs::new(51);
+    let b = open(&vfs);
+    init(&b);
+    vfs.set_sync_delay(Duration::from_millis(2));
+    for i in 0..4 {
+        write_pages(&b, &[(2, i)]);
+    }
+    let mut idle = b.begin_detached().unwrap();
+    idle.page_mut(PageNo(1)).unwrap()[100] = 7;
+    let before = b.stats();
+    let b2 = b.clone();
+    within(Duration::from_secs(20), move || write_pages(&b2, &[(3, 9)]));
+    let s = b.stats();
+    assert_eq!(s.gathers, before.gathers + 1, "{s:?}");
+    assert_eq!(s.commit_syncs, before.commit_syncs + 1, "{s:?}");
+    drop(idle);
+    assert_eq!(byte_at(&*b.begin_read().unwrap(), 3), 9);
+}
+
 #[test]
 fn old_snapshot_sees_a_truncated_page_after_checkpoint_and_eviction() {
     // A page changed, then cut off by a truncation, while a snapshot from before the

@@ -82,6 +82,13 @@ impl WriterLock {
             .is_ok()
     }
 
+    /// Threads waiting for the lock, spinning or asleep: commits on their way, as far as
+    /// group commit's gathering can tell (group_commit.rs G5).
+    pub(super) fn waiters(&self) -> u64 {
+        let n = self.sleepers.load(Ordering::Relaxed) + self.spinners.load(Ordering::Relaxed);
+        n as u64
+    }
+
     /// Takes the lock, waiting until `deadline`. `Some(waited)`: taken (`waited`: not at the
     /// first try); `None`: not taken by the deadline.
     pub(super) fn acquire(&self, deadline: Instant) -> Option<bool> {
