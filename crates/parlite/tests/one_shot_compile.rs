@@ -28,6 +28,12 @@ SELECT * FROM "Mixed ""Q"" T" AS a WHERE a.rowid=1;
 SELECT nosuch FROM "Mixed ""Q"" T";
 SELECT 1 FROM nosuch WHERE x=1;
 SELECT 1 FROM "Mixed ""Q"" T" AS "select" WHERE "select"."Col A"=1;
+CREATE TABLE ünï(ç INTEGER PRIMARY KEY, ñ, "€ q");
+INSERT INTO ünï VALUES(1, 'x', 'euro');
+SELECT ñ, ç, "€ q" AS «» FROM ünï WHERE ç=1;
+SELECT Ñ FROM ünï;
+SELECT ñ FROM ÜNÏ;
+SELECT ñ FROM ünï AS ŭ WHERE ŭ.ç=1;
 "#,
     );
     // Statements that do not parse, each on its own (a script stops at the first).
