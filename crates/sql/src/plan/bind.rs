@@ -1124,7 +1124,7 @@ impl<'s> Binder<'s> {
         // stays a filter, so the mask read with all sources scanned is the final one. It is
         // not computed again after them: access paths, INDEXED BY and min/max change only
         // how rows are found, and their probes are copies of terms marked here (the second
-        // pass was ~0.6k instructions of a one-shot point SELECT, speedtest1 test 510).
+        // pass was ~0.8k instructions of a one-shot point SELECT, speedtest1 test 510).
         plan.needed = super::usage::needed_columns(&plan);
         let simple_count = super::covering::is_simple_count(&plan);
         self.choose_access(
