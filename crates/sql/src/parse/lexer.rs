@@ -120,6 +120,12 @@ impl<'a> Lexer<'a> {
 
     /// Text of `start..end`, widened to char boundaries so slicing never panics.
     fn text(&self, start: usize, end: usize) -> &'a str {
+        let src: &'a str = self.src;
+        // Bounds already on char boundaries (every token but some illegal ones) need no
+        // widening: one checked slice instead of the loops (~20 instructions a token).
+        if let Some(t) = src.get(start..end) {
+            return t;
+        }
         let mut s = start.min(self.b.len());
         while s > 0 && !self.src.is_char_boundary(s) {
             s -= 1;
@@ -128,7 +134,6 @@ impl<'a> Lexer<'a> {
         while e < self.b.len() && !self.src.is_char_boundary(e) {
             e += 1;
         }
-        let src: &'a str = self.src;
         &src[s..e]
     }
 

@@ -31,7 +31,7 @@ impl Binder<'_> {
     /// sources already placed (rowid equality, then an indexed equality, then any equality,
     /// then any filter), so nested loops stay narrow. Row positions do not change; only the
     /// loop order does.
-    pub(crate) fn reorder_joins(&self, sources: &mut Vec<Source>, terms: &[CExpr]) {
+    pub(crate) fn reorder_joins(&self, sources: &mut Vec<Source>, terms: &[&CExpr]) {
         let n = sources.len();
         let refs: Vec<Vec<usize>> = terms
             .iter()

@@ -782,22 +782,23 @@ impl<'s> Binder<'s> {
             f.named_windows = sc.windows.clone();
         }
         // WHERE
-        let mut bound_terms = Vec::with_capacity(where_terms.len());
+        // Each bound term with its floor and its join (one vector: a second one for the
+        // floors was an allocation per SELECT with a WHERE).
         // A term applies to the result of the joins up to its own: it may not be tested
         // before the last RIGHT/FULL JOIN among them, or it would drop left rows before that
         // join decides which right rows went unmatched.
         // An ON term sees only the sources up to its join's (they were all that was in
         // scope), so it is tested there at the latest, even when it holds a correlated
         // subquery (`max_source` then answers the last source).
-        let mut floors = Vec::with_capacity(where_terms.len());
+        let mut bound_terms: Vec<(CExpr, usize, usize)> = Vec::with_capacity(where_terms.len());
         for (t, at) in &where_terms {
-            bound_terms.push(self.expr(t)?.e);
+            let e = self.expr(t)?.e;
             let upto = (*at).min(sources.len().saturating_sub(1));
             let floor = sources
                 .get(..=upto)
                 .and_then(|s| s.iter().rposition(|s| s.join.keeps_right_rows()))
                 .unwrap_or(0);
-            floors.push((floor, *at));
+            bound_terms.push((e, floor, *at));
         }
         if sources.len() > 1
             && sources.iter().all(|s| {
@@ -808,11 +809,12 @@ impl<'s> Binder<'s> {
                     )
             })
         {
-            self.reorder_joins(&mut sources, &bound_terms);
+            let terms: Vec<&CExpr> = bound_terms.iter().map(|(e, _, _)| e).collect();
+            self.reorder_joins(&mut sources, &terms);
         }
         let mut filters: Vec<Vec<CExpr>> = vec![Vec::new(); sources.len().max(1)];
         let mut constants_first = 0;
-        for (e, (floor, at)) in bound_terms.into_iter().zip(floors) {
+        for (e, floor, at) in bound_terms {
             let mut corr = false;
             let mut lvl = e.max_source(&sources, &mut corr).unwrap_or(0).max(floor);
             if at != usize::MAX && sources.iter().any(|s| s.join.is_outer()) {
@@ -1107,14 +1109,22 @@ impl<'s> Binder<'s> {
             n_visible,
             windows,
             distinct: sc.distinct,
-            distinct_colls: columns.iter().map(|c| c.coll).collect(),
+            // Only DISTINCT reads them: a one-shot SELECT without it skips an allocation.
+            distinct_colls: if sc.distinct {
+                columns.iter().map(|c| c.coll).collect()
+            } else {
+                Vec::new()
+            },
             group_colls,
             values: None,
             needed: Vec::new(),
             min_max: super::minmax::MinMaxOpt::Off,
         };
         // Access paths are chosen knowing the columns read (covering indexes); every term
-        // stays a filter, so the mask read with all sources scanned is the final one.
+        // stays a filter, so the mask read with all sources scanned is the final one. It is
+        // not computed again after them: access paths, INDEXED BY and min/max change only
+        // how rows are found, and their probes are copies of terms marked here (the second
+        // pass was ~0.8k instructions of a one-shot point SELECT, speedtest1 test 510).
         plan.needed = super::usage::needed_columns(&plan);
         let simple_count = super::covering::is_simple_count(&plan);
         self.choose_access(
@@ -1126,7 +1136,6 @@ impl<'s> Binder<'s> {
         );
         self.apply_indexed_by(&mut plan, simple_count)?;
         self.plan_min_max(&mut plan);
-        plan.needed = super::usage::needed_columns(&plan);
         Ok((plan, columns, keys))
     }
 

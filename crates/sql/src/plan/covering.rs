@@ -18,7 +18,7 @@
 
 use crate::schema::{Index, Schema, Table};
 use crate::value::Affinity;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// SQLite's `sqlite3LogEst`: about 10*log2(x), the unit of its cost estimates.
 pub fn log_est(mut x: u64) -> i16 {
@@ -99,13 +99,39 @@ pub fn column_size_est(decl_type: &str) -> u32 {
     (v / 4 + 1).min(255)
 }
 
+/// The `column_size_est` of each column of a table, made on first use and kept with the
+/// table (`Table::size_ests`): reading the declared types again was ~340 instructions of
+/// every one-shot SELECT that chooses among indexes (three calls for a two-column table,
+/// speedtest1 test 510 under callgrind). Declared types are fixed once the table is in the
+/// schema: a change makes a new `Table` (a reload, or ALTER TABLE's edited copy), and a
+/// clone starts empty so that a copy being edited never carries its original's sizes.
+#[derive(Default)]
+pub struct SizeEstCell(OnceLock<Box<[u8]>>);
+
+impl Clone for SizeEstCell {
+    fn clone(&self) -> SizeEstCell {
+        SizeEstCell::default()
+    }
+}
+
+impl std::fmt::Debug for SizeEstCell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SizeEstCell")
+    }
+}
+
+fn column_sizes(t: &Table) -> &[u8] {
+    t.size_ests.0.get_or_init(|| {
+        t.columns
+            .iter()
+            .map(|c| u8::try_from(column_size_est(&c.decl_type)).unwrap_or(u8::MAX))
+            .collect()
+    })
+}
+
 /// `szTabRow`: the estimated size of a table row (LogEst).
 pub fn table_row_size(t: &Table) -> i16 {
-    let mut w: u64 = t
-        .columns
-        .iter()
-        .map(|c| u64::from(column_size_est(&c.decl_type)))
-        .sum();
+    let mut w: u64 = column_sizes(t).iter().map(|&s| u64::from(s)).sum();
     if t.rowid_alias.is_none() {
         w += 1;
     }
@@ -117,10 +143,9 @@ pub fn index_row_size(t: &Table, ix: &Index) -> i16 {
     let mut w: u64 = 1;
     for ic in &ix.columns {
         w += match ic.column {
-            Some(c) if Some(c) != t.rowid_alias => t
-                .columns
-                .get(c)
-                .map_or(1, |col| u64::from(column_size_est(&col.decl_type))),
+            Some(c) if Some(c) != t.rowid_alias => {
+                column_sizes(t).get(c).map_or(1, |&s| u64::from(s))
+            }
             _ => 1,
         };
     }

@@ -443,7 +443,8 @@ pub struct CorePlan {
     /// Window function calls, computed over the rows that reach the output.
     pub windows: Vec<WinCall>,
     pub distinct: bool,
-    /// The collation of each visible output, which DISTINCT compares under.
+    /// The collation of each visible output, which DISTINCT compares under (empty when
+    /// the core is not DISTINCT: every reader is a DISTINCT path).
     pub distinct_colls: Vec<Collation>,
     /// The collation of each GROUP BY term, which groups compare under.
     pub group_colls: Vec<Collation>,

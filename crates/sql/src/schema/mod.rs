@@ -119,6 +119,9 @@ pub struct Table {
     /// A WITHOUT ROWID table's record layout, made by its first use
     /// (`WrLayout::shared`); a clone starts without it.
     pub wr_layout: crate::exec::without_rowid::LayoutCell,
+    /// Its columns' size estimates for the planner, made by their first use
+    /// (`plan::covering`); a clone starts without them.
+    pub size_ests: crate::plan::covering::SizeEstCell,
 }
 
 /// What happens to child rows when their parent key is deleted or changed.
@@ -356,6 +359,7 @@ pub fn schema_table() -> Table {
         fkeys: Vec::new(),
         virtual_columns: 0,
         wr_layout: Default::default(),
+        size_ests: Default::default(),
     }
 }
 
@@ -1052,6 +1056,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
         fkeys,
         virtual_columns: 0,
         wr_layout: Default::default(),
+        size_ests: Default::default(),
     };
     let table = Table {
         virtual_columns: (0..table.columns.len())
