@@ -774,15 +774,6 @@ impl RecordCompare {
 mod tests {
     use super::*;
 
-    /// ASCII case folding, as NOCASE.
-    struct NoCase;
-
-    impl Collation for NoCase {
-        fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
-            a.to_ascii_lowercase().cmp(&b.to_ascii_lowercase())
-        }
-    }
-
     /// `compare_records_fast` (and `last_field`) against the checked walk on seeded random
     /// records of every storage class, equal-valued integers and reals, texts equal under
     /// NOCASE, long texts (two-byte serial types), shorter records and malformed ones.
