@@ -52,11 +52,13 @@ impl KeyOrder {
         Ordering::Equal
     }
 
-    /// Sorts index keys by this order. Each key is tagged with a sort prefix of its first field
-    /// (storage class, then eight bytes of the value where the order of those bytes is the
-    /// field's order), so most comparisons never reach `KeyOrder::compare`: comparing the
+    /// Sorts index keys by this order. Each key is tagged with a sort prefix of its first
+    /// field (storage class, then eight bytes of the value where the order of those bytes
+    /// is the field's order), so most comparisons never reach `compare`: comparing the
     /// `Value`s of every pair cost ~250 instructions a comparison (callgrind, speedtest1
-    /// test 300's bulk INSERT and test 150's CREATE INDEX). Prefixes never contradict `KeyOrder::compare`; equal ones fall back to it.
+    /// test 300's bulk INSERT; test 150's CREATE INDEX sorted so too, 1,374M -> 1,279M with
+    /// the column mask of `populate_index`). Prefixes never contradict `compare`; equal
+    /// ones fall back to it.
     pub fn sort(&self, keys: &mut Vec<Row>) {
         let (coll, desc) = self
             .columns
