@@ -25,7 +25,7 @@
 //! 5. A file attached by several connections of this process shares one storage
 //!    `Database` (`open_shared`), so their writer locks and snapshots are coordinated.
 
-use parlite_sql::exec::store::{KeyIter, KeyOrder, RoutedStore, Row, RowIter, Store};
+use parlite_sql::exec::store::{KeyIter, KeyOrder, KeyRecords, RoutedStore, Row, RowIter, Store};
 use parlite_sql::exec::txnstore::TxnStore;
 use parlite_sql::exec::Engine;
 use parlite_sql::parse::ast::Expr;
@@ -291,6 +291,26 @@ impl Store for AttachedStore<'_> {
         reverse: bool,
     ) -> SqlResult<KeyIter> {
         self.read()?.index_range(root, order, lo, hi, reverse)
+    }
+    fn index_prefix_counts(
+        &self,
+        root: u32,
+        order: &KeyOrder,
+        ncols: usize,
+    ) -> SqlResult<(u64, Vec<u64>)> {
+        self.read()?.index_prefix_counts(root, order, ncols)
+    }
+    fn index_records(
+        &self,
+        root: u32,
+        order: &KeyOrder,
+        max: usize,
+        out: &mut KeyRecords,
+    ) -> SqlResult<bool> {
+        self.read()?.index_records(root, order, max, out)
+    }
+    fn table_row_count(&self, root: u32) -> SqlResult<u64> {
+        self.read()?.table_row_count(root)
     }
     fn schema_cookie(&self) -> SqlResult<u32> {
         self.read()?.schema_cookie()

@@ -51,6 +51,95 @@ impl KeyOrder {
         }
         Ordering::Equal
     }
+
+    /// Sorts index keys by this order. Each key is tagged with a sort prefix of its first
+    /// field (storage class, then eight bytes of the value where the order of those bytes
+    /// is the field's order), so most comparisons never reach `compare`: comparing the
+    /// `Value`s of every pair cost ~250 instructions a comparison (callgrind, speedtest1
+    /// test 300's bulk INSERT; test 150's CREATE INDEX sorted so too, 1,374M -> 1,279M with
+    /// the column mask of `populate_index`). Prefixes never contradict `compare`; equal
+    /// ones fall back to it.
+    pub fn sort(&self, keys: &mut Vec<Row>) {
+        let (coll, desc) = self
+            .columns
+            .first()
+            .copied()
+            .unwrap_or((Collation::Binary, false));
+        // An integer's exact bits would misorder it against a real: with any real in the
+        // first field, every number gets the same prefix.
+        let any_real = keys
+            .iter()
+            .any(|k| matches!(k.first(), Some(Value::Real(_))));
+        let mut tagged: Vec<(u8, u64, Vec<Value>)> = std::mem::take(keys)
+            .into_iter()
+            .map(|k| {
+                let (class, bits) = match k.first() {
+                    None | Some(Value::Null) => (0u8, 0u64),
+                    Some(Value::Integer(i)) if !any_real => (1, (*i as u64) ^ (1 << 63)),
+                    Some(Value::Integer(_) | Value::Real(_)) => (1, 0),
+                    Some(Value::Text(s)) if coll == Collation::Binary => {
+                        (2, leading_bytes(s.as_bytes()))
+                    }
+                    Some(Value::Text(_)) => (2, 0),
+                    Some(Value::Blob(b)) => (3, leading_bytes(b)),
+                };
+                match desc {
+                    true => (3 - class, !bits, k),
+                    false => (class, bits, k),
+                }
+            })
+            .collect();
+        tagged.sort_unstable_by(|a, b| {
+            (a.0, a.1)
+                .cmp(&(b.0, b.1))
+                .then_with(|| self.compare(&a.2, &b.2))
+        });
+        keys.extend(tagged.into_iter().map(|(_, _, k)| k));
+    }
+}
+
+/// The first eight bytes of `b` as a big-endian number, zero-padded: a shorter string
+/// that is a prefix of a longer one never gets the larger number.
+fn leading_bytes(b: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    let n = b.len().min(8);
+    w[..n].copy_from_slice(&b[..n]);
+    u64::from_be_bytes(w)
+}
+
+/// Records (index keys as stored) held in one arena: a `Vec` per record was an
+/// allocation each.
+#[derive(Default)]
+pub struct KeyRecords {
+    /// Where each record ends in `arena`; it starts where the previous one ends.
+    ends: Vec<usize>,
+    arena: Vec<u8>,
+}
+
+impl KeyRecords {
+    pub fn clear(&mut self) {
+        self.ends.clear();
+        self.arena.clear();
+    }
+    pub fn push(&mut self, rec: &[u8]) {
+        self.arena.extend_from_slice(rec);
+        self.ends.push(self.arena.len());
+    }
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+    /// The `i`th record.
+    pub fn get(&self, i: usize) -> Option<&[u8]> {
+        let end = *self.ends.get(i)?;
+        let start = match i {
+            0 => 0,
+            _ => self.ends[i - 1],
+        };
+        self.arena.get(start..end)
+    }
 }
 
 pub type RowIter = Box<dyn Iterator<Item = Result<(i64, Row)>>>;
@@ -416,6 +505,76 @@ pub trait Store {
         Ok(self
             .index_range(root, order, Bound::Unbounded, Bound::Unbounded, false)?
             .count())
+    }
+    /// ANALYZE's figures for the index at `root`: how many entries it holds and, for each
+    /// k in 1..=`ncols`, how many distinct values the first k fields take, comparing each
+    /// field under `order`'s collation, NULLs equal (SQLite's analyze.c, OP_Ne with
+    /// SQLITE_NULLEQ). Entries come in index order, so a prefix is new exactly when it
+    /// differs from the previous entry's.
+    fn index_prefix_counts(
+        &self,
+        root: u32,
+        order: &KeyOrder,
+        ncols: usize,
+    ) -> Result<(u64, Vec<u64>)> {
+        let mut distinct = vec![0u64; ncols];
+        let mut prev: Option<Row> = None;
+        let mut nkeys = 0u64;
+        for k in self.index_range(root, order, Bound::Unbounded, Bound::Unbounded, false)? {
+            let k = k?;
+            nkeys += 1;
+            let same = match &prev {
+                None => 0,
+                Some(p) => (0..ncols)
+                    .find(|&i| {
+                        let coll = order.columns.get(i).map_or(Collation::Binary, |c| c.0);
+                        match (p.get(i), k.get(i)) {
+                            (Some(x), Some(y)) => x.compare(y, coll) != Ordering::Equal,
+                            _ => true,
+                        }
+                    })
+                    .unwrap_or(ncols),
+            };
+            for d in distinct.iter_mut().skip(same) {
+                *d += 1;
+            }
+            prev = Some(k);
+        }
+        Ok((nkeys, distinct))
+    }
+    /// The entries of the index at `root` as stored records, in index order, into `out`
+    /// (cleared first): true when they strictly increase under `order` and number at most
+    /// `max`, false (`out` then incomplete) otherwise. `PRAGMA integrity_check` holds
+    /// each index so (pragma/integrity.rs).
+    fn index_records(
+        &self,
+        root: u32,
+        order: &KeyOrder,
+        max: usize,
+        out: &mut KeyRecords,
+    ) -> Result<bool> {
+        out.clear();
+        let mut prev: Option<Row> = None;
+        for k in self.index_range(root, order, Bound::Unbounded, Bound::Unbounded, false)? {
+            let k = k?;
+            if out.len() == max || prev.is_some_and(|p| order.compare(&p, &k) != Ordering::Less) {
+                return Ok(false);
+            }
+            out.push(&super::txnstore::encode(&k));
+            prev = Some(k);
+        }
+        Ok(true)
+    }
+    /// How many rows the rowid table at `root` holds.
+    fn table_row_count(&self, root: u32) -> Result<u64> {
+        // No field is decoded (an empty column mask).
+        let none: Arc<[bool]> = Arc::new([]);
+        let mut n = 0;
+        for r in self.table_range_cols(root, Bound::Unbounded, Bound::Unbounded, false, none)? {
+            r?;
+            n += 1;
+        }
+        Ok(n)
     }
     /// An [`IndexProbe`] on the index at `root`.
     fn index_probe(&self, root: u32, order: &KeyOrder) -> Result<Box<dyn IndexProbe + '_>> {
@@ -867,6 +1026,29 @@ impl Store for RoutedStore<'_> {
     fn index_entry_count(&self, root: u32, order: &KeyOrder) -> Result<usize> {
         let (s, r) = self.pick(root)?;
         s.index_entry_count(r, order)
+    }
+    fn index_prefix_counts(
+        &self,
+        root: u32,
+        order: &KeyOrder,
+        ncols: usize,
+    ) -> Result<(u64, Vec<u64>)> {
+        let (s, r) = self.pick(root)?;
+        s.index_prefix_counts(r, order, ncols)
+    }
+    fn index_records(
+        &self,
+        root: u32,
+        order: &KeyOrder,
+        max: usize,
+        out: &mut KeyRecords,
+    ) -> Result<bool> {
+        let (s, r) = self.pick(root)?;
+        s.index_records(r, order, max, out)
+    }
+    fn table_row_count(&self, root: u32) -> Result<u64> {
+        let (s, r) = self.pick(root)?;
+        s.table_row_count(r)
     }
     fn table_copy(&self, src: u32, dst: u32) -> Result<u64> {
         let (s, r) = self.pick(src)?;

@@ -27,6 +27,46 @@ impl Txn {
         }
         with_view!(g, v => read_entries(v, root, table))
     }
+
+    /// Hands the entries of the tree at `root`, in key order, to `f` as `entries` reads
+    /// them (for a table tree the rowid and record, for an index tree 0 and the key),
+    /// without keeping them, until `f` answers false: one buffer serves the entries that
+    /// spill to overflow pages, the others are read in place. `f` runs under the
+    /// transaction's lock and must not use the transaction. ANALYZE walks each index so (storing every key first, or a
+    /// [`Cursor`] step per key, cost more than the comparison of keys it needs).
+    pub fn visit_entries(
+        &self,
+        root: PageNo,
+        table: bool,
+        f: &mut dyn FnMut(i64, &[u8]) -> Result<bool>,
+    ) -> Result<()> {
+        let mut g = self.lock();
+        if let Some(c) = g.conc.as_mut() {
+            c.read(root, None, None, None);
+        }
+        with_view!(g, v => visit(v, root, table, f))
+    }
+}
+
+fn visit<V: PageRead + ?Sized>(
+    v: &V,
+    root: PageNo,
+    table: bool,
+    f: &mut dyn FnMut(i64, &[u8]) -> Result<bool>,
+) -> Result<()> {
+    let usable = v.usable_size();
+    let mut tc = TreeCursor::new(root, table);
+    let mut scratch = Vec::new();
+    let mut more = tc.first(v)?;
+    while more {
+        let (frame, info) = tc.current(usable)?;
+        let rowid = if table { tc.rowid(usable)? } else { 0 };
+        if !f(rowid, payload_of(v, frame, &info, &mut scratch)?)? {
+            break;
+        }
+        more = tc.next(v)?;
+    }
+    Ok(())
 }
 
 fn read_entries<V: PageRead + ?Sized>(v: &V, root: PageNo, table: bool) -> Result<Entries> {

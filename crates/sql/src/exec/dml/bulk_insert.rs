@@ -35,10 +35,9 @@
 //! branch, 2026-11-23 (2)"; the merge into a half-filled table on test 300: "dmlrange
 //! branch, 2026-11-23 (3)".
 
-use super::super::store::{self, KeyOrder};
+use super::super::store;
 use super::super::Engine;
 use super::TableWriter;
-use crate::collation::Collation;
 use crate::parse::ast::ConflictAction;
 use crate::value::{Affinity, Result, Value};
 use std::cmp::Ordering;
@@ -120,7 +119,7 @@ impl Engine<'_> {
         } = built;
         for (i, (ix, order, ..)) in w.indexes.iter().enumerate() {
             let ks = &mut keys[i];
-            sort_keys(ks, order);
+            order.sort(ks);
             if ix.unique {
                 let n = ix.columns.len();
                 let clash = ks.windows(2).any(|p| {
@@ -310,56 +309,4 @@ struct BulkRows {
     keys: Vec<Vec<Vec<Value>>>,
     /// The rowid of the last row in statement order (`last_insert_rowid()`).
     last_rowid: Option<i64>,
-}
-
-/// Sorts index keys by `order`. Each key is tagged with a sort prefix of its first field
-/// (storage class, then eight bytes of the value where the order of those bytes is the
-/// field's order), so most comparisons never reach `KeyOrder::compare`: comparing the
-/// `Value`s of every pair cost ~250 instructions a comparison (callgrind, speedtest1
-/// test 300). Prefixes never contradict `KeyOrder::compare`; equal ones fall back to it.
-fn sort_keys(keys: &mut Vec<Vec<Value>>, order: &KeyOrder) {
-    let (coll, desc) = order
-        .columns
-        .first()
-        .copied()
-        .unwrap_or((Collation::Binary, false));
-    // An integer's exact bits would misorder it against a real: with any real in the
-    // first field, every number gets the same prefix.
-    let any_real = keys
-        .iter()
-        .any(|k| matches!(k.first(), Some(Value::Real(_))));
-    let mut tagged: Vec<(u8, u64, Vec<Value>)> = std::mem::take(keys)
-        .into_iter()
-        .map(|k| {
-            let (class, bits) = match k.first() {
-                None | Some(Value::Null) => (0u8, 0u64),
-                Some(Value::Integer(i)) if !any_real => (1, (*i as u64) ^ (1 << 63)),
-                Some(Value::Integer(_) | Value::Real(_)) => (1, 0),
-                Some(Value::Text(s)) if coll == Collation::Binary => {
-                    (2, leading_bytes(s.as_bytes()))
-                }
-                Some(Value::Text(_)) => (2, 0),
-                Some(Value::Blob(b)) => (3, leading_bytes(b)),
-            };
-            match desc {
-                true => (3 - class, !bits, k),
-                false => (class, bits, k),
-            }
-        })
-        .collect();
-    tagged.sort_unstable_by(|a, b| {
-        (a.0, a.1)
-            .cmp(&(b.0, b.1))
-            .then_with(|| order.compare(&a.2, &b.2))
-    });
-    keys.extend(tagged.into_iter().map(|(_, _, k)| k));
-}
-
-/// The first eight bytes of `b` as a big-endian number, zero-padded: a shorter string
-/// that is a prefix of a longer one never gets the larger number.
-fn leading_bytes(b: &[u8]) -> u64 {
-    let mut w = [0u8; 8];
-    let n = b.len().min(8);
-    w[..n].copy_from_slice(&b[..n]);
-    u64::from_be_bytes(w)
 }
