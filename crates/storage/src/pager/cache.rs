@@ -24,9 +24,10 @@
 //!   evicted (dirty, or needed by an old snapshot); the pager asks for a background
 //!   checkpoint when dirty entries pass half of the bound and makes committers wait for it
 //!   past three quarters (`PagerConfig`, checkpoint.rs backpressure), so dirty entries stay
-//!   under three quarters of the bound plus the pages of the commits in flight. Each shard (C7) keeps its own share of the bound, the
-//!   shares summing to `cache_pages_max`; a shard past its share holds only entries that
-//!   cannot be evicted, so the excess bound is the same.
+//!   under three quarters of the bound plus the pages of the commits in flight. Each shard
+//!   (C7) keeps its own share of the bound, the shares summing to `cache_pages_max`; a
+//!   shard past its share holds only entries that cannot be evicted, so the excess bound is
+//!   the same.
 //!
 //! - C11. Releasing a snapshot that is not the oldest live one prunes nothing: the versions
 //!   it frees (those whose window held it alone) are dropped when their page is published

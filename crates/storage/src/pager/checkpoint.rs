@@ -504,11 +504,12 @@ impl Inner {
     }
 
     /// Backpressure (B6's one exception, C6): the log or the dirty pages passed their
-    /// backpressure bound (`over_hard_bound`) because commits outran the checkpointer. The committer (which
-    /// holds no lock) waits for the running round to end; if the bound is still passed
-    /// then (the round had captured the state before this commit, e.g. a commit of hundreds
-    /// of pages), or none was running, it runs one itself. Commits are so slowed to the
-    /// checkpointer's pace, and memory and the log stay bounded whatever the commit rate.
+    /// backpressure bound (`over_hard_bound`) because commits outran the checkpointer. The
+    /// committer (which holds no lock) waits for the running round to end; if the bound is
+    /// still passed then (the round had captured the state before this commit, e.g. a
+    /// commit of hundreds of pages), or none was running, it runs one itself. Commits are so
+    /// slowed to the checkpointer's pace, and memory and the log stay bounded whatever the
+    /// commit rate.
     /// (A second round only when the first did not bring the bound back: on bdb_update,
     /// 20 threads, always running one doubled the stalled commit's latency.)
     pub(super) fn checkpoint_backpressure(self: &Arc<Self>) -> Result<()> {
