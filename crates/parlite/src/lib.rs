@@ -209,8 +209,8 @@ pub struct Stats {
     pub checkpoint_ms: u64,
     /// The longest checkpoint, in ms.
     pub checkpoint_max_ms: u64,
-    /// Commits that waited for the checkpointer (the log or the dirty pages at twice their
-    /// threshold: commits outran it).
+    /// Commits that waited for the checkpointer (the log or the dirty pages past their
+    /// backpressure bound: commits outran it).
     pub checkpoint_stalls: u64,
     /// Background checkpoints that folded only `synchronous=OFF` commits and so skipped
     /// their fsyncs, as SQLite's checkpoints at OFF (docs/log-and-recovery.md, B8).

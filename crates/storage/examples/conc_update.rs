@@ -62,6 +62,7 @@ fn main() -> parlite_storage::Result<()> {
             opts.cache_pages_max = 1 << 20;
             config.checkpoint_log_bytes = 1 << 40;
             config.checkpoint_dirty_percent = 100;
+            config.backpressure_dirty_percent = 200;
         }
         let path = path
             .to_str()

@@ -511,6 +511,7 @@ pub fn seed_log(seed: u64) -> Result<Vec<u8>> {
     let quiet = crate::pager::PagerConfig {
         checkpoint_log_bytes: u64::MAX / 4,
         checkpoint_dirty_percent: 1000,
+        backpressure_dirty_percent: 2000,
         background_checkpoint: false,
     };
     let db = Database::open_with_config(Arc::new(vfs.clone()), DB_PATH, seed_options(), quiet)?;

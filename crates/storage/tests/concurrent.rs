@@ -51,6 +51,7 @@ fn file_db(disk: &SimVfs, sync: Synchronous) -> parlite_storage::Result<Database
     let config = PagerConfig {
         checkpoint_log_bytes: 64 << 10,
         checkpoint_dirty_percent: 50,
+        backpressure_dirty_percent: 100,
         background_checkpoint: true,
     };
     Database::open_with_config(Arc::new(disk.clone()), "/bank.db", opts, config)

@@ -50,6 +50,7 @@ fn open(disk: &SimVfs, cache: usize, log_bytes: u64) -> parlite_storage::Result<
     let config = PagerConfig {
         checkpoint_log_bytes: log_bytes,
         checkpoint_dirty_percent: 50,
+        backpressure_dirty_percent: 100,
         background_checkpoint: false,
     };
     Database::open_with_config(Arc::new(disk.clone()), PATH, opts, config)

@@ -33,6 +33,7 @@ fn open(disk: &SimVfs, log_bytes: u64) -> FileBackend {
     let config = PagerConfig {
         checkpoint_log_bytes: log_bytes,
         checkpoint_dirty_percent: 100,
+        backpressure_dirty_percent: 200,
         background_checkpoint: false,
     };
     FileBackend::open_with(Arc::new(disk.clone()), PATH, &opts, config).unwrap()

@@ -441,6 +441,7 @@ fn case_for(seed: u64) -> Case {
     let config = PagerConfig {
         checkpoint_log_bytes: [1 << 10, 4 << 10, 16 << 10, 4 << 20][rng.gen_range(0..4)],
         checkpoint_dirty_percent: 50,
+        backpressure_dirty_percent: 100,
         background_checkpoint: false,
     };
     Case {
@@ -495,6 +496,7 @@ fn growth_case_for(seed: u64) -> Case {
     // Every page fits the cache, so only the log's size starts a checkpoint round.
     case.cache = 64;
     case.config.checkpoint_dirty_percent = 100;
+    case.config.backpressure_dirty_percent = 200;
     case.commits_max = 600;
     case.wide_pages_max = 16;
     case
@@ -538,6 +540,7 @@ fn every_io_call_of_checkpoint_and_recovery() {
         config: PagerConfig {
             checkpoint_log_bytes: 1 << 30,
             checkpoint_dirty_percent: 100,
+            backpressure_dirty_percent: 200,
             background_checkpoint: false,
         },
         commits_max: 40,
@@ -693,6 +696,7 @@ fn every_io_call_of_background_rounds_under_commits() {
             config: PagerConfig {
                 checkpoint_log_bytes: 1 << 30,
                 checkpoint_dirty_percent: 100,
+                backpressure_dirty_percent: 200,
                 background_checkpoint: false,
             },
             commits_max: 40,

@@ -52,6 +52,7 @@ fn quiet() -> PagerConfig {
     PagerConfig {
         checkpoint_log_bytes: 1 << 30,
         checkpoint_dirty_percent: 100,
+        backpressure_dirty_percent: 200,
         background_checkpoint: true,
     }
 }
@@ -187,6 +188,7 @@ fn crash_during_background_rounds_keeps_every_acknowledged_commit() {
         let config = PagerConfig {
             checkpoint_log_bytes: rng.gen_range(1..8) << 10,
             checkpoint_dirty_percent: 50,
+            backpressure_dirty_percent: 100,
             background_checkpoint: true,
         };
         let db = open(&disk, Synchronous::Full, config.clone()).unwrap();
@@ -269,6 +271,7 @@ fn full_commits_after_relaxed_rounds_keep_everything_across_power_loss() {
         let config = PagerConfig {
             checkpoint_log_bytes: 4 << 10,
             checkpoint_dirty_percent: 50,
+            backpressure_dirty_percent: 100,
             background_checkpoint: true,
         };
         let db = open(&disk, Synchronous::Off, config.clone()).unwrap();

@@ -125,8 +125,8 @@ fn read_back(t: &Txn, root: PageNo, rows: &[(i64, usize)], mut probe: impl FnMut
 /// entries (C3, which are never evicted) and checkpoints when they pass half the cache
 /// (`checkpoint_dirty_percent`), which makes them clean and evicts down to the bound again.
 /// The two ways past it, both bounded by something other than the database size: dirty
-/// pages of commits since the last checkpoint (at most half the cache plus one
-/// transaction's pages, and a transaction's private page copies live in its writer, not
+/// pages of commits since the last checkpoint (at most three quarters of the cache,
+/// `backpressure_dirty_percent`, plus one transaction's pages, and a transaction's private page copies live in its writer, not
 /// in the cache), and old versions a live snapshot still reads (at most the pages
 /// committed since the oldest live snapshot began) — exercised at the end.
 #[test]

@@ -257,6 +257,7 @@ fn full_db(disk: &SimVfs) -> Database {
     let config = PagerConfig {
         checkpoint_log_bytes: 32 << 10,
         checkpoint_dirty_percent: 50,
+        backpressure_dirty_percent: 100,
         background_checkpoint: false,
     };
     Database::open_with_config(Arc::new(disk.clone()), "/crash.db", opts, config).unwrap()

@@ -22,11 +22,12 @@
 //!   than the commit keep seeing it after the checkpoint overwrites the file (C2).
 //! - C6. The cache holds at most `cache_pages_max` entries except while entries cannot be
 //!   evicted (dirty, or needed by an old snapshot); the pager asks for a background
-//!   checkpoint when dirty entries pass a quarter of the bound and makes committers wait for
-//!   it past half (checkpoint.rs backpressure), so the excess is bounded by half the bound
-//!   plus one transaction's pages. Each shard (C7) keeps its own share of the bound, the
-//!   shares summing to `cache_pages_max`; a shard past its share holds only entries that
-//!   cannot be evicted, so the excess bound is the same.
+//!   checkpoint when dirty entries pass half of the bound and makes committers wait for it
+//!   past three quarters (`PagerConfig`, checkpoint.rs backpressure), so dirty entries stay
+//!   under three quarters of the bound plus the pages of the commits in flight. Each shard
+//!   (C7) keeps its own share of the bound, the shares summing to `cache_pages_max`; a
+//!   shard past its share holds only entries that cannot be evicted, so the excess bound is
+//!   the same.
 //!
 //! - C11. Releasing a snapshot that is not the oldest live one prunes nothing: the versions
 //!   it frees (those whose window held it alone) are dropped when their page is published

@@ -503,12 +503,13 @@ impl Inner {
         Ok(())
     }
 
-    /// Backpressure (B6's one exception, C6): the log or the dirty pages passed twice their
-    /// checkpoint threshold because commits outran the checkpointer. The committer (which
-    /// holds no lock) waits for the running round to end; if the bound is still passed
-    /// then (the round had captured the state before this commit, e.g. a commit of hundreds
-    /// of pages), or none was running, it runs one itself. Commits are so slowed to the
-    /// checkpointer's pace, and memory and the log stay bounded whatever the commit rate.
+    /// Backpressure (B6's one exception, C6): the log or the dirty pages passed their
+    /// backpressure bound (`over_hard_bound`) because commits outran the checkpointer. The
+    /// committer (which holds no lock) waits for the running round to end; if the bound is
+    /// still passed then (the round had captured the state before this commit, e.g. a
+    /// commit of hundreds of pages), or none was running, it runs one itself. Commits are so
+    /// slowed to the checkpointer's pace, and memory and the log stay bounded whatever the
+    /// commit rate.
     /// (A second round only when the first did not bring the bound back: on bdb_update,
     /// 20 threads, always running one doubled the stalled commit's latency.)
     pub(super) fn checkpoint_backpressure(self: &Arc<Self>) -> Result<()> {
@@ -531,33 +532,35 @@ impl Inner {
         Ok(())
     }
 
-    /// Whether the log's frames or the dirty pages are past twice their thresholds.
+    /// Whether the log's frames or the dirty pages are past their backpressure bounds:
+    /// twice `checkpoint_log_bytes`, `backpressure_dirty_percent` of the cache.
     pub(super) fn over_hard_bound(&self) -> bool {
-        self.past_checkpoint_threshold(2)
-    }
-
-    /// Whether the frames of both log files or the dirty pages are past `times` their
-    /// checkpoint thresholds.
-    pub(super) fn past_checkpoint_threshold(&self, times: usize) -> bool {
         let log_bytes = lock(&self.log).as_ref().map_or(0, |l| l.frames_bytes());
-        self.past_threshold(log_bytes, times)
+        self.past(log_bytes, 2, self.config.backpressure_dirty_percent)
     }
 
-    /// Whether `log_bytes` of frames or the dirty pages are past `times` their checkpoint
+    /// Whether the frames of both log files or the dirty pages are past their checkpoint
+    /// thresholds.
+    pub(super) fn past_checkpoint_threshold(&self) -> bool {
+        let log_bytes = lock(&self.log).as_ref().map_or(0, |l| l.frames_bytes());
+        self.past_threshold(log_bytes)
+    }
+
+    /// Whether `log_bytes` of frames or the dirty pages are past their checkpoint
     /// thresholds (`PagerConfig`).
-    pub(super) fn past_threshold(&self, log_bytes: u64, times: usize) -> bool {
+    pub(super) fn past_threshold(&self, log_bytes: u64) -> bool {
+        self.past(log_bytes, 1, self.config.checkpoint_dirty_percent)
+    }
+
+    /// Whether `log_bytes` passed `log_times` `checkpoint_log_bytes`, or the dirty pages
+    /// `dirty_percent` of the cache.
+    fn past(&self, log_bytes: u64, log_times: u64, dirty_percent: usize) -> bool {
         let (dirty, cache_max) = {
             let c = &self.cache;
             (c.dirty_count(), c.cache_pages_max)
         };
-        log_bytes
-            > self
-                .config
-                .checkpoint_log_bytes
-                .saturating_mul(times as u64)
-            || dirty.saturating_mul(100)
-                > cache_max
-                    .saturating_mul(self.config.checkpoint_dirty_percent.saturating_mul(times))
+        log_bytes > self.config.checkpoint_log_bytes.saturating_mul(log_times)
+            || dirty.saturating_mul(100) > cache_max.saturating_mul(dirty_percent)
     }
 }
 

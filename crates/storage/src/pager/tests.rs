@@ -529,6 +529,7 @@ fn concurrent_readers_see_consistent_snapshots() {
         PagerConfig {
             checkpoint_log_bytes: 8 << 10,
             checkpoint_dirty_percent: 50,
+            backpressure_dirty_percent: 100,
             background_checkpoint: true,
         },
     )
@@ -663,6 +664,7 @@ fn a_stale_checkpoint_request_starts_no_round() {
         PagerConfig {
             checkpoint_log_bytes: 1 << 20,
             checkpoint_dirty_percent: 25,
+            backpressure_dirty_percent: 50,
             background_checkpoint: true,
         },
     )
@@ -691,4 +693,85 @@ fn a_stale_checkpoint_request_starts_no_round() {
     assert_eq!(b.stats().checkpoints, 1);
     write_pages(&b, &(2..=18).map(|p| (p, 3)).collect::<Vec<_>>());
     wait_for_rounds(2);
+}
+
+/// The default thresholds (`PagerConfig`): a round is asked for once the dirty pages pass
+/// half the cache, and a committer waits for one (a stall) only once they pass three
+/// quarters of it. Rounds run inline here (no checkpointer thread), so each commit's effect
+/// is seen when it returns.
+#[test]
+fn default_dirty_thresholds_are_half_and_three_quarters_of_the_cache() {
+    const CACHE: usize = 100;
+    let vfs = SimVfs::new(22);
+    let b = FileBackend::open_with(
+        Arc::new(vfs.clone()),
+        "db",
+        &OpenOptions {
+            cache_pages_max: CACHE,
+            ..opts()
+        },
+        PagerConfig {
+            background_checkpoint: false,
+            ..PagerConfig::default()
+        },
+    )
+    .unwrap();
+    init(&b);
+    // Every page exists and is clean: each commit below dirties one more page.
+    write_pages(&b, &(2..=CACHE as u32).map(|p| (p, 0)).collect::<Vec<_>>());
+    b.checkpoint().unwrap();
+    let base = b.stats();
+    assert_eq!(base.dirty_pages, 0, "{base:?}");
+
+    for p in 2..=52u32 {
+        write_pages(&b, &[(p, 1)]);
+        let s = b.stats();
+        let dirty = p as usize - 1;
+        if dirty * 100 <= CACHE * 50 {
+            assert_eq!(
+                s.checkpoints, base.checkpoints,
+                "{dirty} dirty pages: {s:?}"
+            );
+            assert_eq!(s.dirty_pages, dirty, "{s:?}");
+        } else {
+            assert_eq!(
+                s.checkpoints,
+                base.checkpoints + 1,
+                "{dirty} dirty pages: {s:?}"
+            );
+            assert_eq!(s.dirty_pages, 0, "{s:?}");
+            break;
+        }
+    }
+    assert_eq!(b.stats().checkpoint_stalls, base.checkpoint_stalls);
+
+    // With the checkpoint slot held no round can run: dirty pages pile up, and the commit
+    // that takes them past three quarters of the cache stalls until the slot is free.
+    let slot = b.inner.checkpoint_slot(true);
+    let before = b.stats();
+    for p in 2..=(CACHE as u32 * 3 / 4 + 1) {
+        write_pages(&b, &[(p, 2)]);
+    }
+    let s = b.stats();
+    assert_eq!(s.dirty_pages, CACHE * 3 / 4, "{s:?}");
+    assert_eq!(s.checkpoints, before.checkpoints, "{s:?}");
+    assert_eq!(s.checkpoint_stalls, before.checkpoint_stalls, "{s:?}");
+    let committer = {
+        let b = b.clone();
+        std::thread::spawn(move || write_pages(&b, &[(CACHE as u32 * 3 / 4 + 2, 2)]))
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while b.stats().checkpoint_stalls == before.checkpoint_stalls {
+        assert!(
+            Instant::now() < deadline,
+            "the commit past 3/4 did not stall"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    drop(slot);
+    committer.join().unwrap();
+    let s = b.stats();
+    assert_eq!(s.checkpoint_stalls, before.checkpoint_stalls + 1, "{s:?}");
+    assert_eq!(s.checkpoints, before.checkpoints + 1, "{s:?}");
+    assert_eq!(s.dirty_pages, 0, "{s:?}");
 }
