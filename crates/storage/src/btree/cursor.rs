@@ -160,8 +160,54 @@ impl Frame {
     /// when `strict`), possibly `ncells`.
     #[inline]
     fn table_search(&self, rowid: i64, strict: bool, usable: usize) -> Result<usize> {
+        self.table_search_in(rowid, strict, usable, 0, self.hdr.ncells)
+    }
+
+    /// [`table_search`](Self::table_search) starting from cell `near` (the cursor's last
+    /// position): its key says which side the answer lies on, and the neighbour on that
+    /// side is tried before any bisection. Lookups of ascending (or descending, or the
+    /// same) rowids in one leaf, as an index walk whose keys follow rowid order makes
+    /// them, then cost two probes instead of a binary search; SQLite's
+    /// `sqlite3BtreeTableMoveto` tries the next cell the same way. Any other lookup
+    /// spends at most two probes more than the plain search.
+    #[inline]
+    fn table_search_near(
+        &self,
+        rowid: i64,
+        strict: bool,
+        usable: usize,
+        near: usize,
+    ) -> Result<usize> {
+        let n = self.hdr.ncells;
+        if near >= n {
+            return self.table_search_in(rowid, strict, usable, 0, n);
+        }
+        let before = |k: i64| k < rowid || (strict && k == rowid);
+        if before(self.table_key(near, usable)?) {
+            let next = near + 1;
+            if next == n || !before(self.table_key(next, usable)?) {
+                return Ok(next);
+            }
+            return self.table_search_in(rowid, strict, usable, next + 1, n);
+        }
+        if near == 0 || before(self.table_key(near - 1, usable)?) {
+            return Ok(near);
+        }
+        self.table_search_in(rowid, strict, usable, 0, near - 1)
+    }
+
+    /// The first cell in `lo..hi` whose rowid is >= `rowid` (> when `strict`), or `hi`;
+    /// the cells before `lo` are known to be below it and those from `hi` on not.
+    #[inline]
+    fn table_search_in(
+        &self,
+        rowid: i64,
+        strict: bool,
+        usable: usize,
+        mut lo: usize,
+        mut hi: usize,
+    ) -> Result<usize> {
         let page = self.page.get(..usable).unwrap_or(&self.page[..]);
-        let (mut lo, mut hi) = (0usize, self.hdr.ncells);
         while lo < hi {
             let mid = (lo + hi) / 2;
             let Some(k) = cell_rowid(page, &self.hdr, mid) else {
@@ -481,7 +527,7 @@ impl TreeCursor {
         if rowid < first || rowid > last || (strict && rowid == last) {
             return Ok(None);
         }
-        let lo = top.table_search(rowid, strict, usable)?;
+        let lo = top.table_search_near(rowid, strict, usable, top.idx)?;
         top.idx = lo;
         self.valid = true;
         Ok(Some(top.table_key(lo, usable)? == rowid))
