@@ -308,7 +308,9 @@ impl Aggregate for GroupConcat {
         // per row first (~250 instructions a row of group_concat(a) over integers,
         // callgrind, speedtest1 test 160).
         let Some(acc) = &mut self.acc else {
-            let mut acc = String::new();
+            // Room for a few values up front: growing from empty reallocated ~5 times for
+            // a dozen small integers (~1.2k instructions a statement, speedtest1 test 160).
+            let mut acc = String::with_capacity(64);
             v.push_text(&mut acc);
             self.acc = Some(acc);
             return Ok(());
