@@ -64,7 +64,7 @@ fn index_range_lookups_agree_with_sqlite() {
             ));
         }
         let top = a * 3;
-        let mut queries = |rng: &mut Rng, script: &mut String| {
+        let queries = |rng: &mut Rng, script: &mut String| {
             for _ in 0..40 {
                 let lo = rng.below(top as u64 + 60) as i64 - 30;
                 let hi = lo + rng.below(60) as i64 - 5;

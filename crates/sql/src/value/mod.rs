@@ -233,16 +233,15 @@ impl Value {
     }
 
     /// Appends [`Value::to_text`]'s text to `out` without building it first (no `String`
-    /// per number); false, appending nothing, for NULL.
-    pub fn push_text(&self, out: &mut String) -> bool {
+    /// per number); nothing for NULL.
+    pub fn push_text(&self, out: &mut String) {
         match self {
-            Value::Null => return false,
+            Value::Null => {}
             Value::Integer(i) => num::push_int_text(out, *i),
             Value::Real(r) => num::push_real_text(out, *r),
             Value::Text(s) => out.push_str(s),
             Value::Blob(b) => out.push_str(&String::from_utf8_lossy(b)),
         }
-        true
     }
 
     /// Like [`Value::to_text`] with NULL as the empty string (what string functions see).
