@@ -232,6 +232,18 @@ impl Value {
         }
     }
 
+    /// Appends [`Value::to_text`]'s text to `out` without building it first (no `String`
+    /// per number); nothing for NULL.
+    pub fn push_text(&self, out: &mut String) {
+        match self {
+            Value::Null => {}
+            Value::Integer(i) => num::push_int_text(out, *i),
+            Value::Real(r) => num::push_real_text(out, *r),
+            Value::Text(s) => out.push_str(s),
+            Value::Blob(b) => out.push_str(&String::from_utf8_lossy(b)),
+        }
+    }
+
     /// Like [`Value::to_text`] with NULL as the empty string (what string functions see).
     pub fn to_text_or_empty(&self) -> Cow<'_, str> {
         self.to_text().unwrap_or(Cow::Borrowed(""))

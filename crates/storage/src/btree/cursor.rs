@@ -156,12 +156,86 @@ impl Frame {
         }
     }
 
+    /// A rowid lookup in this leaf starting from cell `near` (the cursor's last
+    /// position): `(idx, found)` as [`table_search`](Self::table_search) and an equality
+    /// test give, or `None` when the rowid is outside the leaf's keys (below the first,
+    /// above the last, or the last itself when `strict`), as
+    /// [`TreeCursor::seek_in_leaf`] needs. The key at `near` says on which side the
+    /// answer lies and the neighbour on that side is tried next: lookups of ascending (or
+    /// descending, or the same) rowids in one leaf, as an index walk whose keys follow
+    /// rowid order makes them, cost three probes instead of a range test (two) and a
+    /// binary search (~7 in a 75-cell leaf; speedtest1 test 160, ~12 lookups a
+    /// statement: -4.6k instructions a statement, callgrind); SQLite's
+    /// `sqlite3BtreeTableMoveto` tries the next cell the same way.
+    #[inline]
+    fn leaf_search_near(
+        &self,
+        rowid: i64,
+        strict: bool,
+        usable: usize,
+        near: usize,
+    ) -> Result<Option<(usize, bool)>> {
+        let n = self.hdr.ncells;
+        // Keys ascend, so `before` holds for a prefix of the cells.
+        let before = |k: i64| k < rowid || (strict && k == rowid);
+        let found = |i: usize| -> Result<Option<(usize, bool)>> {
+            Ok(Some((i, self.table_key(i, usable)? == rowid)))
+        };
+        if near >= n {
+            let (first, last) = (self.table_key(0, usable)?, self.table_key(n - 1, usable)?);
+            if first > rowid || before(last) {
+                return Ok(None);
+            }
+            return found(self.table_search_in(rowid, strict, usable, 0, n)?);
+        }
+        // Each side first tests the leaf's bound there, so a rowid in another leaf costs
+        // two probes, as a plain range test does.
+        let k = self.table_key(near, usable)?;
+        if before(k) {
+            // The answer is past `near`, and the rowid at or past the first key.
+            if near + 1 == n || before(self.table_key(n - 1, usable)?) {
+                return Ok(None);
+            }
+            let next = near + 1;
+            let k_next = self.table_key(next, usable)?;
+            if !before(k_next) {
+                return Ok(Some((next, k_next == rowid)));
+            }
+            return found(self.table_search_in(rowid, strict, usable, next + 1, n)?);
+        }
+        // The answer is at or before `near`, and the rowid at or before the last key.
+        if near == 0 {
+            return Ok((k <= rowid).then_some((0, k == rowid)));
+        }
+        if self.table_key(0, usable)? > rowid {
+            return Ok(None);
+        }
+        if before(self.table_key(near - 1, usable)?) {
+            return Ok(Some((near, k == rowid)));
+        }
+        found(self.table_search_in(rowid, strict, usable, 0, near - 1)?)
+    }
+
     /// The binary search of a table page: the first cell whose rowid is >= `rowid` (>
     /// when `strict`), possibly `ncells`.
     #[inline]
     fn table_search(&self, rowid: i64, strict: bool, usable: usize) -> Result<usize> {
+        self.table_search_in(rowid, strict, usable, 0, self.hdr.ncells)
+    }
+
+    /// [`table_search`](Self::table_search) within cells `lo..hi` (`hi` when none there
+    /// qualifies): the cells before `lo` are known to be below the rowid, those from
+    /// `hi` on not.
+    #[inline]
+    fn table_search_in(
+        &self,
+        rowid: i64,
+        strict: bool,
+        usable: usize,
+        mut lo: usize,
+        mut hi: usize,
+    ) -> Result<usize> {
         let page = self.page.get(..usable).unwrap_or(&self.page[..]);
-        let (mut lo, mut hi) = (0usize, self.hdr.ncells);
         while lo < hi {
             let mid = (lo + hi) / 2;
             let Some(k) = cell_rowid(page, &self.hdr, mid) else {
@@ -476,15 +550,12 @@ impl TreeCursor {
         if top.hdr.kind != TABLE_LEAF || top.hdr.ncells == 0 {
             return Ok(None);
         }
-        let n = top.hdr.ncells;
-        let (first, last) = (top.table_key(0, usable)?, top.table_key(n - 1, usable)?);
-        if rowid < first || rowid > last || (strict && rowid == last) {
+        let Some((idx, found)) = top.leaf_search_near(rowid, strict, usable, top.idx)? else {
             return Ok(None);
-        }
-        let lo = top.table_search(rowid, strict, usable)?;
-        top.idx = lo;
+        };
+        top.idx = idx;
         self.valid = true;
-        Ok(Some(top.table_key(lo, usable)? == rowid))
+        Ok(Some(found))
     }
 
     /// Descends to the leaf where `rowid` is or would be inserted: the leaf frame's `idx` is
