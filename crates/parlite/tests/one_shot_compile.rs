@@ -93,9 +93,7 @@ SELECT count(*) FROM a, b, c WHERE a.x < b.x AND b.x < c.x AND 2 > 1;
          CREATE TABLE c(x INTEGER PRIMARY KEY, y); CREATE INDEX cy ON c(y);
          INSERT INTO a VALUES(1,'a1'),(2,'a2'); INSERT INTO b VALUES(2,'b2'),(3,'b3');
          INSERT INTO c VALUES(3,'c3'),(4,'b2');",
-        &[
-            "SELECT a.x FROM a, b, c WHERE c.x=b.x+1 AND b.x=a.x+1 AND a.y='a1'",
-        ],
+        &["SELECT a.x FROM a, b, c WHERE c.x=b.x+1 AND b.x=a.x+1 AND a.y='a1'"],
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

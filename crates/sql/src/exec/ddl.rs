@@ -958,6 +958,19 @@ impl Engine<'_> {
             .filter(|t| !key(&t.name).starts_with("sqlite_"))
             .cloned()
             .collect();
+        // `ANALYZE idx` (a name that is an index, not a table) measures that index alone and
+        // replaces only its row, as SQLite's analyzeIndex.
+        let only_idx = target
+            .filter(|n| self.schema.table(&n.name).is_none())
+            .and_then(|n| {
+                tables.iter().find_map(|t| {
+                    self.schema
+                        .table_indexes(t)
+                        .iter()
+                        .find(|i| i.name.eq_ignore_ascii_case(&n.name))
+                        .map(|i| i.name.clone())
+                })
+            });
         if let Some(n) = target {
             tables.retain(|t| {
                 t.name.eq_ignore_ascii_case(&n.name)
@@ -988,7 +1001,13 @@ impl Engine<'_> {
                 .first()
                 .map(|v| v.to_text_or_empty().into_owned())
                 .unwrap_or_default();
-            if tables.iter().any(|t| t.name.eq_ignore_ascii_case(&tbl)) {
+            let idx_matches = match &only_idx {
+                None => true,
+                Some(i) => vals
+                    .get(1)
+                    .is_some_and(|v| v.to_text_or_empty().eq_ignore_ascii_case(i)),
+            };
+            if idx_matches && tables.iter().any(|t| t.name.eq_ignore_ascii_case(&tbl)) {
                 old.push(rowid);
             }
         }
@@ -1009,12 +1028,20 @@ impl Engine<'_> {
             }
             let ixs = self.schema.table_indexes(&t);
             let mut entries: Vec<(Value, String)> = Vec::new();
-            if ixs.is_empty() {
-                entries.push((Value::Null, nrows.to_string()));
-            }
+            // As SQLite's analyzeOneTable: the table's own row (NULL idx, its row count) is
+            // written when no index covering every row was measured (none, or only partial
+            // ones), after the indexes' rows. A partial index no row satisfies gets "0 0"
+            // (SQLite 3.50; 3.40 wrote no row).
+            let mut need_table_count = only_idx.is_none();
             for ix in ixs {
                 if ix.root == 0 {
                     continue;
+                }
+                if only_idx.as_ref().is_some_and(|i| *i != ix.name) {
+                    continue;
+                }
+                if ix.partial.is_none() {
+                    need_table_count = false;
                 }
                 let order = super::eval::Exec::key_order(&ix);
                 let ncols = ix.columns.len().min(order.columns.len());
@@ -1030,6 +1057,9 @@ impl Engine<'_> {
                     ix.name.as_str()
                 };
                 entries.push((Value::text(idx), parts.join(" ")));
+            }
+            if need_table_count {
+                entries.push((Value::Null, nrows.to_string()));
             }
             for (idx, s) in entries {
                 let rowid = self.store.table_max_rowid(stat.root)?.unwrap_or(0) + 1;
