@@ -57,6 +57,24 @@ fn reads_row(e: &CExpr) -> bool {
 
 /// Orders two rows for DISTINCT/compound/grouping: column by column with BINARY (or the
 /// given collations).
+/// One row per group of equal rows (`rows` sorted by `row_cmp`, each tagged true when it
+/// came from a compound's right arm): with `merges`, the group's first right-arm row if it
+/// has one, else its first row; otherwise its last row (see `run_select_capped`).
+fn keep_one_per_group(rows: Vec<(bool, Row)>, colls: &[Collation], merges: bool) -> Vec<Row> {
+    let mut out: Vec<(bool, Row)> = Vec::with_capacity(rows.len());
+    for (right, row) in rows {
+        match out.last_mut() {
+            Some(kept) if row_cmp(&kept.1, &row, colls) == Ordering::Equal => {
+                if !merges || (right && !kept.0) {
+                    *kept = (right, row);
+                }
+            }
+            _ => out.push((right, row)),
+        }
+    }
+    out.into_iter().map(|(_, r)| r).collect()
+}
+
 pub fn row_cmp(a: &[Value], b: &[Value], colls: &[Collation]) -> Ordering {
     for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
         let o = x.compare(y, colls.get(i).copied().unwrap_or_default());
@@ -254,6 +272,18 @@ impl<'a> Exec<'a> {
             Some(n) => self.run_core_top_n(first, parent, n, &plan.order_by)?,
             None => self.run_core_capped(first, parent, cap)?,
         };
+        // Which of several rows equal under the columns' collations (but not as bytes: 'z'
+        // and 'Z' under NOCASE) a UNION, INTERSECT or EXCEPT keeps, as SQLite: without ORDER
+        // BY (or when it sorts under another collation than the columns') it runs the arms
+        // into a temporary index where a later equal row replaces the earlier, so the last
+        // one stays; with ORDER BY it merges the sorted arms (select.c
+        // multiSelectOrderBy), keeping the first of each group, taken from the right arm
+        // for a UNION when that arm has one.
+        let merges = !plan.order_by.is_empty()
+            && plan
+                .order_by
+                .iter()
+                .all(|k| plan.columns.get(k.idx).is_none_or(|c| c.coll == k.coll));
         for (i, op) in plan.ops.iter().enumerate() {
             let right = self.run_core(&plan.cores[i + 1], parent)?;
             let colls: Vec<Collation> = plan.columns.iter().map(|c| c.coll).collect();
@@ -263,16 +293,23 @@ impl<'a> Exec<'a> {
                     rows
                 }
                 CompoundOp::Union => {
-                    rows.extend(right);
-                    rows.sort_by(|a, b| row_cmp(a, b, &colls));
-                    rows.dedup_by(|a, b| row_cmp(a, b, &colls) == Ordering::Equal);
-                    rows
+                    let mut sided: Vec<(bool, Row)> = rows
+                        .into_iter()
+                        .map(|r| (false, r))
+                        .chain(right.into_iter().map(|r| (true, r)))
+                        .collect();
+                    sided.sort_by(|a, b| row_cmp(&a.1, &b.1, &colls));
+                    keep_one_per_group(sided, &colls, merges)
                 }
                 CompoundOp::Intersect | CompoundOp::Except => {
                     let mut r = right;
                     r.sort_by(|a, b| row_cmp(a, b, &colls));
                     rows.sort_by(|a, b| row_cmp(a, b, &colls));
-                    rows.dedup_by(|a, b| row_cmp(a, b, &colls) == Ordering::Equal);
+                    let rows = keep_one_per_group(
+                        rows.into_iter().map(|r| (false, r)).collect(),
+                        &colls,
+                        merges,
+                    );
                     let keep_found = *op == CompoundOp::Intersect;
                     rows.into_iter()
                         .filter(|x| {
