@@ -195,22 +195,7 @@ fn integrity_check_compares_index_keys_with_rows() {
              UPDATE t SET c = {c};"
         ))
         .expect("setup");
-        let root = |name: &str| -> i64 {
-            s.query_row(
-                "SELECT rootpage FROM sqlite_schema WHERE name = ?1",
-                [name],
-                |r| r.get(0),
-            )
-            .expect("root")
-        };
-        let (r1, r2) = (root("i1"), root("i2"));
-        s.execute_batch(&format!(
-            "PRAGMA writable_schema = ON;
-             UPDATE sqlite_schema SET rootpage = {r2} WHERE name = 'i1';
-             UPDATE sqlite_schema SET rootpage = {r1} WHERE name = 'i2';
-             PRAGMA writable_schema = OFF;"
-        ))
-        .expect("swap");
+        common::swap_index_roots(&s, "i1", "i2");
         drop(s);
         let findings = |out: common::Out| match out {
             common::Out::Rows { mut rows, .. } => {

@@ -131,21 +131,7 @@ fn integrity_check_merge_agrees_with_probes() {
     assert_eq!(integrity_check_rows(&path), vec!["ok".to_string()]);
     {
         let s = rusqlite::Connection::open(&path).expect("sqlite");
-        let root = |name: &str| -> i64 {
-            s.query_row(
-                "SELECT rootpage FROM sqlite_schema WHERE name = ?1",
-                [name],
-                |r| r.get(0),
-            )
-            .expect("root")
-        };
-        let (q, v) = (root("uq"), root("uv"));
-        s.execute_batch(&format!(
-            "PRAGMA writable_schema=ON;
-             UPDATE sqlite_schema SET rootpage={v} WHERE name='uq';
-             UPDATE sqlite_schema SET rootpage={q} WHERE name='uv';"
-        ))
-        .expect("swap");
+        common::swap_index_roots(&s, "uq", "uv");
     }
     let got = integrity_check_rows(&path);
     for n in 1..=3 {

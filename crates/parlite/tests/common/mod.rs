@@ -358,3 +358,24 @@ pub fn sqlite_rows_of(
     }
     out
 }
+
+/// Swaps the root pages of two indexes in SQLite's schema (writable_schema), so each
+/// index's name points at the other's entries: a damaged file for `integrity_check` tests.
+pub fn swap_index_roots(s: &rusqlite::Connection, a: &str, b: &str) {
+    let root = |name: &str| -> i64 {
+        s.query_row(
+            "SELECT rootpage FROM sqlite_schema WHERE name = ?1",
+            [name],
+            |r| r.get(0),
+        )
+        .expect("root")
+    };
+    let (ra, rb) = (root(a), root(b));
+    s.execute_batch(&format!(
+        "PRAGMA writable_schema = ON;
+         UPDATE sqlite_schema SET rootpage = {rb} WHERE name = '{a}';
+         UPDATE sqlite_schema SET rootpage = {ra} WHERE name = '{b}';
+         PRAGMA writable_schema = OFF;"
+    ))
+    .expect("swap");
+}
