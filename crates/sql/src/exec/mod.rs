@@ -50,7 +50,6 @@ pub struct ConnState {
     /// Changes of the running top-level statement.
     pub pending_changes: Cell<i64>,
     pub busy_timeout_ms: Cell<i64>,
-    pub cache_size: Cell<i64>,
     pub synchronous: Cell<i64>,
     pub foreign_keys: Cell<bool>,
     /// `PRAGMA recursive_triggers`: lets a trigger fire itself again (up to SQLite's depth
