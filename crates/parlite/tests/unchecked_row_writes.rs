@@ -46,9 +46,16 @@ const SHAPES: &[(&str, &str, &str)] = &[
         "SELECT rowid, a, b, c, d FROM t ORDER BY rowid",
     ),
     (
-        "constrained",
-        "CREATE TABLE t(a INTEGER PRIMARY KEY, b INTEGER UNIQUE, c TEXT NOT NULL,
-           d INT NOT NULL CHECK(d < 100000));
+        "not_null",
+        "CREATE TABLE t(a INTEGER UNIQUE, b INTEGER, c TEXT NOT NULL, d INT NOT NULL);
+         CREATE INDEX tb ON t(b);
+         INSERT INTO t SELECT a, b, c, d FROM src",
+        "SELECT rowid, a, b, c, d FROM t ORDER BY rowid",
+    ),
+    (
+        "check",
+        "CREATE TABLE t(a INTEGER PRIMARY KEY, b INTEGER UNIQUE, c TEXT,
+           d INT CHECK(d < 100000));
          CREATE INDEX tdb ON t(d, b);
          INSERT INTO t SELECT a, b, c, d FROM src",
         "SELECT rowid, a, b, c, d FROM t ORDER BY rowid",
@@ -121,19 +128,27 @@ fn statement(r: &mut Rng) -> String {
             lo + 4
         ),
         44..=45 => format!("UPDATE t SET d = -d WHERE b IS NULL AND a < {a}"),
-        46..=61 => format!("DELETE FROM t WHERE {range}"),
-        62..=66 => format!("DELETE FROM t WHERE a = {a}"),
-        67..=68 => format!("DELETE FROM t WHERE b IS NULL AND a > {a}"),
-        69..=70 => format!("DELETE FROM t WHERE d % 9 = {}", k),
+        46..=55 => format!("DELETE FROM t WHERE {range}"),
+        56..=59 => format!("DELETE FROM t WHERE a = {a}"),
+        60 => format!("DELETE FROM t WHERE b IS NULL AND a > {a}"),
+        61 => format!("DELETE FROM t WHERE d % 9 = {}", k),
         // One row: RETURNING's order over several rows is unspecified.
-        71..=72 => format!("DELETE FROM t WHERE a = {a} RETURNING a, d"),
-        // RETURNING that fails on the later rows, after earlier ones were deleted.
-        73..=74 => format!(
-            "DELETE FROM t WHERE {range} RETURNING a, \
+        62..=63 => format!("DELETE FROM t WHERE a = {a} RETURNING a, d"),
+        // RETURNING that fails on the later rows, after earlier ones were deleted (NULL
+        // for each row otherwise: the same rows in any order).
+        64..=67 => format!(
+            "DELETE FROM t WHERE {range} RETURNING \
              CASE WHEN b > {} THEN abs(-9223372036854775807 - 1) END",
             lo + 4
         ),
-        75..=82 => format!(
+        // Refills a range of b (clashes on UNIQUE a or b are ignored).
+        68..=77 => format!(
+            "WITH RECURSIVE s(i) AS (SELECT {} UNION ALL SELECT i + 2 FROM s WHERE i < {}) \
+             INSERT OR IGNORE INTO t(a, b, c, d) SELECT i + 1000, i, 'f' || i, i FROM s",
+            lo - lo % 2,
+            lo + 40
+        ),
+        78..=82 => format!(
             "INSERT OR IGNORE INTO t(a, b, c, d) VALUES({}, {}, 'i{a}', {a})",
             200 + r.below(100),
             match r.below(5) {
@@ -144,8 +159,8 @@ fn statement(r: &mut Rng) -> String {
         83..=85 => "SAVEPOINT s".to_string(),
         86..=87 => "ROLLBACK TO s".to_string(),
         88..=89 => "RELEASE s".to_string(),
-        90..=92 => "BEGIN".to_string(),
-        93 => "COMMIT".to_string(),
+        90..=93 => "BEGIN".to_string(),
+        94 => "COMMIT".to_string(),
         _ => "SELECT count(*), total(a), total(b), total(d), total(length(c)), changes() FROM t"
             .to_string(),
     }
