@@ -41,13 +41,16 @@ pub(crate) fn update_writes_unchecked(schema: &Schema, state: &ConnState, u: &as
     if t.strict || !t.checks.is_empty() || t.columns.iter().any(|c| c.generated.is_some()) {
         return false;
     }
-    let mut assigned = Vec::with_capacity(u.sets.len());
+    // The assigned columns as a bit set (this runs for every UPDATE: no allocation).
+    let mut assigned = 0u64;
     for a in &u.sets {
         let [name] = &a.columns[..] else {
             return false;
         };
         match t.column_index(name) {
-            Some(i) if t.columns[i].not_null.is_none() && t.columns[i].pk == 0 => assigned.push(i),
+            Some(i) if i < 64 && t.columns[i].not_null.is_none() && t.columns[i].pk == 0 => {
+                assigned |= 1 << i
+            }
             _ => return false,
         }
         if !never_fails(&a.expr) {
@@ -60,7 +63,7 @@ pub(crate) fn update_writes_unchecked(schema: &Schema, state: &ConnState, u: &as
         .all(|ix| {
             ix.partial.is_none()
                 && ix.columns.iter().all(|c| match c.column {
-                    Some(i) => !(ix.unique && assigned.contains(&i)),
+                    Some(i) => !ix.unique || i >= 64 || assigned & (1 << i) == 0,
                     None => false,
                 })
         })
