@@ -31,11 +31,41 @@ enum IntOp {
     BitOr,
 }
 
+impl IntOp {
+    /// `a op b`; `None` on overflow.
+    #[inline]
+    fn apply(self, a: i64, b: i64) -> Option<i64> {
+        match self {
+            IntOp::Add => a.checked_add(b),
+            IntOp::Sub => a.checked_sub(b),
+            IntOp::Mul => a.checked_mul(b),
+            IntOp::BitAnd => Some(a & b),
+            IntOp::BitOr => Some(a | b),
+        }
+    }
+}
+
 #[derive(Debug)]
 enum IntExpr {
-    Col { level: usize, idx: usize },
+    Col {
+        level: usize,
+        idx: usize,
+    },
     Const(i64),
+    /// An operand bound to something other than an INTEGER (`IntTerm::bind`: a NULL,
+    /// REAL, TEXT or BLOB value, or a constant that overflowed): the term never answers.
+    Never,
     Op(IntOp, Box<IntExpr>, Box<IntExpr>),
+}
+
+/// What [`IntTerm::bind`] makes of a column.
+pub enum Operand {
+    /// A value fixed for every row the bound term sees.
+    Int(i64),
+    /// A value fixed for every row that is not an INTEGER.
+    NotInt,
+    /// Still read per row, at level 0, position `idx` of what the bound term is tested on.
+    Col(usize),
 }
 
 impl IntExpr {
@@ -67,21 +97,34 @@ impl IntExpr {
         })
     }
 
+    /// This expression with each column resolved by `resolve` and the constant
+    /// subtrees folded (an overflow folds to `Never`, as `eval` would answer `None`).
+    fn bind(&self, resolve: &mut dyn FnMut(usize, usize) -> Operand) -> IntExpr {
+        match self {
+            IntExpr::Col { level, idx } => match resolve(*level, *idx) {
+                Operand::Int(i) => IntExpr::Const(i),
+                Operand::NotInt => IntExpr::Never,
+                Operand::Col(idx) => IntExpr::Col { level: 0, idx },
+            },
+            IntExpr::Const(c) => IntExpr::Const(*c),
+            IntExpr::Never => IntExpr::Never,
+            IntExpr::Op(op, a, b) => match (a.bind(resolve), b.bind(resolve)) {
+                (IntExpr::Const(a), IntExpr::Const(b)) => {
+                    op.apply(a, b).map_or(IntExpr::Never, IntExpr::Const)
+                }
+                (IntExpr::Never, _) | (_, IntExpr::Never) => IntExpr::Never,
+                (a, b) => IntExpr::Op(*op, Box::new(a), Box::new(b)),
+            },
+        }
+    }
+
     #[inline]
     fn eval<C: IntCols + ?Sized>(&self, f: &C) -> Option<i64> {
         match self {
             IntExpr::Col { level, idx } => f.int_col(*level, *idx),
             IntExpr::Const(c) => Some(*c),
-            IntExpr::Op(op, a, b) => {
-                let (a, b) = (a.eval(f)?, b.eval(f)?);
-                match op {
-                    IntOp::Add => a.checked_add(b),
-                    IntOp::Sub => a.checked_sub(b),
-                    IntOp::Mul => a.checked_mul(b),
-                    IntOp::BitAnd => Some(a & b),
-                    IntOp::BitOr => Some(a | b),
-                }
-            }
+            IntExpr::Never => None,
+            IntExpr::Op(op, a, b) => op.apply(a.eval(f)?, b.eval(f)?),
         }
     }
 }
@@ -167,6 +210,25 @@ impl IntTerm {
             }
             _ => None,
         }
+    }
+
+    /// The term with each column resolved by `resolve` (see [`Operand`]): a scan binds
+    /// the columns of other sources and enclosing queries, fixed while it runs, once
+    /// instead of reading them per row, and maps its own columns to record positions.
+    pub fn bind(&self, resolve: &mut dyn FnMut(usize, usize) -> Operand) -> IntTerm {
+        IntTerm(match &self.0 {
+            Shape::Cmp { op, l, r } => Shape::Cmp {
+                op: *op,
+                l: l.bind(resolve),
+                r: r.bind(resolve),
+            },
+            Shape::Between { not, e, lo, hi } => Shape::Between {
+                not: *not,
+                e: e.bind(resolve),
+                lo: lo.bind(resolve),
+                hi: hi.bind(resolve),
+            },
+        })
     }
 
     /// Whether the term holds for the row of `f`; `None` when an operand is not an
