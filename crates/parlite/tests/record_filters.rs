@@ -103,6 +103,10 @@ fn integer_terms_bound_per_scan_match_sqlite() {
         "t.a+o.v>0",
         "o.w+3=t.a",
         "o.w*3>t.k",
+        "o.v-t.a=1",
+        "o.w-t.k<t.a",
+        "3-t.a>=o.w",
+        "t.a*o.w<=o.v",
     ];
     for term in terms {
         for q in [
@@ -126,9 +130,10 @@ fn integer_terms_bound_per_scan_match_sqlite() {
     check_script(&script, Compare::default());
 }
 
-/// A REAL column holding an integral value SQLite wrote as an integer: the decoded row
-/// holds a REAL, so an integer term on it must not answer from the record's integer
-/// (`t.f+1` is inexact for 2^53 as a REAL). The file is SQLite's; both engines read it.
+/// A REAL column holding an integral value SQLite wrote as an integer (it does so for
+/// small ones): the decoded row holds a REAL, so an integer term must not answer from the
+/// record's integer, whose arithmetic is exact where the REAL's rounds. The file is
+/// SQLite's; both engines read it.
 #[test]
 fn integer_terms_on_real_columns_written_by_sqlite_match_sqlite() {
     let db = temp_db_path("record-filters", "reals");
@@ -136,19 +141,20 @@ fn integer_terms_on_real_columns_written_by_sqlite_match_sqlite() {
         let s = rusqlite::Connection::open(db.as_ref()).expect("open");
         s.execute_batch(
             "CREATE TABLE o(id INTEGER PRIMARY KEY, v);\n\
-             INSERT INTO o(v) VALUES (9007199254740993), (9007199254740992), (7), (NULL);\n\
+             INSERT INTO o(v) VALUES (9223372036854775807), (9007199254740999), (7), (NULL);\n\
              CREATE TABLE t(k INTEGER PRIMARY KEY, f REAL, a INT);\n\
-             INSERT INTO t(f, a) VALUES (9007199254740992, 1), (6, 2), (6.5, 3), (NULL, 4);",
+             INSERT INTO t(f, a) VALUES (6, 1), (6.5, 2), (NULL, 3), (-6, 4);",
         )
         .expect("setup");
     }
     let p = parlite::Connection::open(db.as_ref().to_str().expect("utf8")).expect("parlite");
     let mut failures = Vec::new();
     for q in [
-        "SELECT o.id, (SELECT t.k FROM t WHERE t.f+1=o.v) FROM o ORDER BY o.id",
-        "SELECT o.id, t.k FROM o, t WHERE t.f+1=o.v ORDER BY 1, 2",
-        "SELECT k FROM t WHERE f+1=9007199254740993 ORDER BY k",
-        "SELECT k FROM t WHERE f+1>9007199254740992 ORDER BY k",
+        // 6 * 1537228672809129301 is i64::MAX - 1 as an integer, 2^63 as a REAL.
+        "SELECT o.id, (SELECT t.k FROM t WHERE t.f*1537228672809129301<o.v) FROM o ORDER BY o.id",
+        "SELECT o.id, t.k FROM o, t WHERE t.f+9007199254740993=o.v ORDER BY 1, 2",
+        "SELECT o.id, t.k FROM o, t WHERE o.v-t.f=9007199254740993 ORDER BY 1, 2",
+        "SELECT k FROM t WHERE f+9007199254740993=9007199254740999 ORDER BY k",
         "SELECT k FROM t WHERE f=6 ORDER BY k",
     ] {
         let (a, b) = (sqlite_rows(db.as_ref(), q), run_parlite(&p, q));

@@ -32,6 +32,11 @@ enum IntOp {
 }
 
 impl IntOp {
+    /// Whether `a op b == b op a`.
+    fn commutes(self) -> bool {
+        !matches!(self, IntOp::Sub)
+    }
+
     /// `a op b`; `None` on overflow.
     #[inline]
     fn apply(self, a: i64, b: i64) -> Option<i64> {
@@ -56,6 +61,10 @@ enum IntExpr {
     /// REAL, TEXT or BLOB value, or a constant that overflowed): the term never answers.
     Never,
     Op(IntOp, Box<IntExpr>, Box<IntExpr>),
+    /// `e op c`: an operation on a constant, which `bind` makes of one (a constant left
+    /// operand of a commuting operator moves right), evaluated with one recursive step
+    /// less per row.
+    OpConst(IntOp, Box<IntExpr>, i64),
 }
 
 /// What [`IntTerm::bind`] makes of a column.
@@ -113,7 +122,14 @@ impl IntExpr {
                     op.apply(a, b).map_or(IntExpr::Never, IntExpr::Const)
                 }
                 (IntExpr::Never, _) | (_, IntExpr::Never) => IntExpr::Never,
+                (a, IntExpr::Const(c)) => IntExpr::OpConst(*op, Box::new(a), c),
+                (IntExpr::Const(c), b) if op.commutes() => IntExpr::OpConst(*op, Box::new(b), c),
                 (a, b) => IntExpr::Op(*op, Box::new(a), Box::new(b)),
+            },
+            IntExpr::OpConst(op, e, c) => match e.bind(resolve) {
+                IntExpr::Const(a) => op.apply(a, *c).map_or(IntExpr::Never, IntExpr::Const),
+                IntExpr::Never => IntExpr::Never,
+                e => IntExpr::OpConst(*op, Box::new(e), *c),
             },
         }
     }
@@ -125,6 +141,7 @@ impl IntExpr {
             IntExpr::Const(c) => Some(*c),
             IntExpr::Never => None,
             IntExpr::Op(op, a, b) => op.apply(a.eval(f)?, b.eval(f)?),
+            IntExpr::OpConst(op, e, c) => op.apply(e.eval(f)?, *c),
         }
     }
 }
@@ -160,6 +177,9 @@ enum Shape {
         l: IntExpr,
         r: IntExpr,
     },
+    /// `e op c`, as `bind` makes a comparison with a constant side (a constant left side
+    /// moves right, the operator mirrored).
+    CmpConst { op: BinaryOp, e: IntExpr, c: i64 },
     Between {
         not: bool,
         e: IntExpr,
@@ -217,10 +237,19 @@ impl IntTerm {
     /// instead of reading them per row, and maps its own columns to record positions.
     pub fn bind(&self, resolve: &mut dyn FnMut(usize, usize) -> Operand) -> IntTerm {
         IntTerm(match &self.0 {
-            Shape::Cmp { op, l, r } => Shape::Cmp {
+            Shape::Cmp { op, l, r } => match (l.bind(resolve), r.bind(resolve)) {
+                (e, IntExpr::Const(c)) => Shape::CmpConst { op: *op, e, c },
+                (IntExpr::Const(c), e) => Shape::CmpConst {
+                    op: mirrored(*op),
+                    e,
+                    c,
+                },
+                (l, r) => Shape::Cmp { op: *op, l, r },
+            },
+            Shape::CmpConst { op, e, c } => Shape::CmpConst {
                 op: *op,
-                l: l.bind(resolve),
-                r: r.bind(resolve),
+                e: e.bind(resolve),
+                c: *c,
             },
             Shape::Between { not, e, lo, hi } => Shape::Between {
                 not: *not,
@@ -242,23 +271,38 @@ impl IntTerm {
     #[inline]
     pub fn test_on<C: IntCols + ?Sized>(&self, f: &C) -> Option<bool> {
         match &self.0 {
-            Shape::Cmp { op, l, r } => {
-                let (a, b) = (l.eval(f)?, r.eval(f)?);
-                Some(match op {
-                    BinaryOp::Eq => a == b,
-                    BinaryOp::Ne => a != b,
-                    BinaryOp::Lt => a < b,
-                    BinaryOp::Le => a <= b,
-                    BinaryOp::Gt => a > b,
-                    BinaryOp::Ge => a >= b,
-                    _ => return None,
-                })
-            }
+            Shape::Cmp { op, l, r } => compare(*op, l.eval(f)?, r.eval(f)?),
+            Shape::CmpConst { op, e, c } => compare(*op, e.eval(f)?, *c),
             Shape::Between { not, e, lo, hi } => {
                 let (x, l, h) = (e.eval(f)?, lo.eval(f)?, hi.eval(f)?);
                 Some((l <= x && x <= h) != *not)
             }
         }
+    }
+}
+
+/// `a op b` for a comparison operator.
+#[inline]
+fn compare(op: BinaryOp, a: i64, b: i64) -> Option<bool> {
+    Some(match op {
+        BinaryOp::Eq => a == b,
+        BinaryOp::Ne => a != b,
+        BinaryOp::Lt => a < b,
+        BinaryOp::Le => a <= b,
+        BinaryOp::Gt => a > b,
+        BinaryOp::Ge => a >= b,
+        _ => return None,
+    })
+}
+
+/// The operator `op'` with `a op b == b op' a`.
+fn mirrored(op: BinaryOp) -> BinaryOp {
+    match op {
+        BinaryOp::Lt => BinaryOp::Gt,
+        BinaryOp::Le => BinaryOp::Ge,
+        BinaryOp::Gt => BinaryOp::Lt,
+        BinaryOp::Ge => BinaryOp::Le,
+        op => op,
     }
 }
 
