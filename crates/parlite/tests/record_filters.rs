@@ -107,6 +107,10 @@ fn integer_terms_bound_per_scan_match_sqlite() {
         "o.w-t.k<t.a",
         "3-t.a>=o.w",
         "t.a*o.w<=o.v",
+        "o.v<t.a",
+        "o.w<=t.a",
+        "o.v>=t.b",
+        "o.w+1>t.k",
     ];
     for term in terms {
         for q in [
