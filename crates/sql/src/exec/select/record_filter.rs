@@ -15,6 +15,11 @@
 //!   not the expected type, a short or malformed record) makes the whole filter answer
 //!   `None`, and the caller decodes the row and evaluates every term the general way (so an
 //!   error a term raises, or a corrupt record, is reported exactly as before).
+//! - An integer term's columns outside the scanned source (earlier sources of the join,
+//!   enclosing queries) are read once, when the filter is compiled for a scan
+//!   (`IntTerm::bind`): while a level scans, the levels before it and the enclosing rows
+//!   do not move, and a level's terms read no later source, so each such read per row
+//!   would give that same value.
 //! - A record field is what the decoded slot would hold: the rowid and its alias column
 //!   read the rowid; a field of REAL affinity holding an integer (which the decoded row
 //!   turns into a REAL) is not an integer operand; a field past the record's end (a default
