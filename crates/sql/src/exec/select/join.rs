@@ -159,13 +159,20 @@ impl Exec<'_> {
         // The walk is done: kept for this level's next outer row (`candidate_source`).
         if let Candidates::Scan {
             scan,
+            defaults,
+            reals,
             kept: Some(key),
             ..
         } = candidates
         {
             let mut walks = self.kept_walks.borrow_mut();
             if walks.len() < KEPT_WALKS_MAX {
-                walks.push(KeptWalk { key, scan });
+                walks.push(KeptWalk {
+                    key,
+                    scan,
+                    defaults,
+                    reals,
+                });
             }
         }
         if matches!(src.join, JoinType::Left | JoinType::Full) && !any {
@@ -282,10 +289,8 @@ impl Exec<'_> {
                         if w.scan.restart(&mut lo_b, &mut hi_b, one_key)? {
                             return Ok(Candidates::Scan {
                                 scan: w.scan,
-                                defaults: self.scan_defaults(t),
-                                reals: (0..n)
-                                    .filter(|&i| t.columns[i].affinity == Affinity::Real)
-                                    .collect(),
+                                defaults: w.defaults,
+                                reals: w.reals,
                                 rowid_alias: t.rowid_alias,
                                 kept: Some(key),
                             });
