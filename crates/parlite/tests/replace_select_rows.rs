@@ -145,6 +145,44 @@ fn replace_select_row_after_row() {
     );
 }
 
+/// Each row of one statement replaces the row before it (same `a`, or same `b`), rows
+/// alternately in and out of a partial index: a key the previous row left in a buffer
+/// must not be taken for this row's (the deleted row's entry would then stay, moved onto
+/// itself).
+#[test]
+fn each_row_replaces_the_one_before() {
+    let mut setup = String::from("CREATE TABLE src(id INTEGER PRIMARY KEY, a, b, c, d);\n");
+    for i in 1..=12 {
+        setup.push_str(&format!("INSERT INTO src VALUES({i}, {i}, {i}, 'c{i}', {i});\n"));
+    }
+    setup.push_str(
+        "CREATE TABLE z(a INTEGER UNIQUE, b INTEGER UNIQUE, c TEXT, d);
+         CREATE INDEX zc ON z(c DESC);
+         CREATE INDEX zp ON z(d, c) WHERE d % 3 = 0;
+         CREATE INDEX ze ON z(length(c) + d) WHERE d > 4;
+         INSERT INTO z VALUES(1, 1, 'same', 3);\n",
+    );
+    let statements: Vec<String> = [
+        "REPLACE INTO z(a, b, c, d) SELECT 1, 100 + id, 'same', 3 + id % 2 FROM src ORDER BY id",
+        "REPLACE INTO z(a, b, c, d) SELECT 200 + id, 7, 'same' || (id % 2), 5 + id % 2 FROM src ORDER BY id",
+        "REPLACE INTO z(a, b, c, d) SELECT id % 3, 300 + id, 'x', id FROM src ORDER BY id",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    compare(
+        "consecutive",
+        &setup,
+        &statements,
+        &[
+            "SELECT rowid, a, b, c, d FROM z ORDER BY rowid",
+            "SELECT d, c, rowid FROM z INDEXED BY zp WHERE d % 3 = 0 ORDER BY d, c",
+            "SELECT length(c) + d, rowid FROM z WHERE d > 4 ORDER BY 1, 2",
+        ],
+        0,
+    );
+}
+
 /// The rows a REPLACE … SELECT deletes fire DELETE triggers only under
 /// recursive_triggers, and are parents of foreign keys (CASCADE and NO ACTION); the
 /// WITHOUT ROWID table replaces by its PRIMARY KEY and a UNIQUE column.
