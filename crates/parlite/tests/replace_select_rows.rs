@@ -37,7 +37,9 @@ fn compare(tag: &str, setup: &str, statements: &[String], queries: &[&str], seed
         for q in [st.as_str(), counts] {
             let (theirs, ours) = (run_sqlite(&s, q), run_parlite(&p, q));
             if theirs != ours {
-                failures.push(format!("{st}\n  {q}\n  sqlite:  {theirs:?}\n  parlite: {ours:?}"));
+                failures.push(format!(
+                    "{st}\n  {q}\n  sqlite:  {theirs:?}\n  parlite: {ours:?}"
+                ));
             }
         }
     }
@@ -54,7 +56,11 @@ fn compare(tag: &str, setup: &str, statements: &[String], queries: &[&str], seed
         failures.len(),
         failures.join("\n")
     );
-    assert_eq!(integrity_check_rows(&path), vec!["ok".to_string()], "seed {seed}");
+    assert_eq!(
+        integrity_check_rows(&path),
+        vec!["ok".to_string()],
+        "seed {seed}"
+    );
     match sqlite_rows(&path, "PRAGMA integrity_check") {
         Out::Rows { rows, .. } => assert_eq!(rows, vec![vec![Value::Text("ok".into())]]),
         other => panic!("seed {seed}: integrity_check: {other:?}"),
@@ -153,7 +159,9 @@ fn replace_select_row_after_row() {
 fn each_row_replaces_the_one_before() {
     let mut setup = String::from("CREATE TABLE src(id INTEGER PRIMARY KEY, a, b, c, d);\n");
     for i in 1..=12 {
-        setup.push_str(&format!("INSERT INTO src VALUES({i}, {i}, {i}, 'c{i}', {i});\n"));
+        setup.push_str(&format!(
+            "INSERT INTO src VALUES({i}, {i}, {i}, 'c{i}', {i});\n"
+        ));
     }
     setup.push_str(
         "CREATE TABLE z(a INTEGER UNIQUE, b INTEGER UNIQUE, c TEXT, d);

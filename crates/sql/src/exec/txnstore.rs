@@ -1367,7 +1367,9 @@ impl Store for TxnStore {
         let cmp = comparator(order);
         let cmp = cmp.as_ref() as &dyn KeyCompare;
         self.with_key_and_prefix(key, prefix_len, |key, prefix| {
-            let done = self.txn.index_replace_unique(PageNo(root), key, prefix, cmp)?;
+            let done = self
+                .txn
+                .index_replace_unique(PageNo(root), key, prefix, cmp)?;
             if done == UniqueWrite::Clash {
                 self.txn.index_delete(PageNo(root), prefix, cmp)?;
                 self.txn.index_insert(PageNo(root), key, cmp)?;
@@ -1384,12 +1386,8 @@ impl Store for TxnStore {
     ) -> Result<bool> {
         let cmp = comparator(order);
         Ok(self.with_key_and_prefix(key, prefix_len, |key, prefix| {
-            self.txn.index_insert_unique(
-                PageNo(root),
-                key,
-                prefix,
-                cmp.as_ref() as &dyn KeyCompare,
-            )
+            self.txn
+                .index_insert_unique(PageNo(root), key, prefix, cmp.as_ref() as &dyn KeyCompare)
         })?)
     }
     fn index_replace_unique(
