@@ -306,6 +306,7 @@ impl Engine<'_> {
                 &full[..w.t.columns.len()]
             }
         };
+        let mut key = Vec::new();
         for (i, (ix, order, pred, exprs)) in w.indexes.iter().enumerate() {
             if replacing.as_ref().is_some_and(|rp| rp.index == i) {
                 continue;
@@ -316,7 +317,7 @@ impl Engine<'_> {
                     continue;
                 }
             }
-            let key = Self::index_key(&exec, ix, exprs, vals, rowid)?;
+            index_key_into(&exec, ix, exprs, vals, rowid, &mut key)?;
             if let Some(rp) = replacing.as_mut() {
                 if self.move_entry(w, i, &key, rp)? {
                     continue;
@@ -1234,6 +1235,21 @@ pub fn index_key(
     // Sized for the trailing rowid up front: `collect` then `push` reallocated every
     // key (250M of 14.6G instructions in a speedtest1 excerpt, callgrind).
     let mut k: Vec<Value> = Vec::with_capacity(ix.columns.len() + 1);
+    index_key_into(exec, ix, exprs, vals, rowid, &mut k)?;
+    Ok(k)
+}
+
+/// `index_key` written into `k` (cleared first), whose room a writer keeps from row to
+/// row.
+pub fn index_key_into(
+    exec: &Exec,
+    ix: &Index,
+    exprs: &IndexExprs,
+    vals: &[Value],
+    rowid: i64,
+    k: &mut Vec<Value>,
+) -> Result<()> {
+    k.clear();
     let mut row: Option<Vec<Value>> = None;
     for (i, c) in ix.columns.iter().enumerate() {
         if let Some(Some(e)) = exprs.get(i) {
@@ -1253,7 +1269,7 @@ pub fn index_key(
         );
     }
     k.push(Value::Integer(rowid));
-    Ok(k)
+    Ok(())
 }
 
 /// `UNIQUE constraint failed: t.a, t.b` (or `index 'i'` for an index on expressions), as

@@ -476,6 +476,7 @@ impl Engine<'_> {
             replace_hooks: false,
             upsert_first: 0,
             upsert_key: false,
+            replace_scratch: Default::default(),
         };
         match existing {
             Existing::Rowid(rowid) => self.write_row(&plain, Some(rowid), vals, None, None),

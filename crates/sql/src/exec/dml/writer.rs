@@ -22,13 +22,14 @@ use super::super::eval::Exec;
 use super::super::store::KeyOrder;
 use super::super::without_rowid::{key_order_for, WrLayout};
 use super::super::Engine;
+use super::replace::ReplaceScratch;
 use super::{bind_index_exprs, IndexExprs, Written};
 use crate::parse::ast::ConflictAction;
 use crate::plan::{Binder, CExpr};
 use crate::schema::{Index, Table};
 use crate::value::Result;
 use crate::value::Value;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -66,6 +67,8 @@ pub struct TableWriter {
     /// whatever conflict clause the constraint declares, as in SQLite.
     pub upsert_first: usize,
     pub upsert_key: bool,
+    /// `insert_replacing`'s per-row buffers, kept for the statement's next row.
+    pub(super) replace_scratch: Cell<ReplaceScratch>,
 }
 
 impl TableWriter {
@@ -204,6 +207,7 @@ impl Engine<'_> {
             replace_hooks: false,
             upsert_first: 0,
             upsert_key: false,
+            replace_scratch: Cell::default(),
         })
     }
 
