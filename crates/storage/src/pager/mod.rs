@@ -160,6 +160,10 @@ pub struct PagerStats {
     pub writer_waits: u64,
     pub writer_wait_us: u64,
     pub writer_wait_max_us: u64,
+    /// Sleeping writer-lock waiters woken, and of those the lock's hand-offs to a starving
+    /// one (writer_lock.rs W4, W6).
+    pub writer_wakes: u64,
+    pub writer_handoffs: u64,
     /// Pages (entries) in the cache.
     pub cache_pages: usize,
     /// Page images the cache holds: `cache_pages` plus the older versions kept for live
@@ -414,6 +418,7 @@ impl FileBackend {
         };
         let log_file_bytes = files.iter().map(|f| f.size().unwrap_or(0)).sum();
         let i = &self.inner;
+        let (writer_wakes, writer_handoffs) = i.writer.wakes();
         let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
         PagerStats {
             commits: load(&i.commits),
@@ -431,6 +436,8 @@ impl FileBackend {
             writer_waits: load(&i.writer_waits),
             writer_wait_us: load(&i.writer_wait_us),
             writer_wait_max_us: load(&i.writer_wait_max_us),
+            writer_wakes,
+            writer_handoffs,
             cache_pages,
             cache_versions,
             dirty_pages,

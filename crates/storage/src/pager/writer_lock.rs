@@ -14,9 +14,10 @@
 //!   not run; only a successful compare-and-swap from false sets it.
 //! - W2. No lost wake-up: a sleeper increments `sleepers` and retries the swap under
 //!   `sleep`'s mutex before waiting (the wait releases the mutex atomically); `release`
-//!   clears `held` and then, if it reads `sleepers > 0`, notifies under that mutex. All four
-//!   are SeqCst: either the releaser sees the sleeper (and its notify cannot slip in before
-//!   the wait, the mutex being held), or the sleeper's swap comes after the clear and wins.
+//!   clears `held` and then, if it reads `sleepers > 0` and no wake in flight (W6),
+//!   notifies under that mutex. All are SeqCst: either the releaser sees the sleeper (and
+//!   its notify cannot slip in before the wait, the mutex being held), or the sleeper's
+//!   swap comes after the clear and wins.
 //! - W3. Fairness: while anyone sleeps, arrivals neither take the lock at once nor spin —
 //!   they queue behind the sleepers (at most a race's worth of barging), so a sleeper is not
 //!   starved by a stream of spinners. At most `SPINNERS_MAX` threads spin at a time; with
@@ -30,12 +31,26 @@
 //!   its wait: one of them wakes, sees `handed` before its deadline check, and owns the
 //!   lock — a hand-off is never orphaned. (Measured, hc_mixed 1:0 IMMEDIATE, 2 threads:
 //!   without it the thread that released took the lock back before the woken sleeper ran,
-//!   `thr_min`/`thr_max` 6.0k/47.7k.)
+//!   `thr_min`/`thr_max` 6.0k/47.7k.) Starvation is counted from the sleeper's arrival or
+//!   the last hand-off, whichever is later, so hand-offs come at most one per
+//!   `starve_after`: a hand-off leaves the lock held and idle until its sleeper has woken
+//!   (tens of µs on a VM), and with 20 IMMEDIATE writers every sleeper had waited past
+//!   1 ms, so nearly every release was a hand-off and the lock was idle about half the
+//!   time (bdb_update sync=off, 2-core machine: held 9 µs per commit at 59k commits/s,
+//!   24 µs of CPU per commit).
 //! - W5. The spin adapts to the lock's hold time (`hold_ns_avg`, a moving average the
 //!   holders update): a waiter spins up to twice the average hold, within
 //!   `SPIN_US..=SPIN_US_MAX`, so an IMMEDIATE transaction of ~30 µs is taken over by the
 //!   spinning waiter at its release (alternation, no futex) instead of the waiter falling
 //!   asleep 20 µs in and the releaser taking the lock back.
+//! - W6. At most one wake in flight: a release notifies only if no notified sleeper has yet
+//!   run (`woken`, set by the notifier, cleared by any sleeper that returns from its wait,
+//!   before its swap). A release that skips its notify cleared `held` before it read
+//!   `woken` set, so the in-flight sleeper's swap comes after that clear (SeqCst): it takes
+//!   the lock, or whoever barged in holds it and will release it, seeing `woken` clear.
+//!   Without this a releaser that takes the lock straight back (the next IMMEDIATE
+//!   transaction of a looping writer) woke a sleeper at every release, which woke on the
+//!   idle core only to find the lock taken and sleep again: two context switches per commit.
 
 use super::lock;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -69,9 +84,15 @@ pub(super) struct WriterLock {
     starving: AtomicBool,
     /// W4: the lock was handed to a sleeper (`held` stayed set); changed under `sleep`.
     handed: AtomicBool,
+    /// W6: a sleeper was notified and has not yet run.
+    woken: AtomicBool,
     /// W5: moving average of the hold time, ns (one eighth per hold).
     hold_ns_avg: AtomicU64,
-    sleep: Mutex<()>,
+    /// Notifies of a sleeper and hand-offs (W4) so far (`PagerStats::writer_wakes`).
+    wakes: AtomicU64,
+    handoffs: AtomicU64,
+    /// W4: when the lock was last handed over (None: never).
+    sleep: Mutex<Option<Instant>>,
     cv: Condvar,
 }
 
@@ -89,6 +110,14 @@ impl WriterLock {
         n as u64
     }
 
+    /// Sleepers notified (W2, W6, hand-offs included) and hand-offs (W4) so far.
+    pub(super) fn wakes(&self) -> (u64, u64) {
+        (
+            self.wakes.load(Ordering::Relaxed),
+            self.handoffs.load(Ordering::Relaxed),
+        )
+    }
+
     /// Takes the lock, waiting until `deadline`. `Some(waited)`: taken (`waited`: not at the
     /// first try); `None`: not taken by the deadline.
     pub(super) fn acquire(&self, deadline: Instant) -> Option<bool> {
@@ -103,11 +132,16 @@ impl WriterLock {
         self.sleepers.fetch_add(1, Ordering::SeqCst);
         let mut waited = false;
         let taken = loop {
-            // W4: a hand-off goes to a sleeper that has waited, never to an arrival.
-            if waited && self.handed.load(Ordering::SeqCst) {
-                self.handed.store(false, Ordering::SeqCst);
-                self.starving.store(false, Ordering::SeqCst);
-                break true;
+            if waited {
+                // W6: before the swap, so a release that skipped its notify for this wake
+                // has cleared `held` before the swap reads it.
+                self.woken.store(false, Ordering::SeqCst);
+                // W4: a hand-off goes to a sleeper that has waited, never to an arrival.
+                if self.handed.load(Ordering::SeqCst) {
+                    self.handed.store(false, Ordering::SeqCst);
+                    self.starving.store(false, Ordering::SeqCst);
+                    break true;
+                }
             }
             // W2: the swap is retried after the increment, under the mutex.
             if self.try_take() {
@@ -117,7 +151,8 @@ impl WriterLock {
             if now >= deadline {
                 break false;
             }
-            let starve_at = start + self.starve_after();
+            // W4: from the later of this sleeper's arrival and the last hand-off.
+            let starve_at = g.map_or(start, |h| h.max(start)) + self.starve_after();
             if now >= starve_at {
                 self.starving.store(true, Ordering::SeqCst);
             }
@@ -197,20 +232,32 @@ impl WriterLock {
         self.hold_ns_avg
             .store(avg - avg / 8 + sample / 8, Ordering::Relaxed);
         if self.starving.load(Ordering::SeqCst) {
-            let _g = lock(&self.sleep);
+            let mut g = lock(&self.sleep);
             if self.sleepers.load(Ordering::SeqCst) > 0 {
-                // W4: `held` stays set; a counted sleeper is inside its wait.
+                // W4: `held` stays set; a counted sleeper is inside its wait. Notified even
+                // with a wake in flight (W6): hand-offs are rare, and a sleeper already
+                // woken would claim it as well.
                 self.handed.store(true, Ordering::SeqCst);
-                self.cv.notify_one();
+                *g = Some(Instant::now());
+                self.handoffs.fetch_add(1, Ordering::Relaxed);
+                self.notify();
                 return;
             }
             self.starving.store(false, Ordering::SeqCst);
         }
         self.held.store(false, Ordering::SeqCst);
-        if self.sleepers.load(Ordering::SeqCst) > 0 {
+        // W6: `woken` is read after `held` is cleared.
+        if self.sleepers.load(Ordering::SeqCst) > 0 && !self.woken.load(Ordering::SeqCst) {
             let _g = lock(&self.sleep);
-            self.cv.notify_one();
+            self.notify();
         }
+    }
+
+    /// Wakes one sleeper (W2, W4, W6); the caller holds `sleep`'s mutex.
+    fn notify(&self) {
+        self.woken.store(true, Ordering::SeqCst);
+        self.wakes.fetch_add(1, Ordering::Relaxed);
+        self.cv.notify_one();
     }
 }
 
@@ -302,6 +349,93 @@ mod tests {
         eprintln!("holds {holds:?}");
         for h in &holds {
             assert!(*h * 8 >= total, "unfair: holds {holds:?}");
+        }
+    }
+
+    /// W4: two threads that take the lock again at once after each hold (looping
+    /// IMMEDIATE writers) get it handed over at most once per starvation period (1 ms
+    /// here: one sleeper's four fair shares of a 100 µs hold are less), counted from the
+    /// last hand-off. Both arrive while the test holds the lock and have starved when it
+    /// releases; counted from a sleeper's arrival instead, the loser of the first hand-off
+    /// had starved already and took the next one at its first wake-up.
+    #[test]
+    fn hand_offs_come_at_most_one_per_starvation_period() {
+        let l = Arc::new(WriterLock::default());
+        let far = || Instant::now() + Duration::from_secs(5);
+        assert_eq!(l.acquire(far()), Some(false));
+        let until = Instant::now() + Duration::from_millis(60);
+        let threads: Vec<_> = (0..2)
+            .map(|_| {
+                let l = l.clone();
+                std::thread::spawn(move || {
+                    let mut handed_at = Vec::new();
+                    while Instant::now() < until {
+                        assert!(l.acquire(far()).is_some(), "timed out");
+                        // The last hand-off's instant: a recipient reads its own.
+                        handed_at.extend(*lock(&l.sleep));
+                        let since = Instant::now();
+                        while since.elapsed() < Duration::from_micros(100) {
+                            std::hint::spin_loop();
+                        }
+                        l.release(since.elapsed());
+                    }
+                    handed_at
+                })
+            })
+            .collect();
+        while l.sleepers.load(Ordering::SeqCst) < 2 {
+            std::thread::yield_now();
+        }
+        std::thread::sleep(Duration::from_millis(2));
+        l.release(Duration::ZERO);
+        let mut handed_at: Vec<Instant> = threads
+            .into_iter()
+            .flat_map(|t| t.join().expect("thread"))
+            .collect();
+        handed_at.sort();
+        handed_at.dedup();
+        let gaps: Vec<Duration> = handed_at.windows(2).map(|w| w[1] - w[0]).collect();
+        eprintln!("{} hand-offs, gaps {gaps:?}", handed_at.len());
+        assert!(
+            !handed_at.is_empty(),
+            "the starving sleepers got no hand-off"
+        );
+        let min = Duration::from_micros(STARVE_US_MIN);
+        assert!(gaps.iter().all(|&g| g >= min), "gaps {gaps:?}");
+    }
+
+    /// W6: a release that finds a notified sleeper not yet run does not notify again, and
+    /// the wake in flight still gets that sleeper the lock; with no wake in flight the
+    /// release notifies. (A long average hold keeps the sleeper from waking at its
+    /// starvation deadline, W4, during the test.)
+    #[test]
+    fn one_wake_in_flight_at_a_time() {
+        for in_flight in [true, false] {
+            let l = Arc::new(WriterLock::default());
+            l.hold_ns_avg.store(1_000_000_000, Ordering::Relaxed);
+            assert_eq!(l.acquire(Instant::now()), Some(false));
+            let waiter = {
+                let l = l.clone();
+                std::thread::spawn(move || {
+                    let got = l.acquire(Instant::now() + Duration::from_secs(60));
+                    l.release(Duration::ZERO);
+                    got
+                })
+            };
+            // The sleeper holds the mutex from its count until its wait releases it.
+            while l.sleepers.load(Ordering::SeqCst) == 0 {
+                std::thread::yield_now();
+            }
+            drop(lock(&l.sleep));
+            l.woken.store(in_flight, Ordering::SeqCst);
+            l.release(Duration::ZERO);
+            assert_eq!(l.wakes().0, u64::from(!in_flight), "in flight: {in_flight}");
+            if in_flight {
+                // The wake that was in flight arrives.
+                let _g = lock(&l.sleep);
+                l.cv.notify_one();
+            }
+            assert_eq!(waiter.join().expect("thread"), Some(true));
         }
     }
 }
