@@ -141,6 +141,7 @@ impl Target {
                     "p_checkpoints={} p_checkpoint_ms={} p_checkpoint_max_ms={} \
                      p_checkpoint_pages={} p_stalls={} \
                      p_writer_waits={} p_writer_wait_ms={} p_writer_wait_max_ms={} \
+                     p_writer_wakes={} p_writer_handoffs={} \
                      p_conc_fast={} p_conc_rebased={} p_conc_locked={} p_page_rebases={} p_lock_held_us={:.2} \
                      p_gathers={} p_gather_us={}",
                     s.checkpoints,
@@ -151,6 +152,8 @@ impl Target {
                     s.writer_waits,
                     s.writer_wait_ms,
                     s.writer_wait_max_ms,
+                    s.writer_wakes,
+                    s.writer_handoffs,
                     s.concurrent_fast_commits,
                     s.concurrent_rebased_commits,
                     s.concurrent_commits

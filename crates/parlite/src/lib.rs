@@ -226,6 +226,10 @@ pub struct Stats {
     pub writer_waits: u64,
     pub writer_wait_ms: u64,
     pub writer_wait_max_ms: u64,
+    /// Sleeping writer-lock waiters woken, and of those the hand-offs to a starving one
+    /// (storage `PagerStats::writer_wakes`).
+    pub writer_wakes: u64,
+    pub writer_handoffs: u64,
     /// How many times the writer lock was taken, and for how long in total, in µs: the
     /// commit path's serial section (storage `PagerStats::writer_lock_held_ns`).
     pub writer_lock_holds: u64,
@@ -571,6 +575,8 @@ impl ConnInner {
             int("writer_waits", st.writer_waits),
             int("writer_wait_ms", st.writer_wait_ms),
             int("writer_wait_max_ms", st.writer_wait_max_ms),
+            int("writer_wakes", st.writer_wakes),
+            int("writer_handoffs", st.writer_handoffs),
             int("writer_lock_holds", st.writer_lock_holds),
             int("writer_lock_held_us", st.writer_lock_held_us),
             int("gathers", st.gathers),
@@ -1384,6 +1390,8 @@ fn stats_of(storage: &parlite_storage::Database, counters: &SqlCounters) -> Stat
         writer_waits: p.writer_waits,
         writer_wait_ms: p.writer_wait_us / 1000,
         writer_wait_max_ms: p.writer_wait_max_us / 1000,
+        writer_wakes: p.writer_wakes,
+        writer_handoffs: p.writer_handoffs,
         writer_lock_holds: p.writer_lock_holds,
         writer_lock_held_us: p.writer_lock_held_ns / 1000,
         gathers: p.gathers,

@@ -587,6 +587,8 @@ fn parlite_stats_pragma_reports_counters() {
         "writer_waits",
         "writer_wait_ms",
         "writer_wait_max_ms",
+        "writer_wakes",
+        "writer_handoffs",
         "writer_lock_holds",
         "writer_lock_held_us",
         "gathers",

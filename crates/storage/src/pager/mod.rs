@@ -160,6 +160,10 @@ pub struct PagerStats {
     pub writer_waits: u64,
     pub writer_wait_us: u64,
     pub writer_wait_max_us: u64,
+    /// Sleeping writer-lock waiters woken, and of those the lock's hand-offs to a starving
+    /// one (writer_lock.rs W4, W6).
+    pub writer_wakes: u64,
+    pub writer_handoffs: u64,
     /// Pages (entries) in the cache, and its bound (cache C6, `PRAGMA cache_size`).
     pub cache_pages: usize,
     pub cache_pages_max: usize,
@@ -416,6 +420,7 @@ impl FileBackend {
         };
         let log_file_bytes = files.iter().map(|f| f.size().unwrap_or(0)).sum();
         let i = &self.inner;
+        let (writer_wakes, writer_handoffs) = i.writer.wakes();
         let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
         PagerStats {
             commits: load(&i.commits),
@@ -433,6 +438,8 @@ impl FileBackend {
             writer_waits: load(&i.writer_waits),
             writer_wait_us: load(&i.writer_wait_us),
             writer_wait_max_us: load(&i.writer_wait_max_us),
+            writer_wakes,
+            writer_handoffs,
             cache_pages,
             cache_pages_max,
             cache_versions,
