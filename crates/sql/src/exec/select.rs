@@ -117,13 +117,17 @@ impl Ord for Key {
 /// scan that decodes into the combined row in place.
 enum Candidates<'s> {
     Rows(Box<dyn Iterator<Item = Result<Row>> + 's>),
-    /// A rowid table (no VIRTUAL columns) whose slots are its columns then the rowid.
+    /// A table (no VIRTUAL columns) whose slots are its columns then the rowid.
     Scan {
         scan: Box<dyn RowScan>,
         defaults: Vec<Value>,
         /// Columns of REAL affinity.
         reals: Vec<usize>,
         rowid_alias: Option<usize>,
+        /// A WITHOUT ROWID table read from its own tree (`Store::without_rowid_scan`, an
+        /// index access, so never `pushdown`'s scans): the scan's field count is in record
+        /// order and the rowid slot is NULL.
+        wr: Option<Arc<WrLayout>>,
         /// Set for an index walk that `join_level` may keep for its next outer row.
         kept: Option<WalkKey>,
     },
@@ -175,6 +179,7 @@ impl Candidates<'_> {
                 defaults,
                 reals,
                 rowid_alias,
+                wr,
                 ..
             } => {
                 // The same row `expand_row` builds, written in place.
@@ -182,8 +187,21 @@ impl Candidates<'_> {
                 let Some((rowid, k)) = scan.next_into(&mut slots[..n])? else {
                     return Ok(false);
                 };
-                for (i, slot) in slots.iter_mut().enumerate().take(n).skip(k) {
-                    *slot = defaults.get(i).cloned().unwrap_or(Value::Null);
+                match wr {
+                    // The row `WrLayout::row_of_record` builds: `k` counts fields in
+                    // record order.
+                    Some(layout) => {
+                        for &c in layout.record.iter().skip(k) {
+                            if let Some(slot) = slots.get_mut(c) {
+                                *slot = defaults.get(c).cloned().unwrap_or(Value::Null);
+                            }
+                        }
+                    }
+                    None => {
+                        for (i, slot) in slots.iter_mut().enumerate().take(n).skip(k) {
+                            *slot = defaults.get(i).cloned().unwrap_or(Value::Null);
+                        }
+                    }
                 }
                 // SQLite writes an integral value of a REAL column as an integer
                 // (fileformat2.html §2.1) and reads it back as a real.
@@ -195,7 +213,10 @@ impl Candidates<'_> {
                 if let Some(a) = *rowid_alias {
                     slots[a] = Value::Integer(rowid);
                 }
-                slots[n] = Value::Integer(rowid);
+                slots[n] = match wr {
+                    Some(_) => Value::Null,
+                    None => Value::Integer(rowid),
+                };
                 Ok(true)
             }
         }
