@@ -112,6 +112,13 @@ fn one_shot_point_selects_match_sqlite() {
         "SELECT v FROM wi WHERE k=5.0",
         "SELECT v FROM wi WHERE k='-1'",
         "SELECT v FROM wi WHERE k=5.5",
+        // Aggregates without GROUP BY over these paths: one row, also over no row.
+        "SELECT count(*), avg(b), sum(length(c)), group_concat(a) FROM t WHERE a BETWEEN 1 AND 5",
+        "SELECT count(*), group_concat(k) FROM w WHERE k>'zz'",
+        "SELECT count(*), b FROM t WHERE a=4",
+        "SELECT max(a), b FROM t WHERE a=5",
+        "SELECT count(*) FROM t WHERE a=4 HAVING count(*)>0",
+        "SELECT count(*) FROM w WHERE k='a' HAVING count(*)>0",
         // Joins: the inner walk restarted for each outer row (a kept walk), its implied
         // terms skipped only for an inner join.
         "SELECT t.a, wn.k, wn.v FROM t JOIN wn ON wn.k=t.d ORDER BY t.a",
