@@ -5,8 +5,9 @@
 //! leaves the WHERE terms its bounds imply untested). Covered: misses, NULL keys, the key's
 //! type affinity ('5' vs 5 vs 5.0), NOCASE and RTRIM keys, keys in another order than the
 //! columns, DESC keys, records written before ADD COLUMN, REAL columns holding integers,
-//! inner and outer joins over a kept walk; and on prepared statements: a schema change
-//! between prepare and step, a reset in the middle of a result, a step after an error.
+//! inner and outer joins over a kept walk, constant WHERE terms over no row; and on
+//! prepared statements: a schema change between prepare and step, a reset in the middle
+//! of a result, a step after an error.
 
 mod common;
 
@@ -34,6 +35,7 @@ ALTER TABLE w2 ADD COLUMN s DEFAULT 'late';
 INSERT INTO w2 VALUES(4, 'x', 'x4', 'now');
 CREATE TABLE wi(k INTEGER PRIMARY KEY, v) WITHOUT ROWID;
 INSERT INTO wi VALUES(5, 'five'), (6, 'six'), (-1, 'minus one');
+CREATE TABLE e(x);
 ";
 
 /// Each query prepared once and stepped to the end, as a shell runs SQL text.
@@ -112,6 +114,14 @@ fn one_shot_point_selects_match_sqlite() {
         "SELECT v FROM wi WHERE k=5.0",
         "SELECT v FROM wi WHERE k='-1'",
         "SELECT v FROM wi WHERE k=5.5",
+        // A constant WHERE term is evaluated once before the loop, also over no row
+        // (`CExpr::is_constant` answers a comparison with a column without its walk).
+        "SELECT * FROM e WHERE abs(-9223372036854775808)=1",
+        "SELECT * FROM e WHERE 1=abs(-9223372036854775808)",
+        "SELECT * FROM e WHERE x=abs(-9223372036854775808)",
+        "SELECT * FROM t WHERE a=4 AND abs(-9223372036854775808)=1",
+        "SELECT * FROM w WHERE k='a' AND abs(-9223372036854775808)=1",
+        "SELECT * FROM e WHERE x=x",
         // Aggregates without GROUP BY over these paths: one row, also over no row.
         "SELECT count(*), avg(b), sum(length(c)), group_concat(a) FROM t WHERE a BETWEEN 1 AND 5",
         "SELECT count(*), group_concat(k) FROM w WHERE k>'zz'",
