@@ -25,6 +25,7 @@
 //! 5. A file attached by several connections of this process shares one storage
 //!    `Database` (`open_shared`), so their writer locks and snapshots are coordinated.
 
+use crate::CacheSetting;
 use parlite_sql::exec::store::{KeyIter, KeyOrder, KeyRecords, RoutedStore, Row, RowIter, Store};
 use parlite_sql::exec::txnstore::TxnStore;
 use parlite_sql::exec::Engine;
@@ -87,6 +88,8 @@ pub(crate) fn open_shared(path: &Path) -> crate::Result<Arc<SharedFile>> {
 pub(crate) struct AttachedDb {
     pub(crate) name: String,
     pub(crate) file: Arc<SharedFile>,
+    /// This connection's `PRAGMA aux.cache_size`.
+    pub(crate) cache: CacheSetting,
     /// The transaction on it (invariant 1).
     pub(crate) txn: RefCell<Option<Txn>>,
     /// The running statement's savepoint, taken at its first write (invariant 4).
@@ -96,10 +99,11 @@ pub(crate) struct AttachedDb {
 }
 
 impl AttachedDb {
-    pub(crate) fn new(name: String, file: Arc<SharedFile>) -> AttachedDb {
+    pub(crate) fn new(name: String, file: Arc<SharedFile>, cache: CacheSetting) -> AttachedDb {
         AttachedDb {
             name,
             file,
+            cache,
             txn: RefCell::new(None),
             stmt_sp: Cell::new(None),
             named_sps: RefCell::new(Vec::new()),
@@ -409,7 +413,9 @@ impl crate::ConnInner {
             let path = absolute_path(&file);
             (open_shared(&path)?, path.to_string_lossy().into_owned())
         };
-        self.attached.push(AttachedDb::new(name.clone(), shared));
+        let cache = crate::CacheSetting::new(&shared.db)?;
+        self.attached
+            .push(AttachedDb::new(name.clone(), shared, cache));
         self.schema.attached.push(AttachedSchema {
             name,
             file: shown,

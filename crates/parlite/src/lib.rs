@@ -66,6 +66,7 @@ use parlite_sql::schema::Schema;
 use parlite_sql::value::{codes, SqlError, Value as SqlValue};
 use parlite_storage::{Isolation, OpenOptions, StorageError, Synchronous, Txn};
 pub use row::ValueRef;
+use std::cell::Cell;
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -233,6 +234,10 @@ pub struct Stats {
     /// total wait in µs (storage `PagerStats::gathers`).
     pub gathers: u64,
     pub gather_us: u64,
+    /// Pages in the shared page cache, and its bound: the largest `PRAGMA cache_size` of an
+    /// open connection, in pages (storage `Database::ask_cache_size`).
+    pub cache_pages: u64,
+    pub cache_pages_max: u64,
 }
 
 impl Stats {
@@ -291,6 +296,10 @@ impl Database {
         // the main transaction's so that ROLLBACK undoes TEMP changes too.
         let temp_db = parlite_storage::Database::open_in_memory(OpenOptions::default())?;
         let temp_txn = temp_db.begin_write(Duration::from_secs(0))?;
+        let (cache, temp_cache) = (
+            CacheSetting::new(&self.storage)?,
+            CacheSetting::new(&temp_db)?,
+        );
         let state = ConnState::default();
         let sync_level = self.sync_default;
         state.synchronous.set(sync_level);
@@ -319,6 +328,8 @@ impl Database {
                 txn_from_savepoint: false,
                 attached: Vec::new(),
                 attached_max: ATTACHED_MAX,
+                cache,
+                temp_cache,
             })),
         })
     }
@@ -356,6 +367,35 @@ struct ConnInner {
     /// The last autocommit read statement's transaction, finished (storage T3), for the
     /// next one to renew (`begin_autocommit_read`). Holds no snapshot.
     spare_read: Option<Txn>,
+    /// `PRAGMA cache_size` on the main and TEMP databases (`cache_size_rows`).
+    cache: CacheSetting,
+    temp_cache: CacheSetting,
+}
+
+/// What a connection's `PRAGMA cache_size` is until it sets one: 64 MiB (negative: KiB, as
+/// SQLite counts), the 16,384 pages of 4 KiB that storage opens a database's cache with.
+const DEFAULT_CACHE_SIZE: i64 = -65536;
+
+/// A connection's `PRAGMA cache_size` on one of its databases: the value as set (what the
+/// pragma reads back) and the ask that holds the database's shared page cache to it.
+pub(crate) struct CacheSetting {
+    size: Cell<i64>,
+    ask: parlite_storage::CacheAsk,
+}
+
+impl CacheSetting {
+    pub(crate) fn new(db: &parlite_storage::Database) -> Result<CacheSetting> {
+        Ok(CacheSetting {
+            size: Cell::new(DEFAULT_CACHE_SIZE),
+            ask: db.ask_cache_size(DEFAULT_CACHE_SIZE)?,
+        })
+    }
+
+    fn set(&self, cache_size: i64) -> Result<()> {
+        self.ask.set(cache_size)?;
+        self.size.set(cache_size);
+        Ok(())
+    }
 }
 
 impl Drop for ConnInner {
@@ -475,6 +515,9 @@ impl ConnInner {
             if pragma == "wal_checkpoint" {
                 return self.wal_checkpoint_rows(name.schema.as_deref(), value.as_ref());
             }
+            if pragma == "cache_size" {
+                return self.cache_size_rows(name.schema.as_deref(), value.as_ref());
+            }
         }
         self.run_stmt(stmt, params)
     }
@@ -532,6 +575,8 @@ impl ConnInner {
             int("writer_lock_held_us", st.writer_lock_held_us),
             int("gathers", st.gathers),
             int("gather_us", st.gather_us),
+            int("cache_pages", st.cache_pages),
+            int("cache_pages_max", st.cache_pages_max),
         ]);
         Ok(rows)
     }
@@ -540,6 +585,37 @@ impl ConnInner {
     /// shape (storage pager/checkpoint.rs, docs/log-and-recovery.md 3c). No schema checkpoints
     /// main and every attached database (the row sums them, `busy` if any was). Inside an
     /// open transaction the writer lock is not waited for (this connection may hold it).
+    /// `PRAGMA [schema.]cache_size[ = N]` (main when unqualified): this connection's setting
+    /// on that database, in SQLite's units (pages; KiB when negative). The database's page
+    /// cache, shared by its connections, keeps the largest setting of an open connection
+    /// (storage `Database::ask_cache_size`); TEMP is in memory and keeps every page.
+    fn cache_size_rows(
+        &mut self,
+        schema: Option<&str>,
+        value: Option<&parlite_sql::parse::ast::PragmaValue>,
+    ) -> Result<Vec<Vec<SqlValue>>> {
+        let setting = match schema {
+            None => &self.cache,
+            Some(s) if s.eq_ignore_ascii_case("main") => &self.cache,
+            Some(s) if s.eq_ignore_ascii_case("temp") => &self.temp_cache,
+            Some(s) => match self
+                .attached
+                .iter()
+                .find(|a| a.name.eq_ignore_ascii_case(s))
+            {
+                Some(a) => &a.cache,
+                None => return Err(error(codes::SQLITE_ERROR, format!("unknown database {s}"))),
+            },
+        };
+        match exec::pragma::cache_size_arg(value) {
+            Some(n) => {
+                setting.set(n)?;
+                Ok(Vec::new())
+            }
+            None => Ok(vec![vec![SqlValue::Integer(setting.size.get())]]),
+        }
+    }
+
     fn wal_checkpoint_rows(
         &mut self,
         schema: Option<&str>,
@@ -1312,6 +1388,8 @@ fn stats_of(storage: &parlite_storage::Database, counters: &SqlCounters) -> Stat
         writer_lock_held_us: p.writer_lock_held_ns / 1000,
         gathers: p.gathers,
         gather_us: p.gather_us,
+        cache_pages: p.cache_pages as u64,
+        cache_pages_max: p.cache_pages_max as u64,
     }
 }
 

@@ -591,6 +591,8 @@ fn parlite_stats_pragma_reports_counters() {
         "writer_lock_held_us",
         "gathers",
         "gather_us",
+        "cache_pages",
+        "cache_pages_max",
         "autocommit_retries",
     ] {
         get(n);

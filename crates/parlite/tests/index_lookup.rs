@@ -170,7 +170,7 @@ SELECT * FROM m WHERE c * 2 > 0 ORDER BY c * 2 LIMIT 2;
 }
 
 /// Rowid lookups through an index read each probed cell's rowid in place
-/// (`btree::cursor::cell_rowid`): rowids of every varint length, negative ones (nine
+/// (`btree::cursor::TableCells`): rowids of every varint length, negative ones (nine
 /// bytes) included, on leaves and interior pages of a table several levels deep.
 #[test]
 fn rowid_lookups_of_every_varint_length() {

@@ -41,5 +41,5 @@ pub use mem::MemBackend;
 pub use options::{OpenOptions, Synchronous};
 pub use pager::{CheckpointMode, CheckpointOutcome, FileBackend, PagerConfig, PagerStats};
 pub use record::{Collation, KeyCompare, RecordCompare, ValueRef};
-pub use txn::{BtreeKind, CheckRoot, Cursor, Database, HeaderInfo, SeekOp, Txn};
+pub use txn::{BtreeKind, CacheAsk, CheckRoot, Cursor, Database, HeaderInfo, SeekOp, Txn};
 pub use vfs::{OsVfs, SimVfs, Vfs, VfsFile};

@@ -133,6 +133,9 @@ pub trait Backend: Send + Sync {
     /// How durable later commits must be before they return (`PRAGMA synchronous`).
     /// Backends without a disk ignore it.
     fn set_synchronous(&self, _mode: crate::options::Synchronous) {}
+    /// Most pages the page cache keeps (`PRAGMA cache_size`). Backends without a cache
+    /// (memory: every page is held) ignore it.
+    fn set_cache_pages_max(&self, _pages: usize) {}
     /// Commit, fsync and checkpoint counters (all zero for backends without a disk).
     fn stats(&self) -> crate::pager::PagerStats {
         crate::pager::PagerStats::default()

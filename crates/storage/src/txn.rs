@@ -42,6 +42,7 @@ use crate::pages::{Backend, PageRead, ReadView, WriteView};
 use crate::record::KeyCompare;
 use std::borrow::Cow;
 use std::cmp::Ordering;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -92,6 +93,8 @@ struct DbInner {
     isolation: Mutex<Isolation>,
     /// How long a concurrent transaction's commit waits for the writer lock.
     concurrent_busy_timeout: Mutex<Duration>,
+    /// The page-cache bound each open connection asked for (`CacheAsk`), by ticket.
+    cache_asks: Mutex<(u64, BTreeMap<u64, usize>)>,
 }
 
 /// Default wait for the writer lock at a concurrent transaction's commit.
@@ -110,6 +113,7 @@ impl DbInner {
             history: Mutex::new(History::default()),
             isolation: Mutex::new(Isolation::default()),
             concurrent_busy_timeout: Mutex::new(CONCURRENT_BUSY_TIMEOUT),
+            cache_asks: Mutex::new((0, BTreeMap::new())),
         }
     }
 }
@@ -281,6 +285,74 @@ impl Database {
             .synchronous
             .lock()
             .unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Registers a connection's `PRAGMA cache_size` (SQLite's units: pages, or KiB when
+    /// negative). The connections of a database share one page cache, so its bound is the
+    /// largest that an open connection asked for: each gets at least the cache it asked
+    /// for. The ask ends when the returned `CacheAsk` is dropped.
+    pub fn ask_cache_size(&self, cache_size: i64) -> Result<CacheAsk> {
+        let pages = self.cache_pages(cache_size)?;
+        let ticket = {
+            let mut asks = lock(&self.inner.cache_asks);
+            asks.0 += 1;
+            let ticket = asks.0;
+            asks.1.insert(ticket, pages);
+            ticket
+        };
+        self.inner.apply_cache_asks();
+        Ok(CacheAsk {
+            db: self.clone(),
+            ticket,
+        })
+    }
+
+    /// `cache_size` in pages of this database, as SQLite counts them (KiB rounded down).
+    fn cache_pages(&self, cache_size: i64) -> Result<usize> {
+        if cache_size >= 0 {
+            return Ok(usize::try_from(cache_size).unwrap_or(usize::MAX));
+        }
+        let page_size = self.inner.backend.begin_read()?.page_size() as u64;
+        let bytes = cache_size.unsigned_abs().saturating_mul(1024);
+        Ok(usize::try_from(bytes / page_size).unwrap_or(usize::MAX))
+    }
+}
+
+impl DbInner {
+    /// Gives the backend the largest open ask (none open: the bound stays).
+    fn apply_cache_asks(&self) {
+        let asks = lock(&self.cache_asks);
+        if let Some(&pages) = asks.1.values().max() {
+            // Under the asks' mutex, so that two connections' changes reach the backend in
+            // the order they were made.
+            self.backend.set_cache_pages_max(pages);
+        }
+    }
+}
+
+/// One connection's `PRAGMA cache_size` on a database, held while the connection is open
+/// (`Database::ask_cache_size`).
+pub struct CacheAsk {
+    db: Database,
+    ticket: u64,
+}
+
+impl CacheAsk {
+    /// Changes this connection's ask (SQLite's units, as `ask_cache_size`).
+    pub fn set(&self, cache_size: i64) -> Result<()> {
+        let pages = self.db.cache_pages(cache_size)?;
+        let inner = &self.db.inner;
+        lock(&inner.cache_asks).1.insert(self.ticket, pages);
+        inner.apply_cache_asks();
+        Ok(())
+    }
+}
+
+impl Drop for CacheAsk {
+    fn drop(&mut self) {
+        let inner = &self.db.inner;
+        lock(&inner.cache_asks).1.remove(&self.ticket);
+        inner.apply_cache_asks();
     }
 }
 

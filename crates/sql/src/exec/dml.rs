@@ -37,6 +37,7 @@ use std::sync::Arc;
 
 mod bulk_insert;
 mod delete;
+pub(crate) use delete::delete_writes_unchecked;
 mod insert;
 pub(crate) use insert::single_write;
 mod replace;
@@ -44,6 +45,7 @@ mod replace_delete;
 pub(crate) mod set_row_value;
 mod target;
 mod update;
+pub(crate) use update::update_writes_unchecked;
 mod writer;
 
 pub use writer::{TableWriter, WriterCache, WriterParts};
@@ -60,6 +62,25 @@ fn constraint(ext: i32, msg: String) -> SqlError {
         extended_code: ext,
         message: msg,
     }
+}
+
+/// The table `name` names, when it is in the main database and no trigger is on it: the
+/// first conditions under which a statement can run without a statement savepoint
+/// (`single_write`, `delete_writes_unchecked`, `update_writes_unchecked`). Tables outside
+/// main have their own savepoints; a trigger may write anything, and fail, between rows.
+/// A main table's triggers are `schema`'s own (`Schema::triggers_on`), read here without
+/// collecting them: this runs for every INSERT, UPDATE and DELETE.
+fn main_table_without_triggers<'s>(
+    schema: &'s crate::schema::Schema,
+    name: &ast::QualifiedName,
+) -> Option<&'s Arc<Table>> {
+    let outside_main = super::store::TEMP_ROOT_BIT | super::store::ATTACHED_MASK;
+    let t = schema.table_in(name.schema.as_deref(), &name.name)?;
+    let triggered = schema
+        .triggers
+        .values()
+        .any(|tr| tr.table.eq_ignore_ascii_case(&t.name));
+    (t.root & outside_main == 0 && !triggered).then_some(t)
 }
 
 /// `Written::Replacing` reaching a statement: only `write_row_replacing` and

@@ -21,7 +21,7 @@ use std::rc::Rc;
 mod jump;
 
 pub use super::select::{row_cmp, sort_cmp};
-pub use int_term::{IntCols, IntTerm};
+pub use int_term::{IntCols, IntTerm, Operand};
 
 mod int_term;
 

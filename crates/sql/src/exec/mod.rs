@@ -50,7 +50,6 @@ pub struct ConnState {
     /// Changes of the running top-level statement.
     pub pending_changes: Cell<i64>,
     pub busy_timeout_ms: Cell<i64>,
-    pub cache_size: Cell<i64>,
     pub synchronous: Cell<i64>,
     pub foreign_keys: Cell<bool>,
     /// `PRAGMA recursive_triggers`: lets a trigger fire itself again (up to SQLite's depth
@@ -386,10 +385,14 @@ fn statement_resolution(
 
 /// Whether `stmt` must run inside a statement savepoint of the main database, so that a
 /// failure undoes it alone; false only for an INSERT of one row that fails before writing
-/// (`dml::single_write`, which says what the caller must do on failure).
+/// (`dml::single_write`, which says what the caller must do on failure) and an UPDATE or
+/// DELETE that cannot fail between its writes (`dml::update_writes_unchecked`,
+/// `dml::delete_writes_unchecked`).
 pub fn needs_statement_savepoint(schema: &Schema, state: &ConnState, stmt: &Stmt) -> bool {
     match stmt {
         Stmt::Insert(ins) => !dml::single_write(schema, state, ins),
+        Stmt::Update(u) => !dml::update_writes_unchecked(schema, state, u),
+        Stmt::Delete(d) => !dml::delete_writes_unchecked(schema, state, d),
         _ => true,
     }
 }

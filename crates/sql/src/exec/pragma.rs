@@ -2,8 +2,8 @@
 //! settings, and integrity checks.
 //!
 //! Unknown pragmas are ignored without error, as in SQLite. Settings that belong to the
-//! connection (busy_timeout, synchronous, cache_size, foreign_keys) live in `ConnState`;
-//! the connection layer applies them to storage.
+//! connection (busy_timeout, synchronous, foreign_keys) live in `ConnState`; the connection
+//! layer applies them to storage, and runs `cache_size` itself (`cache_size_arg`).
 
 use super::store::Row;
 use super::Engine;
@@ -128,6 +128,15 @@ pub fn wal_checkpoint_mode(value: Option<&PragmaValue>) -> &'static str {
     }
 }
 
+/// `PRAGMA cache_size = N`'s N as SQLite reads it (an integer prefix, 0 for none); None
+/// for the query form. The connection layer runs the pragma (one cache per database,
+/// shared by its connections: `parlite::CacheSetting`).
+pub fn cache_size_arg(value: Option<&PragmaValue>) -> Option<i64> {
+    value.map(|v| match v {
+        PragmaValue::Assign(e) | PragmaValue::Call(e) => pragma_arg(e).to_i64(),
+    })
+}
+
 fn pragma_arg(e: &Expr) -> Value {
     match e {
         Expr::Literal(Literal::Integer(i)) => Value::Integer(*i),
@@ -239,17 +248,6 @@ impl Engine<'_> {
             "page_count" | "freelist_count" | "application_id" | "page_size" => {
                 self.header_pragma(0, &name.name, arg)
             }
-            "cache_size" => match arg {
-                Some(v) => {
-                    self.state.cache_size.set(v.to_i64());
-                    Ok(Vec::new())
-                }
-                None => one(Value::Integer(if self.state.cache_size.get() == 0 {
-                    -2000
-                } else {
-                    self.state.cache_size.get()
-                })),
-            },
             "synchronous" => match arg {
                 Some(v) => {
                     let level = match v.to_text_or_empty().to_ascii_lowercase().as_str() {

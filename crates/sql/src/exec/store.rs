@@ -147,7 +147,7 @@ pub type RowIter = Box<dyn Iterator<Item = Result<(i64, Row)>>>;
 pub type KeyIter = Box<dyn Iterator<Item = Result<Row>>>;
 
 /// A test of a row on its record bytes (see `RowScan::next_match`).
-pub type RecordPre<'a> = dyn FnMut(&[Value], i64, &[u8]) -> Option<bool> + 'a;
+pub type RecordPre<'a> = dyn FnMut(i64, &[u8]) -> Option<bool> + 'a;
 
 /// A table scan that writes each row's stored fields straight into the caller's slots (a
 /// part of the executor's combined row) instead of allocating a `Row` per step.
@@ -167,7 +167,7 @@ pub trait RowScan {
     /// rowid and how many fields the row's slots now cover, as `next_into`.
     ///
     /// `pre`, when given, sees each row's record bytes before anything is decoded (with
-    /// `row` and the rowid): `Some(false)` rejects the row, `Some(true)` accepts it without
+    /// the rowid): `Some(false)` rejects the row, `Some(true)` accepts it without
     /// `keep` (only the `needed` fields are then decoded), `None` goes on as above. A scan
     /// that has no record bytes at hand may ignore it.
     fn next_match(

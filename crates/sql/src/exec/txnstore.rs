@@ -512,7 +512,7 @@ impl<'m> MatchLayout<'m> {
         keep: &mut dyn FnMut(&mut [Value], i64, usize) -> Result<bool>,
     ) -> Result<Option<usize>> {
         if let Some(pre) = pre {
-            match pre(row, rowid, rec) {
+            match pre(rowid, rec) {
                 Some(false) => return Ok(None),
                 Some(true) => {
                     // Accepted on its bytes: only what the consumer reads is decoded.

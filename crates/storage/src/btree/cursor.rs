@@ -133,15 +133,11 @@ impl Frame {
     /// after each descent (callgrind, hc_mixed scans).
     #[inline(always)]
     fn table_key(&self, i: usize, usable: usize) -> Result<i64> {
-        let page = self.page.get(..usable).unwrap_or(&self.page[..]);
-        match cell_rowid(page, &self.hdr, i) {
-            Some(k) => Ok(k),
-            None => Err(self.table_key_error(i, usable)),
-        }
+        TableCells::of(self, usable).key(i)
     }
 
-    /// The error for a table cell whose rowid [`cell_rowid`] could not read: the same
-    /// checks, made again with their messages (off the hot path).
+    /// The error for a table cell whose rowid [`TableCells::rowid`] could not read: the
+    /// same checks, made again with their messages (off the hot path).
     #[cold]
     #[inline(never)]
     fn table_key_error(&self, i: usize, usable: usize) -> StorageError {
@@ -157,7 +153,7 @@ impl Frame {
     }
 
     /// A rowid lookup in this leaf starting from cell `near` (the cursor's last
-    /// position): `(idx, found)` as [`table_search`](Self::table_search) and an equality
+    /// position): `(idx, found)` as a binary search ([`TableCells::search`]) and an equality
     /// test give, or `None` when the rowid is outside the leaf's keys (below the first,
     /// above the last, or the last itself when `strict`), as
     /// [`TreeCursor::seek_in_leaf`] needs. The key at `near` says on which side the
@@ -176,70 +172,173 @@ impl Frame {
         near: usize,
     ) -> Result<Option<(usize, bool)>> {
         let n = self.hdr.ncells;
+        let cells = TableCells::of(self, usable);
         // Keys ascend, so `before` holds for a prefix of the cells.
         let before = |k: i64| k < rowid || (strict && k == rowid);
-        let found = |i: usize| -> Result<Option<(usize, bool)>> {
-            Ok(Some((i, self.table_key(i, usable)? == rowid)))
-        };
+        let found =
+            |i: usize| -> Result<Option<(usize, bool)>> { Ok(Some((i, cells.key(i)? == rowid))) };
         if near >= n {
-            let (first, last) = (self.table_key(0, usable)?, self.table_key(n - 1, usable)?);
+            let (first, last) = (cells.key(0)?, cells.key(n - 1)?);
             if first > rowid || before(last) {
                 return Ok(None);
             }
-            return found(self.table_search_in(rowid, strict, usable, 0, n)?);
+            return found(cells.search(rowid, strict, 0, n)?);
         }
         // Each side first tests the leaf's bound there, so a rowid in another leaf costs
         // two probes, as a plain range test does.
-        let k = self.table_key(near, usable)?;
+        let k = cells.key(near)?;
         if before(k) {
             // The answer is past `near`, and the rowid at or past the first key.
-            if near + 1 == n || before(self.table_key(n - 1, usable)?) {
+            if near + 1 == n || before(cells.key(n - 1)?) {
                 return Ok(None);
             }
             let next = near + 1;
-            let k_next = self.table_key(next, usable)?;
+            let k_next = cells.key(next)?;
             if !before(k_next) {
                 return Ok(Some((next, k_next == rowid)));
             }
-            return found(self.table_search_in(rowid, strict, usable, next + 1, n)?);
+            return found(cells.search(rowid, strict, next + 1, n)?);
         }
         // The answer is at or before `near`, and the rowid at or before the last key.
         if near == 0 {
             return Ok((k <= rowid).then_some((0, k == rowid)));
         }
-        if self.table_key(0, usable)? > rowid {
+        if cells.key(0)? > rowid {
             return Ok(None);
         }
-        if before(self.table_key(near - 1, usable)?) {
+        if before(cells.key(near - 1)?) {
             return Ok(Some((near, k == rowid)));
         }
-        found(self.table_search_in(rowid, strict, usable, 0, near - 1)?)
+        found(cells.search(rowid, strict, 0, near - 1)?)
+    }
+}
+
+/// A table page's cells as rowid probes read them in place: the page cut at the usable
+/// size, its cell pointer array and where that array ends, worked out once per search
+/// rather than once per probe as a per-cell function did (the pointer array's start from
+/// the page type, three bounds checks on the pointer, the leaf/interior test: ~55
+/// instructions a probe of an interior page, ~9 probes a rowid lookup; callgrind,
+/// hc_mixed scan).
+struct TableCells<'a> {
+    /// The page, for the errors (`Frame::table_key_error`, `Frame::child`).
+    frame: &'a Frame,
+    usable: usize,
+    page: &'a [u8],
+    /// The cell pointers, big-endian; empty when the header's array does not fit the page
+    /// (which `PageHeader::parse` rejects), so that every probe fails.
+    ptrs: &'a [[u8; 2]],
+    ptr_end: usize,
+    leaf: bool,
+    right_child: u32,
+}
+
+impl<'a> TableCells<'a> {
+    #[inline(always)]
+    fn of(frame: &'a Frame, usable: usize) -> TableCells<'a> {
+        let page = frame.page.get(..usable).unwrap_or(&frame.page[..]);
+        let hdr = &frame.hdr;
+        let ptrs = page
+            .get(hdr.ptr_array_start()..hdr.ptr_array_end())
+            .unwrap_or(&[]);
+        TableCells {
+            frame,
+            usable,
+            page,
+            ptrs: ptrs.as_chunks::<2>().0,
+            ptr_end: hdr.ptr_array_end(),
+            leaf: hdr.kind == TABLE_LEAF,
+            right_child: hdr.right_child,
+        }
     }
 
-    /// The binary search of a table page: the first cell whose rowid is >= `rowid` (>
-    /// when `strict`), possibly `ncells`.
-    #[inline]
-    fn table_search(&self, rowid: i64, strict: bool, usable: usize) -> Result<usize> {
-        self.table_search_in(rowid, strict, usable, 0, self.hdr.ncells)
+    /// Offset of cell `i`, checked as [`Frame::cell_off`] checks it.
+    #[inline(always)]
+    fn cell_off(&self, i: usize) -> Option<usize> {
+        let pc = u16::from_be_bytes(*self.ptrs.get(i)?) as usize;
+        (pc >= self.ptr_end && pc + 4 <= self.page.len()).then_some(pc)
     }
 
-    /// [`table_search`](Self::table_search) within cells `lo..hi` (`hi` when none there
-    /// qualifies): the cells before `lo` are known to be below the rowid, those from
-    /// `hi` on not.
-    #[inline]
-    fn table_search_in(
+    /// Rowid of cell `i`: the leaf's payload-size varint skipped, the rowid varint decoded
+    /// with up to three bytes inline (rowids below 2,097,152). `None` when `i` is past the
+    /// last cell or any check fails. A per-cell function of this took a probe from ~140
+    /// instructions (`cell_off` + `table_cell_key` + `get_varint_slow`, each a call) to
+    /// ~25 (callgrind, hc_mixed scan).
+    #[inline(always)]
+    fn rowid(&self, i: usize) -> Option<i64> {
+        if self.leaf {
+            self.rowid_in::<true>(i)
+        } else {
+            self.rowid_in::<false>(i)
+        }
+    }
+
+    /// [`rowid`](Self::rowid), or the error for the cell (`Frame::table_key_error`).
+    #[inline(always)]
+    fn key(&self, i: usize) -> Result<i64> {
+        match self.rowid(i) {
+            Some(k) => Ok(k),
+            None => Err(self.frame.table_key_error(i, self.usable)),
+        }
+    }
+
+    /// [`rowid`](Self::rowid) on a leaf (`LEAF`) or an interior page, so that a search
+    /// loop tests the page type once.
+    #[inline(always)]
+    fn rowid_in<const LEAF: bool>(&self, i: usize) -> Option<i64> {
+        let pc = self.cell_off(i)?;
+        let page = self.page;
+        let q = if LEAF {
+            // Skip the payload size (a varint of at most nine bytes).
+            let mut q = pc;
+            loop {
+                let b = *page.get(q)?;
+                q += 1;
+                if b < 0x80 || q - pc == 9 {
+                    break q;
+                }
+            }
+        } else {
+            pc + 4
+        };
+        let rest = page.get(q..)?;
+        let v = match rest {
+            [a, ..] if *a < 0x80 => *a as u64,
+            [a, b, ..] if *b < 0x80 => ((*a as u64 & 0x7f) << 7) | *b as u64,
+            [a, b, c, ..] if *c < 0x80 => {
+                ((*a as u64 & 0x7f) << 14) | ((*b as u64 & 0x7f) << 7) | *c as u64
+            }
+            _ => crate::varint::get_varint(rest)?.0,
+        };
+        Some(v as i64)
+    }
+
+    /// The binary search: the first cell in `lo..hi` whose rowid is >= `rowid` (> when
+    /// `strict`), `hi` when none is (the cells before `lo` are below the rowid, those from
+    /// `hi` on not).
+    #[inline(always)]
+    fn search(&self, rowid: i64, strict: bool, lo: usize, hi: usize) -> Result<usize> {
+        let found = if self.leaf {
+            self.search_in::<true>(rowid, strict, lo, hi)
+        } else {
+            self.search_in::<false>(rowid, strict, lo, hi)
+        };
+        found.map_err(|i| self.frame.table_key_error(i, self.usable))
+    }
+
+    /// [`search`](Self::search) on a leaf (`LEAF`) or an interior page; `Err` names a
+    /// cell whose rowid could not be read.
+    #[inline(always)]
+    fn search_in<const LEAF: bool>(
         &self,
         rowid: i64,
         strict: bool,
-        usable: usize,
         mut lo: usize,
         mut hi: usize,
-    ) -> Result<usize> {
-        let page = self.page.get(..usable).unwrap_or(&self.page[..]);
+    ) -> std::result::Result<usize, usize> {
         while lo < hi {
             let mid = (lo + hi) / 2;
-            let Some(k) = cell_rowid(page, &self.hdr, mid) else {
-                return Err(self.table_key_error(mid, usable));
+            let Some(k) = self.rowid_in::<LEAF>(mid) else {
+                return Err(mid);
             };
             if k < rowid || (strict && k == rowid) {
                 lo = mid + 1;
@@ -249,48 +348,23 @@ impl Frame {
         }
         Ok(lo)
     }
-}
 
-/// Rowid of cell `i` of table page `page` (cut at the usable size), read in place: the
-/// pointer checked as [`Frame::cell_off`] does, the leaf's payload-size varint skipped, the
-/// rowid varint decoded with up to three bytes inline (rowids below 2,097,152).
-/// `None` when `i` is past the last cell or any check fails; the caller then asks
-/// [`Frame::table_key_error`] for the error. A rowid lookup probes ~20 cells; this took a
-/// probe from ~140 instructions (`cell_off` + `table_cell_key` + `get_varint_slow`, each a
-/// call) to ~25 (callgrind, hc_mixed scan: 10 rowid lookups per 10-row scan).
-#[inline(always)]
-fn cell_rowid(page: &[u8], hdr: &PageHeader, i: usize) -> Option<i64> {
-    if i >= hdr.ncells {
-        return None;
-    }
-    let ptr = hdr.ptr_array_start() + 2 * i;
-    let pc = u16::from_be_bytes([*page.get(ptr)?, *page.get(ptr + 1)?]) as usize;
-    if pc < hdr.ptr_array_end() || pc + 4 > page.len() {
-        return None;
-    }
-    let q = if hdr.kind == TABLE_LEAF {
-        // Skip the payload size (a varint of at most nine bytes).
-        let mut q = pc;
-        loop {
-            let b = *page.get(q)?;
-            q += 1;
-            if b < 0x80 || q - pc == 9 {
-                break q;
-            }
+    /// The child page to the left of cell `i` of an interior page (the right-most child
+    /// for `i == ncells`), as [`Frame::child`] reads it (which gives the error), without
+    /// validating the pointer a second time after the search (~45 instructions a level).
+    #[inline(always)]
+    fn child(&self, i: usize) -> Result<u32> {
+        if i == self.ptrs.len() {
+            return Ok(self.right_child);
         }
-    } else {
-        pc + 4
-    };
-    let rest = page.get(q..)?;
-    let v = match rest {
-        [a, ..] if *a < 0x80 => *a as u64,
-        [a, b, ..] if *b < 0x80 => ((*a as u64 & 0x7f) << 7) | *b as u64,
-        [a, b, c, ..] if *c < 0x80 => {
-            ((*a as u64 & 0x7f) << 14) | ((*b as u64 & 0x7f) << 7) | *c as u64
+        match self
+            .cell_off(i)
+            .and_then(|pc| self.page.get(pc..)?.first_chunk::<4>())
+        {
+            Some(b) => Ok(u32::from_be_bytes(*b)),
+            None => self.frame.child(i, self.usable),
         }
-        _ => crate::varint::get_varint(rest)?.0,
-    };
-    Some(v as i64)
+    }
 }
 
 /// Reads page `pgno` as a page of a table (or index) tree, checking its type.
@@ -588,12 +662,15 @@ impl TreeCursor {
             depth += 1;
             let n = self.stack.len();
             let top = &mut self.stack[n - 1];
-            let lo = top.table_search(rowid, strict, usable)?;
-            top.idx = lo;
-            if top.hdr.kind == TABLE_LEAF {
-                return Ok(lo < top.hdr.ncells && top.table_key(lo, usable)? == rowid);
+            let cells = TableCells::of(top, usable);
+            let lo = cells.search(rowid, strict, 0, top.hdr.ncells)?;
+            if cells.leaf {
+                let found = lo < top.hdr.ncells && cells.key(lo)? == rowid;
+                top.idx = lo;
+                return Ok(found);
             }
-            pgno = top.child(lo, usable)?;
+            pgno = cells.child(lo)?;
+            top.idx = lo;
         }
     }
 

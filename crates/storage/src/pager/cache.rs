@@ -106,6 +106,15 @@ const SWEEP_HORIZON_STEP: u64 = 64;
 /// caches (the tests' 16 to 100 pages) keep one shard.
 const SHARD_PAGES_MIN: usize = 1024;
 
+/// The smallest bound of C6 a cache takes, whatever it is asked for.
+const PAGES_MAX_MIN: usize = 8;
+
+/// Shard `i`'s share of a bound of `pages_max` over `n` shards: the shares sum to the
+/// bound (C6).
+fn share(pages_max: usize, n: usize, i: usize) -> usize {
+    pages_max / n + usize::from(i < pages_max % n)
+}
+
 /// Most page buffers a shard keeps from evicted entries for the next reads from the file
 /// (`Shard::spare`): one eviction per miss hands one back, so a few cover a steady state.
 const SPARE_BUFFERS_MAX: usize = 4;
@@ -390,7 +399,8 @@ pub struct Cache {
     /// Bit i: shard i is past its share with entries it could not evict (C6); swept again
     /// when the horizon rises.
     full_shards: AtomicU64,
-    pub cache_pages_max: usize,
+    /// The bound of C6, in pages; `PRAGMA cache_size` moves it (`set_pages_max`).
+    cache_pages_max: AtomicUsize,
 }
 
 impl Cache {
@@ -406,7 +416,7 @@ impl Cache {
         cache_pages_max: usize,
         shards: usize,
     ) -> Cache {
-        let cache_pages_max = cache_pages_max.max(8);
+        let cache_pages_max = cache_pages_max.max(PAGES_MAX_MIN);
         let n = 1usize << shards.clamp(1, 64).ilog2();
         let shards: Vec<Mutex<Shard>> = (0..n)
             .map(|i| {
@@ -416,8 +426,7 @@ impl Cache {
                     tick: 0,
                     multi: BTreeSet::new(),
                     spare: Vec::new(),
-                    // The shares sum to the bound (C6).
-                    pages_max: cache_pages_max / n + usize::from(i < cache_pages_max % n),
+                    pages_max: share(cache_pages_max, n, i),
                 })
             })
             .collect();
@@ -434,7 +443,28 @@ impl Cache {
             dirty_count: AtomicUsize::new(0),
             multi_shards: AtomicU64::new(0),
             full_shards: AtomicU64::new(0),
-            cache_pages_max,
+            cache_pages_max: AtomicUsize::new(cache_pages_max),
+        }
+    }
+
+    /// The bound of C6, in pages.
+    pub fn pages_max(&self) -> usize {
+        self.cache_pages_max.load(Ordering::Acquire)
+    }
+
+    /// Moves the bound of C6 (`PRAGMA cache_size`). Each shard takes its new share under
+    /// its mutex and, past it, evicts at once; what cannot be evicted (dirty entries, old
+    /// versions a snapshot reads) stays until a checkpoint or a release frees it, as for
+    /// any shard past its share. The shard count stays what the cache was made with.
+    pub fn set_pages_max(&self, pages_max: usize) {
+        let pages_max = pages_max.max(PAGES_MAX_MIN);
+        self.cache_pages_max.store(pages_max, Ordering::Release);
+        let horizon = self.horizon.load(Ordering::Acquire);
+        for i in 0..self.shards.len() {
+            let mut s = self.shard(i);
+            s.pages_max = share(pages_max, self.shards.len(), i);
+            s.evict(horizon);
+            self.note(i, &s);
         }
     }
 

@@ -557,7 +557,7 @@ impl Inner {
     fn past(&self, log_bytes: u64, log_times: u64, dirty_percent: usize) -> bool {
         let (dirty, cache_max) = {
             let c = &self.cache;
-            (c.dirty_count(), c.cache_pages_max)
+            (c.dirty_count(), c.pages_max())
         };
         log_bytes > self.config.checkpoint_log_bytes.saturating_mul(log_times)
             || dirty.saturating_mul(100) > cache_max.saturating_mul(dirty_percent)

@@ -160,8 +160,9 @@ pub struct PagerStats {
     pub writer_waits: u64,
     pub writer_wait_us: u64,
     pub writer_wait_max_us: u64,
-    /// Pages (entries) in the cache.
+    /// Pages (entries) in the cache, and its bound (cache C6, `PRAGMA cache_size`).
     pub cache_pages: usize,
+    pub cache_pages_max: usize,
     /// Page images the cache holds: `cache_pages` plus the older versions kept for live
     /// snapshots (cache C2). This, not `cache_pages`, is the cache's memory in pages.
     pub cache_versions: usize,
@@ -396,10 +397,11 @@ impl FileBackend {
     }
 
     pub fn stats(&self) -> PagerStats {
-        let (cache_pages, cache_versions, dirty_pages, age) = {
+        let (cache_pages, cache_pages_max, cache_versions, dirty_pages, age) = {
             let c = &self.inner.cache;
             (
                 c.len(),
+                c.pages_max(),
                 c.version_count(),
                 c.dirty_count(),
                 c.oldest_snapshot_age(),
@@ -432,6 +434,7 @@ impl FileBackend {
             writer_wait_us: load(&i.writer_wait_us),
             writer_wait_max_us: load(&i.writer_wait_max_us),
             cache_pages,
+            cache_pages_max,
             cache_versions,
             dirty_pages,
             writer_lock_held_ns: self.inner.writer_held_ns.load(Ordering::Relaxed),
@@ -1493,6 +1496,10 @@ impl Backend for FileBackend {
 
     fn set_synchronous(&self, mode: Synchronous) {
         FileBackend::set_synchronous(self, mode)
+    }
+
+    fn set_cache_pages_max(&self, pages: usize) {
+        self.inner.cache.set_pages_max(pages)
     }
 
     fn stats(&self) -> PagerStats {

@@ -427,9 +427,25 @@ fn group_commit_rounds_acknowledge_only_durable_commits() {
 /// writers with 20 ms fsyncs, so that the fallback's gap is its longest (1 ms): a leader
 /// that slept it out would spend at least that on every gathering; woken by the committer
 /// whose frame completes the count, it waits only for the round's other frames (~0.1–0.3
-/// ms on the loaded 2-core machine; 2 ms per gathering with the wake removed).
+/// ms on the loaded 2-core machine; 2 ms per gathering with the wake removed). Without the
+/// wake no run can average under the gap, so the test takes the best of three runs: a
+/// machine loaded enough to deschedule committers for a gap's length (seen at load 14 with
+/// the workspace's tests running beside it) fails one run, not three.
 #[test]
 fn group_commit_gathering_ends_when_the_round_is_complete() {
+    let mut means = Vec::new();
+    for _ in 0..3 {
+        let mean_us = gathering_mean_us();
+        if mean_us < group_commit::GATHER_GAP_MAX_US {
+            return;
+        }
+        means.push(mean_us);
+    }
+    panic!("gatherings took {means:?} µs on average, no less than the fallback's gap");
+}
+
+/// One run of the test above: the mean time a gathering took, µs.
+fn gathering_mean_us() -> u64 {
     let vfs = SimVfs::new(50);
     let b = open(&vfs);
     init(&b);
@@ -454,15 +470,11 @@ fn group_commit_gathering_ends_when_the_round_is_complete() {
     let syncs = s.commit_syncs - warm.commit_syncs;
     assert!(gathers >= u64::from(commits) / 2, "{s:?}");
     assert!(syncs * 2 <= u64::from(threads * commits), "{s:?}");
-    let mean_us = (s.gather_us - warm.gather_us) / gathers;
-    assert!(
-        mean_us < group_commit::GATHER_GAP_MAX_US,
-        "a gathering took {mean_us} µs on average, no less than the fallback's gap: {s:?}"
-    );
     let r = b.begin_read().unwrap();
     for t in 0..threads {
         assert_eq!(page_value(&*r, 2 + t), commits);
     }
+    (s.gather_us - warm.gather_us) / gathers
 }
 
 /// G5's fallback: a write view in progress counts as a commit on its way, but one that

@@ -10,10 +10,33 @@
 //! is not an index of the table is "no such index: X"; a partial index is accepted there
 //! (no WHERE to imply its own), while the row-by-row path reports "no query solution".
 
-use super::super::{BoundDml, Engine};
+use super::super::{BoundDml, ConnState, Engine};
+use super::main_table_without_triggers;
 use super::target::TargetClause;
 use crate::parse::ast::{self, TriggerEvent, TriggerTime};
+use crate::schema::Schema;
 use crate::value::{Result, SqlError, Value};
+
+/// Whether DELETE `d`, run now, can fail after its first write only with an error that
+/// ends the transaction (I/O, a full disk, a corrupt page): SQLite's DELETE without a
+/// statement journal (`sqlite3BeginWriteOperation` with no trigger and no foreign key
+/// required). It then needs no statement savepoint, whose first write of each page in
+/// every statement copied the page for the undo image (~35k instructions of a DELETE of
+/// ~9 rows with three indexes, speedtest1 test 270; BENCHMARKS.md, delupd branch). As for
+/// `single_write`, the connection ends the transaction if such a statement fails after
+/// writing (`Txn::change_count`), so a wrong `true` would cost the transaction, never
+/// leave half a statement behind.
+///
+/// Why it holds: the rows are all collected, WHERE evaluated, before the first delete
+/// (dml.rs invariants); deleting a row checks nothing, and its index keys (expressions
+/// and partial-index predicates included) were computed without error when the row was
+/// written. Kept: triggers (any), foreign keys on (actions and counters between rows),
+/// RETURNING (evaluated between deletes, it may fail), tables outside main.
+pub(crate) fn delete_writes_unchecked(schema: &Schema, state: &ConnState, d: &ast::Delete) -> bool {
+    d.returning.is_empty()
+        && !state.foreign_keys.get()
+        && main_table_without_triggers(schema, &d.table).is_some()
+}
 
 impl Engine<'_> {
     pub fn delete(&mut self, d: &ast::Delete) -> Result<Vec<Vec<Value>>> {

@@ -47,21 +47,15 @@ pub(crate) fn single_write(schema: &Schema, state: &ConnState, ins: &ast::Insert
     {
         return false;
     }
-    let outside_main = crate::exec::store::TEMP_ROOT_BIT | crate::exec::store::ATTACHED_MASK;
-    let Some(t) = schema.table_in(ins.table.schema.as_deref(), &ins.table.name) else {
+    let Some(t) = main_table_without_triggers(schema, &ins.table) else {
         return false;
     };
-    // A main table's triggers and indexes are `schema`'s own (`Schema::triggers_on`,
-    // `table_indexes`), read here without collecting them: this runs for every INSERT.
-    if t.root & outside_main != 0
-        || t.without_rowid
+    // A main table's indexes are `schema`'s own (`table_indexes`), read here without
+    // collecting them: this runs for every INSERT.
+    if t.without_rowid
         || t.autoincrement
         || t.pk_conflict == Some(ConflictAction::Replace)
         || t.columns.iter().any(|c| c.generated.is_some())
-        || schema
-            .triggers
-            .values()
-            .any(|tr| tr.table.eq_ignore_ascii_case(&t.name))
     {
         return false;
     }

@@ -6,6 +6,94 @@ use super::super::eval::Frame;
 use super::super::Engine;
 use super::target::TargetClause;
 use super::*;
+use crate::parse::ast::{BinaryOp, UnaryOp};
+use crate::schema::Schema;
+
+/// Whether UPDATE `u`, run now, can fail after its first write only with an error that
+/// ends the transaction (I/O, a full disk, a corrupt page): SQLite's UPDATE without a
+/// statement journal (no trigger, no foreign key required, no constraint that may abort:
+/// `sqlite3MayAbort` is never called). It then needs no statement savepoint, whose first
+/// write of each page in every statement copied the page for the undo image
+/// (BENCHMARKS.md, delupd branch). As for `single_write`, the connection ends the
+/// transaction if such a statement fails after writing (`Txn::change_count`), so a wrong
+/// `true` would cost the transaction, never leave half a statement behind.
+///
+/// Why it holds: the rows are all collected before the first write (dml.rs invariants);
+/// then per row only the SET expressions run, and they are built of columns, literals,
+/// parameters and operators that give NULL or REAL rather than an error (`value::arith`,
+/// `bit_op`, `negate`); an assigned column has no NOT NULL, is in no PRIMARY KEY nor
+/// UNIQUE index, the table has no CHECK, is not STRICT (type errors) and has no generated
+/// column (its expression runs on the new row), and no index has an expression or a
+/// predicate (either may run on the new values). A row keeps its rowid (none assigned),
+/// so no REPLACE or clash can delete or stop anything. Kept: FROM, RETURNING, OR REPLACE,
+/// foreign keys on, triggers (any), tables outside main.
+pub(crate) fn update_writes_unchecked(schema: &Schema, state: &ConnState, u: &ast::Update) -> bool {
+    if u.from.is_some()
+        || !u.returning.is_empty()
+        || u.or_conflict == Some(ConflictAction::Replace)
+        || state.foreign_keys.get()
+    {
+        return false;
+    }
+    let Some(t) = main_table_without_triggers(schema, &u.table) else {
+        return false;
+    };
+    if t.strict || !t.checks.is_empty() || t.columns.iter().any(|c| c.generated.is_some()) {
+        return false;
+    }
+    // The assigned columns as a bit set (this runs for every UPDATE: no allocation).
+    let mut assigned = 0u64;
+    for a in &u.sets {
+        let [name] = &a.columns[..] else {
+            return false;
+        };
+        match t.column_index(name) {
+            Some(i) if i < 64 && t.columns[i].not_null.is_none() && t.columns[i].pk == 0 => {
+                assigned |= 1 << i
+            }
+            _ => return false,
+        }
+        if !never_fails(&a.expr) {
+            return false;
+        }
+    }
+    t.indexes
+        .iter()
+        .filter_map(|n| schema.indexes.get(n))
+        .all(|ix| {
+            ix.partial.is_none()
+                && ix.columns.iter().all(|c| match c.column {
+                    Some(i) => !ix.unique || i >= 64 || assigned & (1 << i) == 0,
+                    None => false,
+                })
+        })
+}
+
+/// Whether evaluating `e` over a row can give no error: columns, literals, parameters and
+/// the arithmetic, bitwise and sign operators over them (lang_expr.html: they give NULL
+/// or switch to REAL where they cannot compute).
+fn never_fails(e: &Expr) -> bool {
+    match e {
+        Expr::Literal(_) | Expr::Param { .. } | Expr::Column { .. } => true,
+        Expr::Unary(UnaryOp::Neg | UnaryOp::Plus | UnaryOp::BitNot, x) => never_fails(x),
+        Expr::Binary(l, op, r) => {
+            matches!(
+                op,
+                BinaryOp::Add
+                    | BinaryOp::Sub
+                    | BinaryOp::Mul
+                    | BinaryOp::Div
+                    | BinaryOp::Rem
+                    | BinaryOp::BitAnd
+                    | BinaryOp::BitOr
+                    | BinaryOp::Shl
+                    | BinaryOp::Shr
+            ) && never_fails(l)
+                && never_fails(r)
+        }
+        _ => false,
+    }
+}
 
 impl Engine<'_> {
     /// A view with INSTEAD OF triggers for `event`: its pseudo-table (views without such

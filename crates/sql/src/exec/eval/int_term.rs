@@ -31,11 +31,50 @@ enum IntOp {
     BitOr,
 }
 
+impl IntOp {
+    /// Whether `a op b == b op a`.
+    fn commutes(self) -> bool {
+        !matches!(self, IntOp::Sub)
+    }
+
+    /// `a op b`; `None` on overflow.
+    #[inline]
+    fn apply(self, a: i64, b: i64) -> Option<i64> {
+        match self {
+            IntOp::Add => a.checked_add(b),
+            IntOp::Sub => a.checked_sub(b),
+            IntOp::Mul => a.checked_mul(b),
+            IntOp::BitAnd => Some(a & b),
+            IntOp::BitOr => Some(a | b),
+        }
+    }
+}
+
 #[derive(Debug)]
 enum IntExpr {
-    Col { level: usize, idx: usize },
+    Col {
+        level: usize,
+        idx: usize,
+    },
     Const(i64),
+    /// An operand bound to something other than an INTEGER (`IntTerm::bind`: a NULL,
+    /// REAL, TEXT or BLOB value, or a constant that overflowed): the term never answers.
+    Never,
     Op(IntOp, Box<IntExpr>, Box<IntExpr>),
+    /// `e op c`: an operation on a constant, which `bind` makes of one (a constant left
+    /// operand of a commuting operator moves right), evaluated with one recursive step
+    /// less per row.
+    OpConst(IntOp, Box<IntExpr>, i64),
+}
+
+/// What [`IntTerm::bind`] makes of a column.
+pub enum Operand {
+    /// A value fixed for every row the bound term sees.
+    Int(i64),
+    /// A value fixed for every row that is not an INTEGER.
+    NotInt,
+    /// Still read per row, at level 0, position `idx` of what the bound term is tested on.
+    Col(usize),
 }
 
 impl IntExpr {
@@ -67,21 +106,42 @@ impl IntExpr {
         })
     }
 
+    /// This expression with each column resolved by `resolve` and the constant
+    /// subtrees folded (an overflow folds to `Never`, as `eval` would answer `None`).
+    fn bind(&self, resolve: &mut dyn FnMut(usize, usize) -> Operand) -> IntExpr {
+        match self {
+            IntExpr::Col { level, idx } => match resolve(*level, *idx) {
+                Operand::Int(i) => IntExpr::Const(i),
+                Operand::NotInt => IntExpr::Never,
+                Operand::Col(idx) => IntExpr::Col { level: 0, idx },
+            },
+            IntExpr::Const(c) => IntExpr::Const(*c),
+            IntExpr::Never => IntExpr::Never,
+            IntExpr::Op(op, a, b) => match (a.bind(resolve), b.bind(resolve)) {
+                (IntExpr::Const(a), IntExpr::Const(b)) => {
+                    op.apply(a, b).map_or(IntExpr::Never, IntExpr::Const)
+                }
+                (IntExpr::Never, _) | (_, IntExpr::Never) => IntExpr::Never,
+                (a, IntExpr::Const(c)) => IntExpr::OpConst(*op, Box::new(a), c),
+                (IntExpr::Const(c), b) if op.commutes() => IntExpr::OpConst(*op, Box::new(b), c),
+                (a, b) => IntExpr::Op(*op, Box::new(a), Box::new(b)),
+            },
+            IntExpr::OpConst(op, e, c) => match e.bind(resolve) {
+                IntExpr::Const(a) => op.apply(a, *c).map_or(IntExpr::Never, IntExpr::Const),
+                IntExpr::Never => IntExpr::Never,
+                e => IntExpr::OpConst(*op, Box::new(e), *c),
+            },
+        }
+    }
+
     #[inline]
     fn eval<C: IntCols + ?Sized>(&self, f: &C) -> Option<i64> {
         match self {
             IntExpr::Col { level, idx } => f.int_col(*level, *idx),
             IntExpr::Const(c) => Some(*c),
-            IntExpr::Op(op, a, b) => {
-                let (a, b) = (a.eval(f)?, b.eval(f)?);
-                match op {
-                    IntOp::Add => a.checked_add(b),
-                    IntOp::Sub => a.checked_sub(b),
-                    IntOp::Mul => a.checked_mul(b),
-                    IntOp::BitAnd => Some(a & b),
-                    IntOp::BitOr => Some(a | b),
-                }
-            }
+            IntExpr::Never => None,
+            IntExpr::Op(op, a, b) => op.apply(a.eval(f)?, b.eval(f)?),
+            IntExpr::OpConst(op, e, c) => op.apply(e.eval(f)?, *c),
         }
     }
 }
@@ -117,6 +177,9 @@ enum Shape {
         l: IntExpr,
         r: IntExpr,
     },
+    /// `e op c`, as `bind` makes a comparison with a constant side (a constant left side
+    /// moves right, the operator mirrored).
+    CmpConst { op: BinaryOp, e: IntExpr, c: i64 },
     Between {
         not: bool,
         e: IntExpr,
@@ -169,6 +232,34 @@ impl IntTerm {
         }
     }
 
+    /// The term with each column resolved by `resolve` (see [`Operand`]): a scan binds
+    /// the columns of other sources and enclosing queries, fixed while it runs, once
+    /// instead of reading them per row, and maps its own columns to record positions.
+    pub fn bind(&self, resolve: &mut dyn FnMut(usize, usize) -> Operand) -> IntTerm {
+        IntTerm(match &self.0 {
+            Shape::Cmp { op, l, r } => match (l.bind(resolve), r.bind(resolve)) {
+                (e, IntExpr::Const(c)) => Shape::CmpConst { op: *op, e, c },
+                (IntExpr::Const(c), e) => Shape::CmpConst {
+                    op: mirrored(*op),
+                    e,
+                    c,
+                },
+                (l, r) => Shape::Cmp { op: *op, l, r },
+            },
+            Shape::CmpConst { op, e, c } => Shape::CmpConst {
+                op: *op,
+                e: e.bind(resolve),
+                c: *c,
+            },
+            Shape::Between { not, e, lo, hi } => Shape::Between {
+                not: *not,
+                e: e.bind(resolve),
+                lo: lo.bind(resolve),
+                hi: hi.bind(resolve),
+            },
+        })
+    }
+
     /// Whether the term holds for the row of `f`; `None` when an operand is not an
     /// integer or the arithmetic overflows (evaluate the term in full then).
     #[inline]
@@ -180,23 +271,38 @@ impl IntTerm {
     #[inline]
     pub fn test_on<C: IntCols + ?Sized>(&self, f: &C) -> Option<bool> {
         match &self.0 {
-            Shape::Cmp { op, l, r } => {
-                let (a, b) = (l.eval(f)?, r.eval(f)?);
-                Some(match op {
-                    BinaryOp::Eq => a == b,
-                    BinaryOp::Ne => a != b,
-                    BinaryOp::Lt => a < b,
-                    BinaryOp::Le => a <= b,
-                    BinaryOp::Gt => a > b,
-                    BinaryOp::Ge => a >= b,
-                    _ => return None,
-                })
-            }
+            Shape::Cmp { op, l, r } => compare(*op, l.eval(f)?, r.eval(f)?),
+            Shape::CmpConst { op, e, c } => compare(*op, e.eval(f)?, *c),
             Shape::Between { not, e, lo, hi } => {
                 let (x, l, h) = (e.eval(f)?, lo.eval(f)?, hi.eval(f)?);
                 Some((l <= x && x <= h) != *not)
             }
         }
+    }
+}
+
+/// `a op b` for a comparison operator.
+#[inline]
+fn compare(op: BinaryOp, a: i64, b: i64) -> Option<bool> {
+    Some(match op {
+        BinaryOp::Eq => a == b,
+        BinaryOp::Ne => a != b,
+        BinaryOp::Lt => a < b,
+        BinaryOp::Le => a <= b,
+        BinaryOp::Gt => a > b,
+        BinaryOp::Ge => a >= b,
+        _ => return None,
+    })
+}
+
+/// The operator `op'` with `a op b == b op' a`.
+fn mirrored(op: BinaryOp) -> BinaryOp {
+    match op {
+        BinaryOp::Lt => BinaryOp::Gt,
+        BinaryOp::Le => BinaryOp::Ge,
+        BinaryOp::Gt => BinaryOp::Lt,
+        BinaryOp::Ge => BinaryOp::Le,
+        op => op,
     }
 }
 

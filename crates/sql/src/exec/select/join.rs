@@ -158,13 +158,20 @@ impl Exec<'_> {
         // The walk is done: kept for this level's next outer row (`candidate_source`).
         if let Candidates::Scan {
             scan,
+            defaults,
+            reals,
             kept: Some(key),
             ..
         } = candidates
         {
             let mut walks = self.kept_walks.borrow_mut();
             if walks.len() < KEPT_WALKS_MAX {
-                walks.push(KeptWalk { key, scan });
+                walks.push(KeptWalk {
+                    key,
+                    scan,
+                    defaults,
+                    reals,
+                });
             }
         }
         if matches!(src.join, JoinType::Left | JoinType::Full) && !any {
@@ -285,21 +292,30 @@ impl Exec<'_> {
                             .position(|w| w.key == key)
                             .map(|i| walks.swap_remove(i))
                     };
+                    // A kept walk brings the defaults and REAL columns it was built with.
                     let scan_of =
-                        move |scan: Box<dyn RowScan>, wr: Option<Arc<WrLayout>>| Candidates::Scan {
-                            scan,
-                            defaults: self.scan_defaults(t),
-                            reals: (0..n)
-                                .filter(|&i| t.columns[i].affinity == Affinity::Real)
-                                .collect(),
-                            rowid_alias: t.rowid_alias,
-                            wr,
-                            kept: Some(key),
+                        move |scan: Box<dyn RowScan>,
+                              wr: Option<Arc<WrLayout>>,
+                              kept: Option<(Vec<Value>, Vec<usize>)>| {
+                            let (defaults, reals) = kept.unwrap_or_else(|| {
+                                let reals = (0..n)
+                                    .filter(|&i| t.columns[i].affinity == Affinity::Real)
+                                    .collect();
+                                (self.scan_defaults(t), reals)
+                            });
+                            Candidates::Scan {
+                                scan,
+                                defaults,
+                                reals,
+                                rowid_alias: t.rowid_alias,
+                                wr,
+                                kept: Some(key),
+                            }
                         };
                     let (mut lo_b, mut hi_b) = (lo_b, hi_b);
                     if let Some(mut w) = kept {
                         if w.scan.restart(&mut lo_b, &mut hi_b, one_key)? {
-                            return Ok(scan_of(w.scan, wr));
+                            return Ok(scan_of(w.scan, wr, Some((w.defaults, w.reals))));
                         }
                     }
                     let walk = IndexLookup {
@@ -330,7 +346,7 @@ impl Exec<'_> {
                         self.store.index_lookup_scan(walk)?
                     };
                     if let Some(scan) = scan {
-                        return Ok(scan_of(scan, wr));
+                        return Ok(scan_of(scan, wr, None));
                     }
                 }
             }

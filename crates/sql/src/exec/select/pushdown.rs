@@ -61,8 +61,7 @@ impl Candidates<'_> {
     /// Moves to the next candidate that `keep` accepts, decoded into the source's slots
     /// `row[start..start + width]` (as `next_into`); false when there is none. `keep` sees
     /// the whole combined row with the `early` columns, the rowid and its alias in place.
-    /// `filter`, the same terms compiled for record bytes, runs first on a scan's records
-    /// (`parent`: the enclosing queries' frame it reads).
+    /// `filter`, the same terms compiled for record bytes, runs first on a scan's records.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn next_match(
         &mut self,
@@ -71,7 +70,6 @@ impl Candidates<'_> {
         width: usize,
         early: &[bool],
         filter: Option<&RecordFilter>,
-        parent: Option<&Frame>,
         keep: &mut dyn FnMut(&[Value]) -> Result<bool>,
     ) -> Result<bool> {
         match self {
@@ -109,17 +107,11 @@ impl Candidates<'_> {
                     }
                     slots[n] = Value::Integer(rowid);
                 };
-                let (reals, alias) = (&reals[..], *rowid_alias);
-                let mut pre = |row: &[Value], rowid: i64, rec: &[u8]| {
+                let mut pre = |rowid: i64, rec: &[u8]| {
                     filter?.test(&RecordRow {
                         rec,
                         rowid,
-                        row,
-                        parent,
-                        start,
                         ncols: n,
-                        reals,
-                        rowid_alias: alias,
                     })
                 };
                 let pre: Option<&mut RecordPre<'_>> = match filter {
@@ -164,15 +156,19 @@ impl Exec<'_> {
             .iter()
             .map(|t| IntTerm::compile(t, self.params))
             .collect();
-        let alias = match &candidates {
-            Candidates::Scan { rowid_alias, .. } => *rowid_alias,
-            Candidates::Rows(_) => None,
+        let (alias, reals) = match &candidates {
+            Candidates::Scan {
+                rowid_alias, reals, ..
+            } => (*rowid_alias, &reals[..]),
+            Candidates::Rows(_) => (None, &[][..]),
         };
         let record_filter = RecordFilter::compile(
             filters,
             src.start,
             src.width - 1,
             alias,
+            reals,
+            &Frame::new(row, parent),
             self.params,
             self.conn.case_sensitive_like(),
         );
@@ -195,7 +191,6 @@ impl Exec<'_> {
             src.width,
             early,
             record_filter.as_ref(),
-            parent,
             &mut keep,
         )? {
             self.join_level(core, i + 1, row, parent, emit, matched)?;

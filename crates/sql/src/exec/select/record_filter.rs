@@ -15,6 +15,11 @@
 //!   not the expected type, a short or malformed record) makes the whole filter answer
 //!   `None`, and the caller decodes the row and evaluates every term the general way (so an
 //!   error a term raises, or a corrupt record, is reported exactly as before).
+//! - An integer term's columns outside the scanned source (earlier sources of the join,
+//!   enclosing queries) are read once, when the filter is compiled for a scan
+//!   (`IntTerm::bind`): while a level scans, the levels before it and the enclosing rows
+//!   do not move, and a level's terms read no later source, so each such read per row
+//!   would give that same value.
 //! - A record field is what the decoded slot would hold: the rowid and its alias column
 //!   read the rowid; a field of REAL affinity holding an integer (which the decoded row
 //!   turns into a REAL) is not an integer operand; a field past the record's end (a default
@@ -26,7 +31,7 @@
 //! Measured (callgrind, speedtest1 tests 320, 130, 140, 142, 145): see BENCHMARKS.md,
 //! "Per-row cost of full scans (scanloop branch)".
 
-use crate::exec::eval::{Frame, IntCols, IntTerm};
+use crate::exec::eval::{Frame, IntCols, IntTerm, Operand};
 use crate::func::like::{Pattern, LIKE_PATTERN_MAX_BYTES};
 use crate::parse::ast::LikeOp;
 use crate::plan::CExpr;
@@ -49,61 +54,68 @@ enum RecordTerm {
     },
 }
 
-/// What a record filter reads: the record, its rowid, and the rest of the frame (the
-/// combined row's other sources, the enclosing queries' rows).
+/// What a record filter reads: the record and its rowid. A compiled integer term reads
+/// only these: its columns are bound when the filter is compiled (`RecordFilter::compile`),
+/// to constants or to record positions, `ncols` standing for the rowid.
 pub(super) struct RecordRow<'a> {
     pub rec: &'a [u8],
     pub rowid: i64,
-    pub row: &'a [Value],
-    pub parent: Option<&'a Frame<'a>>,
-    /// The source's first slot in `row`, and its column count (the rowid's slot follows).
-    pub start: usize,
+    /// The source's column count.
     pub ncols: usize,
-    /// Columns of REAL affinity (record positions).
-    pub reals: &'a [usize],
-    pub rowid_alias: Option<usize>,
 }
 
 impl IntCols for RecordRow<'_> {
+    /// Field `k` of the record (`level` is always 0 in a bound term).
     #[inline]
-    fn int_col(&self, level: usize, idx: usize) -> Option<i64> {
-        if level > 0 {
-            let mut fr = self.parent?;
-            for _ in 1..level {
-                fr = fr.parent?;
-            }
-            return fr.int_col(0, idx);
+    fn int_col(&self, _level: usize, k: usize) -> Option<i64> {
+        if k == self.ncols {
+            return Some(self.rowid);
         }
-        match idx.checked_sub(self.start).filter(|k| *k <= self.ncols) {
-            Some(k) if k == self.ncols || Some(k) == self.rowid_alias => Some(self.rowid),
-            Some(k) => match record::field(self.rec, k)? {
-                ValueRef::Integer(i) if !self.reals.contains(&k) => Some(i),
-                _ => None,
-            },
-            None => match self.row.get(idx)? {
-                Value::Integer(i) => Some(*i),
-                _ => None,
-            },
+        match record::field(self.rec, k)? {
+            ValueRef::Integer(i) => Some(i),
+            _ => None,
         }
     }
 }
 
 impl RecordFilter {
     /// `filters` (of the source whose slots start at `start`, `ncols` columns then the
-    /// rowid) compiled; `None` when no term compiles (nothing to gain).
+    /// rowid; `reals`: its columns of REAL affinity) compiled for one scan, during which
+    /// every other column `frame` reaches (earlier sources, enclosing queries) keeps its
+    /// value: integer terms read those once, here, not per row (a correlated subquery's
+    /// `5+z2.b=z1.b` read `z1.b` through the parent frame per row of `z2`); `None` when
+    /// no term compiles (nothing to gain).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn compile(
         filters: &[CExpr],
         start: usize,
         ncols: usize,
         rowid_alias: Option<usize>,
+        reals: &[usize],
+        frame: &Frame,
         params: &[Value],
         case_sensitive_like: bool,
     ) -> Option<RecordFilter> {
+        let mut resolve = |level: usize, idx: usize| match idx.checked_sub(start) {
+            Some(k) if level == 0 && k <= ncols => {
+                if k == ncols || Some(k) == rowid_alias {
+                    Operand::Col(ncols)
+                } else if reals.contains(&k) {
+                    // The decoded row turns an integer stored there into a REAL.
+                    Operand::NotInt
+                } else {
+                    Operand::Col(k)
+                }
+            }
+            _ => frame
+                .int_col(level, idx)
+                .map_or(Operand::NotInt, Operand::Int),
+        };
         let terms: Vec<Option<RecordTerm>> = filters
             .iter()
             .map(|t| {
                 if let Some(i) = IntTerm::compile(t, params) {
-                    return Some(RecordTerm::Int(i));
+                    return Some(RecordTerm::Int(i.bind(&mut resolve)));
                 }
                 compile_like(t, start, ncols, rowid_alias, params, case_sensitive_like)
             })
