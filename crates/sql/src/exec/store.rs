@@ -11,6 +11,7 @@
 //!   executor can hold several at once; callers never modify a tree while iterating it
 //!   (DML collects rowids first).
 
+use super::without_rowid::WrLayout;
 use crate::collation::Collation;
 use crate::value::{Result, Value};
 use std::cmp::Ordering;
@@ -336,6 +337,17 @@ pub trait Store {
         };
         Ok(Box::new(IterScan(it)))
     }
+    /// The row with `rowid` as a [`RowScan`] of at most one row (`table_scan` of the
+    /// one-rowid range).
+    fn table_lookup_scan(
+        &self,
+        root: u32,
+        rowid: i64,
+        needed: Option<Arc<[bool]>>,
+    ) -> Result<Box<dyn RowScan>> {
+        let one = Bound::Included(rowid);
+        self.table_scan(root, one, one, false, needed)
+    }
     fn table_max_rowid(&self, root: u32) -> Result<Option<i64>>;
     /// Inserts or replaces the row with this rowid.
     fn table_insert(&self, root: u32, rowid: i64, row: &[Value]) -> Result<()>;
@@ -497,6 +509,19 @@ pub trait Store {
         &self,
         _walk: IndexLookup<'_>,
         _columns: Vec<Option<usize>>,
+    ) -> Result<Option<Box<dyn RowScan>>> {
+        Ok(None)
+    }
+    /// The rows of a walk of a WITHOUT ROWID table's own tree (`walk.index_root` is the
+    /// table's root; `walk.table_root` and `walk.key_cols` unused): each record's fields
+    /// written into the slots of their columns (`layout.record`), the `walk.needed` ones
+    /// at least, every other slot NULL, as `RowScan` does with rowid 0 and the count of
+    /// record fields read. `None` when the store has no such path (the caller walks
+    /// `index_range`).
+    fn without_rowid_scan(
+        &self,
+        _walk: IndexLookup<'_>,
+        _layout: Arc<WrLayout>,
     ) -> Result<Option<Box<dyn RowScan>>> {
         Ok(None)
     }
@@ -906,6 +931,15 @@ impl Store for RoutedStore<'_> {
         let (s, r) = self.pick(root)?;
         s.table_scan(r, lo, hi, reverse, needed)
     }
+    fn table_lookup_scan(
+        &self,
+        root: u32,
+        rowid: i64,
+        needed: Option<Arc<[bool]>>,
+    ) -> Result<Box<dyn RowScan>> {
+        let (s, r) = self.pick(root)?;
+        s.table_lookup_scan(r, rowid, needed)
+    }
     fn table_max_rowid(&self, root: u32) -> Result<Option<i64>> {
         let (s, r) = self.pick(root)?;
         s.table_max_rowid(r)
@@ -1013,6 +1047,15 @@ impl Store for RoutedStore<'_> {
         walk.index_root = r;
         walk.table_root = t;
         s.index_lookup_scan(walk)
+    }
+    fn without_rowid_scan(
+        &self,
+        mut walk: IndexLookup<'_>,
+        layout: Arc<WrLayout>,
+    ) -> Result<Option<Box<dyn RowScan>>> {
+        let (s, r) = self.pick(walk.index_root)?;
+        walk.index_root = r;
+        s.without_rowid_scan(walk, layout)
     }
     fn index_covering_scan(
         &self,

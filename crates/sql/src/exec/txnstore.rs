@@ -15,6 +15,7 @@ use super::store::{
     key_in_bounds, IndexLookup, IndexProbe, KeyIter, KeyOrder, KeyRecords, RecordPre, Row, RowIter,
     RowScan, Store, UniqueReplace,
 };
+use super::without_rowid::WrLayout;
 use crate::collation::Collation;
 use crate::value::{Result, Value};
 use parlite_storage::btree::insert::UniqueWrite;
@@ -989,6 +990,96 @@ impl RowScan for IndexCoveringScan {
     }
 }
 
+/// `Store::table_lookup_scan` over a transaction: one seek on a pooled cursor, the row
+/// decoded from its page into the caller's slots. The generic path (`Exec::candidates`
+/// for `rowid = ?`) built a `Row` through `table_get`, the combined row from it and a
+/// vector of both behind a boxed iterator: ~1k of the ~10.7k instructions of a speedtest1
+/// test 410 point SELECT (BENCHMARKS.md "selstep").
+struct RowidScan {
+    /// Always `Some` until dropped, when it goes back to the pool.
+    cur: Option<Cursor>,
+    pool: Rc<CursorPool>,
+    root: u32,
+    /// The rowid still to read; `None` once read.
+    rowid: Option<i64>,
+    needed: Option<Arc<[bool]>>,
+}
+
+impl Drop for RowidScan {
+    fn drop(&mut self) {
+        if let Some(cur) = self.cur.take() {
+            self.pool.put(self.root, 0, cur);
+        }
+    }
+}
+
+impl RowScan for RowidScan {
+    fn next_into(&mut self, cols: &mut [Value]) -> Result<Option<(i64, usize)>> {
+        let (Some(rowid), Some(cur)) = (self.rowid.take(), self.cur.as_mut()) else {
+            return Ok(None);
+        };
+        let needed = self.needed.as_deref();
+        match cur.seek_rowid_entry(rowid, |_, rec| decode_into(rec, needed, cols))? {
+            Some(k) => Ok(Some((rowid, k?))),
+            None => Ok(None),
+        }
+    }
+}
+
+/// `Store::without_rowid_scan` over a transaction: a walk of a WITHOUT ROWID table's own
+/// tree (its PRIMARY KEY order), each record's fields decoded from its page into the slots
+/// of their columns (`WrLayout::record`), with no `Row` per entry. The generic path decoded
+/// each record into a `Row`, rebuilt the table row from it (`WrLayout::row_of_record`) and
+/// moved that into the combined row, behind two boxed iterators: with the step past a
+/// unique key that `one_key` saves, ~2.4k of the ~18.5k instructions of a speedtest1 test
+/// 510 point SELECT (BENCHMARKS.md "selstep").
+struct WrTableScan {
+    keys: IndexIter,
+    layout: Arc<WrLayout>,
+    one_key: bool,
+    needed: Option<Arc<[bool]>>,
+}
+
+impl RowScan for WrTableScan {
+    /// The rowid returned is 0 (the table has none); the count is of the record's fields,
+    /// in record order, so the caller fills `layout.record[k..]` with their defaults (a
+    /// record written before ADD COLUMN).
+    fn next_into(&mut self, cols: &mut [Value]) -> Result<Option<(i64, usize)>> {
+        if self.one_key && self.keys.started {
+            return Ok(None);
+        }
+        let (record, needed) = (&self.layout.record, self.needed.as_deref());
+        let r = self.keys.step_with(|rec| {
+            for c in cols.iter_mut() {
+                *c = Value::Null;
+            }
+            let mut it = record::FieldIter::new(rec)?;
+            let mut k = 0;
+            for &col in record {
+                let Some(field) = it.next_field() else {
+                    break;
+                };
+                let field = field?;
+                k += 1;
+                if needed.is_some_and(|n| !n.get(col).copied().unwrap_or(true)) {
+                    continue;
+                }
+                if let Some(slot) = cols.get_mut(col) {
+                    owned_into(field, slot);
+                }
+            }
+            Ok(k)
+        })?;
+        Ok(r.map(|k| (0, k)))
+    }
+
+    fn restart(&mut self, lo: &mut Bound<Row>, hi: &mut Bound<Row>, one_key: bool) -> Result<bool> {
+        self.keys.restart(lo, hi)?;
+        self.one_key = one_key;
+        Ok(true)
+    }
+}
+
 /// An index probe: one cursor, one key buffer, an `Eq` seek per probe (which reuses the
 /// cursor's frames while the tree is unchanged).
 struct CursorProbe {
@@ -1306,6 +1397,20 @@ impl Store for TxnStore {
             needed,
         }))
     }
+    fn table_lookup_scan(
+        &self,
+        root: u32,
+        rowid: i64,
+        needed: Option<Arc<[bool]>>,
+    ) -> Result<Box<dyn RowScan>> {
+        Ok(Box::new(RowidScan {
+            cur: Some(self.pooled_cursor(root, None)?),
+            pool: self.pool().clone(),
+            root,
+            rowid: Some(rowid),
+            needed,
+        }))
+    }
     fn table_get_cols(&self, root: u32, rowid: i64, needed: &[bool]) -> Result<Option<Row>> {
         self.lookup_rowid(root, rowid, false, |rec| decode_cols(rec, needed))
     }
@@ -1538,6 +1643,26 @@ impl Store for TxnStore {
             keys,
             columns,
             one_key: walk.one_key,
+        })))
+    }
+    fn without_rowid_scan(
+        &self,
+        walk: IndexLookup<'_>,
+        layout: Arc<WrLayout>,
+    ) -> Result<Option<Box<dyn RowScan>>> {
+        let keys = self.index_iter(
+            walk.index_root,
+            walk.order,
+            false,
+            walk.lo,
+            walk.hi,
+            walk.reverse,
+        )?;
+        Ok(Some(Box::new(WrTableScan {
+            keys,
+            layout,
+            one_key: walk.one_key,
+            needed: walk.needed,
         })))
     }
     fn table_copy(&self, src: u32, dst: u32) -> Result<u64> {

@@ -26,7 +26,7 @@
 use super::eval::Exec;
 use super::store::{KeyOrder, Row, Store};
 use crate::schema::{Index, IndexColumn, Table};
-use crate::value::{Result, Value};
+use crate::value::{Affinity, Result, Value};
 use std::sync::Arc;
 
 /// How one WITHOUT ROWID table maps between table-order columns and its records.
@@ -41,6 +41,10 @@ pub struct WrLayout {
     pub order: KeyOrder,
     /// The table's column count (VIRTUAL columns included).
     pub ncols: usize,
+    /// The stored columns of REAL affinity: SQLite writes an integral value of such a
+    /// column as an integer, in a WITHOUT ROWID record too (fileformat2.html §2.1), and
+    /// it reads back as a real.
+    pub reals: Vec<usize>,
 }
 
 /// A table's [`WrLayout`], made on first use and kept with the table (`Table::wr_layout`):
@@ -78,10 +82,16 @@ impl WrLayout {
         let pk: Vec<usize> = t.pk_key.iter().filter_map(|c| c.column).collect();
         let mut record = pk.clone();
         record.extend((0..t.columns.len()).filter(|&c| !pk.contains(&c) && !t.is_virtual(c)));
+        let reals = record
+            .iter()
+            .copied()
+            .filter(|&c| t.columns[c].affinity == Affinity::Real)
+            .collect();
         WrLayout {
             ncols: t.columns.len(),
             pk,
             record,
+            reals,
             order: KeyOrder {
                 columns: t.pk_key.iter().map(|c| (c.collation, c.desc)).collect(),
             },
@@ -117,6 +127,11 @@ impl WrLayout {
         }
         for &c in &self.record[filled.min(n)..] {
             row[c] = defaults.get(c).cloned().unwrap_or(Value::Null);
+        }
+        for &c in &self.reals {
+            if let Value::Integer(v) = row[c] {
+                row[c] = Value::Real(v as f64);
+            }
         }
         row
     }

@@ -98,18 +98,17 @@ impl Exec<'_> {
             return self.join_level_pushed(core, i, row, parent, emit, matched, candidates, &early);
         }
         // WHERE terms the walk's bounds imply (`Access::Index::implied`): every row of a
-        // one-range walk with table lookups (`Candidates::Scan` for an index access)
-        // satisfies them, so they go untested, as SQLite disables them (where.c
-        // `disableTerm`). hc_mixed's `substr(c,1,16)>=?` cost ~1.4k instructions a row.
+        // one-range walk with table lookups or of a WITHOUT ROWID table's own tree
+        // (`Candidates::Scan` for an index access) satisfies them, so they go untested,
+        // as SQLite disables them (where.c `disableTerm`). hc_mixed's `substr(c,1,16)>=?`
+        // cost ~1.4k instructions a row.
         let implied: u64 = match (&candidates, &src.access) {
             (
-                Candidates::Scan { .. },
+                Candidates::Scan { wr, .. },
                 Access::Index {
-                    implied,
-                    covering: false,
-                    ..
+                    implied, covering, ..
                 },
-            ) if src.join == JoinType::Inner => *implied,
+            ) if src.join == JoinType::Inner && (!covering || wr.is_some()) => *implied,
             _ => 0,
         };
         let mut pos = 0usize;
@@ -252,8 +251,17 @@ impl Exec<'_> {
                 // One key range (no IN list) of an index over a rowid table: each key's row
                 // is decoded from its page into the combined row by pooled cursors
                 // (`Store::index_lookup_scan`; a covering index's key itself,
-                // `Store::index_covering_scan`), with no `Row` per key or per row.
-                if direct && eq.iter().all(|(exprs, _)| access::single_valued(exprs)) {
+                // `Store::index_covering_scan`), with no `Row` per key or per row. A WITHOUT
+                // ROWID table's own tree holds its rows: each record is decoded into its
+                // columns' slots (`Store::without_rowid_scan`).
+                let wr = (t.without_rowid
+                    && !t.has_virtual()
+                    && src.width == n + 1
+                    && index.root == t.root)
+                    .then(|| WrLayout::shared(t));
+                if (direct || wr.is_some())
+                    && eq.iter().all(|(exprs, _)| access::single_valued(exprs))
+                {
                     let fr = Frame::new(row, parent);
                     let Some((prefix, lo_v, hi_v)) =
                         self.index_walk_one(eq, lo, hi, *range_aff, &fr)?
@@ -284,16 +292,30 @@ impl Exec<'_> {
                             .position(|w| w.key == key)
                             .map(|i| walks.swap_remove(i))
                     };
+                    // A kept walk brings the defaults and REAL columns it was built with.
+                    let scan_of =
+                        move |scan: Box<dyn RowScan>,
+                              wr: Option<Arc<WrLayout>>,
+                              kept: Option<(Vec<Value>, Vec<usize>)>| {
+                            let (defaults, reals) = kept.unwrap_or_else(|| {
+                                let reals = (0..n)
+                                    .filter(|&i| t.columns[i].affinity == Affinity::Real)
+                                    .collect();
+                                (self.scan_defaults(t), reals)
+                            });
+                            Candidates::Scan {
+                                scan,
+                                defaults,
+                                reals,
+                                rowid_alias: t.rowid_alias,
+                                wr,
+                                kept: Some(key),
+                            }
+                        };
                     let (mut lo_b, mut hi_b) = (lo_b, hi_b);
                     if let Some(mut w) = kept {
                         if w.scan.restart(&mut lo_b, &mut hi_b, one_key)? {
-                            return Ok(Candidates::Scan {
-                                scan: w.scan,
-                                defaults: w.defaults,
-                                reals: w.reals,
-                                rowid_alias: t.rowid_alias,
-                                kept: Some(key),
-                            });
+                            return Ok(scan_of(w.scan, wr, Some((w.defaults, w.reals))));
                         }
                     }
                     let walk = IndexLookup {
@@ -309,7 +331,9 @@ impl Exec<'_> {
                     };
                     // A store without this path (the test model) gets the generic one,
                     // which evaluates the bounds again.
-                    let scan = if *covering {
+                    let scan = if let Some(layout) = &wr {
+                        self.store.without_rowid_scan(walk, layout.clone())?
+                    } else if *covering {
                         // Each key field into its table column's slot (the planner found
                         // every column the query reads in the index).
                         let columns = index
@@ -322,16 +346,29 @@ impl Exec<'_> {
                         self.store.index_lookup_scan(walk)?
                     };
                     if let Some(scan) = scan {
-                        return Ok(Candidates::Scan {
-                            scan,
-                            defaults: self.scan_defaults(t),
-                            reals: (0..n)
-                                .filter(|&i| t.columns[i].affinity == Affinity::Real)
-                                .collect(),
-                            rowid_alias: t.rowid_alias,
-                            kept: Some(key),
-                        });
+                        return Ok(scan_of(scan, wr, None));
                     }
+                }
+            }
+            // `rowid = ?` with one value: the row decoded from its page into the combined
+            // row, as a scan of at most one row.
+            if let Access::RowidEq(exprs) = &src.access {
+                if direct && access::single_valued(exprs) {
+                    let fr = Frame::new(row, parent);
+                    let Some(id) = as_rowid(&self.eval(&exprs[0], &fr)?) else {
+                        return Ok(Candidates::Rows(Box::new(std::iter::empty())));
+                    };
+                    let scan = self.store.table_lookup_scan(t.root, id, needed.cloned())?;
+                    return Ok(Candidates::Scan {
+                        scan,
+                        defaults: self.scan_defaults(t),
+                        reals: (0..n)
+                            .filter(|&i| t.columns[i].affinity == Affinity::Real)
+                            .collect(),
+                        rowid_alias: t.rowid_alias,
+                        wr: None,
+                        kept: None,
+                    });
                 }
             }
             if let Some((lo, hi, reverse)) = range {
@@ -346,6 +383,7 @@ impl Exec<'_> {
                     defaults: self.scan_defaults(t),
                     reals,
                     rowid_alias: t.rowid_alias,
+                    wr: None,
                     kept: None,
                 });
             }
