@@ -885,19 +885,31 @@ impl Iterator for IndexIter {
 /// BENCHMARKS.md "join").
 struct IndexLookupScan {
     keys: IndexIter,
-    /// Always `Some` until dropped, when it goes back to the pool.
-    table: Option<Cursor>,
-    pool: Rc<CursorPool>,
-    table_root: u32,
+    table: LentCursor,
     key_cols: usize,
     one_key: bool,
     needed: Option<Arc<[bool]>>,
 }
 
-impl Drop for IndexLookupScan {
+/// A table cursor taken from the store's pool (`TxnStore::pooled_table_cursor`) and given
+/// back to it when dropped.
+struct LentCursor {
+    /// Always `Some` until dropped.
+    cur: Option<Cursor>,
+    pool: Rc<CursorPool>,
+    root: u32,
+}
+
+impl LentCursor {
+    fn get(&mut self) -> Option<&mut Cursor> {
+        self.cur.as_mut()
+    }
+}
+
+impl Drop for LentCursor {
     fn drop(&mut self) {
-        if let Some(cur) = self.table.take() {
-            self.pool.put(self.table_root, 0, cur);
+        if let Some(cur) = self.cur.take() {
+            self.pool.put(self.root, 0, cur);
         }
     }
 }
@@ -911,7 +923,7 @@ impl RowScan for IndexLookupScan {
             let Some(rowid) = self.keys.step_rowid(self.key_cols)? else {
                 return Ok(None);
             };
-            let Some(cur) = self.table.as_mut() else {
+            let Some(cur) = self.table.get() else {
                 return Ok(None);
             };
             // One lock for the seek and the decode; a key whose row is gone is skipped, as
@@ -926,7 +938,7 @@ impl RowScan for IndexLookupScan {
 
     fn restart(&mut self, lo: &mut Bound<Row>, hi: &mut Bound<Row>, one_key: bool) -> Result<bool> {
         self.keys.restart(lo, hi)?;
-        if let Some(cur) = self.table.as_mut() {
+        if let Some(cur) = self.table.get() {
             cur.rebind()?;
         }
         self.one_key = one_key;
@@ -996,26 +1008,15 @@ impl RowScan for IndexCoveringScan {
 /// vector of both behind a boxed iterator: ~1k of the ~10.7k instructions of a speedtest1
 /// test 410 point SELECT (BENCHMARKS.md "selstep").
 struct RowidScan {
-    /// Always `Some` until dropped, when it goes back to the pool.
-    cur: Option<Cursor>,
-    pool: Rc<CursorPool>,
-    root: u32,
+    cur: LentCursor,
     /// The rowid still to read; `None` once read.
     rowid: Option<i64>,
     needed: Option<Arc<[bool]>>,
 }
 
-impl Drop for RowidScan {
-    fn drop(&mut self) {
-        if let Some(cur) = self.cur.take() {
-            self.pool.put(self.root, 0, cur);
-        }
-    }
-}
-
 impl RowScan for RowidScan {
     fn next_into(&mut self, cols: &mut [Value]) -> Result<Option<(i64, usize)>> {
-        let (Some(rowid), Some(cur)) = (self.rowid.take(), self.cur.as_mut()) else {
+        let (Some(rowid), Some(cur)) = (self.rowid.take(), self.cur.get()) else {
             return Ok(None);
         };
         let needed = self.needed.as_deref();
@@ -1159,6 +1160,15 @@ impl TxnStore {
 
     /// A cursor on the tree at `root` (an index tree when `cmp` is given): an idle one
     /// from the pool when there is one, else a new one. Give it back with `pool.put`.
+    /// `pooled_cursor` on a table, given back to the pool when the guard is dropped.
+    fn pooled_table_cursor(&self, root: u32) -> Result<LentCursor> {
+        Ok(LentCursor {
+            cur: Some(self.pooled_cursor(root, None)?),
+            pool: self.pool().clone(),
+            root,
+        })
+    }
+
     fn pooled_cursor(&self, root: u32, cmp: Option<Arc<RecordCompare>>) -> Result<Cursor> {
         let addr = cmp.as_ref().map_or(0, cmp_addr);
         if let Some(mut cur) = self.pool().take(root, addr) {
@@ -1404,9 +1414,7 @@ impl Store for TxnStore {
         needed: Option<Arc<[bool]>>,
     ) -> Result<Box<dyn RowScan>> {
         Ok(Box::new(RowidScan {
-            cur: Some(self.pooled_cursor(root, None)?),
-            pool: self.pool().clone(),
-            root,
+            cur: self.pooled_table_cursor(root)?,
             rowid: Some(rowid),
             needed,
         }))
@@ -1615,12 +1623,10 @@ impl Store for TxnStore {
             walk.hi,
             walk.reverse,
         )?;
-        let table = self.pooled_cursor(walk.table_root, None)?;
+        let table = self.pooled_table_cursor(walk.table_root)?;
         Ok(Some(Box::new(IndexLookupScan {
             keys,
-            table: Some(table),
-            pool: self.pool().clone(),
-            table_root: walk.table_root,
+            table,
             key_cols: walk.key_cols,
             one_key: walk.one_key,
             needed: walk.needed,
