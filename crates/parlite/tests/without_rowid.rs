@@ -536,3 +536,52 @@ fn concurrent_writers_conflict_on_the_same_key_only() {
         );
     }
 }
+
+/// A WITHOUT ROWID table whose PRIMARY KEY is one INTEGER column: SQLite makes that key's
+/// index after the UNIQUE constraints' (it parses the key as a rowid alias first), so the
+/// UNIQUE autoindexes are numbered from 1. A file parlite writes must name them as SQLite
+/// does (stock SQLite matches `sqlite_schema`'s autoindex rows to its own names, and an
+/// unknown one is an "orphan index", a malformed file), and parlite must find them in a
+/// file SQLite wrote.
+#[test]
+fn integer_key_autoindexes_are_named_as_sqlite_names_them() {
+    let shapes = [
+        "CREATE TABLE t(k INTEGER PRIMARY KEY, a UNIQUE, b UNIQUE) WITHOUT ROWID",
+        "CREATE TABLE t(k integer primary key, a UNIQUE) WITHOUT ROWID",
+        "CREATE TABLE t(k INTEGER PRIMARY KEY DESC, a UNIQUE) WITHOUT ROWID",
+        "CREATE TABLE t(k INT PRIMARY KEY, a UNIQUE) WITHOUT ROWID",
+        "CREATE TABLE t(a UNIQUE, k INTEGER, b UNIQUE, PRIMARY KEY(k)) WITHOUT ROWID",
+        "CREATE TABLE t(k INTEGER PRIMARY KEY, a UNIQUE)",
+    ];
+    let names = "SELECT name, rootpage > 0 FROM sqlite_schema ORDER BY name";
+    for ddl in shapes {
+        let dir = common::TempDir::new("wr-intkey");
+        let (pp, sp) = (dir.join("p.db"), dir.join("s.db"));
+        let fill = "INSERT INTO t(k, a) VALUES(1, 10), (2, 20), (3, 30)";
+        {
+            let p = Connection::open(pp.to_str().unwrap()).unwrap();
+            p.execute_batch(&format!("{ddl}; {fill};")).unwrap();
+        }
+        let s = rusqlite::Connection::open(&sp).unwrap();
+        s.execute_batch(&format!("{ddl}; {fill};")).unwrap();
+        let sqlite_names = common::sqlite_rows(&sp, names);
+        // parlite's file, read by stock SQLite.
+        assert_eq!(common::sqlite_rows(&pp, names), sqlite_names, "{ddl}");
+        assert_eq!(
+            common::sqlite_rows(&pp, "PRAGMA integrity_check"),
+            common::sqlite_rows(&sp, "PRAGMA integrity_check"),
+            "{ddl}"
+        );
+        // SQLite's file, read by parlite through the UNIQUE index.
+        drop(s);
+        assert_eq!(common::integrity_check_rows(&sp), vec!["ok"], "{ddl}");
+        let p = Connection::open(sp.to_str().unwrap()).unwrap();
+        let mut st = p
+            .prepare("SELECT k FROM t WHERE a = 20")
+            .unwrap()
+            .unwrap()
+            .0;
+        assert!(st.step().unwrap(), "{ddl}");
+        assert_eq!(st.column(0), Value::Integer(2), "{ddl}");
+    }
+}

@@ -898,42 +898,6 @@ impl Engine<'_> {
         // True when `to_delete[0]` is the row holding this row's PRIMARY KEY, which the
         // new row is then written over in place (see "Write." below).
         let mut replaced_in_place = false;
-        // Uniqueness: the PRIMARY KEY, then each UNIQUE index.
-        if !is_old(&pk) {
-            if let Some(existing) = layout.lookup_full(&exec, t, &pk, &defaults)? {
-                let declared = match w.upsert_key {
-                    true => None,
-                    false => *pk_conflict,
-                };
-                match conflict.or(declared).unwrap_or(ConflictAction::Abort) {
-                    ConflictAction::Ignore => return Ok(Written::Ignored),
-                    ConflictAction::Replace => {
-                        replaced_in_place = old.is_none() && !w.replace_hooks;
-                        to_delete.push(existing);
-                    }
-                    action => {
-                        let cols: Vec<String> = layout
-                            .pk
-                            .iter()
-                            .map(|&c| format!("{}.{}", t.name, t.columns[c].name))
-                            .collect();
-                        let error = constraint(
-                            SQLITE_CONSTRAINT_PRIMARYKEY,
-                            format!("UNIQUE constraint failed: {}", cols.join(", ")),
-                        );
-                        if w.upsert && conflict.is_none() {
-                            return Ok(Written::KeyConflict {
-                                existing,
-                                columns: layout.pk.clone(),
-                                error,
-                            });
-                        }
-                        self.note_resolution(action);
-                        return Err(error);
-                    }
-                }
-            }
-        }
         let old_full: Option<Vec<Value>> = old.map(|o| {
             let mut r = o.to_vec();
             r.push(Value::Null);
@@ -941,7 +905,72 @@ impl Engine<'_> {
         });
         let mut new_full = vals.clone();
         new_full.push(Value::Null);
-        for (i, (ix, order, pred, exprs)) in w.indexes.iter().enumerate() {
+        let key_at = match w.upsert {
+            true => 0,
+            false => w.wr_key_at,
+        };
+        // Uniqueness: each UNIQUE index and the PRIMARY KEY, in SQLite's order.
+        for i in 0..=w.indexes.len() {
+            // The PRIMARY KEY, at its place in SQLite's order (`wr_key_at`; an UPSERT's
+            // writer checks it first, before its targets).
+            if i == key_at && !is_old(&pk) {
+                let pending = to_delete.iter().position(|d| {
+                    layout.order.compare(&layout.pk_of(d), &pk) == std::cmp::Ordering::Equal
+                });
+                match pending {
+                    // A REPLACE checked before took the row holding this key (SQLite has
+                    // deleted it there): nothing clashes here, and it is the row rewritten
+                    // in place when that applies.
+                    Some(j) => {
+                        if old.is_none() && !w.replace_hooks {
+                            let r = to_delete.remove(j);
+                            to_delete.insert(0, r);
+                            replaced_in_place = true;
+                        }
+                    }
+                    None => {
+                        if let Some(existing) = layout.lookup_full(&exec, t, &pk, &defaults)? {
+                            let declared = match w.upsert_key {
+                                true => None,
+                                false => *pk_conflict,
+                            };
+                            match conflict.or(declared).unwrap_or(ConflictAction::Abort) {
+                                ConflictAction::Ignore => return Ok(Written::Ignored),
+                                ConflictAction::Replace => {
+                                    replaced_in_place = old.is_none() && !w.replace_hooks;
+                                    match replaced_in_place {
+                                        true => to_delete.insert(0, existing),
+                                        false => to_delete.push(existing),
+                                    }
+                                }
+                                action => {
+                                    let cols: Vec<String> = layout
+                                        .pk
+                                        .iter()
+                                        .map(|&c| format!("{}.{}", t.name, t.columns[c].name))
+                                        .collect();
+                                    let error = constraint(
+                                        SQLITE_CONSTRAINT_PRIMARYKEY,
+                                        format!("UNIQUE constraint failed: {}", cols.join(", ")),
+                                    );
+                                    if w.upsert && conflict.is_none() {
+                                        return Ok(Written::KeyConflict {
+                                            existing,
+                                            columns: layout.pk.clone(),
+                                            error,
+                                        });
+                                    }
+                                    self.note_resolution(action);
+                                    return Err(error);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            let Some((ix, order, pred, exprs)) = w.indexes.get(i) else {
+                break;
+            };
             if !ix.unique {
                 continue;
             }

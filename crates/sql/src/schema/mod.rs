@@ -975,13 +975,12 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                 columns[c].pk = i + 1;
             }
         }
-        let is_alias = cols.len() == 1
+        let integer_key = cols.len() == 1
             && cols[0]
                 .column
                 .is_some_and(|c| columns[c].decl_type.eq_ignore_ascii_case("INTEGER"))
-            && *desc != Some(true)
-            && !*without_rowid;
-        if is_alias {
+            && *desc != Some(true);
+        if integer_key && !*without_rowid {
             rowid_alias = cols[0].column;
             autoincrement = *autoinc;
             pk_conflict = *conflict;
@@ -1002,6 +1001,22 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
             }
             if let Some(p) = pk_spec_pos {
                 specs[p].columns = cols.clone();
+                // SQLite parses such a key of a WITHOUT ROWID table as a rowid alias (no
+                // index yet) and makes its index when the statement ends
+                // (convertToWithoutRowidTable), after the UNIQUE constraints' ones: it is
+                // last in their numbering (`sqlite_autoindex_T_N`, the names sqlite_schema
+                // holds) and newest in the order constraints are checked.
+                let twin = specs.iter().enumerate().any(|(i, s)| {
+                    i != p
+                        && s.columns
+                            .iter()
+                            .map(|c| c.column)
+                            .eq(cols.iter().map(|c| c.column))
+                });
+                if integer_key && *without_rowid && !twin {
+                    let pk = specs.remove(p);
+                    specs.push(pk);
+                }
             }
         }
     }

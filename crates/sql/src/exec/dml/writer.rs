@@ -48,6 +48,9 @@ pub struct WriterParts {
     /// WITHOUT ROWID tables: the record layout and the PRIMARY KEY's conflict clause (its
     /// index is the table tree, so it is not among `indexes`).
     pub wr: Option<(Arc<WrLayout>, Option<ConflictAction>)>,
+    /// WITHOUT ROWID tables: how many of `indexes` SQLite checks before the PRIMARY KEY,
+    /// whose index is in its list like any other (`check_order`).
+    pub wr_key_at: usize,
     /// Every index of the table as found when bound (the WITHOUT ROWID key's too), to
     /// check invariant 1.
     all_indexes: Vec<Arc<Index>>,
@@ -117,6 +120,7 @@ impl TableWriter {
             defaults: p.defaults.clone(),
             generated: p.generated.clone(),
             wr: p.wr.clone(),
+            wr_key_at: p.wr_key_at,
             all_indexes: p.all_indexes.clone(),
         });
     }
@@ -248,10 +252,12 @@ impl Engine<'_> {
         let mut b = Binder::new(self.schema);
         let mut indexes = Vec::new();
         let mut pk_conflict = None;
+        let mut wr_key_at = 0;
         let all_indexes = self.schema.table_indexes(t);
         for ix in &check_order(&all_indexes) {
             if t.without_rowid && ix.root == t.root {
                 pk_conflict = ix.on_conflict;
+                wr_key_at = indexes.len();
                 continue;
             }
             let pred = match &ix.partial {
@@ -285,6 +291,7 @@ impl Engine<'_> {
             defaults,
             generated,
             wr: t.without_rowid.then(|| (WrLayout::shared(t), pk_conflict)),
+            wr_key_at,
             all_indexes,
         })
     }
