@@ -1160,6 +1160,18 @@ impl TxnStore {
 
     /// A cursor on the tree at `root` (an index tree when `cmp` is given): an idle one
     /// from the pool when there is one, else a new one. Give it back with `pool.put`.
+    /// The index walk of a lookup, covering or WITHOUT ROWID scan (its bounds taken).
+    fn walk_keys(&self, walk: &mut IndexLookup<'_>) -> Result<IndexIter> {
+        self.index_iter(
+            walk.index_root,
+            walk.order,
+            false,
+            std::mem::replace(&mut walk.lo, Bound::Unbounded),
+            std::mem::replace(&mut walk.hi, Bound::Unbounded),
+            walk.reverse,
+        )
+    }
+
     /// `pooled_cursor` on a table, given back to the pool when the guard is dropped.
     fn pooled_table_cursor(&self, root: u32) -> Result<LentCursor> {
         Ok(LentCursor {
@@ -1614,15 +1626,8 @@ impl Store for TxnStore {
             self.index_iter(root, order, true, lo, hi, reverse)?,
         ))
     }
-    fn index_lookup_scan(&self, walk: IndexLookup) -> Result<Option<Box<dyn RowScan>>> {
-        let keys = self.index_iter(
-            walk.index_root,
-            walk.order,
-            false,
-            walk.lo,
-            walk.hi,
-            walk.reverse,
-        )?;
+    fn index_lookup_scan(&self, mut walk: IndexLookup) -> Result<Option<Box<dyn RowScan>>> {
+        let keys = self.walk_keys(&mut walk)?;
         let table = self.pooled_table_cursor(walk.table_root)?;
         Ok(Some(Box::new(IndexLookupScan {
             keys,
@@ -1634,17 +1639,10 @@ impl Store for TxnStore {
     }
     fn index_covering_scan(
         &self,
-        walk: IndexLookup<'_>,
+        mut walk: IndexLookup<'_>,
         columns: Vec<Option<usize>>,
     ) -> Result<Option<Box<dyn RowScan>>> {
-        let keys = self.index_iter(
-            walk.index_root,
-            walk.order,
-            false,
-            walk.lo,
-            walk.hi,
-            walk.reverse,
-        )?;
+        let keys = self.walk_keys(&mut walk)?;
         Ok(Some(Box::new(IndexCoveringScan {
             keys,
             columns,
@@ -1653,17 +1651,10 @@ impl Store for TxnStore {
     }
     fn without_rowid_scan(
         &self,
-        walk: IndexLookup<'_>,
+        mut walk: IndexLookup<'_>,
         layout: Arc<WrLayout>,
     ) -> Result<Option<Box<dyn RowScan>>> {
-        let keys = self.index_iter(
-            walk.index_root,
-            walk.order,
-            false,
-            walk.lo,
-            walk.hi,
-            walk.reverse,
-        )?;
+        let keys = self.walk_keys(&mut walk)?;
         Ok(Some(Box::new(WrTableScan {
             keys,
             layout,
