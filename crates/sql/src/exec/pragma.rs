@@ -382,16 +382,28 @@ impl Engine<'_> {
             let defaults = exec.column_defaults(&t);
             let ixs = self.schema.table_indexes(&t);
             let mut ix_exprs = std::collections::HashMap::new();
+            // A partial index's predicate, bound against the table's row (rowid last).
+            let mut preds = Vec::with_capacity(ixs.len());
             for ix in &ixs {
                 let mut b = crate::plan::Binder::new(self.schema);
                 ix_exprs.insert(
                     ix.name.clone(),
                     super::dml::bind_index_exprs(&mut b, &t, ix)?,
                 );
+                preds.push(match &ix.partial {
+                    Some(p) => Some(b.bind_for_table(&t, None, p)?),
+                    None => None,
+                });
             }
-            if let Some(problems) = self.merged_index_check(&t, &ixs, &ix_exprs, &defaults)? {
-                out.extend(problems);
-                continue;
+            // The merge checks full indexes only; a table with a partial index takes the
+            // per-row probes, which check it too.
+            if preds.iter().all(Option::is_none) {
+                if let Some(problems) =
+                    self.merged_index_check(&t, &ixs, &ix_exprs, &defaults)?
+                {
+                    out.extend(problems);
+                    continue;
+                }
             }
             let mut probes = Vec::with_capacity(ixs.len());
             for ix in &ixs {
@@ -411,9 +423,11 @@ impl Engine<'_> {
                         out.push(format!("NULL value in {}.{}", t.name, c.name));
                     }
                 }
-                for (ix, probe) in ixs.iter().zip(probes.iter_mut()) {
-                    if ix.partial.is_some() {
-                        continue;
+                for (i, (ix, probe)) in ixs.iter().zip(probes.iter_mut()).enumerate() {
+                    if let Some(p) = &preds[i] {
+                        if !exec.is_true(p, &super::eval::Frame::new(&full, None))? {
+                            continue;
+                        }
                     }
                     let exprs = &ix_exprs[&ix.name];
                     let k =
@@ -423,10 +437,9 @@ impl Engine<'_> {
                     }
                 }
             }
-            for ix in &ixs {
-                if ix.partial.is_some() {
-                    continue;
-                }
+            // SQLite (3.50) counts the entries of full indexes only: an entry a partial
+            // index holds for a row its predicate no longer admits is not reported.
+            for ix in ixs.iter().filter(|ix| ix.partial.is_none()) {
                 let order = super::eval::Exec::key_order(ix);
                 let n = self.store.index_entry_count(ix.root, &order)?;
                 if n != nrows {
@@ -454,9 +467,14 @@ impl Engine<'_> {
             .filter(|ix| ix.root != t.root && ix.root != 0)
             .collect();
         let mut ix_exprs = Vec::new();
+        let mut preds = Vec::with_capacity(ixs.len());
         for ix in &ixs {
             let mut b = crate::plan::Binder::new(self.schema);
             ix_exprs.push(super::dml::bind_index_exprs(&mut b, t, ix)?);
+            preds.push(match &ix.partial {
+                Some(p) => Some(b.bind_for_table(t, None, p)?),
+                None => None,
+            });
         }
         let mut nrows = 0usize;
         for r in exec.table_rows(t, exec.column_defaults(t))? {
@@ -467,9 +485,11 @@ impl Engine<'_> {
                     out.push(format!("NULL value in {}.{}", t.name, c.name));
                 }
             }
-            for (ix, exprs) in ixs.iter().zip(&ix_exprs) {
-                if ix.partial.is_some() {
-                    continue;
+            for (i, (ix, exprs)) in ixs.iter().zip(&ix_exprs).enumerate() {
+                if let Some(p) = &preds[i] {
+                    if !exec.is_true(p, &super::eval::Frame::new(&full, None))? {
+                        continue;
+                    }
                 }
                 let vals = &full[..t.columns.len()];
                 let k = super::without_rowid::index_key_wr(&exec, t, ix, exprs, vals)?;
@@ -490,10 +510,8 @@ impl Engine<'_> {
                 }
             }
         }
-        for ix in &ixs {
-            if ix.partial.is_some() {
-                continue;
-            }
+        // Full indexes only, as for rowid tables.
+        for ix in ixs.iter().filter(|ix| ix.partial.is_none()) {
             let order = super::without_rowid::key_order_for(t, ix);
             let n = self
                 .store
