@@ -905,15 +905,11 @@ impl Engine<'_> {
         });
         let mut new_full = vals.clone();
         new_full.push(Value::Null);
-        let key_at = match w.upsert {
-            true => 0,
-            false => w.wr_key_at,
-        };
         // Uniqueness: each UNIQUE index and the PRIMARY KEY, in SQLite's order.
         for i in 0..=w.indexes.len() {
-            // The PRIMARY KEY, at its place in SQLite's order (`wr_key_at`; an UPSERT's
-            // writer checks it first, before its targets).
-            if i == key_at && !is_old(&pk) {
+            // The PRIMARY KEY, at its place in SQLite's order (`wr_key_at`; for an
+            // UPSERT, as `upsert_targets_first` placed it).
+            if i == w.wr_key_at && !is_old(&pk) {
                 let pending = to_delete.iter().position(|d| {
                     layout.order.compare(&layout.pk_of(d), &pk) == std::cmp::Ordering::Equal
                 });

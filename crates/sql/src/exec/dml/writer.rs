@@ -78,8 +78,11 @@ impl TableWriter {
     /// Puts the indexes named by an INSERT's ON CONFLICT targets first, in clause order,
     /// the others after them in their order, as SQLite orders its checks for an UPSERT
     /// (sqlite3GenerateConstraintChecks): `targets` are the clauses' sorted column sets,
-    /// up to the first clause without one; a target matching no index here (the rowid, a
-    /// WITHOUT ROWID key) is skipped. Only this statement's writer changes.
+    /// up to the first clause without one; a target matching no index here (the rowid)
+    /// is skipped. A WITHOUT ROWID table's key, whose index is in SQLite's list like any
+    /// other, moves with it: to its clause's place among the targets, or after them at
+    /// its place among the other indexes (`wr_key_at`). Only this statement's writer
+    /// changes.
     pub fn upsert_targets_first(&mut self, targets: &[Vec<usize>]) {
         let p = self.parts.clone();
         let key: Vec<usize> = match &p.wr {
@@ -92,7 +95,12 @@ impl TableWriter {
         };
         self.upsert_key = targets.iter().any(|tc| *tc == key);
         let mut first: Vec<usize> = Vec::new();
+        let mut key_target_at = None;
         for tc in targets {
+            if p.wr.is_some() && *tc == key {
+                key_target_at.get_or_insert(first.len());
+                continue;
+            }
             let found = p.indexes.iter().position(|(ix, ..)| {
                 let mut ic: Vec<usize> = ix.columns.iter().filter_map(|c| c.column).collect();
                 ic.sort_unstable();
@@ -103,7 +111,10 @@ impl TableWriter {
             }
         }
         self.upsert_first = first.len();
-        if first.iter().enumerate().all(|(n, &i)| n == i) {
+        let wr_key_at = key_target_at.unwrap_or_else(|| {
+            first.len() + (0..p.wr_key_at).filter(|i| !first.contains(i)).count()
+        });
+        if wr_key_at == p.wr_key_at && first.iter().enumerate().all(|(n, &i)| n == i) {
             return;
         }
         let rest = (0..p.indexes.len()).filter(|i| !first.contains(i));
@@ -120,7 +131,7 @@ impl TableWriter {
             defaults: p.defaults.clone(),
             generated: p.generated.clone(),
             wr: p.wr.clone(),
-            wr_key_at: p.wr_key_at,
+            wr_key_at,
             all_indexes: p.all_indexes.clone(),
         });
     }
