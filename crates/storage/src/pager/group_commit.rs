@@ -1,6 +1,7 @@
 //! Group commit (pager D1, step 7): `Full` committers share log fsyncs. Whoever finds no
-//! fsync under way becomes the leader, syncs every frame written so far and wakes the
-//! committers that fsync covered; the others sleep until then.
+//! fsync under way becomes the leader, gathers the frames of commits on their way, syncs
+//! every frame written so far and wakes the committers that fsync covered; the others
+//! sleep until then. The committer whose frame ends the gathering syncs in its place (G6).
 //!
 //! Committers sleep in rounds: round `r` is the r-th leader's fsync, and every committer
 //! sleeps on the futex word of the round that will cover its frame (`Rounds`, two words
@@ -27,8 +28,9 @@
 //!   lost wake-up), and a leader never stays one past its own fsync (no thread is kept
 //!   from returning).
 //! - G3. A round's word changes (and its sleepers are woken) only when the round ends —
-//!   `synced_seq` then covers its frames, or the backend is poisoned (D2) — or when a
-//!   checkpoint's fsync advances `synced_seq` (`mark_synced`). A woken committer decides
+//!   `synced_seq` then covers its frames, or the backend is poisoned (D2) — when a
+//!   checkpoint's fsync advances `synced_seq` (`mark_synced`), or when a non-`Full` frame
+//!   ends the gathering of its leader, which sleeps on it (G6). A woken committer decides
 //!   on atomics alone: `synced_atomic` (which mirrors `synced_seq`, only growing) covers
 //!   its frame, the backend is poisoned, or (next leader) `Rounds::ended` passed its round;
 //!   else it sleeps again. At most two rounds have sleepers (round `round + 2` is entered
@@ -37,10 +39,27 @@
 //!   (`active`, `prev`: B4), and `written_seq` is set under it after the frame's `write`,
 //!   so every frame up to the target lies in a file the leader syncs.
 //! - G5. Gathering only delays the fsync's start: it ends before the target is read (G4),
-//!   so however it ends — on the count (`gather_until`, set and taken under the mutex, the
-//!   committer that completes it bumping `Rounds::gather` there), on a gap without frames,
-//!   or at its deadline — a committer still returns Ok only once `synced_atomic` covers its
-//!   frame, set after an fsync whose target was read after its `written_seq` (D1).
+//!   so however it ends — on the count (`SyncState::gather`, set and ended under the
+//!   mutex by the committer whose frame completes it), on a gap without frames, or at its
+//!   deadline — a committer still returns Ok only once `synced_atomic` covers its frame,
+//!   set after an fsync whose target was read after its `written_seq` (D1).
+//! - G6. The round's leader role may pass once, from the gathering leader to the `Full`
+//!   committer whose frame completes the count (`Gather::Handed`, set under the mutex in
+//!   `note_written`); that committer leads the round (`lead_handed`) as soon as it has let
+//!   the writer lock go, so it reads the target after its own `written_seq` (G4) and ends
+//!   the round, and `syncing` stays set throughout (G2). The gathering leader sleeps on its
+//!   round's word registered as one of its committers (G1), so the round's end wakes it
+//!   with them; once it sees the hand-off (or the round ended) it waits like them, for
+//!   `synced_atomic` to cover its own frame (G3). A non-`Full` committer completing the
+//!   count does not lead: it ends the gathering and wakes the leader's word (the round's
+//!   other sleepers find their frames not yet covered and sleep again).
+//!   Why: the gathering leader's wake-up (a `futex` call by the committer, a context
+//!   switch and its scheduling latency before the fsync starts) was paid once per gathered
+//!   round, and the committer that completed the count slept for the round anyway.
+//!   Measured (bdb_update, 20 writers, FULL, `chrt -f 1`, eight interleaved pairs on the
+//!   loaded 2-core machine): lower in 7 of 8 pairs; in the four quieter ones, medians
+//!   34.0 → 30.2 µs CPU and 1.65 → 1.42 context switches per commit, gathering 110 → ~55
+//!   µs (BENCHMARKS.md, "combine").
 
 use super::{lock, Inner};
 use crate::error::{Result, StorageError};
@@ -79,13 +98,35 @@ pub(super) struct SyncState {
     sleepers: [bool; 2],
     /// Commits the last leader's fsync covered (evidence of concurrent committers).
     last_group: u64,
-    /// While the leader gathers: the commit whose frame completes the count it waits for
-    /// (G5); its committer takes it and wakes the leader (`Inner::note_written`).
-    gather_until: Option<u64>,
+    /// The gathering of the round in progress (G5, G6).
+    gather: Gather,
     /// The active log file (set at open and by a round's switch, under the log mutex).
     pub(super) active: Option<Arc<dyn VfsFile>>,
     /// During a round: the previous log file and its last commit; synced first (B4).
     pub(super) prev: Option<(u64, Arc<dyn VfsFile>)>,
+}
+
+/// Where the round in progress stands in its gathering (G5, G6).
+#[derive(Clone, Copy, Default)]
+enum Gather {
+    /// Not gathering: the leader has not started, or has fixed its target.
+    #[default]
+    Idle,
+    /// The leader, asleep on its round's word, waits for commit `until`'s frame.
+    Waiting { until: u64, since: Instant },
+    /// The `Full` committer whose frame completed the count leads the round instead (G6).
+    Handed,
+}
+
+/// What `Inner::note_written` leaves its committer to do once the writer lock is released.
+#[must_use = "a round handed over must be led, a woken leader's word woken"]
+pub(super) enum Written {
+    Nothing,
+    /// The frame completed the gathering of a `Full` committer's own round: it leads it
+    /// (`Inner::lead_handed`, G6).
+    Lead,
+    /// A non-`Full` frame completed the count: wake the gathering leader's word.
+    WakeLeader(usize),
 }
 
 /// What sleeping committers watch without the mutex (G3).
@@ -95,9 +136,6 @@ pub(super) struct Rounds {
     words: [AtomicU32; 2],
     /// `SyncState::round`: rounds ended so far.
     ended: AtomicU64,
-    /// The gathering leader sleeps on this word; the committer that completes its count
-    /// bumps it (G5).
-    gather: AtomicU32,
     /// Where the futex system call is missing (not Linux): sleepers wait on this condition
     /// variable instead, checking their word under its mutex (`futex_wait`).
     #[cfg(not(target_os = "linux"))]
@@ -170,13 +208,8 @@ impl Rounds {
 
     /// Wakes every sleeper of word `i` with one call (after the sync mutex is released: a
     /// woken committer must not find it held).
-    fn wake(&self, i: usize) {
+    pub(super) fn wake(&self, i: usize) {
         self.futex_wake(&self.words[i]);
-    }
-
-    /// Wakes the gathering leader, if it still sleeps (G5).
-    pub(super) fn wake_gatherer(&self) {
-        self.futex_wake(&self.gather);
     }
 
     fn futex_wake(&self, word: &AtomicU32) {
@@ -245,6 +278,7 @@ impl SyncState {
         self.round += 1;
         rounds.ended.store(self.round, Ordering::Release);
         self.target = None;
+        self.gather = Gather::Idle;
         if !std::mem::take(&mut self.next_leader) {
             self.syncing = false;
         }
@@ -291,29 +325,51 @@ impl Inner {
         Ok(())
     }
 
-    /// Step 3's end (G4): records commit `seq` as written. True if its frame completed a
-    /// gathering leader's count (G5): the caller wakes it (`Rounds::wake_gatherer`) once it
-    /// has let the writer lock go, so the system call does not lengthen the lock's hold.
-    #[must_use = "a gathering leader whose count is complete must be woken"]
-    pub(super) fn note_written(&self, seq: u64) -> bool {
+    /// Step 3's end (G4): records commit `seq` as written (`full`: its committer waits for
+    /// the fsync). If its frame completed a gathering leader's count (G5), a `Full`
+    /// committer takes the round over (G6): the caller leads it once it has let the writer
+    /// lock go (`lead_handed`), so the fsync starts without the gathering leader's wake-up;
+    /// any other committer has the caller wake the leader.
+    pub(super) fn note_written(&self, seq: u64, full: bool) -> Written {
         let mut s = lock(&self.sync);
         s.written_seq = seq;
-        if !s.gather_until.is_some_and(|until| seq >= until) {
-            return false;
+        let Gather::Waiting { until, since } = s.gather else {
+            return Written::Nothing;
+        };
+        if seq < until {
+            return Written::Nothing;
         }
-        s.gather_until = None;
-        self.rounds.gather.fetch_add(1, Ordering::Release);
-        true
+        self.count_gathering(since);
+        if full {
+            s.gather = Gather::Handed;
+            self.gather_handoffs.fetch_add(1, Ordering::Relaxed);
+            return Written::Lead;
+        }
+        s.gather = Gather::Idle;
+        let i = (s.round % 2) as usize;
+        if s.poke_sleepers(&self.rounds, i) {
+            Written::WakeLeader(i)
+        } else {
+            Written::Nothing
+        }
+    }
+
+    /// `PagerStats::gathers`, `gather_us`: one gathering, begun at `since`, has ended.
+    fn count_gathering(&self, since: Instant) {
+        let waited_us = u64::try_from(since.elapsed().as_micros()).unwrap_or(u64::MAX);
+        self.gathers.fetch_add(1, Ordering::Relaxed);
+        self.gather_us.fetch_add(waited_us, Ordering::Relaxed);
     }
 
     /// Group commit's gathering (G5: it only delays the fsync's start). The leader waits for
     /// as many commits as the last fsync covered, or as are known to be on their way (write
     /// views in progress and writers waiting for the writer lock), whichever is more, so
     /// that one fsync covers them too; a lone writer (groups of one, nobody in flight) never
-    /// waits. The committer whose frame completes the count wakes the leader. Fallback, for
-    /// committers that never come (an idle open transaction, a thread that stopped): the
-    /// gathering also ends once no frame came within a gap of an eighth of the recent fsync
-    /// time (0.1–1 ms), and after half of it (≤ 2 ms).
+    /// waits. The committer whose frame completes the count takes the round over (G6).
+    /// Fallback, for committers that never come (an idle open transaction, a thread that
+    /// stopped): the gathering also ends once no frame came within a gap of an eighth of the
+    /// recent fsync time (0.1–1 ms), and after half of it (≤ 2 ms). `None`: the round was
+    /// handed over, and the caller is one of its committers.
     /// Why gather: with 8 autocommit threads the committers split into two cohorts that
     /// took turns in the fsync (each group = the frames written during the previous fsync,
     /// ~4): the cohort just acknowledged needs a few hundred µs of CPU to write its next
@@ -324,19 +380,27 @@ impl Inner {
     /// 163 µs each (timer slack and wake-up latency against ~60 µs asked), 171 ms of a
     /// 388 ms run, although all 8 frames had usually come well before (BENCHMARKS.md,
     /// "gcommit2" and "gather"). One wake per round, from the committer completing the
-    /// count, replaces them.
-    fn gather_frames<'a>(&'a self, mut s: MutexGuard<'a, SyncState>) -> MutexGuard<'a, SyncState> {
+    /// count, replaced them; the hand-off (G6) then replaced that wake.
+    fn gather_frames<'a>(
+        &'a self,
+        mut s: MutexGuard<'a, SyncState>,
+    ) -> Option<MutexGuard<'a, SyncState>> {
         let in_flight = self.writers_in_progress.load(Ordering::Acquire) + self.writer.waiters();
         let until = (s.synced_seq + s.last_group).max(s.written_seq + in_flight);
         let avg_us = self.log_sync_us_avg.load(Ordering::Relaxed);
         let budget_us = (avg_us / 2).min(GATHER_MAX_US);
         if s.written_seq >= until || budget_us == 0 {
-            return s;
+            return Some(s);
         }
         let gap = Duration::from_micros((avg_us / 8).clamp(GATHER_GAP_MIN_US, GATHER_GAP_MAX_US));
-        let started = Instant::now();
-        let deadline = started + Duration::from_micros(budget_us);
-        s.gather_until = Some(until);
+        let since = Instant::now();
+        let deadline = since + Duration::from_micros(budget_us);
+        // G6: the leader sleeps on its round's word, registered like the round's
+        // committers, so a hand-off wakes it only when the round ends, with them.
+        let round = s.round;
+        let i = (round % 2) as usize;
+        s.sleepers[i] = true;
+        s.gather = Gather::Waiting { until, since };
         let mut before = s.written_seq;
         loop {
             let now = Instant::now();
@@ -344,23 +408,28 @@ impl Inner {
                 break;
             }
             // Read under the mutex: a bump after it makes the wait return at once.
-            let seen = self.rounds.gather.load(Ordering::Acquire);
+            let seen = self.rounds.words[i].load(Ordering::Acquire);
             drop(s);
             self.rounds
-                .futex_wait(&self.rounds.gather, seen, Some(gap.min(deadline - now)));
+                .futex_wait(&self.rounds.words[i], seen, Some(gap.min(deadline - now)));
             s = lock(&self.sync);
-            // Count complete, or no frame within the gap. An early return (EINTR, a late
-            // wake meant for an earlier round's leader) at worst ends the gathering early.
-            if s.gather_until.is_none() || s.written_seq == before {
-                break;
+            if s.round != round {
+                // Handed over, and the round has ended since (resetting `gather`).
+                return None;
             }
-            before = s.written_seq;
+            match s.gather {
+                Gather::Handed => return None,
+                // A non-`Full` frame completed the count.
+                Gather::Idle => return Some(s),
+                // No frame within the gap. An early return (EINTR, a checkpoint's
+                // `mark_synced`) at worst ends the gathering early.
+                Gather::Waiting { .. } if s.written_seq == before => break,
+                Gather::Waiting { .. } => before = s.written_seq,
+            }
         }
-        s.gather_until = None;
-        let waited_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-        self.gathers.fetch_add(1, Ordering::Relaxed);
-        self.gather_us.fetch_add(waited_us, Ordering::Relaxed);
-        s
+        s.gather = Gather::Idle;
+        self.count_gathering(since);
+        Some(s)
     }
 
     /// Group commit (D1): returns once an fsync that started after commit `seq` was
@@ -375,8 +444,7 @@ impl Inner {
         }
         if !s.syncing {
             s.syncing = true;
-            drop(s);
-            return self.lead();
+            return self.lead(s, seq);
         }
         // G1: registered under the mutex while a leader exists.
         let round = s.round;
@@ -388,7 +456,7 @@ impl Inner {
                 drop(s);
                 self.rounds
                     .sleep_until(round, || self.rounds.ended.load(Ordering::Acquire) > round);
-                return self.lead();
+                return self.lead(lock(&self.sync), seq);
             }
             s.sleepers[((round + 1) % 2) as usize] = true;
             drop(s);
@@ -428,16 +496,32 @@ impl Inner {
         })
     }
 
-    /// The leader's part (G2): gathers, syncs every frame written so far and ends the
-    /// round, waking its committers and the next round's leader, if one registered. The
-    /// caller set `syncing` (or is that next leader) and holds no lock; its own frame is
-    /// written, so the fsync covers it.
-    fn lead(&self) -> Result<()> {
-        let mut s = lock(&self.sync);
+    /// The leader's part (G2): gathers, then syncs the round (`sync_round`) — or, if a
+    /// committer took the round over meanwhile (G6), waits for it like the round's other
+    /// committers. The caller holds the mutex with `syncing` set for it (or is the next
+    /// round's leader); its own frame, commit `seq`, is written, so the fsync covers it.
+    fn lead(&self, s: MutexGuard<'_, SyncState>, seq: u64) -> Result<()> {
+        let round = s.round;
         if let Some(err) = self.poison_error() {
             return Err(self.end_lead_poisoned(s, err));
         }
-        s = self.gather_frames(s);
+        match self.gather_frames(s) {
+            Some(s) => self.sync_round(s),
+            None => self.sleep_until_synced(round, seq),
+        }
+    }
+
+    /// G6: leads the round that `note_written` handed over to this committer.
+    pub(super) fn lead_handed(&self) -> Result<()> {
+        self.sync_round(lock(&self.sync))
+    }
+
+    /// Syncs every frame written so far and ends the round, waking its committers and the
+    /// next round's leader, if one registered.
+    fn sync_round(&self, mut s: MutexGuard<'_, SyncState>) -> Result<()> {
+        if let Some(err) = self.poison_error() {
+            return Err(self.end_lead_poisoned(s, err));
+        }
         let target = s.written_seq;
         s.target = Some(target);
         // B4: frames of the previous log file come first in the chain.
@@ -497,5 +581,62 @@ impl Inner {
         drop(s);
         wake(&self.rounds, wakes);
         err
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::OpenOptions;
+    use crate::pager::{FileBackend, PagerConfig};
+    use crate::vfs::SimVfs;
+
+    /// G6's decision in `note_written`, with a gathering leader's state set up by hand (the
+    /// threaded tests in pager/tests.rs cannot time a frame into a 1 ms gathering): a frame
+    /// short of the count changes nothing; a `Full` frame completing it takes the round
+    /// over; a non-`Full` one ends the gathering and has its committer wake the leader's
+    /// word (bumped, so a leader about to sleep on it returns at once).
+    #[test]
+    fn the_frame_completing_a_gathering_takes_the_round_or_wakes_its_leader() {
+        let b = FileBackend::open_with(
+            Arc::new(SimVfs::new(7)),
+            "db",
+            &OpenOptions::default(),
+            PagerConfig::default(),
+        )
+        .unwrap();
+        let inner = &b.inner;
+        let gathering = |until: u64| {
+            let mut s = lock(&inner.sync);
+            let i = (s.round % 2) as usize;
+            s.syncing = true;
+            s.sleepers[i] = true;
+            s.gather = Gather::Waiting {
+                until,
+                since: Instant::now(),
+            };
+            s.written_seq
+        };
+        let seq = gathering(u64::MAX);
+        assert!(matches!(inner.note_written(seq, true), Written::Nothing));
+        assert!(matches!(lock(&inner.sync).gather, Gather::Waiting { .. }));
+
+        let seq = gathering(0);
+        assert!(matches!(inner.note_written(seq, true), Written::Lead));
+        assert!(matches!(lock(&inner.sync).gather, Gather::Handed));
+        assert_eq!(inner.gather_handoffs.load(Ordering::Relaxed), 1);
+
+        let seq = gathering(0);
+        let i = (lock(&inner.sync).round % 2) as usize;
+        let word = inner.rounds.words[i].load(Ordering::Acquire);
+        assert!(matches!(inner.note_written(seq, false), Written::WakeLeader(w) if w == i));
+        assert!(matches!(lock(&inner.sync).gather, Gather::Idle));
+        assert_ne!(inner.rounds.words[i].load(Ordering::Acquire), word);
+        assert_eq!(inner.gather_handoffs.load(Ordering::Relaxed), 1);
+        assert_eq!(inner.gathers.load(Ordering::Relaxed), 2);
+
+        let mut s = lock(&inner.sync);
+        s.syncing = false;
+        s.sleepers = [false; 2];
     }
 }

@@ -74,7 +74,7 @@ mod writer_lock;
 use cache::Cache;
 use checkpoint::Logs;
 pub use checkpoint::{CheckpointMode, CheckpointOutcome, CheckpointRound};
-use group_commit::{Rounds, SyncState};
+use group_commit::{Rounds, SyncState, Written};
 use rebase::Footprint;
 use writer_lock::WriterLock;
 
@@ -179,6 +179,9 @@ pub struct PagerStats {
     /// total wait (group_commit.rs G5).
     pub gathers: u64,
     pub gather_us: u64,
+    /// Of those, the gatherings ended by a `Full` committer's frame, which then led the
+    /// round itself (G6).
+    pub gather_handoffs: u64,
 }
 
 fn sync_to_u8(s: Synchronous) -> u8 {
@@ -234,9 +237,10 @@ struct Inner {
     writers_in_progress: AtomicU64,
     /// Recent log fsync time, µs (moving average of the leaders' fsyncs): bounds the wait.
     log_sync_us_avg: AtomicU64,
-    /// `PagerStats::gathers`, `gather_us`.
+    /// `PagerStats::gathers`, `gather_us`, `gather_handoffs`.
     gathers: AtomicU64,
     gather_us: AtomicU64,
+    gather_handoffs: AtomicU64,
     /// The checkpoint slot: one checkpoint (full or round) at a time.
     ckpt_busy: Mutex<bool>,
     ckpt_cv: Condvar,
@@ -448,6 +452,7 @@ impl FileBackend {
             writer_lock_holds: self.inner.writer_holds.load(Ordering::Relaxed),
             gathers: load(&i.gathers),
             gather_us: load(&i.gather_us),
+            gather_handoffs: load(&i.gather_handoffs),
         }
     }
 }
@@ -636,6 +641,7 @@ fn open_inner(
         log_sync_us_avg: AtomicU64::new(0),
         gathers: AtomicU64::new(0),
         gather_us: AtomicU64::new(0),
+        gather_handoffs: AtomicU64::new(0),
         ckpt_busy: Mutex::new(false),
         ckpt_cv: Condvar::new(),
         wake: OnceLock::new(),
@@ -1155,7 +1161,7 @@ impl FileWriteView {
             inner.strict_commit_seq.fetch_max(seq, Ordering::SeqCst);
         }
         self.in_progress.release();
-        let wake_gatherer = inner.note_written(seq);
+        let written = inner.note_written(seq, mode == Synchronous::Full);
         // Step 4: publish.
         inner.cache.publish(seq, page_count, publish);
         inner.commits.fetch_add(1, Ordering::Relaxed);
@@ -1164,9 +1170,15 @@ impl FileWriteView {
         drop(log_guard);
         // Step 6: let the next writer in before waiting for the disk.
         self.writer = None;
-        if wake_gatherer {
-            inner.rounds.wake_gatherer();
-        }
+        // G6: a round handed over is synced before anything else delays its fsync.
+        let led = match written {
+            Written::Nothing => None,
+            Written::Lead => Some(inner.lead_handed()),
+            Written::WakeLeader(i) => {
+                inner.rounds.wake(i);
+                None
+            }
+        };
         if need {
             if inner.over_hard_bound() {
                 // A failure poisons (B7); the durability wait below reports it.
@@ -1177,7 +1189,7 @@ impl FileWriteView {
         }
         // Step 7: this commit's own mode, else the database's.
         match mode {
-            Synchronous::Full => inner.wait_durable(seq),
+            Synchronous::Full => led.unwrap_or_else(|| inner.wait_durable(seq)),
             Synchronous::Normal | Synchronous::Off => Ok(()),
         }
     }
