@@ -26,9 +26,10 @@ use crate::schema::Schema;
 /// no index but its own key: a rowid table's row is written over its rowid
 /// (`blind_replace` in `write_row_over`), a WITHOUT ROWID row over its PRIMARY KEY
 /// (`Store::index_put` in `write_row_wr`), and without triggers or foreign keys the row it
-/// replaces is deleted by nothing else; SQLite too calls `sqlite3MultiWrite` for a
-/// REPLACE only when the table has an index (a WITHOUT ROWID table's PRIMARY KEY is
-/// rewritten as its one entry), a trigger or a foreign key. A WITHOUT ROWID table
+/// replaces is deleted by nothing else. SQLite runs such a REPLACE without a statement
+/// journal too: `sqlite3GenerateConstraintChecks` calls `sqlite3MultiWrite` for a rowid
+/// REPLACE only with an index, a trigger or a foreign key, and for a key's REPLACE only
+/// with a trigger or a foreign key. A WITHOUT ROWID table
 /// without secondary indexes writes only its key's entry (probed first, by
 /// `write_row_wr`). Everything that writes more or checks after writing keeps the
 /// savepoint: several rows, triggers (any), foreign keys (checked at the statement's
