@@ -22,11 +22,21 @@ use crate::schema::Schema;
 /// NOT NULL, CHECK and the rowid's clash probe in `write_row_over`) before anything is
 /// written; with at most one UNIQUE index resolving by ABORT, that index's checked insert
 /// is the row's first write (`write_row_over`), so a clash writes nothing; plain-column
-/// index keys cannot fail to compute. Everything that writes more or checks after
-/// writing keeps the savepoint: several rows, triggers (any), foreign keys (checked at the
-/// statement's end), RETURNING, UPSERT, REPLACE (deletes first), AUTOINCREMENT (writes
-/// `sqlite_sequence` before the checks), generated columns, expression or partial
-/// indexes, WITHOUT ROWID, and tables outside the main database (their own savepoints).
+/// index keys cannot fail to compute. A REPLACE writes one B-tree entry when the table has
+/// no index but its own key: a rowid table's row is written over its rowid
+/// (`blind_replace` in `write_row_over`), a WITHOUT ROWID row over its PRIMARY KEY
+/// (`Store::index_put` in `write_row_wr`), and without triggers or foreign keys the row it
+/// replaces is deleted by nothing else. SQLite runs such a REPLACE without a statement
+/// journal too: `sqlite3GenerateConstraintChecks` calls `sqlite3MultiWrite` for a rowid
+/// REPLACE only with an index, a trigger or a foreign key, and for a key's REPLACE only
+/// with a trigger or a foreign key. A WITHOUT ROWID table
+/// without secondary indexes writes only its key's entry (probed first, by
+/// `write_row_wr`). Everything that writes more or checks after writing keeps the
+/// savepoint: several rows, triggers (any), foreign keys (checked at the statement's
+/// end), RETURNING, UPSERT, REPLACE with an index to keep (deletes first), AUTOINCREMENT
+/// (writes `sqlite_sequence` before the checks), generated columns, expression or partial
+/// indexes, WITHOUT ROWID tables with secondary indexes, and tables outside the main
+/// database (their own savepoints).
 pub(crate) fn single_write(schema: &Schema, state: &ConnState, ins: &ast::Insert) -> bool {
     let one_row = match &ins.source {
         InsertSource::DefaultValues => true,
@@ -42,7 +52,6 @@ pub(crate) fn single_write(schema: &Schema, state: &ConnState, ins: &ast::Insert
         || ins.with.is_some()
         || !ins.upsert.is_empty()
         || !ins.returning.is_empty()
-        || ins.or_conflict == Some(ConflictAction::Replace)
         || state.foreign_keys.get()
     {
         return false;
@@ -50,17 +59,26 @@ pub(crate) fn single_write(schema: &Schema, state: &ConnState, ins: &ast::Insert
     let Some(t) = main_table_without_triggers(schema, &ins.table) else {
         return false;
     };
-    // A main table's indexes are `schema`'s own (`table_indexes`), read here without
-    // collecting them: this runs for every INSERT.
-    if t.without_rowid
-        || t.autoincrement
-        || t.pk_conflict == Some(ConflictAction::Replace)
-        || t.columns.iter().any(|c| c.generated.is_some())
-    {
+    if t.autoincrement || t.columns.iter().any(|c| c.generated.is_some()) {
         return false;
     }
+    // A main table's indexes are `schema`'s own (`table_indexes`), read here without
+    // collecting them: this runs for every INSERT. A WITHOUT ROWID table's PRIMARY KEY
+    // is the table's own tree (its root), not a second entry.
+    let mut others = t
+        .indexes
+        .iter()
+        .filter_map(|n| schema.indexes.get(n))
+        .filter(|ix| !(t.without_rowid && ix.root == t.root));
+    if t.without_rowid {
+        return others.next().is_none();
+    }
+    let replace = Some(ConflictAction::Replace);
+    if ins.or_conflict == replace || t.pk_conflict == replace {
+        return others.next().is_none();
+    }
     let mut unique = 0;
-    for ix in t.indexes.iter().filter_map(|n| schema.indexes.get(n)) {
+    for ix in others {
         if ix.partial.is_some()
             || ix.on_conflict == Some(ConflictAction::Replace)
             || ix.columns.iter().any(|c| c.column.is_none())
