@@ -65,14 +65,29 @@ impl Frame {
         })
     }
 
-    /// The key of index cell `i` when its payload is all on the page, read in place
-    /// ([`IndexCells::local_key`]) without building a `CellInfo` (`cell` cost ~130
-    /// instructions per step of an index walk; callgrind, speedtest1 test 290). `None`
-    /// hands anything else, well-formed or not, to [`cell`](Self::cell), whose checks this
-    /// one implies.
+    /// The key of index cell `i` when its payload is all on the page ([`local_payload`]),
+    /// read in place without building a `CellInfo` (`cell` cost ~130 instructions per step
+    /// of an index walk; callgrind, speedtest1 test 290). `None` hands anything else,
+    /// well-formed or not, to [`cell`](Self::cell), whose checks this one implies. One
+    /// cell is read without [`IndexCells`]' per-page setup, which cost a step of an index
+    /// walk ~9 instructions more (callgrind, speedtest1 fp test 130).
     #[inline]
     pub fn local_index_key(&self, i: usize, usable: usize) -> Option<&[u8]> {
-        IndexCells::of(self, usable).local_key(i)
+        if i >= self.hdr.ncells {
+            return None;
+        }
+        let page = self.page.get(..usable)?;
+        let ptr = self.hdr.ptr_array_start() + 2 * i;
+        let pc = u16::from_be_bytes([*page.get(ptr)?, *page.get(ptr + 1)?]) as usize;
+        if pc < self.hdr.ptr_array_end() || pc + 4 > usable {
+            return None;
+        }
+        let p = match self.hdr.kind {
+            INDEX_LEAF => pc,
+            INDEX_INTERIOR => pc + 4,
+            _ => return None,
+        };
+        local_payload(page, p, max_local(usable, false))
     }
 
     /// The rowid and payload of table-leaf cell `i` when the payload is all on the page:
@@ -405,24 +420,16 @@ impl<'a> IndexCells<'a> {
         (pc >= self.ptr_end && pc + 4 <= self.page.len()).then_some(pc)
     }
 
-    /// The key of cell `i` when its payload is all on the page (at most `max_local`
-    /// bytes, as `parse_cell` decides it), borrowed from the page; the size varint is
-    /// read inline when it is one byte (keys under 128 bytes). `None` when `i` is past the
-    /// last cell, the key spills onto overflow pages, or any check fails.
+    /// The key of cell `i` when its payload is all on the page ([`local_payload`]).
+    /// `None` when `i` is past the last cell, the key spills onto overflow pages, or any
+    /// check fails.
     #[inline(always)]
     fn local_key(&self, i: usize) -> Option<&'a [u8]> {
-        let p = self.cell_off(i)? + self.payload_skip;
-        let (size, n) = match *self.page.get(p)? {
-            b if b < 0x80 => (b as usize, 1),
-            _ => {
-                let (size, n) = get_varint(self.page.get(p..)?)?;
-                (usize::try_from(size).ok()?, n)
-            }
-        };
-        if size > self.max_local {
-            return None;
-        }
-        self.page.get(p + n..)?.get(..size)
+        local_payload(
+            self.page,
+            self.cell_off(i)? + self.payload_skip,
+            self.max_local,
+        )
     }
 
     /// The child page to the left of cell `i` of an interior page (the right-most child
@@ -439,6 +446,107 @@ impl<'a> IndexCells<'a> {
         {
             Some(b) => Ok(u32::from_be_bytes(*b)),
             None => self.frame.child(i, self.usable),
+        }
+    }
+}
+
+/// The payload of the index cell whose size varint is at `p` of `page` (cut at the usable
+/// size), borrowed from the page when it is all there: at most `max_local` bytes, as
+/// `parse_cell` decides it. The size varint is read inline when it is one byte (keys under
+/// 128 bytes). `None` for a payload that spills onto overflow pages or any failed check.
+#[inline(always)]
+fn local_payload(page: &[u8], p: usize, max_local: usize) -> Option<&[u8]> {
+    let (size, n) = match *page.get(p)? {
+        b if b < 0x80 => (b as usize, 1),
+        _ => {
+            let (size, n) = get_varint(page.get(p..)?)?;
+            (usize::try_from(size).ok()?, n)
+        }
+    };
+    if size > max_local {
+        return None;
+    }
+    page.get(p + n..)?.get(..size)
+}
+
+/// A probe key as an index descent compares it with cells, decoded once per descent.
+struct IndexProbe<'p> {
+    probe: &'p [u8],
+    /// The probe's fields; `None` when it does not decode, so that it is compared
+    /// undecoded and its error (if a comparison reaches the bad field) is the comparator's.
+    fields: Option<&'p [ValueRef<'p>]>,
+    /// The probe's first field, whether column 0 is DESC and whether the probe has no
+    /// other field, when the comparator orders column 0 plainly: most comparisons are then
+    /// decided on the encoded key's first field in place (`compare_first_field`), the
+    /// comparator called only on a tie of a multi-field probe or for keys the shortcut
+    /// does not read.
+    first: Option<(FirstProbe<'p>, bool, bool)>,
+    cmp: &'p dyn KeyCompare,
+}
+
+impl<'p> IndexProbe<'p> {
+    fn new(
+        probe: &'p [u8],
+        fields: Option<&'p [ValueRef<'p>]>,
+        cmp: &'p dyn KeyCompare,
+    ) -> IndexProbe<'p> {
+        let first = match (fields, cmp.first_field_order()) {
+            (Some([f0, rest @ ..]), Some((desc, binary))) => {
+                FirstProbe::of(f0, binary).map(|fp| (fp, desc, rest.is_empty()))
+            }
+            _ => None,
+        };
+        IndexProbe {
+            probe,
+            fields,
+            first,
+            cmp,
+        }
+    }
+
+    /// Where cell `i` of `cells`' page lies relative to the probe. The first-field order
+    /// is inlined into the search loops and the rest kept out of line
+    /// ([`compare_slow`](Self::compare_slow)): one closure for both was not inlined, and
+    /// its call and spills were ~25 of the ~70 instructions a comparison (callgrind,
+    /// hc_mixed scan).
+    #[inline(always)]
+    fn compare<V: PageRead + ?Sized>(
+        &self,
+        v: &V,
+        cells: &IndexCells<'_>,
+        i: usize,
+        scratch: &mut Vec<u8>,
+    ) -> Result<Ordering> {
+        if let Some((fp, desc, single)) = self.first {
+            if let Some(o) = cells.local_key(i).and_then(|k| compare_first_field(k, fp)) {
+                if o != Ordering::Equal || single {
+                    return Ok(if desc { o.reverse() } else { o });
+                }
+            }
+        }
+        self.compare_slow(v, cells, i, scratch)
+    }
+
+    /// [`compare`](Self::compare) by the comparator: a key all on the page is compared
+    /// where it lies, one that spills is assembled in `scratch` first.
+    #[inline(never)]
+    fn compare_slow<V: PageRead + ?Sized>(
+        &self,
+        v: &V,
+        cells: &IndexCells<'_>,
+        i: usize,
+        scratch: &mut Vec<u8>,
+    ) -> Result<Ordering> {
+        let key = match cells.local_key(i) {
+            Some(key) => key,
+            None => {
+                let info = cells.frame.cell(i, cells.usable)?;
+                payload_of(v, cells.frame, &info, scratch)?
+            }
+        };
+        match self.fields {
+            Some(fields) => self.cmp.compare_decoded(key, self.probe, fields),
+            None => self.cmp.compare(key, self.probe),
         }
     }
 }
@@ -783,9 +891,7 @@ impl TreeCursor {
         let mut seen_equal = false;
         let mut depth = 0;
         // The probe is decoded once for the whole descent (~14 comparisons per insert into
-        // a 40,000-entry index; re-parsing it each time was ~40% of a comparison). A probe
-        // that does not decode is compared undecoded, so its error (if any comparison
-        // reaches the bad field) is the comparator's as before.
+        // a 40,000-entry index; re-parsing it each time was ~40% of a comparison).
         // Up to eight fields are decoded onto the stack, not into a `Vec` (~390 -> ~300
         // instructions a descent; callgrind, speedtest1 test 290).
         let mut small = [ValueRef::Null; 8];
@@ -797,40 +903,7 @@ impl TreeCursor {
                 heap.as_deref()
             }
         };
-        // The probe's first field, when the comparator orders column 0 plainly: most
-        // comparisons are then decided on the encoded key's first field in place
-        // (`compare_first_field`), the comparator called only on a tie of a multi-field
-        // probe or for keys the shortcut does not read.
-        let first = match (probe_fields, cmp.first_field_order()) {
-            (Some([f0, rest @ ..]), Some((desc, binary))) => {
-                FirstProbe::of(f0, binary).map(|fp| (fp, desc, rest.is_empty()))
-            }
-            _ => None,
-        };
-        // Where cell `i` of `cells`' page lies relative to the probe: a key all on the page
-        // is compared where it lies, one that spills is assembled in `scratch` first.
-        let mut compare_cell = |cells: &IndexCells<'_>, i: usize| -> Result<Ordering> {
-            Ok(match (probe_fields, cells.local_key(i)) {
-                (Some(fields), Some(key)) => {
-                    match first.and_then(|(fp, desc, single)| {
-                        let o = compare_first_field(key, fp)?;
-                        (o != Ordering::Equal || single).then_some((o, desc))
-                    }) {
-                        Some((o, false)) => o,
-                        Some((o, true)) => o.reverse(),
-                        None => cmp.compare_decoded(key, probe, fields)?,
-                    }
-                }
-                _ => {
-                    let info = cells.frame.cell(i, usable)?;
-                    let key = payload_of(v, cells.frame, &info, scratch)?;
-                    match probe_fields {
-                        Some(fields) => cmp.compare_decoded(key, probe, fields)?,
-                        None => cmp.compare(key, probe)?,
-                    }
-                }
-            })
-        };
+        let probe = IndexProbe::new(probe, probe_fields, cmp);
         // A cell "goes left" when the sought position is after it.
         let left = |o: Ordering| o == Ordering::Less || (strict && o == Ordering::Equal);
         // Same-leaf shortcut (SQLite's `sqlite3BtreeIndexMoveto` does the same): with
@@ -845,16 +918,16 @@ impl TreeCursor {
                 let n = top.hdr.ncells;
                 if top.hdr.kind == INDEX_LEAF && n >= 2 {
                     let cells = IndexCells::of(top, usable);
-                    let o_first = compare_cell(&cells, 0)?;
+                    let o_first = probe.compare(v, &cells, 0, scratch)?;
                     if left(o_first) {
-                        let o_last = compare_cell(&cells, n - 1)?;
+                        let o_last = probe.compare(v, &cells, n - 1, scratch)?;
                         if !left(o_last) {
                             let mut seen_equal =
                                 o_first == Ordering::Equal || o_last == Ordering::Equal;
                             let (mut lo, mut hi) = (1usize, n - 1);
                             while lo < hi {
                                 let mid = (lo + hi) / 2;
-                                let o = compare_cell(&cells, mid)?;
+                                let o = probe.compare(v, &cells, mid, scratch)?;
                                 if o == Ordering::Equal {
                                     seen_equal = true;
                                 }
@@ -886,7 +959,7 @@ impl TreeCursor {
             let (mut lo, mut hi) = (0usize, top.hdr.ncells);
             while lo < hi {
                 let mid = (lo + hi) / 2;
-                let o = compare_cell(&cells, mid)?;
+                let o = probe.compare(v, &cells, mid, scratch)?;
                 if o == Ordering::Equal {
                     seen_equal = true;
                 }
