@@ -186,3 +186,42 @@ fn expression_index_ranges() {
     }
     check(&s);
 }
+
+/// Covering walks (speedtest1 fp test 130's shape): REAL columns bounded by TEXT that
+/// affinity turns into numbers, a two-column covering index whose second column the query
+/// reads, empty ranges (low bound above the high), and a second term on the covered column
+/// that the walk does not imply and must still test.
+#[test]
+fn covering_walks_over_reals() {
+    let mut s = String::from(
+        "CREATE TABLE z(a REAL, b REAL, c INTEGER);\n\
+         CREATE INDEX z_ab ON z(a, b);\n\
+         CREATE INDEX z_cd ON z(c DESC, b);\n",
+    );
+    for k in 0..400i64 {
+        let (a, b) = ((k * 7919) % 401 - 200, (k * 104_729) % 97);
+        s.push_str(&format!(
+            "INSERT INTO z VALUES('{a}.5e{e}', {b}, {c});\n",
+            e = k % 5 - 2,
+            c = k % 13 - 6
+        ));
+    }
+    s.push_str("INSERT INTO z VALUES(NULL, 1, NULL), (3, NULL, 3), ('x', 2, 'y');\n");
+    for (lo, hi) in [
+        ("'-61.5e1'", "'40.5e-1'"),
+        ("'30.5e-2'", "'-5.5e1'"),
+        ("'-1e9'", "'1e9'"),
+        ("3", "'3.0'"),
+        ("NULL", "1"),
+        ("'-20.5'", "20"),
+    ] {
+        s.push_str(&format!(
+            "SELECT count(*), min(b), max(b), total(b) FROM z WHERE a BETWEEN {lo} AND {hi};\n\
+             SELECT a, b FROM z WHERE a > {lo} AND a <= {hi} ORDER BY a, b;\n\
+             SELECT count(*), total(b) FROM z WHERE a BETWEEN {lo} AND {hi} AND b < 50;\n\
+             SELECT b FROM z WHERE c BETWEEN {lo} AND {hi} ORDER BY c DESC, b;\n\
+             SELECT c, b FROM z WHERE c >= {lo} AND b > 10 ORDER BY c DESC, b;\n"
+        ));
+    }
+    check(&s);
+}

@@ -11,8 +11,8 @@
 //! of its level, so a path derived from a term never changes the result. The one exception
 //! is exact: an index access lists the terms its bounds imply (`Access::Index::implied`,
 //! see [`implied_terms`]), and the executor skips testing those only on the rows of a
-//! one-range walk with table lookups or of a WITHOUT ROWID table's own tree, whose rows all
-//! satisfy them.
+//! one-range index walk (table lookups, a covering index's keys, or a WITHOUT ROWID
+//! table's own tree), whose rows all satisfy them.
 //!
 //! When `order_by_satisfied` finds the path yields the ORDER BY order, the plan carries no
 //! sort keys: the executor must then emit that core's rows in scan order (it does for a
@@ -598,8 +598,9 @@ const NOT_IMPLIED: u8 = 64;
 /// candidate's term). A comparison gives one candidate; a BETWEEN counts only when both
 /// its comparisons gave one (`choose_search` marks a half one `NOT_IMPLIED`).
 ///
-/// Why a used term may go untested on the rows of a one-range walk with table lookups (or
-/// of a WITHOUT ROWID table's own tree, the rows themselves):
+/// Why a used term may go untested on the rows of a one-range index walk (rows read by
+/// table lookups, or built from a covering index's keys, which hold the values the term
+/// reads, or a WITHOUT ROWID table's own tree, the rows themselves):
 /// the bound takes the term's comparison affinity and collation (`usable` keeps the
 /// column side unconverted, and the index column's collation is the term's), the walk
 /// compares keys exactly as the term compares values (SQLite's order), a NULL bound or

@@ -65,18 +65,20 @@ impl Frame {
         })
     }
 
-    /// The key of index cell `i` when its payload is under 128 bytes (a one-byte size
-    /// varint) and at most `max_local` (so all on the page): the usual index entry, read
-    /// without building a `CellInfo` (`cell` cost ~130 instructions per step of an index
-    /// descent; callgrind, speedtest1 test 290). `None` hands anything else,
-    /// well-formed or not, to [`cell`](Self::cell), whose checks this one implies.
+    /// The key of index cell `i` when its payload is all on the page ([`local_payload`]),
+    /// read in place without building a `CellInfo` (`cell` cost ~130 instructions per step
+    /// of an index walk; callgrind, speedtest1 test 290). `None` hands anything else,
+    /// well-formed or not, to [`cell`](Self::cell), whose checks this one implies. One
+    /// cell is read without [`IndexCells`]' per-page setup, which cost a step of an index
+    /// walk ~9 instructions more (callgrind, speedtest1 fp test 130).
     #[inline]
-    pub fn small_index_key(&self, i: usize, usable: usize, max_local: usize) -> Option<&[u8]> {
+    pub fn local_index_key(&self, i: usize, usable: usize) -> Option<&[u8]> {
         if i >= self.hdr.ncells {
             return None;
         }
+        let page = self.page.get(..usable)?;
         let ptr = self.hdr.ptr_array_start() + 2 * i;
-        let pc = u16::from_be_bytes([*self.page.get(ptr)?, *self.page.get(ptr + 1)?]) as usize;
+        let pc = u16::from_be_bytes([*page.get(ptr)?, *page.get(ptr + 1)?]) as usize;
         if pc < self.hdr.ptr_array_end() || pc + 4 > usable {
             return None;
         }
@@ -85,11 +87,7 @@ impl Frame {
             INDEX_INTERIOR => pc + 4,
             _ => return None,
         };
-        let size = *self.page.get(p)? as usize;
-        if size >= 0x80 || size > max_local || p + 1 + size > usable {
-            return None;
-        }
-        self.page.get(p + 1..p + 1 + size)
+        local_payload(page, p, max_local(usable, false))
     }
 
     /// The rowid and payload of table-leaf cell `i` when the payload is all on the page:
@@ -363,6 +361,193 @@ impl<'a> TableCells<'a> {
         {
             Some(b) => Ok(u32::from_be_bytes(*b)),
             None => self.frame.child(i, self.usable),
+        }
+    }
+}
+
+/// An index page's cells as a descent's comparisons read them in place (the index
+/// counterpart of [`TableCells`]): the page cut at the usable size, its cell pointer array
+/// and where that array ends, where a cell's payload starts (after the child pointer on an
+/// interior page) and the most payload a cell keeps on the page, worked out once per page
+/// of a search rather than once per comparison as a per-cell function did (the array's
+/// start from the page type, the type test, the pointer's checks: ~86 -> ~72 instructions
+/// a comparison; callgrind, hc_mixed scan, BENCHMARKS.md idxseek).
+struct IndexCells<'a> {
+    /// The page, for the errors and the checked reads (`Frame::cell`, `Frame::child`).
+    frame: &'a Frame,
+    usable: usize,
+    page: &'a [u8],
+    /// The cell pointers, big-endian; empty when the header's array does not fit the page
+    /// (which `PageHeader::parse` rejects) or the page is not an index page, so that every
+    /// probe falls back to the checked reads.
+    ptrs: &'a [[u8; 2]],
+    ptr_end: usize,
+    leaf: bool,
+    /// Bytes before a cell's payload size: the child page number on an interior page.
+    payload_skip: usize,
+    max_local: usize,
+    right_child: u32,
+}
+
+impl<'a> IndexCells<'a> {
+    #[inline(always)]
+    fn of(frame: &'a Frame, usable: usize) -> IndexCells<'a> {
+        let page = frame.page.get(..usable).unwrap_or(&frame.page[..]);
+        let hdr = &frame.hdr;
+        let ptrs = match hdr.kind {
+            INDEX_LEAF | INDEX_INTERIOR => page
+                .get(hdr.ptr_array_start()..hdr.ptr_array_end())
+                .unwrap_or(&[]),
+            _ => &[],
+        };
+        let leaf = hdr.kind == INDEX_LEAF;
+        IndexCells {
+            frame,
+            usable,
+            page,
+            ptrs: ptrs.as_chunks::<2>().0,
+            ptr_end: hdr.ptr_array_end(),
+            leaf,
+            payload_skip: if leaf { 0 } else { 4 },
+            max_local: max_local(usable, false),
+            right_child: hdr.right_child,
+        }
+    }
+
+    /// Offset of cell `i`, checked as [`Frame::cell_off`] checks it.
+    #[inline(always)]
+    fn cell_off(&self, i: usize) -> Option<usize> {
+        let pc = u16::from_be_bytes(*self.ptrs.get(i)?) as usize;
+        (pc >= self.ptr_end && pc + 4 <= self.page.len()).then_some(pc)
+    }
+
+    /// The key of cell `i` when its payload is all on the page ([`local_payload`]).
+    /// `None` when `i` is past the last cell, the key spills onto overflow pages, or any
+    /// check fails.
+    #[inline(always)]
+    fn local_key(&self, i: usize) -> Option<&'a [u8]> {
+        local_payload(
+            self.page,
+            self.cell_off(i)? + self.payload_skip,
+            self.max_local,
+        )
+    }
+
+    /// The child page to the left of cell `i` of an interior page (the right-most child
+    /// for `i == ncells`), as [`Frame::child`] reads it (which gives the error), without
+    /// validating the pointer a second time after the search (~45 instructions a level).
+    #[inline(always)]
+    fn child(&self, i: usize) -> Result<u32> {
+        if i == self.frame.hdr.ncells {
+            return Ok(self.right_child);
+        }
+        match self
+            .cell_off(i)
+            .and_then(|pc| self.page.get(pc..)?.first_chunk::<4>())
+        {
+            Some(b) => Ok(u32::from_be_bytes(*b)),
+            None => self.frame.child(i, self.usable),
+        }
+    }
+}
+
+/// The payload of the index cell whose size varint is at `p` of `page` (cut at the usable
+/// size), borrowed from the page when it is all there: at most `max_local` bytes, as
+/// `parse_cell` decides it. The size varint is read inline when it is one byte (keys under
+/// 128 bytes). `None` for a payload that spills onto overflow pages or any failed check.
+#[inline(always)]
+fn local_payload(page: &[u8], p: usize, max_local: usize) -> Option<&[u8]> {
+    let (size, n) = match *page.get(p)? {
+        b if b < 0x80 => (b as usize, 1),
+        _ => {
+            let (size, n) = get_varint(page.get(p..)?)?;
+            (usize::try_from(size).ok()?, n)
+        }
+    };
+    if size > max_local {
+        return None;
+    }
+    page.get(p + n..)?.get(..size)
+}
+
+/// A probe key as an index descent compares it with cells, decoded once per descent.
+struct IndexProbe<'p> {
+    probe: &'p [u8],
+    /// The probe's fields; `None` when it does not decode, so that it is compared
+    /// undecoded and its error (if a comparison reaches the bad field) is the comparator's.
+    fields: Option<&'p [ValueRef<'p>]>,
+    /// The probe's first field, whether column 0 is DESC and whether the probe has no
+    /// other field, when the comparator orders column 0 plainly: most comparisons are then
+    /// decided on the encoded key's first field in place (`compare_first_field`), the
+    /// comparator called only on a tie of a multi-field probe or for keys the shortcut
+    /// does not read.
+    first: Option<(FirstProbe<'p>, bool, bool)>,
+    cmp: &'p dyn KeyCompare,
+}
+
+impl<'p> IndexProbe<'p> {
+    fn new(
+        probe: &'p [u8],
+        fields: Option<&'p [ValueRef<'p>]>,
+        cmp: &'p dyn KeyCompare,
+    ) -> IndexProbe<'p> {
+        let first = match (fields, cmp.first_field_order()) {
+            (Some([f0, rest @ ..]), Some((desc, binary))) => {
+                FirstProbe::of(f0, binary).map(|fp| (fp, desc, rest.is_empty()))
+            }
+            _ => None,
+        };
+        IndexProbe {
+            probe,
+            fields,
+            first,
+            cmp,
+        }
+    }
+
+    /// Where cell `i` of `cells`' page lies relative to the probe. The first-field order
+    /// is inlined into the search loops and the rest kept out of line
+    /// ([`compare_slow`](Self::compare_slow)): one closure for both was not inlined, and
+    /// its call and spills were ~25 of the ~70 instructions a comparison (callgrind,
+    /// hc_mixed scan).
+    #[inline(always)]
+    fn compare<V: PageRead + ?Sized>(
+        &self,
+        v: &V,
+        cells: &IndexCells<'_>,
+        i: usize,
+        scratch: &mut Vec<u8>,
+    ) -> Result<Ordering> {
+        if let Some((fp, desc, single)) = self.first {
+            if let Some(o) = cells.local_key(i).and_then(|k| compare_first_field(k, fp)) {
+                if o != Ordering::Equal || single {
+                    return Ok(if desc { o.reverse() } else { o });
+                }
+            }
+        }
+        self.compare_slow(v, cells, i, scratch)
+    }
+
+    /// [`compare`](Self::compare) by the comparator: a key all on the page is compared
+    /// where it lies, one that spills is assembled in `scratch` first.
+    #[inline(never)]
+    fn compare_slow<V: PageRead + ?Sized>(
+        &self,
+        v: &V,
+        cells: &IndexCells<'_>,
+        i: usize,
+        scratch: &mut Vec<u8>,
+    ) -> Result<Ordering> {
+        let key = match cells.local_key(i) {
+            Some(key) => key,
+            None => {
+                let info = cells.frame.cell(i, cells.usable)?;
+                payload_of(v, cells.frame, &info, scratch)?
+            }
+        };
+        match self.fields {
+            Some(fields) => self.cmp.compare_decoded(key, self.probe, fields),
+            None => self.cmp.compare(key, self.probe),
         }
     }
 }
@@ -707,9 +892,7 @@ impl TreeCursor {
         let mut seen_equal = false;
         let mut depth = 0;
         // The probe is decoded once for the whole descent (~14 comparisons per insert into
-        // a 40,000-entry index; re-parsing it each time was ~40% of a comparison). A probe
-        // that does not decode is compared undecoded, so its error (if any comparison
-        // reaches the bad field) is the comparator's as before.
+        // a 40,000-entry index; re-parsing it each time was ~40% of a comparison).
         // Up to eight fields are decoded onto the stack, not into a `Vec` (~390 -> ~300
         // instructions a descent; callgrind, speedtest1 test 290).
         let mut small = [ValueRef::Null; 8];
@@ -721,42 +904,7 @@ impl TreeCursor {
                 heap.as_deref()
             }
         };
-        // The probe's first field, when the comparator orders column 0 plainly: most
-        // comparisons are then decided on the encoded key's first field in place
-        // (`compare_first_field`), the comparator called only on a tie of a multi-field
-        // probe or for keys the shortcut does not read.
-        let first = match (probe_fields, cmp.first_field_order()) {
-            (Some([f0, rest @ ..]), Some((desc, binary))) => {
-                FirstProbe::of(f0, binary).map(|fp| (fp, desc, rest.is_empty()))
-            }
-            _ => None,
-        };
-        let max_local = max_local(usable, false);
-        // Where cell `i` of `frame` lies relative to the probe.
-        let mut compare_cell = |frame: &Frame, i: usize| -> Result<Ordering> {
-            Ok(
-                match (probe_fields, frame.small_index_key(i, usable, max_local)) {
-                    (Some(fields), Some(key)) => {
-                        match first.and_then(|(fp, desc, single)| {
-                            let o = compare_first_field(key, fp)?;
-                            (o != Ordering::Equal || single).then_some((o, desc))
-                        }) {
-                            Some((o, false)) => o,
-                            Some((o, true)) => o.reverse(),
-                            None => cmp.compare_decoded(key, probe, fields)?,
-                        }
-                    }
-                    _ => {
-                        let info = frame.cell(i, usable)?;
-                        let key = payload_of(v, frame, &info, scratch)?;
-                        match probe_fields {
-                            Some(fields) => cmp.compare_decoded(key, probe, fields)?,
-                            None => cmp.compare(key, probe)?,
-                        }
-                    }
-                },
-            )
-        };
+        let probe = IndexProbe::new(probe, probe_fields, cmp);
         // A cell "goes left" when the sought position is after it.
         let left = |o: Ordering| o == Ordering::Less || (strict && o == Ordering::Equal);
         // Same-leaf shortcut (SQLite's `sqlite3BtreeIndexMoveto` does the same): with
@@ -770,16 +918,17 @@ impl TreeCursor {
             if let Some(top) = self.stack.last() {
                 let n = top.hdr.ncells;
                 if top.hdr.kind == INDEX_LEAF && n >= 2 {
-                    let o_first = compare_cell(top, 0)?;
+                    let cells = IndexCells::of(top, usable);
+                    let o_first = probe.compare(v, &cells, 0, scratch)?;
                     if left(o_first) {
-                        let o_last = compare_cell(top, n - 1)?;
+                        let o_last = probe.compare(v, &cells, n - 1, scratch)?;
                         if !left(o_last) {
                             let mut seen_equal =
                                 o_first == Ordering::Equal || o_last == Ordering::Equal;
                             let (mut lo, mut hi) = (1usize, n - 1);
                             while lo < hi {
                                 let mid = (lo + hi) / 2;
-                                let o = compare_cell(top, mid)?;
+                                let o = probe.compare(v, &cells, mid, scratch)?;
                                 if o == Ordering::Equal {
                                     seen_equal = true;
                                 }
@@ -807,10 +956,11 @@ impl TreeCursor {
             depth += 1;
             let n = self.stack.len();
             let top = &self.stack[n - 1];
+            let cells = IndexCells::of(top, usable);
             let (mut lo, mut hi) = (0usize, top.hdr.ncells);
             while lo < hi {
                 let mid = (lo + hi) / 2;
-                let o = compare_cell(top, mid)?;
+                let o = probe.compare(v, &cells, mid, scratch)?;
                 if o == Ordering::Equal {
                     seen_equal = true;
                 }
@@ -820,8 +970,9 @@ impl TreeCursor {
                     hi = mid;
                 }
             }
-            let leaf = top.hdr.is_leaf();
-            let child = if leaf { 0 } else { top.child(lo, usable)? };
+            // The child is read from the pointer the search checked.
+            let leaf = cells.leaf;
+            let child = if leaf { 0 } else { cells.child(lo)? };
             self.stack[n - 1].idx = lo;
             if leaf {
                 return Ok(seen_equal);
@@ -874,16 +1025,16 @@ impl TreeCursor {
         Ok((info.key, payload_of(v, frame, &info, scratch)?))
     }
 
-    /// The current entry's key when it is a small index key all on its page (as
-    /// [`Frame::small_index_key`] reads one); `None` for anything else, which
+    /// The current entry's key when it is an index key all on its page (as
+    /// [`Frame::local_index_key`] reads one); `None` for anything else, which
     /// [`current`](Self::current) and [`payload_of`] then read the checked way.
     #[inline]
-    pub fn current_small_index_key(&self, usable: usize) -> Option<&[u8]> {
+    pub fn current_local_index_key(&self, usable: usize) -> Option<&[u8]> {
         if !self.valid {
             return None;
         }
         let top = self.stack.last()?;
-        top.small_index_key(top.idx, usable, max_local(usable, false))
+        top.local_index_key(top.idx, usable)
     }
 
     /// Rowid of the current entry (table trees).

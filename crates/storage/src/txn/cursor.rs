@@ -88,7 +88,7 @@ impl Cursor {
         let usable = v.usable_size();
         if self.tc.table {
             self.saved_rowid = self.tc.rowid(usable)?;
-        } else if let Some(key) = self.tc.current_small_index_key(usable) {
+        } else if let Some(key) = self.tc.current_local_index_key(usable) {
             // The usual index entry, read without parsing its cell (~230 -> ~100
             // instructions a step of an index walk; callgrind, hc_mixed scans).
             self.saved_key.clear();
