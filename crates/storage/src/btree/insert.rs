@@ -661,6 +661,7 @@ pub fn index_rekey<V: PageWrite + ?Sized>(
 /// "seen equal" answers the check. The caller guarantees the prefix holds no NULL.
 /// `hint` and the hint returned are as for [`index_insert`] (none when nothing was
 /// written).
+#[allow(clippy::too_many_arguments)]
 pub fn index_insert_unique<V: PageWrite + ?Sized>(
     v: &mut V,
     tc: &mut TreeCursor,
