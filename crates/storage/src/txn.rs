@@ -373,6 +373,10 @@ impl View {
     }
 }
 
+/// Index hints kept per transaction (`TxnInner::index_hints`): one per index of a table
+/// with up to eight, so a row's writes to every index each find their own.
+const INDEX_HINTS_MAX: usize = 8;
+
 struct TxnInner {
     db: Database,
     view: View,
@@ -385,6 +389,11 @@ struct TxnInner {
     /// while the counter has not moved since (insert.rs, `table_insert`), except that key
     /// writes to other trees carry it along (`keep_hint_past`).
     append_hint: Option<(PageNo, u64, insert::LeafHint)>,
+    /// The leaf of the last write to each of a few index trees (insert.rs `IndexHint`):
+    /// (root, change counter after it, leaf), valid as `append_hint` is, and carried past
+    /// key writes to other trees the same way. At most `INDEX_HINTS_MAX`: a row's write
+    /// touches each of its table's indexes in turn.
+    index_hints: Vec<(PageNo, u64, insert::IndexHint)>,
     /// The largest rowid of each table `table_max_rowid` descended to in this transaction
     /// (None: the table is empty), so that a row-by-row INSERT descends once, not once a
     /// row. Invariant: an entry equals what a descent would return now. Only this
@@ -526,6 +535,31 @@ impl TxnInner {
                 h.1 = changes;
             }
         }
+        for h in &mut self.index_hints {
+            if h.0 != root && h.1 + 1 == changes {
+                h.1 = changes;
+            }
+        }
+    }
+
+    /// The hint of the index at `root` for the write about to be made there, if still
+    /// valid (taken: that write either hands back a new one or leaves none).
+    fn take_index_hint(&mut self, root: PageNo) -> Option<insert::IndexHint> {
+        let i = self.index_hints.iter().position(|h| h.0 == root)?;
+        let (_, changes, hint) = self.index_hints.swap_remove(i);
+        (changes == self.changes).then_some(hint)
+    }
+
+    /// Keeps `hint`, made by a write to the index at `root` under the current change
+    /// counter, for the next write there.
+    fn put_index_hint(&mut self, root: PageNo, hint: Option<insert::IndexHint>) {
+        let Some(hint) = hint else {
+            return;
+        };
+        if self.index_hints.len() >= INDEX_HINTS_MAX {
+            self.index_hints.remove(0);
+        }
+        self.index_hints.push((root, self.changes, hint));
     }
 
     fn note_schema(&mut self, root: PageNo) {
@@ -568,6 +602,7 @@ impl Txn {
                 changes: 0,
                 tc: TreeCursor::new(PageNo(1), true),
                 append_hint: None,
+                index_hints: Vec::new(),
                 max_rowids: Vec::new(),
                 scratch,
                 cell,
@@ -595,6 +630,7 @@ impl Txn {
         g.changes += 1;
         g.tc.invalidate();
         g.append_hint = None;
+        g.index_hints.clear();
         g.max_rowids.clear();
         // `commit` and `rollback` took it (T5), so no snapshot stays registered.
         debug_assert!(g.conc.is_none());
@@ -869,6 +905,7 @@ impl Txn {
         g.tc.table = true;
         g.changes += 1;
         let next_hint = insert::table_insert(v, &mut g.tc, rowid, &record, &mut g.cell, hint)?;
+        g.keep_hint_past(root);
         g.append_hint = next_hint.map(|path| (root, g.changes, path));
         if let Some(e) = g.max_rowids.iter_mut().find(|e| e.0 == root) {
             e.1 = Some(e.1.map_or(rowid, |m| m.max(rowid)));
@@ -903,9 +940,9 @@ impl Txn {
         let (found, next_hint) = delete::table_delete(v, &mut g.tc, rowid, hint)?;
         g.max_rowids
             .retain(|&(r, m)| r != root || m.is_some_and(|m| rowid < m));
-        match next_hint {
-            Some(h) => g.append_hint = Some((root, g.changes, h)),
-            None => g.keep_hint_past(root),
+        g.keep_hint_past(root);
+        if let Some(h) = next_hint {
+            g.append_hint = Some((root, g.changes, h));
         }
         g.note_key(root, Key::Row(rowid));
         g.note_op(Op::TableDelete(root, rowid));
@@ -976,12 +1013,14 @@ impl Txn {
         let mut g = self.lock();
         let g = &mut *g;
         let shared = conc_comparator(g, cmp)?;
+        let hint = g.take_index_hint(root);
         let v = g.view.write()?;
         g.tc.root = root;
         g.tc.table = false;
         g.changes += 1;
-        insert::index_insert(v, &mut g.tc, key, cmp, &mut g.scratch, &mut g.cell)?;
+        let next = insert::index_insert(v, &mut g.tc, key, cmp, &mut g.scratch, &mut g.cell, hint)?;
         g.keep_hint_past(root);
+        g.put_index_hint(root, next);
         g.note_index_key(root, key);
         if let Some(c) = shared {
             g.note_op(Op::IndexInsert(root, key.to_vec(), c));
@@ -1003,11 +1042,12 @@ impl Txn {
         let mut g = self.lock();
         let g = &mut *g;
         let shared = note_prefix_read(g, root, prefix, cmp)?;
+        let hint = g.take_index_hint(root);
         let v = g.view.write()?;
         g.tc.root = root;
         g.tc.table = false;
         // T1: a failure may come after pages were written (a balance), so it counts.
-        let inserted = insert::index_insert_unique(
+        let (inserted, next) = insert::index_insert_unique(
             v,
             &mut g.tc,
             key,
@@ -1015,6 +1055,7 @@ impl Txn {
             cmp,
             &mut g.scratch,
             &mut g.cell,
+            hint,
         )
         .inspect_err(|_| g.changes += 1)?;
         if !inserted {
@@ -1022,6 +1063,7 @@ impl Txn {
         }
         g.changes += 1;
         g.keep_hint_past(root);
+        g.put_index_hint(root, next);
         g.note_index_key(root, key);
         if let Some(c) = shared {
             g.note_op(Op::IndexInsert(root, key.to_vec(), c));
@@ -1161,12 +1203,14 @@ impl Txn {
         let mut g = self.lock();
         let g = &mut *g;
         let shared = conc_comparator(g, cmp)?;
+        let hint = g.take_index_hint(root);
         let v = g.view.write()?;
         g.tc.root = root;
         g.tc.table = false;
         g.changes += 1;
-        let found = delete::index_delete(v, &mut g.tc, key, cmp, &mut g.scratch)?;
+        let (found, next) = delete::index_delete(v, &mut g.tc, key, cmp, &mut g.scratch, hint)?;
         g.keep_hint_past(root);
+        g.put_index_hint(root, next);
         g.note_index_key(root, key);
         if let Some(c) = shared {
             g.note_op(Op::IndexDelete(root, key.to_vec(), c));
@@ -1571,11 +1615,11 @@ fn replay(v: &mut dyn WriteView, ops: &[Op]) -> Result<()> {
             }
             Op::IndexInsert(root, key, cmp) => {
                 let mut tc = TreeCursor::new(*root, false);
-                insert::index_insert(v, &mut tc, key, &**cmp, &mut scratch, &mut cell)?;
+                insert::index_insert(v, &mut tc, key, &**cmp, &mut scratch, &mut cell, None)?;
             }
             Op::IndexDelete(root, key, cmp) => {
                 let mut tc = TreeCursor::new(*root, false);
-                delete::index_delete(v, &mut tc, key, &**cmp, &mut scratch)?;
+                delete::index_delete(v, &mut tc, key, &**cmp, &mut scratch, None)?;
             }
             Op::Create(table, expected) => {
                 let root = tree::create(v, *table)?;

@@ -914,14 +914,23 @@ impl TreeCursor {
         // parents' child indexes stay right. The cells compared include the one at the
         // position found (non-strict) or the one before it (strict), so `seen_equal`
         // means what the full descent's does. Measured: see BENCHMARKS.md, leafseek.
+        // When the last cell goes left too and the leaf is the tree's right-most (every
+        // parent frame on its right-most child), every entry goes left: the position is
+        // past the leaf's last cell, where ascending index inserts go (speedtest1 test
+        // 110; the descent's last comparison is with that cell too).
         if reuse {
-            if let Some(top) = self.stack.last() {
+            if let Some((top, parents)) = self.stack.split_last() {
                 let n = top.hdr.ncells;
                 if top.hdr.kind == INDEX_LEAF && n >= 2 {
                     let cells = IndexCells::of(top, usable);
                     let o_first = probe.compare(v, &cells, 0, scratch)?;
                     if left(o_first) {
                         let o_last = probe.compare(v, &cells, n - 1, scratch)?;
+                        if left(o_last) && parents.iter().all(|f| f.idx == f.hdr.ncells) {
+                            let depth = self.stack.len();
+                            self.stack[depth - 1].idx = n;
+                            return Ok(o_last == Ordering::Equal);
+                        }
                         if !left(o_last) {
                             let mut seen_equal =
                                 o_first == Ordering::Equal || o_last == Ordering::Equal;

@@ -15,7 +15,9 @@ use super::balance::{balance, node_read};
 use super::cell::CellInfo;
 use super::cell::{cell_size_fn, convert_cell};
 use super::cursor::{payload_of, TreeCursor};
-use super::insert::{hinted_position, leaf_edge_and_keys, rebalance_leaf, LeafHint, Pos};
+use super::insert::{
+    hinted_position, leaf_edge_and_keys, rebalance_leaf, resume_at, IndexHint, LeafHint, Pos,
+};
 use super::overflow::{free_chain, read_payload};
 use super::page::{drop_cell, insert_cell, is_table_kind, INDEX_INTERIOR, INDEX_LEAF};
 use crate::error::{PageNo, Result, StorageError};
@@ -24,12 +26,14 @@ use crate::record::KeyCompare;
 use std::cmp::Ordering;
 
 /// Removes the cell the cursor's top (leaf) frame is on; frees its overflow chain when
-/// `free_overflow`.
+/// `free_overflow`. Returns the hint for the next write to an index tree (none when the
+/// leaf was merged); `before` is as for [`IndexHint::after`].
 fn remove_leaf_cell<V: PageWrite + ?Sized>(
     v: &mut V,
     tc: &mut TreeCursor,
     free_overflow: bool,
-) -> Result<()> {
+    before: Option<PageNo>,
+) -> Result<Option<IndexHint>> {
     let usable = v.usable_size();
     let top = tc
         .stack
@@ -37,8 +41,8 @@ fn remove_leaf_cell<V: PageWrite + ?Sized>(
         .ok_or_else(|| StorageError::misuse("no leaf"))?;
     let info = top.cell(top.idx, usable)?;
     let mut pos = Pos::take(tc)?;
-    remove_at(v, &mut pos, &info, free_overflow)?;
-    Ok(())
+    let balanced = remove_at(v, &mut pos, &info, free_overflow)?;
+    Ok(IndexHint::after(pos, balanced, before))
 }
 
 /// Removes the cell `info` at the leaf position `pos`, freeing its overflow chain when
@@ -138,34 +142,38 @@ pub fn table_take<V: PageWrite + ?Sized>(
     let info = top.cell(top.idx, v.usable_size())?;
     out.clear();
     read_payload(v, top.pgno, &top.page, &info, out)?;
-    remove_leaf_cell(v, tc, true)?;
+    remove_leaf_cell(v, tc, true, None)?;
     Ok(true)
 }
 
-/// Deletes the index entry comparing equal to `key`; false if there is none.
+/// Deletes the index entry comparing equal to `key`; false if there is none. `hint` is
+/// the one the previous write to this index returned, when nothing changed the tree
+/// since (insert.rs, [`IndexHint`]); returns the hint for the next write: the leaf, when
+/// the entry was a leaf cell and the leaf was not merged.
 pub fn index_delete<V: PageWrite + ?Sized>(
     v: &mut V,
     tc: &mut TreeCursor,
     key: &[u8],
     cmp: &dyn KeyCompare,
     scratch: &mut Vec<u8>,
-) -> Result<bool> {
+    hint: Option<IndexHint>,
+) -> Result<(bool, Option<IndexHint>)> {
     let usable = v.usable_size();
+    let before = resume_at(v, tc, hint)?;
     if !tc.seek_index(v, key, false, cmp, scratch)? {
-        return Ok(false);
+        return Ok((false, None));
     }
     {
         let (frame, info) = tc.current(usable)?;
         let stored = payload_of(v, frame, &info, scratch)?;
         if cmp.compare(stored, key)? != Ordering::Equal {
-            return Ok(false);
+            return Ok((false, None));
         }
     }
     let depth = tc.stack.len() - 1;
     let top = &tc.stack[depth];
     if top.hdr.is_leaf() {
-        remove_leaf_cell(v, tc, true)?;
-        return Ok(true);
+        return Ok((true, remove_leaf_cell(v, tc, true, before)?));
     }
     // Interior entry: find the predecessor (right-most entry of the left subtree).
     let (ipgno, c) = (top.pgno, top.idx);
@@ -237,6 +245,6 @@ pub fn index_delete<V: PageWrite + ?Sized>(
             "index order inconsistent with its comparator",
         ));
     }
-    remove_leaf_cell(v, tc, false)?;
-    Ok(true)
+    remove_leaf_cell(v, tc, false, None)?;
+    Ok((true, None))
 }
