@@ -713,7 +713,10 @@ impl ConnInner {
     fn commit_txn(&self, t: &Txn) -> std::result::Result<(), StorageError> {
         t.set_synchronous(sync_mode(self.state.synchronous.get()));
         t.commit()?;
-        if t.committed_seq().is_some() {
+        // Own commits matter to `PRAGMA data_version` only once it has been read (its first
+        // read starts the count afresh); asking the transaction is a mutex round trip, ~33
+        // instructions per commit (callgrind, kv_ops; BENCHMARKS.md, pragmas branch).
+        if self.data_version.seen_seq.get().is_some() && t.committed_seq().is_some() {
             self.data_version
                 .own_commits
                 .set(self.data_version.own_commits.get() + 1);
