@@ -334,6 +334,8 @@ impl Database {
                 attached_max: ATTACHED_MAX,
                 cache,
                 temp_cache,
+                data_version: DataVersion::default(),
+                cache_spill: (true, 0),
             })),
         })
     }
@@ -374,6 +376,38 @@ struct ConnInner {
     /// `PRAGMA cache_size` on the main and TEMP databases (`cache_size_rows`).
     cache: CacheSetting,
     temp_cache: CacheSetting,
+    /// `PRAGMA data_version` (`data_version_rows`).
+    data_version: DataVersion,
+    /// `PRAGMA cache_spill`: (on, threshold in pages), SQLite's defaults (on, 0).
+    cache_spill: (bool, i64),
+}
+
+/// A connection's `PRAGMA data_version`: as SQLite's, it changes when, and only when,
+/// another connection committed to the main database since this one last read it.
+#[derive(Default)]
+struct DataVersion {
+    /// The snapshot the pragma last read at (None: never read).
+    seen_seq: Cell<Option<u64>>,
+    /// Commits this connection published since then (`commit_txn`). Commit sequence
+    /// numbers grow by one per published commit (storage `Txn::committed_seq`), so the
+    /// rest of the gap to a newer snapshot is other connections' commits.
+    own_commits: Cell<u64>,
+    /// How many times the pragma found such commits.
+    changes: Cell<i64>,
+}
+
+impl DataVersion {
+    /// The value at snapshot `seq` (SQLite's values start at 1).
+    fn read_at(&self, seq: u64) -> i64 {
+        if let Some(seen) = self.seen_seq.get() {
+            if seq.saturating_sub(seen) > self.own_commits.get() {
+                self.changes.set(self.changes.get() + 1);
+            }
+        }
+        self.seen_seq.set(Some(seq));
+        self.own_commits.set(0);
+        1 + self.changes.get()
+    }
 }
 
 /// What a connection's `PRAGMA cache_size` is until it sets one: 64 MiB (negative: KiB, as
@@ -522,14 +556,172 @@ impl ConnInner {
             if pragma == "cache_size" {
                 return self.cache_size_rows(name.schema.as_deref(), value.as_ref());
             }
+            let main = name
+                .schema
+                .as_deref()
+                .is_none_or(|s| s.eq_ignore_ascii_case("main"));
+            if pragma == "page_size" && main {
+                if let Some(page_size) = exec::pragma::int_arg(value.as_ref()) {
+                    self.set_page_size(page_size)?;
+                    return Ok(Vec::new());
+                }
+            }
+            if pragma == "data_version" && main {
+                return self.data_version_rows();
+            }
+            if pragma == "cache_spill" {
+                return self.cache_spill_rows(value.as_ref());
+            }
+        }
+        // PRAGMA query_only: nothing that would write a database (TEMP included) runs,
+        // nor BEGIN IMMEDIATE/EXCLUSIVE, which starts writing; attaching or detaching one
+        // writes nothing, as in SQLite.
+        let begins_writing = matches!(
+            stmt,
+            Stmt::Begin {
+                mode: Some(TxnMode::Immediate | TxnMode::Exclusive)
+            }
+        );
+        if self.state.settings.query_only.get()
+            && (begins_writing || !exec::is_readonly(stmt))
+            && !matches!(stmt, Stmt::Attach { .. } | Stmt::Detach(_))
+        {
+            return Err(error(
+                codes::SQLITE_READONLY,
+                "attempt to write a readonly database",
+            ));
         }
         self.run_stmt(stmt, params)
+    }
+
+    /// `PRAGMA page_size = N` on the main database: a blank database (no table, no header
+    /// setting yet) is re-created with pages of N bytes, as SQLite applies the pragma until
+    /// the first table is created; otherwise, or for a size that is not a power of two in
+    /// 512..=65536, nothing changes. Re-creating closes the database, so it happens only
+    /// when this connection holds it alone (no other connection, no `Database` handle
+    /// kept by the application) and outside a transaction: else the pragma is ignored.
+    fn set_page_size(&mut self, page_size: i64) -> Result<()> {
+        let valid = (512..=65536).contains(&page_size) && page_size.count_ones() == 1;
+        if !valid || self.txn.is_some() {
+            return Ok(());
+        }
+        let h = self.with_read_txn(|_, t| Ok(t.header()?))?;
+        let blank = h.page_count == 1
+            && h.schema_cookie == 0
+            && h.user_version == 0
+            && h.application_id == 0
+            && h.freelist_count == 0;
+        if !blank || i64::from(h.page_size) == page_size {
+            return Ok(());
+        }
+        // Every handle but this connection's own two (`db` and its cache ask) must go.
+        self.spare_read = None;
+        self.idle_cursors = IdleCursors::default();
+        self.plan = None;
+        if !self.db.held_only_by(2) {
+            return Ok(());
+        }
+        let opts = OpenOptions {
+            page_size: page_size as u32,
+            page_size_for_blank: true,
+            synchronous: self.db.synchronous(),
+            ..OpenOptions::default()
+        };
+        let cache_size = self.cache.size.get();
+        let placeholder = parlite_storage::Database::open_in_memory(OpenOptions::default())?;
+        self.cache = CacheSetting::new(&placeholder)?;
+        // Dropping the last handle closes the file (its final checkpoint folds the log).
+        drop(std::mem::replace(&mut self.db, placeholder));
+        let path = self.schema.main_file.clone();
+        let reopened = if path.is_empty() {
+            parlite_storage::Database::open_in_memory(opts)
+        } else {
+            // The storage re-checks, under the process lock, that the file is blank.
+            parlite_storage::Database::open(&path, opts.clone()).or_else(|_| {
+                parlite_storage::Database::open(
+                    &path,
+                    OpenOptions {
+                        page_size_for_blank: false,
+                        ..opts
+                    },
+                )
+            })
+        };
+        self.db = reopened?;
+        self.cache = CacheSetting::new(&self.db)?;
+        self.cache.set(cache_size)?;
+        self.schema_loaded = false;
+        self.schema_gen += 1;
+        Ok(())
+    }
+
+    /// `PRAGMA data_version`: this connection's count of the times it found that another
+    /// connection had committed (`DataVersion`), read at the transaction's snapshot.
+    fn data_version_rows(&mut self) -> Result<Vec<Vec<SqlValue>>> {
+        let seq = match &self.txn {
+            Some(t) => t.snapshot_seq(),
+            None => {
+                let t = self.begin_autocommit_read()?;
+                let seq = t.snapshot_seq();
+                t.commit()?;
+                self.spare_read = Some(t);
+                seq
+            }
+        };
+        let seq = seq.ok_or_else(|| error(codes::SQLITE_MISUSE, "transaction has ended"))?;
+        Ok(vec![vec![SqlValue::Integer(
+            self.data_version.read_at(seq),
+        )]])
+    }
+
+    /// `PRAGMA cache_spill[ = N|boolean]`. parlite never writes a transaction's pages to
+    /// the database before it commits (they stay in its private pages, then go to the log),
+    /// so there is nothing to spill: the setting is kept as SQLite keeps it and reads back
+    /// as SQLite computes it (0 when off, else the larger of N and the cache size in
+    /// pages), with parlite's cache size in pages (KiB / page size, no per-page overhead).
+    fn cache_spill_rows(
+        &mut self,
+        value: Option<&parlite_sql::parse::ast::PragmaValue>,
+    ) -> Result<Vec<Vec<SqlValue>>> {
+        let page_size = self.with_read_txn(|_, t| Ok(t.header()?.page_size))?;
+        let pages = |n: i64| {
+            if n >= 0 {
+                n
+            } else {
+                n.saturating_mul(-1024) / i64::from(page_size)
+            }
+        };
+        match exec::pragma::cache_spill_arg(value) {
+            Some((size, on)) => {
+                if let Some(n) = size {
+                    self.cache_spill.1 = pages(n);
+                }
+                self.cache_spill.0 = on;
+                Ok(Vec::new())
+            }
+            None => {
+                let v = match self.cache_spill.0 {
+                    false => 0,
+                    true => self.cache_spill.1.max(pages(self.cache.size.get())),
+                };
+                Ok(vec![vec![SqlValue::Integer(v)]])
+            }
+        }
     }
 
     /// Commits `t` as durably as this connection's `PRAGMA synchronous` says (invariant 6).
     fn commit_txn(&self, t: &Txn) -> std::result::Result<(), StorageError> {
         t.set_synchronous(sync_mode(self.state.synchronous.get()));
-        t.commit()
+        t.commit()?;
+        // Own commits matter to `PRAGMA data_version` only once it has been read (its first
+        // read starts the count afresh); asking the transaction is a mutex round trip, ~33
+        // instructions per commit (callgrind, kv_ops; BENCHMARKS.md, pragmas branch).
+        if self.data_version.seen_seq.get().is_some() && t.committed_seq().is_some() {
+            self.data_version
+                .own_commits
+                .set(self.data_version.own_commits.get() + 1);
+        }
+        Ok(())
     }
 
     /// `PRAGMA parlite_stats`: (name, value) rows of `Database::stats`, conflicts also per
@@ -613,7 +805,7 @@ impl ConnInner {
                 None => return Err(error(codes::SQLITE_ERROR, format!("unknown database {s}"))),
             },
         };
-        match exec::pragma::cache_size_arg(value) {
+        match exec::pragma::int_arg(value) {
             Some(n) => {
                 setting.set(n)?;
                 Ok(Vec::new())
@@ -1272,6 +1464,10 @@ impl ConnInner {
         }
         match r {
             Ok(rows) => {
+                if let Err(e) = self.check_max_page_count(t) {
+                    self.undo_temp(tsp);
+                    return Err(e);
+                }
                 if let Some(sp) = tsp {
                     self.temp_txn.release(sp)?;
                 }
@@ -1282,6 +1478,20 @@ impl ConnInner {
                 Err(e.into())
             }
         }
+    }
+
+    /// `PRAGMA max_page_count`: a statement that left the main database larger fails with
+    /// SQLITE_FULL (and is undone as any failed statement), where SQLite fails the write
+    /// that would pass the bound. Checked only when a bound below SQLite's ceiling is set.
+    fn check_max_page_count(&self, t: &Txn) -> Result<()> {
+        let max = self.state.settings.max_page_count.get();
+        if max >= exec::pragma::MAX_PAGE_COUNT || !t.is_write() {
+            return Ok(());
+        }
+        if i64::from(t.page_count()?) > max {
+            return Err(StorageError::Full.into());
+        }
+        Ok(())
     }
 
     /// Fails with `FOREIGN KEY constraint failed` (SQLITE_CONSTRAINT_FOREIGNKEY) while a

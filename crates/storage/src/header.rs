@@ -246,6 +246,41 @@ pub fn init_header(page1: &mut [u8], page_size: u32) {
     put_u32(page1, OFFSET_WRITER_VERSION, WRITER_VERSION);
 }
 
+/// True when `page1` is the whole of a database that holds nothing: page 1 exactly as a new
+/// database of its page size starts (`init_header`, then an empty table leaf for
+/// sqlite_schema at offset 100), except for the fields a commit or checkpoint stamps (change
+/// counter, page count, version-valid-for, writer version). Such a file has no table, no
+/// header setting and no free page, so re-creating it with another page size loses nothing
+/// (`OpenOptions::page_size_for_blank`, SQLite's `PRAGMA page_size` before the first table).
+pub fn is_blank_database(page1: &[u8]) -> bool {
+    let Ok(h) = DbHeader::parse(page1) else {
+        return false;
+    };
+    if page1.len() != h.page_size as usize {
+        return false;
+    }
+    let mut fresh = vec![0u8; page1.len()];
+    init_header(&mut fresh, h.page_size);
+    // An empty table leaf: type 13, no freeblock, no cell, content starting at the end of
+    // the page (0 stands for 65536), no fragmented byte.
+    fresh[100] = 13;
+    let content_start = if h.page_size == 65536 {
+        0
+    } else {
+        h.page_size as u16
+    };
+    fresh[105..107].copy_from_slice(&content_start.to_be_bytes());
+    let stamped = |i: usize| {
+        (OFFSET_CHANGE_COUNTER..OFFSET_PAGE_COUNT + 4).contains(&i)
+            || (OFFSET_VERSION_VALID_FOR..OFFSET_WRITER_VERSION + 4).contains(&i)
+    };
+    page1
+        .iter()
+        .zip(&fresh)
+        .enumerate()
+        .all(|(i, (a, b))| a == b || stamped(i))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,5 +314,34 @@ mod tests {
             Err(StorageError::NotADatabase { .. })
         ));
         assert!(DbHeader::parse(&page[..50]).is_err());
+    }
+
+    #[test]
+    fn a_blank_database_is_told_from_one_with_content() {
+        for size in [512u32, 4096, 65536] {
+            let mut page = vec![0u8; size as usize];
+            init_header(&mut page, size);
+            page[100] = 13;
+            let start = if size == 65536 { 0 } else { size as u16 };
+            page[105..107].copy_from_slice(&start.to_be_bytes());
+            assert!(is_blank_database(&page), "{size}");
+            let mut stamped = page.clone();
+            put_u32(&mut stamped, OFFSET_CHANGE_COUNTER, 9);
+            put_u32(&mut stamped, OFFSET_VERSION_VALID_FOR, 9);
+            assert!(is_blank_database(&stamped));
+            for offset in [
+                OFFSET_USER_VERSION,
+                OFFSET_APPLICATION_ID,
+                OFFSET_SCHEMA_COOKIE,
+            ] {
+                let mut set = page.clone();
+                put_u32(&mut set, offset, 1);
+                assert!(!is_blank_database(&set), "header field at {offset}");
+            }
+            let mut one_cell = page.clone();
+            one_cell[104] = 1;
+            assert!(!is_blank_database(&one_cell));
+            assert!(!is_blank_database(&page[..size as usize / 2]));
+        }
     }
 }

@@ -612,6 +612,10 @@ impl WriteView for MemWrite {
     fn rollback(mut self: Box<Self>) {
         self.release_lock();
     }
+    fn commit_seq(&self) -> Option<u64> {
+        // As `commit`, which publishes only then.
+        (self.changed && self.count > 0).then_some(self.base_seq + 1)
+    }
     fn attach_writer(&mut self, busy_timeout: Duration) -> Result<bool> {
         if self.locked {
             return Ok(true);

@@ -15,8 +15,13 @@ pub enum Synchronous {
 
 #[derive(Debug, Clone)]
 pub struct OpenOptions {
-    /// Page size for a new database (512..=65536, a power of two). Ignored for an existing file.
+    /// Page size for a new database (512..=65536, a power of two). Ignored for an existing file
+    /// unless `page_size_for_blank` says otherwise.
     pub page_size: u32,
+    /// Re-create an existing file at `page_size` when it is a blank database (one page, no
+    /// table, no header setting: `header::is_blank_database`) whose log holds nothing more,
+    /// as SQLite's `PRAGMA page_size` applies until the first table is created.
+    pub page_size_for_blank: bool,
     /// Most pages the cache keeps; memory is bounded by this, not by the database size.
     pub cache_pages_max: usize,
     pub synchronous: Synchronous,
@@ -29,6 +34,7 @@ impl Default for OpenOptions {
     fn default() -> Self {
         OpenOptions {
             page_size: 4096,
+            page_size_for_blank: false,
             cache_pages_max: 16384,
             synchronous: Synchronous::Full,
             create: true,

@@ -80,6 +80,10 @@ pub trait WriteView: PageWrite + Send {
     fn commit(self: Box<Self>) -> Result<()>;
     /// Discards every change.
     fn rollback(self: Box<Self>);
+    /// The sequence number `commit` would publish now (the snapshot's + 1, the writer lock
+    /// being held at commit), or None when the view changed nothing and so publishes
+    /// nothing (`Txn::committed_seq`, parlite's `PRAGMA data_version`).
+    fn commit_seq(&self) -> Option<u64>;
     /// How durable this view's commit must be before `commit` returns, overriding the
     /// backend's `set_synchronous` for this commit only (per-connection `PRAGMA
     /// synchronous`). Backends without a disk ignore it.
@@ -136,6 +140,10 @@ pub trait Backend: Send + Sync {
     /// Most pages the page cache keeps (`PRAGMA cache_size`). Backends without a cache
     /// (memory: every page is held) ignore it.
     fn set_cache_pages_max(&self, _pages: usize) {}
+    /// Another handle of this process shares the backend (a file opened twice, lockfile L3).
+    fn is_shared(&self) -> bool {
+        false
+    }
     /// Commit, fsync and checkpoint counters (all zero for backends without a disk).
     fn stats(&self) -> crate::pager::PagerStats {
         crate::pager::PagerStats::default()

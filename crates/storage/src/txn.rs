@@ -177,6 +177,15 @@ impl Database {
         Database::with_backend_opts(Arc::new(MemBackend::new(opts.page_size)?), &opts)
     }
 
+    /// True when `handles` values (this one among them) are all that hold this database,
+    /// and no other `Database` shares its backend (lockfile L3): closing them closes the
+    /// file (parlite's `PRAGMA page_size` re-creates a blank database only then).
+    pub fn held_only_by(&self, handles: usize) -> bool {
+        Arc::strong_count(&self.inner) == handles
+            && Arc::strong_count(&self.inner.backend) == 1
+            && !self.inner.backend.is_shared()
+    }
+
     /// The backend this database runs on.
     pub fn backend(&self) -> &Arc<dyn Backend> {
         &self.inner.backend
@@ -411,6 +420,8 @@ struct TxnInner {
     locked_writes: Option<WriteSet>,
     /// This transaction's commit durability (`Txn::set_synchronous`); `None`: the database's.
     synchronous: Option<Synchronous>,
+    /// The sequence number its commit published (`Txn::committed_seq`).
+    committed_seq: Option<u64>,
 }
 
 impl Drop for TxnInner {
@@ -609,6 +620,7 @@ impl Txn {
                 conc: None,
                 locked_writes: None,
                 synchronous: None,
+                committed_seq: None,
             })),
         }
     }
@@ -648,6 +660,23 @@ impl Txn {
 
     fn lock(&self) -> MutexGuard<'_, TxnInner> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The commit sequence number of the snapshot this transaction reads (None once ended).
+    pub fn snapshot_seq(&self) -> Option<u64> {
+        match &self.lock().view {
+            View::Read(r) => Some(r.snapshot_seq()),
+            View::Write(w) => Some(w.snapshot_seq()),
+            View::Done => None,
+        }
+    }
+
+    /// The sequence number this transaction's `commit` published: None before it committed,
+    /// and for a commit that changed nothing (a read, or a writer with nothing to publish).
+    /// Sequence numbers grow by one per published commit, so a connection that knows its
+    /// own can tell whether anyone else committed between two snapshots.
+    pub fn committed_seq(&self) -> Option<u64> {
+        self.lock().committed_seq
     }
 
     pub fn is_write(&self) -> bool {
@@ -736,6 +765,13 @@ impl Txn {
             let p1 = v.page(PageNo(1))?;
             Ok(get_u32(&p1, HeaderField::SchemaCookie.offset()))
         })
+    }
+
+    /// Pages in the database as this transaction sees it, its own growth included. Not a
+    /// read of the header: a concurrent transaction does not conflict over it.
+    pub fn page_count(&self) -> Result<u32> {
+        let g = self.lock();
+        with_view!(g, v => Ok(v.page_count()))
     }
 
     pub fn header(&self) -> Result<HeaderInfo> {
@@ -1333,7 +1369,8 @@ impl Txn {
                 View::Write(w) => Some(w),
                 View::Read(_) | View::Done => None,
             };
-            let r = commit_concurrent(&db, &mut slot, &mut c, g.synchronous);
+            let r = commit_concurrent(&db, &mut slot, &mut c, g.synchronous)
+                .map(|seq| g.committed_seq = seq);
             if let (Err(StorageError::Busy { .. }), Some(w)) = (&r, slot.take()) {
                 // T3: the writer lock was not had in time; the transaction stays open, as
                 // SQLite's COMMIT after SQLITE_BUSY.
@@ -1357,7 +1394,9 @@ impl Txn {
                     ..WriteSet::default()
                 });
                 lock(&g.db.inner.history).push(w.snapshot_seq() + 1, ws);
+                let seq = w.commit_seq();
                 w.commit()?;
+                g.committed_seq = seq;
                 lock(&g.db.inner.history).stats.locked_commits += 1;
                 Ok(())
             }
@@ -1463,13 +1502,13 @@ fn commit_concurrent(
     slot: &mut Option<Box<dyn WriteView>>,
     c: &mut ConcTxn,
     synchronous: Option<Synchronous>,
-) -> Result<()> {
+) -> Result<Option<u64>> {
     if slot.is_none() {
         return Err(StorageError::misuse("transaction has ended"));
     }
     if c.ops.is_empty() {
         // Read-only: its reads were of a consistent snapshot; nothing to validate.
-        return Ok(());
+        return Ok(None);
     }
     let timeout = *lock(&db.inner.concurrent_busy_timeout);
     // C7: a rebased view (validated and replayed outside the lock) and its snapshot. The
@@ -1510,6 +1549,7 @@ fn commit_concurrent(
         // and its free were ~650 of a bdb_update CONCURRENT commit's ~36k instructions,
         // callgrind.)
         lock(&db.inner.history).push(base + 1, std::mem::take(&mut c.writes));
+        let seq = view.commit_seq();
         view.commit()?;
         let mut h = lock(&db.inner.history);
         h.stats.concurrent_commits += 1;
@@ -1518,7 +1558,7 @@ fn commit_concurrent(
         } else {
             h.stats.concurrent_rebased_commits += 1;
         }
-        return Ok(());
+        return Ok(seq);
     }
     drop(rebased);
     let mut fresh = db.inner.backend.begin_write(timeout)?;
@@ -1545,9 +1585,10 @@ fn commit_concurrent(
     }
     // C1, C5.
     lock(&db.inner.history).push(fresh.snapshot_seq() + 1, std::mem::take(&mut c.writes));
+    let seq = fresh.commit_seq();
     fresh.commit()?;
     lock(&db.inner.history).stats.concurrent_commits += 1;
-    Ok(())
+    Ok(seq)
 }
 
 /// C7: a detached view on the latest snapshot with the transaction's operations applied,

@@ -444,8 +444,8 @@ impl Engine<'_> {
                 format!("NOT NULL constraint failed: {}.{}", t.name, c.name),
             ));
         }
-        // CHECK.
-        if !w.checks.is_empty() {
+        // CHECK, unless `PRAGMA ignore_check_constraints` is on.
+        if !w.checks.is_empty() && !self.state.settings.ignore_check_constraints.get() {
             let mut row = vals.to_vec();
             row.push(rowid_slot);
             let fr = Frame::new(&row, None);

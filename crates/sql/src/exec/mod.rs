@@ -75,6 +75,8 @@ pub struct ConnState {
     /// Deferred foreign-key checks of the explicit transaction, re-run at COMMIT
     /// (`Engine::fk_check_deferred`); cleared when the transaction ends.
     pub fk_deferred: std::cell::RefCell<Vec<fkey::FkNoAction>>,
+    /// The settings pragmas of `pragma::Settings` (query_only, max_page_count, ...).
+    pub settings: pragma::Settings,
 }
 
 impl FunctionContext for ConnState {

@@ -3,7 +3,9 @@
 //!
 //! Unknown pragmas are ignored without error, as in SQLite. Settings that belong to the
 //! connection (busy_timeout, synchronous, foreign_keys) live in `ConnState`; the connection
-//! layer applies them to storage, and runs `cache_size` itself (`cache_size_arg`).
+//! layer applies them to storage, and runs `cache_size`, `page_size`, `data_version` and
+//! `cache_spill` itself (`int_arg`). The settings SQLite keeps per connection are in
+//! `settings.rs`.
 
 use super::store::Row;
 use super::Engine;
@@ -13,6 +15,8 @@ use crate::value::{Result, SqlError, Value};
 use std::ops::Bound;
 
 mod integrity;
+mod settings;
+pub use settings::{safety_level, Settings, MAX_PAGE_COUNT};
 
 /// Pragmas whose assignment changes only this connection (or a database-wide runtime
 /// setting such as `synchronous`) and never writes the file, so they run without the
@@ -27,13 +31,16 @@ pub fn is_connection_setting(name: &str) -> bool {
             | "defer_foreign_keys"
             | "case_sensitive_like"
             | "recursive_triggers"
-            | "temp_store"
             | "read_uncommitted"
             | "journal_mode"
             | "locking_mode"
-            | "threads"
             | "isolation_level"
-    )
+            // Read-only or connection-level in parlite (`page_size` is run by the
+            // connection layer: it re-creates a blank database).
+            | "data_version"
+            | "page_size"
+            | "cache_spill"
+    ) || settings::NAMES.contains(&key(name).as_str())
 }
 
 pub fn column_names(name: &str, has_value: bool) -> Vec<String> {
@@ -73,32 +80,39 @@ pub fn column_names(name: &str, has_value: bool) -> Vec<String> {
         "collation_list" => v(&["seq", "name"]),
         "compile_options" => v(&["compile_options"]),
         "isolation_level" if !has_value => v(&["isolation_level"]),
-        n @ ("user_version"
-        | "schema_version"
-        | "page_size"
-        | "cache_size"
-        | "synchronous"
-        | "journal_mode"
-        | "busy_timeout"
-        | "foreign_keys"
-        | "defer_foreign_keys"
-        | "encoding"
-        | "page_count"
-        | "freelist_count"
-        | "application_id"
-        | "case_sensitive_like"
-        | "recursive_triggers"
-        | "auto_vacuum"
-        | "temp_store"
-        | "locking_mode"
+        // Flags and `temp_store` answer only when read; the others answer their value
+        // after an assignment too.
+        "query_only"
+        | "ignore_check_constraints"
+        | "automatic_index"
+        | "trusted_schema"
+        | "cell_size_check"
         | "read_uncommitted"
-        | "threads") => {
-            if has_value
-                && !matches!(
-                    n,
-                    "journal_mode" | "busy_timeout" | "locking_mode" | "threads"
-                )
-            {
+        | "fullfsync"
+        | "checkpoint_fullfsync"
+        | "count_changes"
+        | "empty_result_callbacks"
+        | "full_column_names"
+        | "legacy_alter_table"
+        | "reverse_unordered_selects"
+        | "writable_schema"
+        | "short_column_names"
+        | "temp_store"
+        | "cache_spill"
+            if has_value =>
+        {
+            Vec::new()
+        }
+        n if settings::NAMES.contains(&n) => v(&[n]),
+        // Read-only: an assignment reads.
+        n @ ("data_version" | "cache_spill" | "page_count" | "freelist_count") => v(&[n]),
+        // Never a row, but SQLite declares the column.
+        n @ ("optimize" | "temp_store_directory") => v(&[n]),
+        n @ ("user_version" | "schema_version" | "page_size" | "cache_size" | "synchronous"
+        | "journal_mode" | "busy_timeout" | "foreign_keys" | "defer_foreign_keys"
+        | "encoding" | "application_id" | "recursive_triggers" | "auto_vacuum"
+        | "locking_mode") => {
+            if has_value && !matches!(n, "journal_mode" | "busy_timeout" | "locking_mode") {
                 Vec::new()
             } else if n == "busy_timeout" {
                 v(&["timeout"])
@@ -128,13 +142,33 @@ pub fn wal_checkpoint_mode(value: Option<&PragmaValue>) -> &'static str {
     }
 }
 
-/// `PRAGMA cache_size = N`'s N as SQLite reads it (an integer prefix, 0 for none); None
-/// for the query form. The connection layer runs the pragma (one cache per database,
-/// shared by its connections: `parlite::CacheSetting`).
-pub fn cache_size_arg(value: Option<&PragmaValue>) -> Option<i64> {
+/// `PRAGMA name = N`'s N as SQLite reads `cache_size`'s and `page_size`'s (an integer
+/// prefix, 0 for none); None for the query form. The connection layer runs those pragmas
+/// (one cache per database, shared by its connections: `parlite::CacheSetting`; a new
+/// page size re-creates the database file).
+pub fn int_arg(value: Option<&PragmaValue>) -> Option<i64> {
     value.map(|v| match v {
         PragmaValue::Assign(e) | PragmaValue::Call(e) => pragma_arg(e).to_i64(),
     })
+}
+
+/// `PRAGMA cache_spill = X` as SQLite reads it: (the spill threshold when X is an integer,
+/// pages or -KiB; whether spilling is on: X as a boolean, an integer meaning on unless 0).
+/// None for the query form.
+pub fn cache_spill_arg(value: Option<&PragmaValue>) -> Option<(Option<i64>, bool)> {
+    let v = value.map(|v| match v {
+        PragmaValue::Assign(e) | PragmaValue::Call(e) => pragma_arg(e),
+    })?;
+    let size = match &v {
+        Value::Integer(i) => i32::try_from(*i).ok().map(i64::from),
+        Value::Text(t) => t.trim().parse::<i32>().ok().map(i64::from),
+        _ => None,
+    };
+    let on = match size {
+        Some(n) => settings::safety_level(&v, true, u8::from(n != 0)) != 0,
+        None => settings::boolean(&v),
+    };
+    Some((size, on))
 }
 
 fn pragma_arg(e: &Expr) -> Value {
@@ -152,18 +186,6 @@ fn pragma_arg(e: &Expr) -> Value {
     }
 }
 
-/// ON/TRUE/YES/1 → true (pragma boolean parsing).
-fn as_bool(v: &Value) -> bool {
-    match v {
-        Value::Integer(i) => *i != 0,
-        Value::Text(s) => matches!(
-            s.to_ascii_lowercase().as_str(),
-            "on" | "true" | "yes" | "1" | "full" | "normal"
-        ),
-        _ => false,
-    }
-}
-
 impl Engine<'_> {
     pub fn pragma(
         &mut self,
@@ -174,6 +196,14 @@ impl Engine<'_> {
             PragmaValue::Assign(e) | PragmaValue::Call(e) => pragma_arg(e),
         });
         let one = |v: Value| Ok(vec![vec![v]]);
+        if name
+            .schema
+            .as_deref()
+            .is_some_and(|s| s.eq_ignore_ascii_case("temp"))
+        {
+            // SQLite opens the TEMP database for a pragma naming it: database_list shows it.
+            self.schema.temp_shown.set(true);
+        }
         if let Some(s) = &name.schema {
             if !s.eq_ignore_ascii_case("main") && !s.eq_ignore_ascii_case("temp") {
                 let Some((slot, _)) = self.schema.attached_db(s) else {
@@ -223,6 +253,18 @@ impl Engine<'_> {
                 }
             }
         }
+        let in_memory = self.schema.main_file.is_empty();
+        let answer = self.state.settings.answer(
+            &key(&name.name),
+            arg.as_ref(),
+            || Ok(i64::from(self.store.file_header_in(0)?.page_count)),
+            in_memory,
+        )?;
+        match answer {
+            settings::Answer::NotASetting => {}
+            settings::Answer::Nothing => return Ok(Vec::new()),
+            settings::Answer::Int(i) => return one(Value::Integer(i)),
+        }
         match key(&name.name).as_str() {
             "table_info" | "table_xinfo" | "index_list" | "index_info" | "index_xinfo"
             | "table_list" | "foreign_key_list" | "function_list" | "pragma_list"
@@ -250,14 +292,10 @@ impl Engine<'_> {
             }
             "synchronous" => match arg {
                 Some(v) => {
-                    let level = match v.to_text_or_empty().to_ascii_lowercase().as_str() {
-                        "off" | "0" => 0,
-                        "normal" | "1" => 1,
-                        "full" | "2" => 2,
-                        "extra" | "3" => 3,
-                        _ => 2,
-                    };
-                    self.state.synchronous.set(level);
+                    // SQLite's reading: OFF 0, NORMAL (and any other word) 1, FULL 2,
+                    // EXTRA 3, a number n its low three bits after adding one, less one.
+                    let level = (i64::from(settings::safety_level(&v, false, 1)) + 1) & 7;
+                    self.state.synchronous.set(level.max(1) - 1);
                     Ok(Vec::new())
                 }
                 None => one(Value::Integer(self.state.synchronous.get())),
@@ -285,11 +323,21 @@ impl Engine<'_> {
                 })),
             },
             "journal_mode" => one(Value::text("wal")),
-            // parlite runs each statement on the calling thread: no helper threads.
-            "threads" => one(Value::Integer(0)),
             "locking_mode" => one(Value::text("normal")),
             "encoding" => match arg {
-                Some(_) => Ok(Vec::new()),
+                // A new database's encoding cannot be chosen (parlite writes UTF-8): a
+                // known name is accepted and ignored, as SQLite ignores it once the
+                // database exists.
+                Some(v) => {
+                    let name = v.to_text_or_empty();
+                    let known = ["UTF-8", "UTF8", "UTF-16le", "UTF-16be", "UTF-16", "UTF16"]
+                        .iter()
+                        .any(|n| n.eq_ignore_ascii_case(&name));
+                    match known {
+                        true => Ok(Vec::new()),
+                        false => Err(SqlError::msg(format!("unsupported encoding: {name}"))),
+                    }
+                }
                 None => one(Value::text("UTF-8")),
             },
             "busy_timeout" => {
@@ -300,14 +348,14 @@ impl Engine<'_> {
             }
             "foreign_keys" => match arg {
                 Some(v) => {
-                    self.state.foreign_keys.set(as_bool(&v));
+                    self.state.foreign_keys.set(settings::boolean(&v));
                     Ok(Vec::new())
                 }
                 None => one(Value::Integer(i64::from(self.state.foreign_keys.get()))),
             },
             "defer_foreign_keys" => match arg {
                 Some(v) => {
-                    self.state.defer_foreign_keys.set(as_bool(&v));
+                    self.state.defer_foreign_keys.set(settings::boolean(&v));
                     Ok(Vec::new())
                 }
                 None => one(Value::Integer(i64::from(
@@ -316,20 +364,20 @@ impl Engine<'_> {
             },
             "case_sensitive_like" => {
                 if let Some(v) = arg {
-                    self.state.case_sensitive_like.set(as_bool(&v));
+                    self.state.case_sensitive_like.set(settings::boolean(&v));
                 }
                 Ok(Vec::new())
             }
             "recursive_triggers" => match arg {
                 Some(v) => {
-                    self.state.recursive_triggers.set(as_bool(&v));
+                    self.state.recursive_triggers.set(settings::boolean(&v));
                     Ok(Vec::new())
                 }
                 None => one(Value::Integer(i64::from(
                     self.state.recursive_triggers.get(),
                 ))),
             },
-            "auto_vacuum" | "temp_store" | "read_uncommitted" => match arg {
+            "auto_vacuum" => match arg {
                 Some(_) => Ok(Vec::new()),
                 None => one(Value::Integer(0)),
             },
@@ -352,8 +400,13 @@ impl Engine<'_> {
     fn header_pragma(&mut self, bits: u32, name: &str, arg: Option<Value>) -> Result<Vec<Row>> {
         let pragma = key(name);
         if let Some(v) = arg {
-            if pragma == "application_id" {
-                self.store.set_application_id_in(bits, v.to_i64() as u32)?;
+            match pragma.as_str() {
+                "application_id" => {
+                    self.store.set_application_id_in(bits, v.to_i64() as u32)?;
+                }
+                // Read-only: the assignment reads.
+                "page_count" | "freelist_count" => return self.header_pragma(bits, name, None),
+                _ => {}
             }
             return Ok(Vec::new());
         }
@@ -555,46 +608,75 @@ pub fn database_list(schema: &crate::schema::Schema) -> Vec<Row> {
     out
 }
 
-/// The pragmas parlite answers, for `PRAGMA pragma_list` (each also in SQLite's list;
-/// SQLite lists more, such as the ones parlite ignores). Alphabetical, as SQLite's.
+/// `PRAGMA pragma_list`: SQLite's list (3.50, without its debugging pragmas). parlite
+/// accepts each one; what each means for parlite is in docs/pragmas.md.
 pub const PRAGMA_LIST: &[&str] = &[
+    "analysis_limit",
     "application_id",
     "auto_vacuum",
+    "automatic_index",
     "busy_timeout",
     "cache_size",
+    "cache_spill",
     "case_sensitive_like",
+    "cell_size_check",
+    "checkpoint_fullfsync",
     "collation_list",
     "compile_options",
+    "count_changes",
+    "data_version",
     "database_list",
+    "default_cache_size",
     "defer_foreign_keys",
+    "empty_result_callbacks",
     "encoding",
     "foreign_key_check",
     "foreign_key_list",
     "foreign_keys",
     "freelist_count",
+    "full_column_names",
+    "fullfsync",
     "function_list",
+    "hard_heap_limit",
+    "ignore_check_constraints",
+    "incremental_vacuum",
     "index_info",
     "index_list",
     "index_xinfo",
     "integrity_check",
     "journal_mode",
+    "journal_size_limit",
+    "legacy_alter_table",
     "locking_mode",
+    "max_page_count",
+    "mmap_size",
     "module_list",
+    "optimize",
     "page_count",
     "page_size",
     "pragma_list",
+    "query_only",
     "quick_check",
     "read_uncommitted",
     "recursive_triggers",
+    "reverse_unordered_selects",
     "schema_version",
+    "secure_delete",
+    "short_column_names",
+    "shrink_memory",
+    "soft_heap_limit",
     "synchronous",
     "table_info",
     "table_list",
     "table_xinfo",
     "temp_store",
+    "temp_store_directory",
     "threads",
+    "trusted_schema",
     "user_version",
+    "wal_autocheckpoint",
     "wal_checkpoint",
+    "writable_schema",
 ];
 
 /// The pragmas usable as table-valued functions (`pragma_x(...)`), as SQLite's pragma

@@ -529,21 +529,46 @@ fn open_inner(
     // The page size comes from the log when it has frames: page 1 in the file may be torn
     // by an interrupted checkpoint and is repaired by the redo below (D5). A log without
     // frames has nothing to say about this database.
+    let new_page_size = || {
+        let ps = opts.page_size;
+        if !(512..=65536).contains(&ps) || !ps.is_power_of_two() {
+            return Err(StorageError::misuse(format!(
+                "page size {ps} is not a power of two in 512..=65536"
+            )));
+        }
+        Ok(ps as usize)
+    };
+    let mut db_size = db_size;
     let page_size = match log_header.filter(|_| !frames.is_empty()) {
         Some(h) => h.page_size as usize,
-        None if db_size == 0 => {
-            let ps = opts.page_size;
-            if !(512..=65536).contains(&ps) || !ps.is_power_of_two() {
-                return Err(StorageError::misuse(format!(
-                    "page size {ps} is not a power of two in 512..=65536"
-                )));
-            }
-            ps as usize
-        }
+        None if db_size == 0 => new_page_size()?,
         None => {
             let mut h = [0u8; HEADER_SIZE];
             read_zero_padded(&*db, 0, &mut h)?;
-            DbHeader::parse(&h)?.page_size as usize
+            let page_size = DbHeader::parse(&h)?.page_size as usize;
+            // A blank database asked to take another page size is emptied and begins
+            // again as a new file. Under the process lock with no frame to redo, every
+            // state a crash can leave (the old blank page, an empty file) is an empty
+            // database, so no commit can be lost.
+            if opts.page_size_for_blank
+                && !opts.read_only
+                && opts.page_size as usize != page_size
+                && db_size == page_size as u64
+            {
+                let mut page1 = vec![0u8; page_size];
+                read_zero_padded(&*db, 0, &mut page1)?;
+                if header::is_blank_database(&page1) {
+                    let ps = new_page_size()?;
+                    db.truncate(0)?;
+                    db.sync()?;
+                    db_size = 0;
+                    ps
+                } else {
+                    page_size
+                }
+            } else {
+                page_size
+            }
         }
     };
 
@@ -1368,6 +1393,12 @@ impl WriteView for FileWriteView {
         self.commit_inner()
     }
 
+    fn commit_seq(&self) -> Option<u64> {
+        // As `prepare`, which publishes nothing for such a view.
+        let unchanged = self.private.is_empty() && self.page_count == self.snap.page_count;
+        (!unchanged).then_some(self.snap.seq + 1)
+    }
+
     fn rollback(self: Box<Self>) {}
 
     fn set_synchronous(&mut self, mode: Synchronous) {
@@ -1403,6 +1434,10 @@ impl WriteView for FileWriteView {
 }
 
 impl Backend for FileBackend {
+    fn is_shared(&self) -> bool {
+        Arc::strong_count(&self.handle) > 1
+    }
+
     fn begin_read(&self) -> Result<Box<dyn ReadView>> {
         Ok(Box::new(FileReadView {
             memo: std::cell::RefCell::new(read_memo::ReadMemo::new()),
