@@ -226,6 +226,19 @@ fn cmp_key(a: &Key, b: &Key, cmp: Option<&dyn KeyCompare>) -> Result<Ordering> {
 }
 
 impl ConcTxn {
+    /// The record buffer of the last row this finished transaction logged, emptied, for
+    /// the next transaction to build a record in (txn.rs `TxnBuffers::record`). Only once
+    /// the transaction is over: C5's replay reads the records until then.
+    pub fn take_record_buffer(&mut self) -> Vec<u8> {
+        let logged = self.ops.iter_mut().rev().find_map(|op| match op {
+            Op::TableInsert(_, _, record) => Some(record),
+            _ => None,
+        });
+        let mut buf = logged.map(std::mem::take).unwrap_or_default();
+        buf.clear();
+        buf
+    }
+
     pub fn new(snapshot: u64, isolation: Isolation) -> ConcTxn {
         ConcTxn {
             snapshot,

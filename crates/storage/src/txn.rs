@@ -411,8 +411,8 @@ struct TxnInner {
     /// every other tree-changing call (create, drop, clear, build, VACUUM's reset,
     /// ROLLBACK TO, which statement rollback also uses) drops them all.
     max_rowids: Vec<(PageNo, Option<i64>)>,
-    scratch: Vec<u8>,
-    cell: Vec<u8>,
+    /// Reusable buffers, taken from this thread's spare ones and given back at the end.
+    bufs: TxnBuffers,
     /// A concurrent transaction's reads, writes and operations (T4).
     conc: Option<Box<ConcTxn>>,
     /// A lock-holding writer's written keys; `None`: not recorded (the history had not been
@@ -430,11 +430,23 @@ impl Drop for TxnInner {
         if let Some(c) = self.conc.take() {
             lock(&self.db.inner.history).unregister(c.snapshot);
         }
-        put_spare_buffers(
-            std::mem::take(&mut self.scratch),
-            std::mem::take(&mut self.cell),
-        );
+        put_spare_buffers(std::mem::take(&mut self.bufs));
     }
+}
+
+/// A write transaction's reusable buffers, handed from one transaction to the next on the
+/// same thread (`SPARE_BUFFERS`).
+#[derive(Default)]
+struct TxnBuffers {
+    scratch: Vec<u8>,
+    /// Where a row's cell is built (`insert::table_insert`).
+    cell: Vec<u8>,
+    /// A record buffer of a finished concurrent transaction's operation log, handed to the
+    /// next one's first `table_insert_vec` in exchange for the record it logs: the log
+    /// keeps every record it is given (concurrent.rs C5), so without this each logged row
+    /// was a fresh allocation and free (a 4 KiB malloc/free outside glibc's tcache per
+    /// bdb_update CONCURRENT commit; BENCHMARKS.md, rowcopy branch).
+    record: Vec<u8>,
 }
 
 thread_local! {
@@ -442,16 +454,22 @@ thread_local! {
     /// next one: a transaction that writes a row builds its cell in `cell`, which grew from
     /// empty in every transaction (bdb_update CONCURRENT, callgrind: the growth and its free
     /// were ~600 of a commit's ~36k instructions, for a 4 KiB row).
-    static SPARE_BUFFERS: std::cell::RefCell<(Vec<u8>, Vec<u8>)> =
-        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+    static SPARE_BUFFERS: std::cell::RefCell<TxnBuffers> =
+        const {
+            std::cell::RefCell::new(TxnBuffers {
+                scratch: Vec::new(),
+                cell: Vec::new(),
+                record: Vec::new(),
+            })
+        };
 }
 
 /// A buffer kept past this capacity would hold a large row's memory for good.
 const SPARE_BUFFER_MAX_BYTES: usize = 64 << 10;
 
-/// This thread's spare (scratch, cell) buffers, empty if it has none (taken by the
-/// transaction that runs on them: two open at once on one thread share nothing).
-fn take_spare_buffers() -> (Vec<u8>, Vec<u8>) {
+/// This thread's spare buffers, empty if it has none (taken by the transaction that runs
+/// on them: two open at once on one thread share nothing).
+fn take_spare_buffers() -> TxnBuffers {
     SPARE_BUFFERS
         .try_with(|b| b.try_borrow_mut().map(|mut b| std::mem::take(&mut *b)))
         .ok()
@@ -461,8 +479,13 @@ fn take_spare_buffers() -> (Vec<u8>, Vec<u8>) {
 
 /// Keeps a finished transaction's buffers for this thread's next write transaction; a
 /// transaction that had none (a reader) leaves the spare ones as they are.
-fn put_spare_buffers(scratch: Vec<u8>, cell: Vec<u8>) {
-    if scratch.capacity() == 0 && cell.capacity() == 0 {
+fn put_spare_buffers(bufs: TxnBuffers) {
+    let TxnBuffers {
+        scratch,
+        cell,
+        record,
+    } = bufs;
+    if scratch.capacity() == 0 && cell.capacity() == 0 && record.capacity() == 0 {
         return;
     }
     let keep = |b: Vec<u8>| {
@@ -474,7 +497,11 @@ fn put_spare_buffers(scratch: Vec<u8>, cell: Vec<u8>) {
     };
     let _ = SPARE_BUFFERS.try_with(|b| {
         if let Ok(mut b) = b.try_borrow_mut() {
-            *b = (keep(scratch), keep(cell));
+            *b = TxnBuffers {
+                scratch: keep(scratch),
+                cell: keep(cell),
+                record: keep(record),
+            };
         }
     });
 }
@@ -602,9 +629,9 @@ pub struct Txn {
 
 impl Txn {
     fn new(db: Database, view: View) -> Txn {
-        let (scratch, cell) = match view {
+        let bufs = match view {
             View::Write(_) => take_spare_buffers(),
-            View::Read(_) | View::Done => (Vec::new(), Vec::new()),
+            View::Read(_) | View::Done => TxnBuffers::default(),
         };
         Txn {
             inner: Arc::new(Mutex::new(TxnInner {
@@ -615,8 +642,7 @@ impl Txn {
                 append_hint: None,
                 index_hints: Vec::new(),
                 max_rowids: Vec::new(),
-                scratch,
-                cell,
+                bufs,
                 conc: None,
                 locked_writes: None,
                 synchronous: None,
@@ -914,7 +940,9 @@ impl Txn {
     /// `table_insert` of a record the caller built in `record`, handed back for reuse
     /// unless a concurrent transaction keeps it as its operation log's copy of the row:
     /// logging a borrowed record copied it (a 4 KiB allocation and copy per bdb_update
-    /// commit with its 3.9 kB rows).
+    /// commit with its 3.9 kB rows). Such a transaction hands back instead the record
+    /// buffer its thread's previous concurrent transaction left (`TxnBuffers::record`),
+    /// if it has not done so already.
     pub fn table_insert_vec(
         &self,
         root: PageNo,
@@ -940,7 +968,8 @@ impl Txn {
         g.tc.root = root;
         g.tc.table = true;
         g.changes += 1;
-        let next_hint = insert::table_insert(v, &mut g.tc, rowid, &record, &mut g.cell, hint)?;
+        let next_hint =
+            insert::table_insert(v, &mut g.tc, rowid, &record, &mut g.bufs.cell, hint)?;
         g.keep_hint_past(root);
         g.append_hint = next_hint.map(|path| (root, g.changes, path));
         if let Some(e) = g.max_rowids.iter_mut().find(|e| e.0 == root) {
@@ -949,7 +978,8 @@ impl Txn {
         g.note_key(root, Key::Row(rowid));
         if g.conc.is_some() {
             g.note_op(Op::TableInsert(root, rowid, record.into_owned()));
-            return Ok(None);
+            let spare = std::mem::take(&mut g.bufs.record);
+            return Ok((spare.capacity() > 0).then_some(spare));
         }
         Ok(match record {
             Cow::Owned(buf) => Some(buf),
@@ -1030,7 +1060,15 @@ impl Txn {
         g.tc.root = root;
         g.tc.table = false;
         g.changes += 1;
-        let found = insert::index_rekey(v, &mut g.tc, old, new, cmp, &mut g.scratch, &mut g.cell)?;
+        let found = insert::index_rekey(
+            v,
+            &mut g.tc,
+            old,
+            new,
+            cmp,
+            &mut g.bufs.scratch,
+            &mut g.bufs.cell,
+        )?;
         g.keep_hint_past(root);
         if !found {
             return Ok(false);
@@ -1054,7 +1092,15 @@ impl Txn {
         g.tc.root = root;
         g.tc.table = false;
         g.changes += 1;
-        let next = insert::index_insert(v, &mut g.tc, key, cmp, &mut g.scratch, &mut g.cell, hint)?;
+        let next = insert::index_insert(
+            v,
+            &mut g.tc,
+            key,
+            cmp,
+            &mut g.bufs.scratch,
+            &mut g.bufs.cell,
+            hint,
+        )?;
         g.keep_hint_past(root);
         g.put_index_hint(root, next);
         g.note_index_key(root, key);
@@ -1089,8 +1135,8 @@ impl Txn {
             key,
             prefix,
             cmp,
-            &mut g.scratch,
-            &mut g.cell,
+            &mut g.bufs.scratch,
+            &mut g.bufs.cell,
             hint,
         )
         .inspect_err(|_| g.changes += 1)?;
@@ -1131,8 +1177,8 @@ impl Txn {
             key,
             prefix,
             cmp,
-            &mut g.scratch,
-            &mut g.cell,
+            &mut g.bufs.scratch,
+            &mut g.bufs.cell,
         )
         .inspect_err(|_| g.changes += 1)?;
         if let insert::UniqueWrite::Replaced(old) = &done {
@@ -1214,7 +1260,7 @@ impl Txn {
         note_prefix_read(g, root, prefix, cmp)?;
         g.tc.root = root;
         g.tc.table = false;
-        let (tc, scratch) = (&mut g.tc, &mut g.scratch);
+        let (tc, scratch) = (&mut g.tc, &mut g.bufs.scratch);
         let r = with_view!(g, v => {
             let usable = v.usable_size();
             let mut ok = tc.seek_index(v, prefix, false, cmp, scratch)?;
@@ -1244,7 +1290,8 @@ impl Txn {
         g.tc.root = root;
         g.tc.table = false;
         g.changes += 1;
-        let (found, next) = delete::index_delete(v, &mut g.tc, key, cmp, &mut g.scratch, hint)?;
+        let (found, next) =
+            delete::index_delete(v, &mut g.tc, key, cmp, &mut g.bufs.scratch, hint)?;
         g.keep_hint_past(root);
         g.put_index_hint(root, next);
         g.note_index_key(root, key);
@@ -1383,6 +1430,7 @@ impl Txn {
             }
             // T5: only now, after validation, may the entries it needed go.
             lock(&db.inner.history).unregister(c.snapshot);
+            g.bufs.record = c.take_record_buffer();
             return r;
         }
         match view {
@@ -1410,8 +1458,9 @@ impl Txn {
         if let View::Write(w) = std::mem::replace(&mut g.view, View::Done) {
             w.rollback();
         }
-        if let Some(c) = g.conc.take() {
+        if let Some(mut c) = g.conc.take() {
             lock(&g.db.inner.history).unregister(c.snapshot);
+            g.bufs.record = c.take_record_buffer();
         }
     }
 

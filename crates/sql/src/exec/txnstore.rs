@@ -46,7 +46,14 @@ struct CursorPool {
     /// written (`table_insert`), cleared: a join starts an inner walk per outer row, and
     /// two fresh `Vec`s a walk were two mallocs and frees (speedtest1 test 310).
     bufs: RefCell<Vec<Vec<u8>>>,
+    /// The large BLOB of the last row read for a rewrite (`decode_for_write`), whose buffer
+    /// the next such row's BLOB of the same length reuses once nothing else holds it.
+    spare_blob: RefCell<Option<Arc<[u8]>>>,
 }
+
+/// A BLOB of a row read for a rewrite is kept for reuse from this length on: glibc serves
+/// smaller blocks from its per-thread cache, cheaply (up to 1,032 bytes).
+const SPARE_BLOB_BYTES_MIN: usize = 1024;
 
 /// At most this many idle key buffers are kept per store.
 const POOL_BUFS_MAX: usize = 16;
@@ -68,9 +75,10 @@ struct PooledCursor {
 /// statement's transaction when taken; and the pool's key buffers, so that a reused
 /// point SELECT encodes its key into a buffer that already has room (two fresh buffers a
 /// statement were two mallocs, five regrowths and their frees, ~1k instructions of
-/// kv_profile's select; BENCHMARKS.md "kvsel").
+/// kv_profile's select; BENCHMARKS.md "kvsel"); and the pool's spare BLOB (at most
+/// `POOL_BUF_BYTES_MAX` bytes).
 #[derive(Default)]
-pub struct IdleCursors(Vec<PooledCursor>, Vec<Vec<u8>>);
+pub struct IdleCursors(Vec<PooledCursor>, Vec<Vec<u8>>, Option<Arc<[u8]>>);
 
 /// A key buffer bigger than this is not kept between statements (one probe with a large
 /// BLOB key would otherwise hold its memory for the connection's life).
@@ -239,14 +247,24 @@ fn owned(r: ValueRef<'_>) -> Value {
 #[inline]
 fn owned_into(r: ValueRef<'_>, slot: &mut Value) {
     if let (ValueRef::Blob(b), Value::Blob(old)) = (&r, &mut *slot) {
-        if let Some(buf) = Arc::get_mut(old) {
-            if buf.len() == b.len() {
-                buf.copy_from_slice(b);
-                return;
-            }
+        if refill(old, b) {
+            return;
         }
     }
     *slot = owned(r);
+}
+
+/// Overwrites `blob` with `b` when they have the same length and nothing else holds
+/// `blob` (so no reader sees it change); false, `blob` untouched, otherwise.
+#[inline]
+fn refill(blob: &mut Arc<[u8]>, b: &[u8]) -> bool {
+    match Arc::get_mut(blob) {
+        Some(buf) if buf.len() == b.len() => {
+            buf.copy_from_slice(b);
+            true
+        }
+        _ => false,
+    }
 }
 
 pub fn decode(rec: &[u8]) -> Result<Row> {
@@ -1109,10 +1127,11 @@ impl TxnStore {
     /// database gave back (`into_idle`).
     pub fn with_idle(txn: Txn, idle: IdleCursors) -> TxnStore {
         let pool = OnceCell::new();
-        if !idle.0.is_empty() || !idle.1.is_empty() {
+        if !idle.0.is_empty() || !idle.1.is_empty() || idle.2.is_some() {
             let _ = pool.set(Rc::new(CursorPool {
                 idle: RefCell::new(idle.0),
                 bufs: RefCell::new(idle.1),
+                spare_blob: RefCell::new(idle.2),
             }));
         }
         TxnStore { txn, pool }
@@ -1129,7 +1148,7 @@ impl TxnStore {
         }
         let mut bufs = std::mem::take(&mut *pool.bufs.borrow_mut());
         bufs.retain(|b| b.capacity() <= IDLE_BUF_BYTES_MAX);
-        IdleCursors(idle, bufs)
+        IdleCursors(idle, bufs, pool.spare_blob.take())
     }
 
     fn pool(&self) -> &Rc<CursorPool> {
@@ -1252,6 +1271,40 @@ impl TxnStore {
         self.pool().put(root, 0, cur);
         hinted?;
         r?.transpose()
+    }
+
+    /// `decode` of a row about to be rewritten (`table_get_for_write`), whose first BLOB of
+    /// `SPARE_BLOB_BYTES_MIN` to `POOL_BUF_BYTES_MAX` bytes goes into the pool's spare BLOB
+    /// (`refill`) and becomes the new spare: the statement that rewrote the previous row has
+    /// dropped its references by now, so a row rewritten by key whose BLOB keeps its length
+    /// allocates and frees no buffer for it. bdb_update's 3.9 kB `pad`: a 4 KiB malloc and
+    /// free outside glibc's per-thread cache, ~800 instructions per commit (callgrind;
+    /// BENCHMARKS.md, rowcopy branch).
+    fn decode_for_write(&self, rec: &[u8]) -> Result<Row> {
+        let mut it = record::FieldIter::new(rec)?;
+        let mut row = Vec::with_capacity(8);
+        let mut spare = self.pool().spare_blob.borrow_mut();
+        let mut kept = false;
+        while let Some(r) = it.next_field() {
+            row.push(match r? {
+                ValueRef::Blob(b)
+                    if !kept && (SPARE_BLOB_BYTES_MIN..=POOL_BUF_BYTES_MAX).contains(&b.len()) =>
+                {
+                    kept = true;
+                    let blob = match spare.take() {
+                        Some(mut s) => match refill(&mut s, b) {
+                            true => s,
+                            false => Arc::from(b),
+                        },
+                        None => Arc::from(b),
+                    };
+                    *spare = Some(blob.clone());
+                    Value::Blob(blob)
+                }
+                r => owned(r),
+            });
+        }
+        Ok(row)
     }
 
     /// Every entry of the tree at `root` as stored: (rowid, start, end) into one arena of
@@ -1379,7 +1432,7 @@ impl Store for TxnStore {
     /// The lookup leaves its leaf as the transaction's next write position
     /// (`Cursor::hint_write`).
     fn table_get_for_write(&self, root: u32, rowid: i64) -> Result<Option<Row>> {
-        self.lookup_rowid(root, rowid, true, decode)
+        self.lookup_rowid(root, rowid, true, |rec| self.decode_for_write(rec))
     }
     fn table_range_cols(
         &self,

@@ -17,8 +17,8 @@
 
 use super::balance::{balance, is_underfull, node_read, quick_balance};
 use super::cell::{
-    build_index_leaf, build_table_leaf, cell_size_fn, local_len, parse_cell, table_cell_key,
-    CellInfo,
+    build_index_leaf, build_table_leaf, cell_size_fn, local_len, parse_cell, put_table_leaf_local,
+    table_cell_key, table_leaf_local_size, CellInfo,
 };
 use super::cursor::{load_page, payload_of, Frame, TreeCursor};
 use super::overflow::{free_chain, write_chain};
@@ -224,6 +224,22 @@ pub fn table_insert<V: PageWrite + ?Sized>(
             (Pos::take(tc)?, old, right_edge)
         }
     };
+    // Replace, cell size unchanged and the new payload all local (the common UPDATE): the
+    // cell is written over the old one in the page directly. Building it in `cell` first
+    // was a second copy of the row (~430 instructions per bdb_update commit of its 3.9 kB
+    // rows, callgrind).
+    if let Some((old, pc)) = &old {
+        if table_leaf_local_size(rowid, record, usable) == Some(old.size()) {
+            let (pgno, _) = pos.leaf();
+            free_chain(v, pgno, old)?;
+            put_table_leaf_local(&mut v.page_mut(pgno)?[*pc..*pc + old.size()], rowid, record);
+            return Ok(Some(LeafHint {
+                path: pos.path,
+                right_edge,
+                keys,
+            }));
+        }
+    }
     make_cell(v, Some(rowid), record, cell)?;
     let Some((old, pc)) = old else {
         let balanced = place_in_leaf(v, &mut pos, cell, true)?;
