@@ -968,8 +968,7 @@ impl Txn {
         g.tc.root = root;
         g.tc.table = true;
         g.changes += 1;
-        let next_hint =
-            insert::table_insert(v, &mut g.tc, rowid, &record, &mut g.bufs.cell, hint)?;
+        let next_hint = insert::table_insert(v, &mut g.tc, rowid, &record, &mut g.bufs.cell, hint)?;
         g.keep_hint_past(root);
         g.append_hint = next_hint.map(|path| (root, g.changes, path));
         if let Some(e) = g.max_rowids.iter_mut().find(|e| e.0 == root) {

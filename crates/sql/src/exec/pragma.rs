@@ -451,9 +451,7 @@ impl Engine<'_> {
             // The merge checks full indexes only; a table with a partial index takes the
             // per-row probes, which check it too.
             if preds.iter().all(Option::is_none) {
-                if let Some(problems) =
-                    self.merged_index_check(&t, &ixs, &ix_exprs, &defaults)?
-                {
+                if let Some(problems) = self.merged_index_check(&t, &ixs, &ix_exprs, &defaults)? {
                     out.extend(problems);
                     continue;
                 }
