@@ -280,8 +280,8 @@ impl Binder<'_> {
                         let _ = laff;
                     }
                     // `x IS c` with a non-NULL constant is `x = c` (SQLite searches an index
-                    // for both); `x IS NULL` would need the NULL keys, which an equality
-                    // search skips.
+                    // for both); `x IS NULL` searches for the NULL keys (op `Is`, a NULL
+                    // value: `Access::Index::nulls`).
                     CExpr::Binary {
                         op: BinaryOp::Is,
                         l,
@@ -291,12 +291,26 @@ impl Binder<'_> {
                         raff,
                     } => {
                         let non_null = |e: &CExpr| matches!(e, CExpr::Lit(v) if !v.is_null());
+                        let null = |e: &CExpr| matches!(e, CExpr::Lit(v) if v.is_null());
                         if non_null(r) {
                             push_cmp(l, BinaryOp::Eq, r, *raff, *coll);
+                        } else if null(r) {
+                            push_cmp(l, BinaryOp::Is, r, None, *coll);
                         }
                         if non_null(l) {
                             push_cmp(r, BinaryOp::Eq, l, *laff, *coll);
+                        } else if null(l) {
+                            push_cmp(r, BinaryOp::Is, l, None, *coll);
                         }
+                    }
+                    CExpr::IsNull { e, not: false } => {
+                        push_cmp(
+                            e,
+                            BinaryOp::Is,
+                            &CExpr::Lit(Value::Null),
+                            None,
+                            Collation::Binary,
+                        );
                     }
                     CExpr::Between {
                         e,
@@ -411,6 +425,7 @@ impl Binder<'_> {
                     continue;
                 }
                 let mut eq = Vec::new();
+                let mut nulls = 0u64;
                 let mut lo = None;
                 let mut hi = None;
                 let mut range_aff = None;
@@ -428,16 +443,22 @@ impl Binder<'_> {
                             None => break,
                         },
                     };
+                    // `x IS NULL` matches the NULL keys whatever the column's collation
+                    // and affinity.
                     let found = cands.iter().position(|(cc, op, _, oaff, coll)| {
                         *cc == c
-                            && *op == BinaryOp::Eq
-                            && *coll == icol.collation
-                            && usable(c, *oaff)
+                            && (*op == BinaryOp::Is && pos < 64
+                                || *op == BinaryOp::Eq
+                                    && *coll == icol.collation
+                                    && usable(c, *oaff))
                     });
                     if let Some(k) = found {
-                        let (_, _, vals, oaff, _) = &cands[k];
+                        let (_, op, vals, oaff, _) = &cands[k];
                         if single_valued(vals) && k < 64 {
                             used |= 1 << k;
+                        }
+                        if *op == BinaryOp::Is {
+                            nulls |= 1 << pos;
                         }
                         eq.push((vals.clone(), comparison_affinity(Some(col_aff(c)), *oaff)));
                         continue;
@@ -501,7 +522,7 @@ impl Binder<'_> {
                 let score = eq.len() * 4
                     + usize::from(lo.is_some())
                     + usize::from(hi.is_some())
-                    + usize::from(ix.unique && eq.len() == ix.columns.len()) * 2
+                    + usize::from(ix.unique && eq.len() == ix.columns.len() && nulls == 0) * 2
                     + usize::from(ordered) * 2;
                 let covers = mask
                     .as_deref()
@@ -528,6 +549,7 @@ impl Binder<'_> {
                             index: ix.clone(),
                             order,
                             eq,
+                            nulls,
                             lo,
                             hi,
                             range_aff,
@@ -990,6 +1012,7 @@ impl Binder<'_> {
                     index: Arc::new(pk),
                     order,
                     eq: Vec::new(),
+                    nulls: 0,
                     lo: None,
                     hi: None,
                     range_aff: None,

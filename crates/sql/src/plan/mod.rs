@@ -372,6 +372,10 @@ pub enum Access {
         index: Arc<Index>,
         order: KeyOrder,
         eq: Vec<(Vec<CExpr>, Option<Affinity>)>,
+        /// The `eq` positions (a bit each) that match NULL keys: `x IS NULL`, which SQLite
+        /// searches an index for as `x=?`. Elsewhere a NULL equality value makes the walk
+        /// empty, as `=` matches no NULL.
+        nulls: u64,
         lo: Option<(CExpr, bool)>,
         hi: Option<(CExpr, bool)>,
         range_aff: Option<Affinity>,
@@ -411,6 +415,7 @@ impl Access {
             index: ix,
             order,
             eq: Vec::new(),
+            nulls: 0,
             lo: None,
             hi: None,
             range_aff: None,

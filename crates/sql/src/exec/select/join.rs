@@ -240,6 +240,7 @@ impl Exec<'_> {
                 index,
                 order,
                 eq,
+                nulls,
                 lo,
                 hi,
                 range_aff,
@@ -264,12 +265,14 @@ impl Exec<'_> {
                 {
                     let fr = Frame::new(row, parent);
                     let Some((prefix, lo_v, hi_v)) =
-                        self.index_walk_one(eq, lo, hi, *range_aff, &fr)?
+                        self.index_walk_one(eq, *nulls, lo, hi, *range_aff, &fr)?
                     else {
                         return Ok(Candidates::Rows(Box::new(std::iter::empty())));
                     };
                     let (lo_b, hi_b) = index_bounds(index, prefix, &lo_v, &hi_v);
+                    // (A UNIQUE index holds any number of NULL keys.)
                     let one_key = index.unique
+                        && *nulls == 0
                         && eq.len() == index.columns.len()
                         && lo_v.is_none()
                         && hi_v.is_none();
@@ -578,6 +581,7 @@ impl Exec<'_> {
                         index,
                         order,
                         eq,
+                        nulls,
                         lo,
                         hi,
                         range_aff,
@@ -586,7 +590,7 @@ impl Exec<'_> {
                         ..
                     } => {
                         let Some((prefixes, lo_v, hi_v)) =
-                            self.index_walk(order, eq, lo, hi, *range_aff, &fr)?
+                            self.index_walk(order, eq, *nulls, lo, hi, *range_aff, &fr)?
                         else {
                             return Ok(Box::new(std::iter::empty()));
                         };
@@ -598,9 +602,11 @@ impl Exec<'_> {
                         }
                         let multi = prefixes.len() > 1;
                         // Every column of a UNIQUE index fixed by `=`: at most one key
-                        // matches (NULL values never reach a prefix), so the scan stops after
-                        // it instead of stepping to the next key to find the range's end.
+                        // matches (NULL values reach a prefix only for `IS NULL`, whose
+                        // keys may repeat), so the scan stops after it instead of stepping
+                        // to the next key to find the range's end.
                         let one_key = index.unique
+                            && *nulls == 0
                             && eq.len() == index.columns.len()
                             && lo_v.is_none()
                             && hi_v.is_none();
@@ -755,12 +761,14 @@ impl Exec<'_> {
 
     /// The key prefixes an index access walks (the equality values' cartesian product, in
     /// key order, each once) and its range bounds, from the outer row; None when a NULL
-    /// bound makes the walk empty.
-    #[allow(clippy::type_complexity)]
+    /// bound makes the walk empty. A NULL equality value drops its prefixes, except at
+    /// the `nulls` positions (`x IS NULL`).
+    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
     fn index_walk(
         &self,
         order: &KeyOrder,
         eq: &[(Vec<CExpr>, Option<Affinity>)],
+        nulls: u64,
         lo: &Option<(CExpr, bool)>,
         hi: &Option<(CExpr, bool)>,
         range_aff: Option<Affinity>,
@@ -775,12 +783,13 @@ impl Exec<'_> {
             .iter()
             .all(|(exprs, _)| exprs.len() == 1 && !matches!(exprs[0], CExpr::InSelect { .. }));
         if single {
-            if let Some(p) = self.single_prefix(eq, fr)? {
+            if let Some(p) = self.single_prefix(eq, nulls, fr)? {
                 prefixes.push(p);
             }
         } else {
             prefixes.push(Vec::new());
-            for (exprs, aff) in eq {
+            for (pos, (exprs, aff)) in eq.iter().enumerate() {
+                let null_ok = pos < 64 && nulls & (1 << pos) != 0;
                 let mut vals = Vec::new();
                 for e in exprs {
                     self.probe_values(e, fr, &mut vals)?;
@@ -788,7 +797,7 @@ impl Exec<'_> {
                 let vals: Vec<Value> = vals
                     .into_iter()
                     .map(|v| v.apply_comparison_affinity(*aff))
-                    .filter(|v| !v.is_null())
+                    .filter(|v| null_ok || !v.is_null())
                     .collect();
                 let mut next = Vec::new();
                 for p in &prefixes {
@@ -817,20 +826,22 @@ impl Exec<'_> {
 
     /// The key prefix of an index access whose equalities each have one plain value (no
     /// IN list or subquery; `access::single_valued`), from the outer row; None when one is
-    /// NULL (the walk is empty). Every value is evaluated, NULL or not, so an error in a
-    /// later one is raised as before. Room is left for a range bound's value
-    /// (`index_bounds` pushes it without growing the vector).
+    /// NULL (the walk is empty) outside the `nulls` positions (`x IS NULL`). Every value is
+    /// evaluated, NULL or not, so an error in a later one is raised as before. Room is left
+    /// for a range bound's value (`index_bounds` pushes it without growing the vector).
     fn single_prefix(
         &self,
         eq: &[(Vec<CExpr>, Option<Affinity>)],
+        nulls: u64,
         fr: &Frame,
     ) -> Result<Option<Row>> {
         let mut p = Vec::with_capacity(eq.len() + 1);
         let mut any_null = false;
-        for (exprs, aff) in eq {
+        for (pos, (exprs, aff)) in eq.iter().enumerate() {
+            let null_ok = pos < 64 && nulls & (1 << pos) != 0;
             for e in exprs {
                 let v = self.eval(e, fr)?.apply_comparison_affinity(*aff);
-                any_null |= v.is_null();
+                any_null |= v.is_null() && !null_ok;
                 p.push(v);
             }
         }
@@ -844,6 +855,7 @@ impl Exec<'_> {
     fn index_walk_one(
         &self,
         eq: &[(Vec<CExpr>, Option<Affinity>)],
+        nulls: u64,
         lo: &Option<(CExpr, bool)>,
         hi: &Option<(CExpr, bool)>,
         range_aff: Option<Affinity>,
@@ -851,7 +863,7 @@ impl Exec<'_> {
     ) -> Result<Option<(Row, Option<(Value, bool)>, Option<(Value, bool)>)>> {
         // Evaluated in `index_walk`'s order (prefix, lower bound, upper bound), so the same
         // error wins; a NULL bound makes the walk empty.
-        let prefix = self.single_prefix(eq, fr)?;
+        let prefix = self.single_prefix(eq, nulls, fr)?;
         let Some(lo_v) = self.walk_bound(lo, range_aff, fr)? else {
             return Ok(None);
         };
