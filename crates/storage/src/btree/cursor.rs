@@ -211,40 +211,41 @@ impl Frame {
     }
 }
 
-/// A table page's cells as rowid probes read them in place: the page cut at the usable
-/// size, its cell pointer array and where that array ends, worked out once per search
-/// rather than once per probe as a per-cell function did (the pointer array's start from
-/// the page type, three bounds checks on the pointer, the leaf/interior test: ~55
-/// instructions a probe of an interior page, ~9 probes a rowid lookup; callgrind,
-/// hc_mixed scan).
-struct TableCells<'a> {
-    /// The page, for the errors (`Frame::table_key_error`, `Frame::child`).
+/// A page's cell pointer array as a search reads it in place: the page cut at the usable
+/// size, its cell pointers and where they end, worked out once per page of a search
+/// rather than once per probe (shared by [`TableCells`] and [`IndexCells`]).
+struct PageCells<'a> {
+    /// The page, for the errors and the checked reads (`Frame::cell`, `Frame::child`,
+    /// `Frame::table_key_error`).
     frame: &'a Frame,
     usable: usize,
     page: &'a [u8],
     /// The cell pointers, big-endian; empty when the header's array does not fit the page
-    /// (which `PageHeader::parse` rejects), so that every probe fails.
+    /// (which `PageHeader::parse` rejects) or the page is not of the kind searched, so
+    /// that every probe fails (or falls back to the checked reads).
     ptrs: &'a [[u8; 2]],
     ptr_end: usize,
-    leaf: bool,
     right_child: u32,
 }
 
-impl<'a> TableCells<'a> {
+impl<'a> PageCells<'a> {
+    /// `kind_ok`: the page is of the kind the search reads (else no pointers).
     #[inline(always)]
-    fn of(frame: &'a Frame, usable: usize) -> TableCells<'a> {
+    fn of(frame: &'a Frame, usable: usize, kind_ok: bool) -> PageCells<'a> {
         let page = frame.page.get(..usable).unwrap_or(&frame.page[..]);
         let hdr = &frame.hdr;
-        let ptrs = page
-            .get(hdr.ptr_array_start()..hdr.ptr_array_end())
-            .unwrap_or(&[]);
-        TableCells {
+        let ptrs = match kind_ok {
+            true => page
+                .get(hdr.ptr_array_start()..hdr.ptr_array_end())
+                .unwrap_or(&[]),
+            false => &[],
+        };
+        PageCells {
             frame,
             usable,
             page,
             ptrs: ptrs.as_chunks::<2>().0,
             ptr_end: hdr.ptr_array_end(),
-            leaf: hdr.kind == TABLE_LEAF,
             right_child: hdr.right_child,
         }
     }
@@ -254,6 +255,43 @@ impl<'a> TableCells<'a> {
     fn cell_off(&self, i: usize) -> Option<usize> {
         let pc = u16::from_be_bytes(*self.ptrs.get(i)?) as usize;
         (pc >= self.ptr_end && pc + 4 <= self.page.len()).then_some(pc)
+    }
+
+    /// The child page to the left of cell `i` of an interior page (the right-most child
+    /// for `i == ncells`), as [`Frame::child`] reads it (which gives the error), without
+    /// validating the pointer a second time after the search (~45 instructions a level).
+    #[inline(always)]
+    fn child(&self, i: usize, ncells: usize) -> Result<u32> {
+        if i == ncells {
+            return Ok(self.right_child);
+        }
+        match self
+            .cell_off(i)
+            .and_then(|pc| self.page.get(pc..)?.first_chunk::<4>())
+        {
+            Some(b) => Ok(u32::from_be_bytes(*b)),
+            None => self.frame.child(i, self.usable),
+        }
+    }
+}
+
+/// A table page's cells as rowid probes read them in place ([`PageCells`]), the leaf or
+/// interior test made once per search rather than once per probe as a per-cell function
+/// did (the pointer array's start from the page type, three bounds checks on the pointer,
+/// the leaf/interior test: ~55 instructions a probe of an interior page, ~9 probes a rowid
+/// lookup; callgrind, hc_mixed scan).
+struct TableCells<'a> {
+    cells: PageCells<'a>,
+    leaf: bool,
+}
+
+impl<'a> TableCells<'a> {
+    #[inline(always)]
+    fn of(frame: &'a Frame, usable: usize) -> TableCells<'a> {
+        TableCells {
+            cells: PageCells::of(frame, usable, true),
+            leaf: frame.hdr.kind == TABLE_LEAF,
+        }
     }
 
     /// Rowid of cell `i`: the leaf's payload-size varint skipped, the rowid varint decoded
@@ -275,7 +313,7 @@ impl<'a> TableCells<'a> {
     fn key(&self, i: usize) -> Result<i64> {
         match self.rowid(i) {
             Some(k) => Ok(k),
-            None => Err(self.frame.table_key_error(i, self.usable)),
+            None => Err(self.cells.frame.table_key_error(i, self.cells.usable)),
         }
     }
 
@@ -283,8 +321,8 @@ impl<'a> TableCells<'a> {
     /// loop tests the page type once.
     #[inline(always)]
     fn rowid_in<const LEAF: bool>(&self, i: usize) -> Option<i64> {
-        let pc = self.cell_off(i)?;
-        let page = self.page;
+        let pc = self.cells.cell_off(i)?;
+        let page = self.cells.page;
         let q = if LEAF {
             // Skip the payload size (a varint of at most nine bytes).
             let mut q = pc;
@@ -320,7 +358,7 @@ impl<'a> TableCells<'a> {
         } else {
             self.search_in::<false>(rowid, strict, lo, hi)
         };
-        found.map_err(|i| self.frame.table_key_error(i, self.usable))
+        found.map_err(|i| self.cells.frame.table_key_error(i, self.cells.usable))
     }
 
     /// [`search`](Self::search) on a leaf (`LEAF`) or an interior page; `Err` names a
@@ -347,78 +385,38 @@ impl<'a> TableCells<'a> {
         Ok(lo)
     }
 
-    /// The child page to the left of cell `i` of an interior page (the right-most child
-    /// for `i == ncells`), as [`Frame::child`] reads it (which gives the error), without
-    /// validating the pointer a second time after the search (~45 instructions a level).
+    /// [`PageCells::child`].
     #[inline(always)]
     fn child(&self, i: usize) -> Result<u32> {
-        if i == self.ptrs.len() {
-            return Ok(self.right_child);
-        }
-        match self
-            .cell_off(i)
-            .and_then(|pc| self.page.get(pc..)?.first_chunk::<4>())
-        {
-            Some(b) => Ok(u32::from_be_bytes(*b)),
-            None => self.frame.child(i, self.usable),
-        }
+        self.cells.child(i, self.cells.ptrs.len())
     }
 }
 
-/// An index page's cells as a descent's comparisons read them in place (the index
-/// counterpart of [`TableCells`]): the page cut at the usable size, its cell pointer array
-/// and where that array ends, where a cell's payload starts (after the child pointer on an
-/// interior page) and the most payload a cell keeps on the page, worked out once per page
-/// of a search rather than once per comparison as a per-cell function did (the array's
-/// start from the page type, the type test, the pointer's checks: ~86 -> ~72 instructions
-/// a comparison; callgrind, hc_mixed scan, BENCHMARKS.md idxseek).
+/// An index page's cells as a descent's comparisons read them in place ([`PageCells`]; the
+/// index counterpart of [`TableCells`]): where a cell's payload starts (after the child
+/// pointer on an interior page) and the most payload a cell keeps on the page, worked out
+/// once per page of a search rather than once per comparison as a per-cell function did
+/// (the array's start from the page type, the type test, the pointer's checks: ~86 -> ~72
+/// instructions a comparison; callgrind, hc_mixed scan, BENCHMARKS.md idxseek).
 struct IndexCells<'a> {
-    /// The page, for the errors and the checked reads (`Frame::cell`, `Frame::child`).
-    frame: &'a Frame,
-    usable: usize,
-    page: &'a [u8],
-    /// The cell pointers, big-endian; empty when the header's array does not fit the page
-    /// (which `PageHeader::parse` rejects) or the page is not an index page, so that every
-    /// probe falls back to the checked reads.
-    ptrs: &'a [[u8; 2]],
-    ptr_end: usize,
+    cells: PageCells<'a>,
     leaf: bool,
     /// Bytes before a cell's payload size: the child page number on an interior page.
     payload_skip: usize,
     max_local: usize,
-    right_child: u32,
 }
 
 impl<'a> IndexCells<'a> {
     #[inline(always)]
     fn of(frame: &'a Frame, usable: usize) -> IndexCells<'a> {
-        let page = frame.page.get(..usable).unwrap_or(&frame.page[..]);
-        let hdr = &frame.hdr;
-        let ptrs = match hdr.kind {
-            INDEX_LEAF | INDEX_INTERIOR => page
-                .get(hdr.ptr_array_start()..hdr.ptr_array_end())
-                .unwrap_or(&[]),
-            _ => &[],
-        };
-        let leaf = hdr.kind == INDEX_LEAF;
+        let kind = frame.hdr.kind;
+        let leaf = kind == INDEX_LEAF;
         IndexCells {
-            frame,
-            usable,
-            page,
-            ptrs: ptrs.as_chunks::<2>().0,
-            ptr_end: hdr.ptr_array_end(),
+            cells: PageCells::of(frame, usable, matches!(kind, INDEX_LEAF | INDEX_INTERIOR)),
             leaf,
             payload_skip: if leaf { 0 } else { 4 },
             max_local: max_local(usable, false),
-            right_child: hdr.right_child,
         }
-    }
-
-    /// Offset of cell `i`, checked as [`Frame::cell_off`] checks it.
-    #[inline(always)]
-    fn cell_off(&self, i: usize) -> Option<usize> {
-        let pc = u16::from_be_bytes(*self.ptrs.get(i)?) as usize;
-        (pc >= self.ptr_end && pc + 4 <= self.page.len()).then_some(pc)
     }
 
     /// The key of cell `i` when its payload is all on the page ([`local_payload`]).
@@ -427,27 +425,16 @@ impl<'a> IndexCells<'a> {
     #[inline(always)]
     fn local_key(&self, i: usize) -> Option<&'a [u8]> {
         local_payload(
-            self.page,
-            self.cell_off(i)? + self.payload_skip,
+            self.cells.page,
+            self.cells.cell_off(i)? + self.payload_skip,
             self.max_local,
         )
     }
 
-    /// The child page to the left of cell `i` of an interior page (the right-most child
-    /// for `i == ncells`), as [`Frame::child`] reads it (which gives the error), without
-    /// validating the pointer a second time after the search (~45 instructions a level).
+    /// [`PageCells::child`].
     #[inline(always)]
     fn child(&self, i: usize) -> Result<u32> {
-        if i == self.frame.hdr.ncells {
-            return Ok(self.right_child);
-        }
-        match self
-            .cell_off(i)
-            .and_then(|pc| self.page.get(pc..)?.first_chunk::<4>())
-        {
-            Some(b) => Ok(u32::from_be_bytes(*b)),
-            None => self.frame.child(i, self.usable),
-        }
+        self.cells.child(i, self.cells.frame.hdr.ncells)
     }
 }
 
@@ -541,8 +528,8 @@ impl<'p> IndexProbe<'p> {
         let key = match cells.local_key(i) {
             Some(key) => key,
             None => {
-                let info = cells.frame.cell(i, cells.usable)?;
-                payload_of(v, cells.frame, &info, scratch)?
+                let info = cells.cells.frame.cell(i, cells.cells.usable)?;
+                payload_of(v, cells.cells.frame, &info, scratch)?
             }
         };
         match self.fields {
