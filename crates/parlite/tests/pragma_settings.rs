@@ -30,6 +30,17 @@ fn compare(s: &rusqlite::Connection, p: &parlite::Connection, stmts: &[String]) 
     failures
 }
 
+/// [`compare`], failing on any mismatch (listing them all).
+fn assert_same(s: &rusqlite::Connection, p: &parlite::Connection, stmts: &[String]) {
+    let failures = compare(s, p, stmts);
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
 /// Values an application or a typo may give: integers (signed, out of a byte's range,
 /// real), words SQLite reads as booleans, and text it must parse (hex, junk).
 const VALUES: &[&str] = &[
@@ -133,13 +144,7 @@ fn unhonoured_flags_read_sqlites_defaults() {
     stmts.push("PRAGMA encoding".into());
     stmts.push("PRAGMA no_such_pragma".into());
     stmts.push("PRAGMA no_such_pragma = 3".into());
-    let failures = compare(&s, &p, &stmts);
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_same(&s, &p, &stmts);
 }
 
 /// `soft_heap_limit` is process-wide in SQLite too: set to a value no test can reach, then
@@ -158,13 +163,7 @@ fn soft_heap_limit_reads_back_as_sqlite() {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let failures = compare(&s, &p, &stmts);
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_same(&s, &p, &stmts);
 }
 
 /// The statements an application opens a database with (the task's script), on fresh files.
@@ -243,13 +242,7 @@ fn query_only_refuses_every_write_as_sqlite() {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let failures = compare(&s, &p, &stmts);
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_same(&s, &p, &stmts);
     // The error is SQLITE_READONLY, as SQLite's; attaching writes nothing and is allowed.
     p.execute_batch("PRAGMA query_only = ON").expect("set");
     let e = p.execute_batch("DELETE FROM t").expect_err("refused");
@@ -403,13 +396,7 @@ fn max_page_count_fails_a_growing_write_with_sqlite_full() {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let failures = compare(&s, &p, &stmts);
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_same(&s, &p, &stmts);
     p.execute_batch("PRAGMA max_page_count = 8").expect("set");
     let e = p
         .execute_batch("INSERT INTO t VALUES (5, zeroblob(40000))")
