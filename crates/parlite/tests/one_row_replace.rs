@@ -14,7 +14,7 @@
 
 mod common;
 
-use common::{run_parlite, run_sqlite, temp_db_path, Out, Rng};
+use common::{run_parlite, run_sqlite, temp_db_path, Rng};
 
 /// A table under test: its tag, schema, what its key holds, and the query that reads every
 /// row back in a fixed order (a rowid table's starts with `SELECT rowid`).
@@ -255,30 +255,17 @@ fn run_seed(shape: &Shape, seed: u64) -> Vec<String> {
             "rows after COMMIT differ:\n  sqlite:  {want:?}\n  parlite: {got:?}"
         ));
     }
-    match common::sqlite_rows(&pp, "PRAGMA integrity_check") {
-        Out::Rows { rows, .. } if rows == vec![vec![parlite::Value::Text("ok".into())]] => {}
-        other => failures.push(format!("stock SQLite on parlite's file: {other:?}")),
-    }
+    failures.extend(common::stock_integrity_problem(&pp));
     failures
         .into_iter()
         .map(|f| format!("[{tag}, seed {seed}] {f}"))
         .collect()
 }
 
-fn seeds() -> Vec<u64> {
-    match std::env::var("PARLITE_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-    {
-        Some(seed) => vec![seed],
-        None => vec![1, 2, 3],
-    }
-}
-
 #[test]
 fn one_row_replaces_match_sqlite_on_every_table_shape() {
     let mut failures = Vec::new();
-    for seed in seeds() {
+    for seed in common::seeds() {
         for shape in SHAPES {
             failures.extend(run_seed(shape, seed));
         }

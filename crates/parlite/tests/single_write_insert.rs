@@ -14,7 +14,7 @@
 
 mod common;
 
-use common::{run_parlite, run_sqlite, temp_db_path, Out, Rng};
+use common::{run_parlite, run_sqlite, temp_db_path, Rng};
 
 /// Tables under test: (tag, schema). 1 KiB pages, so that leaves split often.
 const TABLES: &[(&str, &str)] = &[
@@ -117,30 +117,17 @@ fn run_seed(tag: &str, schema: &str, seed: u64) -> Vec<String> {
     if want != got {
         failures.push(format!("rows after COMMIT differ (seed {seed})"));
     }
-    match common::sqlite_rows(&pp, "PRAGMA integrity_check") {
-        Out::Rows { rows, .. } if rows == vec![vec![parlite::Value::Text("ok".into())]] => {}
-        other => failures.push(format!("stock SQLite on parlite's file: {other:?}")),
-    }
+    failures.extend(common::stock_integrity_problem(&pp));
     failures
         .into_iter()
         .map(|f| format!("[{tag}, seed {seed}] {f}"))
         .collect()
 }
 
-fn seeds() -> Vec<u64> {
-    match std::env::var("PARLITE_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-    {
-        Some(seed) => vec![seed],
-        None => vec![1, 2, 3],
-    }
-}
-
 #[test]
 fn one_row_inserts_match_sqlite_on_every_table_shape() {
     let mut failures = Vec::new();
-    for seed in seeds() {
+    for seed in common::seeds() {
         for (tag, schema) in TABLES {
             failures.extend(run_seed(tag, schema, seed));
         }

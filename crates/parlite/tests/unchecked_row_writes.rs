@@ -17,7 +17,7 @@
 
 mod common;
 
-use common::{run_parlite, run_sqlite, temp_db_path, Out, Rng};
+use common::{run_parlite, run_sqlite, temp_db_path, Rng};
 
 /// Table shapes: (tag, schema and rows, what is compared at the end). Every shape has
 /// columns a, b, c, d; 1 KiB pages, so that leaves split and merge often.
@@ -201,30 +201,17 @@ fn run_seed(tag: &str, schema: &str, check: &str, seed: u64) -> Vec<String> {
     if run_sqlite(&s, check) != common::sqlite_rows(&pp, check) {
         failures.push("rows after COMMIT differ".to_string());
     }
-    match common::sqlite_rows(&pp, "PRAGMA integrity_check") {
-        Out::Rows { rows, .. } if rows == vec![vec![parlite::Value::Text("ok".into())]] => {}
-        other => failures.push(format!("stock SQLite on parlite's file: {other:?}")),
-    }
+    failures.extend(common::stock_integrity_problem(&pp));
     failures
         .into_iter()
         .map(|f| format!("[{tag}, seed {seed}] {f}"))
         .collect()
 }
 
-fn seeds() -> Vec<u64> {
-    match std::env::var("PARLITE_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-    {
-        Some(seed) => vec![seed],
-        None => vec![1, 2, 3],
-    }
-}
-
 #[test]
 fn updates_and_deletes_match_sqlite_on_every_table_shape() {
     let mut failures = Vec::new();
-    for seed in seeds() {
+    for seed in common::seeds() {
         for (tag, schema, check) in SHAPES {
             failures.extend(run_seed(tag, schema, check, seed));
         }

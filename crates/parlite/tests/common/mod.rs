@@ -218,6 +218,26 @@ pub fn sqlite_rows(path: &std::path::Path, sql: &str) -> Out {
     run_sqlite(&s, sql)
 }
 
+/// What stock SQLite's `PRAGMA integrity_check` finds in the file at `path`; None for "ok".
+pub fn stock_integrity_problem(path: &std::path::Path) -> Option<String> {
+    match sqlite_rows(path, "PRAGMA integrity_check") {
+        Out::Rows { rows, .. } if rows == vec![vec![parlite::Value::Text("ok".into())]] => None,
+        other => Some(format!("stock SQLite on parlite's file: {other:?}")),
+    }
+}
+
+/// The seeds of a seeded differential test: `PARLITE_SEED` alone when set (to replay one),
+/// else 1, 2 and 3.
+pub fn seeds() -> Vec<u64> {
+    match std::env::var("PARLITE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        Some(seed) => vec![seed],
+        None => vec![1, 2, 3],
+    }
+}
+
 /// Runs `setup` in both engines, then for each query compares the plan's wording and the
 /// rows. Returns the mismatches.
 pub fn compare_plans_and_rows<Q: AsRef<str>>(setup: &str, queries: &[Q]) -> Vec<String> {
