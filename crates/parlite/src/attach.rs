@@ -90,6 +90,9 @@ pub(crate) struct AttachedDb {
     pub(crate) file: Arc<SharedFile>,
     /// This connection's `PRAGMA aux.cache_size`.
     pub(crate) cache: CacheSetting,
+    /// This connection's `PRAGMA aux.synchronous` (SQLite's levels, 0..=3): its commits on
+    /// this database are as durable as it says, whatever the main database's level.
+    pub(crate) synchronous: Cell<i64>,
     /// The transaction on it (invariant 1).
     pub(crate) txn: RefCell<Option<Txn>>,
     /// The running statement's savepoint, taken at its first write (invariant 4).
@@ -101,6 +104,7 @@ pub(crate) struct AttachedDb {
 impl AttachedDb {
     pub(crate) fn new(name: String, file: Arc<SharedFile>, cache: CacheSetting) -> AttachedDb {
         AttachedDb {
+            synchronous: Cell::new(crate::sync_level(file.db.synchronous())),
             name,
             file,
             cache,
@@ -132,6 +136,7 @@ impl AttachedDb {
             return Ok(());
         };
         if commit && t.is_write() {
+            t.set_synchronous(crate::sync_mode(self.synchronous.get()));
             if let Err(e) = t.commit() {
                 t.rollback();
                 return Err(e);

@@ -560,6 +560,17 @@ impl ConnInner {
                 .schema
                 .as_deref()
                 .is_none_or(|s| s.eq_ignore_ascii_case("main"));
+            if pragma == "synchronous" {
+                if value.is_some() && self.txn.is_some() {
+                    return Err(error(
+                        codes::SQLITE_ERROR,
+                        "Safety level may not be changed inside a transaction",
+                    ));
+                }
+                if let (false, Some(schema)) = (main, &name.schema) {
+                    return self.synchronous_rows(schema, value.as_ref());
+                }
+            }
             if pragma == "page_size" && main {
                 if let Some(page_size) = exec::pragma::int_arg(value.as_ref()) {
                     self.set_page_size(page_size)?;
@@ -811,6 +822,45 @@ impl ConnInner {
                 Ok(Vec::new())
             }
             None => Ok(vec![vec![SqlValue::Integer(setting.size.get())]]),
+        }
+    }
+
+    /// `PRAGMA temp.synchronous` and `PRAGMA aux.synchronous`: each database has its own
+    /// level, as in SQLite (the main one's is `ConnState::synchronous`). TEMP's is OFF and
+    /// stays so (SQLite's temp database never syncs and ignores the assignment); an
+    /// attached database's starts at the level it was opened with and decides how durable
+    /// this connection's commits on it are (`AttachedDb::end_transaction`).
+    fn synchronous_rows(
+        &mut self,
+        schema: &str,
+        value: Option<&parlite_sql::parse::ast::PragmaValue>,
+    ) -> Result<Vec<Vec<SqlValue>>> {
+        let setting = if schema.eq_ignore_ascii_case("temp") {
+            return Ok(match value {
+                Some(_) => Vec::new(),
+                None => vec![vec![SqlValue::Integer(0)]],
+            });
+        } else {
+            match self
+                .attached
+                .iter()
+                .find(|a| a.name.eq_ignore_ascii_case(schema))
+            {
+                Some(a) => &a.synchronous,
+                None => {
+                    return Err(error(
+                        codes::SQLITE_ERROR,
+                        format!("unknown database {schema}"),
+                    ))
+                }
+            }
+        };
+        match exec::pragma::synchronous_arg(value) {
+            Some(level) => {
+                setting.set(level);
+                Ok(Vec::new())
+            }
+            None => Ok(vec![vec![SqlValue::Integer(setting.get())]]),
         }
     }
 

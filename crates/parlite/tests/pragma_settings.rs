@@ -479,3 +479,65 @@ fn page_size_before_the_first_table_sets_the_files_page_size() {
         common::Compare::default(),
     );
 }
+
+/// Each database has its own `synchronous`: `temp` is OFF and ignores assignments, an
+/// attached database starts at its default and keeps its own level (through DETACH and a
+/// new ATTACH, the default again); no level changes inside a transaction.
+#[test]
+fn synchronous_is_per_database_as_sqlite() {
+    let (dir, s, p) = fresh_pair("sync-schemas");
+    let attach = |name: &str| format!("ATTACH '{}' AS aux", dir.join(name).display());
+    let mut stmts = vec![
+        "PRAGMA temp.synchronous".to_string(),
+        "PRAGMA temp.synchronous = 2".to_string(),
+        "PRAGMA temp.synchronous".to_string(),
+        "PRAGMA synchronous = 1".to_string(),
+        "PRAGMA temp.synchronous".to_string(),
+        "PRAGMA aux.synchronous".to_string(),
+    ];
+    // Each engine attaches its own file (the statements differ only in the path).
+    let mut failures = compare(&s, &p, &stmts);
+    run_sqlite(&s, &attach("s-aux.db"));
+    run_parlite(&p, &attach("p-aux.db"));
+    stmts.clear();
+    for v in ["", " = 0", " = 3", " = 'normal'", " = 7"] {
+        stmts.push(format!("PRAGMA aux.synchronous{v}"));
+        stmts.push("PRAGMA aux.synchronous".into());
+        stmts.push("PRAGMA main.synchronous".into());
+        stmts.push("PRAGMA temp.synchronous".into());
+    }
+    stmts.extend(
+        [
+            "PRAGMA main.synchronous = 0",
+            "PRAGMA aux.synchronous",
+            "CREATE TABLE aux.t(x)",
+            "BEGIN",
+            "INSERT INTO aux.t VALUES(1)",
+            "PRAGMA aux.synchronous = 2",
+            "PRAGMA synchronous = 2",
+            "PRAGMA main.synchronous = 2",
+            "PRAGMA temp.synchronous = 2",
+            "PRAGMA synchronous",
+            "PRAGMA aux.synchronous",
+            "COMMIT",
+            "PRAGMA nosuch.synchronous",
+            "DETACH aux",
+            "PRAGMA aux.synchronous",
+        ]
+        .map(String::from),
+    );
+    failures.extend(compare(&s, &p, &stmts));
+    run_sqlite(&s, &attach("s-aux.db"));
+    run_parlite(&p, &attach("p-aux.db"));
+    failures.extend(compare(
+        &s,
+        &p,
+        &["PRAGMA aux.synchronous".into(), "SELECT * FROM aux.t".into()],
+    ));
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

@@ -399,7 +399,10 @@ impl Engine<'_> {
             let Some(col_action) = c.not_null else {
                 continue;
             };
-            if !vals[i].is_null() || Some(i) == t.rowid_alias {
+            if !vals[i].is_null()
+                || Some(i) == t.rowid_alias
+                || w.unchanged.get(i).copied().unwrap_or(false)
+            {
                 continue;
             }
             match conflict.unwrap_or(col_action) {
@@ -449,7 +452,10 @@ impl Engine<'_> {
             let mut row = vals.to_vec();
             row.push(rowid_slot);
             let fr = Frame::new(&row, None);
-            for (name, e) in &w.checks {
+            for (k, (name, e)) in w.checks.iter().enumerate() {
+                if w.checks_skipped.get(k).copied().unwrap_or(false) {
+                    continue;
+                }
                 let v = exec.eval(e, &fr)?;
                 if crate::value::truth(&v) == Some(false) {
                     if conflict == Some(ConflictAction::Ignore) {

@@ -127,11 +127,22 @@ pub(crate) struct BoundDml {
     pub(crate) event: TriggerEvent,
     /// Per assignment: the column (None: the rowid) and its bound expression.
     pub(crate) sets: Vec<(Option<usize>, CExpr)>,
-    /// INSERT: the column each source value goes to (None: an explicit rowid); empty for
-    /// UPDATE and DELETE.
-    pub(crate) targets: Vec<Option<usize>>,
+    /// INSERT: where each source value goes; empty for UPDATE and DELETE.
+    pub(crate) targets: Vec<Target>,
     pub(crate) before: Vec<Arc<Trigger>>,
     pub(crate) after: Vec<Arc<Trigger>>,
+}
+
+/// Where one value of an INSERT's source goes (its column list as sqlite3Insert reads it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// A column of the table (the rowid's alias column too).
+    Column(usize),
+    /// The rowid of a table without an alias column, named `rowid`, `oid` or `_rowid_`.
+    Rowid,
+    /// A column the list names again: SQLite keeps the first value given (its
+    /// `aTabColMap` is set once), so this one is evaluated and dropped.
+    Repeat,
 }
 
 /// The `BoundDml` slot, as `PlanSlot`: Off (not the top-level statement, or no

@@ -152,6 +152,17 @@ pub fn int_arg(value: Option<&PragmaValue>) -> Option<i64> {
     })
 }
 
+/// `PRAGMA synchronous = X` as SQLite reads it: OFF 0, NORMAL (and any other word) 1,
+/// FULL 2, EXTRA 3, a number n its low three bits after adding one, less one. None for
+/// the query form.
+pub fn synchronous_arg(value: Option<&PragmaValue>) -> Option<i64> {
+    let v = value.map(|v| match v {
+        PragmaValue::Assign(e) | PragmaValue::Call(e) => pragma_arg(e),
+    })?;
+    let level = (i64::from(settings::safety_level(&v, false, 1)) + 1) & 7;
+    Some(level.max(1) - 1)
+}
+
 /// `PRAGMA cache_spill = X` as SQLite reads it: (the spill threshold when X is an integer,
 /// pages or -KiB; whether spilling is on: X as a boolean, an integer meaning on unless 0).
 /// None for the query form.
@@ -290,12 +301,9 @@ impl Engine<'_> {
             "page_count" | "freelist_count" | "application_id" | "page_size" => {
                 self.header_pragma(0, &name.name, arg)
             }
-            "synchronous" => match arg {
-                Some(v) => {
-                    // SQLite's reading: OFF 0, NORMAL (and any other word) 1, FULL 2,
-                    // EXTRA 3, a number n its low three bits after adding one, less one.
-                    let level = (i64::from(settings::safety_level(&v, false, 1)) + 1) & 7;
-                    self.state.synchronous.set(level.max(1) - 1);
+            "synchronous" => match synchronous_arg(value) {
+                Some(level) => {
+                    self.state.synchronous.set(level);
                     Ok(Vec::new())
                 }
                 None => one(Value::Integer(self.state.synchronous.get())),

@@ -464,7 +464,7 @@ impl<'a> Exec<'a> {
                     if single.is_none() {
                         let mut accs = Vec::new();
                         for a in &core.aggs {
-                            accs.push(a.def.new_aggregate(a.distinct, a.coll)?);
+                            accs.push(a.def.new_aggregate(a.distinct, a.coll, &a.order)?);
                         }
                         single = Some(Group {
                             rep: Vec::new(),
@@ -484,7 +484,7 @@ impl<'a> Exec<'a> {
                     if !groups.contains_key(&key) {
                         let mut accs = Vec::new();
                         for a in &core.aggs {
-                            accs.push(a.def.new_aggregate(a.distinct, a.coll)?);
+                            accs.push(a.def.new_aggregate(a.distinct, a.coll, &a.order)?);
                         }
                         groups.insert(
                             key.clone(),
@@ -546,7 +546,7 @@ impl<'a> Exec<'a> {
             if single.is_none() && core.group_by.is_empty() {
                 let mut accs = Vec::new();
                 for a in &core.aggs {
-                    accs.push(a.def.new_aggregate(a.distinct, a.coll)?);
+                    accs.push(a.def.new_aggregate(a.distinct, a.coll, &a.order)?);
                 }
                 single = Some(Group {
                     rep: vec![Value::Null; core.width],

@@ -17,6 +17,8 @@
 
 use super::AggKind;
 use crate::collation::Collation;
+use crate::exec::select::sort_cmp;
+use crate::plan::SortKey;
 use crate::value::{Affinity, CollatedKey, Result, SqlError, Value, MAX_LENGTH_BYTES};
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
@@ -43,7 +45,12 @@ pub trait Aggregate: Send {
 
 /// A fresh accumulator for `kind`; `distinct` for `agg(DISTINCT x)`; `collation` is the
 /// argument's collation (min/max ordering and DISTINCT equality).
-pub fn new_aggregate(kind: AggKind, distinct: bool, collation: Collation) -> Box<dyn Aggregate> {
+pub fn new_aggregate(
+    kind: AggKind,
+    distinct: bool,
+    collation: Collation,
+    order: &[SortKey],
+) -> Box<dyn Aggregate> {
     let inner: Box<dyn Aggregate> = match kind {
         AggKind::Count => Box::new(Count { n: 0 }),
         AggKind::Sum => Box::new(Sum::new(SumResult::Sum)),
@@ -64,6 +71,20 @@ pub fn new_aggregate(kind: AggKind, distinct: bool, collation: Collation) -> Box
         AggKind::GroupConcat => Box::new(GroupConcat { acc: None }),
         AggKind::JsonGroupArray => Box::new(super::json::GroupArray::default()),
         AggKind::JsonGroupObject => Box::new(super::json::GroupObject::default()),
+    };
+    // DISTINCT drops repeats in the order rows arrive, before ORDER BY sorts what is
+    // left (SQLite: `group_concat(DISTINCT x ORDER BY y)` keeps each x's first row).
+    // min() and max() do not depend on the order of their rows: SQLite ignores their
+    // ORDER BY, so their bare-column row is still the one holding the result, in arrival
+    // order (the keys stay in the call, which keeps it distinct from a call without them).
+    let inner: Box<dyn Aggregate> = match order {
+        [] => inner,
+        _ if matches!(kind, AggKind::Min | AggKind::Max) => inner,
+        keys => Box::new(Ordered {
+            inner,
+            keys: keys.to_vec(),
+            rows: Vec::new(),
+        }),
     };
     if distinct {
         Box::new(Distinct {
@@ -406,5 +427,45 @@ impl Aggregate for Distinct {
     }
     fn value(&self) -> Result<Value> {
         self.inner.value()
+    }
+}
+
+/// `agg(args ORDER BY keys)`: each row's arguments and sort keys are kept (`args` ends
+/// with the keys, `AggCall::order`), and the group's end feeds the inner aggregate its
+/// arguments in key order; rows with equal keys keep their arrival order, as SQLite's.
+struct Ordered {
+    inner: Box<dyn Aggregate>,
+    keys: Vec<SortKey>,
+    rows: Vec<Vec<Value>>,
+}
+
+impl Ordered {
+    /// How many leading values of a row are the function's own arguments.
+    fn nargs(&self) -> usize {
+        self.keys.iter().map(|k| k.idx).min().unwrap_or(0)
+    }
+}
+
+impl Aggregate for Ordered {
+    fn step(&mut self, args: &[Value]) -> Result<()> {
+        self.rows.push(args.to_vec());
+        Ok(())
+    }
+
+    fn finalize(&mut self) -> Result<Value> {
+        let mut rows = std::mem::take(&mut self.rows);
+        // A stable sort: ties stay in arrival order.
+        rows.sort_by(|a, b| sort_cmp(a, b, &self.keys));
+        let n = self.nargs();
+        for r in &rows {
+            self.inner.step(&r[..n])?;
+        }
+        self.inner.finalize()
+    }
+
+    fn value(&self) -> Result<Value> {
+        Err(SqlError::msg(
+            "internal error: an ordered aggregate has no running value",
+        ))
     }
 }

@@ -178,9 +178,12 @@ impl FuncDef {
         &self,
         distinct: bool,
         collation: Collation,
+        order: &[crate::plan::SortKey],
     ) -> Result<Box<dyn aggregate::Aggregate>> {
         match self.imp {
-            FuncImpl::Aggregate(kind) => Ok(aggregate::new_aggregate(kind, distinct, collation)),
+            FuncImpl::Aggregate(kind) => Ok(aggregate::new_aggregate(
+                kind, distinct, collation, order,
+            )),
             FuncImpl::Scalar(_) => Err(SqlError::msg(format!(
                 "{}() is not an aggregate function",
                 self.name

@@ -147,10 +147,14 @@ impl std::ops::Deref for FnRef {
 #[derive(Debug, Clone)]
 pub struct AggCall {
     pub def: FnRef,
+    /// The function's arguments, then the terms of its ORDER BY (`order`).
     pub args: Vec<CExpr>,
     pub distinct: bool,
     pub coll: Collation,
     pub filter: Option<CExpr>,
+    /// `agg(x ORDER BY y)` (SQLite 3.44+): sort keys over `args`, each past the function's
+    /// own arguments; empty without ORDER BY.
+    pub order: Vec<SortKey>,
 }
 
 /// Which window function a `WinCall` computes.

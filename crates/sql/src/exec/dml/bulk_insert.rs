@@ -36,7 +36,7 @@
 //! branch, 2026-11-23 (3)".
 
 use super::super::store;
-use super::super::Engine;
+use super::super::{Engine, Target};
 use super::TableWriter;
 use crate::parse::ast::ConflictAction;
 use crate::value::{Affinity, Result, Value};
@@ -53,10 +53,10 @@ const BULK_ROWS_MIN: usize = 32;
 /// rows into the half-filled z2, callgrind); the ratio is not tuned beyond that test.
 const MERGE_EXISTING_PER_NEW: usize = 3;
 
-/// One row of an INSERT source mapped onto the table: `targets[i]` is the column of
-/// source value `i`, None for an explicit rowid.
+/// One row of an INSERT source mapped onto the table: `targets[i]` is where source value
+/// `i` goes.
 pub(super) struct SourceMap<'a> {
-    pub targets: &'a [Option<usize>],
+    pub targets: &'a [Target],
     pub is_default: bool,
 }
 
@@ -228,11 +228,12 @@ impl Engine<'_> {
             for (i, tgt) in map.targets.iter().enumerate() {
                 let v = src.get(i).cloned().unwrap_or(Value::Null);
                 match tgt {
-                    Some(c) => {
+                    Target::Column(c) => {
                         vals[*c] = v;
                         given[*c] = true;
                     }
-                    None => rowid_in = Some(v),
+                    Target::Rowid => rowid_in = Some(v),
+                    Target::Repeat => {}
                 }
             }
             for c in 0..ncols {

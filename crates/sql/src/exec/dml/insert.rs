@@ -3,7 +3,7 @@
 //! `write_row`/`write_row_wr` (dml.rs), which hold the invariants.
 
 use super::super::eval::Frame;
-use super::super::{BoundDml, Engine};
+use super::super::{BoundDml, Engine, Target};
 use super::bulk_insert;
 use super::*;
 use crate::parse::ast::SelectCore;
@@ -182,8 +182,10 @@ impl Engine<'_> {
         let unset: Vec<usize> = {
             let mut given = vec![false; ncols];
             if !is_default {
-                for c in targets.iter().flatten() {
-                    given[*c] = true;
+                for tg in targets {
+                    if let Target::Column(c) = tg {
+                        given[*c] = true;
+                    }
                 }
             }
             (0..ncols)
@@ -192,7 +194,7 @@ impl Engine<'_> {
         };
         let in_table_order = !is_default
             && targets.len() == ncols
-            && targets.iter().enumerate().all(|(i, tgt)| *tgt == Some(i));
+            && targets.iter().enumerate().all(|(i, tgt)| *tgt == Target::Column(i));
         for mut src in rows {
             let mut rowid_in = None;
             let mut vals = if in_table_order && src.len() == ncols {
@@ -203,8 +205,9 @@ impl Engine<'_> {
                     for (i, tgt) in targets.iter().enumerate() {
                         let v = std::mem::take(&mut src[i]);
                         match tgt {
-                            Some(c) => vals[*c] = v,
-                            None => rowid_in = Some(v),
+                            Target::Column(c) => vals[*c] = v,
+                            Target::Rowid => rowid_in = Some(v),
+                            Target::Repeat => {}
                         }
                     }
                 }
@@ -306,7 +309,7 @@ impl Engine<'_> {
         ins: &ast::Insert,
         s: &ast::Select,
         t: &Table,
-        targets: &[Option<usize>],
+        targets: &[Target],
     ) -> Result<Vec<Vec<Value>>> {
         let mut b = self.binder_with_trigger_frame();
         if let Some(w) = &ins.with {
@@ -488,14 +491,18 @@ impl Engine<'_> {
                 vals[*c] = exec.eval(e, &fr)?;
             }
         }
-        let plain = TableWriter {
+        let mut plain = TableWriter {
             parts: w.parts.clone(),
             upsert: false,
             replace_hooks: false,
             upsert_first: 0,
             upsert_key: false,
             replace_scratch: Default::default(),
+            unchanged: Vec::new(),
+            checks_skipped: Vec::new(),
         };
+        // DO UPDATE is an UPDATE of the existing row (sqlite3UpsertDoUpdate).
+        plain.skip_unchanged(sets.iter().map(|(c, _)| Some(*c)));
         match existing {
             Existing::Rowid(rowid) => self.write_row(&plain, Some(rowid), vals, None, None),
             Existing::Row(row) => {
@@ -574,37 +581,52 @@ impl Engine<'_> {
     }
 }
 
-/// The column each value of an INSERT's source goes to (None: an explicit rowid): the
-/// columns that are not generated, in table order, without a column list.
-fn insert_targets(t: &Table, columns: &[String]) -> Result<Vec<Option<usize>>> {
+/// Where each value of an INSERT's source goes: the columns that are not generated, in
+/// table order, without a column list. With one, as sqlite3Insert: a column named twice
+/// keeps its first value, except the rowid — the alias column and `rowid`/`oid`/`_rowid_`
+/// name the same thing, and the last of them named gives it (`ipkColumn` is overwritten).
+fn insert_targets(t: &Table, columns: &[String]) -> Result<Vec<Target>> {
     if columns.is_empty() {
         return Ok((0..t.columns.len())
             .filter(|&i| t.columns[i].generated.is_none())
-            .map(Some)
+            .map(Target::Column)
             .collect());
     }
-    let mut v = Vec::with_capacity(columns.len());
+    let mut v: Vec<Target> = Vec::with_capacity(columns.len());
+    let mut rowid_at = None;
     for c in columns {
-        match t.column_index(c) {
+        let target = match t.column_index(c) {
             Some(i) if t.columns[i].generated.is_some() => {
                 return Err(SqlError::msg(format!(
                     "cannot INSERT into generated column \"{}\"",
                     t.columns[i].name
                 )))
             }
-            Some(i) => v.push(Some(i)),
+            Some(i) if t.rowid_alias == Some(i) => None,
+            Some(i) if v.contains(&Target::Column(i)) => Some(Target::Repeat),
+            Some(i) => Some(Target::Column(i)),
             None if !t.without_rowid
                 && ["rowid", "oid", "_rowid_"]
                     .iter()
                     .any(|r| r.eq_ignore_ascii_case(c)) =>
             {
-                v.push(None)
+                None
             }
             None => {
                 return Err(SqlError::msg(format!(
                     "table {} has no column named {}",
                     t.name, c
                 )))
+            }
+        };
+        match target {
+            Some(tg) => v.push(tg),
+            // The rowid: this value gives it, an earlier one that named it is dropped.
+            None => {
+                if let Some(at) = rowid_at.replace(v.len()) {
+                    v[at] = Target::Repeat;
+                }
+                v.push(t.rowid_alias.map_or(Target::Rowid, Target::Column));
             }
         }
     }

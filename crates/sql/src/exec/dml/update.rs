@@ -127,13 +127,15 @@ impl Engine<'_> {
         v: Arc<Table>,
     ) -> Result<Vec<Vec<Value>>> {
         let n = v.columns.len();
-        let targets: Vec<usize> = if ins.columns.is_empty() {
-            (0..n).collect()
+        let targets: Vec<Option<usize>> = if ins.columns.is_empty() {
+            (0..n).map(Some).collect()
         } else {
             let mut out = Vec::new();
             for c in &ins.columns {
                 match v.column_index(c) {
-                    Some(i) => out.push(i),
+                    // Named again: SQLite keeps the first value (`insert_targets`).
+                    Some(i) if out.contains(&Some(i)) => out.push(None),
+                    Some(i) => out.push(Some(i)),
                     None => {
                         return Err(SqlError::msg(format!(
                             "table {} has no column named {}",
@@ -166,9 +168,9 @@ impl Engine<'_> {
         let trigs = self.triggers(&v.name, TriggerTime::InsteadOf, &TriggerEvent::Insert);
         for src in rows {
             let mut newrow = vec![Value::Null; n + 1];
-            for (i, &c) in targets.iter().enumerate() {
-                if let Some(x) = src.get(i) {
-                    newrow[c] = x.clone();
+            for (i, c) in targets.iter().enumerate() {
+                if let (Some(c), Some(x)) = (c, src.get(i)) {
+                    newrow[*c] = x.clone();
                 }
             }
             // A view row handed to INSTEAD OF triggers is no change of its own
@@ -437,6 +439,7 @@ impl Engine<'_> {
             bound.before = self.table_triggers(&t, TriggerTime::Before, &bound.event);
             bound.after = self.table_triggers(&t, TriggerTime::After, &bound.event);
         }
+        w.skip_unchanged(bound.sets.iter().map(|(c, _)| *c));
         let r = self.update_rows(u, &w, &bound, &returning, &mut out_rows);
         if caching {
             self.keep_dml(bound);

@@ -72,9 +72,44 @@ pub struct TableWriter {
     pub upsert_key: bool,
     /// `insert_replacing`'s per-row buffers, kept for the statement's next row.
     pub(super) replace_scratch: Cell<ReplaceScratch>,
+    /// UPDATE (`skip_unchanged`): per column, whether the statement leaves it as it was,
+    /// and per CHECK of `checks`, whether it reads nothing the statement changes. SQLite
+    /// checks neither those NOT NULL columns nor those CHECKs (sqlite3GenerateConstraintChecks:
+    /// `aiChng`, `sqlite3ExprReferencesUpdatedColumn`), so a row already violating one can
+    /// still be updated elsewhere. Empty: check everything (INSERT).
+    pub(super) unchanged: Vec<bool>,
+    pub(super) checks_skipped: Vec<bool>,
 }
 
 impl TableWriter {
+    /// Notes what an UPDATE assigning `assigned` (None: the rowid) leaves unchanged: the
+    /// columns it does not assign, except the rowid's alias when the rowid is assigned and
+    /// generated columns computed from an assigned one; and the CHECKs reading none of the
+    /// changed columns (nor the rowid when it changes).
+    pub fn skip_unchanged(&mut self, assigned: impl IntoIterator<Item = Option<usize>>) {
+        let p = &self.parts;
+        let n = p.t.columns.len();
+        // One slot per column, then the rowid's (as a bound expression's row has them).
+        let mut changed = vec![false; n + 1];
+        for c in assigned {
+            changed[c.unwrap_or(n)] = true;
+        }
+        if let Some(a) = p.t.rowid_alias {
+            let either = changed[a] || changed[n];
+            changed[a] = either;
+            changed[n] = either;
+        }
+        // In computing order, so one pass sees a generated column's own sources first.
+        for (g, e) in &p.generated {
+            if reads_any(e, &changed) {
+                changed[*g] = true;
+            }
+        }
+        self.checks_skipped = p.checks.iter().map(|(_, e)| !reads_any(e, &changed)).collect();
+        changed.truncate(n);
+        self.unchanged = changed.into_iter().map(|c| !c).collect();
+    }
+
     /// Puts the indexes named by an INSERT's ON CONFLICT targets first, in clause order,
     /// the others after them in their order, as SQLite orders its checks for an UPSERT
     /// (sqlite3GenerateConstraintChecks): `targets` are the clauses' sorted column sets,
@@ -229,6 +264,8 @@ impl Engine<'_> {
             upsert_first: 0,
             upsert_key: false,
             replace_scratch: Cell::default(),
+            unchanged: Vec::new(),
+            checks_skipped: Vec::new(),
         })
     }
 
@@ -312,4 +349,19 @@ impl Engine<'_> {
             all_indexes,
         })
     }
+}
+
+/// Whether bound expression `e` reads a column (or the rowid) marked in `changed`, by its
+/// slot in the row.
+fn reads_any(e: &CExpr, changed: &[bool]) -> bool {
+    let mut stack = vec![e];
+    while let Some(x) = stack.pop() {
+        if let CExpr::Col { level: 0, idx } = x {
+            if changed.get(*idx).copied().unwrap_or(false) {
+                return true;
+            }
+        }
+        x.for_each_child(&mut |c| stack.push(c));
+    }
+    false
 }

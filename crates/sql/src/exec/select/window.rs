@@ -274,7 +274,7 @@ impl Exec<'_> {
                             // any other frame is recomputed from scratch.
                             if fs == 0 && fe + 1 >= running_len as i64 {
                                 if running.is_none() {
-                                    running = Some(def.new_aggregate(*distinct, *coll)?);
+                                    running = Some(def.new_aggregate(*distinct, *coll, &[])?);
                                 }
                                 if let Some(acc) = running.as_mut() {
                                     while (running_len as i64) <= fe {
@@ -286,7 +286,7 @@ impl Exec<'_> {
                                     Value::Null
                                 }
                             } else {
-                                let mut acc = def.new_aggregate(*distinct, *coll)?;
+                                let mut acc = def.new_aggregate(*distinct, *coll, &[])?;
                                 let mut k = fs;
                                 while k <= fe {
                                     acc.step(&args[part[k as usize]])?;

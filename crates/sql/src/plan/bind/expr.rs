@@ -316,7 +316,18 @@ impl<'s> Binder<'s> {
     }
 
     fn function(&mut self, fc: &ast::FunctionCall) -> Result<Bound> {
+        // An ORDER BY inside the parentheses belongs to aggregates only; SQLite counts a
+        // window function (an aggregate with OVER too) as non-aggregate here.
+        let order_misused = || {
+            err(format!(
+                "ORDER BY may not be used with non-aggregate {}()",
+                fc.name
+            ))
+        };
         if let Some(over) = &fc.over {
+            if !fc.order_by.is_empty() {
+                return order_misused();
+            }
             return self.window_call(fc, over);
         }
         let nargs = match &fc.args {
@@ -324,6 +335,9 @@ impl<'s> Binder<'s> {
             FunctionArgs::List(a) => a.len(),
         };
         let def = func::lookup(&fc.name, nargs)?;
+        if !fc.order_by.is_empty() && !def.is_aggregate() {
+            return order_misused();
+        }
         if let FunctionArgs::Star = fc.args {
             if !def.is_aggregate() || !def.name.eq_ignore_ascii_case("count") {
                 return err(format!(
@@ -364,6 +378,27 @@ impl<'s> Binder<'s> {
                     }
                 }
             }
+            // ORDER BY terms: evaluated with the arguments, after them (`AggCall::order`).
+            let mut order = Vec::new();
+            if res.is_ok() {
+                for term in &fc.order_by {
+                    match self.expr(&term.expr) {
+                        Ok(b) => {
+                            order.push(SortKey {
+                                idx: args.len(),
+                                desc: term.desc,
+                                nulls_first: term.nulls_first.unwrap_or(!term.desc),
+                                coll: b.coll.map(|c| c.0).unwrap_or_default(),
+                            });
+                            args.push(b.e);
+                        }
+                        Err(e) => {
+                            res = Err(e);
+                            break;
+                        }
+                    }
+                }
+            }
             let filter = match (&res, &fc.filter) {
                 (Ok(()), Some(f)) => match self.expr(f) {
                     Ok(b) => Some(b.e),
@@ -388,6 +423,7 @@ impl<'s> Binder<'s> {
                 distinct: fc.distinct,
                 coll,
                 filter,
+                order,
             });
             return Ok(Bound::plain(CExpr::Agg(f.aggs.len() - 1)));
         }
