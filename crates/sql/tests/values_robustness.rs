@@ -124,7 +124,7 @@ fn functions_never_panic() {
                 let _ = def.call(&ctx, &args);
             }
             FuncImpl::Aggregate(_) => {
-                if let Ok(mut acc) = def.new_aggregate(rng.gen_bool(0.3), Collation::NoCase) {
+                if let Ok(mut acc) = def.new_aggregate(rng.gen_bool(0.3), Collation::NoCase, &[]) {
                     for _ in 0..3 {
                         let _ = acc.step(&args);
                     }

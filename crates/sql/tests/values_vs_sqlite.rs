@@ -855,6 +855,7 @@ fn generated_aggregates() {
                         } else {
                             Collation::Binary
                         },
+                        &[],
                     )
                     .map_err(|e| e.to_string())?;
                 for v in &rows {

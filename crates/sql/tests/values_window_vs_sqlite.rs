@@ -241,7 +241,7 @@ fn aggregate_windows_over_growing_frames() {
                 };
             let def = func::lookup(name, n_args).expect("lookup");
             let mut acc = def
-                .new_aggregate(false, Collation::Binary)
+                .new_aggregate(false, Collation::Binary, &[])
                 .expect("aggregate");
             let mut got = Vec::new();
             for x in &xs {

@@ -28,6 +28,9 @@ mod int_term;
 pub struct Frame<'a> {
     pub row: &'a [Value],
     pub aggs: &'a [Value],
+    /// Per aggregate: whether its value carries SQLite's JSON subtype (json_group_array,
+    /// json_group_object: `agg_subtypes`); empty outside aggregate queries.
+    pub agg_json: &'a [bool],
     /// Window function values for this output row.
     pub wins: &'a [Value],
     pub parent: Option<&'a Frame<'a>>,
@@ -38,6 +41,7 @@ impl<'a> Frame<'a> {
         Frame {
             row,
             aggs: &[],
+            agg_json: &[],
             wins: &[],
             parent,
         }
@@ -122,7 +126,113 @@ pub fn as_rowid(v: &Value) -> Option<i64> {
     }
 }
 
+/// Per aggregate of `aggs`: whether its value carries SQLite's JSON subtype
+/// (`Frame::agg_json`): json_group_array's and json_group_object's do.
+pub fn agg_subtypes(aggs: &[AggCall]) -> Vec<bool> {
+    aggs.iter().map(|a| a.def.reads_json_subtype()).collect()
+}
+
+/// Whether a scalar subquery's text value carries SQLite's JSON subtype: its one column is
+/// a json_group_array/json_group_object aggregate or a JSON function whose text result
+/// always does (json_extract's does only for arrays and objects, which is not known
+/// here: it counts as a plain string).
+fn subquery_gives_json(plan: &SelectPlan) -> bool {
+    let [core] = plan.cores.as_slice() else {
+        return false;
+    };
+    match core.outputs.as_slice() {
+        [CExpr::Agg(i)] => core.aggs.get(*i).is_some_and(|a| a.def.reads_json_subtype()),
+        [CExpr::Func { def, .. }] => {
+            func::json::may_return_subtype(def.0) && def.0.name != "json_extract"
+        }
+        _ => false,
+    }
+}
+
 impl<'a> Exec<'a> {
+    /// Calls a function that reads SQLite's JSON subtype of its arguments, or may return
+    /// one, with the subtype tracked: an argument that is itself such a call is evaluated
+    /// here too, so `json_object('a', json('[1]'))` nests the array where the value of
+    /// any other expression (a column, CAST, an operator) is a plain string, as in SQLite.
+    /// Returns the value and whether it carries the subtype.
+    fn eval_json_call(
+        &self,
+        def: &func::FuncDef,
+        args: &[CExpr],
+        coll: Collation,
+        f: &Frame,
+    ) -> Result<(Value, bool)> {
+        let mut vals = Vec::with_capacity(args.len());
+        let mut json = Vec::with_capacity(args.len());
+        for a in args {
+            let (v, j) = self.eval_subtyped(a, f)?;
+            vals.push(v);
+            json.push(j);
+        }
+        let ctx = func::Ctx {
+            conn: self.conn,
+            collation: coll,
+        };
+        func::json::call_with_subtypes(def, &ctx, &vals, &json)
+    }
+
+    /// Evaluates `e` and says whether its value carries SQLite's JSON subtype: a JSON
+    /// function's result does (`eval_json_call`), and keeps it through the functions
+    /// that hand one argument back unchanged (coalesce/ifnull, iif, likely) and a CAST
+    /// to TEXT of a text value; any other expression's value does not.
+    pub fn eval_subtyped(&self, e: &CExpr, f: &Frame) -> Result<(Value, bool)> {
+        let CExpr::Func { def, args, coll } = e else {
+            if let CExpr::Agg(i) = e {
+                let v = self.eval(e, f)?;
+                return Ok((v, f.agg_json.get(*i).copied().unwrap_or(false)));
+            }
+            if let CExpr::Scalar(sp) = e {
+                let v = self.eval(e, f)?;
+                let json = matches!(v, Value::Text(_)) && subquery_gives_json(&sp.plan);
+                return Ok((v, json));
+            }
+            if let CExpr::Cast {
+                e: inner,
+                aff: Affinity::Text,
+            } = e
+            {
+                let (v, j) = self.eval_subtyped(inner, f)?;
+                let was_text = matches!(v, Value::Text(_));
+                return Ok((v.cast(Affinity::Text), j && was_text));
+            }
+            return Ok((self.eval(e, f)?, false));
+        };
+        match def.special {
+            _ if func::json::may_return_subtype(def.0) => {
+                self.eval_json_call(def.0, args, *coll, f)
+            }
+            Some(Special::Coalesce) => {
+                for a in args {
+                    let (v, j) = self.eval_subtyped(a, f)?;
+                    if !v.is_null() {
+                        return Ok((v, j));
+                    }
+                }
+                Ok((Value::Null, false))
+            }
+            Some(Special::Iif) => {
+                let mut i = 0;
+                while i + 1 < args.len() {
+                    if value::truth(&self.eval(&args[i], f)?) == Some(true) {
+                        return self.eval_subtyped(&args[i + 1], f);
+                    }
+                    i += 2;
+                }
+                match args.get(i) {
+                    Some(last) => self.eval_subtyped(last, f),
+                    None => Ok((Value::Null, false)),
+                }
+            }
+            Some(Special::Unlikely) if !args.is_empty() => self.eval_subtyped(&args[0], f),
+            _ => Ok((self.eval(e, f)?, false)),
+        }
+    }
+
     pub fn eval(&self, e: &CExpr, f: &Frame) -> Result<Value> {
         match e {
             CExpr::Lit(v) => Ok(v.clone()),
@@ -430,6 +540,9 @@ impl<'a> Exec<'a> {
                         if let Some(a) = args.first() {
                             return self.eval(a, f);
                         }
+                    }
+                    Some(Special::JsonSubtypes) => {
+                        return Ok(self.eval_json_call(def.0, args, *coll, f)?.0);
                     }
                     None => {}
                 }

@@ -441,6 +441,7 @@ impl<'a> Exec<'a> {
         let nvis = core.outputs.len();
         // Rows (and their aggregate values) awaiting window computation.
         let mut pending: Vec<(Row, Vec<Value>)> = Vec::new();
+        let agg_json = super::eval::agg_subtypes(&core.aggs);
         if core.is_agg {
             struct Group {
                 rep: Row,
@@ -510,10 +511,20 @@ impl<'a> Exec<'a> {
                         }
                     }
                     args.clear();
-                    for x in &a.args {
-                        args.push(self.eval(x, &fr)?);
+                    if a.def.reads_json_subtype() {
+                        let mut json = Vec::with_capacity(a.args.len());
+                        for x in &a.args {
+                            let (v, j) = self.eval_subtyped(x, &fr)?;
+                            args.push(v);
+                            json.push(j);
+                        }
+                        g.accs[i].step_subtyped(&args, &json)?;
+                    } else {
+                        for x in &a.args {
+                            args.push(self.eval(x, &fr)?);
+                        }
+                        g.accs[i].step(&args)?;
                     }
-                    g.accs[i].step(&args)?;
                     if min_max {
                         g.bare.after_min_max(g.accs[i].last_step_magnet());
                     }
@@ -562,6 +573,7 @@ impl<'a> Exec<'a> {
                 let fr = Frame {
                     row: &g.rep,
                     aggs: &aggv,
+                    agg_json: &agg_json,
                     wins: &[],
                     parent,
                 };
@@ -616,6 +628,7 @@ impl<'a> Exec<'a> {
                 let fr = Frame {
                     row,
                     aggs: aggv,
+                    agg_json: &agg_json,
                     wins: w,
                     parent,
                 };

@@ -28,6 +28,13 @@ use std::sync::Arc;
 pub trait Aggregate: Send {
     /// Adds one row's arguments (already evaluated; for count(*) the slice is empty).
     fn step(&mut self, args: &[Value]) -> Result<()>;
+    /// `step` with SQLite's JSON subtype of each argument (`json[i]`: argument `i` came
+    /// straight from a JSON function), for the aggregates that read it
+    /// (`FuncDef::reads_json_subtype`): json_group_array(json('[1]')) nests the array.
+    fn step_subtyped(&mut self, args: &[Value], json: &[bool]) -> Result<()> {
+        let _ = json;
+        self.step(args)
+    }
     /// The group's result. Called once, after the last step.
     fn finalize(&mut self) -> Result<Value>;
     /// The result so far, without ending the group (`xValue`): window aggregates over
@@ -388,31 +395,38 @@ struct Distinct {
     seen_null: bool,
 }
 
-impl Aggregate for Distinct {
-    fn step(&mut self, args: &[Value]) -> Result<()> {
+impl Distinct {
+    /// Whether the row's argument is new (then the inner aggregate steps).
+    fn admits(&mut self, args: &[Value]) -> bool {
         self.last_duplicate = false;
         let Some(v) = args.first() else {
-            return self.inner.step(args);
+            return true;
         };
-        if v.is_null() {
+        let new = if v.is_null() {
             // Every built-in aggregate ignores NULL, but SQLite's DISTINCT table holds one
             // NULL like any value: a second NULL is a duplicate, which shows in the
             // bare-column magnet of min()/max().
-            if self.seen_null {
-                self.last_duplicate = true;
-                return Ok(());
-            }
-            self.seen_null = true;
-            return self.inner.step(args);
-        }
-        if self
-            .seen
-            .insert(CollatedKey::new(v.clone(), self.collation))
-        {
-            self.inner.step(args)
+            !std::mem::replace(&mut self.seen_null, true)
         } else {
-            self.last_duplicate = true;
-            Ok(())
+            self.seen
+                .insert(CollatedKey::new(v.clone(), self.collation))
+        };
+        self.last_duplicate = !new;
+        new
+    }
+}
+
+impl Aggregate for Distinct {
+    fn step(&mut self, args: &[Value]) -> Result<()> {
+        match self.admits(args) {
+            true => self.inner.step(args),
+            false => Ok(()),
+        }
+    }
+    fn step_subtyped(&mut self, args: &[Value], json: &[bool]) -> Result<()> {
+        match self.admits(args) {
+            true => self.inner.step_subtyped(args, json),
+            false => Ok(()),
         }
     }
     fn last_step_magnet(&self) -> Option<bool> {
@@ -436,7 +450,9 @@ impl Aggregate for Distinct {
 struct Ordered {
     inner: Box<dyn Aggregate>,
     keys: Vec<SortKey>,
-    rows: Vec<Vec<Value>>,
+    /// Each row's arguments and keys, with the JSON subtypes of its arguments when it came
+    /// through `step_subtyped`.
+    rows: Vec<(Vec<Value>, Option<Vec<bool>>)>,
 }
 
 impl Ordered {
@@ -448,17 +464,25 @@ impl Ordered {
 
 impl Aggregate for Ordered {
     fn step(&mut self, args: &[Value]) -> Result<()> {
-        self.rows.push(args.to_vec());
+        self.rows.push((args.to_vec(), None));
+        Ok(())
+    }
+
+    fn step_subtyped(&mut self, args: &[Value], json: &[bool]) -> Result<()> {
+        self.rows.push((args.to_vec(), Some(json.to_vec())));
         Ok(())
     }
 
     fn finalize(&mut self) -> Result<Value> {
         let mut rows = std::mem::take(&mut self.rows);
         // A stable sort: ties stay in arrival order.
-        rows.sort_by(|a, b| sort_cmp(a, b, &self.keys));
+        rows.sort_by(|a, b| sort_cmp(&a.0, &b.0, &self.keys));
         let n = self.nargs();
-        for r in &rows {
-            self.inner.step(&r[..n])?;
+        for (r, json) in &rows {
+            match json {
+                Some(json) => self.inner.step_subtyped(&r[..n], json)?,
+                None => self.inner.step(&r[..n])?,
+            }
         }
         self.inner.finalize()
     }

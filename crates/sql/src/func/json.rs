@@ -15,10 +15,12 @@
 //!   unquoted keys, hex numbers, trailing commas...), which give "malformed JSON" here.
 //! - JSONB (blob) arguments are not supported: a blob argument is "malformed JSON".
 //! - SQLite marks the results of JSON functions with a JSON subtype so that
-//!   `json_array(json('[1]'))` nests the array. Values carry no subtype; an executor that
-//!   tracks "came straight from a JSON function" per argument calls
-//!   [`call_with_subtypes`] to get SQLite's nesting. Through the plain registry call,
-//!   and always for json_group_array/json_group_object, text arguments are JSON strings.
+//!   `json_array(json('[1]'))` nests the array. Values carry no subtype; the executor
+//!   evaluates the arguments of the functions that read it (`Special::JsonSubtypes`)
+//!   through [`call_with_subtypes`], so a value passed straight from one JSON function to
+//!   another keeps it (exec/eval.rs, `eval_json_call`), and so do json_group_array and
+//!   json_group_object (`Aggregate::step_subtyped`; not as window functions). Through the
+//!   plain registry call, text arguments are JSON strings.
 //!
 //! Invariant: nesting depth is bounded ([`JSON_MAX_DEPTH`], as SQLite's 1000), so parsing
 //! and rendering never recurse without limit.
@@ -1110,13 +1112,9 @@ pub fn json_valid(_: &Ctx, args: &[Value]) -> Result<Value> {
     })
 }
 
-/// Appends an SQL value as JSON (`jsonAppendSqlValue`).
-fn append_sql_value(out: &mut String, v: &Value) -> Result<()> {
-    append_sql_value_sub(out, v, false)
-}
-
-/// Like [`append_sql_value`]; `is_json`: the value carries SQLite's JSON subtype (it came
-/// straight from a JSON function), so text is embedded as JSON rather than quoted.
+/// Appends an SQL value as JSON (`jsonAppendSqlValue`); `is_json`: the value carries
+/// SQLite's JSON subtype (it came straight from a JSON function), so text is embedded as
+/// JSON rather than quoted.
 fn append_sql_value_sub(out: &mut String, v: &Value, is_json: bool) -> Result<()> {
     match v {
         Value::Text(t) if is_json => out.push_str(t),
@@ -1568,6 +1566,25 @@ fn extract_is_container(args: &[Value]) -> bool {
     }
 }
 
+/// Whether a call of `def` may return a value carrying the JSON subtype
+/// ([`call_with_subtypes`] says whether this one does).
+pub fn may_return_subtype(def: &super::FuncDef) -> bool {
+    matches!(
+        def.name,
+        "json_array"
+            | "json_object"
+            | "json_quote"
+            | "json_insert"
+            | "json_replace"
+            | "json_set"
+            | "json_remove"
+            | "json_patch"
+            | "json"
+            | "->"
+            | "json_extract"
+    )
+}
+
 /// Calls `def` with SQLite's JSON subtype semantics, for executors that track subtypes.
 ///
 /// SQLite tags the results of JSON functions with a "JSON" subtype that lives only while
@@ -1733,11 +1750,15 @@ pub struct GroupArray {
 
 impl Aggregate for GroupArray {
     fn step(&mut self, args: &[Value]) -> Result<()> {
+        self.step_subtyped(args, &[])
+    }
+    fn step_subtyped(&mut self, args: &[Value], json: &[bool]) -> Result<()> {
         let acc = self.acc.get_or_insert_with(|| String::from("["));
         if acc.len() > 1 {
             acc.push(',');
         }
-        append_sql_value(acc, args.first().unwrap_or(&Value::Null))
+        let is_json = json.first().copied().unwrap_or(false);
+        append_sql_value_sub(acc, args.first().unwrap_or(&Value::Null), is_json)
     }
     fn finalize(&mut self) -> Result<Value> {
         let mut s = self.acc.take().unwrap_or_else(|| String::from("["));
@@ -1759,6 +1780,9 @@ pub struct GroupObject {
 
 impl Aggregate for GroupObject {
     fn step(&mut self, args: &[Value]) -> Result<()> {
+        self.step_subtyped(args, &[])
+    }
+    fn step_subtyped(&mut self, args: &[Value], json: &[bool]) -> Result<()> {
         let key = args.first().unwrap_or(&Value::Null);
         let Some(k) = key.to_text() else {
             return Ok(());
@@ -1769,7 +1793,8 @@ impl Aggregate for GroupObject {
         }
         append_json_string(acc, &k);
         acc.push(':');
-        append_sql_value(acc, args.get(1).unwrap_or(&Value::Null))
+        let is_json = json.get(1).copied().unwrap_or(false);
+        append_sql_value_sub(acc, args.get(1).unwrap_or(&Value::Null), is_json)
     }
     fn finalize(&mut self) -> Result<Value> {
         let mut s = self.acc.take().unwrap_or_else(|| String::from("{"));

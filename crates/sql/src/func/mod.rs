@@ -130,6 +130,10 @@ pub enum Special {
     Iif,
     /// likely / unlikely / likelihood: the first argument (planner hints).
     Unlikely,
+    /// The JSON functions that read SQLite's JSON subtype of their arguments (a text
+    /// argument straight from a JSON function is JSON, not a string: json.rs,
+    /// `call_with_subtypes`).
+    JsonSubtypes,
 }
 
 #[derive(Clone, Copy)]
@@ -155,6 +159,15 @@ impl FuncDef {
 
     /// The min()/max() aggregates: the ones whose row a bare column follows
     /// (lang_select.html, "bare columns"; SQLITE_FUNC_NEEDCOLL in SQLite).
+    /// The aggregates that read SQLite's JSON subtype of their arguments
+    /// (`Aggregate::step_subtyped`).
+    pub fn reads_json_subtype(&self) -> bool {
+        matches!(
+            self.imp,
+            FuncImpl::Aggregate(AggKind::JsonGroupArray | AggKind::JsonGroupObject)
+        )
+    }
+
     pub fn is_min_max_aggregate(&self) -> bool {
         matches!(
             self.imp,
@@ -360,15 +373,15 @@ pub static BUILTINS: &[FuncDef] = &[
     scalar("trunc", 1, Some(1), math::trunc),
     scalar("json", 1, Some(1), json::json),
     scalar("json_valid", 1, Some(2), json::json_valid),
-    scalar("json_quote", 1, Some(1), json::json_quote),
+    special(scalar("json_quote", 1, Some(1), json::json_quote), Special::JsonSubtypes),
     scalar("json_type", 1, Some(2), json::json_type),
     scalar("json_array_length", 1, Some(2), json::json_array_length),
     scalar("json_extract", 0, None, json::json_extract),
-    scalar("json_array", 0, None, json::json_array),
-    scalar("json_object", 0, None, json::json_object),
-    scalar("json_insert", 1, None, json::json_insert),
-    scalar("json_replace", 1, None, json::json_replace),
-    scalar("json_set", 1, None, json::json_set),
+    special(scalar("json_array", 0, None, json::json_array), Special::JsonSubtypes),
+    special(scalar("json_object", 0, None, json::json_object), Special::JsonSubtypes),
+    special(scalar("json_insert", 1, None, json::json_insert), Special::JsonSubtypes),
+    special(scalar("json_replace", 1, None, json::json_replace), Special::JsonSubtypes),
+    special(scalar("json_set", 1, None, json::json_set), Special::JsonSubtypes),
     scalar("json_remove", 1, None, json::json_remove),
     scalar("json_patch", 2, Some(2), json::json_patch),
     scalar("->", 2, Some(2), json::arrow_json),

@@ -16,14 +16,20 @@ impl Exec<'_> {
     ) -> Result<Vec<Vec<Value>>> {
         let n = rows.len();
         let mut out = vec![vec![Value::Null; core.windows.len()]; n];
+        let agg_json = super::super::eval::agg_subtypes(&core.aggs);
         for (wi, w) in core.windows.iter().enumerate() {
             let mut pkeys = Vec::with_capacity(n);
             let mut okeys = Vec::with_capacity(n);
             let mut args = Vec::with_capacity(n);
+            // json_group_array/json_group_object read their arguments' JSON subtype
+            // (`Aggregate::step_subtyped`): kept per row beside the arguments.
+            let subtyped = matches!(&w.kind, WinKind::Agg { def, .. } if def.reads_json_subtype());
+            let mut json: Vec<Vec<bool>> = Vec::new();
             for (row, aggv) in rows {
                 let fr = Frame {
                     row,
                     aggs: aggv,
+                    agg_json: &agg_json,
                     wins: &[],
                     parent,
                 };
@@ -36,8 +42,18 @@ impl Exec<'_> {
                     o.push(self.eval(e, &fr)?);
                 }
                 let mut a = Vec::with_capacity(w.args.len());
-                for e in &w.args {
-                    a.push(self.eval(e, &fr)?);
+                if subtyped {
+                    let mut j = Vec::with_capacity(w.args.len());
+                    for e in &w.args {
+                        let (v, is_json) = self.eval_subtyped(e, &fr)?;
+                        a.push(v);
+                        j.push(is_json);
+                    }
+                    json.push(j);
+                } else {
+                    for e in &w.args {
+                        a.push(self.eval(e, &fr)?);
+                    }
                 }
                 pkeys.push(p);
                 okeys.push(o);
@@ -91,7 +107,7 @@ impl Exec<'_> {
                 }
                 let part = &idx[start..end];
                 self.window_partition(
-                    w, part, &okeys, &args, rows, parent, wi, &mut out, &order_cmp,
+                    w, part, &okeys, &args, &json, rows, parent, wi, &mut out, &order_cmp,
                 )?;
                 start = end;
             }
@@ -106,6 +122,8 @@ impl Exec<'_> {
         part: &[usize],
         okeys: &[Vec<Value>],
         args: &[Vec<Value>],
+        // Per row, its arguments' JSON subtypes (empty unless the call reads them).
+        json: &[Vec<bool>],
         rows: &[(Row, Vec<Value>)],
         parent: Option<&Frame>,
         wi: usize,
@@ -139,6 +157,7 @@ impl Exec<'_> {
                 &Frame {
                     row: r,
                     aggs: aggv,
+                    agg_json: &[],
                     wins: &[],
                     parent,
                 },
@@ -278,7 +297,11 @@ impl Exec<'_> {
                                 }
                                 if let Some(acc) = running.as_mut() {
                                     while (running_len as i64) <= fe {
-                                        acc.step(&args[part[running_len]])?;
+                                        let r = part[running_len];
+                                        match json.get(r) {
+                                            Some(j) => acc.step_subtyped(&args[r], j)?,
+                                            None => acc.step(&args[r])?,
+                                        }
                                         running_len += 1;
                                     }
                                     acc.value()?
@@ -289,7 +312,11 @@ impl Exec<'_> {
                                 let mut acc = def.new_aggregate(*distinct, *coll, &[])?;
                                 let mut k = fs;
                                 while k <= fe {
-                                    acc.step(&args[part[k as usize]])?;
+                                    let r = part[k as usize];
+                                    match json.get(r) {
+                                        Some(j) => acc.step_subtyped(&args[r], j)?,
+                                        None => acc.step(&args[r])?,
+                                    }
                                     k += 1;
                                 }
                                 acc.finalize()?
