@@ -143,7 +143,7 @@ impl Target {
                      p_writer_waits={} p_writer_wait_ms={} p_writer_wait_max_ms={} \
                      p_writer_wakes={} p_writer_handoffs={} \
                      p_conc_fast={} p_conc_rebased={} p_conc_locked={} p_page_rebases={} p_lock_held_us={:.2} \
-                     p_gathers={} p_gather_us={}",
+                     p_gathers={} p_gather_us={} p_sync_us={}",
                     s.checkpoints,
                     s.checkpoint_ms,
                     s.checkpoint_max_ms,
@@ -162,7 +162,8 @@ impl Target {
                     s.concurrent_page_rebases,
                     s.writer_lock_held_us as f64 / s.writer_lock_holds.max(1) as f64,
                     s.gathers,
-                    s.gather_us
+                    s.gather_us,
+                    s.log_sync_us
                 ))
             }
             TargetInner::Sqlite { .. } => None,

@@ -238,6 +238,9 @@ pub struct Stats {
     /// total wait in µs (storage `PagerStats::gathers`).
     pub gathers: u64,
     pub gather_us: u64,
+    /// Time the group-commit leaders spent in their fsyncs, µs (storage
+    /// `PagerStats::log_sync_us`).
+    pub log_sync_us: u64,
     /// Pages in the shared page cache, and its bound: the largest `PRAGMA cache_size` of an
     /// open connection, in pages (storage `Database::ask_cache_size`).
     pub cache_pages: u64,
@@ -784,6 +787,7 @@ impl ConnInner {
             int("writer_lock_held_us", st.writer_lock_held_us),
             int("gathers", st.gathers),
             int("gather_us", st.gather_us),
+            int("log_sync_us", st.log_sync_us),
             int("cache_pages", st.cache_pages),
             int("cache_pages_max", st.cache_pages_max),
         ]);
@@ -1656,6 +1660,7 @@ fn stats_of(storage: &parlite_storage::Database, counters: &SqlCounters) -> Stat
         writer_lock_held_us: p.writer_lock_held_ns / 1000,
         gathers: p.gathers,
         gather_us: p.gather_us,
+        log_sync_us: p.log_sync_us,
         cache_pages: p.cache_pages as u64,
         cache_pages_max: p.cache_pages_max as u64,
     }

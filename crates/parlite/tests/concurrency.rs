@@ -593,6 +593,7 @@ fn parlite_stats_pragma_reports_counters() {
         "writer_lock_held_us",
         "gathers",
         "gather_us",
+        "log_sync_us",
         "cache_pages",
         "cache_pages_max",
         "autocommit_retries",

@@ -17,6 +17,21 @@
 //! (bdb_update, 20 writers, FULL, six interleaved pairs): 2.0 → 1.6 context switches and
 //! 30.8 → 28.1 µs CPU per commit (medians; BENCHMARKS.md, "gcommit2").
 //!
+//! Why not overlap a round's fsync with the next round's commits: rounds run nearly in
+//! lockstep (the covered committers wake, write the next round's frames while the disk is
+//! idle, and sleep through its fsync while the writer lock is mostly idle), but with one
+//! commit in flight per thread a frame written during an fsync waits for the rest of it
+//! and a whole next one, so overlapping halves the rounds instead of shortening them.
+//! Measured (bdb_update, `BEGIN IMMEDIATE`, FULL, 20 writers, `chrt -f 1`, 2-core VM,
+//! timestamps of the lock's holds and the fsyncs; BENCHMARKS.md, "pipeline"): a round of
+//! 368 µs and 15.3 commits = a 184 µs fsync (the lock busy 41 µs of it), 132 µs of lock
+//! work alone, 52 µs of neither; a next-round leader that syncs at once whatever is
+//! written: rounds of 225 µs but 7.7 commits, 41.6k → 34.1k commits/s, 31.5 → 37.9 µs CPU
+//! per commit. Waking that leader before the round's committers, or skipping the
+//! gathering only when the commits on their way would hold the lock longer than an
+//! fsync lasts, did no better. `PagerStats::log_sync_us` beside `writer_lock_held_ns`
+//! shows the two shares of a run.
+//!
 //! Invariants (`SyncState` is changed only under `Inner::sync`):
 //! - G1. A committer sleeps only after registering under the mutex while `syncing` is set,
 //!   so a leader exists that will see it: in round `round` if that round's target is not
@@ -547,6 +562,7 @@ impl Inner {
             });
         self.commit_syncs.fetch_add(1, Ordering::Relaxed);
         let took_us = u64::try_from(sync_started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        self.log_sync_us.fetch_add(took_us, Ordering::Relaxed);
         let avg = self.log_sync_us_avg.load(Ordering::Relaxed);
         self.log_sync_us_avg.store(
             avg.saturating_mul(7).saturating_add(took_us) / 8,

@@ -135,6 +135,11 @@ pub struct PagerStats {
     pub commits: u64,
     /// fsyncs of the log issued to make commits durable (group commit leaders).
     pub commit_syncs: u64,
+    /// Time the leaders spent in those fsyncs (and in a database file's fsync a round
+    /// paid first, B8), µs. Beside `writer_lock_held_ns` it tells whether the disk and
+    /// the commits' serial section work at the same time: if their shares of a run add up
+    /// to about all of it, rounds run in lockstep (group_commit.rs, "Why not overlap").
+    pub log_sync_us: u64,
     /// Checkpoints that wrote pages (full and background rounds).
     pub checkpoints: u64,
     /// Pages those checkpoints wrote into the database file.
@@ -237,6 +242,8 @@ struct Inner {
     writers_in_progress: AtomicU64,
     /// Recent log fsync time, µs (moving average of the leaders' fsyncs): bounds the wait.
     log_sync_us_avg: AtomicU64,
+    /// `PagerStats::log_sync_us`.
+    log_sync_us: AtomicU64,
     /// `PagerStats::gathers`, `gather_us`, `gather_handoffs`.
     gathers: AtomicU64,
     gather_us: AtomicU64,
@@ -429,6 +436,7 @@ impl FileBackend {
         PagerStats {
             commits: load(&i.commits),
             commit_syncs: load(&i.commit_syncs),
+            log_sync_us: load(&i.log_sync_us),
             checkpoints: load(&i.checkpoints),
             relaxed_checkpoints: load(&i.relaxed_checkpoints),
             checkpoint_pages: load(&i.checkpoint_pages),
@@ -664,6 +672,7 @@ fn open_inner(
         rounds: Rounds::default(),
         writers_in_progress: AtomicU64::new(0),
         log_sync_us_avg: AtomicU64::new(0),
+        log_sync_us: AtomicU64::new(0),
         gathers: AtomicU64::new(0),
         gather_us: AtomicU64::new(0),
         gather_handoffs: AtomicU64::new(0),

@@ -272,6 +272,8 @@ fn group_commit_needs_fewer_fsyncs_than_commits() {
     // whatever else the machine runs (with instant fsyncs a busy machine can serialize
     // them, and a log switch makes one group sync two files).
     vfs.set_sync_delay(Duration::from_millis(1));
+    let before = b.stats();
+    let started = Instant::now();
     let threads: Vec<_> = (0..4u32)
         .map(|t| {
             let b = b.clone();
@@ -290,9 +292,22 @@ fn group_commit_needs_fewer_fsyncs_than_commits() {
     for t in threads {
         t.join().unwrap();
     }
+    let elapsed_us = u64::try_from(started.elapsed().as_micros()).unwrap();
     let s = b.stats();
     assert_eq!(s.commits, 401);
     assert!(s.commit_syncs * 2 <= s.commits, "{s:?}");
+    // Every leader's fsync lasts its 1 ms, and one leader syncs at a time (G2), so their
+    // total lies between the fsyncs' count in ms and the run's wall time.
+    let syncs = s.commit_syncs - before.commit_syncs;
+    let sync_us = s.log_sync_us - before.log_sync_us;
+    assert!(
+        sync_us >= syncs * 1_000,
+        "{sync_us} µs for {syncs} fsyncs: {s:?}"
+    );
+    assert!(
+        sync_us <= elapsed_us,
+        "{sync_us} µs of fsyncs in {elapsed_us} µs: {s:?}"
+    );
 }
 
 /// Runs `f` on its own thread and fails if it has not returned within `limit`: a lost
