@@ -70,8 +70,9 @@
 //!   turns of a starvation period each, one sleeping, instead of a futex wake per commit
 //!   that woke the sleeper only to find the lock re-taken (W6 stops only the second of two
 //!   wakes in flight). Measured (hc_mixed 1:0, 2 threads, sync=off, `chrt -f 1`, 2-core
-//!   machine): 0.6 → 0.035 wakes per commit, 31k → 43k tps, 58 → 29 µs CPU per commit;
-//!   bdb_update sync=off, 20 IMMEDIATE writers: 75k → 183k tps, 24 → 7 µs. The price: a
+//!   machine): 0.7 → 0.04 wakes per commit, 37–39k → 40–52k tps, 47–49 → 24–32 µs CPU
+//!   per commit; bdb_update sync=off, 20 IMMEDIATE writers: 74–78k → 174–178k tps, 23–24
+//!   → 7.2–7.4 µs (BENCHMARKS.md, hcread2 branch). The price: a
 //!   sleeper whose waker stops looping waits up to its starvation deadline (≥ 1 ms) with
 //!   the lock free, where a notify would have woken it at once.
 
