@@ -170,6 +170,24 @@ impl Target {
         }
     }
 
+    /// parlite's writer-lock counters (waits, wakes, hand-offs, holds, µs held) so far, for
+    /// a point's share of a database that several points use (hc_mixed); `None` for SQLite.
+    pub fn parlite_lock_counters(&self) -> Option<[u64; 5]> {
+        match &self.inner {
+            TargetInner::Parlite(db) => {
+                let s = db.stats();
+                Some([
+                    s.writer_waits,
+                    s.writer_wakes,
+                    s.writer_handoffs,
+                    s.writer_lock_holds,
+                    s.writer_lock_held_us,
+                ])
+            }
+            TargetInner::Sqlite { .. } => None,
+        }
+    }
+
     /// Opens (creating) the database at `path`, or a private in-memory database shared by
     /// every connection of this target when `memory` is set (parlite `:memory:` through
     /// one `Database`; SQLite's `memdb` VFS, which has real locking between connections).

@@ -200,6 +200,7 @@ fn point(
     let barrier = Barrier::new(n + 1);
     let deadline: Mutex<Option<Instant>> = Mutex::new(None);
     let fs_before = ctx.fsyncs_now();
+    let lock0 = target.parlite_lock_counters();
     let mut cpu0 = CpuSnap::take();
     let mut l1 = 0.0;
     let results: Vec<Result<ThreadStats, DbError>> = std::thread::scope(|s| {
@@ -235,6 +236,7 @@ fn point(
     });
     let cpu1 = CpuSnap::take();
     let fs_after = ctx.fsyncs_now();
+    let lock1 = target.parlite_lock_counters();
     let mut stats = Vec::with_capacity(n);
     for r in results {
         stats.push(r?);
@@ -284,6 +286,16 @@ fn point(
         )
         .kv("scan_rows", sum(|t| t.scan_rows));
     fsync_fields(&mut line, &o.sync, fs_before, fs_after, commits);
+    if let (Some(l0), Some(l1)) = (lock0, lock1) {
+        let d = |i: usize| l1[i].saturating_sub(l0[i]);
+        line.kv("p_writer_waits", d(0))
+            .kv("p_writer_wakes", d(1))
+            .kv("p_writer_handoffs", d(2))
+            .kv(
+                "p_lock_held_us",
+                format!("{:.2}", d(4) as f64 / d(3).max(1) as f64),
+            );
+    }
     line.kv("check", check.label())
         .kv("seed_s", format!("{seed_s:.1}"))
         .kv("load1", format!("{l1:.2}"));
