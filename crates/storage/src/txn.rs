@@ -1436,11 +1436,14 @@ impl Txn {
             View::Write(w) => {
                 // C1: the entry goes in before the commit is published (the writer lock is
                 // held, so the commit's sequence number is the snapshot's + 1).
-                let ws = g.locked_writes.take().unwrap_or(WriteSet {
-                    opaque: true,
-                    ..WriteSet::default()
-                });
-                lock(&g.db.inner.history).push(w.snapshot_seq() + 1, ws);
+                let entry_seq = w.snapshot_seq() + 1;
+                let writes = g.locked_writes.take();
+                let mut h = lock(&g.db.inner.history);
+                match writes {
+                    Some(ws) => h.push(entry_seq, ws),
+                    None => h.push_opaque(entry_seq),
+                }
+                drop(h);
                 let seq = w.commit_seq();
                 w.commit()?;
                 g.committed_seq = seq;
