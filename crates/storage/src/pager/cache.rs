@@ -1151,15 +1151,15 @@ mod tests {
     }
 
     #[test]
-    fn pruning_during_a_half_done_publish_keeps_the_latest_committed_image() {
-        // C9: publish pushes its versions before it advances `committed_seq`. A release that
-        // prunes in between must keep the image of `committed_seq`: a snapshot registering
-        // now reads it, though no live snapshot is in its window.
+    fn pruning_with_a_version_above_the_latest_commit_keeps_the_latest_committed_image() {
+        // C9: with a version pushed above `committed_seq` (which `publish` leaves no one
+        // to see, C8), a release that prunes must keep the image of `committed_seq`: a
+        // snapshot registering now reads it, though no live snapshot is in its window.
         let c = Cache::with_shards(0, 1000, 64, 4);
         c.insert_from_file(PageNo(7), 0, img(1)).unwrap();
         let (other, _) = c.register_snapshot();
         {
-            // Publish's first step for commit 1, alone.
+            // A version of commit 1 pushed, `committed_seq` still 0.
             let i = c.shard_index(7);
             let mut guard = c.shard(i);
             let s = &mut *guard;
