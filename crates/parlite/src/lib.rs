@@ -329,6 +329,7 @@ impl Database {
                 plan: None,
                 idle_cursors: IdleCursors::default(),
                 spare_read: None,
+                spare_explicit: None,
                 state,
                 txn: None,
                 savepoints: Vec::new(),
@@ -376,6 +377,9 @@ struct ConnInner {
     /// The last autocommit read statement's transaction, finished (storage T3), for the
     /// next one to renew (`begin_autocommit_read`). Holds no snapshot.
     spare_read: Option<Txn>,
+    /// The last explicit transaction, finished (storage T3), for the next BEGIN or
+    /// SAVEPOINT outside a transaction to renew (`begin_explicit`). Holds no snapshot.
+    spare_explicit: Option<Txn>,
     /// `PRAGMA cache_size` on the main and TEMP databases (`cache_size_rows`).
     cache: CacheSetting,
     temp_cache: CacheSetting,
@@ -630,6 +634,7 @@ impl ConnInner {
         }
         // Every handle but this connection's own two (`db` and its cache ask) must go.
         self.spare_read = None;
+        self.spare_explicit = None;
         self.idle_cursors = IdleCursors::default();
         self.plan = None;
         if !self.db.held_only_by(2) {
@@ -979,19 +984,7 @@ impl ConnInner {
                         "cannot start a transaction within a transaction",
                     ));
                 }
-                let t = match mode {
-                    Some(TxnMode::Immediate) | Some(TxnMode::Exclusive) => {
-                        // The engine chose to retry, so the statement is still in progress for the
-                        // application: wait for the lock as long as a concurrent attempt's commit would
-                        // (the lock is mostly held for other commits' short validation), and longer if
-                        // the connection's busy_timeout says so. With busy_timeout 0 an immediate BUSY
-                        // here surfaced under contention although no user transaction held the lock.
-                        let wait = self.busy_timeout().max(self.db.concurrent_busy_timeout());
-                        self.db.begin_write(wait)?
-                    }
-                    Some(TxnMode::Concurrent) => self.begin_concurrent()?,
-                    _ => self.db.begin_read()?,
-                };
+                let t = self.begin_explicit(*mode)?;
                 if matches!(mode, Some(TxnMode::Immediate) | Some(TxnMode::Exclusive)) {
                     // As SQLite, IMMEDIATE takes every attached database's writer lock too.
                     let wait = self.busy_timeout().max(self.db.concurrent_busy_timeout());
@@ -1033,6 +1026,7 @@ impl ConnInner {
                     return Err(err);
                 }
                 self.savepoints.clear();
+                self.spare_explicit = Some(t);
                 self.end_temp_tx(true);
                 self.end_attached(true)?;
                 Ok(Vec::new())
@@ -1047,6 +1041,7 @@ impl ConnInner {
                 self.savepoints.clear();
                 self.end_deferred_fkeys();
                 t.rollback();
+                self.spare_explicit = Some(t);
                 self.end_temp_tx(false);
                 let _ = self.end_attached(false);
                 // DDL may have been undone.
@@ -1080,7 +1075,7 @@ impl ConnInner {
             }
             Stmt::Savepoint(name) => {
                 if self.txn.is_none() {
-                    self.txn = Some(self.db.begin_read()?);
+                    self.txn = Some(self.begin_explicit(None)?);
                     self.txn_from_savepoint = true;
                     self.temp_tx_sp = Some(self.temp_txn.savepoint()?);
                 }
@@ -1128,6 +1123,7 @@ impl ConnInner {
                         self.schema_loaded = false;
                         return Err(err);
                     }
+                    self.spare_explicit = Some(t);
                     self.end_temp_tx(true);
                     self.end_attached(true)?;
                     return Ok(Vec::new());
@@ -1307,6 +1303,13 @@ impl ConnInner {
     /// A storage concurrent transaction with this connection's isolation level.
     fn begin_concurrent(&self) -> Result<Txn> {
         let t = self.db.begin_concurrent()?;
+        self.set_isolation(&t)?;
+        Ok(t)
+    }
+
+    /// Gives concurrent transaction `t` this connection's isolation level; on failure `t`
+    /// is rolled back.
+    fn set_isolation(&self, t: &Txn) -> Result<()> {
         let isolation = if self.state.isolation_snapshot.get() {
             Isolation::Snapshot
         } else {
@@ -1315,6 +1318,42 @@ impl ConnInner {
         if let Err(e) = t.set_isolation(isolation) {
             t.rollback();
             return Err(e.into());
+        }
+        Ok(())
+    }
+
+    /// The storage transaction of BEGIN (`mode`; `None`: DEFERRED) or of a SAVEPOINT
+    /// outside a transaction: the previous explicit transaction's renewed (storage T6)
+    /// when there is one, else a new one. Its only other holders are the parked cursors of
+    /// `idle_cursors`, which `Cursor::rebind_to` then keeps without swapping their
+    /// transaction. A renewal that fails leaves it finished, kept for the next BEGIN.
+    fn begin_explicit(&mut self, mode: Option<TxnMode>) -> Result<Txn> {
+        // The engine chose to retry, so the statement is still in progress for the
+        // application: wait for the lock as long as a concurrent attempt's commit would
+        // (the lock is mostly held for other commits' short validation), and longer if
+        // the connection's busy_timeout says so. With busy_timeout 0 an immediate BUSY
+        // here surfaced under contention although no user transaction held the lock.
+        let wait = self.busy_timeout().max(self.db.concurrent_busy_timeout());
+        let immediate = matches!(mode, Some(TxnMode::Immediate | TxnMode::Exclusive));
+        let concurrent = mode == Some(TxnMode::Concurrent);
+        let Some(t) = self.spare_explicit.take() else {
+            return match (immediate, concurrent) {
+                (true, _) => Ok(self.db.begin_write(wait)?),
+                (_, true) => self.begin_concurrent(),
+                _ => Ok(self.db.begin_read()?),
+            };
+        };
+        let renewed = match (immediate, concurrent) {
+            (true, _) => t.renew_write(wait),
+            (_, true) => t.renew_concurrent(),
+            _ => t.renew_read(),
+        };
+        if let Err(e) = renewed {
+            self.spare_explicit = Some(t);
+            return Err(e.into());
+        }
+        if concurrent {
+            self.set_isolation(&t)?;
         }
         Ok(t)
     }

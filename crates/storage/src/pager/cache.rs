@@ -64,20 +64,27 @@
 //!   holds two shard mutexes at once.
 //! - C8. The registry (live snapshots, `committed_seq`, `page_count`) has its own mutex.
 //!   Lock order: registry → one shard; a shard holder never takes the registry. A snapshot
-//!   registers at `committed_seq` under the registry mutex; `publish` pushes a commit's
-//!   versions into the shards first and only then advances `committed_seq` under the
-//!   registry mutex, so a snapshot sees all of a commit's pages or none (tags above it are
-//!   skipped, C2).
+//!   registers at `committed_seq` under the registry mutex; `publish` holds that mutex
+//!   from advancing `committed_seq` until the last of the commit's versions is pushed, so
+//!   a snapshot sees all of a commit's pages or none (tags above it are skipped, C2). The
+//!   lock-free `committed` is stored after the last version.
 //! - C9. Pruning (C2) holds the registry mutex while it judges versions: every snapshot that
 //!   can read a window is then either registered, hence seen, or will register at the
-//!   registry's `committed_seq` or later, which pruning counts as a reader. The latter
-//!   matters while a publish is half done: its versions are pushed, `committed_seq` still
-//!   the previous commit, whose image a snapshot registering now reads.
+//!   registry's `committed_seq` or later, which pruning counts as a reader (a pushed
+//!   version tagged above `committed_seq` would leave the image of `committed_seq`, which
+//!   a snapshot registering now reads, inside an older window).
 //! - C10. Eviction (C4) takes no registry: it compares with `horizon`, the oldest live
 //!   snapshot or, with none, `committed_seq`. The horizon never decreases (a snapshot
 //!   registers at `committed_seq`, at least every live one), so a stale load gives a
 //!   smaller value and evicting by it is safe: every live and future snapshot is at least
 //!   the true horizon, at least the loaded one, at least the evicted version's tag.
+//! - C14. A committing write view reads no page after its publication, so `publish` releases
+//!   its snapshot (`releasing`) in the same critical section, before the new versions are
+//!   pruned: the version the writer's snapshot alone read goes at once, instead of being
+//!   kept, marked multi-version and swept by the release that followed (a second registry
+//!   section, a shard sweep, two set updates: ~0.5k of a bdb_update commit's ~25k
+//!   instructions, callgrind). The release then does what `release_snapshot` does (C11,
+//!   C12).
 
 use super::lock;
 use crate::error::{PageNo, Result, StorageError};
@@ -192,6 +199,26 @@ impl Entry {
         let previous = std::mem::replace(&mut self.newest, (seq, img));
         self.older.push(previous);
     }
+
+    /// Drops the older versions no snapshot can read (C2, C9), their buffers recycled when
+    /// no one else holds them (buffers.rs U1). The caller keeps `Shard::multi` in step.
+    fn prune(&mut self, reg: &Registry) {
+        // Compacted in place (no allocation, no reference-count traffic): version `r + 1`
+        // is still unmoved when `r` is judged, since kept versions only move down. The
+        // newest is always kept.
+        let n = self.older.len();
+        let mut kept = 0;
+        for r in 0..n {
+            let hi = self.older.get(r + 1).map_or(self.newest.0, |v| v.0);
+            if reg.reads_window(self.older[r].0, hi) {
+                self.older.swap(kept, r);
+                kept += 1;
+            }
+        }
+        for (_, img) in self.older.drain(kept..) {
+            super::buffers::recycle(img);
+        }
+    }
 }
 
 /// What `Cache::lookup_or_spare` found.
@@ -280,21 +307,7 @@ impl Shard {
             self.multi.remove(&pgno);
             return;
         };
-        // Compacted in place (no allocation, no reference-count traffic): version `r + 1`
-        // is still unmoved when `r` is judged, since kept versions only move down. The
-        // newest is always kept.
-        let n = e.older.len();
-        let mut kept = 0;
-        for r in 0..n {
-            let hi = e.older.get(r + 1).map_or(e.newest.0, |v| v.0);
-            if reg.reads_window(e.older[r].0, hi) {
-                e.older.swap(kept, r);
-                kept += 1;
-            }
-        }
-        for (_, img) in e.older.drain(kept..) {
-            super::buffers::recycle(img);
-        }
+        e.prune(reg);
         if e.older.is_empty() {
             self.multi.remove(&pgno);
         }
@@ -551,14 +564,27 @@ impl Cache {
 
     pub fn release_snapshot(&self, seq: u64) {
         let mut reg = lock(&self.registry);
+        if Cache::unregister(&mut reg, seq) {
+            self.after_release(&mut reg, seq);
+        }
+    }
+
+    /// Drops one holder of snapshot `seq`; true when it was the last.
+    fn unregister(reg: &mut Registry, seq: u64) -> bool {
         let Some(slot) = reg.snapshots.get_mut(&seq) else {
-            return;
+            return false;
         };
         slot.0 -= 1;
         if slot.0 > 0 {
-            return;
+            return false;
         }
         reg.snapshots.remove(&seq);
+        true
+    }
+
+    /// After the last holder of snapshot `seq` went: raises the horizon (C10) and sweeps
+    /// the marked shards when C11 and C12 say so.
+    fn after_release(&self, reg: &mut Registry, seq: u64) {
         let horizon = reg.horizon();
         self.horizon.fetch_max(horizon, Ordering::AcqRel);
         if horizon < seq {
@@ -582,7 +608,7 @@ impl Cache {
         let sweep = self.multi_shards.load(Ordering::Acquire) | full;
         for i in (0..self.shards.len()).filter(|i| sweep & (1u64 << i) != 0) {
             let mut s = self.shard(i);
-            s.prune_all(&reg);
+            s.prune_all(reg);
             s.evict(horizon);
             self.note(i, &s);
         }
@@ -671,34 +697,45 @@ impl Cache {
     }
 
     /// Publishes commit `seq`: each page's new image, with the writer's base image for
-    /// pages that have no entry yet (C5). `page_count` is the count after the commit. The
-    /// versions are pushed first, then `committed_seq` advances (C8).
+    /// pages that have no entry yet (C5). `page_count` is the count after the commit.
+    /// `releasing`: the committing view's snapshot, released here (C14). All under the
+    /// registry mutex (C8).
     pub fn publish(
         &self,
         seq: u64,
         page_count: u32,
         pages: Vec<(PageNo, Option<PageRef>, PageRef)>,
+        releasing: Option<u64>,
     ) {
-        let mut published = Vec::with_capacity(pages.len());
+        let mut reg = lock(&self.registry);
+        debug_assert!(seq > reg.committed_seq);
+        // C8: no snapshot registers until every version below is pushed, so the versions
+        // may be judged (C9) with `seq` already the latest commit.
+        reg.committed_seq = seq;
+        reg.page_count = page_count;
+        let released = releasing.filter(|&s| Cache::unregister(&mut reg, s));
         for (pgno, base, img) in pages {
-            published.push(pgno.0);
             let i = self.shard_index(pgno.0);
             let mut guard = self.shard(i);
             let s = &mut *guard;
             let tick = s.next_tick();
-            let e = match s.entries.entry(pgno.0) {
+            let (e, was_multi) = match s.entries.entry(pgno.0) {
                 std::collections::hash_map::Entry::Occupied(o) => {
+                    // Dropped before the prune below, which recycles the base's buffer
+                    // only if the cache's reference is the last.
+                    drop(base);
                     let e = o.into_mut();
+                    let was_multi = !e.older.is_empty();
                     e.push(seq, img);
-                    e
+                    (e, was_multi)
                 }
                 std::collections::hash_map::Entry::Vacant(v) => match base {
                     Some(base) => {
                         let e = v.insert(Entry::new(0, base, false, tick));
                         e.push(seq, img);
-                        e
+                        (e, false)
                     }
-                    None => v.insert(Entry::new(seq, img, false, tick)),
+                    None => (v.insert(Entry::new(seq, img, false, tick)), false),
                 },
             };
             if !e.dirty {
@@ -707,27 +744,30 @@ impl Cache {
                 self.dirty_count.fetch_add(1, Ordering::AcqRel);
             }
             e.tick = tick;
-            if !e.older.is_empty() {
-                s.multi.insert(pgno.0);
+            // Only the pages just published can have a version newly invisible: every
+            // other entry's windows, and the set of live snapshots, are as they were when
+            // it was last pruned (every change of that set that can close a window prunes
+            // every marked shard, `after_release`, called below for `releasing`). Pruning
+            // all multi-version entries here was a third of a commit's CPU under the writer
+            // lock (callgrind, bdb_update).
+            e.prune(&reg);
+            match (was_multi, !e.older.is_empty()) {
+                (false, true) => {
+                    s.multi.insert(pgno.0);
+                }
+                (true, false) => {
+                    s.multi.remove(&pgno.0);
+                }
+                _ => {}
             }
             self.note(i, s);
         }
-        let mut reg = lock(&self.registry);
-        debug_assert!(seq > reg.committed_seq);
-        reg.committed_seq = seq;
-        reg.page_count = page_count;
         self.committed.store(seq, Ordering::Release);
-        self.horizon.fetch_max(reg.horizon(), Ordering::AcqRel);
-        // Only the pages just published can have a version newly invisible: every other
-        // entry's windows, and the set of live snapshots, are as they were when it was last
-        // pruned (every change of that set that can close a window prunes every marked
-        // shard, in `release_snapshot`). Pruning all multi-version entries here was a third
-        // of a commit's CPU under the writer lock (callgrind, bdb_update).
-        for pgno in published {
-            let i = self.shard_index(pgno);
-            let mut s = self.shard(i);
-            s.prune(pgno, &reg);
-            self.note(i, &s);
+        match released {
+            Some(s) => self.after_release(&mut reg, s),
+            None => {
+                self.horizon.fetch_max(reg.horizon(), Ordering::AcqRel);
+            }
         }
     }
 
@@ -815,7 +855,7 @@ mod tests {
         let c = Cache::new(0, 3, 8);
         c.insert_from_file(PageNo(2), 0, img(1)).unwrap();
         let (s0, _) = c.register_snapshot();
-        c.publish(1, 3, vec![(PageNo(2), Some(img(1)), img(2))]);
+        c.publish(1, 3, vec![(PageNo(2), Some(img(1)), img(2))], None);
         assert_eq!(*c.lookup(PageNo(2), s0).unwrap().unwrap(), vec![1; 16]);
         assert_eq!(*c.lookup(PageNo(2), 1).unwrap().unwrap(), vec![2; 16]);
         c.release_snapshot(s0);
@@ -834,12 +874,14 @@ mod tests {
             1,
             4,
             vec![(PageNo(1), None, img(11)), (PageNo(2), None, img(12))],
+            None,
         );
         let (s1, _) = c.register_snapshot();
         c.publish(
             2,
             4,
             vec![(PageNo(2), None, img(22)), (PageNo(3), None, img(23))],
+            None,
         );
         // s0 reads the tag-0 images of 1, 2, 3; s1 reads 1@1, 2@1 and 3's tag-0 image.
         assert_eq!(c.version_count(), 2 + 3 + 2);
@@ -850,7 +892,7 @@ mod tests {
         // The horizon moves a step while a newer snapshot lives: the oldest's release
         // sweeps every entry.
         for seq in 3..3 + SWEEP_HORIZON_STEP {
-            c.publish(seq, 4, vec![(PageNo(4), None, img(4))]);
+            c.publish(seq, 4, vec![(PageNo(4), None, img(4))], None);
         }
         let (s2, _) = c.register_snapshot();
         c.release_snapshot(s1);
@@ -862,11 +904,82 @@ mod tests {
         // With no snapshot left, a release always sweeps.
         let (s3, _) = c.register_snapshot();
         let next = 3 + SWEEP_HORIZON_STEP;
-        c.publish(next, 4, vec![(PageNo(1), None, img(31))]);
+        c.publish(next, 4, vec![(PageNo(1), None, img(31))], None);
         assert_eq!(c.versions_of(1), 2, "s3 reads 1@1");
         c.release_snapshot(s3);
         assert_eq!(c.version_count(), 4);
         assert_eq!(*c.lookup(PageNo(1), next).unwrap().unwrap(), vec![31; 16]);
+    }
+
+    /// Whether `pgno` is in its shard's multi-version set, and the shard's `multi_shards` bit.
+    fn marked_multi(c: &Cache, pgno: u32) -> (bool, bool) {
+        let i = c.shard_index(pgno);
+        let in_set = c.shard(i).multi.contains(&pgno);
+        (
+            in_set,
+            c.multi_shards.load(Ordering::Acquire) & (1 << i) != 0,
+        )
+    }
+
+    #[test]
+    fn a_publish_releases_the_committing_snapshot_before_it_prunes() {
+        // C14: the writer's snapshot, released by its own publish, keeps no version: the
+        // base goes at once, unmarked, and the snapshot is no longer live.
+        let c = Cache::new(0, 4, 8);
+        let base = img(1);
+        c.insert_from_file(PageNo(1), 0, base.clone()).unwrap();
+        let (w, _) = c.register_snapshot();
+        c.publish(1, 4, vec![(PageNo(1), Some(base), img(2))], Some(w));
+        assert_eq!(c.versions_of(1), 1);
+        assert_eq!(marked_multi(&c, 1), (false, false));
+        assert_eq!(c.oldest_snapshot(), None);
+        assert_eq!(
+            c.horizon.load(Ordering::Acquire),
+            1,
+            "C10: no snapshot, the latest"
+        );
+        // A reader on the same snapshot keeps the base for itself (one holder of two goes),
+        // and its release sweeps it.
+        let (r, _) = c.register_snapshot();
+        let (w, _) = c.register_snapshot();
+        assert_eq!(r, w);
+        c.publish(2, 4, vec![(PageNo(1), None, img(3))], Some(w));
+        assert_eq!(c.versions_of(1), 2);
+        assert_eq!(*c.lookup(PageNo(1), r).unwrap().unwrap(), vec![2; 16]);
+        assert_eq!(marked_multi(&c, 1), (true, true));
+        assert_eq!(c.oldest_snapshot(), Some(r));
+        c.release_snapshot(r);
+        assert_eq!(c.versions_of(1), 1);
+        assert_eq!(marked_multi(&c, 1), (false, false));
+        // With an older reader live, releasing the writer's snapshot afterwards would
+        // prune nothing (C11): the version only the writer read must go in the publish.
+        c.insert_from_file(PageNo(3), 2, img(30)).unwrap();
+        let (r, _) = c.register_snapshot();
+        c.publish(3, 4, vec![(PageNo(3), None, img(31))], None);
+        let (w, _) = c.register_snapshot();
+        c.publish(4, 4, vec![(PageNo(3), None, img(32))], Some(w));
+        assert_eq!(
+            c.versions_of(3),
+            2,
+            "r's tag-0 image and 3@4; 3@3 only w read"
+        );
+        assert_eq!(*c.lookup(PageNo(3), r).unwrap().unwrap(), vec![30; 16]);
+        c.release_snapshot(r);
+        assert_eq!(c.versions_of(3), 1);
+        // A page holding a version for an older reader, which went without a sweep (C12:
+        // the writer's snapshot lives), loses that version and its mark with the
+        // writer's publish.
+        c.insert_from_file(PageNo(2), 4, img(20)).unwrap();
+        let (old, _) = c.register_snapshot();
+        c.publish(5, 4, vec![(PageNo(2), None, img(4))], None);
+        let (w, _) = c.register_snapshot();
+        c.release_snapshot(old);
+        assert_eq!(c.versions_of(2), 2, "C12: not swept yet");
+        assert_eq!(marked_multi(&c, 2), (true, true));
+        c.publish(6, 4, vec![(PageNo(2), None, img(5))], Some(w));
+        assert_eq!(c.versions_of(2), 1);
+        assert_eq!(marked_multi(&c, 2), (false, false));
+        assert_eq!(*c.lookup(PageNo(2), 6).unwrap().unwrap(), vec![5; 16]);
     }
 
     #[test]
@@ -882,18 +995,20 @@ mod tests {
             1,
             4,
             vec![(PageNo(2), None, img(12)), (PageNo(3), None, img(13))],
+            None,
         );
         let (s1, _) = c.register_snapshot();
         c.publish(
             2,
             4,
             vec![(PageNo(2), None, img(22)), (PageNo(3), None, img(23))],
+            None,
         );
         assert_eq!(c.versions_of(2), 3);
         c.release_snapshot(s1);
         assert_eq!(c.versions_of(2), 3, "not swept: s0 is older");
         assert_eq!(*c.lookup(PageNo(2), s0).unwrap().unwrap(), vec![2; 16]);
-        c.publish(3, 4, vec![(PageNo(2), None, img(32))]);
+        c.publish(3, 4, vec![(PageNo(2), None, img(32))], None);
         assert_eq!(c.versions_of(2), 2, "its publish pruned 2@1: s0 reads 2@0");
         assert_eq!(c.versions_of(3), 3);
         c.release_snapshot(s0);
@@ -988,7 +1103,7 @@ mod tests {
             c.insert_from_file(PageNo(p), 0, img(p as u8)).unwrap();
         }
         let (s0, _) = c.register_snapshot();
-        c.publish(1, 100, vec![(PageNo(1), None, img(9))]);
+        c.publish(1, 100, vec![(PageNo(1), None, img(9))], None);
         c.mark_clean();
         for p in 9..=20 {
             c.insert_from_file(PageNo(p), 1, img(p as u8)).unwrap();
@@ -997,7 +1112,7 @@ mod tests {
         assert!(c.contains(PageNo(1)));
         assert!(c.len() <= 9);
         c.release_snapshot(s0);
-        c.publish(2, 100, vec![(PageNo(30), None, img(3))]);
+        c.publish(2, 100, vec![(PageNo(30), None, img(3))], None);
         assert_eq!(c.dirty_count(), 1);
         for p in 40..=60 {
             c.insert_from_file(PageNo(p), 2, img(1)).unwrap();
@@ -1036,15 +1151,15 @@ mod tests {
     }
 
     #[test]
-    fn pruning_during_a_half_done_publish_keeps_the_latest_committed_image() {
-        // C9: publish pushes its versions before it advances `committed_seq`. A release that
-        // prunes in between must keep the image of `committed_seq`: a snapshot registering
-        // now reads it, though no live snapshot is in its window.
+    fn pruning_with_a_version_above_the_latest_commit_keeps_the_latest_committed_image() {
+        // C9: with a version pushed above `committed_seq` (which `publish` leaves no one
+        // to see, C8), a release that prunes must keep the image of `committed_seq`: a
+        // snapshot registering now reads it, though no live snapshot is in its window.
         let c = Cache::with_shards(0, 1000, 64, 4);
         c.insert_from_file(PageNo(7), 0, img(1)).unwrap();
         let (other, _) = c.register_snapshot();
         {
-            // Publish's first step for commit 1, alone.
+            // A version of commit 1 pushed, `committed_seq` still 0.
             let i = c.shard_index(7);
             let mut guard = c.shard(i);
             let s = &mut *guard;
@@ -1079,12 +1194,12 @@ mod tests {
         (u32::from_be_bytes(p), u64::from_be_bytes(s))
     }
 
-    /// C1–C10 under threads, checked against a model: four readers register snapshots
-    /// (some held for thousands of reads), look pages up and insert misses read from the
-    /// "file" (evicting in their shard); one writer publishes commits as the pager does
-    /// (base image first, C5) and captures each round's dirty pages between publishes (the
-    /// log mutex, B5); a checkpointer writes them into the file and marks them clean while
-    /// commits go on. Every image a reader gets must be the one the model's commit history
+    /// C1–C10 and C14 under threads, checked against a model: four readers register
+    /// snapshots (some held for thousands of reads), look pages up and insert misses read
+    /// from the "file" (evicting in their shard); one writer publishes commits as the pager
+    /// does (base image first, C5, its snapshot mostly released by the publish, C14) and
+    /// captures each round's dirty pages between publishes (the log mutex, B5); a
+    /// checkpointer writes them into the file and marks them clean while commits go on. Every image a reader gets must be the one the model's commit history
     /// gives for its snapshot. Seeded: `PARLITE_SEED=n`.
     #[test]
     fn sharded_cache_under_concurrent_reads_commits_and_checkpoints() {
@@ -1164,7 +1279,17 @@ mod tests {
                         publish.push((PageNo(p), Some(base), stamp(p, seq)));
                     }
                 }
-                cache.publish(seq, PAGES, publish);
+                // As the pager does (C14), most commits release the writer's snapshot in
+                // their publish.
+                let (w, _) = cache.register_snapshot();
+                assert_eq!(w, seq - 1);
+                match rng.gen_range(0..4) {
+                    0 => {
+                        cache.publish(seq, PAGES, publish, None);
+                        cache.release_snapshot(w);
+                    }
+                    _ => cache.publish(seq, PAGES, publish, Some(w)),
+                }
                 if seq % 20 == 0 {
                     tx.send((seq, cache.dirty_pages(PAGES))).unwrap();
                 }

@@ -830,6 +830,7 @@ impl Inner {
             inner: Arc::clone(self),
             seq,
             page_count,
+            registered: true,
         }
     }
 
@@ -967,18 +968,22 @@ impl Drop for WriterGuard {
     }
 }
 
-/// A registered snapshot, released on drop (cache C2).
+/// A registered snapshot, released on drop (cache C2) unless a commit released it (C14).
 struct SnapshotGuard {
     inner: Arc<Inner>,
     seq: u64,
     page_count: u32,
+    /// Cleared once the commit's publication released it (`FileWriteView::commit_inner`).
+    registered: bool,
     /// Keeps the backend open while the view lives (`Handle`).
     _handle: Option<Arc<Handle>>,
 }
 
 impl Drop for SnapshotGuard {
     fn drop(&mut self) {
-        self.inner.cache.release_snapshot(self.seq);
+        if self.registered {
+            self.inner.cache.release_snapshot(self.seq);
+        }
     }
 }
 
@@ -1196,8 +1201,15 @@ impl FileWriteView {
         }
         self.in_progress.release();
         let written = inner.note_written(seq, mode == Synchronous::Full);
-        // Step 4: publish.
-        inner.cache.publish(seq, page_count, publish);
+        // Step 4: publish. The view reads no page from here on: its memo goes first, so a
+        // base version the publication prunes is the cache's alone and its buffer is
+        // recycled (buffers.rs U1) for this thread's next copy-on-write instead of freed,
+        // and its snapshot is released by the publication itself (cache C14).
+        self.base = memo::SnapshotMemo::default();
+        inner
+            .cache
+            .publish(seq, page_count, publish, Some(self.snap.seq));
+        self.snap.registered = false;
         inner.commits.fetch_add(1, Ordering::Relaxed);
         // Step 5: ask for a background checkpoint (B6: the commit never waits for it).
         let need = inner.past_threshold(logs.active.frames_bytes());
@@ -1380,16 +1392,18 @@ impl PageWrite for FileWriteView {
             return;
         };
         self.saved.clear();
-        let released: Vec<Savepoint> = self.savepoints.drain(pos..).collect();
         // The enclosing savepoint must still be able to undo what the released ones did:
-        // it inherits their oldest saved images for pages it has not saved itself.
-        if let Some(outer) = self.savepoints.last_mut() {
+        // it inherits their oldest saved images for pages it has not saved itself. (In
+        // place: collecting the released ones first was an allocation per statement.)
+        let (kept, released) = self.savepoints.split_at_mut(pos);
+        if let Some(outer) = kept.last_mut() {
             for sp in released {
-                for (pgno, img) in sp.saved {
+                for (pgno, img) in sp.saved.drain() {
                     outer.saved.entry(pgno).or_insert(img);
                 }
             }
         }
+        self.savepoints.truncate(pos);
     }
 }
 
