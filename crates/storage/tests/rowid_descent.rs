@@ -8,6 +8,13 @@
 //! same-leaf shortcut first), and looked up by `seek_rowid_entry`. A reader descending
 //! while writers commit new versions of the same pages must keep seeing its snapshot.
 //!
+//! The searches start where the rowid would be if a page's keys were spread evenly over
+//! the bracket its parent gives it (`TableCells::search_in`): rowids inserted in ascending
+//! order (the guess exact), in far-apart clusters and spread geometrically (guesses far
+//! off, the probes galloping to the answer) check that only the probes decide the answer;
+//! a long-lived cursor kept across the transaction's own inserts and deletes checks that a
+//! leaf's bracket is not used after the tree changed.
+//!
 //! Replay with `PARLITE_SEED=N`.
 
 use parlite_storage::record::{decode, encode, ValueRef};
@@ -36,6 +43,14 @@ enum Rowids {
     Small,
     /// Any i64: four- to nine-byte varints, negatives.
     Any,
+    /// 1..=n inserted in ascending order, as rowids are usually assigned: every page's
+    /// keys evenly spread over its bracket.
+    Ascending,
+    /// Runs of consecutive rowids starting at eight far-apart points (negative ones too):
+    /// a page across two runs has most of its bracket empty.
+    Clustered,
+    /// Just above powers of two, either sign: keys crowded at one end of most brackets.
+    Geometric,
 }
 
 fn rowid(rng: &mut StdRng, kind: Rowids, n: usize) -> i64 {
@@ -48,6 +63,29 @@ fn rowid(rng: &mut StdRng, kind: Rowids, n: usize) -> i64 {
             2 => rng.gen_range(i64::MAX - 1000..=i64::MAX),
             _ => rng.gen_range(i64::MIN..i64::MIN + 1000),
         },
+        Rowids::Ascending => rng.gen_range(-2..n as i64 + 3),
+        Rowids::Clustered => {
+            const STARTS: [i64; 8] = [
+                i64::MIN,
+                -(1 << 40),
+                -5000,
+                0,
+                1 << 20,
+                1 << 33,
+                1 << 50,
+                i64::MAX - 20_000,
+            ];
+            STARTS[rng.gen_range(0..8)].saturating_add(rng.gen_range(0..n as i64 / 4 + 2))
+        }
+        Rowids::Geometric => {
+            let p = 1i64 << rng.gen_range(0..62);
+            let v = p.saturating_add(rng.gen_range(-2..p / 16 + 3));
+            if rng.gen() {
+                v
+            } else {
+                -v
+            }
+        }
     }
 }
 
@@ -122,7 +160,10 @@ fn shapes(page_size: u32, kind: Rowids, n: usize, seed: u64) {
     let root = w.create_btree(BtreeKind::Table).unwrap();
     let mut model = BTreeMap::new();
     while model.len() < n {
-        let r = rowid(&mut rng, kind, n);
+        let r = match kind {
+            Rowids::Ascending => model.len() as i64 + 1,
+            _ => rowid(&mut rng, kind, n),
+        };
         let rec = record(&mut rng, r);
         w.table_insert(root, r, &rec).unwrap();
         model.insert(r, rec);
@@ -153,12 +194,19 @@ fn shapes(page_size: u32, kind: Rowids, n: usize, seed: u64) {
 fn rowid_seeks_match_model_on_trees_of_many_shapes() {
     let seed = seed();
     for (i, page_size) in [512u32, 1024, 4096].into_iter().enumerate() {
-        for (j, kind) in [Rowids::Dense, Rowids::Small, Rowids::Any]
-            .into_iter()
-            .enumerate()
+        for (j, kind) in [
+            Rowids::Dense,
+            Rowids::Small,
+            Rowids::Any,
+            Rowids::Ascending,
+            Rowids::Clustered,
+            Rowids::Geometric,
+        ]
+        .into_iter()
+        .enumerate()
         {
             let n = if page_size == 512 { 2500 } else { 1500 };
-            shapes(page_size, kind, n, seed ^ ((i * 3 + j) as u64) << 8);
+            shapes(page_size, kind, n, seed ^ ((i * 6 + j) as u64) << 8);
         }
     }
 }
@@ -175,6 +223,68 @@ fn empty_and_one_row_tables() {
     w.table_insert(root, 5, &rec).unwrap();
     model.insert(5, rec);
     check(&w, root, &model, &mut rng, Rowids::Dense);
+}
+
+/// One long-lived cursor looks rows up (`seek_rowid_entry`, `seek_rowid` with every op)
+/// between the transaction's own inserts and deletes next to the row it is on, which split
+/// and merge that leaf and move its neighbours' keys: after any change the cursor descends
+/// again (T2) rather than trusting the leaf it is on or that leaf's bracket.
+#[test]
+fn kept_cursor_across_own_writes() {
+    let seed = seed();
+    for (i, kind) in [Rowids::Ascending, Rowids::Clustered, Rowids::Dense]
+        .into_iter()
+        .enumerate()
+    {
+        let mut rng = StdRng::seed_from_u64(seed ^ (i as u64 + 1) << 12);
+        let d = Database::open_in_memory(OpenOptions {
+            page_size: 512,
+            ..OpenOptions::default()
+        })
+        .unwrap();
+        let w = d.begin_write(WAIT).unwrap();
+        let root = w.create_btree(BtreeKind::Table).unwrap();
+        let mut model = BTreeMap::new();
+        while model.len() < 1500 {
+            let r = match kind {
+                Rowids::Ascending => model.len() as i64 + 1,
+                _ => rowid(&mut rng, kind, 1500),
+            };
+            let rec = record(&mut rng, r);
+            w.table_insert(root, r, &rec).unwrap();
+            model.insert(r, rec);
+        }
+        let mut kept = w.cursor(root, BtreeKind::Table, None).unwrap();
+        for step in 0..3000 {
+            let probe = rowid(&mut rng, kind, 1500);
+            let got = kept
+                .seek_rowid_entry(probe, |r, rec| (r, rec.to_vec()))
+                .unwrap();
+            let want = model.get(&probe).map(|rec| (probe, rec.clone()));
+            assert_eq!(got, want, "{kind:?} step {step}: seek_rowid_entry {probe}");
+            let op = OPS[rng.gen_range(0..OPS.len())];
+            let near = probe.saturating_add(rng.gen_range(-3..4));
+            assert_eq!(
+                seek(&mut kept, near, op),
+                expect(&model, near, op),
+                "{kind:?} step {step}: {op:?} {near}"
+            );
+            // A write next to the probe: a row moved in or out of the cursor's leaf.
+            let k = probe.saturating_add(rng.gen_range(-2..3));
+            if rng.gen_range(0..3) == 0 {
+                assert_eq!(
+                    w.table_delete(root, k).unwrap(),
+                    model.remove(&k).is_some(),
+                    "{kind:?} step {step}: delete {k}"
+                );
+            } else {
+                let rec = record(&mut rng, k);
+                w.table_insert(root, k, &rec).unwrap();
+                model.insert(k, rec);
+            }
+        }
+        check(&w, root, &model, &mut rng, kind);
+    }
 }
 
 /// The row's value by `seek_rowid_entry`.
