@@ -1062,12 +1062,14 @@ fn rowid_bound(v: &Value, incl: bool, is_lo: bool) -> Option<Bound<i64>> {
 fn index_bounds(
     index: &crate::schema::Index,
     p: Row,
+    spare: Row,
     lo_v: &Option<(Value, bool)>,
     hi_v: &Option<(Value, bool)>,
 ) -> (Bound<Row>, Bound<Row>) {
-    // A bound's key: the prefix, then the given value when there is one.
-    fn key(p: &Row, next: Option<&Value>) -> Row {
-        let mut k = Vec::with_capacity(p.len() + 1);
+    // A bound's key: the prefix, then the given value when there is one, built in `k`.
+    fn key(mut k: Row, p: &Row, next: Option<&Value>) -> Row {
+        k.clear();
+        k.reserve(p.len() + 1);
         k.extend_from_slice(p);
         k.extend(next.cloned());
         k
@@ -1077,14 +1079,16 @@ fn index_bounds(
         p
     }
     let next_desc = index.columns.get(p.len()).is_some_and(|c| c.desc);
+    // Only the lower bound copies the prefix: into `spare` (empty; a restarted walk's old
+    // bound row).
     let lo_b = match lo_v {
-        Some((v, true)) => Bound::Included(key(&p, Some(v))),
-        Some((v, false)) => Bound::Excluded(key(&p, Some(v))),
+        Some((v, true)) => Bound::Included(key(spare, &p, Some(v))),
+        Some((v, false)) => Bound::Excluded(key(spare, &p, Some(v))),
         // Skip NULLs of a ranged ascending column: `x < 5` never
         // matches NULL, and NULLs sort first.
-        None if hi_v.is_some() && !next_desc => Bound::Excluded(key(&p, Some(&Value::Null))),
+        None if hi_v.is_some() && !next_desc => Bound::Excluded(key(spare, &p, Some(&Value::Null))),
         None if p.is_empty() => Bound::Unbounded,
-        None => Bound::Included(key(&p, None)),
+        None => Bound::Included(key(spare, &p, None)),
     };
     let hi_b = match hi_v {
         Some((v, true)) => Bound::Included(key_owned(p, Some(v))),
