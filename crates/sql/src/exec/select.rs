@@ -161,6 +161,9 @@ pub struct KeptWalk {
 /// At most this many walks are kept per execution (one per join level is the need).
 pub(crate) const KEPT_WALKS_MAX: usize = 8;
 
+/// Combined rows up to this many positions are kept on the stack (`run_core_capped`).
+const ROW_INLINE: usize = 16;
+
 impl Candidates<'_> {
     /// Puts the next candidate into `slots` (the source's part of the combined row); false
     /// when there is none.
@@ -581,7 +584,18 @@ impl<'a> Exec<'a> {
                 out.push(o);
             }
         } else {
-            let mut row = vec![Value::Null; core.width];
+            // The combined row on the stack when it is narrow: a `vec!` per execution was a
+            // malloc and a free of every reused point SELECT (~0.2k instructions of kv_ops's;
+            // BENCHMARKS.md "pointsel").
+            let mut inline: [Value; ROW_INLINE] = Default::default();
+            let mut heap = Vec::new();
+            let row: &mut [Value] = match inline.get_mut(..core.width) {
+                Some(r) => r,
+                None => {
+                    heap.resize(core.width, Value::Null);
+                    &mut heap
+                }
+            };
             let windowed = !core.windows.is_empty();
             if cap == Some(0) {
                 return Ok(Vec::new());
@@ -589,7 +603,7 @@ impl<'a> Exec<'a> {
             // A LIMIT's rows are known up front (hc_mixed's LIMIT 10 grew the vector three
             // times per statement, ~1.3k instructions); 64 bounds what an unreached cap holds.
             out.reserve(cap.unwrap_or(0).min(64));
-            let scanned = self.scan_level(core, 0, &mut row, parent, &mut |r: &[Value]| {
+            let scanned = self.scan_level(core, 0, row, parent, &mut |r: &[Value]| {
                 if windowed {
                     pending.push((r.to_vec(), Vec::new()));
                     return Ok(());

@@ -22,7 +22,7 @@ impl Exec<'_> {
         &self,
         core: &CorePlan,
         i: usize,
-        row: &mut Row,
+        row: &mut [Value],
         parent: Option<&Frame>,
         emit: &mut dyn FnMut(&[Value]) -> Result<()>,
     ) -> Result<()> {
@@ -73,7 +73,7 @@ impl Exec<'_> {
         &self,
         core: &CorePlan,
         i: usize,
-        row: &mut Row,
+        row: &mut [Value],
         parent: Option<&Frame>,
         emit: &mut dyn FnMut(&[Value]) -> Result<()>,
         matched: &mut Vec<Vec<bool>>,
@@ -208,7 +208,7 @@ impl Exec<'_> {
         &'s self,
         src: &Source,
         needed: Option<&std::sync::Arc<[bool]>>,
-        row: &Row,
+        row: &[Value],
         parent: Option<&Frame>,
     ) -> Result<Candidates<'s>> {
         if let SourceKind::Table(t) = &src.kind {
@@ -410,7 +410,7 @@ impl Exec<'_> {
         &self,
         src: &Source,
         needed: Option<&std::sync::Arc<[bool]>>,
-        row: &Row,
+        row: &[Value],
         parent: Option<&Frame>,
     ) -> Result<Box<dyn Iterator<Item = Result<Row>> + '_>> {
         match &src.kind {
