@@ -117,6 +117,11 @@ pub struct CachedPlan {
     /// select) nor drops it (~0.75k; BENCHMARKS.md "pointsel"). Keyed by their sources'
     /// addresses in `select`, which stay put while the plan is kept.
     walks: Vec<select::KeptWalk>,
+    /// `select` ran before. Walks are kept from the second execution on: a one-shot
+    /// statement's walks go back to the store's pool instead, whose idle cursors the
+    /// connection's next statement reuses (kept with a plan dropped unused, they were
+    /// freed, and the next one-shot SELECT opened its cursors anew).
+    ran: bool,
 }
 
 /// What a top-level INSERT, UPDATE or DELETE resolves and binds before touching a row: its
@@ -196,6 +201,8 @@ pub struct Engine<'a> {
     /// The kept plan's detached walks (`CachedPlan::walks`), lent to the top-level
     /// SELECT's `Exec` while it runs.
     plan_walks: std::cell::RefCell<Vec<select::KeptWalk>>,
+    /// `CachedPlan::ran` of the kept plan.
+    plan_ran: bool,
     /// The top-level INSERT's, UPDATE's or DELETE's `BoundDml`; taken by `insert`,
     /// `update` and `delete` only at trigger and nesting depth 0, so a trigger program's or
     /// a foreign-key action's statement never sees it.
@@ -274,6 +281,7 @@ pub fn prepare_info(stmt: &Stmt, schema: &Schema) -> Result<(Vec<String>, Option
                 select: Some(Box::new(plan)),
                 dml: None,
                 walks: Vec::new(),
+                ran: false,
             }),
         ));
     }
@@ -451,6 +459,7 @@ impl<'a> Engine<'a> {
             outer_schema: None,
             plan_slot: std::cell::RefCell::new(PlanSlot::Off),
             plan_walks: Default::default(),
+            plan_ran: false,
             dml_slot: DmlSlot::Off,
             fk_pending: None,
         }
@@ -466,11 +475,17 @@ impl<'a> Engine<'a> {
     /// `with_plan_cache` in place: the engine is ~200 bytes, and moving it in and out
     /// cost ~0.4k instructions per statement (kv_ops, BENCHMARKS.md kv branch).
     pub fn set_plan_cache(&mut self, plan: Option<CachedPlan>) {
-        let (select, dml, walks) = match plan {
-            Some(CachedPlan { select, dml, walks }) => (select, dml, walks),
-            None => (None, None, Vec::new()),
+        let (select, dml, walks, ran) = match plan {
+            Some(CachedPlan {
+                select,
+                dml,
+                walks,
+                ran,
+            }) => (select, dml, walks, ran),
+            None => (None, None, Vec::new(), false),
         };
         self.plan_walks = std::cell::RefCell::new(walks);
+        self.plan_ran = ran;
         self.plan_slot = std::cell::RefCell::new(match select {
             Some(p) => PlanSlot::Filled(p),
             None => PlanSlot::Empty,
@@ -484,9 +499,10 @@ impl<'a> Engine<'a> {
     /// The top-level plan bound or reused by the statement just run. Consumes the engine,
     /// which the `Send` safety argument of `CachedPlan` rests on.
     pub fn take_cached_plan(self) -> Option<CachedPlan> {
-        let select = match self.plan_slot.into_inner() {
-            PlanSlot::Filled(p) | PlanSlot::Done(p) => Some(p),
-            PlanSlot::Off | PlanSlot::Empty => None,
+        let (select, ran) = match self.plan_slot.into_inner() {
+            PlanSlot::Filled(p) => (Some(p), self.plan_ran),
+            PlanSlot::Done(p) => (Some(p), true),
+            PlanSlot::Off | PlanSlot::Empty => (None, false),
         };
         let dml = match self.dml_slot {
             DmlSlot::Filled(u) | DmlSlot::Done(u) => Some(u),
@@ -500,7 +516,12 @@ impl<'a> Engine<'a> {
             Some(_) => self.plan_walks.into_inner(),
             None => Vec::new(),
         };
-        Some(CachedPlan { select, dml, walks })
+        Some(CachedPlan {
+            select,
+            dml,
+            walks,
+            ran,
+        })
     }
 
     /// `set_plan_cache` for an INSERT: only its `BoundDml` is kept. Its SELECT slot stays
@@ -565,8 +586,9 @@ impl<'a> Engine<'a> {
         };
         // The plan's kept walks, attached to this execution's store, are the `Exec`'s
         // kept walks: its join levels restart them over this execution's bounds
-        // (`candidate_source`). Those it keeps at the end go back with the plan, detached.
-        // (One vector goes round between the plan and the `Exec`.)
+        // (`candidate_source`). Those it keeps at the end go back with the plan, detached,
+        // from the plan's second execution on (`CachedPlan::ran`). (One vector goes round
+        // between the plan and the `Exec`.)
         let ex = self.exec();
         let mut walks = self.plan_walks.take();
         walks.retain_mut(|w| {
@@ -577,7 +599,7 @@ impl<'a> Engine<'a> {
         });
         ex.kept_walks.replace(walks);
         let r = self.run_with_parent(&ex, |ex, parent| ex.run_select(&plan, parent));
-        if r.is_ok() {
+        if r.is_ok() && self.plan_ran {
             // Not a walk on an attached database: kept by a statement, its cursors would
             // keep the file open after DETACH.
             let mut walks = ex.kept_walks.take();
