@@ -110,6 +110,18 @@ pub struct CachedPlan {
     select: Option<Box<SelectPlan>>,
     /// A top-level UPDATE's or DELETE's resolved table, triggers and SET clause.
     dml: Option<Box<BoundDml>>,
+    /// The index walks the SELECT's join levels kept at the end of its last execution,
+    /// detached from that execution's store (`RowScan::detach`), for the next execution to
+    /// restart (`Engine::run_top_select`): a reused point SELECT then neither builds its
+    /// walk (two pooled cursors, the key buffer, the box: ~1.1k instructions of a kv_ops
+    /// select) nor drops it (~0.75k; BENCHMARKS.md "pointsel"). Keyed by their sources'
+    /// addresses in `select`, which stay put while the plan is kept.
+    walks: Vec<select::KeptWalk>,
+    /// `select` ran before. Walks are kept from the second execution on: a one-shot
+    /// statement's walks go back to the store's pool instead, whose idle cursors the
+    /// connection's next statement reuses (kept with a plan dropped unused, they were
+    /// freed, and the next one-shot SELECT opened its cursors anew).
+    ran: bool,
 }
 
 /// What a top-level INSERT, UPDATE or DELETE resolves and binds before touching a row: its
@@ -161,7 +173,9 @@ pub(crate) enum DmlSlot {
 // `Binder` that built it is dropped (for a `BoundDml`: `update` drops its binder before
 // running the statement). From then on each `Rc` in the plan is reachable only
 // through the plan, so moving the whole plan to another thread moves every owner of those
-// counts with it.
+// counts with it. Its kept walks are detached (`RowScan::detach`): they hold no `Rc` of
+// the store that made them (its cursor pool), only what is `Send` (parked cursors, key
+// buffers, bound values).
 unsafe impl Send for CachedPlan {}
 
 /// The top-level statement's plan slot: Off (no caching), Empty (bind and keep), Filled
@@ -195,6 +209,11 @@ pub struct Engine<'a> {
     /// slot for that database is empty because its schema is `schema` for the duration.
     pub(crate) outer_schema: Option<Schema>,
     plan_slot: std::cell::RefCell<PlanSlot>,
+    /// The kept plan's detached walks (`CachedPlan::walks`), lent to the top-level
+    /// SELECT's `Exec` while it runs.
+    plan_walks: std::cell::RefCell<Vec<select::KeptWalk>>,
+    /// `CachedPlan::ran` of the kept plan.
+    plan_ran: bool,
     /// The top-level INSERT's, UPDATE's or DELETE's `BoundDml`; taken by `insert`,
     /// `update` and `delete` only at trigger and nesting depth 0, so a trigger program's or
     /// a foreign-key action's statement never sees it.
@@ -272,6 +291,8 @@ pub fn prepare_info(stmt: &Stmt, schema: &Schema) -> Result<(Vec<String>, Option
             Some(CachedPlan {
                 select: Some(Box::new(plan)),
                 dml: None,
+                walks: Vec::new(),
+                ran: false,
             }),
         ));
     }
@@ -448,6 +469,8 @@ impl<'a> Engine<'a> {
             schema_root: 1,
             outer_schema: None,
             plan_slot: std::cell::RefCell::new(PlanSlot::Off),
+            plan_walks: Default::default(),
+            plan_ran: false,
             dml_slot: DmlSlot::Off,
             fk_pending: None,
         }
@@ -463,10 +486,17 @@ impl<'a> Engine<'a> {
     /// `with_plan_cache` in place: the engine is ~200 bytes, and moving it in and out
     /// cost ~0.4k instructions per statement (kv_ops, BENCHMARKS.md kv branch).
     pub fn set_plan_cache(&mut self, plan: Option<CachedPlan>) {
-        let (select, dml) = match plan {
-            Some(CachedPlan { select, dml }) => (select, dml),
-            None => (None, None),
+        let (select, dml, walks, ran) = match plan {
+            Some(CachedPlan {
+                select,
+                dml,
+                walks,
+                ran,
+            }) => (select, dml, walks, ran),
+            None => (None, None, Vec::new(), false),
         };
+        self.plan_walks = std::cell::RefCell::new(walks);
+        self.plan_ran = ran;
         self.plan_slot = std::cell::RefCell::new(match select {
             Some(p) => PlanSlot::Filled(p),
             None => PlanSlot::Empty,
@@ -480,9 +510,10 @@ impl<'a> Engine<'a> {
     /// The top-level plan bound or reused by the statement just run. Consumes the engine,
     /// which the `Send` safety argument of `CachedPlan` rests on.
     pub fn take_cached_plan(self) -> Option<CachedPlan> {
-        let select = match self.plan_slot.into_inner() {
-            PlanSlot::Filled(p) | PlanSlot::Done(p) => Some(p),
-            PlanSlot::Off | PlanSlot::Empty => None,
+        let (select, ran) = match self.plan_slot.into_inner() {
+            PlanSlot::Filled(p) => (Some(p), self.plan_ran),
+            PlanSlot::Done(p) => (Some(p), true),
+            PlanSlot::Off | PlanSlot::Empty => (None, false),
         };
         let dml = match self.dml_slot {
             DmlSlot::Filled(u) | DmlSlot::Done(u) => Some(u),
@@ -491,7 +522,17 @@ impl<'a> Engine<'a> {
         if select.is_none() && dml.is_none() {
             return None;
         }
-        Some(CachedPlan { select, dml })
+        // Walks go only with the plan whose sources they are keyed by.
+        let walks = match select {
+            Some(_) => self.plan_walks.into_inner(),
+            None => Vec::new(),
+        };
+        Some(CachedPlan {
+            select,
+            dml,
+            walks,
+            ran,
+        })
     }
 
     /// `set_plan_cache` for an INSERT: only its `BoundDml` is kept. Its SELECT slot stays
@@ -554,7 +595,31 @@ impl<'a> Engine<'a> {
                 return self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent));
             }
         };
-        let r = self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent));
+        // The plan's kept walks, attached to this execution's store, are the `Exec`'s
+        // kept walks: its join levels restart them over this execution's bounds
+        // (`candidate_source`). Those it keeps at the end go back with the plan, detached,
+        // from the plan's second execution on (`CachedPlan::ran`). (One vector goes round
+        // between the plan and the `Exec`.)
+        let ex = self.exec();
+        let mut walks = self.plan_walks.take();
+        walks.retain_mut(|w| {
+            matches!(
+                self.store.attach_scan(w.key.index_root, &mut *w.scan),
+                Ok(true)
+            )
+        });
+        ex.kept_walks.replace(walks);
+        let r = self.run_with_parent(&ex, |ex, parent| ex.run_select(&plan, parent));
+        if r.is_ok() && self.plan_ran {
+            // Not a walk on an attached database: kept by a statement, its cursors would
+            // keep the file open after DETACH.
+            let mut walks = ex.kept_walks.take();
+            walks.retain_mut(|w| {
+                store::attached_slot(w.key.index_root).is_none() && w.scan.detach()
+            });
+            self.plan_walks.replace(walks);
+        }
+        drop(ex);
         self.plan_slot.replace(PlanSlot::Done(plan));
         r
     }
@@ -578,13 +643,21 @@ impl<'a> Engine<'a> {
         &self,
         f: impl FnOnce(&Exec, Option<&Frame>) -> Result<T>,
     ) -> Result<T> {
-        let ex = self.exec();
+        self.run_with_parent(&self.exec(), f)
+    }
+
+    /// `exec_with_parent` on a given `Exec`.
+    fn run_with_parent<T>(
+        &self,
+        ex: &Exec,
+        f: impl FnOnce(&Exec, Option<&Frame>) -> Result<T>,
+    ) -> Result<T> {
         match &self.trigger_row {
             Some(r) => {
                 let fr = Frame::new(r, None);
-                f(&ex, Some(&fr))
+                f(ex, Some(&fr))
             }
-            None => f(&ex, None),
+            None => f(ex, None),
         }
     }
 

@@ -161,6 +161,9 @@ pub struct KeptWalk {
 /// At most this many walks are kept per execution (one per join level is the need).
 pub(crate) const KEPT_WALKS_MAX: usize = 8;
 
+/// Combined rows up to this many positions are kept on the stack (`run_core_capped`).
+const ROW_INLINE: usize = 16;
+
 impl Candidates<'_> {
     /// Puts the next candidate into `slots` (the source's part of the combined row); false
     /// when there is none.
@@ -593,7 +596,18 @@ impl<'a> Exec<'a> {
                 out.push(o);
             }
         } else {
-            let mut row = vec![Value::Null; core.width];
+            // The combined row on the stack when it is narrow: a `vec!` per execution was a
+            // malloc and a free of every reused point SELECT (~0.2k instructions of kv_ops's;
+            // BENCHMARKS.md "pointsel").
+            let mut inline: [Value; ROW_INLINE] = Default::default();
+            let mut heap = Vec::new();
+            let row: &mut [Value] = match inline.get_mut(..core.width) {
+                Some(r) => r,
+                None => {
+                    heap.resize(core.width, Value::Null);
+                    &mut heap
+                }
+            };
             let windowed = !core.windows.is_empty();
             if cap == Some(0) {
                 return Ok(Vec::new());
@@ -601,7 +615,7 @@ impl<'a> Exec<'a> {
             // A LIMIT's rows are known up front (hc_mixed's LIMIT 10 grew the vector three
             // times per statement, ~1.3k instructions); 64 bounds what an unreached cap holds.
             out.reserve(cap.unwrap_or(0).min(64));
-            let scanned = self.scan_level(core, 0, &mut row, parent, &mut |r: &[Value]| {
+            let scanned = self.scan_level(core, 0, row, parent, &mut |r: &[Value]| {
                 if windowed {
                     pending.push((r.to_vec(), Vec::new()));
                     return Ok(());
@@ -1075,12 +1089,14 @@ fn rowid_bound(v: &Value, incl: bool, is_lo: bool) -> Option<Bound<i64>> {
 fn index_bounds(
     index: &crate::schema::Index,
     p: Row,
+    spare: Row,
     lo_v: &Option<(Value, bool)>,
     hi_v: &Option<(Value, bool)>,
 ) -> (Bound<Row>, Bound<Row>) {
-    // A bound's key: the prefix, then the given value when there is one.
-    fn key(p: &Row, next: Option<&Value>) -> Row {
-        let mut k = Vec::with_capacity(p.len() + 1);
+    // A bound's key: the prefix, then the given value when there is one, built in `k`.
+    fn key(mut k: Row, p: &Row, next: Option<&Value>) -> Row {
+        k.clear();
+        k.reserve(p.len() + 1);
         k.extend_from_slice(p);
         k.extend(next.cloned());
         k
@@ -1090,14 +1106,16 @@ fn index_bounds(
         p
     }
     let next_desc = index.columns.get(p.len()).is_some_and(|c| c.desc);
+    // Only the lower bound copies the prefix: into `spare` (empty; a restarted walk's old
+    // bound row).
     let lo_b = match lo_v {
-        Some((v, true)) => Bound::Included(key(&p, Some(v))),
-        Some((v, false)) => Bound::Excluded(key(&p, Some(v))),
+        Some((v, true)) => Bound::Included(key(spare, &p, Some(v))),
+        Some((v, false)) => Bound::Excluded(key(spare, &p, Some(v))),
         // Skip NULLs of a ranged ascending column: `x < 5` never
         // matches NULL, and NULLs sort first.
-        None if hi_v.is_some() && !next_desc => Bound::Excluded(key(&p, Some(&Value::Null))),
+        None if hi_v.is_some() && !next_desc => Bound::Excluded(key(spare, &p, Some(&Value::Null))),
         None if p.is_empty() => Bound::Unbounded,
-        None => Bound::Included(key(&p, None)),
+        None => Bound::Included(key(spare, &p, None)),
     };
     let hi_b = match hi_v {
         Some((v, true)) => Bound::Included(key_owned(p, Some(v))),

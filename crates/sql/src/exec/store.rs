@@ -199,6 +199,29 @@ pub trait RowScan {
         let _ = (lo, hi, one_key);
         Ok(false)
     }
+
+    /// The rows of the scan's bounds, emptied, for the caller to build the next
+    /// `restart`'s bounds in (their allocations reused); empty rows when it has none.
+    fn take_bound_rows(&mut self) -> (Row, Row) {
+        Default::default()
+    }
+
+    /// Lets go of the store that made the scan, so that the walk can be kept between
+    /// executions of its statement (a kept walk of the top-level SELECT, `CachedPlan`):
+    /// its cursors parked (no page images of the finished transaction), nothing it shares
+    /// with the store left (the `Send` argument of `CachedPlan` rests on this). false when
+    /// the scan cannot be kept; the caller drops it.
+    fn detach(&mut self) -> bool {
+        false
+    }
+
+    /// Readies a detached scan (`detach`) for `store`'s transaction (the store the walk's
+    /// trees are on, `Store::attach_scan`); a `restart` follows before any step. false
+    /// when `store` is not the kind of store that made the scan.
+    fn attach(&mut self, store: &dyn std::any::Any) -> Result<bool> {
+        let _ = store;
+        Ok(false)
+    }
 }
 
 /// What `Store::index_lookup_scan` walks: the keys of one index between two bounds (as
@@ -524,6 +547,13 @@ pub trait Store {
         _layout: Arc<WrLayout>,
     ) -> Result<Option<Box<dyn RowScan>>> {
         Ok(None)
+    }
+    /// `RowScan::attach` of a detached walk whose index (or WITHOUT ROWID table) is at
+    /// `root`, to the store that holds that tree; false when it cannot be (the caller
+    /// drops the walk and builds a new one when it needs it).
+    fn attach_scan(&self, root: u32, scan: &mut dyn RowScan) -> Result<bool> {
+        let _ = (root, scan);
+        Ok(false)
     }
     /// How many entries the index at `root` holds.
     fn index_entry_count(&self, root: u32, order: &KeyOrder) -> Result<usize> {
@@ -1065,6 +1095,10 @@ impl Store for RoutedStore<'_> {
         let (s, r) = self.pick(walk.index_root)?;
         walk.index_root = r;
         s.index_covering_scan(walk, columns)
+    }
+    fn attach_scan(&self, root: u32, scan: &mut dyn RowScan) -> Result<bool> {
+        let (s, r) = self.pick(root)?;
+        s.attach_scan(r, scan)
     }
     fn index_entry_count(&self, root: u32, order: &KeyOrder) -> Result<usize> {
         let (s, r) = self.pick(root)?;

@@ -70,15 +70,26 @@ struct PooledCursor {
     cur: Cursor,
 }
 
-/// Idle cursors a connection keeps between statements on its main database
-/// (`TxnStore::with_idle`, `into_idle`): parked (no frames), rebound to the next
-/// statement's transaction when taken; and the pool's key buffers, so that a reused
-/// point SELECT encodes its key into a buffer that already has room (two fresh buffers a
+/// The cursor pool a connection keeps between statements on its main database
+/// (`TxnStore::with_idle`, `into_idle`): its idle cursors parked (no frames), rebound to
+/// the next statement's transaction when taken; its key buffers, so that a reused point
+/// SELECT encodes its key into a buffer that already has room (two fresh buffers a
 /// statement were two mallocs, five regrowths and their frees, ~1k instructions of
-/// kv_profile's select; BENCHMARKS.md "kvsel"); and the pool's spare BLOB (at most
-/// `POOL_BUF_BYTES_MAX` bytes).
+/// kv_profile's select; BENCHMARKS.md "kvsel"); and its spare BLOB (at most
+/// `POOL_BUF_BYTES_MAX` bytes). The pool itself is kept, not its contents moved into a
+/// new one per statement: the `Rc`'s allocation, its free and the moves were ~0.2k
+/// instructions of a reused point SELECT (BENCHMARKS.md "pointsel").
 #[derive(Default)]
-pub struct IdleCursors(Vec<PooledCursor>, Vec<Vec<u8>>, Option<Arc<[u8]>>);
+pub struct IdleCursors(Option<Rc<CursorPool>>);
+
+// SAFETY: `Rc<CursorPool>` is !Send only because of its count. `into_idle` keeps a pool
+// only when `Rc::get_mut` finds its `Rc` unique (no walk or cursor guard of the finished
+// statement still holds a clone, no weak reference), and nothing clones it while it is
+// idle: `with_idle` hands it to one store, which clones it only while running its
+// statement. Moving an `IdleCursors` (with the connection) to another thread therefore
+// moves the only owner of the count, as moving a `Box` would. What the pool holds is
+// `Send` (cursors, byte buffers, an `Arc<[u8]>`).
+unsafe impl Send for IdleCursors {}
 
 /// A key buffer bigger than this is not kept between statements (one probe with a large
 /// BLOB key would otherwise hold its memory for the connection's life).
@@ -648,7 +659,8 @@ impl Iterator for TableIter {
 struct IndexIter {
     /// Always `Some` until dropped, when it goes back to the pool.
     cur: Option<Cursor>,
-    pool: Rc<CursorPool>,
+    /// The store's pool; `None` while the walk is detached (`RowScan::detach`).
+    pool: Option<Rc<CursorPool>>,
     root: u32,
     cmp_addr: usize,
     /// The key order `step` checks the far bound with; `None` for a walk that only
@@ -674,12 +686,16 @@ struct IndexIter {
 
 impl Drop for IndexIter {
     fn drop(&mut self) {
+        // Detached, its cursor and buffers are freed with it.
+        let Some(pool) = &self.pool else {
+            return;
+        };
         if let Some(cur) = self.cur.take() {
-            self.pool.put(self.root, self.cmp_addr, cur);
+            pool.put(self.root, self.cmp_addr, cur);
         }
-        self.pool.put_buf(std::mem::take(&mut self.near_key));
+        pool.put_buf(std::mem::take(&mut self.near_key));
         if let Some(far) = self.far_key.take() {
-            self.pool.put_buf(far);
+            pool.put_buf(far);
         }
     }
 }
@@ -694,9 +710,7 @@ impl IndexIter {
         if let Some(cur) = self.cur.as_mut() {
             cur.rebind()?;
         }
-        if let Some(far) = self.far_key.take() {
-            self.pool.put_buf(far);
-        }
+        self.put_far_key();
         // The far probe is chosen anew for the new bounds (`far_is_near` described the old
         // ones: kept, it made a restarted join walk stop at the previous row's key).
         self.far_is_near = false;
@@ -704,6 +718,46 @@ impl IndexIter {
         self.hi = std::mem::replace(hi, Bound::Unbounded);
         self.started = false;
         self.done = false;
+        Ok(())
+    }
+
+    /// `RowScan::take_bound_rows` of the walk (left unbounded until its `restart`).
+    fn take_bound_rows(&mut self) -> (Row, Row) {
+        let take = |b: &mut Bound<Row>| match std::mem::replace(b, Bound::Unbounded) {
+            Bound::Included(mut r) | Bound::Excluded(mut r) => {
+                r.clear();
+                r
+            }
+            Bound::Unbounded => Vec::new(),
+        };
+        (take(&mut self.lo), take(&mut self.hi))
+    }
+
+    /// Gives the far bound's buffer back to the pool (freed when detached).
+    fn put_far_key(&mut self) {
+        if let (Some(far), Some(pool)) = (self.far_key.take(), &self.pool) {
+            pool.put_buf(far);
+        }
+    }
+
+    /// `RowScan::detach` of the walk: the cursor parked, the far bound's buffer and the
+    /// pool given back. The near bound's buffer stays: the next execution's key is
+    /// encoded into it.
+    fn detach(&mut self) {
+        if let Some(cur) = self.cur.as_mut() {
+            cur.park();
+        }
+        self.put_far_key();
+        self.pool = None;
+    }
+
+    /// `RowScan::attach`: the cursor readied for `store`'s transaction (`Cursor::rebind_to`,
+    /// as the pool readies a taken one), the walk on `store`'s pool again.
+    fn attach(&mut self, store: &TxnStore) -> Result<()> {
+        if let Some(cur) = self.cur.as_mut() {
+            cur.rebind_to(&store.txn)?;
+        }
+        self.pool = Some(store.pool().clone());
         Ok(())
     }
 
@@ -835,7 +889,8 @@ impl IndexIter {
                             self.far_is_near = true;
                         }
                         _ => {
-                            let mut buf = self.pool.take_buf();
+                            let mut buf =
+                                self.pool.as_ref().map(|p| p.take_buf()).unwrap_or_default();
                             encode_to(b, &mut buf);
                             self.far_key = Some(buf);
                         }
@@ -914,7 +969,8 @@ struct IndexLookupScan {
 struct LentCursor {
     /// Always `Some` until dropped.
     cur: Option<Cursor>,
-    pool: Rc<CursorPool>,
+    /// The store's pool; `None` while detached (as `IndexIter::pool`).
+    pool: Option<Rc<CursorPool>>,
     root: u32,
 }
 
@@ -922,12 +978,29 @@ impl LentCursor {
     fn get(&mut self) -> Option<&mut Cursor> {
         self.cur.as_mut()
     }
+
+    /// As `IndexIter::detach`.
+    fn detach(&mut self) {
+        if let Some(cur) = self.cur.as_mut() {
+            cur.park();
+        }
+        self.pool = None;
+    }
+
+    /// As `IndexIter::attach`.
+    fn attach(&mut self, store: &TxnStore) -> Result<()> {
+        if let Some(cur) = self.cur.as_mut() {
+            cur.rebind_to(&store.txn)?;
+        }
+        self.pool = Some(store.pool().clone());
+        Ok(())
+    }
 }
 
 impl Drop for LentCursor {
     fn drop(&mut self) {
-        if let Some(cur) = self.cur.take() {
-            self.pool.put(self.root, 0, cur);
+        if let (Some(cur), Some(pool)) = (self.cur.take(), &self.pool) {
+            pool.put(self.root, 0, cur);
         }
     }
 }
@@ -960,6 +1033,25 @@ impl RowScan for IndexLookupScan {
             cur.rebind()?;
         }
         self.one_key = one_key;
+        Ok(true)
+    }
+
+    fn take_bound_rows(&mut self) -> (Row, Row) {
+        self.keys.take_bound_rows()
+    }
+
+    fn detach(&mut self) -> bool {
+        self.keys.detach();
+        self.table.detach();
+        true
+    }
+
+    fn attach(&mut self, store: &dyn std::any::Any) -> Result<bool> {
+        let Some(store) = store.downcast_ref::<TxnStore>() else {
+            return Ok(false);
+        };
+        self.keys.attach(store)?;
+        self.table.attach(store)?;
         Ok(true)
     }
 }
@@ -1016,6 +1108,23 @@ impl RowScan for IndexCoveringScan {
     fn restart(&mut self, lo: &mut Bound<Row>, hi: &mut Bound<Row>, one_key: bool) -> Result<bool> {
         self.keys.restart(lo, hi)?;
         self.one_key = one_key;
+        Ok(true)
+    }
+
+    fn take_bound_rows(&mut self) -> (Row, Row) {
+        self.keys.take_bound_rows()
+    }
+
+    fn detach(&mut self) -> bool {
+        self.keys.detach();
+        true
+    }
+
+    fn attach(&mut self, store: &dyn std::any::Any) -> Result<bool> {
+        let Some(store) = store.downcast_ref::<TxnStore>() else {
+            return Ok(false);
+        };
+        self.keys.attach(store)?;
         Ok(true)
     }
 }
@@ -1097,6 +1206,23 @@ impl RowScan for WrTableScan {
         self.one_key = one_key;
         Ok(true)
     }
+
+    fn take_bound_rows(&mut self) -> (Row, Row) {
+        self.keys.take_bound_rows()
+    }
+
+    fn detach(&mut self) -> bool {
+        self.keys.detach();
+        true
+    }
+
+    fn attach(&mut self, store: &dyn std::any::Any) -> Result<bool> {
+        let Some(store) = store.downcast_ref::<TxnStore>() else {
+            return Ok(false);
+        };
+        self.keys.attach(store)?;
+        Ok(true)
+    }
 }
 
 /// An index probe: one cursor, one key buffer, an `Eq` seek per probe (which reuses the
@@ -1127,28 +1253,30 @@ impl TxnStore {
     /// database gave back (`into_idle`).
     pub fn with_idle(txn: Txn, idle: IdleCursors) -> TxnStore {
         let pool = OnceCell::new();
-        if !idle.0.is_empty() || !idle.1.is_empty() || idle.2.is_some() {
-            let _ = pool.set(Rc::new(CursorPool {
-                idle: RefCell::new(idle.0),
-                bufs: RefCell::new(idle.1),
-                spare_blob: RefCell::new(idle.2),
-            }));
+        if let Some(p) = idle.0 {
+            let _ = pool.set(p);
         }
         TxnStore { txn, pool }
     }
 
-    /// The store's idle cursors, parked, for a later store on the same database.
+    /// The store's pool with its idle cursors parked, for a later store on the same
+    /// database. Empty when something of the statement still shares the pool (none does
+    /// once its `Exec` values are gone; the `Send` argument of `IdleCursors` needs the
+    /// `Rc` unique).
     pub fn into_idle(self) -> IdleCursors {
-        let Some(pool) = self.pool.into_inner() else {
+        let Some(mut pool) = self.pool.into_inner() else {
             return IdleCursors::default();
         };
-        let mut idle = std::mem::take(&mut *pool.idle.borrow_mut());
-        for p in &mut idle {
-            p.cur.park();
+        let Some(p) = Rc::get_mut(&mut pool) else {
+            return IdleCursors::default();
+        };
+        for c in p.idle.get_mut() {
+            c.cur.park();
         }
-        let mut bufs = std::mem::take(&mut *pool.bufs.borrow_mut());
-        bufs.retain(|b| b.capacity() <= IDLE_BUF_BYTES_MAX);
-        IdleCursors(idle, bufs, pool.spare_blob.take())
+        p.bufs
+            .get_mut()
+            .retain(|b| b.capacity() <= IDLE_BUF_BYTES_MAX);
+        IdleCursors(Some(pool))
     }
 
     fn pool(&self) -> &Rc<CursorPool> {
@@ -1195,7 +1323,7 @@ impl TxnStore {
     fn pooled_table_cursor(&self, root: u32) -> Result<LentCursor> {
         Ok(LentCursor {
             cur: Some(self.pooled_cursor(root, None)?),
-            pool: self.pool().clone(),
+            pool: Some(self.pool().clone()),
             root,
         })
     }
@@ -1235,7 +1363,7 @@ impl TxnStore {
         let near_key = pool.take_buf();
         Ok(IndexIter {
             cur: Some(cur),
-            pool,
+            pool: Some(pool),
             root,
             cmp_addr,
             order: step_keys.then(|| order.clone()),
@@ -1714,6 +1842,9 @@ impl Store for TxnStore {
             one_key: walk.one_key,
             needed: walk.needed,
         })))
+    }
+    fn attach_scan(&self, _root: u32, scan: &mut dyn RowScan) -> Result<bool> {
+        scan.attach(self)
     }
     fn table_copy(&self, src: u32, dst: u32) -> Result<u64> {
         // The source is read whole first: the build holds the transaction for its length,

@@ -22,7 +22,7 @@ impl Exec<'_> {
         &self,
         core: &CorePlan,
         i: usize,
-        row: &mut Row,
+        row: &mut [Value],
         parent: Option<&Frame>,
         emit: &mut dyn FnMut(&[Value]) -> Result<()>,
     ) -> Result<()> {
@@ -73,7 +73,7 @@ impl Exec<'_> {
         &self,
         core: &CorePlan,
         i: usize,
-        row: &mut Row,
+        row: &mut [Value],
         parent: Option<&Frame>,
         emit: &mut dyn FnMut(&[Value]) -> Result<()>,
         matched: &mut Vec<Vec<bool>>,
@@ -208,7 +208,7 @@ impl Exec<'_> {
         &'s self,
         src: &Source,
         needed: Option<&std::sync::Arc<[bool]>>,
-        row: &Row,
+        row: &[Value],
         parent: Option<&Frame>,
     ) -> Result<Candidates<'s>> {
         if let SourceKind::Table(t) = &src.kind {
@@ -263,19 +263,6 @@ impl Exec<'_> {
                 if (direct || wr.is_some())
                     && eq.iter().all(|(exprs, _)| access::single_valued(exprs))
                 {
-                    let fr = Frame::new(row, parent);
-                    let Some((prefix, lo_v, hi_v)) =
-                        self.index_walk_one(eq, *nulls, lo, hi, *range_aff, &fr)?
-                    else {
-                        return Ok(Candidates::Rows(Box::new(std::iter::empty())));
-                    };
-                    let (lo_b, hi_b) = index_bounds(index, prefix, &lo_v, &hi_v);
-                    // (A UNIQUE index holds any number of NULL keys.)
-                    let one_key = index.unique
-                        && *nulls == 0
-                        && eq.len() == index.columns.len()
-                        && lo_v.is_none()
-                        && hi_v.is_none();
                     let key = WalkKey {
                         source: src as *const Source as usize,
                         index_root: index.root,
@@ -284,17 +271,41 @@ impl Exec<'_> {
                         covering: *covering,
                         needed: needed.cloned(),
                     };
-                    // The walk this level kept from its previous outer row, restarted over
+                    // The walk this level kept from its previous outer row (or the
+                    // statement's previous execution, `CachedPlan::walks`), restarted over
                     // this row's bounds: no new cursors, boxes or key buffers, and the seek
                     // starts from the previous one's leaf. Measured: BENCHMARKS.md,
                     // "joincursor".
-                    let kept = {
+                    let mut kept = {
                         let mut walks = self.kept_walks.borrow_mut();
                         walks
                             .iter()
                             .position(|w| w.key == key)
                             .map(|i| walks.swap_remove(i))
                     };
+                    // Its bounds' rows, emptied, take this row's bounds: a point lookup's
+                    // two rows were two mallocs and frees (~0.25k instructions of a kv_ops
+                    // select; BENCHMARKS.md "pointsel").
+                    let (prefix_row, key_row) = match kept.as_mut() {
+                        Some(w) => w.scan.take_bound_rows(),
+                        None => Default::default(),
+                    };
+                    let fr = Frame::new(row, parent);
+                    let Some((prefix, lo_v, hi_v)) =
+                        self.index_walk_one(eq, *nulls, lo, hi, *range_aff, &fr, prefix_row)?
+                    else {
+                        if let Some(w) = kept {
+                            self.kept_walks.borrow_mut().push(w);
+                        }
+                        return Ok(Candidates::Rows(Box::new(std::iter::empty())));
+                    };
+                    let (lo_b, hi_b) = index_bounds(index, prefix, key_row, &lo_v, &hi_v);
+                    // (A UNIQUE index holds any number of NULL keys.)
+                    let one_key = index.unique
+                        && *nulls == 0
+                        && eq.len() == index.columns.len()
+                        && lo_v.is_none()
+                        && hi_v.is_none();
                     // A kept walk brings the defaults and REAL columns it was built with.
                     let scan_of =
                         move |scan: Box<dyn RowScan>,
@@ -399,7 +410,7 @@ impl Exec<'_> {
         &self,
         src: &Source,
         needed: Option<&std::sync::Arc<[bool]>>,
-        row: &Row,
+        row: &[Value],
         parent: Option<&Frame>,
     ) -> Result<Box<dyn Iterator<Item = Result<Row>> + '_>> {
         match &src.kind {
@@ -649,7 +660,8 @@ impl Exec<'_> {
                         if t.without_rowid {
                             let mut out = Vec::new();
                             for p in &prefixes {
-                                let (lo_b, hi_b) = index_bounds(index, p.clone(), &lo_v, &hi_v);
+                                let (lo_b, hi_b) =
+                                    index_bounds(index, p.clone(), Vec::new(), &lo_v, &hi_v);
                                 let keys = self
                                     .store
                                     .index_range(index.root, order, lo_b, hi_b, *reverse)?;
@@ -695,7 +707,7 @@ impl Exec<'_> {
                             Ok(vals.map(|vals| (id, vals)))
                         };
                         for p in prefixes {
-                            let (lo_b, hi_b) = index_bounds(index, p, &lo_v, &hi_v);
+                            let (lo_b, hi_b) = index_bounds(index, p, Vec::new(), &lo_v, &hi_v);
                             let keys = self
                                 .store
                                 .index_range(index.root, order, lo_b, hi_b, *reverse)?;
@@ -783,7 +795,7 @@ impl Exec<'_> {
             .iter()
             .all(|(exprs, _)| exprs.len() == 1 && !matches!(exprs[0], CExpr::InSelect { .. }));
         if single {
-            if let Some(p) = self.single_prefix(eq, nulls, fr)? {
+            if let Some(p) = self.single_prefix(eq, nulls, fr, Vec::new())? {
                 prefixes.push(p);
             }
         } else {
@@ -834,8 +846,10 @@ impl Exec<'_> {
         eq: &[(Vec<CExpr>, Option<Affinity>)],
         nulls: u64,
         fr: &Frame,
+        mut p: Row,
     ) -> Result<Option<Row>> {
-        let mut p = Vec::with_capacity(eq.len() + 1);
+        p.clear();
+        p.reserve(eq.len() + 1);
         let mut any_null = false;
         for (pos, (exprs, aff)) in eq.iter().enumerate() {
             let null_ok = pos < 64 && nulls & (1 << pos) != 0;
@@ -860,10 +874,11 @@ impl Exec<'_> {
         hi: &Option<(CExpr, bool)>,
         range_aff: Option<Affinity>,
         fr: &Frame,
+        prefix_row: Row,
     ) -> Result<Option<(Row, Option<(Value, bool)>, Option<(Value, bool)>)>> {
         // Evaluated in `index_walk`'s order (prefix, lower bound, upper bound), so the same
         // error wins; a NULL bound makes the walk empty.
-        let prefix = self.single_prefix(eq, nulls, fr)?;
+        let prefix = self.single_prefix(eq, nulls, fr, prefix_row)?;
         let Some(lo_v) = self.walk_bound(lo, range_aff, fr)? else {
             return Ok(None);
         };

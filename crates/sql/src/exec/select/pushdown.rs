@@ -142,7 +142,7 @@ impl Exec<'_> {
         &self,
         core: &CorePlan,
         i: usize,
-        row: &mut Row,
+        row: &mut [Value],
         parent: Option<&Frame>,
         emit: &mut dyn FnMut(&[Value]) -> Result<()>,
         matched: &mut Vec<Vec<bool>>,
