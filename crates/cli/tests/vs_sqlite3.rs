@@ -354,7 +354,10 @@ fn columnar_wrapping_widths_and_options_match_sqlite3() {
             " --quote",
             " --noquote --wrap 30",
         ] {
-            script.push_str(&format!(".mode {mode}{opts}\n.mode\nSELECT * FROM p;\n"));
+            // `.mode` alone resets the options, so it comes after the queries.
+            script.push_str(&format!(
+                ".mode {mode}{opts}\nSELECT * FROM p;\nSELECT 1 AS x UNION ALL SELECT 22;\n.mode\n"
+            ));
         }
         script.push_str(&format!(
             ".mode {mode}\n.width 4 -12 8\nSELECT * FROM p;\n.width -3\nSELECT a, c FROM p;\n.width\n"
