@@ -232,12 +232,19 @@ impl<'b> Shell<'b> {
         }
     }
 
-    /// Where results go now: the `.output`/`.once` file, else standard output.
-    fn output(&mut self) -> &mut (dyn Write + 'b) {
-        match &mut self.redirect {
+    /// The backend, the format and where results go now (the `.output`/`.once` file, else
+    /// standard output), borrowed apart.
+    fn parts(&mut self) -> (&mut dyn Backend, &mut Format, &mut dyn Write) {
+        let out: &mut dyn Write = match &mut self.redirect {
             Some(r) => r.file.as_mut(),
             None => self.out.as_mut(),
-        }
+        };
+        (&mut *self.backend, &mut self.format, out)
+    }
+
+    /// Where results go now.
+    fn output(&mut self) -> &mut dyn Write {
+        self.parts().2
     }
 
     /// Closes a `.output`/`.once` file; output goes to standard output again.
@@ -275,9 +282,9 @@ impl<'b> Shell<'b> {
                 }
                 let started = self.timer.then(Timer::start);
                 let result = self.run_sql(text);
+                // sqlite3 prints the timer line on standard output even under `.output`.
                 if let Some(t) = started {
-                    let line = t.report();
-                    let _ = writeln!(self.output(), "{line}");
+                    let _ = writeln!(self.out, "{}", t.report());
                 }
                 match result {
                     Err(e) => {
@@ -355,17 +362,7 @@ impl<'b> Shell<'b> {
 
     /// Runs SQL text, printing each statement's rows.
     fn run_sql(&mut self, sql: &str) -> Result<(), ExecError> {
-        let Shell {
-            backend,
-            format,
-            out,
-            redirect,
-            ..
-        } = self;
-        let out = match redirect {
-            Some(r) => &mut r.file,
-            None => out,
-        };
+        let (backend, format, out) = self.parts();
         let mut columns_max = 0;
         let mut writer: Option<ResultWriter<'_>> = None;
         let mut io_error = None;
@@ -377,11 +374,11 @@ impl<'b> Shell<'b> {
                     Ok(())
                 }
                 Event::Row(cells) => match writer.as_mut() {
-                    Some(w) => w.row(out.as_mut(), cells),
+                    Some(w) => w.row(out, cells),
                     None => Ok(()),
                 },
                 Event::Done => match writer.take() {
-                    Some(w) => w.finish(out.as_mut()),
+                    Some(w) => w.finish(out),
                     None => Ok(()),
                 },
             };
@@ -390,7 +387,7 @@ impl<'b> Shell<'b> {
             }
         });
         if let Some(w) = writer.take() {
-            let _ = w.finish(out.as_mut());
+            let _ = w.finish(out);
         }
         // sqlite3 extends `.width` to the widest columnar result (what `.show` lists).
         if format.mode.is_columnar() && format.widths.len() < columns_max {
@@ -507,18 +504,9 @@ impl<'b> Shell<'b> {
             }
             ("dump", _) => {
                 let opts = DumpOptions::parse(&args[1..])?;
-                let Shell {
-                    backend,
-                    out,
-                    redirect,
-                    ..
-                } = self;
-                let out = match redirect {
-                    Some(r) => &mut r.file,
-                    None => out,
-                };
-                let errors = dump(&mut **backend, out.as_mut(), &opts)
-                    .map_err(|e| format!("Error: writing output: {e}"))?;
+                let (backend, _, out) = self.parts();
+                let errors =
+                    dump(backend, out, &opts).map_err(|e| format!("Error: writing output: {e}"))?;
                 if errors > 0 {
                     self.error_count += 1;
                 }

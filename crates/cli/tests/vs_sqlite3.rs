@@ -480,4 +480,17 @@ fn timer_prints_sqlite3s_run_time_line() {
             "{text}"
         );
     }
+    // Under `.output FILE` the results go to the file, the timer line to standard output.
+    let out = run(
+        parlite(),
+        dir.path(),
+        &db,
+        b".output t.txt\n.timer on\nSELECT 3;\n.output\n",
+    );
+    let text = show(&out.stdout);
+    assert!(
+        text.starts_with("Run Time: real ") && text.lines().count() == 1,
+        "{text}"
+    );
+    assert_eq!(std::fs::read(dir.path().join("t.txt")).unwrap(), b"3\n");
 }
