@@ -34,6 +34,8 @@ pub fn run(opts: &Options, backend: &mut dyn Backend, io: Io<'_>) -> i32 {
         shell.format.set_mode(Mode::Column);
     }
     shell.format.headers = opts.header && !opts.noheader;
+    shell.headers_set = opts.header || opts.noheader;
+    shell.filename = opts.database_path().to_string();
     if let Some(sep) = &opts.separator {
         shell.format.col_separator = sep.clone();
     }

@@ -15,13 +15,17 @@ pub enum Cell {
 }
 
 impl Cell {
-    /// The text `sqlite3_column_text` gives (what the shell prints); `None` for NULL.
+    /// The text `sqlite3_column_text` gives, as the shell prints it; `None` for NULL. The
+    /// shell handles it as a C string, so text or a blob stops at its first NUL byte.
     pub fn text(&self) -> Option<Vec<u8>> {
         match self {
             Cell::Null => None,
             Cell::Integer(i) => Some(i.to_string().into_bytes()),
             Cell::Real(r) => Some(crate::numfmt::format_real(*r).into_bytes()),
-            Cell::Text(b) | Cell::Blob(b) => Some(b.clone()),
+            Cell::Text(b) | Cell::Blob(b) => {
+                let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+                Some(b[..end].to_vec())
+            }
         }
     }
 }

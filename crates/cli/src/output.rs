@@ -1,9 +1,11 @@
-//! Result rendering in the shell's output modes (list, csv, column), byte-compatible with
-//! sqlite3 3.40's shell for the cases it shares: NULL prints as the null value (empty by
-//! default), numbers as `sqlite3_column_text` gives them, csv quotes as `output_csv` does,
-//! column mode pads every cell (the last too) to the widest value or header.
+//! Result rendering in the shell's output modes, byte-compatible with sqlite3 3.40's shell:
+//! NULL prints as the null value (empty by default), numbers as `sqlite3_column_text` gives
+//! them, csv quotes as `output_csv` does; the columnar modes (column, table, markdown, box)
+//! are `crate::columnar`'s; insert, quote and json write values as SQL or JSON literals
+//! (`crate::literal`).
 
 use crate::backend::Cell;
+use crate::literal;
 use std::io::{self, Write};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,18 +15,41 @@ pub enum Mode {
     Column,
     /// One `name = value` line per column, rows separated by a blank line.
     Line,
-    /// List mode with a tab separator.
+    /// List mode with a tab separator (sqlite3 reports it as `list`).
     Tabs,
+    Table,
+    Markdown,
+    Box,
+    /// `[{"name":value,...},...]`, one object a row.
+    Json,
+    /// Values as SQL literals, `,`-separated.
+    Quote,
+    /// `INSERT INTO table VALUES(...);` a row.
+    Insert,
+    /// `<TR><TD>` rows of an HTML table.
+    Html,
+    /// List mode with ASCII unit (0x1F) and record (0x1E) separators.
+    Ascii,
+    /// Values as Tcl/C strings, space-separated.
+    Tcl,
 }
 
 impl Mode {
     pub fn name(self) -> &'static str {
         match self {
-            Mode::List => "list",
+            Mode::List | Mode::Tabs => "list",
             Mode::Csv => "csv",
             Mode::Column => "column",
             Mode::Line => "line",
-            Mode::Tabs => "tabs",
+            Mode::Table => "table",
+            Mode::Markdown => "markdown",
+            Mode::Box => "box",
+            Mode::Json => "json",
+            Mode::Quote => "quote",
+            Mode::Insert => "insert",
+            Mode::Html => "html",
+            Mode::Ascii => "ascii",
+            Mode::Tcl => "tcl",
         }
     }
 
@@ -35,12 +60,30 @@ impl Mode {
             "column" | "columns" => Some(Mode::Column),
             "line" | "lines" => Some(Mode::Line),
             "tabs" => Some(Mode::Tabs),
+            "table" => Some(Mode::Table),
+            "markdown" => Some(Mode::Markdown),
+            "box" => Some(Mode::Box),
+            "json" => Some(Mode::Json),
+            "quote" => Some(Mode::Quote),
+            "insert" => Some(Mode::Insert),
+            "html" => Some(Mode::Html),
+            "ascii" => Some(Mode::Ascii),
+            "tcl" => Some(Mode::Tcl),
             _ => None,
         }
     }
+
+    /// The modes that read the whole result before printing it (`crate::columnar`).
+    pub fn is_columnar(self) -> bool {
+        matches!(
+            self,
+            Mode::Column | Mode::Table | Mode::Markdown | Mode::Box
+        )
+    }
 }
 
-/// How results print; the shell's `.mode`, `.headers`, `.separator`, `.nullvalue` state.
+/// How results print: the shell's `.mode`, `.headers`, `.separator`, `.nullvalue` and
+/// `.width` state.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Format {
     pub mode: Mode,
@@ -51,6 +94,14 @@ pub struct Format {
     /// `.explain auto` (the default): EXPLAIN's rows print as sqlite3 prints them whatever
     /// the mode (crate::explain); `.explain off` prints them in the mode.
     pub auto_explain: bool,
+    /// `.width`: per column, 0 for automatic, negative for right-aligned.
+    pub widths: Vec<i32>,
+    /// The columnar modes' `--wrap` (0: no wrapping), `--wordwrap` and `--quote` options.
+    pub wrap: usize,
+    pub word_wrap: bool,
+    pub quote: bool,
+    /// Insert mode's table name, already quoted as an identifier.
+    pub insert_table: String,
 }
 
 impl Default for Format {
@@ -62,34 +113,57 @@ impl Default for Format {
             row_separator: "\n".to_string(),
             null_value: String::new(),
             auto_explain: true,
+            widths: Vec::new(),
+            wrap: 60,
+            word_wrap: false,
+            quote: false,
+            insert_table: literal::name("table"),
         }
     }
 }
 
 impl Format {
-    /// Switches mode with the separators `.mode` sets (csv: `,` and CRLF, as sqlite3 does).
+    /// Switches mode with the separators `.mode` sets, as sqlite3 does (csv: `,` and CRLF;
+    /// quote: `,`; ascii: 0x1F and 0x1E); the columnar options go back to their defaults.
     pub fn set_mode(&mut self, mode: Mode) {
         self.mode = mode;
-        match mode {
-            Mode::List => {
-                self.col_separator = "|".to_string();
-                self.row_separator = "\n".to_string();
-            }
-            Mode::Csv => {
-                self.col_separator = ",".to_string();
-                self.row_separator = "\r\n".to_string();
-            }
-            Mode::Tabs => {
-                self.col_separator = "\t".to_string();
-                self.row_separator = "\n".to_string();
-            }
-            Mode::Column | Mode::Line => {}
+        let separators = match mode {
+            Mode::List => Some(("|", "\n")),
+            Mode::Csv => Some((",", "\r\n")),
+            Mode::Tabs => Some(("\t", "\n")),
+            Mode::Quote => Some((",", "\n")),
+            Mode::Ascii => Some(("\x1f", "\x1e")),
+            Mode::Tcl => Some((" ", "\n")),
+            _ => None,
+        };
+        if let Some((col, row)) = separators {
+            self.col_separator = col.to_string();
+            self.row_separator = row.to_string();
+        }
+        self.wrap = 60;
+        self.word_wrap = false;
+        self.quote = false;
+    }
+
+    /// The mode as `.mode` and `.show` report it: the columnar modes with their options.
+    pub fn describe(&self) -> String {
+        let name = self.mode.name();
+        if self.mode.is_columnar() {
+            format!(
+                "{name} --wrap {} --wordwrap {} --{}quote",
+                self.wrap,
+                if self.word_wrap { "on" } else { "off" },
+                if self.quote { "" } else { "no" }
+            )
+        } else {
+            name.to_string()
         }
     }
 }
 
-/// Renders one statement's result set. Column mode needs every row to size its columns, so
-/// it buffers until `finish`; the other modes write rows as they come.
+/// Renders one statement's result set. The columnar modes (and EXPLAIN listings) need every
+/// row to size their columns, so they buffer until `finish`; the other modes write rows as
+/// they come.
 pub struct ResultWriter<'f> {
     format: &'f Format,
     columns: Vec<String>,
@@ -97,6 +171,8 @@ pub struct ResultWriter<'f> {
     buffered: Vec<Vec<Vec<u8>>>,
     /// The rows are EXPLAIN's, printed by `crate::explain` once all are in.
     explain: bool,
+    /// One output row, reused.
+    line: Vec<u8>,
 }
 
 impl<'f> ResultWriter<'f> {
@@ -107,6 +183,7 @@ impl<'f> ResultWriter<'f> {
             rows_seen: 0,
             buffered: Vec::new(),
             explain: format.auto_explain && crate::explain::is_explain(columns),
+            line: Vec::new(),
         }
     }
 
@@ -123,9 +200,19 @@ impl<'f> ResultWriter<'f> {
             self.buffered.push(row);
             return Ok(());
         }
-        match self.format.mode {
-            Mode::Column => {
-                let row = cells.iter().map(|c| self.cell_bytes(c)).collect();
+        let f = self.format;
+        match f.mode {
+            Mode::Column | Mode::Table | Mode::Markdown | Mode::Box => {
+                let row = cells
+                    .iter()
+                    .map(|c| {
+                        if f.quote {
+                            literal::quoted_column(c)
+                        } else {
+                            self.cell_bytes(c)
+                        }
+                    })
+                    .collect();
                 self.buffered.push(row);
                 Ok(())
             }
@@ -139,18 +226,18 @@ impl<'f> ResultWriter<'f> {
                     .unwrap_or(0)
                     .max(5);
                 if !first {
-                    out.write_all(self.format.row_separator.as_bytes())?;
+                    out.write_all(f.row_separator.as_bytes())?;
                 }
                 for (name, cell) in self.columns.iter().zip(cells) {
                     write!(out, "{name:>w$} = ")?;
                     out.write_all(&self.cell_bytes(cell))?;
-                    out.write_all(self.format.row_separator.as_bytes())?;
+                    out.write_all(f.row_separator.as_bytes())?;
                 }
                 Ok(())
             }
-            Mode::List | Mode::Csv | Mode::Tabs => {
+            Mode::List | Mode::Csv | Mode::Tabs | Mode::Ascii => {
                 // Headers print with the first row, so an empty result prints nothing.
-                if first && self.format.headers {
+                if first && f.headers {
                     let names: Vec<Option<Vec<u8>>> = self
                         .columns
                         .iter()
@@ -161,6 +248,11 @@ impl<'f> ResultWriter<'f> {
                 let values: Vec<Option<Vec<u8>>> = cells.iter().map(Cell::text).collect();
                 self.write_line(out, &values)
             }
+            Mode::Html => self.html_row(out, cells, first),
+            Mode::Tcl => self.tcl_row(out, cells, first),
+            Mode::Quote => self.quote_row(out, cells, first),
+            Mode::Insert => self.insert_row(out, cells),
+            Mode::Json => self.json_row(out, cells, first),
         }
     }
 
@@ -180,7 +272,126 @@ impl<'f> ResultWriter<'f> {
         out.write_all(self.format.row_separator.as_bytes())
     }
 
-    /// Ends the result set, writing whatever column mode buffered.
+    fn html_row(&mut self, out: &mut dyn Write, cells: &[Cell], first: bool) -> io::Result<()> {
+        let line = &mut self.line;
+        line.clear();
+        if first && self.format.headers {
+            line.extend_from_slice(b"<TR>");
+            for name in &self.columns {
+                line.extend_from_slice(b"<TH>");
+                literal::push_html(line, name.as_bytes());
+                line.extend_from_slice(b"</TH>\n");
+            }
+            line.extend_from_slice(b"</TR>\n");
+        }
+        line.extend_from_slice(b"<TR>");
+        for cell in cells {
+            line.extend_from_slice(b"<TD>");
+            let text = cell
+                .text()
+                .unwrap_or_else(|| self.format.null_value.as_bytes().to_vec());
+            literal::push_html(line, &text);
+            line.extend_from_slice(b"</TD>\n");
+        }
+        line.extend_from_slice(b"</TR>\n");
+        out.write_all(line)
+    }
+
+    fn tcl_row(&mut self, out: &mut dyn Write, cells: &[Cell], first: bool) -> io::Result<()> {
+        let (col_sep, row_sep) = (
+            self.format.col_separator.as_bytes(),
+            self.format.row_separator.as_bytes(),
+        );
+        let line = &mut self.line;
+        line.clear();
+        if first && self.format.headers {
+            for (i, name) in self.columns.iter().enumerate() {
+                if i > 0 {
+                    line.extend_from_slice(col_sep);
+                }
+                literal::push_c_string(line, name.as_bytes());
+            }
+            line.extend_from_slice(row_sep);
+        }
+        for (i, cell) in cells.iter().enumerate() {
+            if i > 0 {
+                line.extend_from_slice(col_sep);
+            }
+            let text = cell
+                .text()
+                .unwrap_or_else(|| self.format.null_value.as_bytes().to_vec());
+            literal::push_c_string(line, &text);
+        }
+        line.extend_from_slice(row_sep);
+        out.write_all(line)
+    }
+
+    fn quote_row(&mut self, out: &mut dyn Write, cells: &[Cell], first: bool) -> io::Result<()> {
+        let (col_sep, row_sep) = (
+            self.format.col_separator.as_bytes(),
+            self.format.row_separator.as_bytes(),
+        );
+        let line = &mut self.line;
+        line.clear();
+        if first && self.format.headers {
+            for (i, name) in self.columns.iter().enumerate() {
+                if i > 0 {
+                    line.extend_from_slice(col_sep);
+                }
+                literal::push_quoted(line, name.as_bytes());
+            }
+            line.extend_from_slice(row_sep);
+        }
+        for (i, cell) in cells.iter().enumerate() {
+            if i > 0 {
+                line.extend_from_slice(col_sep);
+            }
+            literal::push_quote_mode_value(line, cell);
+        }
+        line.extend_from_slice(row_sep);
+        out.write_all(line)
+    }
+
+    fn insert_row(&mut self, out: &mut dyn Write, cells: &[Cell]) -> io::Result<()> {
+        let line = &mut self.line;
+        line.clear();
+        line.extend_from_slice(b"INSERT INTO ");
+        line.extend_from_slice(self.format.insert_table.as_bytes());
+        if self.format.headers {
+            line.push(b'(');
+            for (i, name) in self.columns.iter().enumerate() {
+                if i > 0 {
+                    line.push(b',');
+                }
+                line.extend_from_slice(literal::name(name).as_bytes());
+            }
+            line.push(b')');
+        }
+        for (i, cell) in cells.iter().enumerate() {
+            line.extend_from_slice(if i == 0 { b" VALUES(" } else { b"," });
+            literal::push_insert_value(line, cell);
+        }
+        line.extend_from_slice(b");\n");
+        out.write_all(line)
+    }
+
+    fn json_row(&mut self, out: &mut dyn Write, cells: &[Cell], first: bool) -> io::Result<()> {
+        let line = &mut self.line;
+        line.clear();
+        line.extend_from_slice(if first { b"[{" } else { b",\n{" });
+        for (i, (name, cell)) in self.columns.iter().zip(cells).enumerate() {
+            if i > 0 {
+                line.push(b',');
+            }
+            literal::push_json_string(line, name.as_bytes());
+            line.push(b':');
+            literal::push_json_value(line, cell);
+        }
+        line.push(b'}');
+        out.write_all(line)
+    }
+
+    /// Ends the result set, writing whatever the mode buffered.
     pub fn finish(self, out: &mut dyn Write) -> io::Result<()> {
         if self.explain {
             if self.buffered.is_empty() {
@@ -188,42 +399,13 @@ impl<'f> ResultWriter<'f> {
             }
             return crate::explain::render(out, &self.columns, &self.buffered);
         }
-        if self.format.mode != Mode::Column || self.buffered.is_empty() {
-            return Ok(());
-        }
-        let width = |b: &[u8]| String::from_utf8_lossy(b).chars().count();
-        let mut widths: Vec<usize> = self.columns.iter().map(|c| c.chars().count()).collect();
-        if !self.format.headers {
-            widths.iter_mut().for_each(|w| *w = 0);
-        }
-        for row in &self.buffered {
-            for (i, v) in row.iter().enumerate() {
-                if i < widths.len() {
-                    widths[i] = widths[i].max(width(v));
-                }
+        match self.format.mode {
+            Mode::Json if self.rows_seen > 0 => out.write_all(b"]\n"),
+            m if m.is_columnar() => {
+                crate::columnar::render(out, self.format, &self.columns, &self.buffered)
             }
+            _ => Ok(()),
         }
-        let line = |out: &mut dyn Write, cells: &[Vec<u8>]| -> io::Result<()> {
-            for (i, v) in cells.iter().enumerate() {
-                if i > 0 {
-                    out.write_all(b"  ")?;
-                }
-                out.write_all(v)?;
-                let pad = widths.get(i).copied().unwrap_or(0).saturating_sub(width(v));
-                out.write_all(" ".repeat(pad).as_bytes())?;
-            }
-            out.write_all(b"\n")
-        };
-        if self.format.headers {
-            let names: Vec<Vec<u8>> = self.columns.iter().map(|c| c.as_bytes().to_vec()).collect();
-            line(out, &names)?;
-            let dashes: Vec<Vec<u8>> = widths.iter().map(|&w| vec![b'-'; w]).collect();
-            line(out, &dashes)?;
-        }
-        for row in &self.buffered {
-            line(out, row)?;
-        }
-        Ok(())
     }
 }
 

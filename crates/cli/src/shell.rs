@@ -13,8 +13,11 @@
 
 use crate::backend::{Backend, Event, ExecError, Phase};
 use crate::complete::is_complete;
+use crate::dump::{dump, schema_line, sql_string, DumpOptions};
+use crate::literal;
 use crate::output::{Format, Mode, ResultWriter};
 use std::io::Write;
+use std::time::Instant;
 
 /// One unit of input the shell acts on.
 #[derive(Clone, Debug, PartialEq)]
@@ -115,21 +118,74 @@ pub enum Flow {
 }
 
 const HELP: &str = "\
+.backup ?DB? FILE        Backup DB (default \"main\") to FILE
 .bail on|off             Stop after hitting an error
+.changes on|off          Show number of rows changed by SQL
 .databases               List names and files of attached databases
+.dump ?OBJECTS?          Render database content as SQL
+   Options:
+     --data-only            Output only INSERT statements
+     --newlines             Allow unescaped newline characters in output
+     --nosys                Omit system tables (ex: \"sqlite_stat1\")
+   OBJECTS is a LIKE pattern for tables to dump
+.echo on|off             Turn command echo on or off
 .exit ?CODE?             Exit this program with return-code CODE
 .explain ?on|off|auto?   Change the EXPLAIN formatting mode.  Default: auto
 .headers on|off          Turn display of headers on or off
 .help                    Show this message
+.import FILE TABLE       Import data from FILE into TABLE
+   Options:
+     --ascii               Use \\037 and \\036 as column and row separators
+     --csv                 Use , and \\n as column and row separators
+     --skip N              Skip the first N rows of input
+   Without --csv or --ascii the current .separator values are used.  A TABLE
+   that does not exist is created, its columns named by the first row.
 .indexes ?TABLE?         Show names of indexes, of TABLE if given (a LIKE pattern)
-.mode MODE               Set output mode: list, csv, column, line or tabs
+.mode MODE ?OPTIONS?     Set output mode
+   MODE is one of:
+     ascii       Columns/rows delimited by 0x1F and 0x1E
+     box         Tables using unicode box-drawing characters
+     csv         Comma-separated values
+     column      Output in columns.  (See .width)
+     html        HTML <table> code
+     insert      SQL insert statements for TABLE
+     json        Results in a JSON array
+     line        One value per line
+     list        Values delimited by \"|\"
+     markdown    Markdown table format
+     qbox        Shorthand for \"box --wrap 60 --quote\"
+     quote       Escape answers as for SQL
+     table       ASCII-art table
+     tabs        Tab-separated values
+     tcl         TCL list elements
+   OPTIONS: (for columnar modes)
+     --wrap N       Wrap output lines to no longer than N characters
+     --wordwrap B   Wrap or not at word boundaries per B (on/off)
+     --ww           Shorthand for \"--wordwrap 1\"
+     --quote        Quote output text as SQL literals
+     --noquote      Do not quote output text
 .nullvalue STRING        Use STRING in place of NULL values
+.once FILE               Output for the next SQL command only to FILE
+.output ?FILE?           Send output to FILE or stdout if FILE is omitted
+.print STRING...         Print literal STRING
 .quit                    Exit this program
 .read FILE               Read input from FILE
+.save FILE               Write in-memory database into FILE
 .schema ?PATTERN?        Show the CREATE statements matching PATTERN
 .separator COL ?ROW?     Change the column and row separators
+.show                    Show the current values for various settings
 .tables ?PATTERN?        List names of tables and views matching a LIKE pattern
+.timer on|off            Turn SQL timer on or off
+.width NUM1 NUM2 ...     Set minimum column widths for columnar output
 ";
+
+/// Where results go after `.output FILE` or `.once FILE`.
+struct Redirect<'b> {
+    file: Box<dyn Write + 'b>,
+    name: String,
+    /// `.once`: only the next command's output.
+    once: bool,
+}
 
 pub struct Shell<'b> {
     backend: &'b mut dyn Backend,
@@ -142,6 +198,15 @@ pub struct Shell<'b> {
     pub bail: bool,
     /// Exit code asked for by `.exit N`.
     pub exit_code: i32,
+    /// The database as named on the command line (`.show`'s filename).
+    pub filename: String,
+    /// `.headers` (or -header/-noheader) was given: `.mode column` then leaves it alone.
+    pub headers_set: bool,
+    redirect: Option<Redirect<'b>>,
+    /// `.echo`, `.changes`, `.timer`.
+    echo: bool,
+    count_changes: bool,
+    timer: bool,
 }
 
 impl<'b> Shell<'b> {
@@ -158,12 +223,40 @@ impl<'b> Shell<'b> {
             error_count: 0,
             bail: false,
             exit_code: 0,
+            filename: ":memory:".to_string(),
+            headers_set: false,
+            redirect: None,
+            echo: false,
+            count_changes: false,
+            timer: false,
+        }
+    }
+
+    /// The backend, the format and where results go now (the `.output`/`.once` file, else
+    /// standard output), borrowed apart.
+    fn parts(&mut self) -> (&mut dyn Backend, &mut Format, &mut dyn Write) {
+        let out: &mut dyn Write = match &mut self.redirect {
+            Some(r) => r.file.as_mut(),
+            None => self.out.as_mut(),
+        };
+        (&mut *self.backend, &mut self.format, out)
+    }
+
+    /// Where results go now.
+    fn output(&mut self) -> &mut dyn Write {
+        self.parts().2
+    }
+
+    /// Closes a `.output`/`.once` file; output goes to standard output again.
+    fn end_redirect(&mut self) {
+        if let Some(mut r) = self.redirect.take() {
+            let _ = r.file.flush();
         }
     }
 
     fn report(&mut self, message: &str) {
         // Results written so far must appear before the error, as in sqlite3.
-        let _ = self.out.flush();
+        self.flush();
         let _ = writeln!(self.err, "{message}");
         let _ = self.err.flush();
         self.error_count += 1;
@@ -171,32 +264,67 @@ impl<'b> Shell<'b> {
 
     /// Flushes standard output (before a prompt, or at exit).
     pub fn flush(&mut self) {
+        if let Some(r) = &mut self.redirect {
+            let _ = r.file.flush();
+        }
         let _ = self.out.flush();
     }
 
     /// Runs one chunk; `Quit` after `.quit`/`.exit`, or after an error under `-bail`.
     pub fn run_chunk(&mut self, chunk: &Chunk, source: Source) -> Flow {
         let before = self.error_count;
+        // `.once` redirects the command after it, whatever that is.
+        let once_before = self.redirect.as_ref().is_some_and(|r| r.once);
         let flow = match chunk {
             Chunk::Sql { text, start_line } => {
-                if let Err(e) = self.run_sql(text) {
-                    let message = error_line(&e, source, *start_line);
-                    self.report(&message);
+                if self.echo {
+                    let _ = writeln!(self.output(), "{}", text.trim_end_matches('\n'));
+                }
+                let started = self.timer.then(Timer::start);
+                let result = self.run_sql(text);
+                // sqlite3 prints the timer line on standard output even under `.output`.
+                if let Some(t) = started {
+                    let _ = writeln!(self.out, "{}", t.report());
+                }
+                match result {
+                    Err(e) => {
+                        let message = error_line(&e, source, *start_line);
+                        self.report(&message);
+                    }
+                    Ok(()) if self.count_changes => self.print_changes(),
+                    Ok(()) => {}
                 }
                 Flow::Continue
             }
-            Chunk::Dot { line, .. } => match self.dot_command(line) {
-                Ok(flow) => flow,
-                Err(message) => {
-                    self.report(&message);
-                    Flow::Continue
+            Chunk::Dot { line, .. } => {
+                if self.echo {
+                    let _ = writeln!(self.output(), "{line}");
                 }
-            },
+                match self.dot_command(line) {
+                    Ok(flow) => flow,
+                    Err(message) => {
+                        self.report(&message);
+                        Flow::Continue
+                    }
+                }
+            }
         };
+        if once_before && self.redirect.as_ref().is_some_and(|r| r.once) {
+            self.end_redirect();
+        }
         if self.bail && self.error_count > before {
             return Flow::Quit;
         }
         flow
+    }
+
+    /// `.changes on`: the counts after a statement, as sqlite3 prints them.
+    fn print_changes(&mut self) {
+        let counts = self.first_row("SELECT changes(), total_changes()");
+        if let Ok([changes, total]) = counts.as_deref() {
+            let line = format!("changes: {changes}   total_changes: {total}");
+            let _ = writeln!(self.output(), "{line}");
+        }
     }
 
     /// Runs a whole script, line by line as sqlite3 reads standard input.
@@ -234,26 +362,23 @@ impl<'b> Shell<'b> {
 
     /// Runs SQL text, printing each statement's rows.
     fn run_sql(&mut self, sql: &str) -> Result<(), ExecError> {
-        let Shell {
-            backend,
-            format,
-            out,
-            ..
-        } = self;
+        let (backend, format, out) = self.parts();
+        let mut columns_max = 0;
         let mut writer: Option<ResultWriter<'_>> = None;
         let mut io_error = None;
         let result = backend.execute(sql, &mut |event| {
             let r = match event {
                 Event::Columns(cols) => {
+                    columns_max = columns_max.max(cols.len());
                     writer = Some(ResultWriter::new(format, cols));
                     Ok(())
                 }
                 Event::Row(cells) => match writer.as_mut() {
-                    Some(w) => w.row(out.as_mut(), cells),
+                    Some(w) => w.row(out, cells),
                     None => Ok(()),
                 },
                 Event::Done => match writer.take() {
-                    Some(w) => w.finish(out.as_mut()),
+                    Some(w) => w.finish(out),
                     None => Ok(()),
                 },
             };
@@ -262,7 +387,11 @@ impl<'b> Shell<'b> {
             }
         });
         if let Some(w) = writer.take() {
-            let _ = w.finish(out.as_mut());
+            let _ = w.finish(out);
+        }
+        // sqlite3 extends `.width` to the widest columnar result (what `.show` lists).
+        if format.mode.is_columnar() && format.widths.len() < columns_max {
+            format.widths.resize(columns_max, 0);
         }
         if let Some(e) = io_error {
             return Err(ExecError {
@@ -275,17 +404,16 @@ impl<'b> Shell<'b> {
 
     /// Runs a query for a dot-command and returns its rows' first column as text.
     fn first_column(&mut self, sql: &str) -> Result<Vec<String>, String> {
-        let mut names = Vec::new();
-        self.backend
-            .execute(sql, &mut |event| {
-                if let Event::Row(cells) = event {
-                    if let Some(t) = cells.first().and_then(|c| c.text()) {
-                        names.push(String::from_utf8_lossy(&t).into_owned());
-                    }
-                }
-            })
-            .map_err(|e| format!("Error: {}", e.message))?;
-        Ok(names)
+        let rows = self.rows(sql)?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|r| r.into_iter().next())
+            .collect())
+    }
+
+    /// Runs a query for a dot-command and returns its first row as text.
+    fn first_row(&mut self, sql: &str) -> Result<Vec<String>, String> {
+        Ok(self.rows(sql)?.into_iter().next().unwrap_or_default())
     }
 
     /// Executes one dot-command line; Err is the message for standard error.
@@ -301,12 +429,13 @@ impl<'b> Shell<'b> {
                 Ok(Flow::Quit)
             }
             ("help", _) => {
-                let _ = self.out.write_all(HELP.as_bytes());
+                let _ = self.output().write_all(HELP.as_bytes());
                 Ok(Flow::Continue)
             }
             ("headers" | "header", 2) => {
                 self.format.headers =
                     boolean_value(&args[1]).ok_or_else(|| "Usage: .headers on|off".to_string())?;
+                self.headers_set = true;
                 Ok(Flow::Continue)
             }
             ("headers" | "header", _) => Err("Usage: .headers on|off".to_string()),
@@ -320,21 +449,16 @@ impl<'b> Shell<'b> {
                         .ok_or_else(|| "Usage: .explain ?on|off|auto?".to_string())?;
                 Ok(Flow::Continue)
             }
-            ("mode", 1) => {
-                let _ = writeln!(self.out, "current output mode: {}", self.format.mode.name());
+            ("mode", _) => self.set_mode(&args[1..]).map(|()| Flow::Continue),
+            ("width", _) => {
+                // shell.c `integerValue`: a word that is no number counts as 0.
+                self.format.widths = args[1..].iter().map(|a| a.parse().unwrap_or(0)).collect();
                 Ok(Flow::Continue)
             }
-            ("mode", _) => match Mode::from_name(&args[1]) {
-                Some(m) => {
-                    self.format.set_mode(m);
-                    Ok(Flow::Continue)
-                }
-                None => Err("Error: mode should be one of: column csv line list tabs".to_string()),
-            },
             ("separator", 2 | 3) => {
-                self.format.col_separator = unescape(&args[1]);
+                self.format.col_separator = args[1].clone();
                 if let Some(row) = args.get(2) {
-                    self.format.row_separator = unescape(row);
+                    self.format.row_separator = row.clone();
                 }
                 Ok(Flow::Continue)
             }
@@ -342,26 +466,85 @@ impl<'b> Shell<'b> {
                 self.format.null_value = args[1].clone();
                 Ok(Flow::Continue)
             }
+            ("echo", 2) => {
+                self.echo =
+                    boolean_value(&args[1]).ok_or_else(|| "Usage: .echo on|off".to_string())?;
+                Ok(Flow::Continue)
+            }
+            ("changes", 2) => {
+                self.count_changes =
+                    boolean_value(&args[1]).ok_or_else(|| "Usage: .changes on|off".to_string())?;
+                Ok(Flow::Continue)
+            }
+            ("timer", 2) => {
+                self.timer =
+                    boolean_value(&args[1]).ok_or_else(|| "Usage: .timer on|off".to_string())?;
+                Ok(Flow::Continue)
+            }
+            ("print", _) => {
+                let text = args[1..].join(" ");
+                let _ = writeln!(self.output(), "{text}");
+                Ok(Flow::Continue)
+            }
+            ("show", 1) => {
+                let text = self.settings();
+                let _ = self.output().write_all(text.as_bytes());
+                Ok(Flow::Continue)
+            }
+            ("output", 1 | 2) => {
+                self.end_redirect();
+                match args.get(1).map(String::as_str) {
+                    None | Some("stdout") => Ok(Flow::Continue),
+                    Some(file) => self.redirect_to(file, false).map(|()| Flow::Continue),
+                }
+            }
+            ("once", 2) => {
+                self.end_redirect();
+                self.redirect_to(&args[1], true).map(|()| Flow::Continue)
+            }
+            ("dump", _) => {
+                let opts = DumpOptions::parse(&args[1..])?;
+                let (backend, _, out) = self.parts();
+                let errors =
+                    dump(backend, out, &opts).map_err(|e| format!("Error: writing output: {e}"))?;
+                if errors > 0 {
+                    self.error_count += 1;
+                }
+                Ok(Flow::Continue)
+            }
+            ("import", _) => crate::import::import(self, &args[1..]).map(|()| Flow::Continue),
+            ("backup" | "save", 2 | 3) => {
+                let (db, file) = match args.len() {
+                    3 => (args[1].as_str(), args[2].as_str()),
+                    _ => ("main", args[1].as_str()),
+                };
+                self.backup(db, file).map(|()| Flow::Continue)
+            }
+            ("backup" | "save", _) => Err("Usage: .backup ?DB? FILENAME".to_string()),
             ("tables", 1 | 2) => {
                 let mut sql = "SELECT name FROM sqlite_schema WHERE type IN ('table','view') \
                                AND name NOT LIKE 'sqlite_%'"
                     .to_string();
                 if let Some(p) = args.get(1) {
-                    sql.push_str(&format!(" AND name LIKE {}", sql_quote(p)));
+                    sql.push_str(&format!(" AND name LIKE {}", sql_string(p)));
                 }
                 sql.push_str(" ORDER BY 1");
                 let names = self.first_column(&sql)?;
-                let _ = self.out.write_all(table_list_layout(&names).as_bytes());
+                let _ = self
+                    .output()
+                    .write_all(table_list_layout(&names).as_bytes());
                 Ok(Flow::Continue)
             }
             ("indexes" | "indices", 1 | 2) => {
                 let mut sql = "SELECT name FROM sqlite_schema WHERE type = 'index'".to_string();
                 if let Some(p) = args.get(1) {
-                    sql.push_str(&format!(" AND tbl_name LIKE {}", sql_quote(p)));
+                    sql.push_str(&format!(" AND tbl_name LIKE {}", sql_string(p)));
                 }
                 sql.push_str(" ORDER BY 1");
                 let names = self.first_column(&sql)?;
-                let _ = self.out.write_all(table_list_layout(&names).as_bytes());
+                let _ = self
+                    .output()
+                    .write_all(table_list_layout(&names).as_bytes());
                 Ok(Flow::Continue)
             }
             ("databases", 1) => {
@@ -371,7 +554,7 @@ impl<'b> Shell<'b> {
                      || ' r/w' FROM pragma_database_list",
                 )?;
                 for r in rows {
-                    let _ = writeln!(self.out, "{r}");
+                    let _ = writeln!(self.output(), "{r}");
                 }
                 Ok(Flow::Continue)
             }
@@ -388,17 +571,229 @@ impl<'b> Shell<'b> {
             ("schema", 1 | 2) => {
                 let mut sql = "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL".to_string();
                 if let Some(p) = args.get(1) {
-                    sql.push_str(&format!(" AND tbl_name LIKE {}", sql_quote(p)));
+                    sql.push_str(&format!(" AND tbl_name LIKE {}", sql_string(p)));
                 }
                 sql.push_str(" ORDER BY rowid");
                 for s in self.first_column(&sql)? {
-                    let _ = writeln!(self.out, "{};", schema_line(&s));
+                    let _ = self.output().write_all(schema_line(&s, ";\n").as_bytes());
                 }
                 Ok(Flow::Continue)
             }
             _ => Err(unknown_command(line)),
         }
     }
+
+    /// `.mode ?MODE? ?TABLE? ?OPTIONS?`. As in sqlite3, `.mode` without a mode reports the
+    /// mode and then sets it again, which puts its options and separators back to their
+    /// defaults (and insert mode's table back to "table").
+    fn set_mode(&mut self, args: &[String]) -> Result<(), String> {
+        let (mut wrap, mut word_wrap, mut quote) = (60, false, false);
+        let (mut name, mut table) = (None, None);
+        let mut rest = args.iter();
+        while let Some(a) = rest.next() {
+            let opt = a.strip_prefix("--").or_else(|| a.strip_prefix('-'));
+            match opt {
+                Some("wrap") if rest.len() > 0 => {
+                    wrap = rest.next().and_then(|n| n.parse().ok()).unwrap_or(0)
+                }
+                Some("ww") => word_wrap = true,
+                Some("wordwrap") if rest.len() > 0 => {
+                    word_wrap = rest.next().and_then(|b| boolean_value(b)).unwrap_or(false)
+                }
+                Some("quote") => quote = true,
+                Some("noquote") => quote = false,
+                _ if name.is_none() => {
+                    if a == "qbox" {
+                        (wrap, word_wrap, quote) = (60, false, true);
+                    }
+                    name = Some(a.as_str());
+                }
+                _ if table.is_none() => table = Some(a.as_str()),
+                Some(_) => return Err(format!("unknown option: {a}")),
+                None => return Err(format!("extra argument: \"{a}\"")),
+            }
+        }
+        let name = match name {
+            Some(n) => n,
+            None => {
+                let line = format!("current output mode: {}", self.format.describe());
+                let _ = writeln!(self.output(), "{line}");
+                self.format.mode.name()
+            }
+        };
+        let mode = match name {
+            "qbox" => Mode::Box,
+            _ => Mode::from_name(name).ok_or_else(|| {
+                "Error: mode should be one of: ascii box column csv html insert json line list \
+                 markdown qbox quote table tabs tcl"
+                    .to_string()
+            })?,
+        };
+        self.format.set_mode(mode);
+        if mode.is_columnar() {
+            (self.format.wrap, self.format.word_wrap, self.format.quote) = (wrap, word_wrap, quote);
+        }
+        if mode == Mode::Column && !self.headers_set {
+            self.format.headers = true;
+        }
+        if mode == Mode::Insert {
+            self.format.insert_table = literal::name(table.unwrap_or("table"));
+        }
+        Ok(())
+    }
+
+    /// `.output FILE` / `.once FILE`: results go to FILE (created or truncated).
+    fn redirect_to(&mut self, file: &str, once: bool) -> Result<(), String> {
+        if file.starts_with('|') || file.starts_with('-') {
+            return Err(format!(
+                "Error: \"{file}\": pipes and options are not supported"
+            ));
+        }
+        let f =
+            std::fs::File::create(file).map_err(|_| format!("Error: cannot open \"{file}\""))?;
+        self.redirect = Some(Redirect {
+            file: Box::new(std::io::BufWriter::new(f)),
+            name: file.to_string(),
+            once,
+        });
+        Ok(())
+    }
+
+    /// `.backup ?DB? FILE` / `.save FILE`: the database copied into FILE, which is replaced
+    /// if it exists. The copy is `VACUUM INTO` a fresh file in a directory of its own beside
+    /// FILE, renamed over FILE once complete (so FILE is never a half-written database);
+    /// the directory, with whatever lock or log files the copy left, is then removed.
+    fn backup(&mut self, db: &str, file: &str) -> Result<(), String> {
+        if !db.eq_ignore_ascii_case("main") {
+            return Err(format!(
+                "Error: .backup of database \"{db}\" is not supported (only main)"
+            ));
+        }
+        let target = std::path::Path::new(file);
+        let name = target
+            .file_name()
+            .ok_or_else(|| format!("Error: cannot open \"{file}\""))?;
+        let mut dir_name = std::ffi::OsString::from(".");
+        dir_name.push(name);
+        dir_name.push(format!(".backup-{}", std::process::id()));
+        let dir = target.with_file_name(dir_name);
+        std::fs::create_dir(&dir).map_err(|e| format!("Error: cannot open \"{file}\": {e}"))?;
+        let temp = dir.join(name);
+        let copied = self
+            .backend
+            .execute(
+                &format!("VACUUM INTO {}", sql_string(&temp.to_string_lossy())),
+                &mut |_| {},
+            )
+            .map_err(|e| format!("Error: {}", e.message))
+            .and_then(|()| {
+                std::fs::rename(&temp, target)
+                    .map_err(|e| format!("Error: cannot open \"{file}\": {e}"))
+            });
+        let _ = std::fs::remove_dir_all(&dir);
+        copied
+    }
+
+    /// `.show`'s report, laid out as sqlite3 lays it out.
+    fn settings(&self) -> String {
+        let f = &self.format;
+        let on_off = |b: bool| if b { "on" } else { "off" };
+        let widths: String = f.widths.iter().map(|w| format!("{w} ")).collect();
+        let output = match &self.redirect {
+            Some(r) => r.name.clone(),
+            None => "stdout".to_string(),
+        };
+        let items = [
+            ("echo", on_off(self.echo).to_string()),
+            ("eqp", "off".to_string()),
+            (
+                "explain",
+                if f.auto_explain { "auto" } else { "off" }.to_string(),
+            ),
+            ("headers", on_off(f.headers).to_string()),
+            ("mode", f.describe()),
+            ("nullvalue", literal::c_string(&f.null_value)),
+            ("output", output),
+            ("colseparator", literal::c_string(&f.col_separator)),
+            ("rowseparator", literal::c_string(&f.row_separator)),
+            ("stats", "off".to_string()),
+            ("width", widths),
+            ("filename", self.filename.clone()),
+        ];
+        items
+            .iter()
+            .map(|(k, v)| format!("{k:>12}: {v}\n"))
+            .collect()
+    }
+
+    /// Runs SQL for `.import`, reporting an error as sqlite3 does for a dot-command.
+    pub(crate) fn exec_quiet(&mut self, sql: &str) -> Result<(), String> {
+        self.backend
+            .execute(sql, &mut |_| {})
+            .map_err(|e| format!("Error: {}", e.message))
+    }
+
+    /// `.import` warnings go to standard error without counting as errors.
+    pub(crate) fn warn(&mut self, message: &str) {
+        let _ = writeln!(self.err, "{message}");
+    }
+
+    /// Runs a query for a dot-command and returns every row as text.
+    pub(crate) fn rows(&mut self, sql: &str) -> Result<Vec<Vec<String>>, String> {
+        let mut rows = Vec::new();
+        self.backend
+            .execute(sql, &mut |event| {
+                if let Event::Row(cells) = event {
+                    rows.push(
+                        cells
+                            .iter()
+                            .map(|c| {
+                                String::from_utf8_lossy(&c.text().unwrap_or_default()).into_owned()
+                            })
+                            .collect(),
+                    );
+                }
+            })
+            .map_err(|e| format!("Error: {}", e.message))?;
+        Ok(rows)
+    }
+}
+
+/// `.timer`: wall-clock and CPU time around one SQL chunk.
+struct Timer {
+    wall: Instant,
+    cpu: (f64, f64),
+}
+
+impl Timer {
+    fn start() -> Timer {
+        Timer {
+            wall: Instant::now(),
+            cpu: cpu_times(),
+        }
+    }
+
+    /// sqlite3's `Run Time: real R user U sys S` line.
+    fn report(&self) -> String {
+        let (user, sys) = cpu_times();
+        format!(
+            "Run Time: real {:.3} user {:.6} sys {:.6}",
+            self.wall.elapsed().as_secs_f64(),
+            user - self.cpu.0,
+            sys - self.cpu.1
+        )
+    }
+}
+
+/// The process's user and system CPU seconds (getrusage, as sqlite3's timer uses).
+fn cpu_times() -> (f64, f64) {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return (0.0, 0.0);
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    (secs(usage.ru_utime), secs(usage.ru_stime))
 }
 
 /// The error line for a failed SQL chunk (see the module table).
@@ -429,7 +824,9 @@ fn boolean_value(s: &str) -> Option<bool> {
     }
 }
 
-/// Splits a dot-command into words; `'...'` and `"..."` group words with spaces.
+/// Splits a dot-command into words as sqlite3 does: `'...'` groups words and is taken as
+/// it is; `"..."` groups words (`\"` inside does not end it) and, like a bare word, has its
+/// backslash escapes resolved.
 pub fn split_dot_args(s: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut chars = s.chars().peekable();
@@ -443,11 +840,16 @@ pub fn split_dot_args(s: &str) -> Vec<String> {
         let mut word = String::new();
         if c == '\'' || c == '"' {
             chars.next();
-            for d in chars.by_ref() {
+            while let Some(d) = chars.next() {
                 if d == c {
                     break;
                 }
                 word.push(d);
+                if d == '\\' && c == '"' {
+                    if let Some(e) = chars.next() {
+                        word.push(e);
+                    }
+                }
             }
         } else {
             while let Some(&d) = chars.peek() {
@@ -458,33 +860,57 @@ pub fn split_dot_args(s: &str) -> Vec<String> {
                 chars.next();
             }
         }
-        out.push(word);
+        out.push(if c == '\'' {
+            word
+        } else {
+            resolve_backslashes(&word)
+        });
     }
 }
 
-/// Backslash escapes in `.separator` arguments (`\t`, `\n`, `\r`, `\\`).
-fn unescape(s: &str) -> String {
+/// shell.c `resolve_backslashes`: `\a \b \t \n \v \f \r \" \' \\` and octal `\NNN`;
+/// a backslash before anything else stays.
+fn resolve_backslashes(s: &str) -> String {
     let mut out = String::new();
-    let mut chars = s.chars();
+    let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
         if c != '\\' {
             out.push(c);
             continue;
         }
-        match chars.next() {
-            Some('t') => out.push('\t'),
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some(other) => out.push(other),
-            None => out.push('\\'),
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        match e {
+            'a' => out.push('\x07'),
+            'b' => out.push('\x08'),
+            't' => out.push('\t'),
+            'n' => out.push('\n'),
+            'v' => out.push('\x0b'),
+            'f' => out.push('\x0c'),
+            'r' => out.push('\r'),
+            '"' | '\'' | '\\' => out.push(e),
+            '0'..='7' => {
+                let mut v = e as u32 - '0' as u32;
+                for _ in 0..2 {
+                    match chars.peek() {
+                        Some(&d @ '0'..='7') => {
+                            v = v * 8 + (d as u32 - '0' as u32);
+                            chars.next();
+                        }
+                        _ => break,
+                    }
+                }
+                out.push(char::from_u32(v).unwrap_or('\u{fffd}'));
+            }
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
         }
     }
     out
-}
-
-/// A SQL string literal.
-fn sql_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
 }
 
 /// `.tables` output: names in columns down then across, each padded to the longest name,
@@ -509,15 +935,4 @@ pub fn table_list_layout(names: &[String]) -> String {
         out.push('\n');
     }
     out
-}
-
-/// `.schema` prints `CREATE TABLE "x"(...)` as `CREATE TABLE IF NOT EXISTS "x"(...)`, as
-/// sqlite3's printSchemaLine does for a quoted table name.
-fn schema_line(sql: &str) -> String {
-    match sql.strip_prefix("CREATE TABLE ") {
-        Some(rest) if rest.starts_with('"') || rest.starts_with('\'') => {
-            format!("CREATE TABLE IF NOT EXISTS {rest}")
-        }
-        _ => sql.to_string(),
-    }
 }

@@ -225,7 +225,7 @@ fn dot_command_errors_and_quit() {
         err,
         "Error: unknown command or invalid arguments:  \"foo\". Enter \".help\" for help\n\
 Usage: .headers on|off\n\
-Error: mode should be one of: column csv line list tabs\n"
+Error: mode should be one of: ascii box column csv html insert json line list markdown qbox quote table tabs tcl\n"
     );
     let (code, out, _) = shell(&[], ".mode\n.exit 3\nSELECT 1;\n");
     assert_eq!((code, out.as_str()), (3, "current output mode: list\n"));
