@@ -19,7 +19,7 @@ use super::without_rowid::WrLayout;
 use crate::collation::Collation;
 use crate::value::{Result, Value};
 use parlite_storage::btree::insert::UniqueWrite;
-use parlite_storage::record::{self, RecordCompare, ValueRef};
+use parlite_storage::record::{self, FirstFieldOrder, RecordCompare, ValueRef};
 use parlite_storage::{BtreeKind, Cursor, HeaderField, KeyCompare, PageNo, SeekOp, Txn};
 use std::cell::{OnceCell, RefCell};
 use std::cmp::Ordering;
@@ -852,9 +852,23 @@ impl IndexIter {
         } else {
             self.far_key.as_deref()
         };
+        // Most entries are ordered against the far bound by their first field read in
+        // place, the comparator reading both records only on a tie or a key the shortcut
+        // does not read: fp speedtest1 test 130's walks over a REAL column spent ~198
+        // instructions an entry in `RecordCompare::compare`.
+        let far_first = match far {
+            Bound::Included(b) | Bound::Excluded(b) => match b.as_slice() {
+                [f0, rest @ ..] => FirstFieldOrder::new(&to_ref(f0), rest.is_empty(), &**cmp),
+                [] => None,
+            },
+            Bound::Unbounded => None,
+        };
         let r = cur.with_entry(|_, rec| -> Result<Option<R>> {
             if let (Some(inclusive), Some(probe)) = (inclusive, far_key) {
-                let o = cmp.compare(rec, probe)?;
+                let o = match far_first.and_then(|f| f.decide(rec)) {
+                    Some(o) => o,
+                    None => cmp.compare(rec, probe)?,
+                };
                 let beyond = if reverse {
                     o == Ordering::Less
                 } else {
