@@ -817,7 +817,10 @@ impl IndexIter {
         if self.done {
             return Ok(None);
         }
-        if !self.advance()? {
+        // The first entry is the seek's; later ones are steps that hand over their entry
+        // under the same lock (`Cursor::step_entry`), not `advance` and `with_entry`.
+        let started = self.started;
+        if !started && !self.advance()? {
             self.done = true;
             return Ok(None);
         }
@@ -863,7 +866,7 @@ impl IndexIter {
             },
             Bound::Unbounded => None,
         };
-        let r = cur.with_entry(|_, rec| -> Result<Option<R>> {
+        let entry = |_, rec: &[u8]| -> Result<Option<R>> {
             if let (Some(inclusive), Some(probe)) = (inclusive, far_key) {
                 let o = match far_first.and_then(|f| f.decide(rec)) {
                     Some(o) => o,
@@ -879,7 +882,12 @@ impl IndexIter {
                 }
             }
             f(rec).map(Some)
-        })??;
+        };
+        let r = if started {
+            cur.step_entry(!reverse, entry)?.transpose()?.flatten()
+        } else {
+            cur.with_entry(entry)??
+        };
         if r.is_none() {
             self.done = true;
         }
