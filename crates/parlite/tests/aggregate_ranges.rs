@@ -152,3 +152,30 @@ fn far_bounds_that_tie_the_first_field() {
     );
     check_script(&s, Compare::default());
 }
+
+/// sum()/total()/avg() of TEXT and BLOB arguments (converted as numbers when they look like
+/// one, SQLite's sqlite3_value_numeric_type) among integers only, so the result stays an
+/// INTEGER unless a value converts to a REAL or does not convert; over covering walks.
+#[test]
+fn sums_of_text_among_integers() {
+    let mut s = String::from(
+        "CREATE TABLE n(a INTEGER, b);\n\
+         CREATE INDEX n_ab ON n(a, b);\n",
+    );
+    let texts = ["'7'", "' 12 '", "'-3'", "'1e2'", "'2.5'", "'abc'", "x'3132'", "'9223372036854775807'"];
+    for (i, t) in texts.iter().enumerate() {
+        let i = i as i64 * 10;
+        s.push_str(&format!(
+            "INSERT INTO n VALUES({i}, {t}), ({}, {}), ({}, NULL);\n",
+            i + 1,
+            i * 3,
+            i + 2
+        ));
+    }
+    for (lo, hi) in [(0, 2), (10, 12), (20, 22), (0, 22), (30, 32), (40, 42), (50, 52), (60, 62), (70, 72), (60, 72), (0, 80)] {
+        s.push_str(&format!(
+            "SELECT sum(b), total(b), avg(b), count(b) FROM n WHERE a BETWEEN {lo} AND {hi};\n"
+        ));
+    }
+    check_script(&s, Compare::default());
+}

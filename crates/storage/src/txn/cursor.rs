@@ -44,9 +44,24 @@ impl Cursor {
         } else if self.tc.table {
             Some(Key::Row(self.saved_rowid))
         } else {
-            debug_assert!(!self.key_in_frame, "a recording cursor saves its key");
             Some(Key::Idx(self.saved_key.clone()))
         }
+    }
+
+    /// Copies the key left in the cursor's frame into `saved_key`, before the frame is
+    /// replaced (a re-seek) or while positionings are recorded (`here`, outside the lock).
+    /// A cursor off its entries has no key to keep.
+    fn key_out_of_frame(&mut self, usable: usize) -> Result<()> {
+        if self.key_in_frame && self.tc.valid {
+            let key = self
+                .tc
+                .current_local_index_key(usable)
+                .ok_or_else(|| StorageError::misuse("cursor key left its frame"))?;
+            self.saved_key.clear();
+            self.saved_key.extend_from_slice(key);
+        }
+        self.key_in_frame = false;
+        Ok(())
     }
 
     /// The index key the cursor is on (T2): in its top frame's page or in `saved_key`.
@@ -144,16 +159,8 @@ impl Cursor {
                 && self.tc.rowid(usable)? == self.saved_rowid
         } else {
             let cmp = self.cmp()?;
-            if self.key_in_frame {
-                // The seek below replaces the frame the key is read from.
-                let key = self
-                    .tc
-                    .current_local_index_key(usable)
-                    .ok_or_else(|| StorageError::misuse("cursor key left its frame"))?;
-                self.saved_key.clear();
-                self.saved_key.extend_from_slice(key);
-                self.key_in_frame = false;
-            }
+            // The seek below replaces the frame the key is read from.
+            self.key_out_of_frame(usable)?;
             let key = std::mem::take(&mut self.saved_key);
             let r = (|| -> Result<bool> {
                 if !self
@@ -296,6 +303,11 @@ impl Cursor {
             return Err(StorageError::misuse("transaction has ended"));
         }
         self.record_reads = g.conc.is_some();
+        if self.record_reads && self.key_in_frame {
+            let usable = with_view!(g, v => Ok(v.usable_size()))?;
+            drop(g);
+            self.key_out_of_frame(usable)?;
+        }
         Ok(())
     }
 
