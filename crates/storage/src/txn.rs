@@ -985,6 +985,7 @@ impl Txn {
             seen: 0,
             saved_rowid: 0,
             saved_key: Vec::new(),
+            key_in_frame: false,
             scratch: Vec::new(),
         })
     }
@@ -2168,6 +2169,75 @@ mod tests {
         let next = c.step_entry(true, |id, _| id).unwrap();
         assert_eq!(next, Some(306));
         assert_eq!(c.with_entry(|id, _| id).unwrap(), 306);
+        w.rollback();
+    }
+
+    /// `step_entry` and `with_entry` on an index cursor see what `next`/`prev` + `record`
+    /// see, keys that overflow their page included, and a walk survives the deletion of
+    /// the key it is on between steps: the key left in the cursor's frame (`key_in_frame`)
+    /// is what re-finds its place (T2), forward and backward.
+    #[test]
+    fn index_step_entry_matches_next_and_record() {
+        let db = Database::open_in_memory(OpenOptions::default()).unwrap();
+        let w = db.begin_write(Duration::ZERO).unwrap();
+        let root = w.create_btree(BtreeKind::Index).unwrap();
+        let cmp: Arc<dyn KeyCompare> = Arc::new(RecordCompare::default());
+        let key = |i: i64| {
+            let len = if i % 97 == 0 { 9000 } else { (i % 50) as usize };
+            let text = vec![b'a' + (i % 26) as u8; len];
+            encode(&[ValueRef::Integer(i), ValueRef::Text(&text)])
+        };
+        for i in 1..=3000i64 {
+            w.index_insert(root, &key(i), &*cmp).unwrap();
+        }
+        let cursor = || w.cursor(root, BtreeKind::Index, Some(cmp.clone())).unwrap();
+        for forward in [true, false] {
+            let (mut a, mut b) = (cursor(), cursor());
+            let (mut ok_a, ok_b) = if forward {
+                (a.first().unwrap(), b.first().unwrap())
+            } else {
+                (a.last().unwrap(), b.last().unwrap())
+            };
+            assert!(ok_a && ok_b);
+            assert_eq!(b.with_entry(|_, k| k.to_vec()).unwrap(), a.record().unwrap());
+            let mut n = 1;
+            loop {
+                ok_a = if forward {
+                    a.next().unwrap()
+                } else {
+                    a.prev().unwrap()
+                };
+                match b.step_entry(forward, |_, k| k.to_vec()).unwrap() {
+                    None => {
+                        assert!(!ok_a);
+                        break;
+                    }
+                    Some(k) => assert_eq!(k, a.record().unwrap()),
+                }
+                n += 1;
+            }
+            assert_eq!(n, 3000);
+        }
+        // The entry the cursor is on and its neighbour deleted between two steps: keys all
+        // on the page (300, 400), keys that overflow (291, 582), in both directions.
+        for (on, gone, forward, want) in [
+            (300, 301, true, 302),
+            (291, 292, true, 293),
+            (400, 399, false, 398),
+            (582, 581, false, 580),
+        ] {
+            let mut c = cursor();
+            assert!(c.seek_key(&key(on), SeekOp::Eq).unwrap());
+            assert!(w.index_delete(root, &key(on), &*cmp).unwrap());
+            assert!(w.index_delete(root, &key(gone), &*cmp).unwrap());
+            let next = c.step_entry(forward, |_, k| k.to_vec()).unwrap();
+            assert_eq!(next, Some(key(want)), "from {on}");
+            assert_eq!(c.with_entry(|_, k| k.to_vec()).unwrap(), key(want));
+            // Changed again while the cursor is on `want`: its entry reads the same.
+            w.index_insert(root, &key(on + 10_000), &*cmp).unwrap();
+            assert_eq!(c.record().unwrap(), key(want));
+            assert_eq!(c.with_entry(|_, k| k.to_vec()).unwrap(), key(want));
+        }
         w.rollback();
     }
 

@@ -684,7 +684,7 @@ impl<'a> Exec<'a> {
 
     /// An operand of a binary operator: a column or literal borrowed from the frame or the
     /// plan, anything else evaluated.
-    fn operand<'v>(&self, e: &'v CExpr, f: &'v Frame<'_>) -> Result<std::borrow::Cow<'v, Value>> {
+    pub(super) fn operand<'v>(&self, e: &'v CExpr, f: &'v Frame<'_>) -> Result<std::borrow::Cow<'v, Value>> {
         use std::borrow::Cow;
         match e {
             CExpr::Lit(v) => Ok(Cow::Borrowed(v)),

@@ -19,7 +19,7 @@ use super::without_rowid::WrLayout;
 use crate::collation::Collation;
 use crate::value::{Result, Value};
 use parlite_storage::btree::insert::UniqueWrite;
-use parlite_storage::record::{self, RecordCompare, ValueRef};
+use parlite_storage::record::{self, FirstFieldOrder, RecordCompare, ValueRef};
 use parlite_storage::{BtreeKind, Cursor, HeaderField, KeyCompare, PageNo, SeekOp, Txn};
 use std::cell::{OnceCell, RefCell};
 use std::cmp::Ordering;
@@ -871,7 +871,10 @@ impl IndexIter {
         if self.done {
             return Ok(None);
         }
-        if !self.advance()? {
+        // The first entry is the seek's; later ones are steps that hand over their entry
+        // under the same lock (`Cursor::step_entry`), not `advance` and `with_entry`.
+        let started = self.started;
+        if !started && !self.advance()? {
             self.done = true;
             return Ok(None);
         }
@@ -907,9 +910,23 @@ impl IndexIter {
         } else {
             self.far_key.as_deref()
         };
-        let r = cur.with_entry(|_, rec| -> Result<Option<R>> {
+        // Most entries are ordered against the far bound by their first field read in
+        // place, the comparator reading both records only on a tie or a key the shortcut
+        // does not read: fp speedtest1 test 130's walks over a REAL column spent ~198
+        // instructions an entry in `RecordCompare::compare`.
+        let far_first = match far {
+            Bound::Included(b) | Bound::Excluded(b) => match b.as_slice() {
+                [f0, rest @ ..] => FirstFieldOrder::new(&to_ref(f0), rest.is_empty(), &**cmp),
+                [] => None,
+            },
+            Bound::Unbounded => None,
+        };
+        let entry = |_, rec: &[u8]| -> Result<Option<R>> {
             if let (Some(inclusive), Some(probe)) = (inclusive, far_key) {
-                let o = cmp.compare(rec, probe)?;
+                let o = match far_first.and_then(|f| f.decide(rec)) {
+                    Some(o) => o,
+                    None => cmp.compare(rec, probe)?,
+                };
                 let beyond = if reverse {
                     o == Ordering::Less
                 } else {
@@ -920,7 +937,12 @@ impl IndexIter {
                 }
             }
             f(rec).map(Some)
-        })??;
+        };
+        let r = if started {
+            cur.step_entry(!reverse, entry)?.transpose()?.flatten()
+        } else {
+            cur.with_entry(entry)??
+        };
         if r.is_none() {
             self.done = true;
         }

@@ -208,14 +208,21 @@ impl Aggregate for Sum {
         let Some(v) = args.first() else {
             return Ok(());
         };
-        // sqlite3_value_numeric_type: numeric-looking text counts as a number.
-        let v = v.clone().apply_comparison_affinity(Some(Affinity::Numeric));
-        if v.is_null() {
-            return Ok(());
-        }
+        // sqlite3_value_numeric_type: numeric-looking text counts as a number. Numbers are
+        // read where they lie: cloning each argument to convert it cost ~40 instructions a
+        // row of fp speedtest1 test 130's sum() (callgrind).
+        let converted;
+        let v = match v {
+            Value::Null => return Ok(()),
+            Value::Integer(_) | Value::Real(_) => v,
+            Value::Text(_) | Value::Blob(_) => {
+                converted = v.clone().apply_comparison_affinity(Some(Affinity::Numeric));
+                &converted
+            }
+        };
         self.cnt += 1;
         if !self.approx {
-            match v {
+            match *v {
                 Value::Integer(i) => match self.i_sum.checked_add(i) {
                     Some(s) => self.i_sum = s,
                     None => {
@@ -225,16 +232,16 @@ impl Aggregate for Sum {
                         self.kbn_step_i64(i);
                     }
                 },
-                other => {
+                ref other => {
                     self.kbn_init(self.i_sum);
                     self.approx = true;
                     self.kbn_step(other.to_f64());
                 }
             }
         } else {
-            match v {
+            match *v {
                 Value::Integer(i) => self.kbn_step_i64(i),
-                other => {
+                ref other => {
                     self.overflow = false;
                     self.kbn_step(other.to_f64());
                 }

@@ -22,7 +22,7 @@ use crate::error::{PageNo, Result, StorageError};
 use crate::header::get_u32;
 use crate::pages::{PageRead, PageRef};
 use crate::record::{
-    compare_first_field, decode, decode_into_slice, FirstProbe, KeyCompare, ValueRef,
+    decode, decode_into_slice, FirstFieldOrder, KeyCompare, ValueRef,
 };
 use crate::varint::get_varint;
 use std::cmp::Ordering;
@@ -581,12 +581,11 @@ struct IndexProbe<'p> {
     /// The probe's fields; `None` when it does not decode, so that it is compared
     /// undecoded and its error (if a comparison reaches the bad field) is the comparator's.
     fields: Option<&'p [ValueRef<'p>]>,
-    /// The probe's first field, whether column 0 is DESC and whether the probe has no
-    /// other field, when the comparator orders column 0 plainly: most comparisons are then
-    /// decided on the encoded key's first field in place (`compare_first_field`), the
+    /// The probe's first field when the comparator orders column 0 plainly: most
+    /// comparisons are then decided on the encoded key's first field in place, the
     /// comparator called only on a tie of a multi-field probe or for keys the shortcut
     /// does not read.
-    first: Option<(FirstProbe<'p>, bool, bool)>,
+    first: Option<FirstFieldOrder<'p>>,
     cmp: &'p dyn KeyCompare,
 }
 
@@ -596,10 +595,8 @@ impl<'p> IndexProbe<'p> {
         fields: Option<&'p [ValueRef<'p>]>,
         cmp: &'p dyn KeyCompare,
     ) -> IndexProbe<'p> {
-        let first = match (fields, cmp.first_field_order()) {
-            (Some([f0, rest @ ..]), Some((desc, binary))) => {
-                FirstProbe::of(f0, binary).map(|fp| (fp, desc, rest.is_empty()))
-            }
+        let first = match fields {
+            Some([f0, rest @ ..]) => FirstFieldOrder::new(f0, rest.is_empty(), cmp),
             _ => None,
         };
         IndexProbe {
@@ -623,11 +620,9 @@ impl<'p> IndexProbe<'p> {
         i: usize,
         scratch: &mut Vec<u8>,
     ) -> Result<Ordering> {
-        if let Some((fp, desc, single)) = self.first {
-            if let Some(o) = cells.local_key(i).and_then(|k| compare_first_field(k, fp)) {
-                if o != Ordering::Equal || single {
-                    return Ok(if desc { o.reverse() } else { o });
-                }
+        if let Some(first) = &self.first {
+            if let Some(o) = cells.local_key(i).and_then(|k| first.decide(k)) {
+                return Ok(o);
             }
         }
         self.compare_slow(v, cells, i, scratch)

@@ -13,7 +13,16 @@ pub struct Cursor {
     /// The txn's change counter when the cursor was last positioned.
     pub(super) seen: u64,
     pub(super) saved_rowid: i64,
+    /// The index key the cursor is on, unless `key_in_frame`.
     pub(super) saved_key: Vec<u8>,
+    /// The index key the cursor is on is its top frame's cell, all on the page, and is read
+    /// there (`key`) rather than copied into `saved_key` at every positioning: a frame's
+    /// page image never changes while the frame holds it (pages are copied on write, P2 in
+    /// pager/mod.rs), so the key stays readable after the tree changes, and `restore`
+    /// copies it out only before it re-seeks (T2). The copy was ~146 instructions a step
+    /// of fp speedtest1 test 130's index walks (callgrind). Kept false while positionings
+    /// are recorded as reads (T4), whose `here` reads `saved_key` outside the lock.
+    pub(super) key_in_frame: bool,
     pub(super) scratch: Vec<u8>,
 }
 
@@ -37,6 +46,32 @@ impl Cursor {
         } else {
             Some(Key::Idx(self.saved_key.clone()))
         }
+    }
+
+    /// Copies the key left in the cursor's frame into `saved_key`, before the frame is
+    /// replaced (a re-seek) or while positionings are recorded (`here`, outside the lock).
+    /// A cursor off its entries has no key to keep.
+    fn key_out_of_frame(&mut self, usable: usize) -> Result<()> {
+        if self.key_in_frame && self.tc.valid {
+            let key = self
+                .tc
+                .current_local_index_key(usable)
+                .ok_or_else(|| StorageError::misuse("cursor key left its frame"))?;
+            self.saved_key.clear();
+            self.saved_key.extend_from_slice(key);
+        }
+        self.key_in_frame = false;
+        Ok(())
+    }
+
+    /// The index key the cursor is on (T2): in its top frame's page or in `saved_key`.
+    fn key(&self, usable: usize) -> Result<&[u8]> {
+        if !self.key_in_frame {
+            return Ok(&self.saved_key);
+        }
+        self.tc
+            .current_local_index_key(usable)
+            .ok_or_else(|| StorageError::misuse("cursor key left its frame"))
     }
 
     /// Records that the transaction saw every key from `lo` to `hi` (T4); a failed move
@@ -86,13 +121,18 @@ impl Cursor {
             return Ok(());
         }
         let usable = v.usable_size();
+        self.key_in_frame = false;
         if self.tc.table {
             self.saved_rowid = self.tc.rowid(usable)?;
         } else if let Some(key) = self.tc.current_local_index_key(usable) {
             // The usual index entry, read without parsing its cell (~230 -> ~100
             // instructions a step of an index walk; callgrind, hc_mixed scans).
-            self.saved_key.clear();
-            self.saved_key.extend_from_slice(key);
+            if self.record_reads {
+                self.saved_key.clear();
+                self.saved_key.extend_from_slice(key);
+            } else {
+                self.key_in_frame = true;
+            }
         } else {
             let (frame, info) = self.tc.current(usable)?;
             let key = payload_of(v, frame, &info, &mut self.scratch)?;
@@ -119,6 +159,8 @@ impl Cursor {
                 && self.tc.rowid(usable)? == self.saved_rowid
         } else {
             let cmp = self.cmp()?;
+            // The seek below replaces the frame the key is read from.
+            self.key_out_of_frame(usable)?;
             let key = std::mem::take(&mut self.saved_key);
             let r = (|| -> Result<bool> {
                 if !self
@@ -261,6 +303,11 @@ impl Cursor {
             return Err(StorageError::misuse("transaction has ended"));
         }
         self.record_reads = g.conc.is_some();
+        if self.record_reads && self.key_in_frame {
+            let usable = with_view!(g, v => Ok(v.usable_size()))?;
+            drop(g);
+            self.key_out_of_frame(usable)?;
+        }
         Ok(())
     }
 
@@ -276,6 +323,7 @@ impl Cursor {
             self.seen = 0;
             self.saved_rowid = 0;
             self.saved_key.clear();
+            self.key_in_frame = false;
             self.txn = txn.clone();
         }
         self.rebind()
@@ -513,8 +561,10 @@ impl Cursor {
             return Ok(());
         }
         if !self.tc.table {
-            out.extend_from_slice(&self.saved_key);
-            return Ok(());
+            return with_view!(g, v => {
+                out.extend_from_slice(self.key(v.usable_size())?);
+                Ok(())
+            });
         }
         with_view!(g, v => self.tc.payload(v, out))
     }
@@ -534,7 +584,7 @@ impl Cursor {
             return Ok(f(if self.tc.table { self.saved_rowid } else { 0 }, &rec));
         }
         if !self.tc.table {
-            return Ok(f(0, &self.saved_key));
+            return with_view!(g, v => Ok(f(0, self.key(v.usable_size())?)));
         }
         with_view!(g, v => {
             let (_, payload) = self.tc.current_row(v, &mut self.scratch)?;
@@ -543,8 +593,8 @@ impl Cursor {
     }
 
     /// One step (as `next`, or `prev` when `!forward`), then the new entry handed to `f` (as
-    /// `with_entry`); None past the end. On a table cursor outside a concurrent transaction
-    /// this takes one lock and parses the cell once (its rowid is the saved position),
+    /// `with_entry`); None past the end. Outside a concurrent transaction this takes one
+    /// lock and, on a table cursor, parses the cell once (its rowid is the saved position),
     /// where `next` + `with_entry` take two locks and parse it twice: a scan's whole
     /// per-row storage work.
     pub fn step_entry<R>(
@@ -552,7 +602,7 @@ impl Cursor {
         forward: bool,
         f: impl FnOnce(i64, &[u8]) -> R,
     ) -> Result<Option<R>> {
-        if self.record_reads || !self.tc.table {
+        if self.record_reads {
             if !self.step(forward)? || !self.tc.valid {
                 return Ok(None);
             }
@@ -580,6 +630,22 @@ impl Cursor {
                 (Restored::Same | Restored::Successor, false) => self.tc.prev(v)?,
                 (Restored::PastEnd, false) => self.tc.last(v)?,
             };
+            if !self.tc.table {
+                if !ok || !self.tc.valid {
+                    self.seen = g.changes;
+                    return Ok(None);
+                }
+                // What `save` records, the key read once: left in its frame (not recording
+                // reads here) when it is all on the page.
+                let usable = v.usable_size();
+                if let Some(key) = self.tc.current_local_index_key(usable) {
+                    self.seen = g.changes;
+                    self.key_in_frame = true;
+                    return Ok(Some(f(0, key)));
+                }
+                self.save(v, g.changes)?;
+                return Ok(Some(f(0, self.key(usable)?)));
+            }
             // What `save` records, from the one cell parse below.
             self.seen = g.changes;
             if !ok || !self.tc.valid {
@@ -665,12 +731,13 @@ impl Cursor {
                 tc.payload(v, &mut out)?;
             } else {
                 let cmp = self.cmp()?;
+                let key = self.key(usable)?;
                 let mut scratch = Vec::new();
-                if !tc.seek_index(v, &self.saved_key, false, &*cmp, &mut scratch)? {
+                if !tc.seek_index(v, key, false, &*cmp, &mut scratch)? {
                     return Err(gone());
                 }
                 tc.payload(v, &mut out)?;
-                if cmp.compare(&out, &self.saved_key)? != Ordering::Equal {
+                if cmp.compare(&out, key)? != Ordering::Equal {
                     return Err(gone());
                 }
             }
