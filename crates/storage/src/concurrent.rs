@@ -376,6 +376,14 @@ struct CommitEntry {
     writes: Arc<WriteSet>,
 }
 
+/// The [`History`] of one database file, shared by every `Database` opened over it
+/// (`Backend::history`): a concurrent transaction validates against all of the file's
+/// commits, whichever `Database` made them (two `Database`s over one backend, as two
+/// `open`s of one file in a process give, each kept their own before, and a concurrent
+/// commit did not see the other's writes: a lost update).
+#[derive(Default)]
+pub struct SharedHistory(pub(crate) std::sync::Mutex<History>);
+
 /// Write sets of recent commits and the live concurrent snapshots (C1, C2).
 #[derive(Default)]
 pub(crate) struct History {

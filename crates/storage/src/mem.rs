@@ -142,6 +142,7 @@ struct Shared {
     committed: Mutex<Arc<Image>>,
     writer_busy: Mutex<bool>,
     writer_cv: Condvar,
+    history: Arc<crate::concurrent::SharedHistory>,
 }
 
 impl Shared {
@@ -216,6 +217,7 @@ impl MemBackend {
                 committed: Mutex::new(Arc::new(Image { seq: 1, pages })),
                 writer_busy: Mutex::new(false),
                 writer_cv: Condvar::new(),
+                history: Arc::default(),
             }),
         }
     }
@@ -631,6 +633,9 @@ impl WriteView for MemWrite {
 }
 
 impl Backend for MemBackend {
+    fn history(&self) -> Arc<crate::concurrent::SharedHistory> {
+        Arc::clone(&self.shared.history)
+    }
     fn begin_read(&self) -> Result<Box<dyn ReadView>> {
         Ok(Box::new(MemRead {
             shared: self.shared.clone(),

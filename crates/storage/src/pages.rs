@@ -122,6 +122,9 @@ pub trait Backend: Send + Sync {
             "this backend has no detached write views",
         ))
     }
+    /// The commit history of this database file, one per backend however many
+    /// `Database`s are opened over it (concurrent.rs `SharedHistory`).
+    fn history(&self) -> Arc<crate::concurrent::SharedHistory>;
     /// Folds committed changes into the database file. No-op for memory.
     fn checkpoint(&self) -> Result<()>;
     /// `PRAGMA wal_checkpoint(mode)`, waiting up to `busy_timeout` for the writer lock

@@ -36,7 +36,7 @@ use crate::btree::check::{check, TreeSpec};
 use crate::btree::cursor::{payload_of, TreeCursor};
 use crate::btree::page::{write_page, TABLE_LEAF};
 use crate::btree::{build, delete, insert, tree};
-use crate::concurrent::{ConcTxn, ConcurrencyStats, History, Isolation, Key, Op, WriteSet};
+use crate::concurrent::{ConcTxn, ConcurrencyStats, Isolation, Key, Op, SharedHistory, WriteSet};
 use crate::error::{PageNo, Result, StorageError};
 use crate::header::{get_u32, init_header, put_u32, DbHeader, HeaderField};
 use crate::mem::MemBackend;
@@ -89,9 +89,9 @@ struct DbInner {
     backend: Arc<dyn Backend>,
     synchronous: Mutex<Synchronous>,
     read_only: bool,
-    /// Write sets of recent commits and live concurrent snapshots (concurrent.rs C1, C2).
-    /// One `Database` per backend: a second one over the same backend would keep its own.
-    history: Mutex<History>,
+    /// Write sets of recent commits and live concurrent snapshots (concurrent.rs C1, C2):
+    /// the backend's, shared with every other `Database` over it (`SharedHistory`).
+    history: Arc<SharedHistory>,
     /// Isolation of concurrent transactions begun from now on.
     isolation: Mutex<Isolation>,
     /// How long a concurrent transaction's commit waits for the writer lock.
@@ -110,10 +110,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl DbInner {
     fn new(backend: Arc<dyn Backend>, synchronous: Synchronous, read_only: bool) -> DbInner {
         DbInner {
+            history: backend.history(),
             backend,
             synchronous: Mutex::new(synchronous),
             read_only,
-            history: Mutex::new(History::default()),
             isolation: Mutex::new(Isolation::default()),
             concurrent_busy_timeout: Mutex::new(CONCURRENT_BUSY_TIMEOUT),
             cache_asks: Mutex::new((0, BTreeMap::new())),
@@ -238,7 +238,7 @@ impl Database {
         }
         let isolation = *lock(&self.inner.isolation);
         // C2: the snapshot is taken and registered in one critical section.
-        let mut h = lock(&self.inner.history);
+        let mut h = lock(&self.inner.history.0);
         let view = self.inner.backend.begin_detached()?;
         let seq = view.snapshot_seq();
         h.register(seq);
@@ -267,12 +267,12 @@ impl Database {
 
     /// Commits of each kind and conflicts by root.
     pub fn concurrency_stats(&self) -> ConcurrencyStats {
-        lock(&self.inner.history).stats.clone()
+        lock(&self.inner.history.0).stats.clone()
     }
 
     /// Number of commit write sets the history keeps (its memory bound, concurrent.rs C2).
     pub fn concurrent_history_len(&self) -> usize {
-        lock(&self.inner.history).len()
+        lock(&self.inner.history.0).len()
     }
 
     pub fn checkpoint(&self) -> Result<()> {
@@ -442,7 +442,7 @@ impl Drop for TxnInner {
     fn drop(&mut self) {
         // T5.
         if let Some(c) = self.conc.take() {
-            lock(&self.db.inner.history).unregister(c.snapshot);
+            lock(&self.db.inner.history.0).unregister(c.snapshot);
         }
         put_spare_buffers(std::mem::take(&mut self.bufs));
     }
@@ -551,7 +551,7 @@ pub use cursor::Cursor;
 
 impl TxnInner {
     fn start_recording_writes(&mut self) {
-        if lock(&self.db.inner.history).enabled {
+        if lock(&self.db.inner.history.0).enabled {
             self.locked_writes = Some(WriteSet::default());
         }
     }
@@ -1487,7 +1487,7 @@ impl Txn {
                 w.rollback();
             }
             // T5: only now, after validation, may the entries it needed go.
-            lock(&db.inner.history).unregister(c.snapshot);
+            lock(&db.inner.history.0).unregister(c.snapshot);
             g.bufs.record = c.take_record_buffer();
             return r;
         }
@@ -1497,7 +1497,7 @@ impl Txn {
                 // held, so the commit's sequence number is the snapshot's + 1).
                 let entry_seq = w.snapshot_seq() + 1;
                 let writes = g.locked_writes.take();
-                let mut h = lock(&g.db.inner.history);
+                let mut h = lock(&g.db.inner.history.0);
                 match writes {
                     Some(ws) => h.push(entry_seq, ws),
                     None => h.push_opaque(entry_seq),
@@ -1506,7 +1506,7 @@ impl Txn {
                 let seq = w.commit_seq();
                 w.commit()?;
                 g.committed_seq = seq;
-                lock(&g.db.inner.history).stats.locked_commits += 1;
+                lock(&g.db.inner.history.0).stats.locked_commits += 1;
                 Ok(())
             }
             View::Read(_) => Ok(()),
@@ -1520,7 +1520,7 @@ impl Txn {
             w.rollback();
         }
         if let Some(mut c) = g.conc.take() {
-            lock(&g.db.inner.history).unregister(c.snapshot);
+            lock(&g.db.inner.history.0).unregister(c.snapshot);
             g.bufs.record = c.take_record_buffer();
         }
     }
@@ -1626,7 +1626,7 @@ fn commit_concurrent(
     let mut rebased: Option<Box<dyn WriteView>> = None;
     let mut base = c.snapshot;
     for _ in 0..REBASE_ATTEMPTS_MAX {
-        if lock(&db.inner.history).newest_seq() > base {
+        if lock(&db.inner.history.0).newest_seq() > base {
             let current = rebased.as_deref().or(slot.as_deref());
             if let Some(mut v) = rebase(db, c, base, current)? {
                 // The rebased view commits with this transaction's durability, as its own
@@ -1658,10 +1658,10 @@ fn commit_concurrent(
         // or fails for good (no `Busy`), so it is not validated or retried again. (The copy
         // and its free were ~650 of a bdb_update CONCURRENT commit's ~36k instructions,
         // callgrind.)
-        lock(&db.inner.history).push(base + 1, std::mem::take(&mut c.writes));
+        lock(&db.inner.history.0).push(base + 1, std::mem::take(&mut c.writes));
         let seq = view.commit_seq();
         view.commit()?;
-        let mut h = lock(&db.inner.history);
+        let mut h = lock(&db.inner.history.0);
         h.stats.concurrent_commits += 1;
         if base == c.snapshot {
             h.stats.concurrent_fast_commits += 1;
@@ -1680,7 +1680,7 @@ fn commit_concurrent(
     }
     // C3, under the writer lock: the entries after the last rebase (C7 validated those
     // before it).
-    let later = lock(&db.inner.history).since(base);
+    let later = lock(&db.inner.history.0).since(base);
     let checked = later
         .iter()
         .try_for_each(|e| c.validate(e))
@@ -1689,15 +1689,15 @@ fn commit_concurrent(
         // C4.
         fresh.rollback();
         if let StorageError::Conflict { root, .. } = &e {
-            lock(&db.inner.history).conflict(*root);
+            lock(&db.inner.history.0).conflict(*root);
         }
         return Err(e);
     }
     // C1, C5.
-    lock(&db.inner.history).push(fresh.snapshot_seq() + 1, std::mem::take(&mut c.writes));
+    lock(&db.inner.history.0).push(fresh.snapshot_seq() + 1, std::mem::take(&mut c.writes));
     let seq = fresh.commit_seq();
     fresh.commit()?;
-    lock(&db.inner.history).stats.concurrent_commits += 1;
+    lock(&db.inner.history.0).stats.concurrent_commits += 1;
     Ok(seq)
 }
 
@@ -1727,7 +1727,7 @@ fn rebase(
         return Ok(None);
     }
     let later = {
-        let mut h = lock(&db.inner.history);
+        let mut h = lock(&db.inner.history.0);
         if by_pages {
             h.stats.page_rebases += 1;
         }
@@ -1744,7 +1744,7 @@ fn rebase(
         // C4: nothing of it was published.
         fresh.rollback();
         if let StorageError::Conflict { root, .. } = &e {
-            lock(&db.inner.history).conflict(*root);
+            lock(&db.inner.history.0).conflict(*root);
         }
         return Err(e);
     }

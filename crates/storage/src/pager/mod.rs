@@ -242,6 +242,8 @@ struct Inner {
     writers_in_progress: AtomicU64,
     /// Recent log fsync time, µs (moving average of the leaders' fsyncs): bounds the wait.
     log_sync_us_avg: AtomicU64,
+    /// `Backend::history`: one per file, as this `Inner` (O1).
+    history: Arc<crate::concurrent::SharedHistory>,
     /// `PagerStats::log_sync_us`.
     log_sync_us: AtomicU64,
     /// `PagerStats::gathers`, `gather_us`, `gather_handoffs`.
@@ -672,6 +674,7 @@ fn open_inner(
         rounds: Rounds::default(),
         writers_in_progress: AtomicU64::new(0),
         log_sync_us_avg: AtomicU64::new(0),
+        history: Arc::default(),
         log_sync_us: AtomicU64::new(0),
         gathers: AtomicU64::new(0),
         gather_us: AtomicU64::new(0),
@@ -1457,6 +1460,9 @@ impl WriteView for FileWriteView {
 }
 
 impl Backend for FileBackend {
+    fn history(&self) -> Arc<crate::concurrent::SharedHistory> {
+        Arc::clone(&self.inner.history)
+    }
     fn is_shared(&self) -> bool {
         Arc::strong_count(&self.handle) > 1
     }
