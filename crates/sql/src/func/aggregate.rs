@@ -62,8 +62,10 @@ pub fn new_aggregate(kind: AggKind, distinct: bool, collation: Collation) -> Box
             hit: None,
         }),
         AggKind::GroupConcat => Box::new(GroupConcat { acc: None }),
-        AggKind::JsonGroupArray => Box::new(super::json::GroupArray::default()),
-        AggKind::JsonGroupObject => Box::new(super::json::GroupObject::default()),
+        AggKind::JsonGroupArray => Box::new(super::json::GroupArray::new(false)),
+        AggKind::JsonGroupObject => Box::new(super::json::GroupObject::new(false)),
+        AggKind::JsonbGroupArray => Box::new(super::json::GroupArray::new(true)),
+        AggKind::JsonbGroupObject => Box::new(super::json::GroupObject::new(true)),
     };
     if distinct {
         Box::new(Distinct {
