@@ -427,10 +427,17 @@ fn generated_jsonb() {
         (0..n).map(|_| lit(random_json_path(rng))).collect()
     };
     for _ in 0..cases(8_000) {
-        let doc = if rng.gen_bool(0.2) {
-            random_json5(&mut rng)
-        } else {
-            random_json(&mut rng, 0)
+        // Large documents too, for JSONB's 1-, 2- and 4-byte payload sizes.
+        let doc = match rng.gen_range(0..20) {
+            0..=3 => random_json5(&mut rng),
+            4 | 5 => {
+                let items: Vec<String> = (0..rng.gen_range(4..80))
+                    .map(|_| random_json(&mut rng, 0))
+                    .collect();
+                format!("[{}]", items.join(","))
+            }
+            6 if rng.gen_bool(0.1) => format!("{{\"a\":\"{}\"}}", "x".repeat(70_000)),
+            _ => random_json(&mut rng, 0),
         };
         let doc = mutate_json(&mut rng, doc);
         // Every function reads the document as text and as JSONB (SQLite's own bytes,
