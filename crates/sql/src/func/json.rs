@@ -1,7 +1,7 @@
 //! JSON functions (json1.html): json, json_valid, json_quote, json_type,
 //! json_array_length, json_extract, the `->` and `->>` operators, json_array,
 //! json_object, json_insert, json_replace, json_set, json_remove, json_patch, and the
-//! json_group_array / json_group_object aggregates.
+//! json_group_array / json_group_object aggregates, json_pretty, and their jsonb_ forms.
 //!
 //! JSON text is parsed into a small tree that keeps each string's and number's original
 //! text, because SQLite returns JSON "minified but otherwise as written" (`json(' [1.50,
@@ -10,10 +10,14 @@
 //! REAL via SQLite's text→real conversion, strings unescaped, true/false as 1/0, arrays
 //! and objects as minified JSON text.
 //!
-//! Limits, documented rather than faked:
-//! - Input is RFC 8259 JSON; SQLite 3.42+ also accepts JSON5 extensions (comments,
-//!   unquoted keys, hex numbers, trailing commas...), which give "malformed JSON" here.
-//! - JSONB (blob) arguments are not supported: a blob argument is "malformed JSON".
+//! JSONB (SQLite 3.45+): a blob argument that passes SQLite's JSONB test is decoded
+//! (jsonb.rs), any other blob is read as JSON text; the jsonb_ functions encode their
+//! result tree. Limits, documented rather than faked:
+//! - Where SQLite overwrites an element by a shorter one in place it widens the new
+//!   element's header (`jsonBlobOverwrite`); the tree is encoded with the smallest
+//!   headers, so such jsonb_set/jsonb_replace/jsonb_patch results differ in bytes only.
+//! - A JSONB blob is decoded whole, so a blob broken inside is "malformed JSON" to every
+//!   function, where SQLite's functions read only the parts they visit.
 //! - SQLite marks the results of JSON functions with a JSON subtype so that
 //!   `json_array(json('[1]'))` nests the array. Values carry no subtype; an executor that
 //!   tracks "came straight from a JSON function" per argument calls
