@@ -117,3 +117,28 @@ fn pragma_functions_hidden_columns_and_schemas() {
         "#,
     );
 }
+
+/// JSONB (SQLite 3.45+) through SQL: documents stored as JSONB blobs read by json_each,
+/// json_tree, `->`/`->>` and the aggregates; the jsonb_ aggregates' bytes compared.
+#[test]
+fn jsonb_documents() {
+    check(
+        r#"
+        CREATE TABLE docs(id INTEGER PRIMARY KEY, doc BLOB);
+        INSERT INTO docs VALUES(1, jsonb('[1,2.5,"s",null,true,{"k":[0x1F,.5]}]')),
+          (2, jsonb('{"a":3,"b":[4,5],"c d":{"e":"\u0041"}}')), (3, NULL), (4, jsonb('7'));
+        SELECT id, hex(doc), json(doc), doc -> '$.b', doc ->> 'a', doc -> 0 FROM docs ORDER BY id;
+        SELECT d.id, j.* FROM docs d, json_each(d.doc) AS j ORDER BY 1, j.id;
+        SELECT d.id, t.* FROM docs d JOIN json_tree(d.doc) t ORDER BY 1, t.id;
+        SELECT * FROM json_each(jsonb('{"a":{"b":[10,20]}}'), '$.a.b');
+        SELECT json_group_array(doc), hex(jsonb_group_array(doc)) FROM docs;
+        SELECT hex(jsonb_group_array(id)), hex(jsonb_group_object(id, doc)) FROM docs WHERE id < 3;
+        SELECT json_group_object(id, doc) FROM docs;
+        SELECT hex(jsonb_group_array(x)) FROM (SELECT 1 AS x WHERE 0);
+        SELECT json_group_array(x'01'), json_group_array(x'00');
+        SELECT json_group_array(x'ff');
+        SELECT id, hex(jsonb_set(doc, '$.new', jsonb('[1]'))), json_pretty(doc) FROM docs ORDER BY id;
+        SELECT json_valid(doc, 4), json_valid(doc, 8), json_valid(doc, 1), json_valid(doc) FROM docs;
+        "#,
+    );
+}

@@ -76,8 +76,10 @@ pub fn new_aggregate(
             hit: None,
         }),
         AggKind::GroupConcat => Box::new(GroupConcat { acc: None }),
-        AggKind::JsonGroupArray => Box::new(super::json::GroupArray::default()),
-        AggKind::JsonGroupObject => Box::new(super::json::GroupObject::default()),
+        AggKind::JsonGroupArray => Box::new(super::json::GroupArray::new(false)),
+        AggKind::JsonGroupObject => Box::new(super::json::GroupObject::new(false)),
+        AggKind::JsonbGroupArray => Box::new(super::json::GroupArray::new(true)),
+        AggKind::JsonbGroupObject => Box::new(super::json::GroupObject::new(true)),
     };
     // DISTINCT drops repeats in the order rows arrive, before ORDER BY sorts what is
     // left (SQLite: `group_concat(DISTINCT x ORDER BY y)` keeps each x's first row).

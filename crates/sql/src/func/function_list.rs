@@ -12,8 +12,8 @@
 //!   copied from SQLite's own listing rather than derived from parlite's definitions.
 //! - Rows come in SQLite's order (its hash order), then the math functions, which the
 //!   oracle build lacks (SQLITE_ENABLE_MATH_FUNCTIONS) and SQLite flags as constant.
-//!   Functions SQLite has and parlite lacks (jsonb_*, json_pretty, json_error_position,
-//!   sqlite_log, the FTS and R-Tree helpers) are not listed.
+//!   Functions SQLite has and parlite lacks (json_error_position, sqlite_log, the FTS and
+//!   R-Tree helpers) are not listed.
 
 use crate::value::Value;
 
@@ -23,6 +23,7 @@ pub static FUNCTION_LIST: &[(&str, &str, i64, i64)] = &[
     ("group_concat", "w", 2, 2097152),
     ("json_type", "s", 1, 2099200),
     ("json_type", "s", 2, 2099200),
+    ("jsonb_set", "s", -1, 3147776),
     ("julianday", "s", -1, 2099200),
     ("ntile", "w", 1, 2097152),
     ("nullif", "s", 2, 2099200),
@@ -36,14 +37,21 @@ pub static FUNCTION_LIST: &[(&str, &str, i64, i64)] = &[
     ("current_timestamp", "s", 0, 2097152),
     ("sqlite_compileoption_used", "s", 1, 2097152),
     ("json_remove", "s", -1, 2099200),
+    ("json_pretty", "s", 1, 2099200),
+    ("json_pretty", "s", 2, 2099200),
+    ("jsonb_patch", "s", 2, 2099200),
     ("json_object", "s", -1, 3147776),
     ("json_insert", "s", -1, 3147776),
     ("->>", "s", 2, 2099200),
+    ("jsonb_array", "s", -1, 3147776),
     ("sum", "w", 1, 2097152),
     ("quote", "s", 1, 2099200),
     ("printf", "s", -1, 2099200),
     ("likelihood", "s", 2, 2099200),
     ("json_replace", "s", -1, 3147776),
+    ("jsonb_remove", "s", -1, 2099200),
+    ("jsonb_object", "s", -1, 3147776),
+    ("jsonb_insert", "s", -1, 3147776),
     ("json_extract", "s", -1, 2099200),
     ("last_value", "w", 1, 2097152),
     ("rank", "w", 0, 2097152),
@@ -52,6 +60,8 @@ pub static FUNCTION_LIST: &[(&str, &str, i64, i64)] = &[
     ("round", "s", 2, 2099200),
     ("rtrim", "s", 1, 2099200),
     ("rtrim", "s", 2, 2099200),
+    ("jsonb_replace", "s", -1, 3147776),
+    ("jsonb_extract", "s", -1, 2099200),
     ("nth_value", "w", 2, 2097152),
     ("random", "s", 0, 2097152),
     ("trim", "s", 1, 2099200),
@@ -75,6 +85,7 @@ pub static FUNCTION_LIST: &[(&str, &str, i64, i64)] = &[
     ("abs", "s", 1, 2099200),
     ("octet_length", "s", 1, 2099200),
     ("json_group_object", "w", 2, 3147776),
+    ("jsonb_group_array", "w", 1, 3147776),
     ("json_array_length", "s", 1, 2099200),
     ("json_array_length", "s", 2, 2099200),
     ("strftime", "s", -1, 2099200),
@@ -82,6 +93,7 @@ pub static FUNCTION_LIST: &[(&str, &str, i64, i64)] = &[
     ("substring", "s", 3, 2099200),
     ("randomblob", "s", 1, 2097152),
     ("unicode", "s", 1, 2099200),
+    ("jsonb_group_object", "w", 2, 3147776),
     ("timediff", "s", 2, 2099200),
     ("percent_rank", "w", 0, 2097152),
     ("row_number", "w", 0, 2097152),
@@ -113,6 +125,7 @@ pub static FUNCTION_LIST: &[(&str, &str, i64, i64)] = &[
     ("json", "s", 1, 2099200),
     ("dense_rank", "w", 0, 2097152),
     ("ifnull", "s", 2, 2099200),
+    ("jsonb", "s", 1, 2099200),
     ("current_date", "s", 0, 2097152),
     ("current_time", "s", 0, 2097152),
     ("lag", "w", 1, 2097152),

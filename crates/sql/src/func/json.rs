@@ -1,7 +1,7 @@
 //! JSON functions (json1.html): json, json_valid, json_quote, json_type,
 //! json_array_length, json_extract, the `->` and `->>` operators, json_array,
 //! json_object, json_insert, json_replace, json_set, json_remove, json_patch, and the
-//! json_group_array / json_group_object aggregates.
+//! json_group_array / json_group_object aggregates, json_pretty, and their jsonb_ forms.
 //!
 //! JSON text is parsed into a small tree that keeps each string's and number's original
 //! text, because SQLite returns JSON "minified but otherwise as written" (`json(' [1.50,
@@ -10,10 +10,14 @@
 //! REAL via SQLite's text→real conversion, strings unescaped, true/false as 1/0, arrays
 //! and objects as minified JSON text.
 //!
-//! Limits, documented rather than faked:
-//! - Input is RFC 8259 JSON; SQLite 3.42+ also accepts JSON5 extensions (comments,
-//!   unquoted keys, hex numbers, trailing commas...), which give "malformed JSON" here.
-//! - JSONB (blob) arguments are not supported: a blob argument is "malformed JSON".
+//! JSONB (SQLite 3.45+): a blob argument that passes SQLite's JSONB test is decoded
+//! (jsonb.rs), any other blob is read as JSON text; the jsonb_ functions encode their
+//! result tree. Limits, documented rather than faked:
+//! - Where SQLite overwrites an element by a shorter one in place it widens the new
+//!   element's header (`jsonBlobOverwrite`); the tree is encoded with the smallest
+//!   headers, so such jsonb_set/jsonb_replace/jsonb_patch results differ in bytes only.
+//! - A JSONB blob is decoded whole, so a blob broken inside is "malformed JSON" to every
+//!   function, where SQLite's functions read only the parts they visit.
 //! - SQLite marks the results of JSON functions with a JSON subtype so that
 //!   `json_array(json('[1]'))` nests the array. Values carry no subtype; the executor
 //!   evaluates the arguments of the functions that read it (`Special::JsonSubtypes`)
@@ -26,6 +30,7 @@
 //! and rendering never recurse without limit.
 
 use super::aggregate::Aggregate;
+use super::jsonb;
 use super::Ctx;
 use crate::value::num::{atof, atoi64};
 use crate::value::{Result, SqlError, Value, MAX_LENGTH_BYTES};
@@ -44,6 +49,9 @@ pub(super) enum StrKind {
     TextJ,
     /// JSON5 escapes, raw control characters or a `"` inside a single-quoted string.
     Text5,
+    /// Unescaped text that needs escaping to be JSON: an SQL text value stored by
+    /// jsonb_set and friends, or a key they create.
+    TextRaw,
 }
 
 /// How a number was written: standard JSON, or JSON5 (hex integers; floats with a bare
@@ -75,7 +83,7 @@ fn malformed() -> SqlError {
 }
 
 /// Bytes that need no attention inside a string literal (`jsonIsOk`).
-fn is_ok(c: u8) -> bool {
+pub(super) fn is_ok(c: u8) -> bool {
     c >= 0x20 && c != b'"' && c != b'\\' && c != b'\''
 }
 
@@ -612,11 +620,14 @@ fn parse_checked(z: &[u8]) -> Option<(Node, bool)> {
     Some((v, p.nonstd))
 }
 
-/// The JSON argument of a function: text (or a number's text) parsed; NULL → None.
+/// The JSON argument of a function: text (or a number's text) parsed, JSONB decoded;
+/// NULL → None. A blob that is not JSONB is read as JSON text, as SQLite does for
+/// compatibility with applications that store JSON text in blobs.
 pub(super) fn json_arg(v: &Value) -> Result<Option<Node>> {
     match v {
         Value::Null => Ok(None),
-        Value::Blob(_) => Err(malformed()),
+        Value::Blob(b) if jsonb::is_jsonb(b) => jsonb::decode(b).map(Some).ok_or_else(malformed),
+        Value::Blob(b) => parse(b).map(Some).ok_or_else(malformed),
         other => {
             let t = other.to_text_or_empty();
             parse(t.as_bytes()).map(Some).ok_or_else(malformed)
@@ -678,6 +689,7 @@ fn render(n: &Node, out: &mut String) {
             out.push('"');
         }
         Node::Str(StrKind::Text5, raw) => render_text5(raw, out),
+        Node::Str(StrKind::TextRaw, raw) => append_json_string(out, raw),
         Node::Array(items) => {
             out.push('[');
             for (k, it) in items.iter().enumerate() {
@@ -888,7 +900,7 @@ pub(super) fn to_sql(n: &Node) -> Result<Value> {
             }
         }
         Node::Num(_, t) => real_of(t)?,
-        Node::Str(StrKind::Text, raw) => Value::Text(Arc::from(raw.as_str())),
+        Node::Str(StrKind::Text | StrKind::TextRaw, raw) => Value::Text(Arc::from(raw.as_str())),
         Node::Str(_, raw) => Value::Text(Arc::from(unescape(raw))),
         Node::Array(_) | Node::Object(_) => Value::Text(Arc::from(rendered(n))),
     })
@@ -952,7 +964,7 @@ pub(super) fn type_name(n: &Node) -> &'static str {
 /// The decoded text of an object key.
 pub(super) fn key_text(k: &Node) -> String {
     match k {
-        Node::Str(StrKind::Text, raw) => raw.clone(),
+        Node::Str(StrKind::Text | StrKind::TextRaw, raw) => raw.clone(),
         Node::Str(_, raw) => unescape(raw),
         _ => String::new(),
     }
@@ -1076,10 +1088,70 @@ fn text(s: String) -> Result<Value> {
 
 /// `json(X)`: X validated and minified.
 pub fn json(_: &Ctx, args: &[Value]) -> Result<Value> {
-    match json_arg(args.first().unwrap_or(&Value::Null))? {
-        Some(n) => text(rendered(&n)),
-        None => Ok(Value::Null),
+    text_of(json_arg(args.first().unwrap_or(&Value::Null))?)
+}
+
+/// `jsonb(X)`: X as JSONB. JSON5 literals keep their form (`jsonb('0x1F')` is an INT5
+/// element), and a blob that passes for JSONB is returned as it is, as in SQLite.
+pub fn jsonb(_: &Ctx, args: &[Value]) -> Result<Value> {
+    match args.first().unwrap_or(&Value::Null) {
+        v @ Value::Blob(b) if jsonb::is_jsonb(b) => Ok(v.clone()),
+        v => blob_of(json_arg(v)?),
     }
+}
+
+/// `json_pretty(X [, INDENT])`: X with one element per line, each level indented by
+/// INDENT (four spaces when absent or NULL), as `jsonTranslateBlobToPrettyText`.
+pub fn json_pretty(_: &Ctx, args: &[Value]) -> Result<Value> {
+    let Some(doc) = json_arg(args.first().unwrap_or(&Value::Null))? else {
+        return Ok(Value::Null);
+    };
+    let indent = args
+        .get(1)
+        .and_then(Value::to_text)
+        .map_or_else(|| "    ".to_string(), |t| t.into_owned());
+    let mut out = String::new();
+    render_pretty(&doc, &indent, 0, &mut out)?;
+    text(out)
+}
+
+fn render_pretty(n: &Node, indent: &str, level: usize, out: &mut String) -> Result<()> {
+    let newline = |out: &mut String, level: usize| {
+        out.push('\n');
+        for _ in 0..level {
+            out.push_str(indent);
+        }
+    };
+    match n {
+        Node::Array(items) if !items.is_empty() => {
+            out.push('[');
+            for (k, it) in items.iter().enumerate() {
+                out.push_str(if k > 0 { "," } else { "" });
+                newline(out, level + 1);
+                render_pretty(it, indent, level + 1, out)?;
+            }
+            newline(out, level);
+            out.push(']');
+        }
+        Node::Object(members) if !members.is_empty() => {
+            out.push('{');
+            for (k, (key, v)) in members.iter().enumerate() {
+                out.push_str(if k > 0 { "," } else { "" });
+                newline(out, level + 1);
+                render(key, out);
+                out.push_str(": ");
+                render_pretty(v, indent, level + 1, out)?;
+            }
+            newline(out, level);
+            out.push('}');
+        }
+        other => render(other, out),
+    }
+    // A long INDENT multiplies the text by the depth: stop as soon as it is too big.
+    if out.len() > MAX_LENGTH_BYTES {
+        return Err(SqlError::TooBig);
+    }
+    Ok(())
 }
 
 /// `json_valid(X [, FLAGS])`.
@@ -1099,17 +1171,26 @@ pub fn json_valid(_: &Ctx, args: &[Value]) -> Result<Value> {
     };
     Ok(match args.first().unwrap_or(&Value::Null) {
         Value::Null => Value::Null,
-        Value::Blob(_) => Value::Integer(0),
-        v if flags & 0x3 != 0 => {
-            let ok = match parse_checked(v.to_text_or_empty().as_bytes()) {
-                // Flag 0x01: RFC 8259 only; flag 0x02: JSON5 allowed.
-                Some((_, nonstd)) => flags & 0x02 != 0 || !nonstd,
-                None => false,
-            };
-            Value::Integer(i64::from(ok))
-        }
+        // Flag 0x04: a blob that looks like JSONB; flag 0x08: one that is well-formed
+        // throughout. Other blobs are tested as text (below).
+        Value::Blob(b) if jsonb::is_jsonb(b) => Value::Integer(i64::from(
+            flags & 0x04 != 0 || (flags & 0x08 != 0 && jsonb::is_valid(b)),
+        )),
+        Value::Blob(b) if flags & 0x3 != 0 => Value::Integer(i64::from(text_valid(b, flags))),
+        v if flags & 0x3 != 0 => Value::Integer(i64::from(text_valid(
+            v.to_text_or_empty().as_bytes(),
+            flags,
+        ))),
         _ => Value::Integer(0),
     })
+}
+
+/// json_valid's test of JSON text under flags 0x01 (RFC 8259) / 0x02 (JSON5 too).
+fn text_valid(z: &[u8], flags: i64) -> bool {
+    match parse_checked(z) {
+        Some((_, nonstd)) => flags & 0x02 != 0 || !nonstd,
+        None => false,
+    }
 }
 
 /// Appends an SQL value as JSON (`jsonAppendSqlValue`); `is_json`: the value carries
@@ -1122,6 +1203,9 @@ fn append_sql_value_sub(out: &mut String, v: &Value, is_json: bool) -> Result<()
         Value::Integer(i) => out.push_str(&i.to_string()),
         Value::Real(r) => out.push_str(&super::scalar::real_json_text(*r)),
         Value::Text(t) => append_json_string(out, t),
+        Value::Blob(b) if jsonb::is_jsonb(b) => {
+            render(&jsonb::decode(b).ok_or_else(malformed)?, out)
+        }
         Value::Blob(_) => return Err(SqlError::msg("JSON cannot hold BLOB values")),
     }
     if out.len() > MAX_LENGTH_BYTES {
@@ -1169,6 +1253,11 @@ pub fn json_array(_: &Ctx, args: &[Value]) -> Result<Value> {
     json_array_sub(args, &[])
 }
 
+/// `jsonb_array(X...)`.
+pub fn jsonb_array(_: &Ctx, args: &[Value]) -> Result<Value> {
+    as_jsonb(json_array_sub(args, &[])?)
+}
+
 fn json_array_sub(args: &[Value], is_json: &[bool]) -> Result<Value> {
     let mut s = String::from("[");
     for (k, v) in args.iter().enumerate() {
@@ -1184,6 +1273,11 @@ fn json_array_sub(args: &[Value], is_json: &[bool]) -> Result<Value> {
 /// `json_object(K, V, ...)`.
 pub fn json_object(_: &Ctx, args: &[Value]) -> Result<Value> {
     json_object_sub(args, &[])
+}
+
+/// `jsonb_object(K, V, ...)`.
+pub fn jsonb_object(_: &Ctx, args: &[Value]) -> Result<Value> {
+    as_jsonb(json_object_sub(args, &[])?)
 }
 
 fn json_object_sub(args: &[Value], is_json: &[bool]) -> Result<Value> {
@@ -1226,7 +1320,10 @@ enum EditOutcome {
 
 /// Parses one path step at `path[p..]`: (key or index, next position).
 enum PathStep {
-    Key(String, usize),
+    /// The key, the string node json_insert/json_set create for it (SQLite's
+    /// `jsonLookupStep`: the text as written when quoted with escapes, else raw), and the
+    /// next position.
+    Key(String, Node, usize),
     /// Array position: Some(k) = explicit index; the `#`-relative form resolved against
     /// the array length by the caller.
     Index(IndexSpec, usize),
@@ -1253,10 +1350,13 @@ fn parse_step(path: &[u8], p: usize) -> Option<PathStep> {
                 if at(i) != b'"' {
                     return None;
                 }
-                Some(PathStep::Key(
-                    unescape(&String::from_utf8_lossy(&path[p + 1..i])),
-                    i + 1,
-                ))
+                let written = String::from_utf8_lossy(&path[p + 1..i]).into_owned();
+                let created = if written.contains('\\') {
+                    Node::Str(StrKind::Text5, written.clone())
+                } else {
+                    Node::Str(StrKind::TextRaw, written.clone())
+                };
+                Some(PathStep::Key(unescape(&written), created, i + 1))
             } else {
                 let mut i = p;
                 while at(i) != 0 && at(i) != b'.' && at(i) != b'[' {
@@ -1265,8 +1365,10 @@ fn parse_step(path: &[u8], p: usize) -> Option<PathStep> {
                 if i == p {
                     return None;
                 }
+                let key = String::from_utf8_lossy(&path[p..i]).into_owned();
                 Some(PathStep::Key(
-                    String::from_utf8_lossy(&path[p..i]).into_owned(),
+                    key.clone(),
+                    Node::Str(StrKind::TextRaw, key),
                     i,
                 ))
             }
@@ -1363,7 +1465,7 @@ fn edit_at_depth(
         return EditOutcome::PathError;
     };
     match step {
-        PathStep::Key(key, next) => {
+        PathStep::Key(key, created, next) => {
             let Node::Object(members) = node else {
                 return EditOutcome::NotFound;
             };
@@ -1380,15 +1482,7 @@ fn edit_at_depth(
             if matches!(mode, EditMode::Insert | EditMode::Set) {
                 return match create_along(path, next, value, depth + 1) {
                     Ok(Some(v)) => {
-                        let mut raw = String::new();
-                        append_json_string(&mut raw, &key);
-                        let raw = raw[1..raw.len() - 1].to_string();
-                        let kind = if raw.contains('\\') {
-                            StrKind::TextJ
-                        } else {
-                            StrKind::Text
-                        };
-                        members.push((Node::Str(kind, raw), v));
+                        members.push((created, v));
                         EditOutcome::Done
                     }
                     Ok(None) => EditOutcome::NotFound,
@@ -1435,8 +1529,14 @@ fn edit_at_depth(
     }
 }
 
-/// A JSON node for an SQL value given to json_insert/json_replace/json_set.
+/// A JSON node for an SQL value given to json_insert/json_replace/json_set
+/// (`jsonFunctionArgToBlob`): JSON text parsed, JSONB decoded, other text kept raw.
 fn node_of_sql(v: &Value, is_json: bool) -> Result<Node> {
+    match v {
+        Value::Text(t) if !is_json => return Ok(Node::Str(StrKind::TextRaw, t.to_string())),
+        Value::Blob(b) if jsonb::is_jsonb(b) => return jsonb::decode(b).ok_or_else(malformed),
+        _ => {}
+    }
     // jsonFunctionArgToBlob writes infinities as 9e999 (json_array writes 9.0e+999).
     if let Value::Real(r) = v {
         if r.is_infinite() {
@@ -1449,14 +1549,16 @@ fn node_of_sql(v: &Value, is_json: bool) -> Result<Node> {
     parse(s.as_bytes()).ok_or_else(malformed)
 }
 
-fn edit_fn(name: &str, mode: EditMode, args: &[Value], is_json: &[bool]) -> Result<Value> {
+/// The edited document of json_insert/json_replace/json_set/json_remove and their
+/// jsonb_ forms; None for an SQL NULL result.
+fn edit_fn(name: &str, mode: EditMode, args: &[Value], is_json: &[bool]) -> Result<Option<Node>> {
     if mode != EditMode::Remove && args.len() & 1 == 0 {
         return Err(SqlError::msg(format!(
             "{name}() needs an odd number of arguments"
         )));
     }
     let Some(mut doc) = json_arg(args.first().unwrap_or(&Value::Null))? else {
-        return Ok(Value::Null);
+        return Ok(None);
     };
     let stride = if mode == EditMode::Remove { 1 } else { 2 };
     let mut i = 1;
@@ -1465,7 +1567,7 @@ fn edit_fn(name: &str, mode: EditMode, args: &[Value], is_json: &[bool]) -> Resu
             // A NULL path leaves the document as it is for the set family and makes
             // json_remove's result NULL, as in SQLite.
             if mode == EditMode::Remove {
-                return Ok(Value::Null);
+                return Ok(None);
             }
             i += stride;
             continue;
@@ -1479,33 +1581,79 @@ fn edit_fn(name: &str, mode: EditMode, args: &[Value], is_json: &[bool]) -> Resu
             return Err(bad_path(&path));
         };
         match edit_at(&mut doc, rest.as_bytes(), 0, mode, &value) {
-            EditOutcome::RemoveMe => return Ok(Value::Null),
+            EditOutcome::RemoveMe => return Ok(None),
             EditOutcome::PathError => return Err(bad_path(&path)),
             EditOutcome::Done | EditOutcome::NotFound => {}
         }
         i += stride;
     }
-    text(rendered(&doc))
+    Ok(Some(doc))
+}
+
+/// A function's JSON result as text.
+fn text_of(n: Option<Node>) -> Result<Value> {
+    n.map_or(Ok(Value::Null), |n| text(rendered(&n)))
+}
+
+/// A function's JSON result as JSONB.
+fn blob_of(n: Option<Node>) -> Result<Value> {
+    let Some(n) = n else {
+        return Ok(Value::Null);
+    };
+    let b = jsonb::encode(&n);
+    if b.len() > MAX_LENGTH_BYTES {
+        return Err(SqlError::TooBig);
+    }
+    Ok(Value::blob(b))
+}
+
+/// The JSONB form of a JSON text result (SQLite's `jsonReturnStringAsBlob`: the jsonb_
+/// functions that build text, such as jsonb_array, convert it at the end).
+fn as_jsonb(v: Value) -> Result<Value> {
+    match v {
+        Value::Text(t) => blob_of(Some(parse(t.as_bytes()).ok_or_else(malformed)?)),
+        other => Ok(other),
+    }
 }
 
 /// `json_insert(X, P, V, ...)`: adds values where the paths do not exist yet.
 pub fn json_insert(_: &Ctx, args: &[Value]) -> Result<Value> {
-    edit_fn("json_insert", EditMode::Insert, args, &[])
+    text_of(edit_fn("json_insert", EditMode::Insert, args, &[])?)
+}
+
+/// `jsonb_insert(...)`: json_insert returning JSONB.
+pub fn jsonb_insert(_: &Ctx, args: &[Value]) -> Result<Value> {
+    blob_of(edit_fn("jsonb_insert", EditMode::Insert, args, &[])?)
 }
 
 /// `json_replace(X, P, V, ...)`: overwrites values where the paths exist.
 pub fn json_replace(_: &Ctx, args: &[Value]) -> Result<Value> {
-    edit_fn("json_replace", EditMode::Replace, args, &[])
+    text_of(edit_fn("json_replace", EditMode::Replace, args, &[])?)
+}
+
+/// `jsonb_replace(...)`: json_replace returning JSONB.
+pub fn jsonb_replace(_: &Ctx, args: &[Value]) -> Result<Value> {
+    blob_of(edit_fn("jsonb_replace", EditMode::Replace, args, &[])?)
 }
 
 /// `json_set(X, P, V, ...)`: inserts or overwrites.
 pub fn json_set(_: &Ctx, args: &[Value]) -> Result<Value> {
-    edit_fn("json_set", EditMode::Set, args, &[])
+    text_of(edit_fn("json_set", EditMode::Set, args, &[])?)
+}
+
+/// `jsonb_set(...)`: json_set returning JSONB.
+pub fn jsonb_set(_: &Ctx, args: &[Value]) -> Result<Value> {
+    blob_of(edit_fn("jsonb_set", EditMode::Set, args, &[])?)
 }
 
 /// `json_remove(X, P, ...)`: deletes the elements at the paths (in order).
 pub fn json_remove(_: &Ctx, args: &[Value]) -> Result<Value> {
-    edit_fn("json_remove", EditMode::Remove, args, &[])
+    text_of(edit_fn("json_remove", EditMode::Remove, args, &[])?)
+}
+
+/// `jsonb_remove(...)`: json_remove returning JSONB.
+pub fn jsonb_remove(_: &Ctx, args: &[Value]) -> Result<Value> {
+    blob_of(edit_fn("jsonb_remove", EditMode::Remove, args, &[])?)
 }
 
 /// RFC 7396 merge patch (`jsonMergePatch`).
@@ -1540,16 +1688,22 @@ fn merge_patch(target: Node, patch: &Node) -> Option<Node> {
 
 /// `json_patch(T, P)`: RFC 7396 merge patch of T by P.
 pub fn json_patch(_: &Ctx, args: &[Value]) -> Result<Value> {
+    text_of(patch_fn(args)?)
+}
+
+/// `jsonb_patch(T, P)`: json_patch returning JSONB.
+pub fn jsonb_patch(_: &Ctx, args: &[Value]) -> Result<Value> {
+    blob_of(patch_fn(args)?)
+}
+
+fn patch_fn(args: &[Value]) -> Result<Option<Node>> {
     let (Some(t), Some(p)) = (args.first(), args.get(1)) else {
-        return Ok(Value::Null);
+        return Ok(None);
     };
     let (Some(t), Some(p)) = (json_arg(t)?, json_arg(p)?) else {
-        return Ok(Value::Null);
+        return Ok(None);
     };
-    match merge_patch(t, &p) {
-        Some(n) => text(rendered(&n)),
-        None => Ok(Value::Null),
-    }
+    Ok(merge_patch(t, &p))
 }
 
 /// Whether `json_extract(doc, path)` selects an array or an object.
@@ -1599,20 +1753,21 @@ pub fn call_with_subtypes(
     args: &[Value],
     arg_is_json: &[bool],
 ) -> Result<(Value, bool)> {
+    let edit = |mode| edit_fn(def.name, mode, args, arg_is_json);
+    // The jsonb_ forms return blobs, which need no subtype to be read as JSON.
     match def.name {
         "json_array" => Ok((json_array_sub(args, arg_is_json)?, true)),
+        "jsonb_array" => Ok((as_jsonb(json_array_sub(args, arg_is_json)?)?, false)),
         "json_object" => Ok((json_object_sub(args, arg_is_json)?, true)),
+        "jsonb_object" => Ok((as_jsonb(json_object_sub(args, arg_is_json)?)?, false)),
         "json_quote" => Ok((json_quote_sub(args, arg_is_json)?, true)),
-        "json_insert" => Ok((
-            edit_fn("json_insert", EditMode::Insert, args, arg_is_json)?,
-            true,
-        )),
-        "json_replace" => Ok((
-            edit_fn("json_replace", EditMode::Replace, args, arg_is_json)?,
-            true,
-        )),
-        "json_set" => Ok((edit_fn("json_set", EditMode::Set, args, arg_is_json)?, true)),
-        "json_remove" | "json_patch" => Ok((def.call(ctx, args)?, true)),
+        "json_insert" => Ok((text_of(edit(EditMode::Insert)?)?, true)),
+        "jsonb_insert" => Ok((blob_of(edit(EditMode::Insert)?)?, false)),
+        "json_replace" => Ok((text_of(edit(EditMode::Replace)?)?, true)),
+        "jsonb_replace" => Ok((blob_of(edit(EditMode::Replace)?)?, false)),
+        "json_set" => Ok((text_of(edit(EditMode::Set)?)?, true)),
+        "jsonb_set" => Ok((blob_of(edit(EditMode::Set)?)?, false)),
+        "json_remove" | "json_patch" | "json_pretty" => Ok((def.call(ctx, args)?, true)),
         "json" | "->" => Ok((def.call(ctx, args)?, true)),
         "json_extract" => {
             let v = def.call(ctx, args)?;
@@ -1658,6 +1813,15 @@ pub fn json_array_length(_: &Ctx, args: &[Value]) -> Result<Value> {
 
 /// `json_extract(X, P...)`: one path gives an SQL value; several give a JSON array.
 pub fn json_extract(_: &Ctx, args: &[Value]) -> Result<Value> {
+    extract(args, false)
+}
+
+/// `jsonb_extract(X, P...)`: as json_extract, with arrays and objects as JSONB.
+pub fn jsonb_extract(_: &Ctx, args: &[Value]) -> Result<Value> {
+    extract(args, true)
+}
+
+fn extract(args: &[Value], as_blob: bool) -> Result<Value> {
     if args.len() < 2 {
         return Ok(Value::Null);
     }
@@ -1669,6 +1833,7 @@ pub fn json_extract(_: &Ctx, args: &[Value]) -> Result<Value> {
             return Ok(Value::Null);
         };
         return match resolve(&doc, &p)? {
+            Some(n @ (Node::Array(_) | Node::Object(_))) if as_blob => blob_of(Some(n.clone())),
             Some(n) => to_sql(n),
             None => Ok(Value::Null),
         };
@@ -1687,7 +1852,11 @@ pub fn json_extract(_: &Ctx, args: &[Value]) -> Result<Value> {
         }
     }
     s.push(']');
-    text(s)
+    if as_blob {
+        as_jsonb(text(s)?)
+    } else {
+        text(s)
+    }
 }
 
 /// The abbreviated path of `->`/`->>`: `$...` as is, an integer N as `$[N]` (`$[#N]` for
@@ -1742,10 +1911,27 @@ pub fn arrow_sql(_: &Ctx, args: &[Value]) -> Result<Value> {
     arrow(args, false)
 }
 
-/// `json_group_array(X)`.
-#[derive(Default)]
+/// `json_group_array(X)`, or `jsonb_group_array(X)` with `blob`.
 pub struct GroupArray {
     acc: Option<String>,
+    blob: bool,
+}
+
+impl GroupArray {
+    pub fn new(blob: bool) -> Self {
+        GroupArray { acc: None, blob }
+    }
+}
+
+/// A group aggregate's text, as JSONB for the jsonb_ forms once a row was added (over no
+/// rows SQLite returns the text `[]` or `{}` from both forms).
+fn group_result(s: String, blob: bool) -> Result<Value> {
+    let v = text(s)?;
+    if blob {
+        as_jsonb(v)
+    } else {
+        Ok(v)
+    }
 }
 
 impl Aggregate for GroupArray {
@@ -1761,21 +1947,29 @@ impl Aggregate for GroupArray {
         append_sql_value_sub(acc, args.first().unwrap_or(&Value::Null), is_json)
     }
     fn finalize(&mut self) -> Result<Value> {
+        let blob = self.blob && self.acc.is_some();
         let mut s = self.acc.take().unwrap_or_else(|| String::from("["));
         s.push(']');
-        text(s)
+        group_result(s, blob)
     }
     fn value(&self) -> Result<Value> {
         let mut s = self.acc.clone().unwrap_or_else(|| String::from("["));
         s.push(']');
-        text(s)
+        group_result(s, self.blob && self.acc.is_some())
     }
 }
 
-/// `json_group_object(K, V)`: rows with a NULL label are skipped.
-#[derive(Default)]
+/// `json_group_object(K, V)` (`jsonb_group_object` with `blob`): rows with a NULL label
+/// are skipped.
 pub struct GroupObject {
     acc: Option<String>,
+    blob: bool,
+}
+
+impl GroupObject {
+    pub fn new(blob: bool) -> Self {
+        GroupObject { acc: None, blob }
+    }
 }
 
 impl Aggregate for GroupObject {
@@ -1797,14 +1991,15 @@ impl Aggregate for GroupObject {
         append_sql_value_sub(acc, args.get(1).unwrap_or(&Value::Null), is_json)
     }
     fn finalize(&mut self) -> Result<Value> {
+        let blob = self.blob && self.acc.is_some();
         let mut s = self.acc.take().unwrap_or_else(|| String::from("{"));
         s.push('}');
-        text(s)
+        group_result(s, blob)
     }
     fn value(&self) -> Result<Value> {
         let mut s = self.acc.clone().unwrap_or_else(|| String::from("{"));
         s.push('}');
-        text(s)
+        group_result(s, self.blob && self.acc.is_some())
     }
 }
 

@@ -25,6 +25,7 @@ pub mod datetime;
 pub mod function_list;
 pub mod json;
 pub mod json_table;
+mod jsonb;
 pub mod like;
 pub mod math;
 pub mod printf;
@@ -112,6 +113,8 @@ pub enum AggKind {
     GroupConcat,
     JsonGroupArray,
     JsonGroupObject,
+    JsonbGroupArray,
+    JsonbGroupObject,
 }
 
 #[derive(Clone, Copy)]
@@ -164,7 +167,12 @@ impl FuncDef {
     pub fn reads_json_subtype(&self) -> bool {
         matches!(
             self.imp,
-            FuncImpl::Aggregate(AggKind::JsonGroupArray | AggKind::JsonGroupObject)
+            FuncImpl::Aggregate(
+                AggKind::JsonGroupArray
+                    | AggKind::JsonGroupObject
+                    | AggKind::JsonbGroupArray
+                    | AggKind::JsonbGroupObject
+            )
         )
     }
 
@@ -386,8 +394,20 @@ pub static BUILTINS: &[FuncDef] = &[
     scalar("json_patch", 2, Some(2), json::json_patch),
     scalar("->", 2, Some(2), json::arrow_json),
     scalar("->>", 2, Some(2), json::arrow_sql),
+    scalar("jsonb", 1, Some(1), json::jsonb),
+    scalar("jsonb_extract", 0, None, json::jsonb_extract),
+    special(scalar("jsonb_array", 0, None, json::jsonb_array), Special::JsonSubtypes),
+    special(scalar("jsonb_object", 0, None, json::jsonb_object), Special::JsonSubtypes),
+    special(scalar("jsonb_insert", 1, None, json::jsonb_insert), Special::JsonSubtypes),
+    special(scalar("jsonb_replace", 1, None, json::jsonb_replace), Special::JsonSubtypes),
+    special(scalar("jsonb_set", 1, None, json::jsonb_set), Special::JsonSubtypes),
+    scalar("jsonb_remove", 1, None, json::jsonb_remove),
+    scalar("jsonb_patch", 2, Some(2), json::jsonb_patch),
+    scalar("json_pretty", 1, Some(2), json::json_pretty),
     agg("json_group_array", 1, 1, AggKind::JsonGroupArray),
     agg("json_group_object", 2, 2, AggKind::JsonGroupObject),
+    agg("jsonb_group_array", 1, 1, AggKind::JsonbGroupArray),
+    agg("jsonb_group_object", 2, 2, AggKind::JsonbGroupObject),
     agg("avg", 1, 1, AggKind::Avg),
     agg("count", 0, 1, AggKind::Count),
     agg("group_concat", 1, 2, AggKind::GroupConcat),
