@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{run_parlite, run_sqlite, Rng};
+use common::Rng;
 
 fn pick<'a>(rng: &mut Rng, items: &[&'a str]) -> &'a str {
     items[rng.below(items.len() as u64) as usize]
@@ -118,19 +118,13 @@ fn ordered_aggregates_match_sqlite() {
         for _ in 0..300 {
             stmts.push(query(&mut rng));
         }
-        for sql in &stmts {
-            let (a, b) = (run_sqlite(&s, sql), run_parlite(&p, sql));
-            if a != b {
-                failures.push(format!("seed {seed}: {sql}\n  sqlite:  {a:?}\n  parlite: {b:?}"));
-            }
-        }
+        failures.extend(
+            common::mismatches(&s, &p, &stmts)
+                .into_iter()
+                .map(|f| format!("seed {seed}: {f}")),
+        );
     }
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.iter().take(15).cloned().collect::<Vec<_>>().join("\n")
-    );
+    common::assert_no_mismatches(failures);
 }
 
 /// The clause's errors and its placement in subqueries, HAVING and ORDER BY.
@@ -160,17 +154,6 @@ fn ordered_aggregate_errors_and_placements_match_sqlite() {
         "SELECT group_concat(y ORDER BY (SELECT max(x) FROM t)) FROM t",
         "SELECT group_concat(y ORDER BY x) FROM t WHERE 0",
     ];
-    let mut failures = Vec::new();
-    for sql in stmts {
-        let (a, b) = (run_sqlite(&s, sql), run_parlite(&p, sql));
-        if a != b {
-            failures.push(format!("{sql}\n  sqlite:  {a:?}\n  parlite: {b:?}"));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    let stmts: Vec<String> = stmts.iter().map(|s| s.to_string()).collect();
+    common::assert_no_mismatches(common::mismatches(&s, &p, &stmts));
 }

@@ -18,28 +18,7 @@
 
 mod common;
 
-use common::{run_parlite, run_sqlite, Rng};
-
-/// Runs each statement in both engines; returns the mismatches.
-fn compare(s: &rusqlite::Connection, p: &parlite::Connection, stmts: &[String]) -> Vec<String> {
-    let mut failures = Vec::new();
-    for sql in stmts {
-        let (a, b) = (run_sqlite(s, sql), run_parlite(p, sql));
-        if a != b {
-            failures.push(format!("{sql}\n  sqlite:  {a:?}\n  parlite: {b:?}"));
-        }
-    }
-    failures
-}
-
-fn assert_none(failures: Vec<String>) {
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
-    );
-}
+use common::{assert_no_mismatches as assert_none, mismatches as compare, Rng};
 
 /// A table the column lists go into: its schema, the names a list draws from, and the
 /// query reading it back.

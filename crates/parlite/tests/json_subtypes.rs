@@ -12,27 +12,7 @@
 
 mod common;
 
-use common::{run_parlite, run_sqlite, Rng};
-
-fn compare(s: &rusqlite::Connection, p: &parlite::Connection, stmts: &[String]) -> Vec<String> {
-    let mut failures = Vec::new();
-    for sql in stmts {
-        let (a, b) = (run_sqlite(s, sql), run_parlite(p, sql));
-        if a != b {
-            failures.push(format!("{sql}\n  sqlite:  {a:?}\n  parlite: {b:?}"));
-        }
-    }
-    failures
-}
-
-fn assert_none(failures: Vec<String>) {
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.iter().take(15).cloned().collect::<Vec<_>>().join("\n")
-    );
-}
+use common::{assert_no_mismatches as assert_none, mismatches as compare, Rng};
 
 const SETUP: &[&str] = &[
     "CREATE TABLE u(id INTEGER PRIMARY KEY, name TEXT, tags TEXT, doc TEXT)",

@@ -7,7 +7,12 @@
 //! SQLite then reads), `ignore_check_constraints` skips CHECK constraints.
 
 mod common;
-use common::{run_parlite, run_sqlite, Out};
+use common::{mismatches as compare, run_parlite, run_sqlite, Out};
+
+/// [`compare`], failing on any mismatch (listing them).
+fn assert_same(s: &rusqlite::Connection, p: &parlite::Connection, stmts: &[String]) {
+    common::assert_no_mismatches(compare(s, p, stmts));
+}
 
 /// Fresh file databases: parlite's, and SQLite's in WAL mode.
 fn fresh_pair(tag: &str) -> (common::TempDir, rusqlite::Connection, parlite::Connection) {
@@ -16,29 +21,6 @@ fn fresh_pair(tag: &str) -> (common::TempDir, rusqlite::Connection, parlite::Con
     s.execute_batch("PRAGMA journal_mode = wal").expect("wal");
     let p = parlite::Connection::open(dir.join("p.db").to_str().expect("utf8")).expect("parlite");
     (dir, s, p)
-}
-
-/// Runs each statement in both engines; returns the mismatches.
-fn compare(s: &rusqlite::Connection, p: &parlite::Connection, stmts: &[String]) -> Vec<String> {
-    let mut failures = Vec::new();
-    for sql in stmts {
-        let (a, b) = (run_sqlite(s, sql), run_parlite(p, sql));
-        if a != b {
-            failures.push(format!("{sql}\n  sqlite:  {a:?}\n  parlite: {b:?}"));
-        }
-    }
-    failures
-}
-
-/// [`compare`], failing on any mismatch (listing them all).
-fn assert_same(s: &rusqlite::Connection, p: &parlite::Connection, stmts: &[String]) {
-    let failures = compare(s, p, stmts);
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
 }
 
 /// Values an application or a typo may give: integers (signed, out of a byte's range,

@@ -226,6 +226,30 @@ pub fn stock_integrity_problem(path: &std::path::Path) -> Option<String> {
     }
 }
 
+/// Runs each statement in both engines, in order; the mismatches, each with both answers.
+pub fn mismatches(s: &rusqlite::Connection, p: &parlite::Connection, stmts: &[String]) -> Vec<String> {
+    let mut failures = Vec::new();
+    for sql in stmts {
+        let (a, b) = (run_sqlite(s, sql), run_parlite(p, sql));
+        if a != b {
+            failures.push(format!("{sql}\n  sqlite:  {a:?}\n  parlite: {b:?}"));
+        }
+    }
+    failures
+}
+
+/// Fails, showing how many mismatches there were and the first 20, unless there are none.
+pub fn assert_no_mismatches(failures: Vec<String>) {
+    let shown: Vec<&str> = failures.iter().take(20).map(|s| s.as_str()).collect();
+    assert!(
+        failures.is_empty(),
+        "{} mismatches, the first {}:\n{}",
+        failures.len(),
+        shown.len(),
+        shown.join("\n")
+    );
+}
+
 /// The seeds of a seeded differential test: `PARLITE_SEED` alone when set (to replay one),
 /// else 1, 2 and 3.
 pub fn seeds() -> Vec<u64> {
