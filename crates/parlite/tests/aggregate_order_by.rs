@@ -21,8 +21,21 @@ fn setup(rng: &mut Rng) -> Vec<String> {
     let mut out = vec!["CREATE TABLE t(g, x, y, r)".to_string()];
     // No BLOB: SQLite 3.45+ reads a BLOB given to a JSON function as JSONB, which parlite
     // does not implement yet (README).
-    let xs = ["1", "2", "2", "3", "-7", "2.5", "NULL", "'2'", "'2.0'", "9223372036854775807"];
-    let ys = ["'a'", "'A'", "'b'", "'B'", "'ab'", "NULL", "''", "'z'", "1", "0.5"];
+    let xs = [
+        "1",
+        "2",
+        "2",
+        "3",
+        "-7",
+        "2.5",
+        "NULL",
+        "'2'",
+        "'2.0'",
+        "9223372036854775807",
+    ];
+    let ys = [
+        "'a'", "'A'", "'b'", "'B'", "'ab'", "NULL", "''", "'z'", "1", "0.5",
+    ];
     for i in 0..40 {
         out.push(format!(
             "INSERT INTO t VALUES({}, {}, {}, {})",

@@ -89,9 +89,18 @@ fn aggregates_over_range_walks() {
         // The walks the queries below are meant to take: covering walks of each index
         // (`b` is in every one), and a walk of `t_d` that reads each row by rowid.
         for (q, want) in [
-            ("SELECT sum(b) FROM t WHERE a BETWEEN 1 AND 5", "COVERING INDEX t_ab"),
-            ("SELECT sum(b) FROM t WHERE r BETWEEN 1 AND 5", "COVERING INDEX t_rb"),
-            ("SELECT sum(b) FROM t WHERE c BETWEEN 'a' AND 'b'", "COVERING INDEX t_cb"),
+            (
+                "SELECT sum(b) FROM t WHERE a BETWEEN 1 AND 5",
+                "COVERING INDEX t_ab",
+            ),
+            (
+                "SELECT sum(b) FROM t WHERE r BETWEEN 1 AND 5",
+                "COVERING INDEX t_rb",
+            ),
+            (
+                "SELECT sum(b) FROM t WHERE c BETWEEN 'a' AND 'b'",
+                "COVERING INDEX t_cb",
+            ),
             ("SELECT sum(b) FROM t WHERE d BETWEEN 1 AND 5", "INDEX t_d"),
         ] {
             let plan = format!("{:?}", run_parlite(&p, &format!("EXPLAIN QUERY PLAN {q}")));
@@ -162,7 +171,16 @@ fn sums_of_text_among_integers() {
         "CREATE TABLE n(a INTEGER, b);\n\
          CREATE INDEX n_ab ON n(a, b);\n",
     );
-    let texts = ["'7'", "' 12 '", "'-3'", "'1e2'", "'2.5'", "'abc'", "x'3132'", "'9223372036854775807'"];
+    let texts = [
+        "'7'",
+        "' 12 '",
+        "'-3'",
+        "'1e2'",
+        "'2.5'",
+        "'abc'",
+        "x'3132'",
+        "'9223372036854775807'",
+    ];
     for (i, t) in texts.iter().enumerate() {
         let i = i as i64 * 10;
         s.push_str(&format!(
@@ -172,7 +190,19 @@ fn sums_of_text_among_integers() {
             i + 2
         ));
     }
-    for (lo, hi) in [(0, 2), (10, 12), (20, 22), (0, 22), (30, 32), (40, 42), (50, 52), (60, 62), (70, 72), (60, 72), (0, 80)] {
+    for (lo, hi) in [
+        (0, 2),
+        (10, 12),
+        (20, 22),
+        (0, 22),
+        (30, 32),
+        (40, 42),
+        (50, 52),
+        (60, 62),
+        (70, 72),
+        (60, 72),
+        (0, 80),
+    ] {
         s.push_str(&format!(
             "SELECT sum(b), total(b), avg(b), count(b) FROM n WHERE a BETWEEN {lo} AND {hi};\n"
         ));

@@ -113,7 +113,11 @@ fn insert_column_lists_keep_the_first_value_and_the_last_rowid() {
             let (_, more) = column_list(&mut rng, t.names, &mut serial);
             let width = vals.len();
             let sel: Vec<String> = (0..width)
-                .map(|i| more.get(i).cloned().unwrap_or_else(|| (i as i64 + 1000).to_string()))
+                .map(|i| {
+                    more.get(i)
+                        .cloned()
+                        .unwrap_or_else(|| (i as i64 + 1000).to_string())
+                })
                 .collect();
             stmts.push(format!(
                 "INSERT OR IGNORE INTO {}({cols}) SELECT {}",
@@ -125,7 +129,11 @@ fn insert_column_lists_keep_the_first_value_and_the_last_rowid() {
             stmts.push(t.rows.to_string());
         }
         stmts.push("SELECT * FROM ix_log ORDER BY rowid".into());
-        failures.extend(compare(&s, &p, &stmts).into_iter().map(|f| format!("seed {seed}: {f}")));
+        failures.extend(
+            compare(&s, &p, &stmts)
+                .into_iter()
+                .map(|f| format!("seed {seed}: {f}")),
+        );
     }
     assert_none(failures);
 }
@@ -162,7 +170,11 @@ fn bulk_inserts_read_column_lists_as_sqlite() {
                 ),
                 t.rows.to_string(),
             ]);
-            failures.extend(compare(&s, &p, &stmts).into_iter().map(|f| format!("seed {seed}: {f}")));
+            failures.extend(
+                compare(&s, &p, &stmts)
+                    .into_iter()
+                    .map(|f| format!("seed {seed}: {f}")),
+            );
         }
     }
     assert_none(failures);
@@ -267,7 +279,14 @@ fn updates_check_not_null_only_on_changed_columns() {
     let s = rusqlite::Connection::open(&sp).expect("sqlite");
     let p = parlite::Connection::open(pp.to_str().expect("utf8")).expect("parlite");
     let mut stmts = Vec::new();
-    for set in ["a = a", "b = b", "a = 10", "b = 20", "id = id", "a = a, b = b"] {
+    for set in [
+        "a = a",
+        "b = b",
+        "a = 10",
+        "b = 20",
+        "id = id",
+        "a = a, b = b",
+    ] {
         for id in 1..=3 {
             stmts.push(format!("UPDATE t SET {set} WHERE id = {id}"));
         }

@@ -76,7 +76,9 @@ fn random_compositions_nest_as_in_sqlite() {
                 2 => format!("SELECT json_group_array({e}) FROM u"),
                 3 => format!("SELECT json_group_object(name || id, {e}) FROM u"),
                 4 => format!("SELECT json_group_array({e} ORDER BY id DESC) FROM u"),
-                _ => format!("SELECT id, json_group_array({e}) OVER (ORDER BY id) FROM u ORDER BY id"),
+                _ => format!(
+                    "SELECT id, json_group_array({e}) OVER (ORDER BY id) FROM u ORDER BY id"
+                ),
             });
         }
         failures.extend(

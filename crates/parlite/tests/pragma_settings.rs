@@ -514,7 +514,10 @@ fn synchronous_is_per_database_as_sqlite() {
     failures.extend(compare(
         &s,
         &p,
-        &["PRAGMA aux.synchronous".into(), "SELECT * FROM aux.t".into()],
+        &[
+            "PRAGMA aux.synchronous".into(),
+            "SELECT * FROM aux.t".into(),
+        ],
     ));
     assert!(
         failures.is_empty(),

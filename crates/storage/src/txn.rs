@@ -2199,7 +2199,10 @@ mod tests {
                 (a.last().unwrap(), b.last().unwrap())
             };
             assert!(ok_a && ok_b);
-            assert_eq!(b.with_entry(|_, k| k.to_vec()).unwrap(), a.record().unwrap());
+            assert_eq!(
+                b.with_entry(|_, k| k.to_vec()).unwrap(),
+                a.record().unwrap()
+            );
             let mut n = 1;
             loop {
                 ok_a = if forward {

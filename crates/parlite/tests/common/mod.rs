@@ -227,7 +227,11 @@ pub fn stock_integrity_problem(path: &std::path::Path) -> Option<String> {
 }
 
 /// Runs each statement in both engines, in order; the mismatches, each with both answers.
-pub fn mismatches(s: &rusqlite::Connection, p: &parlite::Connection, stmts: &[String]) -> Vec<String> {
+pub fn mismatches(
+    s: &rusqlite::Connection,
+    p: &parlite::Connection,
+    stmts: &[String],
+) -> Vec<String> {
     let mut failures = Vec::new();
     for sql in stmts {
         let (a, b) = (run_sqlite(s, sql), run_parlite(p, sql));

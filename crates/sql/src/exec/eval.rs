@@ -141,7 +141,10 @@ fn subquery_gives_json(plan: &SelectPlan) -> bool {
         return false;
     };
     match core.outputs.as_slice() {
-        [CExpr::Agg(i)] => core.aggs.get(*i).is_some_and(|a| a.def.reads_json_subtype()),
+        [CExpr::Agg(i)] => core
+            .aggs
+            .get(*i)
+            .is_some_and(|a| a.def.reads_json_subtype()),
         [CExpr::Func { def, .. }] => {
             func::json::may_return_subtype(def.0) && def.0.name != "json_extract"
         }
@@ -684,7 +687,11 @@ impl<'a> Exec<'a> {
 
     /// An operand of a binary operator: a column or literal borrowed from the frame or the
     /// plan, anything else evaluated.
-    pub(super) fn operand<'v>(&self, e: &'v CExpr, f: &'v Frame<'_>) -> Result<std::borrow::Cow<'v, Value>> {
+    pub(super) fn operand<'v>(
+        &self,
+        e: &'v CExpr,
+        f: &'v Frame<'_>,
+    ) -> Result<std::borrow::Cow<'v, Value>> {
         use std::borrow::Cow;
         match e {
             CExpr::Lit(v) => Ok(Cow::Borrowed(v)),

@@ -202,9 +202,9 @@ impl FuncDef {
         order: &[crate::plan::SortKey],
     ) -> Result<Box<dyn aggregate::Aggregate>> {
         match self.imp {
-            FuncImpl::Aggregate(kind) => Ok(aggregate::new_aggregate(
-                kind, distinct, collation, order,
-            )),
+            FuncImpl::Aggregate(kind) => {
+                Ok(aggregate::new_aggregate(kind, distinct, collation, order))
+            }
             FuncImpl::Scalar(_) => Err(SqlError::msg(format!(
                 "{}() is not an aggregate function",
                 self.name
@@ -381,26 +381,59 @@ pub static BUILTINS: &[FuncDef] = &[
     scalar("trunc", 1, Some(1), math::trunc),
     scalar("json", 1, Some(1), json::json),
     scalar("json_valid", 1, Some(2), json::json_valid),
-    special(scalar("json_quote", 1, Some(1), json::json_quote), Special::JsonSubtypes),
+    special(
+        scalar("json_quote", 1, Some(1), json::json_quote),
+        Special::JsonSubtypes,
+    ),
     scalar("json_type", 1, Some(2), json::json_type),
     scalar("json_array_length", 1, Some(2), json::json_array_length),
     scalar("json_extract", 0, None, json::json_extract),
-    special(scalar("json_array", 0, None, json::json_array), Special::JsonSubtypes),
-    special(scalar("json_object", 0, None, json::json_object), Special::JsonSubtypes),
-    special(scalar("json_insert", 1, None, json::json_insert), Special::JsonSubtypes),
-    special(scalar("json_replace", 1, None, json::json_replace), Special::JsonSubtypes),
-    special(scalar("json_set", 1, None, json::json_set), Special::JsonSubtypes),
+    special(
+        scalar("json_array", 0, None, json::json_array),
+        Special::JsonSubtypes,
+    ),
+    special(
+        scalar("json_object", 0, None, json::json_object),
+        Special::JsonSubtypes,
+    ),
+    special(
+        scalar("json_insert", 1, None, json::json_insert),
+        Special::JsonSubtypes,
+    ),
+    special(
+        scalar("json_replace", 1, None, json::json_replace),
+        Special::JsonSubtypes,
+    ),
+    special(
+        scalar("json_set", 1, None, json::json_set),
+        Special::JsonSubtypes,
+    ),
     scalar("json_remove", 1, None, json::json_remove),
     scalar("json_patch", 2, Some(2), json::json_patch),
     scalar("->", 2, Some(2), json::arrow_json),
     scalar("->>", 2, Some(2), json::arrow_sql),
     scalar("jsonb", 1, Some(1), json::jsonb),
     scalar("jsonb_extract", 0, None, json::jsonb_extract),
-    special(scalar("jsonb_array", 0, None, json::jsonb_array), Special::JsonSubtypes),
-    special(scalar("jsonb_object", 0, None, json::jsonb_object), Special::JsonSubtypes),
-    special(scalar("jsonb_insert", 1, None, json::jsonb_insert), Special::JsonSubtypes),
-    special(scalar("jsonb_replace", 1, None, json::jsonb_replace), Special::JsonSubtypes),
-    special(scalar("jsonb_set", 1, None, json::jsonb_set), Special::JsonSubtypes),
+    special(
+        scalar("jsonb_array", 0, None, json::jsonb_array),
+        Special::JsonSubtypes,
+    ),
+    special(
+        scalar("jsonb_object", 0, None, json::jsonb_object),
+        Special::JsonSubtypes,
+    ),
+    special(
+        scalar("jsonb_insert", 1, None, json::jsonb_insert),
+        Special::JsonSubtypes,
+    ),
+    special(
+        scalar("jsonb_replace", 1, None, json::jsonb_replace),
+        Special::JsonSubtypes,
+    ),
+    special(
+        scalar("jsonb_set", 1, None, json::jsonb_set),
+        Special::JsonSubtypes,
+    ),
     scalar("jsonb_remove", 1, None, json::jsonb_remove),
     scalar("jsonb_patch", 2, Some(2), json::jsonb_patch),
     scalar("json_pretty", 1, Some(2), json::json_pretty),

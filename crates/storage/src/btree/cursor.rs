@@ -21,9 +21,7 @@ use super::page::{PageHeader, INDEX_INTERIOR, INDEX_LEAF, TABLE_LEAF};
 use crate::error::{PageNo, Result, StorageError};
 use crate::header::get_u32;
 use crate::pages::{PageRead, PageRef};
-use crate::record::{
-    decode, decode_into_slice, FirstFieldOrder, KeyCompare, ValueRef,
-};
+use crate::record::{decode, decode_into_slice, FirstFieldOrder, KeyCompare, ValueRef};
 use crate::varint::get_varint;
 use std::cmp::Ordering;
 

@@ -306,8 +306,7 @@ impl WriterLock {
         let me = thread_token();
         if self.sleepers.load(Ordering::SeqCst) > 0
             && self.woken_by.load(Ordering::SeqCst) != me
-            && (self.wasted_by.load(Ordering::SeqCst) != me
-                || self.starving.load(Ordering::SeqCst))
+            && (self.wasted_by.load(Ordering::SeqCst) != me || self.starving.load(Ordering::SeqCst))
         {
             let _g = lock(&self.sleep);
             self.notify(me);

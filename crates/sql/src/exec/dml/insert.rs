@@ -194,7 +194,10 @@ impl Engine<'_> {
         };
         let in_table_order = !is_default
             && targets.len() == ncols
-            && targets.iter().enumerate().all(|(i, tgt)| *tgt == Target::Column(i));
+            && targets
+                .iter()
+                .enumerate()
+                .all(|(i, tgt)| *tgt == Target::Column(i));
         for mut src in rows {
             let mut rowid_in = None;
             let mut vals = if in_table_order && src.len() == ncols {

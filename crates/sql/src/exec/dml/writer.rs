@@ -105,7 +105,11 @@ impl TableWriter {
                 changed[*g] = true;
             }
         }
-        self.checks_skipped = p.checks.iter().map(|(_, e)| !reads_any(e, &changed)).collect();
+        self.checks_skipped = p
+            .checks
+            .iter()
+            .map(|(_, e)| !reads_any(e, &changed))
+            .collect();
         changed.truncate(n);
         self.unchanged = changed.into_iter().map(|c| !c).collect();
     }
