@@ -298,39 +298,39 @@ impl<'f> ResultWriter<'f> {
     }
 
     fn tcl_row(&mut self, out: &mut dyn Write, cells: &[Cell], first: bool) -> io::Result<()> {
-        let (col_sep, row_sep) = (
-            self.format.col_separator.as_bytes(),
-            self.format.row_separator.as_bytes(),
-        );
-        let line = &mut self.line;
-        line.clear();
-        if first && self.format.headers {
-            for (i, name) in self.columns.iter().enumerate() {
-                if i > 0 {
-                    line.extend_from_slice(col_sep);
-                }
-                literal::push_c_string(line, name.as_bytes());
-            }
-            line.extend_from_slice(row_sep);
-        }
-        for (i, cell) in cells.iter().enumerate() {
-            if i > 0 {
-                line.extend_from_slice(col_sep);
-            }
-            let text = cell
-                .text()
-                .unwrap_or_else(|| self.format.null_value.as_bytes().to_vec());
-            literal::push_c_string(line, &text);
-        }
-        line.extend_from_slice(row_sep);
-        out.write_all(line)
+        self.separated_row(
+            out,
+            cells,
+            first,
+            literal::push_c_string,
+            |line, cell, null| {
+                literal::push_c_string(line, &cell.text().unwrap_or_else(|| null.to_vec()))
+            },
+        )
     }
 
     fn quote_row(&mut self, out: &mut dyn Write, cells: &[Cell], first: bool) -> io::Result<()> {
+        self.separated_row(out, cells, first, literal::push_quoted, |line, cell, _| {
+            literal::push_quote_mode_value(line, cell)
+        })
+    }
+
+    /// A row of a mode that quotes each header and value its own way between the column
+    /// separators (tcl, quote), after the header line on the first row when headers are
+    /// on. `value` gets the null value's text too.
+    fn separated_row(
+        &mut self,
+        out: &mut dyn Write,
+        cells: &[Cell],
+        first: bool,
+        header: fn(&mut Vec<u8>, &[u8]),
+        value: impl Fn(&mut Vec<u8>, &Cell, &[u8]),
+    ) -> io::Result<()> {
         let (col_sep, row_sep) = (
             self.format.col_separator.as_bytes(),
             self.format.row_separator.as_bytes(),
         );
+        let null = self.format.null_value.as_bytes();
         let line = &mut self.line;
         line.clear();
         if first && self.format.headers {
@@ -338,7 +338,7 @@ impl<'f> ResultWriter<'f> {
                 if i > 0 {
                     line.extend_from_slice(col_sep);
                 }
-                literal::push_quoted(line, name.as_bytes());
+                header(line, name.as_bytes());
             }
             line.extend_from_slice(row_sep);
         }
@@ -346,7 +346,7 @@ impl<'f> ResultWriter<'f> {
             if i > 0 {
                 line.extend_from_slice(col_sep);
             }
-            literal::push_quote_mode_value(line, cell);
+            value(line, cell, null);
         }
         line.extend_from_slice(row_sep);
         out.write_all(line)

@@ -751,6 +751,16 @@ impl IndexIter {
         self.pool = None;
     }
 
+    /// [`IndexIter::attach`] for a walk whose only cursor is this one, as `RowScan::attach`
+    /// asks: false (nothing attached) when `store` is not a `TxnStore`.
+    fn attach_any(&mut self, store: &dyn std::any::Any) -> Result<bool> {
+        let Some(store) = store.downcast_ref::<TxnStore>() else {
+            return Ok(false);
+        };
+        self.attach(store)?;
+        Ok(true)
+    }
+
     /// `RowScan::attach`: the cursor readied for `store`'s transaction (`Cursor::rebind_to`,
     /// as the pool readies a taken one), the walk on `store`'s pool again.
     fn attach(&mut self, store: &TxnStore) -> Result<()> {
@@ -1143,11 +1153,7 @@ impl RowScan for IndexCoveringScan {
     }
 
     fn attach(&mut self, store: &dyn std::any::Any) -> Result<bool> {
-        let Some(store) = store.downcast_ref::<TxnStore>() else {
-            return Ok(false);
-        };
-        self.keys.attach(store)?;
-        Ok(true)
+        self.keys.attach_any(store)
     }
 }
 
@@ -1239,11 +1245,7 @@ impl RowScan for WrTableScan {
     }
 
     fn attach(&mut self, store: &dyn std::any::Any) -> Result<bool> {
-        let Some(store) = store.downcast_ref::<TxnStore>() else {
-            return Ok(false);
-        };
-        self.keys.attach(store)?;
-        Ok(true)
+        self.keys.attach_any(store)
     }
 }
 
