@@ -644,8 +644,9 @@ impl<'a> Exec<'a> {
             }
         }
         if !core.windows.is_empty() {
-            let wins = self.compute_windows(core, &pending, parent)?;
-            for ((row, aggv), w) in pending.iter().zip(wins.iter()) {
+            let (wins, order) = self.compute_windows(core, &pending, parent)?;
+            for i in order {
+                let ((row, aggv), w) = (&pending[i], &wins[i]);
                 let fr = Frame {
                     row,
                     aggs: aggv,

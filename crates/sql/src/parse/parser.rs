@@ -1116,12 +1116,24 @@ impl<'a> Parser<'a> {
                 _ => String::new(),
             };
             let (start, end) = if self.eat_kw("BETWEEN") {
-                let s = self.frame_bound()?;
+                let s = self.frame_bound(true)?;
                 self.expect_kw("AND")?;
-                (s, Some(self.frame_bound()?))
+                (s, Some(self.frame_bound(false)?))
             } else {
-                (self.frame_bound()?, None)
+                (self.frame_bound(true)?, None)
             };
+            // sqlite3WindowAlloc: an end above the start in the list of edges.
+            if matches!(
+                (&start, &end),
+                (FrameBound::CurrentRow, Some(FrameBound::Preceding(_)))
+                    | (FrameBound::Following(_), None)
+                    | (
+                        FrameBound::Following(_),
+                        Some(FrameBound::Preceding(_) | FrameBound::CurrentRow)
+                    )
+            ) {
+                return perr("unsupported frame specification");
+            }
             let exclude = if self.eat_kw("EXCLUDE") {
                 if self.eat_kw("NO") {
                     self.expect_kw("OTHERS")?;
@@ -1156,14 +1168,19 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn frame_bound(&mut self) -> PResult<FrameBound> {
+    /// One edge of a frame; `start`: the first (or only) one, which may be UNBOUNDED
+    /// PRECEDING but not UNBOUNDED FOLLOWING — and the other way round for the end, as
+    /// SQLite's grammar has it (`frame_bound_s`, `frame_bound_e`).
+    fn frame_bound(&mut self, start: bool) -> PResult<FrameBound> {
         if self.is_kw("UNBOUNDED") {
             self.advance();
-            if self.eat_kw("PRECEDING") {
-                return Ok(FrameBound::UnboundedPreceding);
-            }
-            self.expect_kw("FOLLOWING")?;
-            return Ok(FrameBound::UnboundedFollowing);
+            return if start {
+                self.expect_kw("PRECEDING")
+                    .map(|_| FrameBound::UnboundedPreceding)
+            } else {
+                self.expect_kw("FOLLOWING")
+                    .map(|_| FrameBound::UnboundedFollowing)
+            };
         }
         if self.is_kw("CURRENT") && self.is_kw_at(1, "ROW") {
             self.advance();

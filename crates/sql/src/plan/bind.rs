@@ -74,6 +74,9 @@ struct Frame {
     aggs: Vec<AggCall>,
     agg_allowed: bool,
     wins: Vec<WinCall>,
+    /// Per window call, its window as defined (chains and names resolved), to find the
+    /// calls that share SQLite's pass (`WinCall::pass`).
+    win_defs: Vec<ast::WindowDef>,
     win_allowed: bool,
     /// The WINDOW clause of the core being bound.
     named_windows: Vec<(String, ast::WindowDef)>,
@@ -1078,6 +1081,7 @@ impl<'s> Binder<'s> {
         f.win_allowed = false;
         let aggs = std::mem::take(&mut f.aggs);
         let windows = std::mem::take(&mut f.wins);
+        f.win_defs.clear();
         let is_agg = !aggs.is_empty() || !group_by.is_empty() || having.is_some();
         if having.is_some() && group_by.is_empty() && aggs.is_empty() {
             return err("a GROUP BY clause is required before HAVING");

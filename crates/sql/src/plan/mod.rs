@@ -179,7 +179,9 @@ pub enum WinKind {
     },
 }
 
-/// One end of a ROWS frame.
+/// One end of a frame (lang_windowfunc.html 2.2.2). An offset is a constant expression,
+/// evaluated once per execution; one SQLite does not take as constant (a column, a
+/// function, a subquery) is bound as NULL, which fails at run time as SQLite's does.
 #[derive(Debug, Clone)]
 pub enum FrameEdge {
     UnboundedPreceding,
@@ -189,14 +191,39 @@ pub enum FrameEdge {
     UnboundedFollowing,
 }
 
+/// How a frame's edges are counted (lang_windowfunc.html 2.2.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameUnits {
+    Rows,
+    Groups,
+    /// Offsets are distances in the value of the window's one ORDER BY term.
+    Range,
+}
+
+/// The rows EXCLUDE takes out of each row's frame (lang_windowfunc.html 2.2.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameExclude {
+    NoOthers,
+    CurrentRow,
+    /// The current row and its peers.
+    Group,
+    /// The current row's peers, not the row itself.
+    Ties,
+}
+
 #[derive(Debug, Clone)]
 pub enum WinFrame {
     /// RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW (peers included): the default.
     ToCurrentPeers,
     /// The whole partition.
     Partition,
-    /// ROWS BETWEEN start AND end.
-    Rows { start: FrameEdge, end: FrameEdge },
+    /// Any other frame.
+    Spec {
+        units: FrameUnits,
+        start: FrameEdge,
+        end: FrameEdge,
+        exclude: FrameExclude,
+    },
 }
 
 /// A window function call of one query level (lang_windowfunc.html).
@@ -208,6 +235,19 @@ pub struct WinCall {
     /// (expression, descending, nulls first, collation)
     pub order: Vec<(CExpr, bool, bool, Collation)>,
     pub frame: WinFrame,
+    /// Each PARTITION BY term's collation: rows fall in one partition when their terms
+    /// are equal under it.
+    pub partition_colls: Vec<Collation>,
+    /// `FILTER (WHERE ...)` of an aggregate: rows where it is not true are left out of
+    /// every frame.
+    pub filter: Option<CExpr>,
+    /// SQLite's pass that computes the call (sqlite3WindowLink, sqlite3WindowRewrite):
+    /// the calls whose window (partition, order and frame) equals the first call's are
+    /// pass 0, those equal to the first of the rest pass 1, and so on. Each pass sorts
+    /// the rows it receives stably by its window's partition and order, the last pass
+    /// first and pass 0 last, so ties meet each window in the order the later passes
+    /// left them in, and the rows leave in pass 0's order (exec/select/window.rs).
+    pub pass: usize,
 }
 
 /// A subquery inside an expression; `correlated` when it reads an enclosing row, in which

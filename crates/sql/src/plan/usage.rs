@@ -174,7 +174,10 @@ fn mark_core(core: &CorePlan, depth: usize, mask: &mut [bool]) {
         for e in w.order.iter().map(|(e, ..)| e) {
             mark(e, mask);
         }
-        if let WinFrame::Rows { start, end } = &w.frame {
+        if let Some(f) = &w.filter {
+            mark(f, mask);
+        }
+        if let WinFrame::Spec { start, end, .. } = &w.frame {
             for edge in [start, end] {
                 if let FrameEdge::Preceding(e) | FrameEdge::Following(e) = edge {
                     mark(e, mask);

@@ -477,9 +477,22 @@ impl<'s> Binder<'s> {
                 find(n).ok_or_else(|| SqlError::msg(format!("no such window: {n}")))?
             }
             ast::Over::Window(d) => match &d.base {
+                // Window chaining (lang_windowfunc.html 4, sqlite3WindowChain): the new
+                // definition adds to the named one and overrides none of its parts.
                 Some(b) => {
                     let base =
                         find(b).ok_or_else(|| SqlError::msg(format!("no such window: {b}")))?;
+                    if !d.partition_by.is_empty() {
+                        return err(format!("cannot override PARTITION clause of window: {b}"));
+                    }
+                    if !base.order_by.is_empty() && !d.order_by.is_empty() {
+                        return err(format!("cannot override ORDER BY clause of window: {b}"));
+                    }
+                    if base.frame.is_some() {
+                        return err(format!(
+                            "cannot override frame specification of window: {b}"
+                        ));
+                    }
                     ast::WindowDef {
                         base: None,
                         partition_by: base.partition_by,
@@ -488,12 +501,15 @@ impl<'s> Binder<'s> {
                         } else {
                             d.order_by.clone()
                         },
-                        frame: d.frame.clone().or(base.frame),
+                        frame: d.frame.clone(),
                     }
                 }
                 None => d.clone(),
             },
         };
+        if fc.distinct {
+            return err("DISTINCT is not supported for window functions");
+        }
         let args_ast: Vec<Expr> = match &fc.args {
             FunctionArgs::Star => Vec::new(),
             FunctionArgs::List(a) => a.clone(),
@@ -536,19 +552,48 @@ impl<'s> Binder<'s> {
                 }
             }
         };
+        if let Some(fs) = &def.frame {
+            let offset = |b: &ast::FrameBound| {
+                matches!(
+                    b,
+                    ast::FrameBound::Preceding(_) | ast::FrameBound::Following(_)
+                )
+            };
+            if fs.units == "RANGE"
+                && (offset(&fs.start) || fs.end.as_ref().is_some_and(offset))
+                && def.order_by.len() != 1
+            {
+                return err(
+                    "RANGE with offset PRECEDING/FOLLOWING requires one ORDER BY expression",
+                );
+            }
+        }
+        if fc.filter.is_some() && !matches!(kind, WinKind::Agg { .. }) {
+            return err("FILTER clause may only be used with aggregate window functions");
+        }
+        let frame = frame_of(&kind, def.frame.as_ref());
+        let def = ast::WindowDef {
+            frame: Some(frame),
+            ..def
+        };
         if let Some(f) = self.frames.last_mut() {
             f.win_allowed = false;
         }
-        let r = self.window_parts(kind, &args_ast, &def);
+        let r = self.window_parts(kind, &args_ast, fc.filter.as_ref(), &def);
         if let Some(f) = self.frames.last_mut() {
             f.win_allowed = true;
         }
-        let call = r?;
+        let mut call = r?;
         let f = self
             .frames
             .last_mut()
             .ok_or_else(|| SqlError::msg("window function outside a query"))?;
+        call.pass = match f.win_defs.iter().position(|d| *d == def) {
+            Some(i) => f.wins[i].pass,
+            None => f.wins.iter().map(|w| w.pass + 1).max().unwrap_or(0),
+        };
         f.wins.push(call);
+        f.win_defs.push(def);
         Ok(Bound::plain(CExpr::Win(f.wins.len() - 1)))
     }
 
@@ -556,6 +601,7 @@ impl<'s> Binder<'s> {
         &mut self,
         kind: WinKind,
         args_ast: &[Expr],
+        filter: Option<&Expr>,
         def: &ast::WindowDef,
     ) -> Result<WinCall> {
         let mut args = Vec::new();
@@ -576,8 +622,11 @@ impl<'s> Binder<'s> {
             k => k,
         };
         let mut partition = Vec::new();
+        let mut partition_colls = Vec::new();
         for p in &def.partition_by {
-            partition.push(self.expr(p)?.e);
+            let b = self.expr(p)?;
+            partition_colls.push(b.coll.map(|c| c.0).unwrap_or_default());
+            partition.push(b.e);
         }
         let mut order = Vec::new();
         for o in &def.order_by {
@@ -586,36 +635,20 @@ impl<'s> Binder<'s> {
             order.push((b.e, o.desc, o.nulls_first.unwrap_or(!o.desc), coll));
         }
         let frame = match &def.frame {
-            None => {
-                if order.is_empty() {
-                    WinFrame::Partition
-                } else {
-                    WinFrame::ToCurrentPeers
-                }
+            None if order.is_empty() => WinFrame::Partition,
+            None => WinFrame::ToCurrentPeers,
+            Some(fs) => self.frame_spec(fs, order.len())?,
+        };
+        // The frame-less functions compute nothing over a frame: no offset to evaluate.
+        let frame = match kind {
+            WinKind::Agg { .. } | WinKind::FirstValue | WinKind::LastValue | WinKind::NthValue => {
+                frame
             }
-            Some(fs) => {
-                if fs.exclude.is_some() {
-                    return err("EXCLUDE in window frames is not supported");
-                }
-                let end = fs.end.clone().unwrap_or(ast::FrameBound::CurrentRow);
-                if fs.units == "ROWS" {
-                    let start = self.frame_edge(&fs.start)?;
-                    let end = self.frame_edge(&end)?;
-                    WinFrame::Rows { start, end }
-                } else {
-                    match (&fs.start, &end) {
-                        (ast::FrameBound::UnboundedPreceding, ast::FrameBound::CurrentRow) => {
-                            if order.is_empty() {
-                                WinFrame::Partition
-                            } else {
-                                WinFrame::ToCurrentPeers
-                            }
-                        }
-                        (ast::FrameBound::UnboundedPreceding, ast::FrameBound::UnboundedFollowing) => WinFrame::Partition,
-                        _ => return err(format!("{} frames other than UNBOUNDED PRECEDING to CURRENT ROW or UNBOUNDED FOLLOWING are not supported", fs.units)),
-                    }
-                }
-            }
+            _ => WinFrame::Partition,
+        };
+        let filter = match filter {
+            Some(f) => Some(self.expr(f)?.e),
+            None => None,
         };
         Ok(WinCall {
             kind,
@@ -623,17 +656,93 @@ impl<'s> Binder<'s> {
             partition,
             order,
             frame,
+            partition_colls,
+            filter,
+            pass: 0,
+        })
+    }
+
+    /// A window's frame as the executor computes it (`frame_of` gave every call one).
+    fn frame_spec(&mut self, fs: &ast::FrameSpec, order_terms: usize) -> Result<WinFrame> {
+        use ast::FrameBound as B;
+        let end = fs.end.clone().unwrap_or(B::CurrentRow);
+        let units = match fs.units.as_str() {
+            "ROWS" => FrameUnits::Rows,
+            "GROUPS" => FrameUnits::Groups,
+            _ => FrameUnits::Range,
+        };
+        let exclude = match fs.exclude.as_deref() {
+            None | Some("NO OTHERS") => FrameExclude::NoOthers,
+            Some("CURRENT ROW") => FrameExclude::CurrentRow,
+            Some("GROUP") => FrameExclude::Group,
+            _ => FrameExclude::Ties,
+        };
+        // The two frames computed without a frame per row: from the partition's start to
+        // the current row's last peer (all rows are peers without an ORDER BY), and the
+        // whole partition.
+        if exclude == FrameExclude::NoOthers && units != FrameUnits::Rows {
+            match (&fs.start, &end) {
+                (B::UnboundedPreceding, B::CurrentRow) if order_terms > 0 => {
+                    return Ok(WinFrame::ToCurrentPeers)
+                }
+                (B::UnboundedPreceding, B::CurrentRow | B::UnboundedFollowing) => {
+                    return Ok(WinFrame::Partition)
+                }
+                _ => {}
+            }
+        }
+        Ok(WinFrame::Spec {
+            units,
+            start: self.frame_edge(&fs.start)?,
+            end: self.frame_edge(&end)?,
+            exclude,
         })
     }
 
     fn frame_edge(&mut self, b: &ast::FrameBound) -> Result<FrameEdge> {
         Ok(match b {
             ast::FrameBound::UnboundedPreceding => FrameEdge::UnboundedPreceding,
-            ast::FrameBound::Preceding(e) => FrameEdge::Preceding(self.expr(e)?.e),
+            ast::FrameBound::Preceding(e) => FrameEdge::Preceding(self.frame_offset(e)?),
             ast::FrameBound::CurrentRow => FrameEdge::CurrentRow,
-            ast::FrameBound::Following(e) => FrameEdge::Following(self.expr(e)?.e),
+            ast::FrameBound::Following(e) => FrameEdge::Following(self.frame_offset(e)?),
             ast::FrameBound::UnboundedFollowing => FrameEdge::UnboundedFollowing,
         })
+    }
+
+    /// A frame offset: SQLite keeps it only when it is constant as its parser sees it
+    /// (sqlite3WindowOffsetExpr: literals, parameters and operators over them; a column,
+    /// a function call or a subquery is not), else NULL, which fails when the statement
+    /// runs ("frame starting offset must be ...").
+    fn frame_offset(&mut self, e: &Expr) -> Result<CExpr> {
+        fn parsed_constant(e: &Expr) -> bool {
+            match e {
+                Expr::Literal(_) | Expr::Param { .. } => true,
+                Expr::Unary(_, x) | Expr::Cast { expr: x, .. } | Expr::Collate { expr: x, .. } => {
+                    parsed_constant(x)
+                }
+                Expr::IsNull { expr, .. } => parsed_constant(expr),
+                Expr::Binary(l, _, r) => parsed_constant(l) && parsed_constant(r),
+                Expr::Between {
+                    expr, low, high, ..
+                } => parsed_constant(expr) && parsed_constant(low) && parsed_constant(high),
+                Expr::InList { expr, list, .. } => {
+                    parsed_constant(expr) && list.iter().all(parsed_constant)
+                }
+                Expr::Case { base, whens, else_ } => {
+                    base.as_deref().is_none_or(parsed_constant)
+                        && whens
+                            .iter()
+                            .all(|(w, t)| parsed_constant(w) && parsed_constant(t))
+                        && else_.as_deref().is_none_or(parsed_constant)
+                }
+                _ => false,
+            }
+        }
+        if parsed_constant(e) {
+            Ok(self.expr(e)?.e)
+        } else {
+            Ok(CExpr::Lit(Value::Null))
+        }
     }
 
     fn column(
@@ -746,5 +855,36 @@ impl<'s> Binder<'s> {
             Some(t) => err(format!("no such column: {t}.{name}")),
             None => err(format!("no such column: {name}")),
         }
+    }
+}
+
+/// The frame SQLite gives a window call (sqlite3WindowAlloc, sqlite3WindowUpdate): the
+/// declared one with a missing end read as CURRENT ROW, RANGE UNBOUNDED PRECEDING to
+/// CURRENT ROW when none is declared, and for the built-in functions that read no frame
+/// (row_number, rank, ..., lag, lead) SQLite's own, whatever was declared. Calls whose
+/// windows are equal with these frames share a pass (`WinCall::pass`).
+fn frame_of(kind: &WinKind, declared: Option<&ast::FrameSpec>) -> ast::FrameSpec {
+    use ast::FrameBound as B;
+    let own = |units: &str, start: B, end: B| ast::FrameSpec {
+        units: units.to_string(),
+        start,
+        end: Some(end),
+        exclude: None,
+    };
+    let one = || Box::new(Expr::Literal(ast::Literal::Integer(1)));
+    match kind {
+        WinKind::RowNumber | WinKind::Lag => own("ROWS", B::UnboundedPreceding, B::CurrentRow),
+        WinKind::Rank | WinKind::DenseRank => own("RANGE", B::UnboundedPreceding, B::CurrentRow),
+        WinKind::PercentRank => own("GROUPS", B::CurrentRow, B::UnboundedFollowing),
+        WinKind::CumeDist => own("GROUPS", B::Following(one()), B::UnboundedFollowing),
+        WinKind::Ntile => own("ROWS", B::CurrentRow, B::UnboundedFollowing),
+        WinKind::Lead => own("ROWS", B::UnboundedPreceding, B::UnboundedFollowing),
+        _ => match declared {
+            Some(fs) => ast::FrameSpec {
+                end: Some(fs.end.clone().unwrap_or(B::CurrentRow)),
+                ..fs.clone()
+            },
+            None => own("RANGE", B::UnboundedPreceding, B::CurrentRow),
+        },
     }
 }
