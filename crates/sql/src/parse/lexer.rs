@@ -353,23 +353,26 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// A numeric literal. Its runs of digits may hold `_` digit separators (SQLite 3.46+);
+    /// the parser checks that each stands between two digits (`number_literal`).
     fn scan_number(&mut self) -> Tok<'a> {
         let start = self.pos;
+        let digit = |c: u8| c.is_ascii_digit() || c == b'_';
         if self.peek(0) == b'0'
             && matches!(self.peek(1), b'x' | b'X')
             && self.peek(2).is_ascii_hexdigit()
         {
             self.pos += 2;
-            while self.peek(0).is_ascii_hexdigit() {
+            while self.peek(0).is_ascii_hexdigit() || self.peek(0) == b'_' {
                 self.pos += 1;
             }
         } else {
-            while self.peek(0).is_ascii_digit() {
+            while digit(self.peek(0)) {
                 self.pos += 1;
             }
             if self.peek(0) == b'.' {
                 self.pos += 1;
-                while self.peek(0).is_ascii_digit() {
+                while digit(self.peek(0)) {
                     self.pos += 1;
                 }
             }
@@ -378,7 +381,7 @@ impl<'a> Lexer<'a> {
                     || (matches!(self.peek(1), b'+' | b'-') && self.peek(2).is_ascii_digit()))
             {
                 self.pos += 2;
-                while self.peek(0).is_ascii_digit() {
+                while digit(self.peek(0)) {
                     self.pos += 1;
                 }
             }

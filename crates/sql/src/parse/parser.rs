@@ -695,7 +695,8 @@ impl<'a> Parser<'a> {
             false
         };
         match self.peek().clone() {
-            Tok::Number(n) => {
+            // SQLite's grammar takes a number with digit separators only as a term.
+            Tok::Number(n) if !n.contains('_') => {
                 self.advance();
                 let lit = number_literal(n, neg)?;
                 Ok(Expr::Literal(lit))
@@ -1412,6 +1413,26 @@ impl<'a> Parser<'a> {
 /// Converts a numeric token to a literal: decimal integers that fit i64 stay integers, larger
 /// ones become reals (as SQLite does); hex literals are 64-bit two's complement.
 fn number_literal(text: &str, negate: bool) -> PResult<Literal> {
+    if text.contains('_') {
+        // Digit separators (sqlite3DequoteNumber): each `_` between two digits (hex digits
+        // in a hex literal), dropped before the value is read.
+        let hex = text.starts_with("0x") || text.starts_with("0X");
+        let b = text.as_bytes();
+        let separates = |i: usize| {
+            let d = |c: u8| {
+                if hex {
+                    c.is_ascii_hexdigit()
+                } else {
+                    c.is_ascii_digit()
+                }
+            };
+            i > 0 && i + 1 < b.len() && d(b[i - 1]) && d(b[i + 1])
+        };
+        if (0..b.len()).any(|i| b[i] == b'_' && !separates(i)) {
+            return perr(format!("unrecognized token: \"{text}\""));
+        }
+        return number_literal(&text.replace('_', ""), negate);
+    }
     if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
         let digits = hex.trim_start_matches('0');
         if digits.len() > 16 {
