@@ -568,3 +568,78 @@ fn malformed_jsonb() {
     }
     c.finish("malformed jsonb");
 }
+
+/// json_error_position (SQLite 3.42+): the 1-based character of the first error in JSON
+/// text — documents broken by one to three edits (so errors land everywhere: in strings,
+/// numbers, literals, between members, after the value, on multi-byte characters) and
+/// strings of JSON's own bytes — and the byte position `jsonbValidityCheck` reports in a
+/// broken JSONB blob; 0 for what parses.
+#[test]
+fn json_error_positions() {
+    let mut rng = StdRng::seed_from_u64(seed() ^ 15);
+    let mut c = Checker::new();
+    for _ in 0..cases(6_000) {
+        let mut doc = if rng.gen_bool(0.2) {
+            random_json5(&mut rng)
+        } else {
+            random_json(&mut rng, 0)
+        };
+        if rng.gen_bool(0.2) {
+            doc = format!("[\"é€\", {doc}]");
+        }
+        for _ in 0..rng.gen_range(0..4) {
+            let mut b: Vec<char> = doc.chars().collect();
+            let i = rng.gen_range(0..=b.len());
+            let pick = [
+                '"', ',', ':', '[', ']', '{', '}', '\\', 'x', '.', 'e', '-', '0', ' ', 'é',
+            ];
+            match rng.gen_range(0..4) {
+                0 if i < b.len() => {
+                    b.remove(i);
+                }
+                1 => b.insert(i, pick[rng.gen_range(0..pick.len())]),
+                2 if i < b.len() => b[i] = pick[rng.gen_range(0..pick.len())],
+                _ => b.truncate(i),
+            }
+            doc = b.into_iter().collect();
+        }
+        c.check(&call("json_error_position", vec![lit(doc)]));
+    }
+    let bytes = b"[]{}\",:0123456789.eE+-tfnul \\/xX'";
+    for _ in 0..cases(3_000) {
+        let doc: String = (0..rng.gen_range(0..12))
+            .map(|_| bytes[rng.gen_range(0..bytes.len())] as char)
+            .collect();
+        c.check(&call("json_error_position", vec![lit(doc)]));
+    }
+    for v in [
+        Value::Null,
+        Value::Integer(12),
+        Value::real(1.5),
+        Value::text(""),
+    ] {
+        c.check(&call("json_error_position", vec![lit(v)]));
+    }
+    for _ in 0..cases(4_000) {
+        let mut b = sqlite_jsonb(&c.conn, &random_json(&mut rng, 0)).unwrap_or_default();
+        for _ in 0..rng.gen_range(0..3) {
+            match rng.gen_range(0..3) {
+                0 if !b.is_empty() => {
+                    let i = rng.gen_range(0..b.len());
+                    b[i] = rng.gen();
+                }
+                1 if !b.is_empty() => {
+                    // A byte of the payload swapped for one of the text alphabet.
+                    let i = rng.gen_range(0..b.len());
+                    b[i] = bytes[rng.gen_range(0..bytes.len())];
+                }
+                _ => {
+                    let i = rng.gen_range(0..=b.len());
+                    b.insert(i, rng.gen());
+                }
+            }
+        }
+        c.check(&call("json_error_position", vec![lit(Value::blob(b))]));
+    }
+    c.finish("json_error_position");
+}

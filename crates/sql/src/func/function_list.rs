@@ -12,7 +12,7 @@
 //!   copied from SQLite's own listing rather than derived from parlite's definitions.
 //! - Rows come in SQLite's order (its hash order), then the math functions, which the
 //!   oracle build lacks (SQLITE_ENABLE_MATH_FUNCTIONS) and SQLite flags as constant.
-//!   Functions SQLite has and parlite lacks (json_error_position, sqlite_log, the FTS and
+//!   Functions SQLite has and parlite lacks (sqlite_log, the FTS and
 //!   R-Tree helpers) are not listed.
 
 use crate::value::Value;
@@ -100,6 +100,7 @@ pub static FUNCTION_LIST: &[(&str, &str, i64, i64)] = &[
     ("string_agg", "w", 2, 2097152),
     ("last_insert_rowid", "s", 0, 2097152),
     ("unlikely", "s", 1, 2099200),
+    ("json_error_position", "s", 1, 2099200),
     ("char", "s", -1, 2099200),
     ("unixepoch", "s", -1, 2099200),
     ("count", "w", 0, 2097152),

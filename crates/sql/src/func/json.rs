@@ -120,6 +120,9 @@ struct Parser<'a> {
     depth: usize,
     /// A JSON5 extension was used (json_valid(X, 1) rejects the text).
     nonstd: bool,
+    /// Where the text went wrong, as SQLite's `JsonParse::iErr` says it (a byte offset):
+    /// set where `jsonTranslateTextToBlob` sets it, json_error_position's answer.
+    err: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -199,6 +202,12 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Fails with SQLite's error offset `at`.
+    fn fail(&mut self, at: usize) -> Step {
+        self.err = at;
+        Step::Error
+    }
+
     fn text(&self, a: usize, b: usize) -> String {
         String::from_utf8_lossy(&self.z[a.min(self.z.len())..b.min(self.z.len())]).into_owned()
     }
@@ -215,14 +224,14 @@ impl<'a> Parser<'a> {
                     return if self.z[i..].starts_with(b"true") && !is_alnum(self.at(i + 4)) {
                         Step::Value(Node::True, i + 4)
                     } else {
-                        Step::Error
+                        self.fail(i)
                     }
                 }
                 b'f' => {
                     return if self.z[i..].starts_with(b"false") && !is_alnum(self.at(i + 5)) {
                         Step::Value(Node::False, i + 5)
                     } else {
-                        Step::Error
+                        self.fail(i)
                     }
                 }
                 b'+' | b'.' | b'-' | b'0'..=b'9' => {
@@ -231,10 +240,16 @@ impl<'a> Parser<'a> {
                     }
                     return self.number(i);
                 }
-                b'}' => return Step::CloseBrace(i),
-                b']' => return Step::CloseBracket(i),
-                b',' => return Step::Comma(i),
-                b':' => return Step::Colon(i),
+                // A structural byte: SQLite points its error offset at it too.
+                b'}' | b']' | b',' | b':' => {
+                    self.err = i;
+                    return match c {
+                        b'}' => Step::CloseBrace(i),
+                        b']' => Step::CloseBracket(i),
+                        b',' => Step::Comma(i),
+                        _ => Step::Colon(i),
+                    };
+                }
                 0 => return Step::Eof,
                 0x09 | 0x0a | 0x0d | 0x20 => {
                     i += 1;
@@ -245,7 +260,7 @@ impl<'a> Parser<'a> {
                 0x0b | 0x0c | b'/' | 0xc2 | 0xe1 | 0xe2 | 0xe3 | 0xef => {
                     let n = self.json5_ws(i);
                     if n == 0 {
-                        return Step::Error;
+                        return self.fail(i);
                     }
                     self.nonstd = true;
                     i += n;
@@ -272,7 +287,7 @@ impl<'a> Parser<'a> {
                             return Step::Value(node, i + w.len());
                         }
                     }
-                    return Step::Error;
+                    return self.fail(i);
                 }
             }
         }
@@ -281,7 +296,7 @@ impl<'a> Parser<'a> {
     fn object(&mut self, i: usize) -> Step {
         self.depth += 1;
         if self.depth > JSON_MAX_DEPTH {
-            return Step::Error;
+            return self.fail(i);
         }
         let mut members: Vec<(Node, Node)> = Vec::new();
         let mut j = i + 1;
@@ -297,23 +312,42 @@ impl<'a> Parser<'a> {
                     return Step::Value(Node::Object(members), at + 1);
                 }
                 // Anything else may be an unquoted JSON5 key.
-                _ => {
+                other => {
                     j += self.json5_ws(j);
-                    if is_id1(self.at(j)) {
+                    // A `\uXXXX` escape may stand for any character of the name
+                    // (`jsonIs4HexB`); the name is then JSON5 text with escapes.
+                    let escape = |p: &Self, at: usize| {
+                        p.at(at) == b'\\' && p.at(at + 1) == b'u' && p.is_hex(at + 2, 4)
+                    };
+                    if is_id1(self.at(j)) || escape(self, j) {
+                        let mut kind = if escape(self, j) {
+                            StrKind::Text5
+                        } else {
+                            StrKind::Text
+                        };
                         let mut k = j + 1;
-                        while is_id2(self.at(k)) && self.json5_ws(k) == 0 {
-                            k += 1;
+                        loop {
+                            if is_id2(self.at(k)) && self.json5_ws(k) == 0 {
+                                k += 1;
+                            } else if escape(self, k) {
+                                kind = StrKind::Text5;
+                                k += 1;
+                            } else {
+                                break;
+                            }
                         }
                         self.nonstd = true;
-                        (Node::Str(StrKind::Text, self.text(j, k)), k)
-                    } else {
+                        (Node::Str(kind, self.text(j, k)), k)
+                    } else if matches!(other, Step::Error) {
                         return Step::Error;
+                    } else {
+                        return self.fail(j);
                     }
                 }
             };
             let (key, mut x) = key;
             if !matches!(key, Node::Str(..)) {
-                return Step::Error;
+                return self.fail(j);
             }
             // The colon.
             if self.at(x) == b':' {
@@ -326,16 +360,18 @@ impl<'a> Parser<'a> {
                 if self.at(k) == b':' {
                     x = k + 1;
                 } else {
-                    match self.step(x) {
+                    match self.step(k) {
                         Step::Colon(at) => x = at + 1,
-                        _ => return Step::Error,
+                        Step::Error => return Step::Error,
+                        _ => return self.fail(k),
                     }
                 }
             }
             // The value.
             let (value, mut y) = match self.step(x) {
                 Step::Value(v, y) => (v, y),
-                _ => return Step::Error,
+                Step::Error => return Step::Error,
+                _ => return self.fail(x),
             };
             members.push((key, value));
             // A comma or the closing brace.
@@ -354,7 +390,9 @@ impl<'a> Parser<'a> {
                         self.depth -= 1;
                         return Step::Value(Node::Object(members), at + 1);
                     }
-                    _ => return Step::Error,
+                    // SQLite points at the byte after the value even when the step failed
+                    // further on.
+                    _ => return self.fail(y),
                 },
             }
         }
@@ -363,7 +401,7 @@ impl<'a> Parser<'a> {
     fn array(&mut self, i: usize) -> Step {
         self.depth += 1;
         if self.depth > JSON_MAX_DEPTH {
-            return Step::Error;
+            return self.fail(i);
         }
         let mut items = Vec::new();
         let mut j = i + 1;
@@ -381,7 +419,8 @@ impl<'a> Parser<'a> {
                     self.depth -= 1;
                     return Step::Value(Node::Array(items), at + 1);
                 }
-                _ => return Step::Error,
+                Step::Error => return Step::Error,
+                _ => return self.fail(j),
             };
             while is_json_space(self.at(y)) {
                 y += 1;
@@ -398,7 +437,7 @@ impl<'a> Parser<'a> {
                         self.depth -= 1;
                         return Step::Value(Node::Array(items), at + 1);
                     }
-                    _ => return Step::Error,
+                    _ => return self.fail(y),
                 },
             }
         }
@@ -451,11 +490,11 @@ impl<'a> Parser<'a> {
                     kind = StrKind::Text5;
                     self.nonstd = true;
                 } else {
-                    return Step::Error;
+                    return self.fail(j);
                 }
             } else if c <= 0x1f {
                 if c == 0 {
-                    return Step::Error;
+                    return self.fail(j);
                 }
                 kind = StrKind::Text5;
                 self.nonstd = true;
@@ -476,7 +515,7 @@ impl<'a> Parser<'a> {
         'finish: {
             if c == b'.' {
                 if !self.at(i + 1).is_ascii_digit() {
-                    return Step::Error;
+                    return self.fail(i);
                 }
                 t = 0x03;
             } else if c <= b'0' {
@@ -489,7 +528,7 @@ impl<'a> Parser<'a> {
                         }
                         break 'finish;
                     } else if self.at(i + 1).is_ascii_digit() {
-                        return Step::Error;
+                        return self.fail(i + 1);
                     }
                 } else {
                     // '+' or '-'
@@ -503,11 +542,11 @@ impl<'a> Parser<'a> {
                         if self.at(i + 1) == b'.' {
                             t |= 0x01;
                         } else {
-                            return Step::Error;
+                            return self.fail(i);
                         }
                     } else if self.at(i + 1) == b'0' {
                         if self.at(i + 2).is_ascii_digit() {
-                            return Step::Error;
+                            return self.fail(i + 1);
                         } else if matches!(self.at(i + 2), b'x' | b'X')
                             && self.at(i + 3).is_ascii_hexdigit()
                         {
@@ -531,7 +570,7 @@ impl<'a> Parser<'a> {
                 }
                 if c == b'.' {
                     if t & 0x02 != 0 {
-                        return Step::Error;
+                        return self.fail(j);
                     }
                     t |= 0x02;
                     j += 1;
@@ -542,11 +581,11 @@ impl<'a> Parser<'a> {
                         if self.at(j - 1) == b'.' && j >= i + 2 && self.at(j - 2).is_ascii_digit() {
                             t |= 0x01;
                         } else {
-                            return Step::Error;
+                            return self.fail(j);
                         }
                     }
                     if seen_e {
-                        return Step::Error;
+                        return self.fail(j);
                     }
                     t |= 0x02;
                     seen_e = true;
@@ -556,7 +595,7 @@ impl<'a> Parser<'a> {
                         c2 = self.at(j + 1);
                     }
                     if !c2.is_ascii_digit() {
-                        return Step::Error;
+                        return self.fail(j);
                     }
                     j += 1;
                     continue;
@@ -567,7 +606,7 @@ impl<'a> Parser<'a> {
                 if self.at(j - 1) == b'.' && j >= i + 2 && self.at(j - 2).is_ascii_digit() {
                     t |= 0x01;
                 } else {
-                    return Step::Error;
+                    return self.fail(j);
                 }
             }
         }
@@ -595,6 +634,12 @@ fn parse(z: &[u8]) -> Option<Node> {
 
 /// Like [`parse`], also telling whether any JSON5 extension was used.
 fn parse_checked(z: &[u8]) -> Option<(Node, bool)> {
+    parse_text(z).ok()
+}
+
+/// [`parse_checked`], or SQLite's byte offset of the first error (`JsonParse::iErr`:
+/// where `jsonTranslateTextToBlob` left it, also when only trailing text is wrong).
+fn parse_text(z: &[u8]) -> std::result::Result<(Node, bool), usize> {
     let z = match z.iter().position(|&b| b == 0) {
         Some(n) => &z[..n],
         None => z,
@@ -603,9 +648,10 @@ fn parse_checked(z: &[u8]) -> Option<(Node, bool)> {
         z,
         depth: 0,
         nonstd: false,
+        err: 0,
     };
     let Step::Value(v, mut i) = p.step(0) else {
-        return None;
+        return Err(p.err);
     };
     while is_json_space(p.at(i)) {
         i += 1;
@@ -613,11 +659,11 @@ fn parse_checked(z: &[u8]) -> Option<(Node, bool)> {
     if p.at(i) != 0 {
         i += p.json5_ws(i);
         if p.at(i) != 0 {
-            return None;
+            return Err(p.err);
         }
         p.nonstd = true;
     }
-    Some((v, p.nonstd))
+    Ok((v, p.nonstd))
 }
 
 /// The JSON argument of a function: text (or a number's text) parsed, JSONB decoded;
@@ -1155,6 +1201,32 @@ fn render_pretty(n: &Node, indent: &str, level: usize, out: &mut String) -> Resu
 }
 
 /// `json_valid(X [, FLAGS])`.
+/// json_error_position(X) (SQLite 3.42+): 0 when X is well-formed JSON text (JSON5
+/// included) or a well-formed JSONB blob, else the 1-based position of the first error —
+/// in characters for text, in bytes (SQLite's approximate position) for a blob taken as
+/// JSONB; NULL for NULL.
+pub fn json_error_position(_: &Ctx, args: &[Value]) -> Result<Value> {
+    let text_position = |z: &[u8]| match parse_text(z) {
+        Ok(_) => 0,
+        // Characters before the offset (the text ends at a NUL), and the one at it.
+        Err(at) => {
+            1 + z
+                .iter()
+                .take(at)
+                .take_while(|&&b| b != 0)
+                .filter(|&&b| b & 0xc0 != 0x80)
+                .count()
+        }
+    };
+    let position = match &args[0] {
+        Value::Null => return Ok(Value::Null),
+        Value::Blob(b) if jsonb::is_jsonb(b) => jsonb::first_error(b),
+        Value::Blob(b) => text_position(b),
+        other => text_position(other.to_text_or_empty().as_bytes()),
+    };
+    Ok(Value::Integer(position as i64))
+}
+
 pub fn json_valid(_: &Ctx, args: &[Value]) -> Result<Value> {
     let flags = match args.get(1) {
         None => 1,

@@ -135,74 +135,123 @@ pub(super) fn is_jsonb(b: &[u8]) -> bool {
 /// `jsonbValidityCheck`: the blob is one element, well-formed throughout (every
 /// literal's text included). json_valid(X, 8) is this test.
 pub(super) fn is_valid(b: &[u8]) -> bool {
-    payload_size(b, 0).is_some_and(|(n, sz)| n + sz == b.len()) && valid_at(b, 0, b.len(), 1)
+    payload_size(b, 0).is_some_and(|(n, sz)| n + sz == b.len()) && first_error(b) == 0
 }
 
-fn valid_at(z: &[u8], i: usize, end: usize, depth: usize) -> bool {
+/// Where a blob taken as JSONB first goes wrong, as `jsonbValidityCheck` answers it for
+/// json_error_position: 0 when it is well-formed, else a 1-based byte position (SQLite
+/// calls it approximate: the start of the element, or the byte inside it at fault).
+pub(super) fn first_error(b: &[u8]) -> usize {
+    match payload_size(b, 0) {
+        Some((n, sz)) if n + sz == b.len() => error_at(b, 0, b.len(), 1),
+        _ => 1,
+    }
+}
+
+/// `first_error` for the element at `i`, which ends at `end` (its header says so).
+fn error_at(z: &[u8], i: usize, end: usize, depth: usize) -> usize {
     let Some((n, sz)) = payload_size(z, i).filter(|_| depth <= JSON_MAX_DEPTH) else {
-        return false;
+        return i + 1;
     };
     let x = z[i] & 0x0f;
-    let body = &z[i + n..end];
+    let at = i + n;
+    let body = &z[at..end];
+    // A position inside the body, 1-based in the blob.
+    let inside = |k: usize| at + k + 1;
     match x {
-        NULL | TRUE | FALSE => n + sz == 1,
+        NULL | TRUE | FALSE if n + sz == 1 => 0,
+        NULL | TRUE | FALSE => i + 1,
         INT => {
-            let d = body.strip_prefix(b"-").unwrap_or(body);
-            !d.is_empty() && d.iter().all(u8::is_ascii_digit)
+            let neg = usize::from(body.first() == Some(&b'-'));
+            if body.len() < 1 + neg {
+                return i + 1;
+            }
+            body[neg..]
+                .iter()
+                .position(|c| !c.is_ascii_digit())
+                .map_or(0, |k| inside(neg + k))
         }
         INT5 => {
-            let d = body.strip_prefix(b"-").unwrap_or(body);
-            d.len() >= 3
-                && d[0] == b'0'
-                && matches!(d[1], b'x' | b'X')
-                && d[2..].iter().all(u8::is_ascii_hexdigit)
+            let neg = usize::from(body.first() == Some(&b'-'));
+            if body.len() < 3 + neg || body[neg] != b'0' {
+                return i + 1;
+            }
+            if !matches!(body[neg + 1], b'x' | b'X') {
+                return inside(neg + 1);
+            }
+            body[neg + 2..]
+                .iter()
+                .position(|c| !c.is_ascii_hexdigit())
+                .map_or(0, |k| inside(neg + 2 + k))
         }
-        FLOAT | FLOAT5 => sz >= 2 && valid_float(body, x == FLOAT),
-        TEXT => body.iter().all(|&c| is_ok(c) || c == b'\''),
-        TEXTJ | TEXT5 => valid_text(body, x == TEXT5),
-        TEXTRAW => true,
+        FLOAT | FLOAT5 if sz < 2 => i + 1,
+        FLOAT | FLOAT5 => match float_error(body, x == FLOAT) {
+            FloatError::None => 0,
+            FloatError::Element => i + 1,
+            FloatError::At(k) => inside(k),
+        },
+        TEXT => body
+            .iter()
+            .position(|&c| !(is_ok(c) || c == b'\''))
+            .map_or(0, inside),
+        TEXTJ | TEXT5 => text_error(body, x == TEXT5).map_or(0, inside),
+        TEXTRAW => 0,
         ARRAY | OBJECT => {
-            let mut j = i + n;
+            let mut j = at;
             let mut cnt = 0usize;
             while j < end {
                 let Some((m, s)) = payload_size(&z[..end], j) else {
-                    return false;
+                    return j + 1;
                 };
                 let key_type = z[j] & 0x0f;
                 if x == OBJECT && cnt % 2 == 0 && !(TEXT..=TEXTRAW).contains(&key_type) {
-                    return false;
+                    return j + 1;
                 }
-                if !valid_at(z, j, j + m + s, depth + 1) {
-                    return false;
+                let sub = error_at(z, j, j + m + s, depth + 1);
+                if sub != 0 {
+                    return sub;
                 }
                 cnt += 1;
                 j += m + s;
             }
-            x == ARRAY || cnt % 2 == 0
+            if x == OBJECT && cnt % 2 == 1 {
+                j + 1
+            } else {
+                0
+            }
         }
-        _ => false,
+        _ => i + 1,
     }
 }
 
-/// The FLOAT / FLOAT5 payload rules of `jsonbValidityCheck`.
-fn valid_float(z: &[u8], strict: bool) -> bool {
+/// What `float_error` found.
+enum FloatError {
+    None,
+    /// The element as a whole (its start is the position).
+    Element,
+    /// The byte at this offset of the payload.
+    At(usize),
+}
+
+/// The FLOAT / FLOAT5 payload rules of `jsonbValidityCheck` (`z`: at least two bytes).
+fn float_error(z: &[u8], strict: bool) -> FloatError {
     let k = z.len();
     let mut j = usize::from(z[0] == b'-');
     if j == 1 && k < 3 {
-        return false;
+        return FloatError::Element;
     }
     let digit = |i: usize| z.get(i).is_some_and(u8::is_ascii_digit);
     // 0: nothing seen; 1: a '.'; 2: an exponent.
     let mut seen = 0;
     if z[j] == b'.' {
         if strict || !digit(j + 1) {
-            return false;
+            return FloatError::At(j);
         }
         j += 2;
         seen = 1;
     } else if z[j] == b'0' && strict {
         if j + 3 > k || !matches!(z[j + 1], b'.' | b'e' | b'E') {
-            return false;
+            return FloatError::At(j);
         }
         j += 1;
     }
@@ -211,32 +260,37 @@ fn valid_float(z: &[u8], strict: bool) -> bool {
             c if c.is_ascii_digit() => {}
             b'.' => {
                 if seen > 0 || (strict && !digit(j + 1)) {
-                    return false;
+                    return FloatError::At(j);
                 }
                 seen = 1;
             }
             b'e' | b'E' => {
                 if seen == 2 || j == k - 1 {
-                    return false;
+                    return FloatError::At(j);
                 }
                 if matches!(z[j + 1], b'+' | b'-') {
                     j += 1;
                     if j == k - 1 {
-                        return false;
+                        return FloatError::At(j);
                     }
                 }
                 seen = 2;
             }
-            _ => return false,
+            _ => return FloatError::At(j),
         }
         j += 1;
     }
-    seen != 0
+    if seen == 0 {
+        FloatError::Element
+    } else {
+        FloatError::None
+    }
 }
 
 /// The TEXTJ / TEXT5 payload rules of `jsonbValidityCheck`: standard escapes, and for
-/// TEXT5 also raw `"` and control characters and the JSON5 escapes.
-fn valid_text(z: &[u8], json5: bool) -> bool {
+/// TEXT5 also raw `"` and control characters and the JSON5 escapes. The offset of the
+/// first byte at fault (an escape's backslash), if any.
+fn text_error(z: &[u8], json5: bool) -> Option<usize> {
     let k = z.len();
     let hex = |i: usize, n: usize| {
         z.get(i..i + n)
@@ -251,29 +305,31 @@ fn valid_text(z: &[u8], json5: bool) -> bool {
         }
         if c == b'"' || c <= 0x1f {
             if !json5 {
-                return false;
+                return Some(j);
             }
             j += 1;
             continue;
         }
         // A backslash.
         let Some(&e) = z.get(j + 1) else {
-            return false;
+            return Some(j);
         };
         j += match e {
-            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => 2,
+            // NUL too: SQLite looks the byte up with strchr(), which finds the string's
+            // terminator.
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' | 0 => 2,
             b'u' if j + 5 < k && hex(j + 2, 4) => 6,
-            _ if !json5 => return false,
+            _ if !json5 => return Some(j),
             b'\'' | b'v' => 2,
             b'0' if !z.get(j + 2).is_some_and(u8::is_ascii_digit) => 2,
             b'x' if hex(j + 2, 2) => 4,
             b'\n' => 2,
             b'\r' => 2 + usize::from(z.get(j + 2) == Some(&b'\n')),
             0xe2 if matches!(z.get(j + 2..j + 4), Some([0x80, 0xa8 | 0xa9])) => 4,
-            _ => return false,
+            _ => return Some(j),
         };
     }
-    true
+    None
 }
 
 /// The tree of a whole JSONB blob; None when it is malformed.

@@ -381,6 +381,7 @@ pub static BUILTINS: &[FuncDef] = &[
     scalar("trunc", 1, Some(1), math::trunc),
     scalar("json", 1, Some(1), json::json),
     scalar("json_valid", 1, Some(2), json::json_valid),
+    scalar("json_error_position", 1, Some(1), json::json_error_position),
     special(
         scalar("json_quote", 1, Some(1), json::json_quote),
         Special::JsonSubtypes,
