@@ -208,6 +208,12 @@ fn generated_json() {
         };
         c.check(&e);
     }
+    // json_valid's flags are checked before its document, a NULL one too.
+    for doc in [lit("[1]"), lit("{a:1}"), null()] {
+        for flags in [null(), lit(0), lit(16), lit("x"), lit(1.9), lit("3")] {
+            c.check(&call("json_valid", vec![doc.clone(), flags]));
+        }
+    }
     // No blobs here: generated_jsonb covers them.
     let non_blob = |rng: &mut StdRng| loop {
         let v = random_value(rng);

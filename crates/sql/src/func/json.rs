@@ -1228,9 +1228,9 @@ pub fn json_error_position(_: &Ctx, args: &[Value]) -> Result<Value> {
 }
 
 pub fn json_valid(_: &Ctx, args: &[Value]) -> Result<Value> {
+    // The flags are checked first, a NULL read as 0, as SQLite's sqlite3_value_int64.
     let flags = match args.get(1) {
         None => 1,
-        Some(Value::Null) => return Ok(Value::Null),
         Some(f) => {
             let f = f.to_i64();
             if !(1..=15).contains(&f) {
