@@ -630,7 +630,13 @@ impl<'a> Exec<'a> {
                 let fr = Frame::new(r, parent);
                 let mut o = Vec::with_capacity(nvis);
                 for e in &core.outputs {
-                    o.push(self.eval(e, &fr)?);
+                    // A column of this row (`SELECT *`, plain column lists) is cloned here:
+                    // through `eval` it was a call and a `Result` per column, ~25 of the
+                    // ~36 instructions (hc_mixed's scan, callgrind; BENCHMARKS.md "hcscan2").
+                    o.push(match e {
+                        CExpr::Col { level: 0, idx } => r.get(*idx).cloned().unwrap_or_default(),
+                        _ => self.eval(e, &fr)?,
+                    });
                 }
                 out.push(o);
                 if cap.is_some_and(|c| out.len() >= c) {
