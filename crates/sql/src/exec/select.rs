@@ -392,6 +392,17 @@ impl<'a> Exec<'a> {
 
     /// The first `n` rows in `keys` order of a core without grouping, DISTINCT or windows,
     /// sorted: only `n` rows are held during the scan (topn.rs).
+    /// One output of a scanned row. A column of the row itself (`SELECT *`, plain column
+    /// lists) is cloned in place: through `eval` it was a call and a `Result` per column,
+    /// ~25 of its ~36 instructions (hc_mixed's scan, callgrind; BENCHMARKS.md "hcscan2").
+    #[inline]
+    fn output_value(&self, e: &CExpr, fr: &Frame) -> Result<Value> {
+        match e {
+            CExpr::Col { level: 0, idx } => Ok(fr.row.get(*idx).cloned().unwrap_or_default()),
+            _ => self.eval(e, fr),
+        }
+    }
+
     fn run_core_top_n(
         &self,
         core: &CorePlan,
@@ -407,7 +418,7 @@ impl<'a> Exec<'a> {
             let fr = Frame::new(r, parent);
             let mut o = top.take_buffer(nvis);
             for e in &core.outputs {
-                o.push(self.eval(e, &fr)?);
+                o.push(self.output_value(e, &fr)?);
             }
             top.offer(o);
             Ok(())
@@ -630,7 +641,7 @@ impl<'a> Exec<'a> {
                 let fr = Frame::new(r, parent);
                 let mut o = Vec::with_capacity(nvis);
                 for e in &core.outputs {
-                    o.push(self.eval(e, &fr)?);
+                    o.push(self.output_value(e, &fr)?);
                 }
                 out.push(o);
                 if cap.is_some_and(|c| out.len() >= c) {

@@ -111,58 +111,74 @@ impl Exec<'_> {
             }
             _ => 0,
         };
-        let mut pos = 0usize;
-        loop {
-            if !candidates.next_into(&mut row[src.start..src.start + src.width])? {
-                break;
-            }
-            pos += 1;
-            let pos = pos - 1;
-            let fr = Frame::new(row, parent);
-            if src.join.is_outer() {
-                let mut ok = true;
-                for t in &src.on {
-                    if !self.is_true(t, &fr)? {
-                        ok = false;
-                        break;
-                    }
+        // Each row of this level carried through the levels after it. A LIMIT reached
+        // below stops the walk with `STOP_SCAN_MSG`.
+        let mut walk = || -> Result<()> {
+            let mut pos = 0usize;
+            loop {
+                if !candidates.next_into(&mut row[src.start..src.start + src.width])? {
+                    break;
                 }
-                if !ok {
-                    continue;
-                }
-                any = true;
-                if src.join.keeps_right_rows() {
-                    if let Some(m) = matched.get_mut(i) {
-                        if m.len() <= pos {
-                            m.resize(pos + 1, false);
+                pos += 1;
+                let pos = pos - 1;
+                let fr = Frame::new(row, parent);
+                if src.join.is_outer() {
+                    let mut ok = true;
+                    for t in &src.on {
+                        if !self.is_true(t, &fr)? {
+                            ok = false;
+                            break;
                         }
-                        m[pos] = true;
+                    }
+                    if !ok {
+                        continue;
+                    }
+                    any = true;
+                    if src.join.keeps_right_rows() {
+                        if let Some(m) = matched.get_mut(i) {
+                            if m.len() <= pos {
+                                m.resize(pos + 1, false);
+                            }
+                            m[pos] = true;
+                        }
                     }
                 }
-            }
-            let mut ok = true;
-            if implied == 0 {
-                for t in &core.filters[i] {
-                    if !self.is_true(t, &fr)? {
-                        ok = false;
-                        break;
+                let mut ok = true;
+                if implied == 0 {
+                    for t in &core.filters[i] {
+                        if !self.is_true(t, &fr)? {
+                            ok = false;
+                            break;
+                        }
                     }
+                } else {
+                    ok = self.all_true_but(&core.filters[i], implied, &fr)?;
                 }
-            } else {
-                ok = self.all_true_but(&core.filters[i], implied, &fr)?;
+                if ok {
+                    self.join_level(core, i + 1, row, parent, emit, matched)?;
+                }
             }
-            if ok {
-                self.join_level(core, i + 1, row, parent, emit, matched)?;
-            }
-        }
-        // The walk is done: kept for this level's next outer row (`candidate_source`).
-        if let Candidates::Scan {
-            scan,
-            defaults,
-            reals,
-            kept: Some(key),
-            ..
-        } = candidates
+            Ok(())
+        };
+        let walked = walk();
+        // The walk is done, or stopped by a LIMIT: kept for this level's next outer row
+        // or the statement's next execution (`candidate_source`). Dropped at the LIMIT,
+        // hc_mixed's `... ORDER BY substr(c,1,16) LIMIT 10` built its walk anew every
+        // execution (~1.1k instructions of a ~31k scan: BENCHMARKS.md "hcscan2").
+        let finished = match &walked {
+            Ok(()) => true,
+            Err(e) => is_stop_scan(e),
+        };
+        if let (
+            true,
+            Candidates::Scan {
+                scan,
+                defaults,
+                reals,
+                kept: Some(key),
+                ..
+            },
+        ) = (finished, candidates)
         {
             let mut walks = self.kept_walks.borrow_mut();
             if walks.len() < KEPT_WALKS_MAX {
@@ -174,6 +190,7 @@ impl Exec<'_> {
                 });
             }
         }
+        walked?;
         if matches!(src.join, JoinType::Left | JoinType::Full) && !any {
             for v in &mut row[src.start..src.start + src.width] {
                 *v = Value::Null;
