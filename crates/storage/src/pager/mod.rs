@@ -813,6 +813,7 @@ impl Inner {
         Ok(WriterGuard {
             inner: Arc::clone(self),
             since: Instant::now(),
+            leaves: false,
         })
     }
 
@@ -957,6 +958,8 @@ struct WriterGuard {
     inner: Arc<Inner>,
     /// When the lock was taken (`PagerStats::writer_lock_held_ns`).
     since: Instant,
+    /// The holder goes on to a durability wait once it lets the lock go (writer_lock.rs W8).
+    leaves: bool,
 }
 
 impl Drop for WriterGuard {
@@ -967,7 +970,7 @@ impl Drop for WriterGuard {
             .writer_held_ns
             .fetch_add(held_ns, Ordering::Relaxed);
         self.inner.writer_holds.fetch_add(1, Ordering::Relaxed);
-        self.inner.writer.release(held);
+        self.inner.writer.release(held, self.leaves);
     }
 }
 
@@ -1218,6 +1221,9 @@ impl FileWriteView {
         let need = inner.past_threshold(logs.active.frames_bytes());
         drop(log_guard);
         // Step 6: let the next writer in before waiting for the disk.
+        if let Some(w) = self.writer.as_mut() {
+            w.leaves = mode == Synchronous::Full;
+        }
         self.writer = None;
         // G6: a round handed over is synced before anything else delays its fsync.
         let led = match written {
