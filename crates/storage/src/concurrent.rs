@@ -61,7 +61,8 @@ use crate::error::{PageNo, Result, StorageError};
 use crate::record::KeyCompare;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+use std::sync::{Arc, MutexGuard};
 
 /// Isolation level of concurrent transactions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -92,6 +93,31 @@ pub struct ConcurrencyStats {
     pub conflicts: u64,
     /// Conflicts by the root page named in the error.
     pub conflicts_by_root: BTreeMap<PageNo, u64>,
+}
+
+/// How a concurrent transaction's commit went (`ConcurrencyStats::count`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ConcCommit {
+    /// It wrote nothing: nothing to validate or publish, not counted.
+    ReadOnly,
+    /// Committed as is (`concurrent_fast_commits`).
+    Fast,
+    /// Committed as a view rebased outside the writer lock (`concurrent_rebased_commits`).
+    Rebased,
+    /// Validated and replayed under the writer lock.
+    Replayed,
+}
+
+impl ConcurrencyStats {
+    pub(crate) fn count(&mut self, how: ConcCommit) {
+        match how {
+            ConcCommit::ReadOnly => return,
+            ConcCommit::Fast => self.concurrent_fast_commits += 1,
+            ConcCommit::Rebased => self.concurrent_rebased_commits += 1,
+            ConcCommit::Replayed => {}
+        }
+        self.concurrent_commits += 1;
+    }
 }
 
 /// Past this many keys written in one tree by one transaction, the tree is recorded as
@@ -381,8 +407,49 @@ struct CommitEntry {
 /// commits, whichever `Database` made them (two `Database`s over one backend, as two
 /// `open`s of one file in a process give, each kept their own before, and a concurrent
 /// commit did not see the other's writes: a lost update).
+///
+/// Every concurrent commit of every thread passes through it, so its mutex is a cache line
+/// the writers' cores hand back and forth: a commit takes it three times (its snapshot's
+/// registration, its entry's push, its unregistration with the counters), and asks
+/// whether its snapshot went stale without it (`newest_seq`, a load). Measured
+/// (bdb_update --threads 2 --begin concurrent, sync=off, perf): seven sections a commit
+/// were most of `Txn::commit`'s 2.4 samples per 1,000 commits and half of
+/// `lock_contended`'s 1.2.
 #[derive(Default)]
-pub struct SharedHistory(pub(crate) std::sync::Mutex<History>);
+pub struct SharedHistory {
+    history: std::sync::Mutex<History>,
+    /// `History::newest_seq`, stored under the mutex by every push (`push`); never
+    /// decreases, so a load that misses the latest push gives an older entry's number.
+    newest: AtomicU64,
+}
+
+impl SharedHistory {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, History> {
+        self.history.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The newest entry's sequence number, without the mutex (`History::newest_seq`). A
+    /// caller that acts on a stale (smaller) value must be safe with it: a concurrent
+    /// commit that misses the latest push skips a rebase and finds its snapshot stale at
+    /// `attach_writer` instead (C6).
+    pub(crate) fn newest_seq(&self) -> u64 {
+        self.newest.load(AtomicOrdering::Acquire)
+    }
+
+    /// C1: `History::push`, then `newest_seq` moved to it.
+    pub(crate) fn push(&self, seq: u64, writes: WriteSet) {
+        let mut h = self.lock();
+        h.push(seq, writes);
+        self.newest.store(h.newest_seq(), AtomicOrdering::Release);
+    }
+
+    /// C1: `History::push_opaque`, then `newest_seq` moved to it.
+    pub(crate) fn push_opaque(&self, seq: u64) {
+        let mut h = self.lock();
+        h.push_opaque(seq);
+        self.newest.store(h.newest_seq(), AtomicOrdering::Release);
+    }
+}
 
 /// Write sets of recent commits and the live concurrent snapshots (C1, C2).
 #[derive(Default)]
