@@ -412,9 +412,9 @@ struct CommitEntry {
 /// the writers' cores hand back and forth: a commit takes it three times (its snapshot's
 /// registration, its entry's push, its unregistration with the counters), and asks
 /// whether its snapshot went stale without it (`newest_seq`, a load). Measured
-/// (bdb_update --threads 2 --begin concurrent, sync=off, perf): seven sections a commit
-/// were most of `Txn::commit`'s 2.4 samples per 1,000 commits and half of
-/// `lock_contended`'s 1.2.
+/// (bdb_update --threads 2 --begin concurrent, sync=off, perf): with five sections a
+/// commit (and two settings mutexes, txn.rs `DbInner`), the mutexes' atomics were most of
+/// `Txn::commit`'s 2.4 samples per 1,000 commits; with three, 1.1.
 #[derive(Default)]
 pub struct SharedHistory {
     history: std::sync::Mutex<History>,
