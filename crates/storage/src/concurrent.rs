@@ -16,10 +16,12 @@
 //! - C1. An entry for commit `s + 1` (the writer's snapshot `s` is the latest, since it holds
 //!   the writer lock) is pushed while the writer lock is held and before the commit is
 //!   published, so a transaction whose snapshot is `<= s` finds it when it validates.
-//! - C2. A concurrent transaction registers its snapshot in the history in the same critical
-//!   section that takes the snapshot; pruning removes only entries with `seq <=` every live
-//!   registered snapshot and below the newest entry (which may not be published yet).
-//!   So an entry a live or future transaction needs is never pruned.
+//! - C2. A concurrent transaction registers in the history, before it takes its snapshot
+//!   `s`, a number `r <= s`: the newest entry's number minus one (by C1 at most one entry,
+//!   the newest, is pushed and not yet published, and the latest commit never goes back,
+//!   so every later snapshot is at least `r`). Pruning removes only entries with `seq <=`
+//!   every live registration and below the newest entry (which may not be published yet).
+//!   So an entry a live or future transaction needs (`seq > s >= r`) is never pruned.
 //! - C3. Validation covers every entry with `seq >` the transaction's snapshot up to its
 //!   commit point (the part after the last rebase, C7, under the writer lock): under
 //!   Serializable it fails if a later commit wrote a key
@@ -230,6 +232,8 @@ pub(crate) enum Op {
 /// Everything a concurrent transaction records.
 pub(crate) struct ConcTxn {
     pub snapshot: u64,
+    /// Its registration in the history (C2), at most `snapshot`.
+    pub registered: u64,
     pub isolation: Isolation,
     reads: HashMap<PageNo, RootReads>,
     pub header_read: bool,
@@ -265,9 +269,10 @@ impl ConcTxn {
         buf
     }
 
-    pub fn new(snapshot: u64, isolation: Isolation) -> ConcTxn {
+    pub fn new(snapshot: u64, registered: u64, isolation: Isolation) -> ConcTxn {
         ConcTxn {
             snapshot,
+            registered,
             isolation,
             reads: HashMap::new(),
             header_read: false,
@@ -562,7 +567,7 @@ mod tests {
 
     #[test]
     fn intervals_merge_and_cover() {
-        let mut t = ConcTxn::new(0, Isolation::Serializable);
+        let mut t = ConcTxn::new(0, 0, Isolation::Serializable);
         let r = PageNo(2);
         t.read(r, Some(Key::Row(5)), Some(Key::Row(7)), None);
         t.read(r, Some(Key::Row(7)), Some(Key::Row(9)), None);

@@ -20,8 +20,9 @@
 //!   read interval and every write as a key and a logical operation before returning
 //!   (concurrent.rs); a lock-holding writer records its written keys. Both hand their write
 //!   set to the history before their commit is published (concurrent.rs C1).
-//! - T5. A concurrent transaction's snapshot stays registered in the history from
-//!   `begin_concurrent` until it commits, rolls back or is dropped (concurrent.rs C2).
+//! - T5. A concurrent transaction stays registered in the history (at or below its
+//!   snapshot) from `begin_concurrent` until it commits, rolls back or is dropped
+//!   (concurrent.rs C2).
 //! - T6. `renew_read`, `renew_write` and `renew_concurrent` are the one way out of T3's
 //!   finished state: the transaction begins again, as `Database::begin_read`,
 //!   `begin_write` or `begin_concurrent` would begin a new one, on a snapshot taken then
@@ -262,13 +263,26 @@ impl Database {
             });
         }
         let isolation = self.concurrent_isolation();
-        // C2: the snapshot is taken and registered in one critical section.
-        let mut h = self.inner.history.lock();
-        let view = self.inner.backend.begin_detached()?;
+        // C2: registered first, then the snapshot taken outside the history's mutex (held
+        // across the backend's snapshot registration, it was the mutex both writers of
+        // bdb_update --threads 2 --begin concurrent waited for most, perf).
+        let registered = {
+            let mut h = self.inner.history.lock();
+            let registered = h.newest_seq().saturating_sub(1);
+            h.register(registered);
+            registered
+        };
+        let view = match self.inner.backend.begin_detached() {
+            Ok(view) => view,
+            Err(e) => {
+                self.inner.history.lock().unregister(registered);
+                return Err(e);
+            }
+        };
         let seq = view.snapshot_seq();
-        h.register(seq);
-        drop(h);
-        Ok((View::Write(view), Box::new(ConcTxn::new(seq, isolation))))
+        debug_assert!(registered <= seq);
+        let conc = ConcTxn::new(seq, registered, isolation);
+        Ok((View::Write(view), Box::new(conc)))
     }
 
     /// Isolation of concurrent transactions begun from now on (default Serializable).
@@ -475,7 +489,7 @@ impl Drop for TxnInner {
     fn drop(&mut self) {
         // T5.
         if let Some(c) = self.conc.take() {
-            self.db.inner.history.lock().unregister(c.snapshot);
+            self.db.inner.history.lock().unregister(c.registered);
         }
         put_spare_buffers(std::mem::take(&mut self.bufs));
     }
@@ -1522,7 +1536,7 @@ impl Txn {
             // T5: only now, after validation, may the entries it needed go; in the same
             // section as the commit's counters (`SharedHistory`).
             let mut h = g.db.inner.history.lock();
-            h.unregister(c.snapshot);
+            h.unregister(c.registered);
             if let Ok((_, how)) = &r {
                 h.stats.count(*how);
             }
@@ -1556,7 +1570,7 @@ impl Txn {
             w.rollback();
         }
         if let Some(mut c) = g.conc.take() {
-            g.db.inner.history.lock().unregister(c.snapshot);
+            g.db.inner.history.lock().unregister(c.registered);
             g.bufs.record = c.take_record_buffer();
         }
     }
