@@ -98,7 +98,9 @@ fn cache_size_bounds_the_pages_the_cache_keeps() {
     c.execute_batch("PRAGMA cache_size = -20000").unwrap();
     assert_eq!(db.stats().cache_pages_max, 5000);
     assert_eq!(int(&c, SCAN), 2000);
-    assert!(db.stats().cache_pages > 2000, "{:?}", db.stats());
+    // Every leaf (the interior pages this thread read before may come from the pages it
+    // keeps itself, storage pager/thread_memo.rs, instead of the cache).
+    assert!(db.stats().cache_pages >= 2000, "{:?}", db.stats());
     assert_eq!(int(&c, "PRAGMA cache_size"), -20000);
     let mut st = c.prepare("PRAGMA integrity_check").unwrap().unwrap().0;
     assert!(st.step().unwrap());

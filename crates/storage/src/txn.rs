@@ -20,8 +20,9 @@
 //!   read interval and every write as a key and a logical operation before returning
 //!   (concurrent.rs); a lock-holding writer records its written keys. Both hand their write
 //!   set to the history before their commit is published (concurrent.rs C1).
-//! - T5. A concurrent transaction's snapshot stays registered in the history from
-//!   `begin_concurrent` until it commits, rolls back or is dropped (concurrent.rs C2).
+//! - T5. A concurrent transaction stays registered in the history (at or below its
+//!   snapshot) from `begin_concurrent` until it commits, rolls back or is dropped
+//!   (concurrent.rs C2).
 //! - T6. `renew_read`, `renew_write` and `renew_concurrent` are the one way out of T3's
 //!   finished state: the transaction begins again, as `Database::begin_read`,
 //!   `begin_write` or `begin_concurrent` would begin a new one, on a snapshot taken then
@@ -36,7 +37,9 @@ use crate::btree::check::{check, TreeSpec};
 use crate::btree::cursor::{payload_of, TreeCursor};
 use crate::btree::page::{write_page, TABLE_LEAF};
 use crate::btree::{build, delete, insert, tree};
-use crate::concurrent::{ConcTxn, ConcurrencyStats, Isolation, Key, Op, SharedHistory, WriteSet};
+use crate::concurrent::{
+    ConcCommit, ConcTxn, ConcurrencyStats, Isolation, Key, Op, SharedHistory, WriteSet,
+};
 use crate::error::{PageNo, Result, StorageError};
 use crate::header::{get_u32, init_header, put_u32, DbHeader, HeaderField};
 use crate::mem::MemBackend;
@@ -46,6 +49,7 @@ use crate::record::KeyCompare;
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -92,16 +96,38 @@ struct DbInner {
     /// Write sets of recent commits and live concurrent snapshots (concurrent.rs C1, C2):
     /// the backend's, shared with every other `Database` over it (`SharedHistory`).
     history: Arc<SharedHistory>,
-    /// Isolation of concurrent transactions begun from now on.
-    isolation: Mutex<Isolation>,
-    /// How long a concurrent transaction's commit waits for the writer lock.
-    concurrent_busy_timeout: Mutex<Duration>,
+    /// Isolation of concurrent transactions begun from now on (`isolation_to_u8`).
+    /// These two settings are read by every concurrent transaction and almost never
+    /// written: as mutexes, each read wrote their cache line, which the writers' cores
+    /// then passed around (`SharedHistory`'s measurement).
+    isolation: AtomicU8,
+    /// How long a concurrent transaction's commit waits for the writer lock, in ns.
+    concurrent_busy_timeout_ns: AtomicU64,
     /// The page-cache bound each open connection asked for (`CacheAsk`), by ticket.
     cache_asks: Mutex<(u64, BTreeMap<u64, usize>)>,
 }
 
 /// Default wait for the writer lock at a concurrent transaction's commit.
 const CONCURRENT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+fn isolation_to_u8(i: Isolation) -> u8 {
+    match i {
+        Isolation::Serializable => 0,
+        Isolation::Snapshot => 1,
+    }
+}
+
+fn u8_to_isolation(v: u8) -> Isolation {
+    match v {
+        0 => Isolation::Serializable,
+        _ => Isolation::Snapshot,
+    }
+}
+
+/// A wait in ns, saturated at `u64::MAX` (584 years).
+fn duration_to_ns(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -114,8 +140,8 @@ impl DbInner {
             backend,
             synchronous: Mutex::new(synchronous),
             read_only,
-            isolation: Mutex::new(Isolation::default()),
-            concurrent_busy_timeout: Mutex::new(CONCURRENT_BUSY_TIMEOUT),
+            isolation: AtomicU8::new(isolation_to_u8(Isolation::default())),
+            concurrent_busy_timeout_ns: AtomicU64::new(duration_to_ns(CONCURRENT_BUSY_TIMEOUT)),
             cache_asks: Mutex::new((0, BTreeMap::new())),
         }
     }
@@ -236,43 +262,64 @@ impl Database {
                 reason: "database opened read-only".into(),
             });
         }
-        let isolation = *lock(&self.inner.isolation);
-        // C2: the snapshot is taken and registered in one critical section.
-        let mut h = lock(&self.inner.history.0);
-        let view = self.inner.backend.begin_detached()?;
+        let isolation = self.concurrent_isolation();
+        // C2: registered first, then the snapshot taken outside the history's mutex (held
+        // across the backend's snapshot registration, it was the mutex both writers of
+        // bdb_update --threads 2 --begin concurrent waited for most, perf).
+        let registered = {
+            let mut h = self.inner.history.lock();
+            let registered = h.newest_seq().saturating_sub(1);
+            h.register(registered);
+            registered
+        };
+        let view = match self.inner.backend.begin_detached() {
+            Ok(view) => view,
+            Err(e) => {
+                self.inner.history.lock().unregister(registered);
+                return Err(e);
+            }
+        };
         let seq = view.snapshot_seq();
-        h.register(seq);
-        drop(h);
-        Ok((View::Write(view), Box::new(ConcTxn::new(seq, isolation))))
+        debug_assert!(registered <= seq);
+        let conc = ConcTxn::new(seq, registered, isolation);
+        Ok((View::Write(view), Box::new(conc)))
     }
 
     /// Isolation of concurrent transactions begun from now on (default Serializable).
     pub fn set_concurrent_isolation(&self, isolation: Isolation) {
-        *lock(&self.inner.isolation) = isolation;
+        self.inner
+            .isolation
+            .store(isolation_to_u8(isolation), AtomicOrdering::Relaxed);
     }
 
     pub fn concurrent_isolation(&self) -> Isolation {
-        *lock(&self.inner.isolation)
+        u8_to_isolation(self.inner.isolation.load(AtomicOrdering::Relaxed))
     }
 
     /// How long a concurrent transaction's commit waits for the writer lock (default 5 s).
     pub fn set_concurrent_busy_timeout(&self, busy_timeout: Duration) {
-        *lock(&self.inner.concurrent_busy_timeout) = busy_timeout;
+        self.inner
+            .concurrent_busy_timeout_ns
+            .store(duration_to_ns(busy_timeout), AtomicOrdering::Relaxed);
     }
 
     /// How long a concurrent commit waits for the writer lock to validate and apply.
     pub fn concurrent_busy_timeout(&self) -> Duration {
-        *lock(&self.inner.concurrent_busy_timeout)
+        Duration::from_nanos(
+            self.inner
+                .concurrent_busy_timeout_ns
+                .load(AtomicOrdering::Relaxed),
+        )
     }
 
     /// Commits of each kind and conflicts by root.
     pub fn concurrency_stats(&self) -> ConcurrencyStats {
-        lock(&self.inner.history.0).stats.clone()
+        self.inner.history.lock().stats.clone()
     }
 
     /// Number of commit write sets the history keeps (its memory bound, concurrent.rs C2).
     pub fn concurrent_history_len(&self) -> usize {
-        lock(&self.inner.history.0).len()
+        self.inner.history.lock().len()
     }
 
     pub fn checkpoint(&self) -> Result<()> {
@@ -442,7 +489,7 @@ impl Drop for TxnInner {
     fn drop(&mut self) {
         // T5.
         if let Some(c) = self.conc.take() {
-            lock(&self.db.inner.history.0).unregister(c.snapshot);
+            self.db.inner.history.lock().unregister(c.registered);
         }
         put_spare_buffers(std::mem::take(&mut self.bufs));
     }
@@ -551,7 +598,7 @@ pub use cursor::Cursor;
 
 impl TxnInner {
     fn start_recording_writes(&mut self) {
-        if lock(&self.db.inner.history.0).enabled {
+        if self.db.inner.history.lock().enabled {
             self.locked_writes = Some(WriteSet::default());
         }
     }
@@ -1469,44 +1516,47 @@ impl Txn {
             w.set_synchronous(mode);
         }
         if let Some(mut c) = g.conc.take() {
-            let db = g.db.clone();
             let mut slot = match view {
                 View::Write(w) => Some(w),
                 View::Read(_) | View::Done => None,
             };
-            let r = commit_concurrent(&db, &mut slot, &mut c, g.synchronous)
-                .map(|seq| g.committed_seq = seq);
+            // `g.db` borrowed, not cloned: a clone is a write to the `Database`'s reference
+            // count, a cache line every connection's commits share.
+            let r = commit_concurrent(&g.db, &mut slot, &mut c, g.synchronous);
             if let (Err(StorageError::Busy { .. }), Some(w)) = (&r, slot.take()) {
                 // T3: the writer lock was not had in time; the transaction stays open, as
                 // SQLite's COMMIT after SQLITE_BUSY.
                 g.view = View::Write(w);
                 g.conc = Some(c);
-                return r;
+                return r.map(|_| ());
             }
             if let Some(w) = slot {
                 w.rollback();
             }
-            // T5: only now, after validation, may the entries it needed go.
-            lock(&db.inner.history.0).unregister(c.snapshot);
+            // T5: only now, after validation, may the entries it needed go; in the same
+            // section as the commit's counters (`SharedHistory`).
+            let mut h = g.db.inner.history.lock();
+            h.unregister(c.registered);
+            if let Ok((_, how)) = &r {
+                h.stats.count(*how);
+            }
+            drop(h);
             g.bufs.record = c.take_record_buffer();
-            return r;
+            return r.map(|(seq, _)| g.committed_seq = seq);
         }
         match view {
             View::Write(w) => {
                 // C1: the entry goes in before the commit is published (the writer lock is
                 // held, so the commit's sequence number is the snapshot's + 1).
                 let entry_seq = w.snapshot_seq() + 1;
-                let writes = g.locked_writes.take();
-                let mut h = lock(&g.db.inner.history.0);
-                match writes {
-                    Some(ws) => h.push(entry_seq, ws),
-                    None => h.push_opaque(entry_seq),
+                match g.locked_writes.take() {
+                    Some(ws) => g.db.inner.history.push(entry_seq, ws),
+                    None => g.db.inner.history.push_opaque(entry_seq),
                 }
-                drop(h);
                 let seq = w.commit_seq();
                 w.commit()?;
                 g.committed_seq = seq;
-                lock(&g.db.inner.history.0).stats.locked_commits += 1;
+                g.db.inner.history.lock().stats.locked_commits += 1;
                 Ok(())
             }
             View::Read(_) => Ok(()),
@@ -1520,7 +1570,7 @@ impl Txn {
             w.rollback();
         }
         if let Some(mut c) = g.conc.take() {
-            lock(&g.db.inner.history.0).unregister(c.snapshot);
+            g.db.inner.history.lock().unregister(c.registered);
             g.bufs.record = c.take_record_buffer();
         }
     }
@@ -1604,29 +1654,30 @@ fn conc_comparator(g: &TxnInner, cmp: &dyn KeyCompare) -> Result<Option<Arc<dyn 
 /// bounds the wasted replays when one tree is hot.
 const REBASE_ATTEMPTS_MAX: usize = 3;
 
-/// Commits a concurrent transaction (concurrent.rs C3–C7). On `Busy` the view is left in
-/// `slot` and `c` whole (the caller keeps the transaction open); otherwise the view is
-/// consumed, and once the writer lock is had `c`'s write set moves into the history.
+/// Commits a concurrent transaction (concurrent.rs C3–C7): the sequence number it
+/// published and how, for the caller to count (`ConcurrencyStats`). On `Busy` the view is
+/// left in `slot` and `c` whole (the caller keeps the transaction open); otherwise the view
+/// is consumed, and once the writer lock is had `c`'s write set moves into the history.
 fn commit_concurrent(
     db: &Database,
     slot: &mut Option<Box<dyn WriteView>>,
     c: &mut ConcTxn,
     synchronous: Option<Synchronous>,
-) -> Result<Option<u64>> {
+) -> Result<(Option<u64>, ConcCommit)> {
     if slot.is_none() {
         return Err(StorageError::misuse("transaction has ended"));
     }
     if c.ops.is_empty() {
         // Read-only: its reads were of a consistent snapshot; nothing to validate.
-        return Ok(None);
+        return Ok((None, ConcCommit::ReadOnly));
     }
-    let timeout = *lock(&db.inner.concurrent_busy_timeout);
+    let timeout = db.concurrent_busy_timeout();
     // C7: a rebased view (validated and replayed outside the lock) and its snapshot. The
     // transaction's own view stays in `slot` until the commit succeeds (T3 on `Busy`).
     let mut rebased: Option<Box<dyn WriteView>> = None;
     let mut base = c.snapshot;
     for _ in 0..REBASE_ATTEMPTS_MAX {
-        if lock(&db.inner.history.0).newest_seq() > base {
+        if db.inner.history.newest_seq() > base {
             let current = rebased.as_deref().or(slot.as_deref());
             if let Some(mut v) = rebase(db, c, base, current)? {
                 // The rebased view commits with this transaction's durability, as its own
@@ -1658,17 +1709,17 @@ fn commit_concurrent(
         // or fails for good (no `Busy`), so it is not validated or retried again. (The copy
         // and its free were ~650 of a bdb_update CONCURRENT commit's ~36k instructions,
         // callgrind.)
-        lock(&db.inner.history.0).push(base + 1, std::mem::take(&mut c.writes));
+        db.inner
+            .history
+            .push(base + 1, std::mem::take(&mut c.writes));
         let seq = view.commit_seq();
         view.commit()?;
-        let mut h = lock(&db.inner.history.0);
-        h.stats.concurrent_commits += 1;
-        if base == c.snapshot {
-            h.stats.concurrent_fast_commits += 1;
+        let how = if base == c.snapshot {
+            ConcCommit::Fast
         } else {
-            h.stats.concurrent_rebased_commits += 1;
-        }
-        return Ok(seq);
+            ConcCommit::Rebased
+        };
+        return Ok((seq, how));
     }
     drop(rebased);
     let mut fresh = db.inner.backend.begin_write(timeout)?;
@@ -1680,7 +1731,7 @@ fn commit_concurrent(
     }
     // C3, under the writer lock: the entries after the last rebase (C7 validated those
     // before it).
-    let later = lock(&db.inner.history.0).since(base);
+    let later = db.inner.history.lock().since(base);
     let checked = later
         .iter()
         .try_for_each(|e| c.validate(e))
@@ -1689,16 +1740,17 @@ fn commit_concurrent(
         // C4.
         fresh.rollback();
         if let StorageError::Conflict { root, .. } = &e {
-            lock(&db.inner.history.0).conflict(*root);
+            db.inner.history.lock().conflict(*root);
         }
         return Err(e);
     }
     // C1, C5.
-    lock(&db.inner.history.0).push(fresh.snapshot_seq() + 1, std::mem::take(&mut c.writes));
+    db.inner
+        .history
+        .push(fresh.snapshot_seq() + 1, std::mem::take(&mut c.writes));
     let seq = fresh.commit_seq();
     fresh.commit()?;
-    lock(&db.inner.history.0).stats.concurrent_commits += 1;
-    Ok(seq)
+    Ok((seq, ConcCommit::Replayed))
 }
 
 /// C7: a detached view on the latest snapshot with the transaction's operations applied,
@@ -1727,7 +1779,7 @@ fn rebase(
         return Ok(None);
     }
     let later = {
-        let mut h = lock(&db.inner.history.0);
+        let mut h = db.inner.history.lock();
         if by_pages {
             h.stats.page_rebases += 1;
         }
@@ -1744,7 +1796,7 @@ fn rebase(
         // C4: nothing of it was published.
         fresh.rollback();
         if let StorageError::Conflict { root, .. } = &e {
-            lock(&db.inner.history.0).conflict(*root);
+            db.inner.history.lock().conflict(*root);
         }
         return Err(e);
     }

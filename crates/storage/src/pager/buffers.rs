@@ -20,18 +20,36 @@
 //! - U3. A buffer taken is fully overwritten before anyone reads it (`copy_of` copies a
 //!   whole page into it).
 //! - U4. A commit's frame buffer is kept for the thread's next commit only after the frame
-//!   was written to the log (`append_unsealed` copies it to the OS), one buffer per thread
+//!   was written to the log (`append_unsealed` copies it to the OS) or was dropped unwritten
+//!   (`Prepared`'s drop: no one reads it), one buffer per thread
 //!   of at most `FRAME_KEEP_MAX_BYTES`, and `FrameBuilder::new` empties it before building.
 //!   (Measured: allocating it was ~500 of the ~36k instructions of a bdb_update CONCURRENT
 //!   commit, callgrind, plus its free.)
+//! - U5. Threads balance through one shared list (`SHARED`, at most `SHARED_MAX` buffers):
+//!   a recycle that finds its thread's list full moves half of it there, and a take that
+//!   finds no buffer of its size in its thread's list first moves up to half a list of
+//!   buffers of that size from there. Both only `try_lock` it (no thread waits for another's transfer) and move a
+//!   batch per lock, so the shared mutex's cache line moves once per `SPARE_MAX / 2`
+//!   buffers. U1–U3 hold for what moves: only buffers no one can read enter, each of
+//!   them whole, and a take still checks the size.
+//!   Why: with two concurrent writers, one thread prunes most of the old versions (the
+//!   releases that sweep, cache C12, fall to it) while the other copies as many pages:
+//!   one list overflowed into `free` while the other was empty and called `malloc`, the
+//!   4 KiB buffers crossing glibc's arenas (bdb_update --threads 2 --begin concurrent,
+//!   sync=off, perf: `copy_of`'s malloc and the prunes' frees ~3.5% of the samples).
 
 use crate::pages::PageRef;
 use std::cell::RefCell;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Buffers kept per thread (U2): a commit copies a few pages (page 1, the leaf, parents),
 /// and prunes about as many; a few more absorb bursts.
 const SPARE_MAX: usize = 16;
+
+/// Buffers moved between threads (U5).
+const SHARED_MAX: usize = 64;
+
+static SHARED: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
 
 thread_local! {
     static SPARE: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
@@ -48,6 +66,22 @@ pub(super) fn copy_of(src: &[u8]) -> Vec<u8> {
     let reused = SPARE
         .try_with(|s| {
             let mut s = s.try_borrow_mut().ok()?;
+            if s.last().is_none_or(|b| b.capacity() != src.len()) {
+                // U5: a batch of buffers of this size from the shared list.
+                let Ok(mut shared) = SHARED.try_lock() else {
+                    return None;
+                };
+                let want = (SPARE_MAX / 2).min(SPARE_MAX - s.len());
+                let mut i = shared.len();
+                let mut moved = 0;
+                while i > 0 && moved < want {
+                    i -= 1;
+                    if shared[i].capacity() == src.len() {
+                        s.push(shared.swap_remove(i));
+                        moved += 1;
+                    }
+                }
+            }
             match s.last() {
                 Some(b) if b.capacity() == src.len() => s.pop(),
                 _ => None,
@@ -74,12 +108,22 @@ pub(super) fn recycle(img: PageRef) {
     if buf.capacity() != buf.len() || buf.is_empty() {
         return;
     }
-    // A full list, or a thread being torn down: the buffer is freed as before.
+    // A thread being torn down, or both lists full: the buffer is freed as before.
     let _ = SPARE.try_with(|s| {
-        if let Ok(mut s) = s.try_borrow_mut() {
-            if s.len() < SPARE_MAX {
-                s.push(buf);
-            }
+        let Ok(mut s) = s.try_borrow_mut() else {
+            return;
+        };
+        if s.len() >= SPARE_MAX {
+            // U5: half of the list to the shared one, as room allows.
+            let Ok(mut shared) = SHARED.try_lock() else {
+                return;
+            };
+            let n = (SHARED_MAX - shared.len()).min(SPARE_MAX / 2);
+            let from = s.len() - n;
+            shared.extend(s.drain(from..));
+        }
+        if s.len() < SPARE_MAX {
+            s.push(buf);
         }
     });
 }
@@ -111,30 +155,80 @@ pub(super) fn recycle_frame(frame: Vec<u8>) {
 mod tests {
     use super::*;
 
+    // Sizes no page has, so that buffers other tests leave in the shared list (U5) never
+    // match the ones these tests take.
+    const SIZE: usize = 520;
+    const OTHER_SIZE: usize = 1000;
+
+    fn listed(size: usize) -> usize {
+        SPARE.with(|s| s.borrow().iter().filter(|b| b.capacity() == size).count())
+    }
+
     #[test]
     fn only_unique_buffers_of_the_right_size_are_reused() {
         // Drain whatever this test thread's list holds.
         SPARE.with(|s| s.borrow_mut().clear());
-        let shared: PageRef = Arc::new(vec![1u8; 512]);
+        let shared: PageRef = Arc::new(vec![1u8; SIZE]);
         let reader = Arc::clone(&shared);
         recycle(shared);
         // U1: a reader still holds it, so it was not kept.
-        assert_eq!(SPARE.with(|s| s.borrow().len()), 0);
+        assert_eq!(listed(SIZE), 0);
         assert_eq!(reader[0], 1);
         recycle(reader);
-        assert_eq!(SPARE.with(|s| s.borrow().len()), 1);
+        assert_eq!(listed(SIZE), 1);
         // U2: another page size allocates afresh and leaves the buffer listed.
-        let other = copy_of(&[9u8; 1024]);
-        assert_eq!(other, vec![9u8; 1024]);
-        assert_eq!(SPARE.with(|s| s.borrow().len()), 1);
+        let other = copy_of(&[9u8; OTHER_SIZE]);
+        assert_eq!(other, vec![9u8; OTHER_SIZE]);
+        assert_eq!(listed(SIZE), 1);
         // U3: the reused buffer holds exactly the copied page.
-        let copy = copy_of(&[5u8; 512]);
-        assert_eq!(copy, vec![5u8; 512]);
-        assert_eq!(SPARE.with(|s| s.borrow().len()), 0);
+        let copy = copy_of(&[5u8; SIZE]);
+        assert_eq!(copy, vec![5u8; SIZE]);
+        assert_eq!(listed(SIZE), 0);
         for _ in 0..SPARE_MAX + 5 {
-            recycle(Arc::new(vec![0u8; 512]));
+            recycle(Arc::new(vec![0u8; SIZE]));
+            assert!(SPARE.with(|s| s.borrow().len()) <= SPARE_MAX);
         }
-        assert_eq!(SPARE.with(|s| s.borrow().len()), SPARE_MAX);
+        SPARE.with(|s| s.borrow_mut().clear());
+    }
+
+    #[test]
+    fn a_full_list_hands_a_batch_to_a_thread_without_buffers() {
+        const BATCH_SIZE: usize = 1048;
+        // U5: room in the shared list, whatever other tests left there (a cache of
+        // buffers: dropping them changes nothing but allocations).
+        SHARED.lock().unwrap().clear();
+        let given: Vec<usize> = std::thread::spawn(|| {
+            (0..=SPARE_MAX)
+                .map(|_| {
+                    let b = vec![7u8; BATCH_SIZE];
+                    let at = b.as_ptr() as usize;
+                    recycle(Arc::new(b));
+                    at
+                })
+                .collect()
+        })
+        .join()
+        .unwrap();
+        let moved = SHARED
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|b| b.capacity() == BATCH_SIZE)
+            .count();
+        assert_eq!(moved, SPARE_MAX / 2, "half a list moved at the overflow");
+        // A thread with none takes the batch: its copy is in one of them.
+        let (at, copy, kept) = std::thread::spawn(|| {
+            let copy = copy_of(&[3u8; BATCH_SIZE]);
+            (copy.as_ptr() as usize, copy, listed(BATCH_SIZE))
+        })
+        .join()
+        .unwrap();
+        assert!(
+            given.contains(&at),
+            "a fresh allocation, not a moved buffer"
+        );
+        assert_eq!(copy, vec![3u8; BATCH_SIZE]);
+        assert_eq!(kept, SPARE_MAX / 2 - 1);
     }
 
     #[test]

@@ -85,6 +85,14 @@
 //!   section, a shard sweep, two set updates: ~0.5k of a bdb_update commit's ~25k
 //!   instructions, callgrind). The release then does what `release_snapshot` does (C11,
 //!   C12).
+//! - C15. `write_marks[mark_index(p)]` is at least the sequence number of every published
+//!   commit that wrote page `p`: `publish` stores it under the registry mutex, before
+//!   `committed_seq` moves. A snapshot `s` registers under that mutex after the publish of
+//!   every commit `<= s`, so for `f <= s` a mark `<= f` proves that no commit in `(f, s]`
+//!   wrote `p`: its image at `s` is its image at `f` (`written_after`). A larger mark proves
+//!   nothing (another page of the slot, or a commit after `s`). Read without any lock, so
+//!   a thread can tell that a page it read earlier is still current without the shard
+//!   mutex (thread_memo.rs).
 
 use super::lock;
 use crate::error::{PageNo, Result, StorageError};
@@ -125,6 +133,15 @@ fn share(pages_max: usize, n: usize, i: usize) -> usize {
 /// Most page buffers a shard keeps from evicted entries for the next reads from the file
 /// (`Shard::spare`): one eviction per miss hands one back, so a few cover a steady state.
 const SPARE_BUFFERS_MAX: usize = 4;
+
+/// Slots of `Cache::write_marks` (C15): 32 KiB. A page shares its slot with one page in
+/// `WRITE_MARKS`, whose writes then make it look written too (a refetch, never a wrong
+/// image).
+const WRITE_MARKS: usize = 4096;
+
+/// The next cache's `Cache::id`: ids are never reused, so an image named by one belongs
+/// to that cache only.
+static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
 
 /// Fibonacci hashing's multiplier (2^64 / golden ratio).
 const FIB: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -393,19 +410,38 @@ impl Shard {
     }
 }
 
+/// A value on cache lines of its own (128 bytes: CPUs fetch lines in adjacent pairs).
+#[derive(Debug)]
+#[repr(align(128))]
+struct OwnLines<T>(T);
+
+impl<T> std::ops::Deref for OwnLines<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// The fields every commit writes (`registry`, `committed`, `horizon`, `dirty_count`) are
+/// each on lines of their own, away from those every page read loads (`shards`,
+/// `write_marks`, `id`): sharing a line, each commit of one thread made the other
+/// thread's next page read miss on it. (Measured: the load of `write_marks`' length was
+/// 29% of `thread_memo::get`'s samples, bdb_update --threads 2 --begin concurrent, perf.)
 #[derive(Debug)]
 pub struct Cache {
-    /// The entries, by `shard_index` (C7); a power of two of them.
-    shards: Box<[Mutex<Shard>]>,
-    registry: Mutex<Registry>,
+    /// The entries, by `shard_index` (C7); a power of two of them, each on lines of its
+    /// own (a shard is ~150 bytes: neighbours shared a line, so a read in one shard
+    /// invalidated the next shard's mutex for the other thread).
+    shards: Box<[OwnLines<Mutex<Shard>>]>,
+    registry: OwnLines<Mutex<Registry>>,
     /// `Registry::committed_seq`, stored under the registry mutex by `publish`, for readers
     /// that need no snapshot (`committed_seq`: the commit path asks it twice per commit).
-    committed: AtomicU64,
+    committed: OwnLines<AtomicU64>,
     /// `Registry::horizon`, published for eviction without the registry (C10); raised
     /// under the registry mutex, never lowered.
-    horizon: AtomicU64,
+    horizon: OwnLines<AtomicU64>,
     /// Dirty entries of all shards (C3), changed under the entry's shard mutex.
-    dirty_count: AtomicUsize,
+    dirty_count: OwnLines<AtomicUsize>,
     /// Bit i: shard i has multi-version entries. Bit i changes only under shard i's mutex,
     /// so its holder knows it; `release_snapshot` prunes only the shards marked.
     multi_shards: AtomicU64,
@@ -414,6 +450,10 @@ pub struct Cache {
     full_shards: AtomicU64,
     /// The bound of C6, in pages; `PRAGMA cache_size` moves it (`set_pages_max`).
     cache_pages_max: AtomicUsize,
+    /// C15, by `mark_index`.
+    write_marks: Box<[AtomicU64]>,
+    /// This cache among all of the process's (`NEXT_CACHE_ID`).
+    id: u64,
 }
 
 impl Cache {
@@ -431,33 +471,50 @@ impl Cache {
     ) -> Cache {
         let cache_pages_max = cache_pages_max.max(PAGES_MAX_MIN);
         let n = 1usize << shards.clamp(1, 64).ilog2();
-        let shards: Vec<Mutex<Shard>> = (0..n)
+        let shards: Vec<OwnLines<Mutex<Shard>>> = (0..n)
             .map(|i| {
-                Mutex::new(Shard {
+                OwnLines(Mutex::new(Shard {
                     entries: PageMap::default(),
                     lru: BTreeMap::new(),
                     tick: 0,
                     multi: BTreeSet::new(),
                     spare: Vec::new(),
                     pages_max: share(cache_pages_max, n, i),
-                })
+                }))
             })
             .collect();
         Cache {
             shards: shards.into_boxed_slice(),
-            registry: Mutex::new(Registry {
+            registry: OwnLines(Mutex::new(Registry {
                 committed_seq,
                 page_count,
                 snapshots: BTreeMap::new(),
                 swept_horizon: committed_seq,
-            }),
-            committed: AtomicU64::new(committed_seq),
-            horizon: AtomicU64::new(committed_seq),
-            dirty_count: AtomicUsize::new(0),
+            })),
+            committed: OwnLines(AtomicU64::new(committed_seq)),
+            horizon: OwnLines(AtomicU64::new(committed_seq)),
+            dirty_count: OwnLines(AtomicUsize::new(0)),
             multi_shards: AtomicU64::new(0),
             full_shards: AtomicU64::new(0),
             cache_pages_max: AtomicUsize::new(cache_pages_max),
+            write_marks: (0..WRITE_MARKS).map(|_| AtomicU64::new(0)).collect(),
+            id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
         }
+    }
+
+    /// This cache among all of the process's, for memos kept outside it (thread_memo.rs).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    fn mark_index(pgno: u32) -> usize {
+        pgno as usize % WRITE_MARKS
+    }
+
+    /// Whether a commit after `seq` may have written `pgno` (C15). `false` is a proof that
+    /// none did up to any snapshot registered now or earlier that is `>= seq`.
+    pub fn written_after(&self, pgno: PageNo, seq: u64) -> bool {
+        self.write_marks[Cache::mark_index(pgno.0)].load(Ordering::Acquire) > seq
     }
 
     /// The bound of C6, in pages.
@@ -678,17 +735,6 @@ impl Cache {
         Ok(img)
     }
 
-    /// The tag of `pgno`'s newest version (C1), if it has an entry: the commit that last
-    /// wrote it, or 0. With snapshot `s` registered, a page some commit after `s` wrote has
-    /// an entry tagged above `s` (it cannot be evicted, C10), so `None` or a tag `<= s`
-    /// means no commit since `s` changed it (pages P6).
-    pub fn newest_tag(&self, pgno: PageNo) -> Option<u64> {
-        self.shard(self.shard_index(pgno.0))
-            .entries
-            .get(&pgno.0)
-            .map(|e| e.newest.0)
-    }
-
     /// Whether `pgno` has an entry.
     pub fn contains(&self, pgno: PageNo) -> bool {
         self.shard(self.shard_index(pgno.0))
@@ -715,6 +761,8 @@ impl Cache {
         reg.page_count = page_count;
         let released = releasing.filter(|&s| Cache::unregister(&mut reg, s));
         for (pgno, base, img) in pages {
+            // C15: before `committed` and the registry mutex's release.
+            self.write_marks[Cache::mark_index(pgno.0)].store(seq, Ordering::Release);
             let i = self.shard_index(pgno.0);
             let mut guard = self.shard(i);
             let s = &mut *guard;

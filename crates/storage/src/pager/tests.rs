@@ -852,3 +852,134 @@ fn default_dirty_thresholds_are_half_and_three_quarters_of_the_cache() {
     assert_eq!(s.checkpoints, before.checkpoints + 1, "{s:?}");
     assert_eq!(s.dirty_pages, 0, "{s:?}");
 }
+
+/// Thread memos (thread_memo.rs H1–H5) against a model: pages 2..=`PAGES` look like
+/// B-tree interior pages (byte 0 = 0x05), so every thread keeps them across its views. A
+/// writer thread commits seeded changes — some pages rewritten, the file truncated and
+/// grown again — and records each commit's images before it publishes it; this thread
+/// reads every page through new views, through views held across many commits (older
+/// snapshots than its kept images), and through a second backend of another file whose
+/// pages share the kept slots' numbers. Every read must give the model's image for the
+/// view's snapshot. Seeded: `PARLITE_SEED=n`.
+#[test]
+fn kept_pages_are_served_only_while_current() {
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+    const PAGES: u32 = 40;
+    let seed: u64 = std::env::var("PARLITE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(11);
+    println!("PARLITE_SEED={seed}");
+    // (page count, value of each page 2..) by commit sequence number.
+    type Model = Arc<Mutex<BTreeMap<u64, (u32, Vec<u8>)>>>;
+    let interior = |w: &mut dyn WriteView, pgno: u32, v: u8| {
+        let p = w.page_mut(PageNo(pgno)).unwrap();
+        p[0] = 0x05;
+        p[250] = v;
+    };
+    let (vfs, other_vfs) = (SimVfs::new(14), SimVfs::new(15));
+    let b = open(&vfs);
+    let other = open(&other_vfs);
+    init(&b);
+    init(&other);
+    let model: Model = Arc::new(Mutex::new(BTreeMap::new()));
+    {
+        let mut w = b.begin_write(Duration::from_secs(1)).unwrap();
+        while w.page_count() < PAGES {
+            w.append_page().unwrap();
+        }
+        for p in 2..=PAGES {
+            interior(&mut *w, p, 1);
+        }
+        let seq = w.commit_seq().unwrap();
+        lock(&model).insert(seq, (PAGES, vec![1; PAGES as usize + 1]));
+        w.commit().unwrap();
+    }
+    // The other file's pages 2..=PAGES hold 200: a slot of the same number must not
+    // serve them to this file, nor this file's to it (H1).
+    {
+        let mut w = other.begin_write(Duration::from_secs(1)).unwrap();
+        while w.page_count() < PAGES {
+            w.append_page().unwrap();
+        }
+        for p in 2..=PAGES {
+            interior(&mut *w, p, 200);
+        }
+        w.commit().unwrap();
+    }
+    let check = |r: &dyn ReadView, model: &Model| {
+        let s = r.snapshot_seq();
+        let (count, values) = lock(model)[&s].clone();
+        assert_eq!(r.page_count(), count, "snapshot {s}");
+        for p in 2..=count {
+            let img = r.page(PageNo(p)).unwrap();
+            assert_eq!(img[250], values[p as usize], "page {p} of snapshot {s}");
+        }
+    };
+    let writer = {
+        let (b, model) = (b.clone(), Arc::clone(&model));
+        std::thread::spawn(move || {
+            let mut rng = StdRng::seed_from_u64(seed);
+            for v in 2..=250u8 {
+                let mut w = b.begin_write(Duration::from_secs(10)).unwrap();
+                let (_, mut values) = lock(&model)[&w.snapshot_seq()].clone();
+                match rng.gen_range(0..10) {
+                    // Truncate, later grown back with new images (a kept page of a
+                    // truncated number must not come back).
+                    0 if w.page_count() > 20 => {
+                        let n = rng.gen_range(10..w.page_count());
+                        w.truncate(n).unwrap();
+                    }
+                    1 if w.page_count() < PAGES => {
+                        while w.page_count() < PAGES {
+                            let p = w.append_page().unwrap();
+                            interior(&mut *w, p.0, v);
+                            values[p.0 as usize] = v;
+                        }
+                    }
+                    _ => {
+                        for _ in 0..rng.gen_range(1..4) {
+                            let p = rng.gen_range(2..=w.page_count());
+                            interior(&mut *w, p, v);
+                            values[p as usize] = v;
+                        }
+                    }
+                }
+                let count = w.page_count();
+                let seq = w.commit_seq().unwrap();
+                lock(&model).insert(seq, (count, values));
+                w.commit().unwrap();
+                if v % 50 == 0 {
+                    b.checkpoint().unwrap();
+                }
+                std::thread::yield_now();
+            }
+        })
+    };
+    let mut rng = StdRng::seed_from_u64(seed ^ 1);
+    let mut held: Vec<Box<dyn ReadView>> = Vec::new();
+    let mut reads = 0;
+    while reads < 50 || !writer.is_finished() {
+        let r = b.begin_read().unwrap();
+        check(&*r, &model);
+        for h in &held {
+            check(&**h, &model);
+        }
+        let o = other.begin_read().unwrap();
+        for p in 2..=PAGES {
+            assert_eq!(byte_at(&*o, p), 200, "page {p} of the other file");
+        }
+        drop(r);
+        if rng.gen_range(0..4) == 0 {
+            // Read first after later views kept newer images of its pages.
+            held.push(b.begin_read().unwrap());
+            if held.len() > 4 {
+                held.remove(rng.gen_range(0..held.len()));
+            }
+        }
+        reads += 1;
+    }
+    writer.join().unwrap();
+    check(&*b.begin_read().unwrap(), &model);
+}
