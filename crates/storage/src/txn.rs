@@ -42,7 +42,7 @@ use crate::header::{get_u32, init_header, put_u32, DbHeader, HeaderField};
 use crate::mem::MemBackend;
 use crate::options::{OpenOptions, Synchronous};
 use crate::pages::{Backend, PageRead, ReadView, WriteView};
-use crate::record::KeyCompare;
+use crate::record::{KeyCompare, ValueRef};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -1011,6 +1011,20 @@ impl Txn {
         self.insert_record(root, rowid, Cow::Owned(record))
     }
 
+    /// `table_insert` of the record of `values`, encoded straight into the row's cell when
+    /// the row is rewritten in place (btree `insert::Payload::Values`). A concurrent
+    /// transaction's log keeps a copy of each record (C5), so it gets the record built first.
+    pub fn table_insert_values(&self, root: PageNo, rowid: i64, values: &[ValueRef]) -> Result<()> {
+        let mut g = self.lock();
+        if g.conc.is_some() {
+            drop(g);
+            return self
+                .insert_record(root, rowid, Cow::Owned(crate::record::encode(values)))
+                .map(drop);
+        }
+        insert_payload(&mut g, root, rowid, insert::Payload::Values(values))
+    }
+
     fn insert_record(
         &self,
         root: PageNo,
@@ -1019,21 +1033,7 @@ impl Txn {
     ) -> Result<Option<Vec<u8>>> {
         let mut g = self.lock();
         let g = &mut *g;
-        let v = g.view.write()?;
-        let hint = match g.append_hint.take() {
-            Some((r, changes, path)) if r == root && changes == g.changes => Some(path),
-            _ => None,
-        };
-        g.tc.root = root;
-        g.tc.table = true;
-        g.changes += 1;
-        let next_hint = insert::table_insert(v, &mut g.tc, rowid, &record, &mut g.bufs.cell, hint)?;
-        g.keep_hint_past(root);
-        g.append_hint = next_hint.map(|path| (root, g.changes, path));
-        if let Some(e) = g.max_rowids.iter_mut().find(|e| e.0 == root) {
-            e.1 = Some(e.1.map_or(rowid, |m| m.max(rowid)));
-        }
-        g.note_key(root, Key::Row(rowid));
+        insert_payload(g, root, rowid, insert::Payload::Record(&record))?;
         if g.conc.is_some() {
             g.note_op(Op::TableInsert(root, rowid, record.into_owned()));
             let spare = std::mem::take(&mut g.bufs.record);
@@ -1751,6 +1751,41 @@ fn rebase(
     Ok(Some(fresh))
 }
 
+/// The write of `Txn::insert_record` and `Txn::table_insert_values`: the row goes in at
+/// the table's hinted leaf or by a descent, and the transaction's per-table state follows.
+fn insert_payload(
+    g: &mut TxnInner,
+    root: PageNo,
+    rowid: i64,
+    payload: insert::Payload<'_>,
+) -> Result<()> {
+    let v = g.view.write()?;
+    let hint = match g.append_hint.take() {
+        Some((r, changes, path)) if r == root && changes == g.changes => Some(path),
+        _ => None,
+    };
+    g.tc.root = root;
+    g.tc.table = true;
+    g.changes += 1;
+    let bufs = &mut g.bufs;
+    let next_hint = insert::table_insert(
+        v,
+        &mut g.tc,
+        rowid,
+        payload,
+        &mut bufs.scratch,
+        &mut bufs.cell,
+        hint,
+    )?;
+    g.keep_hint_past(root);
+    g.append_hint = next_hint.map(|path| (root, g.changes, path));
+    if let Some(e) = g.max_rowids.iter_mut().find(|e| e.0 == root) {
+        e.1 = Some(e.1.map_or(rowid, |m| m.max(rowid)));
+    }
+    g.note_key(root, Key::Row(rowid));
+    Ok(())
+}
+
 /// C5: applies a concurrent transaction's operations, in order, to `v`.
 fn replay(v: &mut dyn WriteView, ops: &[Op]) -> Result<()> {
     let (mut cell, mut scratch) = (Vec::new(), Vec::new());
@@ -1758,7 +1793,8 @@ fn replay(v: &mut dyn WriteView, ops: &[Op]) -> Result<()> {
         match op {
             Op::TableInsert(root, rowid, rec) => {
                 let mut tc = TreeCursor::new(*root, true);
-                insert::table_insert(v, &mut tc, *rowid, rec, &mut cell, None)?;
+                let payload = insert::Payload::Record(rec);
+                insert::table_insert(v, &mut tc, *rowid, payload, &mut scratch, &mut cell, None)?;
             }
             Op::TableDelete(root, rowid) => {
                 let mut tc = TreeCursor::new(*root, true);
