@@ -456,7 +456,7 @@ struct TxnBuffers {
     /// Where a row's cell is built (`insert::table_insert`).
     cell: Vec<u8>,
     /// A record buffer of a finished concurrent transaction's operation log, handed to the
-    /// next one's first `table_insert_vec` in exchange for the record it logs: the log
+    /// next one's first `table_insert_values` in exchange for the record it logs: the log
     /// keeps every record it is given (concurrent.rs C5), so without this each logged row
     /// was a fresh allocation and free (a 4 KiB malloc/free outside glibc's tcache per
     /// bdb_update CONCURRENT commit; BENCHMARKS.md, rowcopy branch).
@@ -996,33 +996,29 @@ impl Txn {
             .map(drop)
     }
 
-    /// `table_insert` of a record the caller built in `record`, handed back for reuse
-    /// unless a concurrent transaction keeps it as its operation log's copy of the row:
-    /// logging a borrowed record copied it (a 4 KiB allocation and copy per bdb_update
-    /// commit with its 3.9 kB rows). Such a transaction hands back instead the record
-    /// buffer its thread's previous concurrent transaction left (`TxnBuffers::record`),
-    /// if it has not done so already.
-    pub fn table_insert_vec(
+    /// `table_insert` of the record of `values`, encoded straight into the row's cell when
+    /// the row is rewritten in place (btree `insert::Payload::Values`); `buf` is handed
+    /// back unused. A concurrent transaction's log keeps a copy of each record (C5): it
+    /// builds the record in `buf` and keeps it (logging a borrowed record copied it, a
+    /// 4 KiB allocation and copy per bdb_update commit with its 3.9 kB rows), handing back
+    /// instead the record buffer its thread's previous concurrent transaction left
+    /// (`TxnBuffers::record`), if it has not done so already.
+    pub fn table_insert_values(
         &self,
         root: PageNo,
         rowid: i64,
-        record: Vec<u8>,
+        values: &[ValueRef],
+        mut buf: Vec<u8>,
     ) -> Result<Option<Vec<u8>>> {
-        self.insert_record(root, rowid, Cow::Owned(record))
-    }
-
-    /// `table_insert` of the record of `values`, encoded straight into the row's cell when
-    /// the row is rewritten in place (btree `insert::Payload::Values`). A concurrent
-    /// transaction's log keeps a copy of each record (C5), so it gets the record built first.
-    pub fn table_insert_values(&self, root: PageNo, rowid: i64, values: &[ValueRef]) -> Result<()> {
         let mut g = self.lock();
-        if g.conc.is_some() {
-            drop(g);
-            return self
-                .insert_record(root, rowid, Cow::Owned(crate::record::encode(values)))
-                .map(drop);
+        let g = &mut *g;
+        if g.conc.is_none() {
+            insert_payload(g, root, rowid, insert::Payload::Values(values))?;
+            return Ok(Some(buf));
         }
-        insert_payload(&mut g, root, rowid, insert::Payload::Values(values))
+        buf.clear();
+        crate::record::encode_into(values, &mut buf);
+        insert_record(g, root, rowid, Cow::Owned(buf))
     }
 
     fn insert_record(
@@ -1031,18 +1027,7 @@ impl Txn {
         rowid: i64,
         record: Cow<'_, [u8]>,
     ) -> Result<Option<Vec<u8>>> {
-        let mut g = self.lock();
-        let g = &mut *g;
-        insert_payload(g, root, rowid, insert::Payload::Record(&record))?;
-        if g.conc.is_some() {
-            g.note_op(Op::TableInsert(root, rowid, record.into_owned()));
-            let spare = std::mem::take(&mut g.bufs.record);
-            return Ok((spare.capacity() > 0).then_some(spare));
-        }
-        Ok(match record {
-            Cow::Owned(buf) => Some(buf),
-            Cow::Borrowed(_) => None,
-        })
+        insert_record(&mut self.lock(), root, rowid, record)
     }
 
     /// Deletes the row; false if there was none.
@@ -1749,6 +1734,26 @@ fn rebase(
         return Err(e);
     }
     Ok(Some(fresh))
+}
+
+/// `Txn::insert_record` under the transaction's lock: a concurrent transaction logs the
+/// record and hands back its spare record buffer, any other hands back an owned record.
+fn insert_record(
+    g: &mut TxnInner,
+    root: PageNo,
+    rowid: i64,
+    record: Cow<'_, [u8]>,
+) -> Result<Option<Vec<u8>>> {
+    insert_payload(g, root, rowid, insert::Payload::Record(&record))?;
+    if g.conc.is_some() {
+        g.note_op(Op::TableInsert(root, rowid, record.into_owned()));
+        let spare = std::mem::take(&mut g.bufs.record);
+        return Ok((spare.capacity() > 0).then_some(spare));
+    }
+    Ok(match record {
+        Cow::Owned(buf) => Some(buf),
+        Cow::Borrowed(_) => None,
+    })
 }
 
 /// The write of `Txn::insert_record` and `Txn::table_insert_values`: the row goes in at

@@ -1637,19 +1637,16 @@ impl Store for TxnStore {
     fn table_max_rowid(&self, root: u32) -> Result<Option<i64>> {
         Ok(self.txn.table_max_rowid(PageNo(root))?)
     }
-    /// A concurrent transaction's record is built in a pooled buffer, which it keeps for
-    /// its operation log (`Txn::table_insert_vec`): a fresh `Vec` per row was an
-    /// allocation and free per UPDATE or INSERT. Any other writes the values, encoded
-    /// where the row's cell goes when it is rewritten in place (`Txn::table_insert_values`).
+    /// The record is written from the values (`Txn::table_insert_values`: straight into
+    /// the row's cell when it is rewritten in place); a concurrent transaction builds it in
+    /// a pooled buffer, which it keeps for its operation log: a fresh `Vec` per row was an
+    /// allocation and free per UPDATE or INSERT.
     fn table_insert(&self, root: u32, rowid: i64, row: &[Value]) -> Result<()> {
-        if !self.txn.is_concurrent() {
-            return Ok(with_refs(row, |refs| {
-                self.txn.table_insert_values(PageNo(root), rowid, refs)
-            })?);
-        }
-        let mut buf = self.pool().take_buf();
-        encode_to(row, &mut buf);
-        if let Some(buf) = self.txn.table_insert_vec(PageNo(root), rowid, buf)? {
+        let buf = self.pool().take_buf();
+        let back = with_refs(row, |refs| {
+            self.txn.table_insert_values(PageNo(root), rowid, refs, buf)
+        })?;
+        if let Some(buf) = back {
             self.pool().put_buf(buf);
         }
         Ok(())
