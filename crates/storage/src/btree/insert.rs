@@ -210,10 +210,6 @@ pub fn table_insert<V: PageWrite + ?Sized>(
     hint: Option<LeafHint>,
 ) -> Result<Option<LeafHint>> {
     let usable = v.usable_size();
-    let payload_len = match payload {
-        Payload::Record(r) => r.len(),
-        Payload::Values(vals) => encoded_len(vals),
-    };
     let mut keys = (rowid, rowid);
     let hinted = match hint {
         Some(h) => {
@@ -249,6 +245,11 @@ pub fn table_insert<V: PageWrite + ?Sized>(
     // was a second copy of the row (~430 instructions per bdb_update commit of its 3.9 kB
     // rows, callgrind).
     if let Some((old, pc)) = &old {
+        // Measured only for a replace: an INSERT's values are encoded once, below.
+        let payload_len = match payload {
+            Payload::Record(r) => r.len(),
+            Payload::Values(vals) => encoded_len(vals),
+        };
         if table_leaf_local_size(rowid, payload_len, usable) == Some(old.size()) {
             let (pgno, _) = pos.leaf();
             free_chain(v, pgno, old)?;
