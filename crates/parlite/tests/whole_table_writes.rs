@@ -3,7 +3,7 @@
 //! encodes the row from the statement's values without copying them first when the table
 //! has no INTEGER PRIMARY KEY or VIRTUAL column (exec/dml.rs `record_of`), into a pooled
 //! buffer that a concurrent transaction keeps for its operation log
-//! (`Txn::table_insert_vec`). These mixes check the whole-table path against SQLite on
+//! (`Txn::table_insert_values`). These mixes check the whole-table path against SQLite on
 //! every kind of table and index it meets: an INTEGER PRIMARY KEY table with UNIQUE,
 //! partial and expression indexes (assigned or not, the rowid itself moved, OR REPLACE
 //! and OR IGNORE clashes), rows shorter than the schema after ADD COLUMN, generated

@@ -24,7 +24,7 @@
 //! collation) < BLOB (memcmp).
 
 use crate::error::{Result, StorageError};
-use crate::varint::{get_varint, push_varint, varint_len};
+use crate::varint::{get_varint, push_varint, put_varint, varint_len};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -95,8 +95,9 @@ pub fn encode(values: &[ValueRef]) -> Vec<u8> {
     out
 }
 
-/// Appends the record for `values` to `out` (lets callers reuse one buffer).
-pub fn encode_into(values: &[ValueRef], out: &mut Vec<u8>) {
+/// The header's and the bodies' lengths of the record for `values`.
+#[inline]
+fn record_lens(values: &[ValueRef]) -> (usize, usize) {
     let mut types_len = 0usize;
     let mut body_len = 0usize;
     for v in values {
@@ -109,22 +110,89 @@ pub fn encode_into(values: &[ValueRef], out: &mut Vec<u8>) {
     while varint_len(header_len as u64) + types_len > header_len {
         header_len = types_len + varint_len(header_len as u64);
     }
-    out.reserve(header_len + body_len);
-    push_varint(out, header_len as u64);
+    (header_len, body_len)
+}
+
+/// The length in bytes of the record for `values` (what [`encode_into`] appends).
+pub fn encoded_len(values: &[ValueRef]) -> usize {
+    let (header_len, body_len) = record_lens(values);
+    header_len + body_len
+}
+
+/// Where [`write_record`] puts a record's bytes, in order.
+trait RecordSink {
+    fn put(&mut self, bytes: &[u8]);
+    fn put_varint(&mut self, v: u64);
+}
+
+// Inlined, as `encode_into`'s pushes were: otherwise each field's varint was a call
+// (`put_varint` and `record_lens` showed as functions of their own in callgrind).
+impl RecordSink for Vec<u8> {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+    #[inline]
+    fn put_varint(&mut self, v: u64) {
+        push_varint(self, v);
+    }
+}
+
+/// A slice filled from its start; `at` is the next byte.
+struct SliceSink<'a> {
+    out: &'a mut [u8],
+    at: usize,
+}
+
+impl RecordSink for SliceSink<'_> {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        self.out[self.at..self.at + bytes.len()].copy_from_slice(bytes);
+        self.at += bytes.len();
+    }
+    #[inline]
+    fn put_varint(&mut self, v: u64) {
+        self.at += put_varint(&mut self.out[self.at..], v);
+    }
+}
+
+#[inline]
+fn write_record(values: &[ValueRef], header_len: usize, out: &mut impl RecordSink) {
+    out.put_varint(header_len as u64);
     for v in values {
-        push_varint(out, serial_type_of(v).0);
+        out.put_varint(serial_type_of(v).0);
     }
     for v in values {
         match *v {
             ValueRef::Null => {}
             ValueRef::Integer(i) => {
                 let (_, n) = serial_type_of(v);
-                out.extend_from_slice(&i.to_be_bytes()[8 - n..]);
+                out.put(&i.to_be_bytes()[8 - n..]);
             }
-            ValueRef::Real(r) => out.extend_from_slice(&r.to_bits().to_be_bytes()),
-            ValueRef::Text(b) | ValueRef::Blob(b) => out.extend_from_slice(b),
+            ValueRef::Real(r) => out.put(&r.to_bits().to_be_bytes()),
+            ValueRef::Text(b) | ValueRef::Blob(b) => out.put(b),
         }
     }
+}
+
+/// Appends the record for `values` to `out` (lets callers reuse one buffer).
+pub fn encode_into(values: &[ValueRef], out: &mut Vec<u8>) {
+    let (header_len, body_len) = record_lens(values);
+    out.reserve(header_len + body_len);
+    write_record(values, header_len, out);
+}
+
+/// Writes the record for `values` into `out`, whose length is [`encoded_len`]: a row
+/// rewritten in place is encoded straight into its cell in the page (btree
+/// `insert::Payload::Values`) instead of into a buffer that is then copied there.
+pub fn encode_to_slice(values: &[ValueRef], out: &mut [u8]) {
+    let (header_len, body_len) = record_lens(values);
+    assert_eq!(
+        out.len(),
+        header_len + body_len,
+        "record slice of the wrong length"
+    );
+    write_record(values, header_len, &mut SliceSink { out, at: 0 });
 }
 
 /// Decodes the body of one column.
@@ -851,6 +919,53 @@ impl RecordCompare {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `encode_to_slice` writes exactly what `encode` builds, `encoded_len` bytes long, for
+    /// seeded random records of every serial type: integers of each body size, reals,
+    /// texts and blobs up to two-byte serial types, and up to 200 columns, so that the
+    /// header's own length takes two bytes (a header of 128 bytes or more).
+    #[test]
+    fn records_encoded_into_a_slice_equal_encoded_ones() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let bytes: Vec<u8> = (0..300u32).map(|i| (i * 7) as u8).collect();
+        let mut two_byte_headers = 0;
+        for round in 0..3_000 {
+            let n = match round % 3 {
+                0 => next() % 4,
+                1 => next() % 20,
+                _ => 100 + next() % 100,
+            };
+            let vals: Vec<ValueRef> = (0..n)
+                .map(|_| {
+                    let r = next();
+                    let len = (r >> 8) as usize % bytes.len();
+                    match r % 7 {
+                        0 => ValueRef::Null,
+                        1 => ValueRef::Integer((r >> 8) as i64 >> ((r >> 3) % 64)),
+                        2 => ValueRef::Integer(-((r >> 8) as i64 >> ((r >> 3) % 64))),
+                        3 => ValueRef::Real(f64::from_bits(r >> 2)),
+                        4 => ValueRef::Text(&bytes[..len]),
+                        5 => ValueRef::Blob(&bytes[..len]),
+                        _ => ValueRef::Integer((r >> 8) as i64 % 3),
+                    }
+                })
+                .collect();
+            let want = encode(&vals);
+            assert_eq!(encoded_len(&vals), want.len());
+            let mut got = vec![0xEEu8; want.len()];
+            encode_to_slice(&vals, &mut got);
+            assert_eq!(got, want, "{vals:?}");
+            assert_eq!(decode(&got).expect("decodes"), vals);
+            two_byte_headers += usize::from(want[0] & 0x80 != 0);
+        }
+        assert!(two_byte_headers > 100, "{two_byte_headers}");
+    }
 
     /// `compare_records_fast` (and `last_field`) against the checked walk on seeded random
     /// records of every storage class, equal-valued integers and reals, texts equal under

@@ -45,7 +45,7 @@ use crate::header::{get_u32, init_header, put_u32, DbHeader, HeaderField};
 use crate::mem::MemBackend;
 use crate::options::{OpenOptions, Synchronous};
 use crate::pages::{Backend, PageRead, ReadView, WriteView};
-use crate::record::KeyCompare;
+use crate::record::{KeyCompare, ValueRef};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -503,7 +503,7 @@ struct TxnBuffers {
     /// Where a row's cell is built (`insert::table_insert`).
     cell: Vec<u8>,
     /// A record buffer of a finished concurrent transaction's operation log, handed to the
-    /// next one's first `table_insert_vec` in exchange for the record it logs: the log
+    /// next one's first `table_insert_values` in exchange for the record it logs: the log
     /// keeps every record it is given (concurrent.rs C5), so without this each logged row
     /// was a fresh allocation and free (a 4 KiB malloc/free outside glibc's tcache per
     /// bdb_update CONCURRENT commit; BENCHMARKS.md, rowcopy branch).
@@ -1043,19 +1043,29 @@ impl Txn {
             .map(drop)
     }
 
-    /// `table_insert` of a record the caller built in `record`, handed back for reuse
-    /// unless a concurrent transaction keeps it as its operation log's copy of the row:
-    /// logging a borrowed record copied it (a 4 KiB allocation and copy per bdb_update
-    /// commit with its 3.9 kB rows). Such a transaction hands back instead the record
-    /// buffer its thread's previous concurrent transaction left (`TxnBuffers::record`),
-    /// if it has not done so already.
-    pub fn table_insert_vec(
+    /// `table_insert` of the record of `values`, encoded straight into the row's cell when
+    /// the row is rewritten in place (btree `insert::Payload::Values`); `buf` is handed
+    /// back unused. A concurrent transaction's log keeps a copy of each record (C5): it
+    /// builds the record in `buf` and keeps it (logging a borrowed record copied it, a
+    /// 4 KiB allocation and copy per bdb_update commit with its 3.9 kB rows), handing back
+    /// instead the record buffer its thread's previous concurrent transaction left
+    /// (`TxnBuffers::record`), if it has not done so already.
+    pub fn table_insert_values(
         &self,
         root: PageNo,
         rowid: i64,
-        record: Vec<u8>,
+        values: &[ValueRef],
+        mut buf: Vec<u8>,
     ) -> Result<Option<Vec<u8>>> {
-        self.insert_record(root, rowid, Cow::Owned(record))
+        let mut g = self.lock();
+        let g = &mut *g;
+        if g.conc.is_none() {
+            insert_payload(g, root, rowid, insert::Payload::Values(values))?;
+            return Ok(Some(buf));
+        }
+        buf.clear();
+        crate::record::encode_into(values, &mut buf);
+        insert_record(g, root, rowid, Cow::Owned(buf))
     }
 
     fn insert_record(
@@ -1064,32 +1074,7 @@ impl Txn {
         rowid: i64,
         record: Cow<'_, [u8]>,
     ) -> Result<Option<Vec<u8>>> {
-        let mut g = self.lock();
-        let g = &mut *g;
-        let v = g.view.write()?;
-        let hint = match g.append_hint.take() {
-            Some((r, changes, path)) if r == root && changes == g.changes => Some(path),
-            _ => None,
-        };
-        g.tc.root = root;
-        g.tc.table = true;
-        g.changes += 1;
-        let next_hint = insert::table_insert(v, &mut g.tc, rowid, &record, &mut g.bufs.cell, hint)?;
-        g.keep_hint_past(root);
-        g.append_hint = next_hint.map(|path| (root, g.changes, path));
-        if let Some(e) = g.max_rowids.iter_mut().find(|e| e.0 == root) {
-            e.1 = Some(e.1.map_or(rowid, |m| m.max(rowid)));
-        }
-        g.note_key(root, Key::Row(rowid));
-        if g.conc.is_some() {
-            g.note_op(Op::TableInsert(root, rowid, record.into_owned()));
-            let spare = std::mem::take(&mut g.bufs.record);
-            return Ok((spare.capacity() > 0).then_some(spare));
-        }
-        Ok(match record {
-            Cow::Owned(buf) => Some(buf),
-            Cow::Borrowed(_) => None,
-        })
+        insert_record(&mut self.lock(), root, rowid, record)
     }
 
     /// Deletes the row; false if there was none.
@@ -1803,6 +1788,61 @@ fn rebase(
     Ok(Some(fresh))
 }
 
+/// `Txn::insert_record` under the transaction's lock: a concurrent transaction logs the
+/// record and hands back its spare record buffer, any other hands back an owned record.
+fn insert_record(
+    g: &mut TxnInner,
+    root: PageNo,
+    rowid: i64,
+    record: Cow<'_, [u8]>,
+) -> Result<Option<Vec<u8>>> {
+    insert_payload(g, root, rowid, insert::Payload::Record(&record))?;
+    if g.conc.is_some() {
+        g.note_op(Op::TableInsert(root, rowid, record.into_owned()));
+        let spare = std::mem::take(&mut g.bufs.record);
+        return Ok((spare.capacity() > 0).then_some(spare));
+    }
+    Ok(match record {
+        Cow::Owned(buf) => Some(buf),
+        Cow::Borrowed(_) => None,
+    })
+}
+
+/// The write of `Txn::insert_record` and `Txn::table_insert_values`: the row goes in at
+/// the table's hinted leaf or by a descent, and the transaction's per-table state follows.
+fn insert_payload(
+    g: &mut TxnInner,
+    root: PageNo,
+    rowid: i64,
+    payload: insert::Payload<'_>,
+) -> Result<()> {
+    let v = g.view.write()?;
+    let hint = match g.append_hint.take() {
+        Some((r, changes, path)) if r == root && changes == g.changes => Some(path),
+        _ => None,
+    };
+    g.tc.root = root;
+    g.tc.table = true;
+    g.changes += 1;
+    let bufs = &mut g.bufs;
+    let next_hint = insert::table_insert(
+        v,
+        &mut g.tc,
+        rowid,
+        payload,
+        &mut bufs.scratch,
+        &mut bufs.cell,
+        hint,
+    )?;
+    g.keep_hint_past(root);
+    g.append_hint = next_hint.map(|path| (root, g.changes, path));
+    if let Some(e) = g.max_rowids.iter_mut().find(|e| e.0 == root) {
+        e.1 = Some(e.1.map_or(rowid, |m| m.max(rowid)));
+    }
+    g.note_key(root, Key::Row(rowid));
+    Ok(())
+}
+
 /// C5: applies a concurrent transaction's operations, in order, to `v`.
 fn replay(v: &mut dyn WriteView, ops: &[Op]) -> Result<()> {
     let (mut cell, mut scratch) = (Vec::new(), Vec::new());
@@ -1810,7 +1850,8 @@ fn replay(v: &mut dyn WriteView, ops: &[Op]) -> Result<()> {
         match op {
             Op::TableInsert(root, rowid, rec) => {
                 let mut tc = TreeCursor::new(*root, true);
-                insert::table_insert(v, &mut tc, *rowid, rec, &mut cell, None)?;
+                let payload = insert::Payload::Record(rec);
+                insert::table_insert(v, &mut tc, *rowid, payload, &mut scratch, &mut cell, None)?;
             }
             Op::TableDelete(root, rowid) => {
                 let mut tc = TreeCursor::new(*root, true);

@@ -209,33 +209,28 @@ fn encode_all<'a>(
     (spans, arena)
 }
 
+/// Runs `f` on `vals` viewed as `ValueRef`s: up to 16 from the stack, more from a `Vec`
+/// (a `Vec` per table or index write was an allocation; callgrind, speedtest1 test 290).
+fn with_refs<R>(vals: &[Value], f: impl FnOnce(&[ValueRef]) -> R) -> R {
+    let mut small = [ValueRef::Null; 16];
+    if let Some(refs) = small.get_mut(..vals.len()) {
+        for (r, v) in refs.iter_mut().zip(vals) {
+            *r = to_ref(v);
+        }
+        return f(refs);
+    }
+    let refs: Vec<ValueRef> = vals.iter().map(to_ref).collect();
+    f(&refs)
+}
+
 /// `vals` encoded as a record into `out` (cleared first).
 pub fn encode_to(vals: &[Value], out: &mut Vec<u8>) {
     out.clear();
-    let mut small = [ValueRef::Null; 16];
-    if let Some(refs) = small.get_mut(..vals.len()) {
-        for (r, v) in refs.iter_mut().zip(vals) {
-            *r = to_ref(v);
-        }
-        record::encode_into(refs, out);
-        return;
-    }
-    let refs: Vec<ValueRef> = vals.iter().map(to_ref).collect();
-    record::encode_into(&refs, out);
+    with_refs(vals, |refs| record::encode_into(refs, out));
 }
 
 pub fn encode(vals: &[Value]) -> Vec<u8> {
-    // Up to 16 values are viewed from the stack: the `Vec<ValueRef>` was an allocation
-    // per table or index write (callgrind, speedtest1 test 290).
-    let mut small = [ValueRef::Null; 16];
-    if let Some(refs) = small.get_mut(..vals.len()) {
-        for (r, v) in refs.iter_mut().zip(vals) {
-            *r = to_ref(v);
-        }
-        return record::encode(refs);
-    }
-    let refs: Vec<ValueRef> = vals.iter().map(to_ref).collect();
-    record::encode(&refs)
+    with_refs(vals, record::encode)
 }
 
 /// A stored field as an owned value.
@@ -1642,13 +1637,16 @@ impl Store for TxnStore {
     fn table_max_rowid(&self, root: u32) -> Result<Option<i64>> {
         Ok(self.txn.table_max_rowid(PageNo(root))?)
     }
-    /// The record is built in a pooled buffer, which a concurrent transaction keeps for
-    /// its operation log (`Txn::table_insert_vec`): a fresh `Vec` per row was an
+    /// The record is written from the values (`Txn::table_insert_values`: straight into
+    /// the row's cell when it is rewritten in place); a concurrent transaction builds it in
+    /// a pooled buffer, which it keeps for its operation log: a fresh `Vec` per row was an
     /// allocation and free per UPDATE or INSERT.
     fn table_insert(&self, root: u32, rowid: i64, row: &[Value]) -> Result<()> {
-        let mut buf = self.pool().take_buf();
-        encode_to(row, &mut buf);
-        if let Some(buf) = self.txn.table_insert_vec(PageNo(root), rowid, buf)? {
+        let buf = self.pool().take_buf();
+        let back = with_refs(row, |refs| {
+            self.txn.table_insert_values(PageNo(root), rowid, refs, buf)
+        })?;
+        if let Some(buf) = back {
             self.pool().put_buf(buf);
         }
         Ok(())

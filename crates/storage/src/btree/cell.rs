@@ -228,24 +228,32 @@ pub fn build_table_leaf(
     }
 }
 
-/// Size of the table leaf cell of a payload that stays all on the page (P <= X), padded
-/// to the 4-byte minimum as `insert::make_cell` pads; None when the payload spills.
+/// Size of the table leaf cell of a payload of `payload_len` bytes that stays all on the
+/// page (P <= X), padded to the 4-byte minimum as `insert::make_cell` pads; None when the
+/// payload spills.
 #[inline]
-pub fn table_leaf_local_size(rowid: i64, payload: &[u8], usable: usize) -> Option<usize> {
-    let n = payload.len();
+pub fn table_leaf_local_size(rowid: i64, payload_len: usize, usable: usize) -> Option<usize> {
+    let n = payload_len;
     (n <= max_local(usable, true))
         .then(|| (varint_len(n as u64) + varint_len(rowid as u64) + n).max(4))
 }
 
-/// Writes the cell `build_table_leaf` builds for an all-local payload straight into `out`,
-/// whose length is [`table_leaf_local_size`] (padding zeroed): an UPDATE that keeps a
-/// row's cell size overwrites the old cell this way, without building it in a buffer first
-/// (one copy of the row fewer; BENCHMARKS.md, rowcopy branch).
-pub fn put_table_leaf_local(out: &mut [u8], rowid: i64, payload: &[u8]) {
-    let mut at = put_varint(out, payload.len() as u64);
+/// Writes the cell `build_table_leaf` builds for an all-local payload of `payload_len` bytes
+/// straight into `out`, whose length is [`table_leaf_local_size`] (padding zeroed);
+/// `write_payload` fills the payload's slice. An UPDATE that keeps a row's cell size
+/// overwrites the old cell this way, without building it in a buffer first (one copy of
+/// the row fewer; BENCHMARKS.md, rowcopy branch), and may encode the record right there
+/// (`insert::Payload::Values`, hold branch).
+pub fn put_table_leaf_local(
+    out: &mut [u8],
+    rowid: i64,
+    payload_len: usize,
+    write_payload: impl FnOnce(&mut [u8]),
+) {
+    let mut at = put_varint(out, payload_len as u64);
     at += put_varint(&mut out[at..], rowid as u64);
-    out[at..at + payload.len()].copy_from_slice(payload);
-    out[at + payload.len()..].fill(0);
+    write_payload(&mut out[at..at + payload_len]);
+    out[at + payload_len..].fill(0);
 }
 
 /// Builds an index leaf cell.

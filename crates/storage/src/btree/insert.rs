@@ -25,8 +25,22 @@ use super::overflow::{free_chain, write_chain};
 use super::page::{drop_cell, insert_cell, PageHeader, INDEX_LEAF, TABLE_LEAF};
 use crate::error::{PageNo, Result, StorageError};
 use crate::pages::{PageRead, PageWrite};
-use crate::record::KeyCompare;
+use crate::record::{encode_into, encode_to_slice, encoded_len, KeyCompare, ValueRef};
 use std::cmp::Ordering;
+
+/// A row's record as [`table_insert`] takes it.
+#[derive(Clone, Copy)]
+pub enum Payload<'a> {
+    /// Already encoded.
+    Record(&'a [u8]),
+    /// The column values, encoded (record.rs) straight into the row's cell when it is
+    /// rewritten in place — the common UPDATE, which keeps the cell's size — and otherwise
+    /// into the caller's buffer first. Encoding into a buffer and copying that into the page
+    /// touched a second row-sized buffer per UPDATE, and with many writers taking turns the
+    /// buffer had left the core's cache since the thread's previous transaction
+    /// (BENCHMARKS.md, hold branch).
+    Values(&'a [ValueRef<'a>]),
+}
 
 /// Where a descent ended, without the page references a cursor holds: a held reference
 /// would make the first `page_mut` of each page copy it (copy-on-write), which cost a 4 KiB
@@ -185,11 +199,13 @@ pub(crate) fn leaf_edge_and_keys(tc: &TreeCursor, usable: usize) -> Option<(bool
 /// for an UPDATE walking the table (speedtest1 test 250: the descent was a quarter of the
 /// statement). Returns the hint for the next call: the leaf written, when the tree kept
 /// its shape (no balance).
+/// `record` is the record's buffer for a `Payload::Values` that is not written in place.
 pub fn table_insert<V: PageWrite + ?Sized>(
     v: &mut V,
     tc: &mut TreeCursor,
     rowid: i64,
-    record: &[u8],
+    payload: Payload<'_>,
+    record: &mut Vec<u8>,
     cell: &mut Vec<u8>,
     hint: Option<LeafHint>,
 ) -> Result<Option<LeafHint>> {
@@ -229,10 +245,19 @@ pub fn table_insert<V: PageWrite + ?Sized>(
     // was a second copy of the row (~430 instructions per bdb_update commit of its 3.9 kB
     // rows, callgrind).
     if let Some((old, pc)) = &old {
-        if table_leaf_local_size(rowid, record, usable) == Some(old.size()) {
+        // Measured only for a replace: an INSERT's values are encoded once, below.
+        let payload_len = match payload {
+            Payload::Record(r) => r.len(),
+            Payload::Values(vals) => encoded_len(vals),
+        };
+        if table_leaf_local_size(rowid, payload_len, usable) == Some(old.size()) {
             let (pgno, _) = pos.leaf();
             free_chain(v, pgno, old)?;
-            put_table_leaf_local(&mut v.page_mut(pgno)?[*pc..*pc + old.size()], rowid, record);
+            let out = &mut v.page_mut(pgno)?[*pc..*pc + old.size()];
+            put_table_leaf_local(out, rowid, payload_len, |dst| match payload {
+                Payload::Record(r) => dst.copy_from_slice(r),
+                Payload::Values(vals) => encode_to_slice(vals, dst),
+            });
             return Ok(Some(LeafHint {
                 path: pos.path,
                 right_edge,
@@ -240,6 +265,14 @@ pub fn table_insert<V: PageWrite + ?Sized>(
             }));
         }
     }
+    let record = match payload {
+        Payload::Record(r) => r,
+        Payload::Values(vals) => {
+            record.clear();
+            encode_into(vals, record);
+            &record[..]
+        }
+    };
     make_cell(v, Some(rowid), record, cell)?;
     let Some((old, pc)) = old else {
         let balanced = place_in_leaf(v, &mut pos, cell, true)?;
