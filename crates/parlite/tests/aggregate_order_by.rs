@@ -122,30 +122,13 @@ fn query(rng: &mut Rng) -> String {
 
 #[test]
 fn ordered_aggregates_match_sqlite() {
-    let mut failures = Vec::new();
-    for seed in common::seeds() {
-        let mut rng = Rng(seed);
-        let s = rusqlite::Connection::open_in_memory().expect("sqlite");
-        let p = parlite::Connection::open(":memory:").expect("parlite");
-        let mut stmts = setup(&mut rng);
-        for _ in 0..300 {
-            stmts.push(query(&mut rng));
-        }
-        failures.extend(
-            common::mismatches(&s, &p, &stmts)
-                .into_iter()
-                .map(|f| format!("seed {seed}: {f}")),
-        );
-    }
-    common::assert_no_mismatches(failures);
+    common::assert_no_mismatches(common::seeded_mismatches(setup, query, 300));
 }
 
 /// The clause's errors and its placement in subqueries, HAVING and ORDER BY.
 #[test]
 fn ordered_aggregate_errors_and_placements_match_sqlite() {
-    let s = rusqlite::Connection::open_in_memory().expect("sqlite");
-    let p = parlite::Connection::open(":memory:").expect("parlite");
-    let stmts = [
+    common::assert_no_mismatches(common::statement_mismatches(&[
         "CREATE TABLE t(x, y, z)",
         "INSERT INTO t VALUES(2,'b',1),(1,'a',2),(3,'C',1),(NULL,'d',2),(2,'B',1)",
         "SELECT group_concat(x ORDER BY x) OVER () FROM t",
@@ -166,7 +149,5 @@ fn ordered_aggregate_errors_and_placements_match_sqlite() {
         "SELECT (SELECT group_concat(u.x ORDER BY t.y) FROM t AS u WHERE u.z = 1) FROM t",
         "SELECT group_concat(y ORDER BY (SELECT max(x) FROM t)) FROM t",
         "SELECT group_concat(y ORDER BY x) FROM t WHERE 0",
-    ];
-    let stmts: Vec<String> = stmts.iter().map(|s| s.to_string()).collect();
-    common::assert_no_mismatches(common::mismatches(&s, &p, &stmts));
+    ]));
 }

@@ -8,9 +8,7 @@ mod common;
 
 #[test]
 fn digit_separators_match_sqlite() {
-    let s = rusqlite::Connection::open_in_memory().expect("sqlite");
-    let p = parlite::Connection::open(":memory:").expect("parlite");
-    let stmts = [
+    common::assert_no_mismatches(common::statement_mismatches(&[
         "SELECT 1_000, 1_0.2_5, 0xF_F, 1e1_0, .5_5, 2_5e-1_0",
         "SELECT -9_223_372_036_854_775_808, typeof(9_223_372_036_854_775_808)",
         "SELECT 1_000 AS a, -2_0, +3_0, 0x7FFF_FFFF_FFFF_FFFF",
@@ -31,7 +29,5 @@ fn digit_separators_match_sqlite() {
         "INSERT INTO y(c) VALUES (1_000)",
         "SELECT * FROM y",
         "SELECT c FROM y WHERE c BETWEEN 9_0_0 AND 1_0_0_0",
-    ];
-    let stmts: Vec<String> = stmts.iter().map(|s| s.to_string()).collect();
-    common::assert_no_mismatches(common::mismatches(&s, &p, &stmts));
+    ]));
 }

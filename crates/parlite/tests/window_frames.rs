@@ -152,22 +152,7 @@ fn query(rng: &mut Rng) -> String {
 
 #[test]
 fn window_frames_match_sqlite() {
-    let mut failures = Vec::new();
-    for seed in common::seeds() {
-        let mut rng = Rng(seed);
-        let s = rusqlite::Connection::open_in_memory().expect("sqlite");
-        let p = parlite::Connection::open(":memory:").expect("parlite");
-        let mut stmts = setup(&mut rng);
-        for _ in 0..400 {
-            stmts.push(query(&mut rng));
-        }
-        failures.extend(
-            common::mismatches(&s, &p, &stmts)
-                .into_iter()
-                .map(|f| format!("seed {seed}: {f}")),
-        );
-    }
-    common::assert_no_mismatches(failures);
+    common::assert_no_mismatches(common::seeded_mismatches(setup, query, 400));
 }
 
 /// Frames SQLite refuses, offsets it does not take, window chaining's overrides, FILTER
@@ -175,9 +160,7 @@ fn window_frames_match_sqlite() {
 /// windows.
 #[test]
 fn window_frame_errors_and_row_order_match_sqlite() {
-    let s = rusqlite::Connection::open_in_memory().expect("sqlite");
-    let p = parlite::Connection::open(":memory:").expect("parlite");
-    let stmts = [
+    common::assert_no_mismatches(common::statement_mismatches(&[
         "CREATE TABLE t(a INTEGER, b TEXT, c REAL)",
         "INSERT INTO t VALUES(1,'x',1.5),(2,'y',2.5),(2,'x',3.0),(4,'z',NULL),(5,'y',7.25),\
            (NULL,'x',1.0),(7,'z',2.0),(7,'x',9.0)",
@@ -234,7 +217,5 @@ fn window_frame_errors_and_row_order_match_sqlite() {
         "SELECT a, b, row_number() OVER (ORDER BY a) FROM t ORDER BY b",
         "SELECT a, b, count(*) OVER (PARTITION BY b COLLATE NOCASE) FROM \
            (SELECT a, CASE WHEN a > 4 THEN upper(b) ELSE b END b FROM t)",
-    ];
-    let stmts: Vec<String> = stmts.iter().map(|s| s.to_string()).collect();
-    common::assert_no_mismatches(common::mismatches(&s, &p, &stmts));
+    ]));
 }

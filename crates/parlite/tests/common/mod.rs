@@ -242,6 +242,40 @@ pub fn mismatches(
     failures
 }
 
+/// `mismatches` of a seeded differential test, for each of `seeds()`: fresh in-memory
+/// databases, `setup`'s statements, then `queries` statements from `query`; each
+/// mismatch names its seed.
+pub fn seeded_mismatches(
+    setup: fn(&mut Rng) -> Vec<String>,
+    query: fn(&mut Rng) -> String,
+    queries: usize,
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    for seed in seeds() {
+        let mut rng = Rng(seed);
+        let s = rusqlite::Connection::open_in_memory().expect("sqlite");
+        let p = parlite::Connection::open(":memory:").expect("parlite");
+        let mut stmts = setup(&mut rng);
+        for _ in 0..queries {
+            stmts.push(query(&mut rng));
+        }
+        failures.extend(
+            mismatches(&s, &p, &stmts)
+                .into_iter()
+                .map(|f| format!("seed {seed}: {f}")),
+        );
+    }
+    failures
+}
+
+/// `mismatches` of a fixed list of statements, run in fresh in-memory databases.
+pub fn statement_mismatches(stmts: &[&str]) -> Vec<String> {
+    let s = rusqlite::Connection::open_in_memory().expect("sqlite");
+    let p = parlite::Connection::open(":memory:").expect("parlite");
+    let stmts: Vec<String> = stmts.iter().map(|s| s.to_string()).collect();
+    mismatches(&s, &p, &stmts)
+}
+
 /// Fails, showing how many mismatches there were and the first 20, unless there are none.
 pub fn assert_no_mismatches(failures: Vec<String>) {
     let shown: Vec<&str> = failures.iter().take(20).map(|s| s.as_str()).collect();

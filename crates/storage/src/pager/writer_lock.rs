@@ -749,6 +749,30 @@ mod tests {
 
     /// Waits until a sleeper took the standby's role up (W8), spinning: a yield could give
     /// the core away for longer than the standby spins.
+    /// A held lock (taken after a release that left, W8) and a sleeper that has taken up
+    /// the standby role it was asked for, spinning up to 2 s: with another test on the
+    /// other core of a 2-core machine, a standby spinning its usual 100 µs at most ran out
+    /// before the test thread got its core back to release. (A 250 ms average hold keeps
+    /// the sleeper from starving, W4.)
+    #[allow(clippy::type_complexity)]
+    fn held_with_a_standby() -> (
+        Arc<WriterLock>,
+        std::sync::mpsc::Receiver<Instant>,
+        std::sync::mpsc::Sender<()>,
+        std::thread::JoinHandle<()>,
+    ) {
+        let l = Arc::new(WriterLock::default());
+        l.hold_ns_avg.store(250_000_000, Ordering::Relaxed);
+        l.spin_extra_ns.store(2_000_000_000, Ordering::Relaxed);
+        l.left.store(true, Ordering::Relaxed);
+        assert_eq!(l.acquire(Instant::now()), Some(false));
+        let (took, go, t) = sleeper(&l);
+        wait_for_sleepers(&l, 1);
+        l.ask_standby(&lock(&l.sleep));
+        standby_taken_up(&l);
+        (l, took, go, t)
+    }
+
     fn standby_taken_up(l: &WriterLock) {
         let until = Instant::now() + Duration::from_secs(10);
         while l.standby.load(Ordering::SeqCst) == STANDBY_ASKED {
@@ -797,22 +821,12 @@ mod tests {
 
     /// W8: a standby spinning at the release takes the lock without the release's notify:
     /// one wake in all (the standby's). Retried a few times: under load the standby's spin
-    /// may run out before the test releases, and then the release must notify. (Its spin
-    /// is lengthened to 2 s: with another test on the other core of a 2-core machine, the
-    /// spinning standby kept the test thread off its core past the 100 µs limit every time.)
+    /// may run out before the test releases, and then the release must notify.
     #[test]
     fn a_standby_takes_the_lock_at_release_without_a_notify() {
         let mut tries = Vec::new();
         for _ in 0..20 {
-            let l = Arc::new(WriterLock::default());
-            l.hold_ns_avg.store(250_000_000, Ordering::Relaxed);
-            l.spin_extra_ns.store(2_000_000_000, Ordering::Relaxed);
-            l.left.store(true, Ordering::Relaxed);
-            assert_eq!(l.acquire(Instant::now()), Some(false));
-            let (took, go, t) = sleeper(&l);
-            wait_for_sleepers(&l, 1);
-            l.ask_standby(&lock(&l.sleep));
-            standby_taken_up(&l);
+            let (l, took, go, t) = held_with_a_standby();
             let spinning = l.standby.load(Ordering::SeqCst) == STANDBY_SPINNING;
             l.release(Duration::ZERO, true);
             took.recv().expect("recv");
@@ -874,16 +888,7 @@ mod tests {
     fn a_hand_off_to_a_standby_that_spins_is_claimed() {
         let mut tries = 0;
         loop {
-            let l = Arc::new(WriterLock::default());
-            l.hold_ns_avg.store(250_000_000, Ordering::Relaxed);
-            // As in the test above: the standby still spins when the test thread runs.
-            l.spin_extra_ns.store(2_000_000_000, Ordering::Relaxed);
-            l.left.store(true, Ordering::Relaxed);
-            assert_eq!(l.acquire(Instant::now()), Some(false));
-            let (took, go, t) = sleeper(&l);
-            wait_for_sleepers(&l, 1);
-            l.ask_standby(&lock(&l.sleep));
-            standby_taken_up(&l);
+            let (l, took, go, t) = held_with_a_standby();
             // As if the sleeper had starved: the release hands the lock over.
             l.starving.store(true, Ordering::SeqCst);
             let spinning = l.standby.load(Ordering::SeqCst) == STANDBY_SPINNING;
