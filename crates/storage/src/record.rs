@@ -920,19 +920,23 @@ impl RecordCompare {
 mod tests {
     use super::*;
 
+    /// A seeded xorshift64 generator for the randomized tests below.
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
     /// `encode_to_slice` writes exactly what `encode` builds, `encoded_len` bytes long, for
     /// seeded random records of every serial type: integers of each body size, reals,
     /// texts and blobs up to two-byte serial types, and up to 200 columns, so that the
     /// header's own length takes two bytes (a header of 128 bytes or more).
     #[test]
     fn records_encoded_into_a_slice_equal_encoded_ones() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
         let bytes: Vec<u8> = (0..300u32).map(|i| (i * 7) as u8).collect();
         let mut two_byte_headers = 0;
         for round in 0..3_000 {
@@ -972,13 +976,7 @@ mod tests {
     /// NOCASE, long texts (two-byte serial types), shorter records and malformed ones.
     #[test]
     fn fast_record_compare_agrees_with_the_checked_walk() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15u64);
         let long_a = vec![b'a'; 70];
         let long_b = vec![b'A'; 70];
         let texts: [&[u8]; 6] = [b"abc", b"ABC", b"abd", b"", &long_a, &long_b];
@@ -1101,13 +1099,7 @@ mod tests {
     /// the end).
     #[test]
     fn next_field_agrees_with_read_one() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
         let bytes = vec![b'q'; 300];
         for _ in 0..2000 {
             let n = 1 + next() % 4;
