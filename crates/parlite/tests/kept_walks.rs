@@ -46,28 +46,6 @@ impl Rng {
     }
 }
 
-/// Both engines: a parlite connection pair and a SQLite connection pair on two files.
-struct Pair {
-    p1: parlite::Connection,
-    p2: parlite::Connection,
-    s1: rusqlite::Connection,
-    s2: rusqlite::Connection,
-}
-
-impl Pair {
-    /// `sql` on the second connections (another connection's commit).
-    fn other(&self, sql: &str) {
-        self.p2.execute_batch(sql).expect("parlite other");
-        self.s2.execute_batch(sql).expect("sqlite other");
-    }
-
-    /// `sql` on the first connections (the one whose statements are reused).
-    fn own(&self, sql: &str) {
-        self.p1.execute_batch(sql).expect("parlite own");
-        self.s1.execute_batch(sql).expect("sqlite own");
-    }
-}
-
 fn write_sql(rng: &mut Rng) -> String {
     let k = rng.below(40);
     match rng.below(4) {
@@ -105,7 +83,7 @@ fn run_seed(seed: u64) {
         common::temp_db_path("kept-walks", "sqlite"),
     );
     let db = Database::open(pdb.to_str().unwrap()).unwrap();
-    let pair = Pair {
+    let pair = common::Pair {
         p1: db.connect().unwrap(),
         p2: db.connect().unwrap(),
         s1: rusqlite::Connection::open(&*sdb).unwrap(),

@@ -69,25 +69,6 @@ impl Rng {
     }
 }
 
-struct Pair {
-    p1: parlite::Connection,
-    p2: parlite::Connection,
-    s1: rusqlite::Connection,
-    s2: rusqlite::Connection,
-}
-
-impl Pair {
-    fn own(&self, sql: &str) {
-        self.p1.execute_batch(sql).expect("parlite own");
-        self.s1.execute_batch(sql).expect("sqlite own");
-    }
-
-    fn other(&self, sql: &str) {
-        self.p2.execute_batch(sql).expect("parlite other");
-        self.s2.execute_batch(sql).expect("sqlite other");
-    }
-}
-
 /// A write to `t` or `u`, run by both engines.
 fn write_sql(rng: &mut Rng) -> String {
     let a = 1 + rng.below(400);
@@ -133,7 +114,7 @@ fn run_seed(seed: u64) {
         common::temp_db_path("limit-walks", "sqlite"),
     );
     let db = Database::open(pdb.to_str().unwrap()).unwrap();
-    let pair = Pair {
+    let pair = common::Pair {
         p1: db.connect().unwrap(),
         p2: db.connect().unwrap(),
         s1: rusqlite::Connection::open(&*sdb).unwrap(),

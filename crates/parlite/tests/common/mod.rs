@@ -461,3 +461,26 @@ pub fn swap_index_roots(s: &rusqlite::Connection, a: &str, b: &str) {
     ))
     .expect("swap");
 }
+
+/// Both engines, two connections each on one database: `p1`/`s1` run the statements
+/// under test, `p2`/`s2` commit beside them.
+pub struct Pair {
+    pub p1: parlite::Connection,
+    pub p2: parlite::Connection,
+    pub s1: rusqlite::Connection,
+    pub s2: rusqlite::Connection,
+}
+
+impl Pair {
+    /// `sql` on the first connections (the one whose statements are reused).
+    pub fn own(&self, sql: &str) {
+        self.p1.execute_batch(sql).expect("parlite own");
+        self.s1.execute_batch(sql).expect("sqlite own");
+    }
+
+    /// `sql` on the second connections (another connection's commit).
+    pub fn other(&self, sql: &str) {
+        self.p2.execute_batch(sql).expect("parlite other");
+        self.s2.execute_batch(sql).expect("sqlite other");
+    }
+}
