@@ -13,7 +13,7 @@
 mod common;
 
 use common::{prepare_one, rows_of, sqlite_rows_of, Rng};
-use parlite::{Database, Statement, Value};
+use parlite::{Statement, Value};
 
 const SETUP: &str = "
     CREATE TABLE kv(k TEXT PRIMARY KEY, v TEXT);
@@ -78,17 +78,7 @@ fn run_query(
 }
 
 fn run_seed(seed: u64) {
-    let (pdb, sdb) = (
-        common::temp_db_path("kept-walks", "parlite"),
-        common::temp_db_path("kept-walks", "sqlite"),
-    );
-    let db = Database::open(pdb.to_str().unwrap()).unwrap();
-    let pair = common::Pair {
-        p1: db.connect().unwrap(),
-        p2: db.connect().unwrap(),
-        s1: rusqlite::Connection::open(&*sdb).unwrap(),
-        s2: rusqlite::Connection::open(&*sdb).unwrap(),
-    };
+    let pair = common::Pair::on_files("kept-walks");
     pair.own(SETUP);
     let mut rng = Rng(seed);
     for i in 0..40 {

@@ -12,7 +12,7 @@
 mod common;
 
 use common::{prepare_one, rows_of, sqlite_rows_of, Rng};
-use parlite::{Database, Statement, Value};
+use parlite::{Statement, Value};
 
 const SETUP: &str = "
     PRAGMA page_size=1024;
@@ -109,17 +109,7 @@ fn run_query(rng: &mut Rng, ps: &mut [Statement], ss: &mut [rusqlite::Statement]
 }
 
 fn run_seed(seed: u64) {
-    let (pdb, sdb) = (
-        common::temp_db_path("limit-walks", "parlite"),
-        common::temp_db_path("limit-walks", "sqlite"),
-    );
-    let db = Database::open(pdb.to_str().unwrap()).unwrap();
-    let pair = common::Pair {
-        p1: db.connect().unwrap(),
-        p2: db.connect().unwrap(),
-        s1: rusqlite::Connection::open(&*sdb).unwrap(),
-        s2: rusqlite::Connection::open(&*sdb).unwrap(),
-    };
+    let pair = common::Pair::on_files("limit-walks");
     pair.own(SETUP);
     let mut rng = Rng(seed);
     let mut rows = String::from("BEGIN;");

@@ -469,9 +469,27 @@ pub struct Pair {
     pub p2: parlite::Connection,
     pub s1: rusqlite::Connection,
     pub s2: rusqlite::Connection,
+    /// The two database files, removed when the pair is dropped.
+    _files: (TempDb, TempDb),
 }
 
 impl Pair {
+    /// Both engines on fresh database files named after `prefix`.
+    pub fn on_files(prefix: &str) -> Pair {
+        let (pdb, sdb) = (
+            temp_db_path(prefix, "parlite"),
+            temp_db_path(prefix, "sqlite"),
+        );
+        let db = parlite::Database::open(pdb.to_str().expect("path")).expect("parlite open");
+        Pair {
+            p1: db.connect().expect("parlite connect"),
+            p2: db.connect().expect("parlite connect"),
+            s1: rusqlite::Connection::open(&*sdb).expect("sqlite open"),
+            s2: rusqlite::Connection::open(&*sdb).expect("sqlite open"),
+            _files: (pdb, sdb),
+        }
+    }
+
     /// `sql` on the first connections (the one whose statements are reused).
     pub fn own(&self, sql: &str) {
         self.p1.execute_batch(sql).expect("parlite own");
