@@ -1239,7 +1239,7 @@ pub fn check_index_expr(e: &CExpr, what: &str) -> Result<()> {
     let mut stack = vec![e];
     while let Some(e) = stack.pop() {
         match e {
-            CExpr::Exists(_) | CExpr::Scalar(_) | CExpr::InSelect { .. } => {
+            CExpr::Exists(_) | CExpr::Scalar(_) | CExpr::Field { .. } | CExpr::InSelect { .. } => {
                 return Err(SqlError::msg(format!("subqueries prohibited in {what}")))
             }
             CExpr::Func { def, .. } if !def.deterministic => {

@@ -457,7 +457,7 @@ impl Explainer<'_> {
             let mut stack = vec![e];
             while let Some(e) = stack.pop() {
                 match e {
-                    CExpr::Scalar(sp) | CExpr::Exists(sp) => {
+                    CExpr::Scalar(sp) | CExpr::Exists(sp) | CExpr::Field { sub: sp, .. } => {
                         if seen.insert(Rc::as_ptr(sp)) {
                             self.scalar(sp, parent);
                         }
@@ -617,7 +617,7 @@ fn values_detail(rows: &[Vec<CExpr>], has_with: bool) -> String {
         while let Some(e) = stack.pop() {
             if matches!(
                 e,
-                CExpr::Scalar(_) | CExpr::Exists(_) | CExpr::InSelect { .. }
+                CExpr::Scalar(_) | CExpr::Exists(_) | CExpr::Field { .. } | CExpr::InSelect { .. }
             ) {
                 constant = false;
             }

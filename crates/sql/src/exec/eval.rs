@@ -384,7 +384,12 @@ impl<'a> Exec<'a> {
                 Ok(value::bool_value(if *not { value::not3(r) } else { r }))
             }
             CExpr::InSelect {
-                e, not, sub, terms, ..
+                e,
+                not,
+                sub,
+                terms,
+                own,
+                ..
             } => {
                 // A row value's terms are evaluated one by one (evaluating the vector
                 // itself is "row value misused"), before the subquery runs.
@@ -410,40 +415,42 @@ impl<'a> Exec<'a> {
                     (x, _) => x,
                 };
                 let term = |i: usize| terms.get(i).copied().unwrap_or_default();
-                let lhs: Vec<Value> = lhs
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, x)| realify(x.apply_comparison_affinity(term(i).1), term(i).1))
-                    .collect();
-                let mut saw_null = false;
-                let mut found = false;
-                for r in rows.iter() {
-                    let mut all_eq = true;
-                    let mut any_null = false;
-                    for (i, x) in lhs.iter().enumerate() {
-                        let y = r.get(i).cloned().unwrap_or(Value::Null);
-                        // A NULL on either side leaves the row undecided, not unequal
-                        // (sqlite3ExprCodeIN's step 6): `(1,NULL) IN (SELECT 2,3)` is 0,
-                        // `(1,NULL) IN (SELECT 1,2)` is NULL.
-                        if x.is_null() || y.is_null() {
-                            any_null = true;
-                            continue;
-                        }
-                        let (coll, aff) = term(i);
-                        let y = realify(y.apply_comparison_affinity(aff), aff);
-                        if x.compare(&y, coll) != Ordering::Equal {
-                            all_eq = false;
-                            break;
-                        }
-                    }
-                    if all_eq && !any_null {
-                        found = true;
-                        break;
-                    }
-                    if all_eq && any_null {
-                        saw_null = true;
-                    }
-                }
+                // The subquery's values are stored with the terms' affinities; the left
+                // value takes them only when it has no NULL (sqlite3ExprCodeIN: a NULL
+                // jumps from step 2 to step 6, past the OP_Affinity of step 3).
+                let rhs = |r: &Row, i: usize| {
+                    let aff = term(i).1;
+                    let y = r.get(i).cloned().unwrap_or(Value::Null);
+                    realify(y.apply_comparison_affinity(aff), aff)
+                };
+                let lhs_has_null = lhs.iter().any(Value::is_null);
+                let lhs: Vec<Value> = if lhs_has_null {
+                    lhs
+                } else {
+                    lhs.into_iter()
+                        .enumerate()
+                        .map(|(i, x)| realify(x.apply_comparison_affinity(term(i).1), term(i).1))
+                        .collect()
+                };
+                // Step 3: a row equal in every term, under the terms' collations.
+                let found = !lhs_has_null
+                    && rows.iter().any(|r| {
+                        lhs.iter().enumerate().all(|(i, x)| {
+                            let y = rhs(r, i);
+                            !y.is_null() && x.compare(&y, term(i).0) == Ordering::Equal
+                        })
+                    });
+                // Step 6: NULL when some row has no term that is unequal, compared under
+                // each left term's own collation; a NULL on either side is not unequal.
+                // `(1,NULL) IN (SELECT 2,3)` is 0, `(1,NULL) IN (SELECT 1,2)` is NULL.
+                let saw_null = !found
+                    && rows.iter().any(|r| {
+                        lhs.iter().enumerate().all(|(i, x)| {
+                            let y = rhs(r, i);
+                            let coll = own.get(i).copied().unwrap_or_default();
+                            x.is_null() || y.is_null() || x.compare(&y, coll) == Ordering::Equal
+                        })
+                    });
                 let r = if found {
                     Some(true)
                 } else if saw_null {
@@ -463,24 +470,13 @@ impl<'a> Exec<'a> {
                 let rows = self.subquery_rows(sub, f)?;
                 Ok(Value::Integer(i64::from(!rows.is_empty())))
             }
-            CExpr::Scalar(sub) => {
-                // The value is the first row's (SQLite codes the subquery with LIMIT 1), so
-                // a correlated one, re-run per outer row, stops at its first row: speedtest1
-                // test 320 scans half of z2 per outer row instead of all of it.
-                if sub.correlated {
-                    let rows = self.run_select_capped(&sub.plan, Some(f), Some(1))?;
-                    return Ok(rows
-                        .into_iter()
-                        .next()
-                        .and_then(|r| r.into_iter().next())
-                        .unwrap_or(Value::Null));
-                }
-                let rows = self.subquery_rows(sub, f)?;
-                Ok(rows
-                    .first()
-                    .and_then(|r| r.first().cloned())
-                    .unwrap_or(Value::Null))
-            }
+            // The value is the first row's (SQLite codes the subquery with LIMIT 1), so a
+            // correlated one, re-run per outer row, stops at its first row: speedtest1 test
+            // 320 scans half of z2 per outer row instead of all of it.
+            CExpr::Scalar(sub) => Ok(self
+                .first_row(sub, f)?
+                .and_then(|r| r.into_iter().next())
+                .unwrap_or(Value::Null)),
             CExpr::IsNull { e, not } => {
                 let v = self.eval(e, f)?;
                 Ok(Value::Integer(i64::from(v.is_null() != *not)))
@@ -567,6 +563,11 @@ impl<'a> Exec<'a> {
                 }
                 def.call(&ctx, &vals)
             }
+            CExpr::Field { sub, idx } => Ok(self
+                .first_row(sub, f)?
+                .and_then(|r| r.get(*idx).cloned())
+                .unwrap_or(Value::Null)),
+            CExpr::RowCmp(rc) => self.row_cmp(rc, f),
             CExpr::Vector(items) => {
                 if items.len() == 1 {
                     return self.eval(&items[0], f);
@@ -622,9 +623,6 @@ impl<'a> Exec<'a> {
                 return Ok(value::bool_value(value::or3(a, b)));
             }
             _ => {}
-        }
-        if let (CExpr::Vector(a), CExpr::Vector(b)) = (l, r) {
-            return self.vector_cmp(op, a, b, f);
         }
         // Columns and literals are read in place: no clone and drop per operand per row.
         let lv = self.operand(l, f)?;
@@ -712,47 +710,82 @@ impl<'a> Exec<'a> {
         }
     }
 
-    fn vector_cmp(&self, op: BinaryOp, a: &[CExpr], b: &[CExpr], f: &Frame) -> Result<Value> {
-        let mut res: Option<Ordering> = Some(Ordering::Equal);
-        let mut any_null = false;
-        for (x, y) in a.iter().zip(b.iter()) {
-            let xv = self.eval(x, f)?;
-            let yv = self.eval(y, f)?;
-            if xv.is_null() || yv.is_null() {
-                any_null = true;
-                if !matches!(op, BinaryOp::Is | BinaryOp::IsNot) {
-                    res = None;
-                    if matches!(op, BinaryOp::Eq | BinaryOp::Ne) {
-                        continue;
+    /// A row value comparison (`RowCmp`), SQLite's codeVectorCompare: see the type's doc.
+    fn row_cmp(&self, rc: &RowCmp, f: &Frame) -> Result<Value> {
+        let l = self.row_terms(&rc.l, f)?;
+        let r = self.row_terms(&rc.r, f)?;
+        let last = rc.terms.len().saturating_sub(1);
+        let strict = match rc.op {
+            BinaryOp::Lt | BinaryOp::Le => Some(Ordering::Less),
+            BinaryOp::Gt | BinaryOp::Ge => Some(Ordering::Greater),
+            _ => None,
+        };
+        let mut res = Some(true);
+        for (i, &(coll, laff, raff)) in rc.terms.iter().enumerate() {
+            let (x, y) = (&l[i], &r[i]);
+            match rc.op {
+                BinaryOp::Is | BinaryOp::IsNot => {
+                    if !value::is_op(x, laff, y, raff, coll) {
+                        res = Some(false);
+                        break;
                     }
-                    break;
                 }
-                if xv.is_null() != yv.is_null() {
-                    res = Some(Ordering::Less);
-                    break;
+                BinaryOp::Eq | BinaryOp::Ne => match value::compare_op(x, laff, y, raff, coll) {
+                    Some(Ordering::Equal) => {}
+                    Some(_) => {
+                        res = Some(false);
+                        break;
+                    }
+                    // A NULL term leaves the result NULL unless a later term is unequal.
+                    None => res = None,
+                },
+                _ => {
+                    let Some(o) = value::compare_op(x, laff, y, raff, coll) else {
+                        res = None;
+                        break;
+                    };
+                    if i == last {
+                        res = Some(match rc.op {
+                            BinaryOp::Le => o != Ordering::Greater,
+                            BinaryOp::Ge => o != Ordering::Less,
+                            _ => Some(o) == strict,
+                        });
+                    } else if o != Ordering::Equal {
+                        res = Some(Some(o) == strict);
+                        break;
+                    }
                 }
-                continue;
-            }
-            let o = xv.compare(&yv, Collation::Binary);
-            if o != Ordering::Equal {
-                res = Some(o);
-                break;
             }
         }
-        let _ = any_null;
-        let v = match (op, res) {
-            (BinaryOp::Is, r) => Some(r == Some(Ordering::Equal)),
-            (BinaryOp::IsNot, r) => Some(r != Some(Ordering::Equal)),
-            (_, None) => None,
-            (BinaryOp::Eq, Some(o)) => Some(o == Ordering::Equal),
-            (BinaryOp::Ne, Some(o)) => Some(o != Ordering::Equal),
-            (BinaryOp::Lt, Some(o)) => Some(o == Ordering::Less),
-            (BinaryOp::Le, Some(o)) => Some(o != Ordering::Greater),
-            (BinaryOp::Gt, Some(o)) => Some(o == Ordering::Greater),
-            (BinaryOp::Ge, Some(o)) => Some(o != Ordering::Less),
-            _ => return err("row value misused"),
-        };
-        Ok(value::bool_value(v))
+        if matches!(rc.op, BinaryOp::Ne | BinaryOp::IsNot) {
+            res = value::not3(res);
+        }
+        Ok(value::bool_value(res))
+    }
+
+    /// The values of one side of a row value comparison: a subquery's terms from one run
+    /// of it (its first row, NULLs without one), other terms evaluated in order.
+    fn row_terms(&self, items: &[CExpr], f: &Frame) -> Result<Vec<Value>> {
+        if let Some(CExpr::Field { sub, .. }) = items.first() {
+            let row = self.first_row(sub, f)?;
+            return Ok((0..items.len())
+                .map(|i| {
+                    row.as_ref()
+                        .and_then(|r| r.get(i).cloned())
+                        .unwrap_or(Value::Null)
+                })
+                .collect());
+        }
+        items.iter().map(|x| self.eval(x, f)).collect()
+    }
+
+    /// The first row of a subquery (a correlated one stops there, as a scalar subquery).
+    fn first_row(&self, sub: &SubPlan, f: &Frame) -> Result<Option<Row>> {
+        if sub.correlated {
+            let rows = self.run_select_capped(&sub.plan, Some(f), Some(1))?;
+            return Ok(rows.into_iter().next());
+        }
+        Ok(self.subquery_rows(sub, f)?.first().cloned())
     }
 
     pub fn is_true(&self, e: &CExpr, f: &Frame) -> Result<bool> {

@@ -350,6 +350,33 @@ impl<'s> Program<'s> {
                 self.op("Null", 0, target, 0);
                 self.subselect(sub, Sink::Scalar(target));
             }
+            CExpr::Field { sub, idx } => {
+                let a = self.op("Null", 0, target, 0);
+                self.note(a, format!("column {idx} of a row-value subquery"));
+                self.subselect(sub, Sink::Scalar(target));
+            }
+            CExpr::RowCmp(rc) => {
+                let n = rc.l.len() as i64;
+                let first = self.regs(2 * rc.l.len());
+                for (i, x) in rc.l.iter().chain(&rc.r).enumerate() {
+                    self.expr(x, first + i as i64);
+                }
+                use ast::BinaryOp as B;
+                let name = match rc.op {
+                    B::Eq | B::Is => "Eq",
+                    B::Ne | B::IsNot => "Ne",
+                    B::Lt => "Lt",
+                    B::Le => "Le",
+                    B::Gt => "Gt",
+                    _ => "Ge",
+                };
+                self.op("Integer", 1, target, 0);
+                for i in 0..n {
+                    let a = self.op(name, first + n + i, target, first + i);
+                    self.p5(a, 0x20);
+                    self.note(a, format!("row value term {i}"));
+                }
+            }
             CExpr::IsNull { e, not } => {
                 self.expr(e, target);
                 let a = self.op(if *not { "NotNull" } else { "IsNull" }, target, 0, 0);

@@ -46,6 +46,7 @@ fn reads_row(e: &CExpr) -> bool {
         CExpr::Col { level: 0, .. }
         | CExpr::Exists(_)
         | CExpr::Scalar(_)
+        | CExpr::Field { .. }
         | CExpr::InSelect { .. } => true,
         _ => {
             let mut found = false;

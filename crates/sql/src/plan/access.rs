@@ -676,7 +676,10 @@ fn referenced_sources(e: &CExpr, sources: &[Source]) -> Vec<usize> {
                     }
                 }
             }
-            CExpr::Exists(sp) | CExpr::Scalar(sp) | CExpr::InSelect { sub: sp, .. }
+            CExpr::Exists(sp)
+            | CExpr::Scalar(sp)
+            | CExpr::Field { sub: sp, .. }
+            | CExpr::InSelect { sub: sp, .. }
                 if sp.correlated =>
             {
                 return (0..sources.len()).collect();

@@ -559,6 +559,7 @@ impl<'s> Binder<'s> {
                         if !c.has_coll && o.has_coll {
                             c.coll = o.coll;
                             c.has_coll = true;
+                            c.explicit_coll = o.explicit_coll;
                         }
                     }
                 }
@@ -683,6 +684,7 @@ impl<'s> Binder<'s> {
                         aff: None,
                         coll: Collation::Binary,
                         has_coll: false,
+                        explicit_coll: false,
                         origin: None,
                     })
                     .collect();
@@ -895,6 +897,7 @@ impl<'s> Binder<'s> {
                                 aff: b.aff,
                                 coll: b.coll.map_or(Collation::Binary, |c| c.0),
                                 has_coll: b.coll.is_some(),
+                                explicit_coll: b.coll.is_some_and(|c| c.1),
                                 origin: None,
                             });
                             continue;
@@ -905,6 +908,7 @@ impl<'s> Binder<'s> {
                             aff: c.aff,
                             coll: c.coll,
                             has_coll: true,
+                            explicit_coll: false,
                             origin: c.table_name.clone(),
                         });
                     }
@@ -945,16 +949,18 @@ impl<'s> Binder<'s> {
                         _ => None,
                     };
                     // An expression's collation may come from a COLLATE inside it.
-                    let coll = match (b.coll, crate::collation::collate_inside(expr)) {
-                        (Some((c, _)), _) => Some(c),
-                        (None, Some(name)) => Some(Collation::from_name(name)?),
-                        (None, None) => None,
-                    };
+                    let (coll, explicit_coll) =
+                        match (b.coll, crate::collation::collate_inside(expr)) {
+                            (Some((c, explicit)), _) => (Some(c), explicit),
+                            (None, Some(name)) => (Some(Collation::from_name(name)?), true),
+                            (None, None) => (None, false),
+                        };
                     columns.push(OutCol {
                         name,
                         aff: b.aff,
                         coll: coll.unwrap_or_default(),
                         has_coll: coll.is_some(),
+                        explicit_coll,
                         origin,
                     });
                     outputs.push(b.e);

@@ -93,9 +93,21 @@ pub enum CExpr {
         /// collation and affinity (SQLite's per-column IN comparison); `[(coll, eaff)]`
         /// for a single value.
         terms: Vec<(Collation, Option<Affinity>)>,
+        /// Each left term's own collation (BINARY without one): SQLite compares the left
+        /// value with each subquery row under it when the lookup found no equal row
+        /// (sqlite3ExprCodeIN's step 6, deciding between false and NULL).
+        own: Vec<Collation>,
     },
     Exists(Rc<SubPlan>),
     Scalar(Rc<SubPlan>),
+    /// Column `idx` of the first row of a subquery of several columns (NULL without a
+    /// row): a term of a row value compared in a [`RowCmp`] (rowvalue.html 2.2).
+    Field {
+        sub: Rc<SubPlan>,
+        idx: usize,
+    },
+    /// A comparison of two row values of the same size.
+    RowCmp(Box<RowCmp>),
     IsNull {
         e: Box<CExpr>,
         not: bool,
@@ -124,6 +136,21 @@ pub enum CExpr {
         kind: RaiseKind,
         msg: Option<Box<CExpr>>,
     },
+}
+
+/// A comparison of two row values (`(a, b) < (1, 2)`, `(a, b) = (SELECT x, y ...)`), term
+/// by term as SQLite's codeVectorCompare: `=` is true when every term is equal, false at
+/// the first unequal term, else NULL; `<` `<=` `>` `>=` are decided by the first term that
+/// is not equal (a NULL there makes the result NULL), the last term compared with the
+/// operator itself; `IS`/`IS NOT` compare NULLs as values.
+#[derive(Debug, Clone)]
+pub struct RowCmp {
+    pub op: BinaryOp,
+    /// Terms of the same length; a subquery's are its [`CExpr::Field`]s.
+    pub l: Vec<CExpr>,
+    pub r: Vec<CExpr>,
+    /// Per term, its comparison's collation and the two operands' affinities.
+    pub terms: Vec<(Collation, Option<Affinity>, Option<Affinity>)>,
 }
 
 /// A built-in function definition (a `Debug`-printable reference).
@@ -272,6 +299,10 @@ pub struct OutCol {
     /// opposed to BINARY for want of one (a literal, a function): a compound takes each
     /// column's collation from its leftmost arm that has one (multiSelectCollSeq).
     pub has_coll: bool,
+    /// Whether that collation is a COLLATE's (SQLite's EP_Collate), which takes precedence
+    /// over the other operand's column collation where the column is compared as a term
+    /// of a row value.
+    pub explicit_coll: bool,
     /// The table of a plain table column (what a FROM-subquery's scope column records as
     /// its table), shared with the scope it came from.
     pub origin: Option<std::rc::Rc<str>>,
@@ -518,7 +549,9 @@ impl CExpr {
             | CExpr::Agg(_)
             | CExpr::Win(_)
             | CExpr::Exists(_)
-            | CExpr::Scalar(_) => {}
+            | CExpr::Scalar(_)
+            | CExpr::Field { .. } => {}
+            CExpr::RowCmp(rc) => rc.l.iter().chain(&rc.r).for_each(|x| f(x)),
             CExpr::Unary(_, e) | CExpr::IsNull { e, .. } | CExpr::Cast { e, .. } => f(e),
             CExpr::Binary { l, r, .. } => {
                 f(l);
@@ -579,7 +612,10 @@ impl CExpr {
                     best = best.max(s);
                 }
                 CExpr::Col { .. } => *correlated = true,
-                CExpr::Exists(sp) | CExpr::Scalar(sp) | CExpr::InSelect { sub: sp, .. } => {
+                CExpr::Exists(sp)
+                | CExpr::Scalar(sp)
+                | CExpr::Field { sub: sp, .. }
+                | CExpr::InSelect { sub: sp, .. } => {
                     if sp.correlated {
                         // A correlated subquery may read any source of this level.
                         *correlated = true;
@@ -611,6 +647,7 @@ impl CExpr {
                 | CExpr::Win(_)
                 | CExpr::Exists(_)
                 | CExpr::Scalar(_)
+                | CExpr::Field { .. }
                 | CExpr::InSelect { .. } => true,
                 CExpr::Func { def, .. } => !def.deterministic,
                 _ => false,

@@ -66,9 +66,10 @@ fn mark_expr(e: &CExpr, depth: usize, mask: &mut [bool]) {
                 *m = true;
             }
         }
-        CExpr::Exists(sp) | CExpr::Scalar(sp) | CExpr::InSelect { sub: sp, .. } => {
-            mark_plan(&sp.plan, depth + 1, mask)
-        }
+        CExpr::Exists(sp)
+        | CExpr::Scalar(sp)
+        | CExpr::Field { sub: sp, .. }
+        | CExpr::InSelect { sub: sp, .. } => mark_plan(&sp.plan, depth + 1, mask),
         _ => {}
     }
     e.for_each_child(&mut |c| mark_expr(c, depth, mask));

@@ -51,7 +51,9 @@ fn mark(e: &CExpr, start: usize, early: &mut [bool], pure: &mut bool) {
                 *slot = true;
             }
         }
-        CExpr::Exists(_) | CExpr::Scalar(_) | CExpr::InSelect { .. } => *pure = false,
+        CExpr::Exists(_) | CExpr::Scalar(_) | CExpr::Field { .. } | CExpr::InSelect { .. } => {
+            *pure = false
+        }
         _ => {}
     }
     e.for_each_child(&mut |c| mark(c, start, early, pure));

@@ -16,6 +16,51 @@ impl<'s> Binder<'s> {
         crate::stack::guarded(|| self.expr_node(e))
     }
 
+    /// The terms of a comparison operand: a row value's (a vector of two or more, or a
+    /// subquery of two or more columns), else the operand itself as the one term.
+    fn row_terms(&mut self, e: &Expr) -> Result<Vec<Bound>> {
+        match e {
+            Expr::Vector(v) if v.len() > 1 => v.iter().map(|x| self.expr(x)).collect(),
+            Expr::Subquery(s) => self.subquery_terms(s),
+            _ => Ok(vec![self.expr(e)?]),
+        }
+    }
+
+    /// A subquery as an operand: one scalar term, or one term per column of its first row
+    /// (a row value), each with its column's affinity and collation.
+    fn subquery_terms(&mut self, s: &ast::Select) -> Result<Vec<Bound>> {
+        let sub = self.subplan(s)?;
+        if sub.plan.columns.len() == 1 {
+            let aff = sub.plan.columns[0].aff;
+            return Ok(vec![Bound {
+                e: CExpr::Scalar(Rc::new(sub)),
+                aff,
+                coll: None,
+                col: None,
+            }]);
+        }
+        let terms: Vec<(Option<Affinity>, Option<(Collation, bool)>)> = sub
+            .plan
+            .columns
+            .iter()
+            .map(|c| (c.aff, c.has_coll.then_some((c.coll, c.explicit_coll))))
+            .collect();
+        let sub = Rc::new(sub);
+        Ok(terms
+            .into_iter()
+            .enumerate()
+            .map(|(idx, (aff, coll))| Bound {
+                e: CExpr::Field {
+                    sub: sub.clone(),
+                    idx,
+                },
+                aff,
+                coll,
+                col: None,
+            })
+            .collect())
+    }
+
     fn expr_node(&mut self, e: &Expr) -> Result<Bound> {
         match e {
             Expr::Literal(l) => Ok(Bound::plain(CExpr::Lit(literal_value(l)))),
@@ -28,12 +73,13 @@ impl<'s> Binder<'s> {
             } => self.column(schema.as_deref(), table.as_deref(), name, *dq),
             Expr::Unary(op, inner) => {
                 let b = self.expr(inner)?;
-                // Unary plus keeps the operand's affinity and collation (SQLite treats it as
-                // a no-op for typing).
+                // Unary plus keeps the operand's collation (sqlite3ExprCollSeq looks through
+                // it) but not its affinity (sqlite3ExprAffinity does not): `+col` compares as
+                // an expression, datatype3.html 4.2.
                 if *op == UnaryOp::Plus {
                     return Ok(Bound {
                         e: CExpr::Unary(*op, Box::new(b.e)),
-                        aff: b.aff,
+                        aff: None,
                         coll: b.coll,
                         col: None,
                     });
@@ -41,18 +87,6 @@ impl<'s> Binder<'s> {
                 Ok(Bound::plain(CExpr::Unary(*op, Box::new(b.e))))
             }
             Expr::Binary(l, op, r) => {
-                let lb = self.expr(l)?;
-                let rb = self.expr(r)?;
-                if matches!(op, BinaryOp::Arrow | BinaryOp::Arrow2) {
-                    // JSON operators are the functions `->` and `->>` (json1).
-                    let def = func::lookup(op.as_str(), 2)?;
-                    return Ok(Bound::plain(CExpr::Func {
-                        def: FnRef(def),
-                        args: vec![lb.e, rb.e],
-                        coll: Collation::Binary,
-                    }));
-                }
-                let coll = pick_collation(&lb, &rb);
                 let is_cmp = matches!(
                     op,
                     BinaryOp::Eq
@@ -64,13 +98,32 @@ impl<'s> Binder<'s> {
                         | BinaryOp::Is
                         | BinaryOp::IsNot
                 );
-                if is_cmp {
-                    if let (CExpr::Vector(a), CExpr::Vector(b)) = (&lb.e, &rb.e) {
-                        if a.len() != b.len() {
-                            return err("row value misused");
-                        }
+                // `x IS NULL` is SQLite's ISNULL on x, not a comparison of row values.
+                let is_null_test = matches!(op, BinaryOp::Is | BinaryOp::IsNot)
+                    && matches!(&**r, Expr::Literal(Literal::Null));
+                let (lb, rb) = if is_cmp && !is_null_test {
+                    let mut lt = self.row_terms(l)?;
+                    let mut rt = self.row_terms(r)?;
+                    if lt.len() != rt.len() {
+                        return err("row value misused");
                     }
+                    if lt.len() > 1 {
+                        return Ok(Bound::plain(row_cmp(*op, lt, rt)));
+                    }
+                    (lt.remove(0), rt.remove(0))
+                } else {
+                    (self.expr(l)?, self.expr(r)?)
+                };
+                if matches!(op, BinaryOp::Arrow | BinaryOp::Arrow2) {
+                    // JSON operators are the functions `->` and `->>` (json1).
+                    let def = func::lookup(op.as_str(), 2)?;
+                    return Ok(Bound::plain(CExpr::Func {
+                        def: FnRef(def),
+                        args: vec![lb.e, rb.e],
+                        coll: Collation::Binary,
+                    }));
                 }
+                let coll = pick_collation(&lb, &rb);
                 Ok(Bound::plain(CExpr::Binary {
                     op: *op,
                     l: Box::new(lb.e),
@@ -106,6 +159,27 @@ impl<'s> Binder<'s> {
                 not,
                 low,
                 high,
+            } if [expr, low, high]
+                .iter()
+                .any(|x| matches!(&***x, Expr::Vector(v) if v.len() > 1)) =>
+            {
+                // Row values: SQLite codes `x BETWEEN lo AND hi` as `x >= lo AND x <= hi`.
+                let both = Expr::Binary(
+                    Box::new(Expr::Binary(expr.clone(), BinaryOp::Ge, low.clone())),
+                    BinaryOp::And,
+                    Box::new(Expr::Binary(expr.clone(), BinaryOp::Le, high.clone())),
+                );
+                if *not {
+                    self.expr(&Expr::Unary(UnaryOp::Not, Box::new(both)))
+                } else {
+                    self.expr(&both)
+                }
+            }
+            Expr::Between {
+                expr,
+                not,
+                low,
+                high,
             } => {
                 let eb = self.expr(expr)?;
                 let lo = self.expr(low)?;
@@ -123,6 +197,67 @@ impl<'s> Binder<'s> {
                     loaff: lo.aff,
                     hiaff: hi.aff,
                 }))
+            }
+            Expr::InList { expr, not, list } if matches!(&**expr, Expr::Vector(v) if v.len() > 1) =>
+            {
+                // A row value IN a list: the list is a VALUES of row values (SQLite's parser
+                // makes it one, sqlite3ExprListToValues).
+                let Expr::Vector(v) = &**expr else {
+                    unreachable!()
+                };
+                let mut rows = Vec::with_capacity(list.len());
+                for x in list {
+                    match x {
+                        Expr::Vector(terms) if terms.len() == v.len() => rows.push(terms.clone()),
+                        _ => {
+                            let n = match x {
+                                Expr::Vector(terms) => terms.len(),
+                                _ => 1,
+                            };
+                            return err(format!(
+                                "IN(...) element has {n} term{} - expected {}",
+                                if n == 1 { "" } else { "s" },
+                                v.len()
+                            ));
+                        }
+                    }
+                }
+                // Each term compares under the affinity and collation SQLite derives from
+                // the last row (the head of the compound its parser builds, whose result
+                // list exprINAffinity and the IN's key collations read).
+                let mut terms = Vec::with_capacity(v.len());
+                for (x, y) in v.iter().zip(rows.last().into_iter().flatten()) {
+                    let (xb, yb) = (self.expr(x)?, self.expr(y)?);
+                    terms.push((
+                        pick_collation(&xb, &yb),
+                        comparison_affinity(xb.aff, yb.aff),
+                    ));
+                }
+                let values = ast::Select {
+                    with: None,
+                    body: ast::SelectBody {
+                        first: ast::SelectCore::Values(rows),
+                        compounds: Vec::new(),
+                    },
+                    order_by: Vec::new(),
+                    limit: None,
+                };
+                let mut b = self.expr(&Expr::InSelect {
+                    expr: expr.clone(),
+                    not: *not,
+                    select: Box::new(values),
+                })?;
+                if let CExpr::InSelect {
+                    coll,
+                    eaff,
+                    terms: t,
+                    ..
+                } = &mut b.e
+                {
+                    (*coll, *eaff) = terms[0];
+                    *t = terms;
+                }
+                Ok(b)
             }
             Expr::InList { expr, not, list } => {
                 let eb = self.expr(expr)?;
@@ -180,6 +315,11 @@ impl<'s> Binder<'s> {
                     Some(items) => items.iter().enumerate().map(|(i, b)| term(b, i)).collect(),
                     None => vec![term(&eb, 0)],
                 };
+                let own_coll = |b: &Bound| b.coll.map(|c| c.0).unwrap_or_default();
+                let own = match &items {
+                    Some(items) => items.iter().map(own_coll).collect(),
+                    None => vec![own_coll(&eb)],
+                };
                 let (coll, aff) = terms[0];
                 Ok(Bound::plain(CExpr::InSelect {
                     e: Box::new(eb.e),
@@ -188,6 +328,7 @@ impl<'s> Binder<'s> {
                     coll,
                     eaff: aff,
                     terms,
+                    own,
                 }))
             }
             Expr::InTable {
@@ -225,19 +366,32 @@ impl<'s> Binder<'s> {
                 Ok(Bound::plain(CExpr::Exists(Rc::new(sub))))
             }
             Expr::Subquery(s) => {
-                let sub = self.subplan(s)?;
-                if sub.plan.columns.len() != 1 {
+                let mut terms = self.subquery_terms(s)?;
+                if terms.len() != 1 {
                     return err(format!(
                         "sub-select returns {} columns - expected 1",
-                        sub.plan.columns.len()
+                        terms.len()
                     ));
                 }
-                let aff = sub.plan.columns[0].aff;
-                Ok(Bound {
-                    e: CExpr::Scalar(Rc::new(sub)),
-                    aff,
-                    coll: None,
-                    col: None,
+                Ok(terms.remove(0))
+            }
+            Expr::Case {
+                base: Some(base),
+                whens,
+                else_,
+            } if matches!(&**base, Expr::Vector(v) if v.len() > 1) => {
+                // A row value CASE compares the value with each WHEN as `base = w`.
+                let whens = whens
+                    .iter()
+                    .map(|(w, t)| {
+                        let eq = Expr::Binary(base.clone(), BinaryOp::Eq, Box::new(w.clone()));
+                        (eq, t.clone())
+                    })
+                    .collect();
+                self.expr(&Expr::Case {
+                    base: None,
+                    whens,
+                    else_: else_.clone(),
                 })
             }
             Expr::Case { base, whens, else_ } => {
@@ -887,4 +1041,20 @@ fn frame_of(kind: &WinKind, declared: Option<&ast::FrameSpec>) -> ast::FrameSpec
             None => own("RANGE", B::UnboundedPreceding, B::CurrentRow),
         },
     }
+}
+
+/// A comparison of two row values of the same size, each term with its own collation and
+/// affinities (SQLite's codeCompare per term).
+fn row_cmp(op: BinaryOp, l: Vec<Bound>, r: Vec<Bound>) -> CExpr {
+    let terms = l
+        .iter()
+        .zip(&r)
+        .map(|(x, y)| (pick_collation(x, y), x.aff, y.aff))
+        .collect();
+    CExpr::RowCmp(Box::new(RowCmp {
+        op,
+        l: l.into_iter().map(|b| b.e).collect(),
+        r: r.into_iter().map(|b| b.e).collect(),
+        terms,
+    }))
 }
