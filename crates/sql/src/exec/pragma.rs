@@ -821,7 +821,12 @@ pub fn schema_pragma(
             let Some(tn) = arg else { return Ok(Vec::new()) };
             let tn = tn.to_text_or_empty().into_owned();
             let xinfo = key(name) == "table_xinfo";
-            if let Some(t) = schema.table(&tn) {
+            let schema_table = matches!(
+                key(&tn).as_str(),
+                "sqlite_schema" | "sqlite_master" | "sqlite_temp_schema" | "sqlite_temp_master"
+            )
+            .then(|| std::sync::Arc::new(crate::schema::schema_table()));
+            if let Some(t) = schema.table(&tn).or(schema_table.as_ref()) {
                 // table_info leaves generated columns out (and numbers the rest without
                 // them); table_xinfo shows them with hidden = 2 (VIRTUAL) or 3 (STORED).
                 let mut hidden_before = 0;

@@ -340,11 +340,11 @@ pub fn schema_table() -> Table {
         name: "sqlite_schema".to_string(),
         root: 1,
         columns: vec![
-            col("type", "text"),
-            col("name", "text"),
-            col("tbl_name", "text"),
-            col("rootpage", "int"),
-            col("sql", "text"),
+            col("type", "TEXT"),
+            col("name", "TEXT"),
+            col("tbl_name", "TEXT"),
+            col("rootpage", "INT"),
+            col("sql", "TEXT"),
         ],
         rowid_alias: None,
         autoincrement: false,
@@ -720,7 +720,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
         if columns.iter().any(|c| c.name.eq_ignore_ascii_case(&d.name)) {
             return Err(SqlError::msg(format!("duplicate column name: {}", d.name)));
         }
-        let decl_type = d.type_name.clone().unwrap_or_default();
+        let decl_type = declared_type(d.type_name.as_deref().unwrap_or_default());
         let mut col = Column {
             name: d.name.clone(),
             affinity: affinity_of_type_name(&decl_type),
@@ -1148,5 +1148,28 @@ pub fn view_from_create(cv: &CreateView) -> View {
         columns: cv.columns.clone(),
         select: (*cv.select).clone(),
         sql: cv.schema_sql.clone(),
+    }
+}
+
+/// A column's type as SQLite keeps it (sqlite3AddColumn): a type written as one quoted
+/// token loses its quotes, and one of the standard names (ANY, BLOB, INT, INTEGER, REAL,
+/// TEXT, in any case) is kept as that name in capitals, which PRAGMA table_info and
+/// sqlite3_column_decltype report; any other type keeps its spelling.
+fn declared_type(written: &str) -> String {
+    let b = written.as_bytes();
+    let quoted = b.len() >= 2
+        && matches!(b[0], b'"' | b'\'' | b'`' | b'[')
+        && !b[1..b.len() - 1]
+            .iter()
+            .any(|c| matches!(c, b'"' | b'\'' | b'`' | b'['));
+    let t = if quoted {
+        &written[1..written.len() - 1]
+    } else {
+        written
+    };
+    const STANDARD: [&str; 6] = ["ANY", "BLOB", "INT", "INTEGER", "REAL", "TEXT"];
+    match STANDARD.iter().find(|s| s.eq_ignore_ascii_case(t)) {
+        Some(s) => s.to_string(),
+        None => t.to_string(),
     }
 }

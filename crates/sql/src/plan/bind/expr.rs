@@ -489,6 +489,17 @@ impl<'s> Binder<'s> {
             FunctionArgs::List(a) => a.len(),
         };
         let def = func::lookup(&fc.name, nargs)?;
+        // likelihood()'s probability must be a real literal in [0, 1] (exprProbability: an
+        // integer, a sign or an expression is refused).
+        if let (true, FunctionArgs::List(a)) = (def.name == "likelihood", &fc.args) {
+            if !matches!(a.get(1), Some(Expr::Literal(Literal::Float { value, .. })) if *value <= 1.0)
+            {
+                return err(format!(
+                    "second argument to {}() must be a constant between 0.0 and 1.0",
+                    fc.name
+                ));
+            }
+        }
         if !fc.order_by.is_empty() && !def.is_aggregate() {
             return order_misused();
         }

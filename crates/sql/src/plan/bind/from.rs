@@ -260,8 +260,17 @@ impl<'s> Binder<'s> {
                     || k == "sqlite_temp_master"
                     || k == "sqlite_temp_schema"
                 {
-                    // parlite keeps no TEMP tables, so the temp schema is empty.
-                    let temp = k.contains("temp");
+                    // `sqlite_temp_schema` is the temp database's schema table, and so is
+                    // `temp.sqlite_schema`; no other database has a `sqlite_temp_schema`.
+                    let temp_db = name
+                        .schema
+                        .as_deref()
+                        .map(|s| s.eq_ignore_ascii_case("temp"));
+                    if k.contains("temp") && temp_db == Some(false) {
+                        let db = name.schema.as_deref().unwrap_or_default();
+                        return err(format!("no such table: {db}.{}", name.name));
+                    }
+                    let temp = k.contains("temp") || temp_db == Some(true);
                     let st = crate::schema::schema_table();
                     let tname: Rc<str> = name.name.as_str().into();
                     let mut cols: Vec<ScopeCol> = st
