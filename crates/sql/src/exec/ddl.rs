@@ -26,18 +26,10 @@ fn err<T>(m: impl Into<String>) -> Result<T> {
     Err(SqlError::msg(m))
 }
 
-/// Quotes an identifier the way SQLite's createTableStmt does: bare when it is a plain word.
+/// Quotes an identifier the way SQLite's createTableStmt does (identPut): bare when it is a
+/// plain word that is not a keyword.
 fn quote_ident(s: &str) -> String {
-    let plain = s
-        .bytes()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
-        && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
-    if plain {
-        s.to_string()
-    } else {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    }
+    crate::parse::display::Ident(s).to_string()
 }
 
 impl Engine<'_> {
@@ -305,10 +297,21 @@ impl Engine<'_> {
                         constraints: Vec::new(),
                     });
                 }
+                // SQLite's createTableStmt: one line while the names are short, else a
+                // column per line.
+                let ident_len = |s: &str| s.len() + s.matches('"').count() + 2;
+                let width = ident_len(&c.name.name)
+                    + defs.iter().map(|d| ident_len(&d.name) + 5).sum::<usize>();
+                let (sep, end) = if width < 50 {
+                    (",", ")")
+                } else {
+                    (",\n  ", "\n)")
+                };
                 let sql = format!(
-                    "CREATE TABLE {}({})",
+                    "CREATE TABLE {}({}{}{end}",
                     quote_ident(&c.name.name),
-                    cols_sql.join(",")
+                    if width < 50 { "" } else { "\n  " },
+                    cols_sql.join(sep)
                 );
                 let def = ast::CreateTable {
                     temp: false,
@@ -1097,6 +1100,12 @@ impl Engine<'_> {
         table: &ast::QualifiedName,
         action: &AlterAction,
     ) -> Result<Vec<Row>> {
+        if matches!(
+            key(&table.name).as_str(),
+            "sqlite_schema" | "sqlite_master" | "sqlite_temp_schema" | "sqlite_temp_master"
+        ) {
+            return err("table sqlite_master may not be altered");
+        }
         let Some(t) = self.target_table(&table.name) else {
             return err(format!("no such table: {}", table.name));
         };
@@ -1110,14 +1119,35 @@ impl Engine<'_> {
                         "there is already another table or index with this name: {new}"
                     ));
                 }
+                if key(new).starts_with("sqlite_") {
+                    return err(format!("object name reserved for internal use: {new}"));
+                }
+                let quoted_new = format!("\"{}\"", new.replace('"', "\"\""));
                 for (rowid, mut row) in self.schema_rows()? {
                     let ty = row[0].to_text_or_empty().into_owned();
                     let tbl = row[2].to_text_or_empty().into_owned();
                     if !tbl.eq_ignore_ascii_case(&t.name) {
+                        // Another table's foreign keys name the new parent (SQLite rewrites
+                        // REFERENCES clauses unless legacy_alter_table is on).
+                        if ty == "table" && !row[4].is_null() {
+                            let sql = row[4].to_text_or_empty().into_owned();
+                            let new_sql = rename_references(&sql, &t.name, Some(&quoted_new), None);
+                            if new_sql != sql {
+                                row[4] = Value::text(new_sql);
+                                self.store.table_insert(self.schema_root, rowid, &row)?;
+                            }
+                        }
                         continue;
                     }
                     let sql = row.get(4).and_then(|v| v.to_text().map(|s| s.into_owned()));
-                    let new_sql = sql.map(|s| rename_in_sql(&s, &ty, &t.name, new));
+                    let new_sql = sql.map(|s| {
+                        let s = rename_in_sql(&s, &ty, &t.name, new);
+                        if ty == "table" {
+                            rename_references(&s, &t.name, Some(&quoted_new), None)
+                        } else {
+                            s
+                        }
+                    });
                     if ty == "table" {
                         row[1] = Value::text(new.as_str());
                     } else if ty == "index" && row[4].is_null() {
@@ -1141,6 +1171,11 @@ impl Engine<'_> {
                 }
                 let mut default_null = true;
                 let mut generated = false;
+                let empty = self
+                    .store
+                    .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
+                    .next()
+                    .is_none();
                 for c in &cd.constraints {
                     match &c.constraint {
                         ast::ColumnConstraint::PrimaryKey { .. } => {
@@ -1151,17 +1186,14 @@ impl Engine<'_> {
                         }
                         ast::ColumnConstraint::Generated { stored, .. } => {
                             generated = true;
-                            let empty = self
-                                .store
-                                .table_range(t.root, Bound::Unbounded, Bound::Unbounded, false)?
-                                .next()
-                                .is_none();
                             if *stored && !empty {
                                 return err("cannot add a STORED column");
                             }
                         }
+                        // SQLite refuses what sqlite3ValueFromExpr cannot compute only when
+                        // rows exist to take the value (sqlite3ErrorIfNotEmpty).
                         ast::ColumnConstraint::Default { expr, .. } => {
-                            if !matches!(expr, ast::Expr::Literal(_) | ast::Expr::Unary(..)) {
+                            if !default_is_constant(expr) && !empty {
                                 return err("Cannot add a column with non-constant default");
                             }
                             default_null = matches!(expr, ast::Expr::Literal(ast::Literal::Null));
@@ -1171,6 +1203,7 @@ impl Engine<'_> {
                 }
                 if default_null
                     && !generated
+                    && !empty
                     && cd
                         .constraints
                         .iter()
@@ -1218,10 +1251,10 @@ impl Engine<'_> {
                 let Some(ci) = t.column_index(old) else {
                     return err(format!("no such column: \"{old}\""));
                 };
-                if t.column_index(new).is_some() {
+                if let Some(other) = t.column_index(new).filter(|&i| i != ci) {
                     return err(format!(
-                        "error in table {} after rename: duplicate column name: {new}",
-                        t.name
+                        "error in table {} after rename: duplicate column name: {}",
+                        t.name, t.columns[other].name
                     ));
                 }
                 let old_name = t.columns[ci].name.clone();
@@ -1229,7 +1262,20 @@ impl Engine<'_> {
                 for (rowid, mut row) in self.schema_rows()? {
                     let ty = row[0].to_text_or_empty().into_owned();
                     let tbl = row[2].to_text_or_empty().into_owned();
-                    if !tbl.eq_ignore_ascii_case(&t.name) || row[4].is_null() {
+                    if row[4].is_null() {
+                        continue;
+                    }
+                    if !tbl.eq_ignore_ascii_case(&t.name) {
+                        // Another table's foreign keys name the parent's columns.
+                        if ty == "table" {
+                            let sql = row[4].to_text_or_empty().into_owned();
+                            let new_sql =
+                                rename_references(&sql, &t.name, None, Some((&old_name, &quoted)));
+                            if new_sql != sql {
+                                row[4] = Value::text(new_sql);
+                                self.store.table_insert(self.schema_root, rowid, &row)?;
+                            }
+                        }
                         continue;
                     }
                     let sql = row[4].to_text_or_empty().into_owned();
@@ -1292,17 +1338,6 @@ impl Engine<'_> {
                         "cannot drop column \"{cname}\": no other columns exist"
                     ));
                 }
-                if t.checks.iter().any(|c| {
-                    c.expr
-                        .to_string()
-                        .to_ascii_lowercase()
-                        .contains(&cname.to_ascii_lowercase())
-                }) {
-                    return err(format!(
-                        "error in table {} after drop column: no such column: {cname}",
-                        t.name
-                    ));
-                }
                 for (rowid, mut row) in self.schema_rows()? {
                     if row[0].to_text_or_empty() == "table"
                         && row[1].to_text_or_empty().eq_ignore_ascii_case(&t.name)
@@ -1311,17 +1346,25 @@ impl Engine<'_> {
                         let Some(new_sql) = drop_column_in_sql(&sql, ci) else {
                             return err("malformed table definition");
                         };
-                        if t.has_generated() {
-                            if let Ok(Some(p)) = crate::parse::parse_first(&new_sql) {
-                                if let Stmt::CreateTable(ct) = &p.stmt {
-                                    table_from_create(ct, t.root)
-                                        .and_then(|(nt, _)| check_generated(self.schema, &nt))
-                                        .map_err(|e| {
-                                            SqlError::msg(format!(
-                                                "error in table {} after drop column: {e}",
-                                                t.name
-                                            ))
-                                        })?;
+                        // The table as it will read: a CHECK of another column or of the
+                        // table that names the column is an error; the column's own
+                        // constraints went with its definition.
+                        if let Ok(Some(p)) = crate::parse::parse_first(&new_sql) {
+                            if let Stmt::CreateTable(ct) = &p.stmt {
+                                let after = |e: SqlError| {
+                                    SqlError::msg(format!(
+                                        "error in table {} after drop column: {e}",
+                                        t.name
+                                    ))
+                                };
+                                let (nt, _) = table_from_create(ct, t.root).map_err(after)?;
+                                if nt.checks.iter().any(|c| expr_names_column(&c.expr, &cname)) {
+                                    return Err(after(SqlError::msg(format!(
+                                        "no such column: {cname}"
+                                    ))));
+                                }
+                                if t.has_generated() {
+                                    check_generated(self.schema, &nt).map_err(after)?;
                                 }
                             }
                         }
@@ -1573,6 +1616,69 @@ fn drop_column_in_sql(sql: &str, ci: usize) -> Option<String> {
         let prev_end = items.get(ci.checked_sub(1)?)?.1;
         out.replace_range(prev_end..b, "");
         Some(out)
+    }
+}
+
+/// Rewrites the foreign keys of a stored CREATE TABLE whose parent table is `parent`: the
+/// parent's name to `new_parent`, and a column of the parent's column list named
+/// `column.0` to `column.1` (replacements as they are to be written).
+fn rename_references(
+    sql: &str,
+    parent: &str,
+    new_parent: Option<&str>,
+    column: Option<(&str, &str)>,
+) -> String {
+    use crate::parse::lexer::Tok;
+    let toks = lex_all(sql);
+    let is = |t: &Tok, name: &str| match t {
+        Tok::Word(w) => w.eq_ignore_ascii_case(name),
+        Tok::QuotedId { name: n, .. } | Tok::Str(n) => n.eq_ignore_ascii_case(name),
+        _ => false,
+    };
+    let mut edits: Vec<(usize, usize, &str)> = Vec::new();
+    let mut i = 0;
+    while i + 1 < toks.len() {
+        if !(is(&toks[i].tok, "REFERENCES") && is(&toks[i + 1].tok, parent)) {
+            i += 1;
+            continue;
+        }
+        if let Some(r) = new_parent {
+            edits.push((toks[i + 1].start, toks[i + 1].end, r));
+        }
+        i += 2;
+        if toks.get(i).is_some_and(|t| t.tok == Tok::LParen) {
+            while i < toks.len() && toks[i].tok != Tok::RParen {
+                if let Some((_, new)) = column.filter(|(old, _)| is(&toks[i].tok, old)) {
+                    edits.push((toks[i].start, toks[i].end, new));
+                }
+                i += 1;
+            }
+        }
+    }
+    let mut out = sql.to_string();
+    for (a, b, r) in edits.into_iter().rev() {
+        out.replace_range(a..b, r);
+    }
+    out
+}
+
+/// Whether an added column's DEFAULT is a value SQLite computes without running anything
+/// (sqlite3ValueFromExpr: a literal, signed numbers, TRUE/FALSE, a CAST of one).
+fn default_is_constant(e: &ast::Expr) -> bool {
+    match e {
+        ast::Expr::Literal(l) => !matches!(
+            l,
+            ast::Literal::CurrentTime | ast::Literal::CurrentDate | ast::Literal::CurrentTimestamp
+        ),
+        ast::Expr::Unary(ast::UnaryOp::Neg | ast::UnaryOp::Plus, x) => default_is_constant(x),
+        ast::Expr::Cast { expr, .. } => default_is_constant(expr),
+        ast::Expr::Column {
+            name,
+            table: None,
+            schema: None,
+            ..
+        } => name.eq_ignore_ascii_case("true") || name.eq_ignore_ascii_case("false"),
+        _ => false,
     }
 }
 

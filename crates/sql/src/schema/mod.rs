@@ -806,6 +806,13 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                     });
                 }
                 ColumnConstraint::References(fk) => {
+                    if fk.columns.len() > 1 {
+                        return Err(SqlError::msg(format!(
+                            "foreign key on {} should reference only one column of table {}",
+                            col.name,
+                            crate::parse::display::Ident(&fk.table)
+                        )));
+                    }
                     let (on_delete, on_update) = fk_actions(&fk.actions);
                     fkeys.push(ForeignKey {
                         columns: vec![ci],
@@ -927,6 +934,12 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                             )))
                         }
                     }
+                }
+                if !clause.columns.is_empty() && clause.columns.len() != idx.len() {
+                    return Err(SqlError::msg(
+                        "number of columns in foreign key does not match the number of columns \
+                         in the referenced table",
+                    ));
                 }
                 let (on_delete, on_update) = fk_actions(&clause.actions);
                 fkeys.push(ForeignKey {

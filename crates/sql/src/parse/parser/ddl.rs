@@ -287,6 +287,16 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// A DEFAULT's literal after its sign: negated when the sign was `-`.
+    fn signed_term(&mut self, neg: bool) -> PResult<Expr> {
+        let t = self.primary()?;
+        Ok(if neg {
+            Expr::Unary(UnaryOp::Neg, Box::new(t))
+        } else {
+            t
+        })
+    }
+
     fn default_value(&mut self) -> PResult<ColumnConstraint> {
         match self.peek().clone() {
             Tok::LParen => {
@@ -308,14 +318,17 @@ impl<'a> Parser<'a> {
                         self.advance();
                         Expr::Literal(number_literal(n, neg)?)
                     }
-                    _ => {
-                        let t = self.primary()?;
-                        if neg {
-                            Expr::Unary(UnaryOp::Neg, Box::new(t))
-                        } else {
-                            t
-                        }
+                    // After a sign SQLite's grammar takes only a literal `term`.
+                    Tok::Str(_) | Tok::Blob(_) => self.signed_term(neg)?,
+                    Tok::Word(w)
+                        if matches!(
+                            Upper::new(&w).as_str(),
+                            "NULL" | "CURRENT_TIME" | "CURRENT_DATE" | "CURRENT_TIMESTAMP"
+                        ) =>
+                    {
+                        self.signed_term(neg)?
                     }
+                    _ => return self.syntax_error(),
                 };
                 Ok(ColumnConstraint::Default {
                     expr,
