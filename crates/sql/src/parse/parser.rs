@@ -713,6 +713,12 @@ impl<'a> Parser<'a> {
         let mut ctes = Vec::new();
         loop {
             let name = self.name()?;
+            if ctes
+                .iter()
+                .any(|c: &Cte| c.name.eq_ignore_ascii_case(&name))
+            {
+                return perr(format!("duplicate WITH table name: {name}"));
+            }
             let columns = if self.is(&Tok::LParen) {
                 self.name_list_paren()?
             } else {

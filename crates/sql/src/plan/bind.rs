@@ -89,6 +89,20 @@ struct Frame {
     using_values: Vec<(usize, Expr)>,
 }
 
+/// A recursive CTE whose step is being bound: its working table (`Working(id)`, the
+/// columns `cols`) for the one reference its step's FROM may make.
+#[derive(Clone)]
+struct Recursing {
+    name: String,
+    id: usize,
+    cols: Vec<OutCol>,
+    /// The frame count while the step's own FROM is bound: a reference from deeper (a
+    /// subquery of the step) is SQLite's error.
+    depth: usize,
+    /// Whether the step's FROM names the table itself.
+    from_step: bool,
+}
+
 #[derive(Clone)]
 struct CteDef {
     columns: Vec<String>,
@@ -111,7 +125,7 @@ pub struct Binder<'s> {
     /// table of that name, not the CTE).
     hidden_ctes: Vec<String>,
     /// Recursive CTEs whose step is being bound: (name, working table id, columns).
-    recursing: Vec<(String, usize, Vec<OutCol>)>,
+    recursing: Vec<Recursing>,
     next_working_id: usize,
     /// Set by a simple select with LIMIT just before its core is bound (and taken there), so
     /// the access path may favour an index that yields the ORDER BY order.
@@ -381,6 +395,20 @@ impl<'s> Binder<'s> {
             return err(format!("circular reference: {name}"));
         }
         let (op, step_core) = &sel.body.compounds[pos];
+        // The step's FROM may name the recursive table once (its rows of one round).
+        let mut refs = 0;
+        if let SelectCore::Select(core) = step_core {
+            let names = |t: &TableOrSubquery| {
+                matches!(t, TableOrSubquery::Table { name: n, .. }
+                    if n.schema.is_none() && n.name.eq_ignore_ascii_case(name))
+            };
+            refs = core.from.as_ref().map_or(0, |f| {
+                usize::from(names(&f.first)) + f.joins.iter().filter(|j| names(&j.table)).count()
+            });
+            if refs > 1 {
+                return err(format!("multiple references to recursive table: {name}"));
+            }
+        }
         let union_all = match op {
             CompoundOp::UnionAll => true,
             CompoundOp::Union => false,
@@ -415,7 +443,13 @@ impl<'s> Binder<'s> {
         }
         let id = self.next_working_id;
         self.next_working_id += 1;
-        self.recursing.push((k, id, cols.clone()));
+        self.recursing.push(Recursing {
+            name: k,
+            id,
+            cols: cols.clone(),
+            depth: self.frames.len(),
+            from_step: refs == 1,
+        });
         let step_sel = ast::Select {
             with: None,
             body: ast::SelectBody {

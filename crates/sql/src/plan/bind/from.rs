@@ -165,14 +165,17 @@ impl<'s> Binder<'s> {
                     return err(format!("circular reference: {}", name.name));
                 }
                 let working = if name.schema.is_none() {
-                    self.recursing
-                        .iter()
-                        .rev()
-                        .find(|(n, _, _)| n == k)
-                        .cloned()
+                    self.recursing.iter().rev().find(|r| r.name == *k).cloned()
                 } else {
                     None
                 };
+                if let Some(r) = working.as_ref().filter(|r| self.frames.len() > r.depth) {
+                    return err(if r.from_step {
+                        format!("multiple recursive references: {}", name.name)
+                    } else {
+                        format!("recursive reference in a subquery: {}", name.name)
+                    });
+                }
                 let cte = if name.schema.is_none()
                     && working.is_none()
                     && !self.hidden_ctes.iter().any(|h| h == k)
@@ -181,9 +184,9 @@ impl<'s> Binder<'s> {
                 } else {
                     None
                 };
-                if let Some((_, id, cols)) = working {
-                    let scols = out_cols_to_scope(&cols, &sname);
-                    (SourceKind::Working(id), sname, scols)
+                if let Some(r) = working {
+                    let scols = out_cols_to_scope(&r.cols, &sname);
+                    (SourceKind::Working(r.id), sname, scols)
                 } else if let Some(cte) = cte {
                     self.view_guard()?;
                     let r = self.bind_cte(&name.name, &cte);
