@@ -554,7 +554,25 @@ impl<'s> Binder<'s> {
                 .chain(s.body.compounds.iter().map(|(_, c)| c))
                 .collect();
             let mut first_exprs: Vec<(Option<String>, Option<Expr>)> = Vec::new();
+            // The later arms' result columns: an ORDER BY term that matches none of the
+            // first arm's is looked for in them, left to right (resolveCompoundOrderBy).
+            let mut later_exprs: Vec<Vec<(Option<String>, Option<Expr>)>> = Vec::new();
             for (i, c) in all.iter().enumerate() {
+                if i > 0 {
+                    if let SelectCore::Select(sc) = c {
+                        later_exprs.push(
+                            sc.columns
+                                .iter()
+                                .map(|rc| match rc {
+                                    ResultColumn::Expr { expr, alias, .. } => {
+                                        (alias.clone(), Some(expr.clone()))
+                                    }
+                                    _ => (None, None),
+                                })
+                                .collect(),
+                        );
+                    }
+                }
                 let outer_frame = self.frames.pop();
                 self.frames.push(Frame::default());
                 let r = self.core(c, &[]);
@@ -625,12 +643,29 @@ impl<'s> Binder<'s> {
                         .position(|c| c.name.eq_ignore_ascii_case(name)),
                     _ => None,
                 };
-                let idx = match idx {
-                    Some(i) => Some(i),
-                    None => first_exprs
-                        .iter()
-                        .position(|(_, fe)| fe.as_ref() == Some(e)),
+                let in_arm = |arm: &[(Option<String>, Option<Expr>)]| {
+                    if arm.len() != columns.len() {
+                        return None;
+                    }
+                    let by_alias = match e {
+                        Expr::Column {
+                            table: None, name, ..
+                        } => arm.iter().position(|(alias, _)| {
+                            alias
+                                .as_deref()
+                                .is_some_and(|a| a.eq_ignore_ascii_case(name))
+                        }),
+                        _ => None,
+                    };
+                    by_alias.or_else(|| arm.iter().position(|(_, ae)| ae.as_ref() == Some(e)))
                 };
+                let idx = idx
+                    .or_else(|| {
+                        first_exprs
+                            .iter()
+                            .position(|(_, fe)| fe.as_ref() == Some(e))
+                    })
+                    .or_else(|| later_exprs.iter().find_map(|arm| in_arm(arm)));
                 let Some(idx) = idx else {
                     return err(format!(
                         "{} ORDER BY term does not match any column in the result set",
