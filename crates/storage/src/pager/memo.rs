@@ -13,7 +13,10 @@
 //! Invariants:
 //! - M1. A memo belongs to one view and its one snapshot `s`; for a fixed `s` a page's
 //!   image never changes (cache C2), so a memoized image is what a fetch would return.
-//!   A view's snapshot never changes (a rebase makes a new view, rebase.rs R3).
+//!   A view's snapshot never changes (a rebase makes a new view, rebase.rs R3); a view
+//!   rebased by its pages onto `t` starts with the old memo's images of the pages other
+//!   than page 1 (`carried`): R2 found that no commit in `(s, t]` wrote those pages, so
+//!   their images at `t` are the ones at `s`.
 //! - M2. The memo holds only snapshot images, never the view's private copies, so a
 //!   private page's base stays the snapshot's image (the diff of `prepare`, P2).
 
@@ -60,6 +63,21 @@ impl SnapshotMemo {
             }
         }
         Ok(img)
+    }
+}
+
+impl SnapshotMemo {
+    /// The memo of a view rebased by its pages (M1): this one's images of pages other than
+    /// page 1, whose stamp fields commits change (pages P3). Without them the rebased
+    /// view's `prepare` fetched each changed page's base from the shared cache again.
+    pub(super) fn carried(&self) -> SnapshotMemo {
+        let carried = SnapshotMemo::default();
+        if let (Ok(from), Ok(mut to)) = (self.slots.try_borrow(), carried.slots.try_borrow_mut()) {
+            for (to, from) in to.iter_mut().zip(from.iter()) {
+                *to = from.clone().filter(|(pgno, _)| *pgno != 1);
+            }
+        }
+        carried
     }
 }
 
