@@ -24,8 +24,8 @@
 //!   private pages, which the new view takes as they are (shared `Arc`s, copied on write).
 //! - R3. The new view has no savepoints and no prepared frame (its bases changed: page 1's
 //!   stamp); it inherits the footprint, so it can be rebased again by the same rule, and
-//!   the snapshot images it memoized of pages other than page 1 (memo.rs M1: by R2 they
-//!   are the images at `t`).
+//!   the snapshot images the old view memoized of pages other than page 1, moved over
+//!   (memo.rs M1: by R2 they are the images at `t`).
 //!   The caller still validates keys against the commits in `(s, t]` (C3): R2 is about
 //!   the pages being right, not about the reads being serializable.
 
