@@ -917,11 +917,11 @@ impl RecordCompare {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    /// A seeded xorshift64 generator for the randomized tests below.
-    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    /// A seeded xorshift64 generator for the randomized tests below (and concurrent.rs's).
+    pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
         move || {
             seed ^= seed << 13;
             seed ^= seed >> 7;

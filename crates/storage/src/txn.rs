@@ -1656,6 +1656,8 @@ fn commit_concurrent(
         // Read-only: its reads were of a consistent snapshot; nothing to validate.
         return Ok((None, ConcCommit::ReadOnly));
     }
+    // W1: validation reads sealed write sets; the operations are over, so it stays sealed.
+    c.writes.seal();
     let timeout = db.concurrent_busy_timeout();
     // C7: a rebased view (validated and replayed outside the lock) and its snapshot. The
     // transaction's own view stays in `slot` until the commit succeeds (T3 on `Busy`).

@@ -67,7 +67,8 @@
 //!   registers at `committed_seq` under the registry mutex; `publish` holds that mutex
 //!   from advancing `committed_seq` until the last of the commit's versions is pushed, so
 //!   a snapshot sees all of a commit's pages or none (tags above it are skipped, C2). The
-//!   lock-free `committed` is stored after the last version.
+//!   lock-free `committed` is stored after the last version. Registrations, releases and
+//!   publishes spin for it before they sleep (`REGISTRY_TRIES`).
 //! - C9. Pruning (C2) holds the registry mutex while it judges versions: every snapshot that
 //!   can read a window is then either registered, hence seen, or will register at the
 //!   registry's `committed_seq` or later, which pruning counts as a reader (a pushed
@@ -100,7 +101,7 @@ use crate::pages::PageRef;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
 /// How many clean candidates one eviction looks at, beyond the number it must evict, before
@@ -115,6 +116,15 @@ const SHARDS_MAX: usize = 16;
 
 /// How far the horizon moves between two sweeps while snapshots overlap (C12).
 const SWEEP_HORIZON_STEP: u64 = 64;
+
+/// Tries at the registry mutex before waiting on it (`Cache::registry`): a few to tens of
+/// microseconds of spinning. The mutex's own spin gives up sooner than a publish or a
+/// sweep holds it, and the futex sleep and wake that follow cost both threads more than
+/// the wait. Measured (bdb_update --threads 2 --begin concurrent, sync=off, `perf stat`):
+/// 11.5k context switches in a 3 s run, the wake in `release_snapshot` and the sleep in a
+/// rebase's `register_snapshot` ~6% of the samples; with 2,000 tries 3.6k and 194k → 211k
+/// tps; with 256 tries as many switches as without.
+const REGISTRY_TRIES: usize = 2000;
 
 /// Fewest pages per shard: a share much smaller than the dirty pages of one commit would
 /// let one shard pass its share while the others are full of clean pages (C6), so small
@@ -607,8 +617,21 @@ impl Cache {
     }
 
     /// Registers a snapshot of the latest commit: (its seq, its page count) (C8).
+    /// The registry mutex for a snapshot's registration or release or a publish, tried
+    /// `REGISTRY_TRIES` times before waiting (C8).
+    fn registry(&self) -> MutexGuard<'_, Registry> {
+        for _ in 0..REGISTRY_TRIES {
+            match self.registry.try_lock() {
+                Ok(g) => return g,
+                Err(TryLockError::Poisoned(p)) => return p.into_inner(),
+                Err(TryLockError::WouldBlock) => std::hint::spin_loop(),
+            }
+        }
+        lock(&self.registry)
+    }
+
     pub fn register_snapshot(&self) -> (u64, u32) {
-        let mut reg = lock(&self.registry);
+        let mut reg = self.registry();
         let (seq, page_count) = (reg.committed_seq, reg.page_count);
         let slot = reg
             .snapshots
@@ -620,7 +643,7 @@ impl Cache {
     }
 
     pub fn release_snapshot(&self, seq: u64) {
-        let mut reg = lock(&self.registry);
+        let mut reg = self.registry();
         if Cache::unregister(&mut reg, seq) {
             self.after_release(&mut reg, seq);
         }
@@ -753,7 +776,7 @@ impl Cache {
         pages: Vec<(PageNo, Option<PageRef>, PageRef)>,
         releasing: Option<u64>,
     ) {
-        let mut reg = lock(&self.registry);
+        let mut reg = self.registry();
         debug_assert!(seq > reg.committed_seq);
         // C8: no snapshot registers until every version below is pushed, so the versions
         // may be judged (C9) with `seq` already the latest commit.

@@ -13,7 +13,10 @@
 //! Invariants:
 //! - M1. A memo belongs to one view and its one snapshot `s`; for a fixed `s` a page's
 //!   image never changes (cache C2), so a memoized image is what a fetch would return.
-//!   A view's snapshot never changes (a rebase makes a new view, rebase.rs R3).
+//!   A view's snapshot never changes (a rebase makes a new view, rebase.rs R3); a view
+//!   rebased by its pages onto `t` starts with the old memo's images of the pages other
+//!   than page 1 (`carried`): R2 found that no commit in `(s, t]` wrote those pages, so
+//!   their images at `t` are the ones at `s`.
 //! - M2. The memo holds only snapshot images, never the view's private copies, so a
 //!   private page's base stays the snapshot's image (the diff of `prepare`, P2).
 
@@ -63,6 +66,27 @@ impl SnapshotMemo {
     }
 }
 
+impl SnapshotMemo {
+    /// The memo of a view rebased by its pages (M1): this one's images of pages other than
+    /// page 1, whose stamp fields commits change (pages P3), moved out (a memo is only a
+    /// cache: the old view fetches them again if it is used again, after a `Busy`; a
+    /// clone was two reference-count writes per image). Without them the rebased view's
+    /// `prepare` fetched each changed page's base from the shared cache again.
+    pub(super) fn carried(&self) -> SnapshotMemo {
+        let carried = SnapshotMemo::default();
+        if let (Ok(mut from), Ok(mut to)) =
+            (self.slots.try_borrow_mut(), carried.slots.try_borrow_mut())
+        {
+            for (to, from) in to.iter_mut().zip(from.iter_mut()) {
+                if from.as_ref().is_some_and(|(pgno, _)| *pgno != 1) {
+                    *to = from.take();
+                }
+            }
+        }
+        carried
+    }
+}
+
 impl Drop for SnapshotMemo {
     /// The memo may hold the last reference of versions pruned meanwhile (buffers.rs).
     fn drop(&mut self) {
@@ -94,5 +118,31 @@ mod tests {
         assert_eq!(memo.get_or_fetch(other, || fetch(2)).unwrap()[0], 2);
         assert_eq!(memo.get_or_fetch(1, || fetch(1)).unwrap()[0], 1);
         assert_eq!(fetches.get(), 3);
+    }
+
+    #[test]
+    fn a_carried_memo_takes_every_image_but_page_1s() {
+        let memo = SnapshotMemo::default();
+        let fetches = Cell::new(0);
+        let fetch = |b: u8| {
+            fetches.set(fetches.get() + 1);
+            Ok(Arc::new(vec![b; 16]))
+        };
+        for p in 1..=3u32 {
+            memo.get_or_fetch(p, || fetch(p as u8)).unwrap();
+        }
+        let carried = memo.carried();
+        for p in 2..=3u32 {
+            assert_eq!(carried.get_or_fetch(p, || fetch(0)).unwrap()[0], p as u8);
+        }
+        assert_eq!(fetches.get(), 3, "pages 2 and 3 carried");
+        assert_eq!(carried.get_or_fetch(1, || fetch(9)).unwrap()[0], 9);
+        assert_eq!(memo.get_or_fetch(1, || fetch(0)).unwrap()[0], 1);
+        assert_eq!(memo.get_or_fetch(2, || fetch(8)).unwrap()[0], 8);
+        assert_eq!(
+            fetches.get(),
+            5,
+            "page 1 not carried; page 2 fetched again by the old memo"
+        );
     }
 }
