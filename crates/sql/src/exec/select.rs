@@ -272,10 +272,11 @@ impl<'a> Exec<'a> {
             || !plan.order_by.is_empty()
             || plan.ops.iter().all(|o| *o == CompoundOp::UnionAll);
         let empty: [Value; 0] = [];
-        let fr = Frame::new(&empty, parent);
+        // Made only for a LIMIT or OFFSET (most SELECTs have neither).
+        let fr = || Frame::new(&empty, parent);
         // Evaluated once: the cap below reads the same value.
         let limit = match &plan.limit {
-            Some(e) if limit_first => Some(limit_value(self.eval(e, &fr)?)?),
+            Some(e) if limit_first => Some(limit_value(self.eval(e, &fr())?)?),
             _ => None,
         };
         if limit == Some(0) {
@@ -303,7 +304,7 @@ impl<'a> Exec<'a> {
         // One core: `limit` holds the LIMIT whenever there is one.
         if let (true, Some(lim)) = (simple || sorts_only, limit) {
             let off = match &plan.offset {
-                Some(e) => limit_value(self.eval(e, &fr)?)?.max(0),
+                Some(e) => limit_value(self.eval(e, &fr())?)?.max(0),
                 None => 0,
             };
             offset = Some(off);
@@ -373,12 +374,12 @@ impl<'a> Exec<'a> {
             (lim_e, off_e) => {
                 let lim = match (limit, lim_e) {
                     (Some(lim), _) => lim,
-                    (None, Some(e)) => limit_value(self.eval(e, &fr)?)?,
+                    (None, Some(e)) => limit_value(self.eval(e, &fr())?)?,
                     (None, None) => -1,
                 };
                 let off = match (offset, off_e) {
                     (Some(off), _) => off,
-                    (None, Some(e)) => limit_value(self.eval(e, &fr)?)?.max(0),
+                    (None, Some(e)) => limit_value(self.eval(e, &fr())?)?.max(0),
                     (None, None) => 0,
                 };
                 Some((lim, off as usize))
