@@ -112,7 +112,7 @@ impl Exec<'_> {
             _ => 0,
         };
         // Each row of this level carried through the levels after it. A LIMIT reached
-        // below stops the walk with `STOP_SCAN_MSG`.
+        // below stops the walk with `stop_scan`.
         let mut walk = || -> Result<()> {
             let mut pos = 0usize;
             loop {
