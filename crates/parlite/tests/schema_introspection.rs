@@ -2,7 +2,8 @@
 //! their names (`temp.sqlite_schema` is the temp database's, `main.sqlite_temp_schema` does
 //! not exist), PRAGMA table_info of the schema table itself, and declared types as SQLite
 //! keeps them (the standard names ANY/BLOB/INT/INTEGER/REAL/TEXT in capitals, a quoted type
-//! unquoted, anything else as written).
+//! unquoted, anything else as written), `main.table_list`, and the header values
+//! `user_version`/`application_id` read from the assigned text as sqlite3Atoi does.
 
 mod common;
 
@@ -36,4 +37,39 @@ fn schema_tables_and_declared_types_match_sqlite() {
         "INSERT INTO q(v) VALUES ('x')",
         "SELECT id, rowid, v FROM q",
     ]));
+}
+
+#[test]
+fn header_values_and_table_list_match_sqlite() {
+    let mut stmts = vec![
+        "CREATE TABLE t(a)".to_string(),
+        "CREATE TEMP TABLE tt(b)".to_string(),
+        "PRAGMA main.table_list".to_string(),
+        "PRAGMA temp.table_list".to_string(),
+        "PRAGMA main.table_list(t)".to_string(),
+    ];
+    for v in [
+        "2147483647",
+        "2147483648",
+        "-2147483648",
+        "-2147483649",
+        "'12abc'",
+        "'0x10'",
+        "'0x7fffffff'",
+        "'0x80000000'",
+        "'0x000'",
+        "1.9",
+        "'-0012'",
+        "' 5'",
+        "'x'",
+        "'00000000000000000007'",
+        "99999999999",
+    ] {
+        stmts.push(format!("PRAGMA user_version = {v}"));
+        stmts.push("PRAGMA user_version".to_string());
+        stmts.push(format!("PRAGMA application_id = {v}"));
+        stmts.push("PRAGMA application_id".to_string());
+    }
+    let stmts: Vec<&str> = stmts.iter().map(String::as_str).collect();
+    common::assert_no_mismatches(common::statement_mismatches(&stmts));
 }

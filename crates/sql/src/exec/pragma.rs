@@ -225,7 +225,8 @@ impl Engine<'_> {
                     "user_version" => {
                         return match arg {
                             Some(v) => {
-                                self.store.set_user_version_in(bits, v.to_i64() as u32)?;
+                                self.store
+                                    .set_user_version_in(bits, header_int(&v) as u32)?;
                                 Ok(Vec::new())
                             }
                             None => one(Value::Integer(i64::from(
@@ -280,7 +281,16 @@ impl Engine<'_> {
             "table_info" | "table_xinfo" | "index_list" | "index_info" | "index_xinfo"
             | "table_list" | "foreign_key_list" | "function_list" | "pragma_list"
             | "module_list" | "collation_list" | "compile_options" => {
-                schema_pragma(self.schema, &name.name, arg)
+                let mut rows = schema_pragma(self.schema, &name.name, arg)?;
+                // `main.table_list` / `temp.table_list`: that database's tables only.
+                if let (Some(db), "table_list") = (&name.schema, key(&name.name).as_str()) {
+                    rows.retain(|r| {
+                        r.first()
+                            .and_then(|v| v.to_text())
+                            .is_some_and(|t| t.eq_ignore_ascii_case(db))
+                    });
+                }
+                Ok(rows)
             }
             "foreign_key_check" => {
                 let table = arg.map(|v| v.to_text_or_empty().into_owned());
@@ -289,7 +299,7 @@ impl Engine<'_> {
             "database_list" => Ok(database_list(self.schema)),
             "user_version" => match arg {
                 Some(v) => {
-                    self.store.set_user_version(v.to_i64() as u32)?;
+                    self.store.set_user_version(header_int(&v) as u32)?;
                     Ok(Vec::new())
                 }
                 None => one(Value::Integer(i64::from(self.store.user_version()? as i32))),
@@ -410,7 +420,8 @@ impl Engine<'_> {
         if let Some(v) = arg {
             match pragma.as_str() {
                 "application_id" => {
-                    self.store.set_application_id_in(bits, v.to_i64() as u32)?;
+                    self.store
+                        .set_application_id_in(bits, header_int(&v) as u32)?;
                 }
                 // Read-only: the assignment reads.
                 "page_count" | "freelist_count" => return self.header_pragma(bits, name, None),
@@ -1077,4 +1088,41 @@ pub fn schema_pragma(
         }
         _ => Ok(Vec::new()),
     }
+}
+
+/// The 32-bit value a header pragma (`user_version`, `application_id`) stores, read from
+/// the assigned value's text as SQLite's sqlite3Atoi: a sign, then decimal digits up to the
+/// first other character, or `0x` and up to eight hex digits; 0 when it does not fit a
+/// signed 32-bit integer or has no digits.
+fn header_int(v: &Value) -> i32 {
+    let text = v.to_text_or_empty();
+    let (neg, rest) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, &text[..]),
+    };
+    if !neg && text.len() > 2 && (text.starts_with("0x") || text.starts_with("0X")) {
+        let hex = text[2..].trim_start_matches('0');
+        let digits = hex.bytes().take_while(u8::is_ascii_hexdigit).count();
+        if text.as_bytes()[2].is_ascii_hexdigit() {
+            return match u32::from_str_radix(&hex[..digits.min(8)], 16) {
+                Ok(u) if digits <= 8 && u & 0x8000_0000 == 0 => u as i32,
+                _ => 0,
+            };
+        }
+    }
+    let digits: String = rest
+        .trim_start_matches('0')
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .take(11)
+        .collect();
+    if !rest.starts_with(|c: char| c.is_ascii_digit()) || digits.len() > 10 {
+        return 0;
+    }
+    let v = digits.parse::<i64>().unwrap_or(0);
+    if v - i64::from(neg) > i64::from(i32::MAX) {
+        return 0;
+    }
+    (if neg { -v } else { v }) as i32
 }
