@@ -432,25 +432,40 @@ impl<'a> Exec<'a> {
                         .map(|(i, x)| realify(x.apply_comparison_affinity(term(i).1), term(i).1))
                         .collect()
                 };
-                // Step 3: a row equal in every term, under the terms' collations.
-                let found = !lhs_has_null
-                    && rows.iter().any(|r| {
-                        lhs.iter().enumerate().all(|(i, x)| {
-                            let y = rhs(r, i);
-                            !y.is_null() && x.compare(&y, term(i).0) == Ordering::Equal
-                        })
-                    });
-                // Step 6: NULL when some row has no term that is unequal, compared under
-                // each left term's own collation; a NULL on either side is not unequal.
+                // Step 3: a row equal in every term, under the terms' collations. Step 6,
+                // when none is: NULL when some row has no term that is unequal, compared
+                // under each left term's own collation, a NULL on either side not unequal.
                 // `(1,NULL) IN (SELECT 2,3)` is 0, `(1,NULL) IN (SELECT 1,2)` is NULL.
-                let saw_null = !found
-                    && rows.iter().any(|r| {
-                        lhs.iter().enumerate().all(|(i, x)| {
-                            let y = rhs(r, i);
-                            let coll = own.get(i).copied().unwrap_or_default();
-                            x.is_null() || y.is_null() || x.compare(&y, coll) == Ordering::Equal
-                        })
-                    });
+                let mut found = false;
+                let mut saw_null = false;
+                for r in rows.iter() {
+                    let mut equal = !lhs_has_null;
+                    let mut not_unequal = true;
+                    for (i, x) in lhs.iter().enumerate() {
+                        let y = rhs(r, i);
+                        if x.is_null() || y.is_null() {
+                            equal = false;
+                            continue;
+                        }
+                        let (coll, own_coll) = (term(i).0, own.get(i).copied().unwrap_or_default());
+                        let same = x.compare(&y, coll) == Ordering::Equal;
+                        equal = equal && same;
+                        not_unequal = not_unequal
+                            && if own_coll == coll {
+                                same
+                            } else {
+                                x.compare(&y, own_coll) == Ordering::Equal
+                            };
+                        if !equal && !not_unequal {
+                            break;
+                        }
+                    }
+                    if equal {
+                        found = true;
+                        break;
+                    }
+                    saw_null |= not_unequal;
+                }
                 let r = if found {
                     Some(true)
                 } else if saw_null {
