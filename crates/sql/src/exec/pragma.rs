@@ -874,9 +874,11 @@ pub fn schema_pragma(
                     .collect());
             }
             if let Some(v) = schema.views.get(&key(&tn)).cloned() {
-                let plan = crate::plan::Binder::new(schema).bind_select(&v.select)?;
-                return Ok(plan
-                    .columns
+                let mut columns = crate::plan::Binder::new(schema)
+                    .bind_select(&v.select)?
+                    .columns;
+                crate::plan::bind::dedup_subquery_names(&mut columns);
+                return Ok(columns
                     .iter()
                     .enumerate()
                     .map(|(i, c)| {

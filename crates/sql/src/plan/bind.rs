@@ -1294,9 +1294,11 @@ fn core_mentions(c: &SelectCore, name: &str) -> bool {
 }
 
 fn sub_cols(sub: &SubPlan, sname: &Rc<str>, names: &[String]) -> Vec<ScopeCol> {
-    sub.plan
-        .columns
-        .iter()
+    // Without a column list the subquery's own names, made unique as SQLite names a
+    // subquery's columns (`SELECT * FROM (SELECT a, a)` reads "a" and "a:1").
+    let mut own = sub.plan.columns.clone();
+    dedup_subquery_names(&mut own);
+    own.iter()
         .enumerate()
         .map(|(i, c)| ScopeCol {
             name: names.get(i).cloned().unwrap_or_else(|| c.name.clone()),
@@ -1368,7 +1370,7 @@ fn select_mentions(s: &ast::Select, name: &str) -> bool {
 /// (sqlite3ColumnsFromExprList): a name already taken (ASCII case-insensitively) gets
 /// ":1", ":2", ... appended, after dropping a ":digits" suffix it already has.
 /// (SQLite draws a random suffix after the third collision; this keeps counting.)
-fn dedup_subquery_names(columns: &mut [OutCol]) {
+pub(crate) fn dedup_subquery_names(columns: &mut [OutCol]) {
     let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
     for c in columns.iter_mut() {
         let mut name = c.name.clone();

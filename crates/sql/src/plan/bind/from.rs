@@ -191,7 +191,8 @@ impl<'s> Binder<'s> {
                     self.view_guard()?;
                     let r = self.bind_cte(&name.name, &cte);
                     self.view_depth -= 1;
-                    let (kind, cols) = r?;
+                    let (kind, mut cols) = r?;
+                    dedup_subquery_names(&mut cols);
                     let scols = out_cols_to_scope(&cols, &sname);
                     let scols = scols
                         .into_iter()

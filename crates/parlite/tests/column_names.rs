@@ -1,0 +1,59 @@
+//! Result and scope column names against SQLite: expressions named as written, quoted
+//! names, `*` over joins, views, CTEs and RETURNING; a FROM subquery's, a CTE's and a
+//! view's repeated names made unique as SQLite's sqlite3ColumnsFromExprList ("a", "a:1").
+
+mod common;
+
+#[test]
+fn result_column_names_match_sqlite() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a, \"b c\", [d])",
+        "INSERT INTO t VALUES (1, 2, 3)",
+        "SELECT a+1, t.a, \"b c\", [d], `d`, a AS x, count(*), max(a) FROM t",
+        "SELECT * FROM (SELECT a, a FROM t)",
+        "SELECT * FROM t AS x JOIN t AS y USING (a)",
+        "SELECT * FROM t NATURAL JOIN t AS y",
+        "SELECT x.*, 1 FROM t x",
+        "SELECT (SELECT a FROM t), exists(SELECT 1), CAST(a AS TEXT), a COLLATE nocase FROM t",
+        "SELECT a FROM t UNION SELECT d FROM t",
+        "SELECT 1, 'x', NULL, x'00', 1.5, -1, +a, (a), ((a)) FROM t",
+        "SELECT a  +  1, a/*c*/+1, upper( 'x' ) FROM t",
+        "WITH w(p, q) AS (SELECT 1, 2) SELECT * FROM w",
+        "WITH w AS (SELECT 1 AS p, 2) SELECT * FROM w",
+        "CREATE VIEW v AS SELECT a, a+1 FROM t",
+        "SELECT * FROM v",
+        "CREATE VIEW v2(m, n) AS SELECT a, a+1 FROM t",
+        "SELECT * FROM v2",
+        "SELECT rowid, oid, _rowid_ FROM t",
+        "SELECT t.rowid, * FROM t",
+        "VALUES (1, 2), (3, 4)",
+        "SELECT * FROM (VALUES (1, 2))",
+        "SELECT a FROM t WHERE a IN (SELECT a FROM t) ORDER BY 1",
+        "INSERT INTO t VALUES (4, 5, 6) RETURNING a, a+1, *",
+        "UPDATE t SET a = a RETURNING \"b c\" AS bc, rowid",
+        "SELECT group_concat(a, ',') OVER (), row_number() OVER w FROM t WINDOW w AS (ORDER BY a)",
+        "SELECT json_extract('{}', '$'), t.* FROM t",
+        "SELECT max(a), min(a) AS mn, a FROM t GROUP BY d HAVING count(*) > 0",
+        "SELECT DISTINCT a FROM t",
+        "SELECT a FROM t AS \"x y\"",
+        "SELECT \"x y\".a FROM t AS \"x y\"",
+    ]));
+}
+#[test]
+fn repeated_subquery_column_names_match_sqlite() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a, b)",
+        "INSERT INTO t VALUES (1, 2)",
+        "SELECT * FROM (SELECT a, a FROM t)",
+        "SELECT * FROM (SELECT a, a, a AS \"a:1\", b AS A FROM t)",
+        "SELECT a FROM (SELECT a, b AS a FROM t)",
+        "SELECT \"a:1\" FROM (SELECT a, b AS a FROM t)",
+        "WITH w AS (SELECT 1 AS p, 2 AS p) SELECT * FROM w",
+        "CREATE VIEW v AS SELECT a, b AS a FROM t",
+        "SELECT * FROM v",
+        "SELECT name FROM pragma_table_info('v')",
+        "CREATE TABLE c AS SELECT a, a FROM t",
+        "SELECT * FROM c",
+        "SELECT * FROM t, (SELECT a FROM t) AS s",
+    ]));
+}
