@@ -11,6 +11,14 @@
 //! the first non-integer input or overflow, then Kahan-Babuska-Neumaier compensated
 //! summation of reals; sum() reports "integer overflow" only when every input was an
 //! integer (a later real input clears the condition, as in SQLite).
+//!
+//! Window frames whose start moves take rows back out with [`Aggregate::inverse`]
+//! (SQLite's xInverse): count, sum/total/avg, group_concat/string_agg and the JSON group
+//! aggregates port SQLite's inverse functions (func.c, json.c) state for state, quirks
+//! included, since results depend on the order of steps and inverses (a compensated sum's
+//! rounding, group_concat's separator bookkeeping). min() and max() have no inverse in
+//! SQLite either: over such frames they keep an ordered index of the frame's values
+//! ([`new_window_aggregate`]).
 
 // `Option::is_none_or` is newer than the workspace's minimum Rust version (1.80).
 #![allow(clippy::unnecessary_map_or)]
@@ -20,6 +28,7 @@ use crate::collation::Collation;
 use crate::exec::select::sort_cmp;
 use crate::plan::SortKey;
 use crate::value::{Affinity, CollatedKey, Result, SqlError, Value, MAX_LENGTH_BYTES};
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -37,9 +46,19 @@ pub trait Aggregate: Send {
     }
     /// The group's result. Called once, after the last step.
     fn finalize(&mut self) -> Result<Value>;
-    /// The result so far, without ending the group (`xValue`): window aggregates over
-    /// growing frames step once per row and read the value at each row.
+    /// The result so far, without ending the group (`xValue`): window aggregates step
+    /// rows as they enter the frame and read the value at each row.
     fn value(&self) -> Result<Value>;
+    /// Takes back out the oldest row still accumulated (`xInverse`), given the arguments
+    /// it was stepped with: window frames whose start moves call it as rows leave the
+    /// frame, in SQLite's order (module docs). Only the aggregates SQLite gives an inverse
+    /// implement it; the window executor never inverts another.
+    fn inverse(&mut self, args: &[Value]) -> Result<()> {
+        let _ = args;
+        Err(SqlError::msg(
+            "internal error: the aggregate has no inverse",
+        ))
+    }
     /// SQLite's "magnet" for bare columns (sqlite3SkipAccumulatorLoad): after a `step` of
     /// min()/max(), `Some(true)` when the row became the group's new minimum/maximum (or
     /// the accumulator was still empty), `Some(false)` when it did not; `None` when the
@@ -75,7 +94,12 @@ pub fn new_aggregate(
             collation,
             hit: None,
         }),
-        AggKind::GroupConcat => Box::new(GroupConcat { acc: None }),
+        AggKind::GroupConcat => Box::new(GroupConcat {
+            acc: None,
+            n_accum: 0,
+            first_sep_len: 0,
+            sep_lens: None,
+        }),
         AggKind::JsonGroupArray => Box::new(super::json::GroupArray::new(false)),
         AggKind::JsonGroupObject => Box::new(super::json::GroupObject::new(false)),
         AggKind::JsonbGroupArray => Box::new(super::json::GroupArray::new(true)),
@@ -108,6 +132,26 @@ pub fn new_aggregate(
     }
 }
 
+/// A window aggregate's accumulator for a frame of `kind` (window.rs): as
+/// [`new_aggregate`], except that min() and max() over a frame whose start moves
+/// (`start_moves`: not UNBOUNDED PRECEDING) keep the frame's values in an ordered index,
+/// as SQLite does (window.c, SQLITE_FUNC_MINMAX): they have no inverse.
+pub fn new_window_aggregate(
+    kind: AggKind,
+    collation: Collation,
+    start_moves: bool,
+) -> Box<dyn Aggregate> {
+    match kind {
+        AggKind::Min | AggKind::Max if start_moves => Box::new(FrameMinMax {
+            index: BTreeSet::new(),
+            desc: kind == AggKind::Min,
+            collation,
+            arrivals: 0,
+        }),
+        _ => new_aggregate(kind, false, collation, &[]),
+    }
+}
+
 struct Count {
     n: i64,
 }
@@ -124,6 +168,12 @@ impl Aggregate for Count {
     }
     fn value(&self) -> Result<Value> {
         Ok(Value::Integer(self.n))
+    }
+    fn inverse(&mut self, args: &[Value]) -> Result<()> {
+        if args.first().map_or(true, |v| !v.is_null()) {
+            self.n -= 1;
+        }
+        Ok(())
     }
 }
 
@@ -205,23 +255,25 @@ impl Sum {
     }
 }
 
+/// sqlite3_value_numeric_type: numeric-looking text counts as a number; `None` for NULL.
+/// Numbers are read where they lie: cloning each argument to convert it cost ~40
+/// instructions a row of fp speedtest1 test 130's sum() (callgrind).
+fn numeric_arg(v: &Value) -> Option<Cow<'_, Value>> {
+    match v {
+        Value::Null => None,
+        Value::Integer(_) | Value::Real(_) => Some(Cow::Borrowed(v)),
+        Value::Text(_) | Value::Blob(_) => Some(Cow::Owned(
+            v.clone().apply_comparison_affinity(Some(Affinity::Numeric)),
+        )),
+    }
+}
+
 impl Aggregate for Sum {
     fn step(&mut self, args: &[Value]) -> Result<()> {
-        let Some(v) = args.first() else {
+        let Some(v) = args.first().and_then(numeric_arg) else {
             return Ok(());
         };
-        // sqlite3_value_numeric_type: numeric-looking text counts as a number. Numbers are
-        // read where they lie: cloning each argument to convert it cost ~40 instructions a
-        // row of fp speedtest1 test 130's sum() (callgrind).
-        let converted;
-        let v = match v {
-            Value::Null => return Ok(()),
-            Value::Integer(_) | Value::Real(_) => v,
-            Value::Text(_) | Value::Blob(_) => {
-                converted = v.clone().apply_comparison_affinity(Some(Affinity::Numeric));
-                &converted
-            }
-        };
+        let v = v.as_ref();
         self.cnt += 1;
         if !self.approx {
             match *v {
@@ -247,6 +299,36 @@ impl Aggregate for Sum {
                     self.overflow = false;
                     self.kbn_step(other.to_f64());
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// sumInverse: the integer sum is exact until it overflows (then the result is an
+    /// overflow until a real arrives, and the compensated sum goes on from zero); once
+    /// approximate, the value is added negated (i64::MIN as i64::MAX and 1).
+    fn inverse(&mut self, args: &[Value]) -> Result<()> {
+        let Some(v) = args.first().and_then(numeric_arg) else {
+            return Ok(());
+        };
+        self.cnt -= 1;
+        if !self.approx {
+            // Only integers were stepped so far: an inverted row is one of them.
+            match self.i_sum.checked_sub(v.to_i64()) {
+                Some(s) => self.i_sum = s,
+                None => {
+                    self.overflow = true;
+                    self.approx = true;
+                }
+            }
+        } else {
+            match *v {
+                Value::Integer(i) if i != i64::MIN => self.kbn_step_i64(-i),
+                Value::Integer(_) => {
+                    self.kbn_step_i64(i64::MAX);
+                    self.kbn_step_i64(1);
+                }
+                ref other => self.kbn_step(-other.to_f64()),
             }
         }
         Ok(())
@@ -330,10 +412,129 @@ impl Aggregate for MinMax {
     }
 }
 
+/// min()/max() over a window frame whose start moves: SQLite keeps the frame's non-NULL
+/// values in an ephemeral index ordered by value (descending for min()) and then by
+/// arrival, reads the last entry, and removes a leaving row's value by seeking the first
+/// entry not before it (window.c, windowAggStep with SQLITE_FUNC_MINMAX). So among values
+/// equal under the collation (1 and 1.0, 'a' and 'A' under NOCASE) the latest to arrive
+/// is the result, where a plain min()/max() keeps the first.
+struct FrameMinMax {
+    index: BTreeSet<(RankedValue, u64)>,
+    /// min(): values in descending order.
+    desc: bool,
+    collation: Collation,
+    /// Values inserted so far: each entry's arrival number.
+    arrivals: u64,
+}
+
+/// A value as `FrameMinMax`'s index orders it.
+struct RankedValue {
+    key: CollatedKey,
+    desc: bool,
+}
+
+impl Ord for RankedValue {
+    fn cmp(&self, other: &Self) -> Ordering {
+        let o = self.key.cmp(&other.key);
+        if self.desc {
+            o.reverse()
+        } else {
+            o
+        }
+    }
+}
+
+impl PartialOrd for RankedValue {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for RankedValue {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for RankedValue {}
+
+impl FrameMinMax {
+    fn ranked(&self, v: &Value) -> RankedValue {
+        RankedValue {
+            key: CollatedKey::new(v.clone(), self.collation),
+            desc: self.desc,
+        }
+    }
+}
+
+impl Aggregate for FrameMinMax {
+    fn step(&mut self, args: &[Value]) -> Result<()> {
+        let Some(v) = args.first().filter(|v| !v.is_null()) else {
+            return Ok(());
+        };
+        self.arrivals += 1;
+        self.index.insert((self.ranked(v), self.arrivals));
+        Ok(())
+    }
+    fn inverse(&mut self, args: &[Value]) -> Result<()> {
+        let Some(v) = args.first().filter(|v| !v.is_null()) else {
+            return Ok(());
+        };
+        // Arrival numbers start at 1: the probe sorts before every entry of its value.
+        let probe = (self.ranked(v), 0);
+        let found = self
+            .index
+            .range(probe..)
+            .next()
+            .map(|(r, n)| (self.ranked(&r.key.value), *n));
+        if let Some(k) = found {
+            self.index.remove(&k);
+        }
+        Ok(())
+    }
+    fn finalize(&mut self) -> Result<Value> {
+        self.value()
+    }
+    fn value(&self) -> Result<Value> {
+        Ok(self
+            .index
+            .last()
+            .map_or(Value::Null, |(r, _)| r.key.value.clone()))
+    }
+}
+
 /// group_concat(X [, SEP]) and string_agg(X, SEP): the separator of each row goes before
 /// that row's value (the first row's separator is unused); the default separator is ",".
+///
+/// The inverse is SQLite's groupConcatInverse, bookkeeping and all: it removes the first
+/// value and the separator after it, counting the separator's length as the first row's
+/// (unused) separator had it until a row brings a separator of another length
+/// (`sep_lens` then records each one); a text emptied by inverses starts over without a
+/// separator, and a frame of values that add no text reads as a one-byte NUL.
 struct GroupConcat {
+    /// The text; `None` until the first value and again once inverses emptied it (SQLite's
+    /// `mxAlloc == 0`: the next value is a first term).
     acc: Option<String>,
+    /// How many values are accumulated (`nAccum`).
+    n_accum: usize,
+    /// The first term's separator length (`nFirstSepLength`).
+    first_sep_len: usize,
+    /// The length of each separator in the text, once they differ (`pnSepLengths`).
+    sep_lens: Option<Vec<usize>>,
+}
+
+/// The length of the text `push_text` appends for `v`.
+fn text_len(v: &Value) -> usize {
+    match v {
+        Value::Null => 0,
+        Value::Text(s) => s.len(),
+        Value::Blob(b) => String::from_utf8_lossy(b).len(),
+        _ => {
+            let mut s = String::new();
+            v.push_text(&mut s);
+            s.len()
+        }
+    }
 }
 
 impl Aggregate for GroupConcat {
@@ -341,6 +542,7 @@ impl Aggregate for GroupConcat {
         let Some(v) = args.first().filter(|v| !v.is_null()) else {
             return Ok(());
         };
+        let sep = args.get(1);
         // Numbers are written straight into the accumulator (`to_text` built a `String`
         // per row first), which starts with room for a few values (growing from empty
         // reallocated ~5 times for a dozen small integers): a step went from ~480 to ~300
@@ -349,6 +551,8 @@ impl Aggregate for GroupConcat {
             let mut acc = String::with_capacity(64);
             v.push_text(&mut acc);
             self.acc = Some(acc);
+            self.first_sep_len = sep.map_or(1, text_len);
+            self.n_accum += 1;
             return Ok(());
         };
         // Text and blobs longer than the limit fail before they are copied; the text
@@ -359,7 +563,6 @@ impl Aggregate for GroupConcat {
             Value::Blob(b) => b.len(),
             _ => 0,
         };
-        let sep = args.get(1);
         let before = acc.len();
         let known = before
             .saturating_add(sep.map_or(1, stored_len))
@@ -371,10 +574,54 @@ impl Aggregate for GroupConcat {
             None => acc.push(','),
             Some(s) => s.push_text(acc),
         }
+        let sep_len = acc.len() - before;
+        if sep_len != self.first_sep_len || self.sep_lens.is_some() {
+            // The separators before this one were all the first term's length.
+            let lens = self
+                .sep_lens
+                .get_or_insert_with(|| vec![self.first_sep_len; self.n_accum.saturating_sub(1)]);
+            lens.resize(self.n_accum.saturating_sub(1), 0);
+            lens.push(sep_len);
+        }
+        self.n_accum += 1;
         v.push_text(acc);
         if acc.len() > MAX_LENGTH_BYTES {
             acc.truncate(before);
             return Err(SqlError::TooBig);
+        }
+        Ok(())
+    }
+    fn inverse(&mut self, args: &[Value]) -> Result<()> {
+        let Some(v) = args.first().filter(|v| !v.is_null()) else {
+            return Ok(());
+        };
+        let mut remove = text_len(v);
+        self.n_accum = self.n_accum.saturating_sub(1);
+        match &mut self.sep_lens {
+            Some(lens) if self.n_accum > 0 => {
+                if !lens.is_empty() {
+                    remove += lens.remove(0);
+                }
+            }
+            Some(_) => {}
+            // Removing the only value removes a separator too: harmlessly more than there is.
+            None => remove += self.first_sep_len,
+        }
+        let Some(acc) = &mut self.acc else {
+            return Ok(());
+        };
+        if remove >= acc.len() {
+            acc.clear();
+        } else if acc.is_char_boundary(remove) {
+            acc.drain(..remove);
+        } else {
+            // The bookkeeping above can cut a character where SQLite would keep the bytes
+            // (its text is then not UTF-8, which a parlite text cannot hold).
+            *acc = String::from_utf8_lossy(&acc.as_bytes()[remove..]).into_owned();
+        }
+        if acc.is_empty() {
+            self.acc = None;
+            self.sep_lens = None;
         }
         Ok(())
     }
@@ -386,11 +633,12 @@ impl Aggregate for GroupConcat {
     }
     fn value(&self) -> Result<Value> {
         Ok(match self.acc.as_deref() {
-            None => Value::Null,
-            // SQLite's groupConcatValue returns `"", 1` for an empty accumulation: a
-            // one-byte text holding NUL. Reproduced, since window results show it.
-            Some("") => Value::text("\0"),
-            Some(s) => Value::text(s),
+            Some(s) if !s.is_empty() => Value::text(s),
+            // SQLite's groupConcatValue returns `"", 1` while values are accumulated but
+            // no text: a one-byte text holding NUL. Reproduced, since window results show
+            // it.
+            _ if self.n_accum > 0 => Value::text("\0"),
+            _ => Value::Null,
         })
     }
 }

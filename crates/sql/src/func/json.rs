@@ -2006,6 +2006,36 @@ fn group_result(s: String, blob: bool) -> Result<Value> {
     }
 }
 
+/// jsonGroupInverse, for both group aggregates: removes the first element (or label and
+/// value) with the comma after it, the first comma outside strings and nested containers;
+/// with no such comma, everything after the opening bracket. It takes out an element per
+/// call whatever the row, so a json_group_object() row with a NULL label, which added
+/// nothing, still removes one, as in SQLite.
+fn group_inverse(acc: &mut Option<String>) {
+    let Some(acc) = acc else {
+        return;
+    };
+    let z = acc.as_bytes();
+    let (mut in_str, mut nest) = (false, 0i32);
+    let mut i = 1;
+    while i < z.len() && (z[i] != b',' || in_str || nest != 0) {
+        match z[i] {
+            b'"' => in_str = !in_str,
+            b'\\' => i += 1,
+            b'{' | b'[' if !in_str => nest += 1,
+            b'}' | b']' if !in_str => nest -= 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    if i < z.len() {
+        // `z[i]` is an ASCII comma: a character boundary.
+        acc.drain(1..=i);
+    } else {
+        acc.truncate(1);
+    }
+}
+
 impl Aggregate for GroupArray {
     fn step(&mut self, args: &[Value]) -> Result<()> {
         self.step_subtyped(args, &[])
@@ -2029,10 +2059,14 @@ impl Aggregate for GroupArray {
         s.push(']');
         group_result(s, self.blob && self.acc.is_some())
     }
+    fn inverse(&mut self, _args: &[Value]) -> Result<()> {
+        group_inverse(&mut self.acc);
+        Ok(())
+    }
 }
 
 /// `json_group_object(K, V)` (`jsonb_group_object` with `blob`): rows with a NULL label
-/// are skipped.
+/// add nothing (but count as a row: the jsonb_ form then gives an empty JSONB object).
 pub struct GroupObject {
     acc: Option<String>,
     blob: bool,
@@ -2050,10 +2084,10 @@ impl Aggregate for GroupObject {
     }
     fn step_subtyped(&mut self, args: &[Value], json: &[bool]) -> Result<()> {
         let key = args.first().unwrap_or(&Value::Null);
+        let acc = self.acc.get_or_insert_with(|| String::from("{"));
         let Some(k) = key.to_text() else {
             return Ok(());
         };
-        let acc = self.acc.get_or_insert_with(|| String::from("{"));
         if acc.len() > 1 {
             acc.push(',');
         }
@@ -2072,6 +2106,10 @@ impl Aggregate for GroupObject {
         let mut s = self.acc.clone().unwrap_or_else(|| String::from("{"));
         s.push('}');
         group_result(s, self.blob && self.acc.is_some())
+    }
+    fn inverse(&mut self, _args: &[Value]) -> Result<()> {
+        group_inverse(&mut self.acc);
+        Ok(())
     }
 }
 

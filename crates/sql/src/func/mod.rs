@@ -183,6 +183,23 @@ impl FuncDef {
         )
     }
 
+    /// A window frame's accumulator (`aggregate::new_window_aggregate`; an error for a
+    /// scalar definition).
+    pub fn new_window_aggregate(
+        &self,
+        collation: Collation,
+        start_moves: bool,
+    ) -> Result<Box<dyn aggregate::Aggregate>> {
+        match self.imp {
+            FuncImpl::Aggregate(kind) => Ok(aggregate::new_window_aggregate(
+                kind,
+                collation,
+                start_moves,
+            )),
+            FuncImpl::Scalar(_) => self.new_aggregate(false, collation, &[]),
+        }
+    }
+
     /// Calls a scalar function (an error for an aggregate definition).
     pub fn call(&self, ctx: &Ctx<'_>, args: &[Value]) -> Result<Value> {
         match self.imp {

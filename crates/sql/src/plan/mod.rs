@@ -249,7 +249,10 @@ pub enum WinFrame {
         units: FrameUnits,
         start: FrameEdge,
         end: FrameEdge,
-        exclude: FrameExclude,
+        /// `None` without an EXCLUDE clause. SQLite computes a frame with one, even
+        /// EXCLUDE NO OTHERS, by aggregating it afresh for each row (window.c
+        /// `windowFullScan`), which shows in group_concat() over values that add no text.
+        exclude: Option<FrameExclude>,
     },
 }
 

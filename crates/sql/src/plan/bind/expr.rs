@@ -836,16 +836,16 @@ impl<'s> Binder<'s> {
             "GROUPS" => FrameUnits::Groups,
             _ => FrameUnits::Range,
         };
-        let exclude = match fs.exclude.as_deref() {
-            None | Some("NO OTHERS") => FrameExclude::NoOthers,
-            Some("CURRENT ROW") => FrameExclude::CurrentRow,
-            Some("GROUP") => FrameExclude::Group,
+        let exclude = fs.exclude.as_deref().map(|e| match e {
+            "NO OTHERS" => FrameExclude::NoOthers,
+            "CURRENT ROW" => FrameExclude::CurrentRow,
+            "GROUP" => FrameExclude::Group,
             _ => FrameExclude::Ties,
-        };
+        });
         // The two frames computed without a frame per row: from the partition's start to
         // the current row's last peer (all rows are peers without an ORDER BY), and the
         // whole partition.
-        if exclude == FrameExclude::NoOthers && units != FrameUnits::Rows {
+        if exclude.is_none() && units != FrameUnits::Rows {
             match (&fs.start, &end) {
                 (B::UnboundedPreceding, B::CurrentRow) if order_terms > 0 => {
                     return Ok(WinFrame::ToCurrentPeers)
