@@ -1471,7 +1471,10 @@ fn number_literal(text: &str, negate: bool) -> PResult<Literal> {
             _ => {}
         }
     }
-    let value: f64 = text.parse().unwrap_or(0.0);
+    // SQLite reads a literal with sqlite3AtoF, whose last bit differs from a correctly
+    // rounded parse for some long or far-exponent literals (`1e-300`): the same reader
+    // as text-to-number conversions.
+    let value = crate::value::num::atof(text.as_bytes()).0;
     let value = if negate { -value } else { value };
     Ok(Literal::Float {
         value,
