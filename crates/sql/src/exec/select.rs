@@ -417,8 +417,6 @@ impl<'a> Exec<'a> {
         Ok(rows)
     }
 
-    /// The first `n` rows in `keys` order of a core without grouping, DISTINCT or windows,
-    /// sorted: only `n` rows are held during the scan (topn.rs).
     /// One output of a scanned row. A column of the row itself (`SELECT *`, plain column
     /// lists) is cloned in place: through `eval` it was a call and a `Result` per column,
     /// ~25 of its ~36 instructions (hc_mixed's scan, callgrind; BENCHMARKS.md "hcscan2").
@@ -430,6 +428,8 @@ impl<'a> Exec<'a> {
         }
     }
 
+    /// The first `n` rows in `keys` order of a core without grouping, DISTINCT or windows,
+    /// sorted: only `n` rows are held during the scan (topn.rs).
     fn run_core_top_n(
         &self,
         core: &CorePlan,
