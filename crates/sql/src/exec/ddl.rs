@@ -1280,8 +1280,8 @@ impl Engine<'_> {
                     }
                     let sql = row[4].to_text_or_empty().into_owned();
                     let new_sql = match ty.as_str() {
-                        "table" => rename_column_in_sql(&sql, &old_name, &quoted, true),
-                        "index" => rename_column_in_sql(&sql, &old_name, &quoted, false),
+                        "table" => rename_column_in_sql(&sql, &t.name, &old_name, &quoted, true),
+                        "index" => rename_column_in_sql(&sql, &t.name, &old_name, &quoted, false),
                         // Trigger bodies are not rewritten; refuse rather than leave them stale.
                         _ => {
                             if sql
@@ -1471,24 +1471,48 @@ fn lex_all(sql: &str) -> Vec<crate::parse::lexer::Token<'_>> {
     }
 }
 
-/// Renames a column inside a stored CREATE TABLE / CREATE INDEX text. In a table, the
-/// column-definition name (first token of a definition) and names nested in parentheses
-/// (constraints, CHECK, defaults) are renamed, never type names; in an index, names inside
-/// the parentheses and the WHERE clause.
-fn rename_column_in_sql(sql: &str, old: &str, new_quoted: &str, is_table: bool) -> String {
+/// Renames a column of `table` inside a stored CREATE TABLE / CREATE INDEX text. In a
+/// table, the column-definition name (first token of a definition) and names nested in
+/// parentheses (constraints, CHECK, defaults) are renamed, never type names nor the column
+/// list of a REFERENCES clause naming another table (that table's columns); in an index,
+/// names inside the parentheses and the WHERE clause.
+fn rename_column_in_sql(
+    sql: &str,
+    table: &str,
+    old: &str,
+    new_quoted: &str,
+    is_table: bool,
+) -> String {
     use crate::parse::lexer::Tok;
     let toks = lex_all(sql);
+    let name_is = |t: &Tok, n: &str| match t {
+        Tok::Word(w) => w.eq_ignore_ascii_case(n),
+        Tok::QuotedId { name, .. } | Tok::Str(name) => name.eq_ignore_ascii_case(n),
+        _ => false,
+    };
+    // Token ranges of the column lists of REFERENCES clauses naming another table.
+    let mut foreign = Vec::new();
+    for (i, w) in toks.windows(3).enumerate() {
+        if name_is(&w[0].tok, "REFERENCES") && !name_is(&w[1].tok, table) && w[2].tok == Tok::LParen
+        {
+            let end = toks[i + 3..]
+                .iter()
+                .position(|t| t.tok == Tok::RParen)
+                .map_or(toks.len(), |p| i + 3 + p);
+            foreign.push(i + 3..end);
+        }
+    }
     let mut depth = 0usize;
     let mut after_sep = false;
     let mut seen_on = false;
     let mut seen_where = false;
     let mut spans = Vec::new();
-    for t in &toks {
+    for (ti, t) in toks.iter().enumerate() {
         let is_old = match &t.tok {
             Tok::Word(w) => w.eq_ignore_ascii_case(old),
             Tok::QuotedId { name, .. } => name.eq_ignore_ascii_case(old),
             _ => false,
-        };
+        } && !foreign.iter().any(|r| r.contains(&ti));
         if let Tok::Word(w) = &t.tok {
             if w.eq_ignore_ascii_case("ON") {
                 seen_on = true;
