@@ -771,7 +771,18 @@ impl<'a> Parser<'a> {
     fn select_no_with(&mut self) -> PResult<Select> {
         let first = self.select_core()?;
         let mut compounds = Vec::new();
+        // SQLite's grammar lets every arm of a compound carry ORDER BY and LIMIT
+        // (`oneselect`) and refuses them on an arm that is not the last once the whole
+        // compound has parsed (parserDoubleLinkSelect, naming the latest such arm and the
+        // operator after it). After a VALUES core they cannot continue the statement.
+        let mut misplaced: Option<(&str, &str)> = None;
         loop {
+            let last = compounds.last().map_or(&first, |(_, c)| c);
+            let (order_by, limit) = if matches!(last, SelectCore::Values(_)) {
+                (Vec::new(), None)
+            } else {
+                (self.opt_order_by()?, self.opt_limit()?)
+            };
             let op = if self.eat_kw("UNION") {
                 if self.eat_kw("ALL") {
                     CompoundOp::UnionAll
@@ -783,29 +794,23 @@ impl<'a> Parser<'a> {
             } else if self.eat_kw("EXCEPT") {
                 CompoundOp::Except
             } else {
-                break;
+                if let Some((clause, op)) = misplaced {
+                    return perr(format!("{clause} clause should come after {op} not before"));
+                }
+                return Ok(Select {
+                    with: None,
+                    body: SelectBody { first, compounds },
+                    order_by,
+                    limit,
+                });
             };
+            if !order_by.is_empty() {
+                misplaced = Some(("ORDER BY", op.name()));
+            } else if limit.is_some() {
+                misplaced = Some(("LIMIT", op.name()));
+            }
             compounds.push((op, self.select_core()?));
         }
-        // ORDER BY and LIMIT belong to a SELECT core in SQLite's grammar (parse.y
-        // `oneselect`), so after a VALUES core they cannot continue the statement.
-        let last = compounds.last().map_or(&first, |(_, c)| c);
-        if matches!(last, SelectCore::Values(_)) {
-            return Ok(Select {
-                with: None,
-                body: SelectBody { first, compounds },
-                order_by: Vec::new(),
-                limit: None,
-            });
-        }
-        let order_by = self.opt_order_by()?;
-        let limit = self.opt_limit()?;
-        Ok(Select {
-            with: None,
-            body: SelectBody { first, compounds },
-            order_by,
-            limit,
-        })
     }
 
     fn opt_order_by(&mut self) -> PResult<Vec<OrderingTerm>> {
