@@ -1,7 +1,8 @@
 //! Errors SQLite reports when it prepares a statement, against SQLite: likelihood()'s
 //! probability must be a real literal between 0.0 and 1.0; a WITH clause names each table
 //! once; a recursive CTE's step reads the recursive table once; ORDER BY / LIMIT only on a
-//! compound's last arm; HAVING only in an aggregate query.
+//! compound's last arm; HAVING only in an aggregate query; ON/USING only after a join;
+//! only the last ON CONFLICT clause without a target.
 
 mod common;
 
@@ -62,5 +63,29 @@ fn having_needs_an_aggregate_query() {
         "SELECT a, sum(b) FROM t GROUP BY a HAVING sum(b) > 4",
         "SELECT a FROM t GROUP BY a HAVING a > 1",
         "SELECT 1 HAVING 1",
+    ]));
+}
+
+#[test]
+fn on_and_using_need_a_join_and_upsert_targets_come_first() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a UNIQUE, b)",
+        "INSERT INTO t VALUES (1, 1)",
+        "SELECT * FROM t ON 1",
+        "SELECT * FROM t USING (a)",
+        "SELECT * FROM t ON 1 WHERE 1",
+        "SELECT * FROM t ON 1, t AS u",
+        "SELECT * FROM t USING (a) x",
+        "SELECT * FROM (SELECT * FROM t ON 1)",
+        "SELECT * FROM t, t AS u ON 1",
+        // The FROM item takes the ON: SQLite's documented parsing ambiguity.
+        "INSERT INTO t SELECT * FROM t ON CONFLICT DO NOTHING",
+        "INSERT INTO t SELECT * FROM (SELECT 1, 2) ON CONFLICT(a) DO UPDATE SET b = 3",
+        "INSERT INTO t SELECT * FROM t WHERE true ON CONFLICT DO NOTHING",
+        "INSERT INTO t VALUES (1, 1) ON CONFLICT DO NOTHING ON CONFLICT(a) DO NOTHING",
+        "INSERT INTO t VALUES (1, 1) ON CONFLICT(a) DO UPDATE SET b = 2 \
+         ON CONFLICT DO NOTHING RETURNING *",
+        "INSERT INTO t VALUES (2, 1) ON CONFLICT DO UPDATE SET b = 2 RETURNING *",
+        "SELECT * FROM t",
     ]));
 }

@@ -985,6 +985,46 @@ impl<'a> Parser<'a> {
 
     fn from_clause(&mut self) -> PResult<FromClause> {
         let first = self.table_or_subquery()?;
+        // SQLite's grammar takes ON/USING after any FROM item and then refuses them on the
+        // first (sqlite3SrcListAppendFromTerm), once the constraint has parsed: so
+        // `INSERT ... SELECT ... FROM t ON CONFLICT ...` fails as SQLite's does, at DO.
+        for kw in ["ON", "USING"] {
+            if self.eat_kw(kw) {
+                if kw == "ON" {
+                    self.expr()?;
+                } else {
+                    self.name_list_paren()?;
+                }
+                // SQLite reduces the item (and reports this) only on a token that may
+                // follow one; any other is a syntax error there.
+                const FOLLOW: [&str; 17] = [
+                    "JOIN",
+                    "NATURAL",
+                    "LEFT",
+                    "RIGHT",
+                    "FULL",
+                    "INNER",
+                    "CROSS",
+                    "WHERE",
+                    "GROUP",
+                    "HAVING",
+                    "WINDOW",
+                    "ORDER",
+                    "LIMIT",
+                    "UNION",
+                    "INTERSECT",
+                    "EXCEPT",
+                    "RETURNING",
+                ];
+                let follows =
+                    matches!(self.peek(), Tok::Comma | Tok::RParen | Tok::Semi | Tok::Eof)
+                        || FOLLOW.iter().any(|f| self.is_kw(f));
+                if !follows {
+                    return self.syntax_error();
+                }
+                return perr(format!("a JOIN clause is required before {kw}"));
+            }
+        }
         let mut joins = Vec::new();
         loop {
             let op = if self.eat(&Tok::Comma) {
@@ -1291,7 +1331,12 @@ impl<'a> Parser<'a> {
                 };
                 UpsertAction::Update { sets, where_ }
             };
+            // Only the last ON CONFLICT clause may omit its target (parse.y `upsert`).
+            let last = target.is_none();
             upsert.push(Upsert { target, action });
+            if last {
+                break;
+            }
         }
         let returning = self.opt_returning()?;
         Ok(Insert {
