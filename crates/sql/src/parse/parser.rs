@@ -204,6 +204,10 @@ pub struct Parser<'a> {
     pub params: Params,
     /// Parameter references parsed so far (a repeated `?1` counts each time).
     param_refs: usize,
+    /// Parsing a trigger's body: its INSERT/UPDATE/DELETE take SQLite's narrower grammar
+    /// (parse.y `trigger_cmd`: no alias, no INDEXED BY, no DEFAULT VALUES, no ORDER BY,
+    /// LIMIT or RETURNING).
+    in_trigger: bool,
 }
 
 // Binding powers, lowest first (lang_expr.html "Operators", parse.y %left lines).
@@ -235,6 +239,7 @@ impl<'a> Parser<'a> {
             depth: 0,
             params: Params::default(),
             param_refs: 0,
+            in_trigger: false,
         }
     }
 
@@ -1283,7 +1288,7 @@ impl<'a> Parser<'a> {
         };
         self.expect_kw("INTO")?;
         let (table, _) = self.qualified_name()?;
-        let alias = if self.eat_kw("AS") {
+        let alias = if !self.in_trigger && self.eat_kw("AS") {
             Some(self.name()?)
         } else {
             None
@@ -1293,7 +1298,7 @@ impl<'a> Parser<'a> {
         } else {
             Vec::new()
         };
-        let source = if self.is_kw("DEFAULT") {
+        let source = if self.is_kw("DEFAULT") && !self.in_trigger {
             self.advance();
             self.expect_kw("VALUES")?;
             InsertSource::DefaultValues
@@ -1339,6 +1344,9 @@ impl<'a> Parser<'a> {
             }
         }
         let returning = self.opt_returning()?;
+        if self.in_trigger && !returning.is_empty() {
+            return perr("cannot use RETURNING in a trigger");
+        }
         Ok(Insert {
             with,
             or_conflict,
@@ -1381,10 +1389,23 @@ impl<'a> Parser<'a> {
         if self.is_kw("INDEXED") {
             self.advance();
             self.expect_kw("BY")?;
-            Ok(Some(Indexed::By(self.name()?)))
+            let name = self.name()?;
+            if self.in_trigger {
+                return perr(
+                    "the INDEXED BY clause is not allowed on UPDATE or DELETE statements \
+                     within triggers",
+                );
+            }
+            Ok(Some(Indexed::By(name)))
         } else if self.is_kw("NOT") && self.is_kw_at(1, "INDEXED") {
             self.advance();
             self.advance();
+            if self.in_trigger {
+                return perr(
+                    "the NOT INDEXED clause is not allowed on UPDATE or DELETE statements \
+                     within triggers",
+                );
+            }
             Ok(Some(Indexed::NotIndexed))
         } else {
             Ok(None)
@@ -1395,9 +1416,10 @@ impl<'a> Parser<'a> {
         self.expect_kw("UPDATE")?;
         let or_conflict = self.opt_or_conflict()?;
         let (table, _) = self.qualified_name()?;
-        let alias = if self.eat_kw("AS") {
-            Some(self.name()?)
-        } else if self.is_name_start() && !self.is_kw("INDEXED") {
+        let alias = if self.in_trigger {
+            None
+        } else if self.eat_kw("AS") {
+            // Only with AS (parse.y `xfullname`): `UPDATE t x SET` is a syntax error.
             Some(self.name()?)
         } else {
             None
@@ -1415,9 +1437,15 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        let returning = self.opt_returning()?;
-        let order_by = self.opt_order_by()?;
-        let limit = self.opt_limit()?;
+        let (returning, order_by, limit) = if self.in_trigger {
+            (Vec::new(), Vec::new(), None)
+        } else {
+            (
+                self.opt_returning()?,
+                self.opt_order_by()?,
+                self.opt_limit()?,
+            )
+        };
         Ok(Update {
             with,
             or_conflict,
@@ -1437,9 +1465,10 @@ impl<'a> Parser<'a> {
         self.expect_kw("DELETE")?;
         self.expect_kw("FROM")?;
         let (table, _) = self.qualified_name()?;
-        let alias = if self.eat_kw("AS") {
-            Some(self.name()?)
-        } else if self.is_name_start() && !self.is_kw("INDEXED") {
+        let alias = if self.in_trigger {
+            None
+        } else if self.eat_kw("AS") {
+            // Only with AS (parse.y `xfullname`): `UPDATE t x SET` is a syntax error.
             Some(self.name()?)
         } else {
             None
@@ -1450,9 +1479,15 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        let returning = self.opt_returning()?;
-        let order_by = self.opt_order_by()?;
-        let limit = self.opt_limit()?;
+        let (returning, order_by, limit) = if self.in_trigger {
+            (Vec::new(), Vec::new(), None)
+        } else {
+            (
+                self.opt_returning()?,
+                self.opt_order_by()?,
+                self.opt_limit()?,
+            )
+        };
         Ok(Delete {
             with,
             table,

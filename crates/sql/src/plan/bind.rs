@@ -264,6 +264,12 @@ impl<'s> Binder<'s> {
     }
 
     /// Pushes the frame a trigger program sees: NEW (columns, rowid) then OLD.
+    /// Names a missing unqualified table as `db.name` in "no such table" (a trigger's
+    /// program, as a view's body, binds to its own database's objects).
+    pub fn qualify_missing_tables(&mut self, db: Option<String>) {
+        self.view_db_name = db;
+    }
+
     pub fn push_trigger_frame(&mut self, t: &Table) {
         self.frames.push(Frame::default());
         self.add_pseudo_source("new", t, 0);
