@@ -80,24 +80,25 @@ impl Engine<'_> {
                 return err(format!("unknown database {s}"));
             }
         }
-        if let Some(existing) = self.schema.name_in_use(&name.name) {
-            if if_not_exists && existing == kind {
-                return Ok(false);
-            }
-            if if_not_exists
-                && kind != "index"
-                && kind != "trigger"
-                && (existing == "table" || existing == "view")
-            {
-                return Ok(false);
-            }
-            return err(format!("{existing} {} already exists", name.name));
-        }
         if key(&name.name).starts_with("sqlite_") && key(&name.name) != "sqlite_sequence" {
             return err(format!(
                 "object name reserved for internal use: {}",
                 name.name
             ));
+        }
+        // Tables and views share a namespace with indexes, not with triggers; IF NOT
+        // EXISTS forgives only an object of the kind being made (sqlite3StartTable,
+        // sqlite3CreateIndex).
+        match self.name_in_use_here(&name.name) {
+            Some("table" | "view") if kind == "index" => {
+                return err(format!("there is already a table named {}", name.name));
+            }
+            Some("index") if kind != "index" => {
+                return err(format!("there is already an index named {}", name.name));
+            }
+            None => {}
+            Some(_) if if_not_exists => return Ok(false),
+            Some(existing) => return err(format!("{existing} {} already exists", name.name)),
         }
         Ok(true)
     }
@@ -200,6 +201,31 @@ impl Engine<'_> {
 
     fn temp_mode(&self) -> bool {
         self.schema_root & super::store::TEMP_ROOT_BIT != 0
+    }
+
+    /// `Schema::name_in_use` for DDL directed at main or temp: the merged schema holds both,
+    /// and a table of one may share a name with a table of the other (either made first;
+    /// the TEMP one shadows, `Schema::shadowed`). Views and indexes are kept one per name
+    /// in the merged maps, so any of them clashes.
+    fn name_in_use_here(&self, name: &str) -> Option<&'static str> {
+        let k = key(name);
+        let temp = self.temp_mode();
+        let table = self
+            .schema
+            .tables
+            .get(&k)
+            .is_some_and(|t| (t.root & super::store::TEMP_ROOT_BIT != 0) == temp)
+            || (!temp
+                && (self.schema.shadowed.contains_key(&k)
+                    || self.schema.unsupported.contains_key(&k)));
+        let view = self.schema.views.contains_key(&k);
+        let index = self.schema.indexes.contains_key(&k);
+        match (table, view, index) {
+            (true, ..) => Some("table"),
+            (_, true, _) => Some("view"),
+            (.., true) => Some("index"),
+            _ => None,
+        }
     }
 
     fn new_table_btree(&self) -> Result<u32> {
@@ -328,7 +354,11 @@ impl Engine<'_> {
                 (def, sql, rows)
             }
         };
+        if let CreateTableBody::Columns { columns, .. } = &def.body {
+            columns.iter().try_for_each(check_default)?;
+        }
         let (t, specs) = table_from_create(&def, 0)?;
+        check_checks(self.schema, &t)?;
         check_generated(self.schema, &t)?;
         if t.autoincrement && self.temp_mode() {
             return err("AUTOINCREMENT on TEMP tables is not supported");
@@ -1166,6 +1196,7 @@ impl Engine<'_> {
                 }
             }
             AlterAction::AddColumn { def: cd, text } => {
+                check_default(cd)?;
                 if t.column_index(&cd.name).is_some() {
                     return err(format!("duplicate column name: {}", cd.name));
                 }
@@ -1228,16 +1259,17 @@ impl Engine<'_> {
                         // Validate before writing.
                         match crate::parse::parse_first(&new_sql) {
                             Ok(Some(p)) => match &p.stmt {
-                                Stmt::CreateTable(ct) if generated => {
+                                Stmt::CreateTable(ct) => {
                                     let (nt, _) = table_from_create(ct, t.root)?;
-                                    check_generated(self.schema, &nt).map_err(|e| {
-                                        SqlError::msg(format!(
-                                            "error in table {} after add column: {e}",
-                                            t.name
-                                        ))
-                                    })?;
+                                    check_checks(self.schema, &nt)
+                                        .and_then(|_| check_generated(self.schema, &nt))
+                                        .map_err(|e| {
+                                            SqlError::msg(format!(
+                                                "error in table {} after add column: {e}",
+                                                t.name
+                                            ))
+                                        })?;
                                 }
-                                Stmt::CreateTable(_) => {}
                                 _ => return err("malformed table definition after ADD COLUMN"),
                             },
                             _ => return err("malformed table definition after ADD COLUMN"),
@@ -1428,6 +1460,79 @@ impl Engine<'_> {
 /// SQLite's refusals for a generated column's expression (gencol.html §2.3): it reads only
 /// columns of its own row (not the rowid), and holds no parameters, subqueries or
 /// non-deterministic functions (aggregates and window functions fail to bind).
+/// A column's DEFAULT as SQLite takes it when it parses the definition
+/// (sqlite3AddDefaultValue, sqlite3ExprIsConstantOrFunction): no column, subquery,
+/// parameter, RAISE or window function; any other function, unknown or aggregate ones too,
+/// is judged only when a row takes the default. Not applied to schemas read from a file
+/// (SQLite's init is more lenient).
+fn check_default(cd: &ast::ColumnDef) -> Result<()> {
+    for c in &cd.constraints {
+        let ast::ColumnConstraint::Default { expr, .. } = &c.constraint else {
+            continue;
+        };
+        let mut stack = vec![expr];
+        while let Some(e) = stack.pop() {
+            let constant = match e {
+                ast::Expr::Column {
+                    table: None,
+                    schema: None,
+                    name,
+                    ..
+                } => name.eq_ignore_ascii_case("true") || name.eq_ignore_ascii_case("false"),
+                ast::Expr::Column { .. }
+                | ast::Expr::Param { .. }
+                | ast::Expr::Exists(_)
+                | ast::Expr::Subquery(_)
+                | ast::Expr::InSelect { .. }
+                | ast::Expr::InTable { .. }
+                | ast::Expr::Raise { .. } => false,
+                ast::Expr::Function(f) => f.over.is_none(),
+                _ => true,
+            };
+            if !constant {
+                return err(format!(
+                    "default value of column [{}] is not constant",
+                    cd.name
+                ));
+            }
+            e.for_each_child(&mut |x| stack.push(x));
+        }
+    }
+    Ok(())
+}
+
+/// CHECK constraints resolve against the new table when it is made (sqlite3EndTable,
+/// NC_IsCheck): unknown columns and functions, aggregates, window functions, subqueries
+/// and parameters are errors then, not when a row is first checked.
+fn check_checks(schema: &crate::schema::Schema, t: &Table) -> Result<()> {
+    for c in &t.checks {
+        let mut stack = vec![&c.expr];
+        while let Some(e) = stack.pop() {
+            match e {
+                ast::Expr::Param { .. } => {
+                    return err("parameters prohibited in CHECK constraints")
+                }
+                ast::Expr::Exists(_)
+                | ast::Expr::Subquery(_)
+                | ast::Expr::InSelect { .. }
+                | ast::Expr::InTable { .. } => {
+                    return err("subqueries prohibited in CHECK constraints")
+                }
+                _ => {}
+            }
+            e.for_each_child(&mut |x| stack.push(x));
+        }
+        match crate::plan::Binder::new(schema).bind_for_table(t, None, &c.expr) {
+            // A collation is looked up when the constraint is coded, at the first write.
+            Err(e) if e.to_string().starts_with("no such collation sequence") => {}
+            r => {
+                r?;
+            }
+        }
+    }
+    Ok(())
+}
+
 fn check_generated(schema: &crate::schema::Schema, t: &Table) -> Result<()> {
     if let Err(name) = t.generated_order() {
         return err(format!("generated column loop on \"{name}\""));

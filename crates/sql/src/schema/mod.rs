@@ -512,7 +512,8 @@ impl Schema {
         v
     }
 
-    /// Whether any object (table, index, view, trigger) already has this name.
+    /// The kind of the table, view or index that has this name (they share a namespace;
+    /// triggers have their own).
     pub fn name_in_use(&self, name: &str) -> Option<&'static str> {
         let k = key(name);
         if self.tables.contains_key(&k) || self.unsupported.contains_key(&k) {
@@ -521,8 +522,6 @@ impl Schema {
             Some("view")
         } else if self.indexes.contains_key(&k) {
             Some("index")
-        } else if self.triggers.contains_key(&k) {
-            Some("trigger")
         } else {
             None
         }
@@ -959,7 +958,13 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
             }
         }
     }
-    if columns.iter().all(|c| c.generated.is_some()) {
+    // A generated key column is refused while the definition parses (sqlite3AddGenerated),
+    // before sqlite3EndTable counts the stored columns.
+    let generated_key = pk_cols.as_ref().is_some_and(|(cols, ..)| {
+        cols.iter()
+            .any(|ic| ic.column.is_some_and(|c| columns[c].generated.is_some()))
+    });
+    if columns.iter().all(|c| c.generated.is_some()) && !generated_key {
         return Err(SqlError::msg("must have at least one non-generated column"));
     }
     if *without_rowid {
@@ -981,10 +986,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
     let mut autoincrement = false;
     let mut pk_conflict = None;
     if let Some((cols, conflict, autoinc, desc)) = &pk_cols {
-        if cols
-            .iter()
-            .any(|ic| ic.column.is_some_and(|c| columns[c].generated.is_some()))
-        {
+        if generated_key {
             return Err(SqlError::msg(
                 "generated columns cannot be part of the PRIMARY KEY",
             ));

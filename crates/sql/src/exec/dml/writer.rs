@@ -27,8 +27,8 @@ use super::{bind_index_exprs, IndexExprs, Written};
 use crate::parse::ast::ConflictAction;
 use crate::plan::{Binder, CExpr};
 use crate::schema::{Index, Table};
-use crate::value::Result;
 use crate::value::Value;
+use crate::value::{Result, SqlError};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -334,7 +334,7 @@ impl Engine<'_> {
         let mut defaults = Vec::new();
         for c in &t.columns {
             defaults.push(match &c.default {
-                Some(e) => Some(b.bind_standalone(e)?),
+                Some(e) => Some(b.bind_standalone(e).map_err(default_error)?),
                 None => None,
             });
         }
@@ -368,4 +368,24 @@ fn reads_any(e: &CExpr, changed: &[bool]) -> bool {
         x.for_each_child(&mut |c| stack.push(c));
     }
     false
+}
+
+/// A DEFAULT's function that does not resolve fails as SQLite's code generator reports it
+/// (sqlite3ExprCodeTarget: "unknown function: f()" for a missing function, a wrong
+/// argument count or an aggregate), not as the resolver does.
+fn default_error(e: SqlError) -> SqlError {
+    let text = e.to_string();
+    let name = match &e {
+        SqlError::NoSuchFunction { name } => Some(name.as_str()),
+        _ => [
+            "wrong number of arguments to function ",
+            "misuse of aggregate function ",
+        ]
+        .iter()
+        .find_map(|p| text.strip_prefix(p)?.strip_suffix("()")),
+    };
+    match name {
+        Some(name) => SqlError::msg(format!("unknown function: {name}()")),
+        None => e,
+    }
 }
