@@ -1,7 +1,8 @@
-//! BEGIN CONCURRENT writers on two threads and one file, against SQLite. Most of their
-//! commits find the snapshot stale: rebased before the writer lock (docs/concurrency.md C7),
-//! or found stale only once the lock is had, when the other thread committed while they
-//! waited (the storage's `attach_writer`, which then gives its prepared frame back).
+//! BEGIN CONCURRENT writers on two threads and one file, against SQLite. The two begin and
+//! write, then commit together, so one of each pair finds its snapshot stale: rebased before
+//! the writer lock (docs/concurrency.md C7), or found stale only once the lock is had, when
+//! the other committed while it waited (the storage's `attach_writer`, which then gives its
+//! prepared frame back).
 //! Every transaction adds to counters, so the committed ones may be applied to SQLite in any
 //! order: both tables must then be equal, and stock SQLite must find parlite's file sound.
 //! Seeded: `PARLITE_SEED=n`.
@@ -10,13 +11,15 @@ mod common;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use std::sync::Barrier;
 
 const ROWS: i64 = 600;
 const TXNS_PER_THREAD: usize = 1500;
 const SQLITE_BUSY_SNAPSHOT: i32 = 517;
 
-/// One thread's transactions; the statements of those that committed.
-fn writer(db: &parlite::Database, seed: u64) -> Vec<String> {
+/// One thread's transactions, each committed when the other thread's is written too; the
+/// statements of those that committed.
+fn writer(db: &parlite::Database, seed: u64, both_written: &Barrier) -> Vec<String> {
     let c = db.connect().expect("connect");
     c.execute_batch("PRAGMA synchronous=off").expect("sync");
     let mut rng = StdRng::seed_from_u64(seed);
@@ -35,6 +38,7 @@ fn writer(db: &parlite::Database, seed: u64) -> Vec<String> {
         for s in &stmts {
             c.execute_batch(s).expect(s);
         }
+        both_written.wait();
         match c.execute_batch("COMMIT") {
             Ok(()) => committed.extend(stmts),
             Err(e) => {
@@ -62,11 +66,12 @@ fn stale_concurrent_commits_equal_sqlite_applying_the_committed_ones() {
         let c = db.connect().expect("connect");
         c.execute_batch(&format!("PRAGMA synchronous=off; {setup}"))
             .expect("setup");
+        let both_written = Barrier::new(2);
         let committed: Vec<String> = std::thread::scope(|s| {
             let threads: Vec<_> = (0..2u64)
                 .map(|t| {
-                    let db = &db;
-                    s.spawn(move || writer(db, seed * 2 + t))
+                    let (db, both_written) = (&db, &both_written);
+                    s.spawn(move || writer(db, seed * 2 + t, both_written))
                 })
                 .collect();
             threads
