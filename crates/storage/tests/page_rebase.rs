@@ -350,3 +350,57 @@ fn crash_keeps_exactly_the_acknowledged_commits_carried_by_pages() {
     }
     assert!(carried > 0, "no commit was carried over by pages");
 }
+
+#[test]
+fn a_rebased_commit_releases_both_snapshots_once() {
+    // A rebased commit ends two registrations, the rebased view's (by its publication,
+    // cache C14) and its own view's. Each once: a reader registered at the own view's
+    // snapshot keeps reading it while later commits prune; and not never: with every
+    // transaction over, no snapshot is left.
+    for by_pages in [true, false] {
+        let db = file_db();
+        let root = table(&db, 200);
+        let reader = db.begin_read().unwrap();
+        let t = db.begin_concurrent().unwrap();
+        assert_eq!(
+            t.snapshot_seq(),
+            reader.snapshot_seq(),
+            "one registration, two holders"
+        );
+        assert_eq!(get(&t, root, 1), Some(1));
+        t.table_insert(root, 1, &row(1001)).unwrap();
+        let u = db.begin_concurrent().unwrap();
+        // Row 150 lies on another leaf (carried over), row 2 on t's (replayed).
+        let other = if by_pages { 150 } else { 2 };
+        u.table_insert(root, other, &row(other + 1000)).unwrap();
+        u.commit().unwrap();
+        let before = db.concurrency_stats();
+        t.commit().unwrap();
+        let d = delta(&before, &db.concurrency_stats());
+        assert_eq!(d, (1, u64::from(by_pages), 0), "by pages: {by_pages}");
+        // Commits to the reader's pages, each pruning what no live snapshot reads.
+        for v in 0..3 {
+            let w = db.begin_write(TIMEOUT).unwrap();
+            for r in [1, 2, 150] {
+                w.table_insert(root, r, &row(2000 + v)).unwrap();
+            }
+            w.commit().unwrap();
+        }
+        for r in [1, 2, 150, 151] {
+            assert_eq!(get(&reader, root, r), Some(r), "reader's row {r}");
+        }
+        drop(reader);
+        check(
+            &db,
+            root,
+            &[(1, Some(2002)), (2, Some(2002)), (150, Some(2002))],
+        );
+        std::thread::sleep(Duration::from_millis(5));
+        let s = db.stats();
+        assert_eq!(s.oldest_snapshot_age_ms, 0, "a snapshot outlived its views");
+        assert_eq!(
+            s.cache_versions, s.cache_pages,
+            "old versions kept for no one"
+        );
+    }
+}

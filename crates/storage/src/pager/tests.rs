@@ -983,3 +983,34 @@ fn kept_pages_are_served_only_while_current() {
     writer.join().unwrap();
     check(&*b.begin_read().unwrap(), &model);
 }
+
+/// `attach_writer` prepares a detached view's frame outside the lock (K5). When a commit
+/// slips in before the lock is had, that frame can never be written: its buffer becomes
+/// this thread's next frame at once (buffers.rs U4), for the view the caller rebases onto,
+/// rather than when the stale view is dropped.
+#[test]
+fn a_view_found_stale_under_the_lock_gives_its_prepared_frame_back() {
+    let vfs = SimVfs::new(16);
+    let b = open(&vfs);
+    init(&b);
+    write_pages(&b, &[(2, 1), (3, 1)]);
+    let mut v = b.begin_detached().unwrap();
+    v.page_mut(PageNo(3)).unwrap()[200..300].fill(9);
+    let mut w = b.begin_write(Duration::from_secs(1)).unwrap();
+    w.page_mut(PageNo(2)).unwrap()[200..300].fill(2);
+    // The holder commits once this thread waits for the lock with its frame prepared.
+    let holder = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        w.commit().unwrap();
+    });
+    assert!(!v.attach_writer(Duration::from_secs(5)).unwrap(), "stale");
+    holder.join().unwrap();
+    let frame = buffers::take_frame();
+    // The frame header's sequence number (bytes 8..16): this view's commit would-be.
+    assert!(frame.len() >= 16, "no frame given back");
+    let seq = u64::from_be_bytes(frame[8..16].try_into().unwrap());
+    assert_eq!(seq, v.snapshot_seq() + 1);
+    // The view stays usable for its owner: it is stale, so it never commits.
+    assert_eq!(byte_at(&*v, 3), 9);
+    assert!(!v.attach_writer(Duration::from_secs(1)).unwrap());
+}
