@@ -130,6 +130,60 @@ pub struct Binder<'s> {
     /// Set by a simple select with LIMIT just before its core is bound (and taken there), so
     /// the access path may favour an index that yields the ORDER BY order.
     order_limit_hint: bool,
+    /// Set only by ALTER TABLE RENAME: what the names of the tree being bound resolve to.
+    pub rename_log: Option<RenameLog>,
+}
+
+/// A name of a bound tree that resolved to a table of the schema, keyed by the address of
+/// its text in the tree (`parse::NameSpan::addr`): what SQLite's rename walkers find
+/// (alter.c renameTableExprCb, renameColumnExprCb).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NameRef {
+    /// A FROM item, DML target or `t.` qualifier naming table `table` itself (an alias
+    /// does not).
+    Table { addr: usize, table: String },
+    /// A name resolving to column `column` of table `table` (through the table, or the
+    /// NEW/OLD/excluded row of one).
+    Column {
+        addr: usize,
+        table: String,
+        column: String,
+    },
+}
+
+/// What [`Binder::rename_log`] gathers.
+#[derive(Debug, Default)]
+pub struct RenameLog {
+    pub refs: Vec<NameRef>,
+    /// The `ScopeCol::source` of each table (or table row) source bound: a subquery's
+    /// columns carry their origin table's name too, but a name resolving to one of them
+    /// names the subquery's column, not the table's.
+    table_sources: Vec<Rc<str>>,
+}
+
+impl RenameLog {
+    /// Logs a name (`qualifier.name`) that resolved to `c`.
+    fn note_column(&mut self, c: &ScopeCol, qualifier: Option<&str>, name: &str) {
+        let Some(table) = c.table_name.as_deref() else {
+            return;
+        };
+        if c.is_rowid || !self.table_sources.iter().any(|s| Rc::ptr_eq(s, &c.source)) {
+            return;
+        }
+        self.refs.push(NameRef::Column {
+            addr: name.as_ptr() as usize,
+            table: table.to_string(),
+            column: c.name.clone(),
+        });
+        // `t.col` names the table when `t` is no alias (SQLite remaps the qualifier's token
+        // only then: resolve.c lookupName).
+        if let Some(q) = qualifier.filter(|_| c.source.eq_ignore_ascii_case(table)) {
+            self.refs.push(NameRef::Table {
+                addr: q.as_ptr() as usize,
+                table: table.to_string(),
+            });
+        }
+    }
 }
 
 fn err<T>(m: impl Into<String>) -> Result<T> {
@@ -183,6 +237,7 @@ impl<'s> Binder<'s> {
             recursing: Vec::new(),
             next_working_id: 0,
             order_limit_hint: false,
+            rename_log: None,
         }
     }
 
@@ -224,6 +279,9 @@ impl<'s> Binder<'s> {
             });
         }
         f.cols.push(rowid_scope_col(t, sname.clone(), tname, true));
+        if let Some(log) = &mut self.rename_log {
+            log.table_sources.push(sname.clone());
+        }
         f.sources.push((sname, 0, t.columns.len() + 1));
         self.frames.push(f);
     }
@@ -259,6 +317,9 @@ impl<'s> Binder<'s> {
                 });
             }
             f.cols.push(rowid_scope_col(t, sname.clone(), tname, true));
+            if let Some(log) = &mut self.rename_log {
+                log.table_sources.push(sname.clone());
+            }
             f.sources.push((sname, start, t.columns.len() + 1));
         }
     }
@@ -355,6 +416,19 @@ impl<'s> Binder<'s> {
             );
         }
         self.ctes.push(m);
+        if self.rename_log.is_some() {
+            // A CTE is bound at each use from a copy, whose names are not the tree's: bind
+            // the tree's own body once so its names are logged (SQLite's renameWalkWith).
+            // Errors are left to the binding at the use. A recursive CTE's body reads its
+            // working table, which only a use sets up: its names are not logged.
+            for c in &w.ctes {
+                if !select_mentions(&c.select, &c.name) {
+                    self.hidden_ctes.push(key(&c.name));
+                    let _ = self.detached_subplan(&c.select, true);
+                    self.hidden_ctes.pop();
+                }
+            }
+        }
     }
 
     pub fn pop_with(&mut self) {

@@ -968,6 +968,9 @@ impl<'s> Binder<'s> {
                 first.map(|i| (i, f.cols[i].aff, f.cols[i].coll))
             };
             if let Some((idx, aff, coll)) = found {
+                if let Some(log) = &mut self.rename_log {
+                    log.note_column(&self.frames[fi].cols[idx], table, name);
+                }
                 if table.is_none() {
                     let merged = self.frames[fi]
                         .using_values
