@@ -162,6 +162,88 @@ fn rename_errors_change_nothing() {
     ]));
 }
 
+#[test]
+fn rename_reaches_windows_stars_and_rowid() {
+    common::assert_no_mismatches(case(&[
+        "CREATE TABLE t(id INTEGER PRIMARY KEY, a, b)",
+        "INSERT INTO t VALUES (1, 2, 3), (2, 2, 4)",
+        "CREATE VIEW v1 AS SELECT \"a\", 'a', sum(b) OVER (PARTITION BY a ORDER BY t.a), \
+         CASE a WHEN 1 THEN a END, CAST(a AS TEXT), a IN (1, a), a BETWEEN a AND 2, \
+         (SELECT count(*) FROM json_each(t.a)), sum(a) OVER w, count(*) FILTER (WHERE a > 1) OVER (ORDER BY id) \
+         FROM t WINDOW w AS (PARTITION BY t.a ORDER BY a)",
+        "CREATE VIEW v2 AS SELECT t.*, x.* FROM t, t AS x WHERE main.t.a = x.a",
+        // SQLite identifies an INTEGER PRIMARY KEY with the rowid: renaming it renames
+        // `rowid`/`oid` references too.
+        "CREATE VIEW v3 AS SELECT id, rowid, oid, _rowid_, b FROM t",
+        "ALTER TABLE t RENAME COLUMN a TO k",
+        "ALTER TABLE t RENAME COLUMN id TO i",
+        "ALTER TABLE t RENAME TO t2",
+        "SELECT * FROM v1",
+        "SELECT * FROM v2",
+        "SELECT * FROM v3",
+    ]));
+}
+
+#[test]
+fn rename_reaches_upserts_in_triggers() {
+    // SQLite rewrites an upsert's `excluded.` qualifier to the new table name on RENAME TO
+    // (which changes what the trigger does): copied, as the stored text is the contract.
+    common::assert_no_mismatches(case(&[
+        "CREATE TABLE t(a UNIQUE, b)",
+        "CREATE TABLE u(a, b)",
+        "CREATE TRIGGER tr AFTER INSERT ON u BEGIN INSERT INTO t(a, b) VALUES (new.a, new.b) \
+         ON CONFLICT(a) DO UPDATE SET b = excluded.b || t.b WHERE excluded.a > 0; END",
+        "ALTER TABLE t RENAME COLUMN a TO k",
+        "ALTER TABLE t RENAME COLUMN b TO bb",
+        "INSERT INTO u VALUES (1, 'x')",
+        "INSERT INTO u VALUES (1, 'y')",
+        "SELECT * FROM t",
+        "ALTER TABLE t RENAME TO t2",
+        "INSERT INTO u VALUES (1, 'z')",
+        "SELECT * FROM t2",
+    ]));
+}
+
+#[test]
+fn rename_column_quotes_as_sqlite_in_tables_and_indexes() {
+    common::assert_no_mismatches(case(&[
+        "CREATE TABLE t(a UNIQUE CHECK (a > 0), b AS (a * 2), c, \"d\" REFERENCES t(a))",
+        "CREATE INDEX i ON t(a) WHERE a > 0",
+        "CREATE INDEX j ON t(\"a\", c)",
+        "ALTER TABLE t RENAME COLUMN a TO \"x\"",
+        "ALTER TABLE t RENAME COLUMN x TO y",
+        "ALTER TABLE t RENAME COLUMN \"y\" TO z",
+        "ALTER TABLE t RENAME COLUMN d TO e",
+        "INSERT INTO t(z, c) VALUES (5, 6)",
+        "SELECT * FROM t",
+    ]));
+}
+
+/// TEMP views and triggers over a main table are rewritten with it. (parlite keeps TEMP
+/// views in memory, not in sqlite_temp_schema: they are compared through their rows.)
+#[test]
+fn rename_reaches_temp_objects() {
+    common::assert_no_mismatches(case(&[
+        "CREATE TABLE t(a, b)",
+        "CREATE TABLE log(x)",
+        "CREATE TEMP VIEW tv AS SELECT a, t.b FROM t",
+        "CREATE TEMP TRIGGER tt AFTER INSERT ON t BEGIN INSERT INTO log VALUES (new.a); END",
+        "ALTER TABLE t RENAME COLUMN a TO k",
+        "SELECT type, name, tbl_name, sql FROM sqlite_temp_schema WHERE type = 'trigger'",
+        "SELECT * FROM tv",
+        "ALTER TABLE t RENAME TO t3",
+        "SELECT type, name, tbl_name, sql FROM sqlite_temp_schema WHERE type = 'trigger'",
+        "INSERT INTO t3 VALUES (1, 2)",
+        "SELECT * FROM tv",
+        "SELECT * FROM log",
+        "CREATE TABLE u(z)",
+        "CREATE TEMP VIEW tw AS SELECT b FROM t3, u",
+        // tw's `b` becomes `z`, which u has too: nothing changes, tv included.
+        "ALTER TABLE t3 RENAME COLUMN b TO z",
+        "SELECT * FROM tv",
+    ]));
+}
+
 /// Views and triggers over two tables whose column names overlap, each name written bare,
 /// quoted, qualified or aliased at random; then a column of one table renamed, then the
 /// table itself.

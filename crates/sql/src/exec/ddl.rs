@@ -1125,25 +1125,11 @@ impl Engine<'_> {
                 }
                 let quoted_new = format!("\"{}\"", new.replace('"', "\"\""));
                 let renaming = Renaming::Table { old: &t.name, new };
+                let temp_views = self.rename_objects(&renaming)?;
                 for (rowid, mut row) in self.schema_rows()? {
                     let ty = row[0].to_text_or_empty().into_owned();
                     let tbl = row[2].to_text_or_empty().into_owned();
                     if matches!(ty.as_str(), "view" | "trigger") {
-                        let sql = row[4].to_text_or_empty().into_owned();
-                        let name = row[1].to_text_or_empty().into_owned();
-                        let new_sql = self
-                            .rename_in_object(&sql, &renaming)
-                            .map_err(|e| SqlError::msg(format!("error in {ty} {name}: {e}")))?;
-                        let on_table = tbl.eq_ignore_ascii_case(&t.name);
-                        if on_table {
-                            row[2] = Value::text(new.as_str());
-                        }
-                        if let Some(s) = &new_sql {
-                            row[4] = Value::text(s.as_str());
-                        }
-                        if on_table || new_sql.is_some() {
-                            self.store.table_insert(self.schema_root, rowid, &row)?;
-                        }
                         continue;
                     }
                     if !tbl.eq_ignore_ascii_case(&t.name) {
@@ -1184,8 +1170,7 @@ impl Engine<'_> {
                     }
                     self.store.table_insert(self.schema_root, rowid, &row)?;
                 }
-                self.schema_changed()?;
-                self.check_views_and_triggers(" after rename")?;
+                self.finish_rename(temp_views)?;
                 return Ok(Vec::new());
             }
             AlterAction::AddColumn { def: cd, text } => {
@@ -1290,23 +1275,18 @@ impl Engine<'_> {
                     old: &old_name,
                     new,
                     quoted: *new_quoted,
+                    rowid_alias: t.rowid_alias == Some(ci),
                 };
                 let column = (old_name.as_str(), new.as_str(), *new_quoted);
+                let temp_views = self.rename_objects(&renaming)?;
                 for (rowid, mut row) in self.schema_rows()? {
                     let ty = row[0].to_text_or_empty().into_owned();
                     let tbl = row[2].to_text_or_empty().into_owned();
-                    if row[4].is_null() {
+                    if row[4].is_null() || matches!(ty.as_str(), "view" | "trigger") {
                         continue;
                     }
                     let sql = row[4].to_text_or_empty().into_owned();
-                    let new_sql = if matches!(ty.as_str(), "view" | "trigger") {
-                        let name = row[1].to_text_or_empty().into_owned();
-                        match self.rename_in_object(&sql, &renaming) {
-                            Ok(Some(s)) => s,
-                            Ok(None) => continue,
-                            Err(e) => return err(format!("error in {ty} {name}: {e}")),
-                        }
-                    } else if !tbl.eq_ignore_ascii_case(&t.name) {
+                    let new_sql = if !tbl.eq_ignore_ascii_case(&t.name) {
                         // Another table's foreign keys name the parent's columns.
                         if ty != "table" {
                             continue;
@@ -1320,8 +1300,7 @@ impl Engine<'_> {
                         self.store.table_insert(self.schema_root, rowid, &row)?;
                     }
                 }
-                self.schema_changed()?;
-                self.check_views_and_triggers(" after rename")?;
+                self.finish_rename(temp_views)?;
                 return Ok(Vec::new());
             }
             AlterAction::DropColumn(name) => {

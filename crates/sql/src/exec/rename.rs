@@ -17,7 +17,9 @@ use crate::parse::ast::{self, Stmt};
 use crate::parse::{NameSpan, Parser};
 use crate::plan::bind::{NameRef, RenameLog};
 use crate::plan::Binder;
-use crate::value::{Result, SqlError};
+use crate::schema::{view_from_create, View};
+use crate::value::{Result, SqlError, Value};
+use std::sync::Arc;
 
 /// What is being renamed.
 pub(super) enum Renaming<'a> {
@@ -25,12 +27,15 @@ pub(super) enum Renaming<'a> {
         old: &'a str,
         new: &'a str,
     },
-    /// `quoted`: the new name was written quoted in the ALTER statement.
+    /// `quoted`: the new name was written quoted in the ALTER statement; `rowid_alias`:
+    /// the column is the table's INTEGER PRIMARY KEY, which SQLite identifies with the
+    /// rowid, so `rowid` references are renamed too (renameColumnFunc's iCol of -1).
     Column {
         table: &'a str,
         old: &'a str,
         new: &'a str,
         quoted: bool,
+        rowid_alias: bool,
     },
 }
 
@@ -46,6 +51,14 @@ impl Renaming<'_> {
                 },
                 NameRef::Column { table, column, .. },
             ) => table.eq_ignore_ascii_case(t) && column.eq_ignore_ascii_case(c),
+            (
+                Renaming::Column {
+                    table: t,
+                    rowid_alias: true,
+                    ..
+                },
+                NameRef::Rowid { table, .. },
+            ) => table.eq_ignore_ascii_case(t),
             _ => false,
         }
     }
@@ -109,7 +122,9 @@ impl Engine<'_> {
             .filter(|r| renaming.is_renamed(r))
             .filter_map(|r| {
                 let addr = match r {
-                    NameRef::Table { addr, .. } | NameRef::Column { addr, .. } => *addr,
+                    NameRef::Table { addr, .. }
+                    | NameRef::Column { addr, .. }
+                    | NameRef::Rowid { addr, .. } => *addr,
                 };
                 spans
                     .iter()
@@ -125,6 +140,96 @@ impl Engine<'_> {
             Renaming::Table { new, .. } => edit_spans(sql, edits, new, true),
             Renaming::Column { new, quoted, .. } => edit_spans(sql, edits, new, *quoted),
         }))
+    }
+
+    /// Rewrites the views and triggers of the schema table being altered, and of the temp
+    /// database's when that is another (SQLite rewrites TEMP triggers and views that name a
+    /// main table, alter.c sqlite3AlterRenameColumn's second UPDATE). TEMP views live in
+    /// the connection's memory, not in a schema table: their new versions are returned for
+    /// [`Engine::finish_rename`] to put in place once the schema is reloaded.
+    pub(super) fn rename_objects(
+        &mut self,
+        renaming: &Renaming,
+    ) -> Result<Vec<(String, Arc<View>)>> {
+        self.rename_in_schema_table(renaming)?;
+        let in_main = super::store::db_bits(self.schema_root) == 0;
+        if in_main && self.outer_schema.is_none() && self.store.has_temp() {
+            let saved = self.schema_root;
+            self.schema_root = super::TEMP_SCHEMA_ROOT;
+            let r = self.rename_in_schema_table(renaming);
+            self.schema_root = saved;
+            r?;
+        }
+        let mut views = Vec::new();
+        for (k, v) in self.schema.temp_views.iter() {
+            let new_sql = self
+                .rename_in_object(&v.sql, renaming)
+                .map_err(|e| object_error("view", &v.name, "", &e.to_string()))?;
+            if let Some(sql) = new_sql {
+                if let Ok(Some(p)) = crate::parse::parse_first(&sql) {
+                    if let Stmt::CreateView(cv) = &p.stmt {
+                        views.push((k.clone(), Arc::new(view_from_create(cv))));
+                    }
+                }
+            }
+        }
+        Ok(views)
+    }
+
+    /// The views and triggers of the schema table at `schema_root`, rewritten in place; a
+    /// trigger on the renamed table follows it (`tbl_name`).
+    fn rename_in_schema_table(&mut self, renaming: &Renaming) -> Result<()> {
+        for (rowid, mut row) in self.schema_rows()? {
+            let ty = row[0].to_text_or_empty().into_owned();
+            if !matches!(ty.as_str(), "view" | "trigger") || row[4].is_null() {
+                continue;
+            }
+            let sql = row[4].to_text_or_empty().into_owned();
+            let name = row[1].to_text_or_empty().into_owned();
+            let new_sql = self
+                .rename_in_object(&sql, renaming)
+                .map_err(|e| object_error(&ty, &name, "", &e.to_string()))?;
+            let mut changed = false;
+            if let Renaming::Table { old, new } = renaming {
+                if row[2].to_text_or_empty().eq_ignore_ascii_case(old) {
+                    row[2] = Value::text(*new);
+                    changed = true;
+                }
+            }
+            if let Some(s) = new_sql {
+                row[4] = Value::text(s);
+                changed = true;
+            }
+            if changed {
+                self.store.table_insert(self.schema_root, rowid, &row)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// After the rename's rows are written: reloads the schema, puts the renamed TEMP views
+    /// in place, and checks that every view and trigger still resolves (the old TEMP views
+    /// are put back if not: they are not part of the statement the connection rolls back).
+    pub(super) fn finish_rename(&mut self, temp_views: Vec<(String, Arc<View>)>) -> Result<()> {
+        self.schema_changed()?;
+        let mut old = Vec::new();
+        for (k, v) in temp_views {
+            old.extend(
+                self.schema
+                    .temp_views
+                    .insert(k.clone(), v.clone())
+                    .map(|o| (k.clone(), o)),
+            );
+            self.schema.views.insert(k, v);
+        }
+        let r = self.check_views_and_triggers(" after rename");
+        if r.is_err() {
+            for (k, v) in old {
+                self.schema.temp_views.insert(k.clone(), v.clone());
+                self.schema.views.insert(k, v);
+            }
+        }
+        r
     }
 
     /// Checks that every view and trigger of the schema still resolves (SQLite's

@@ -149,16 +149,18 @@ pub enum NameRef {
         table: String,
         column: String,
     },
+    /// A name resolving to the rowid of table `table` (`rowid`, `oid`, `_rowid_`).
+    Rowid { addr: usize, table: String },
 }
 
 /// What [`Binder::rename_log`] gathers.
 #[derive(Debug, Default)]
 pub struct RenameLog {
     pub refs: Vec<NameRef>,
-    /// The `ScopeCol::source` of each table (or table row) source bound: a subquery's
-    /// columns carry their origin table's name too, but a name resolving to one of them
-    /// names the subquery's column, not the table's.
-    table_sources: Vec<Rc<str>>,
+    /// The `ScopeCol::source` of each table (or table row) source bound, and whether a
+    /// qualifier naming it names the table: a subquery's columns carry their origin table's
+    /// name too, but a name resolving to one of them names the subquery's column.
+    table_sources: Vec<(Rc<str>, bool)>,
 }
 
 impl RenameLog {
@@ -167,19 +169,41 @@ impl RenameLog {
         let Some(table) = c.table_name.as_deref() else {
             return;
         };
-        if c.is_rowid || !self.table_sources.iter().any(|s| Rc::ptr_eq(s, &c.source)) {
+        let Some(&(_, names_table)) = self
+            .table_sources
+            .iter()
+            .find(|(s, _)| Rc::ptr_eq(s, &c.source))
+        else {
             return;
-        }
-        self.refs.push(NameRef::Column {
-            addr: name.as_ptr() as usize,
-            table: table.to_string(),
-            column: c.name.clone(),
-        });
-        // `t.col` names the table when `t` is no alias (SQLite remaps the qualifier's token
-        // only then: resolve.c lookupName).
-        if let Some(q) = qualifier.filter(|_| c.source.eq_ignore_ascii_case(table)) {
+        };
+        let addr = name.as_ptr() as usize;
+        let table = table.to_string();
+        if let Some(q) = qualifier.filter(|_| names_table) {
             self.refs.push(NameRef::Table {
                 addr: q.as_ptr() as usize,
+                table: table.clone(),
+            });
+        }
+        self.refs.push(if c.is_rowid {
+            NameRef::Rowid { addr, table }
+        } else {
+            NameRef::Column {
+                addr,
+                table,
+                column: c.name.clone(),
+            }
+        });
+    }
+
+    /// Logs the qualifier of a `t.*` that expanded to `c`.
+    fn note_star(&mut self, c: &ScopeCol, qualifier: &str) {
+        let names_table = self
+            .table_sources
+            .iter()
+            .any(|(s, n)| *n && Rc::ptr_eq(s, &c.source));
+        if let Some(table) = c.table_name.as_deref().filter(|_| names_table) {
+            self.refs.push(NameRef::Table {
+                addr: qualifier.as_ptr() as usize,
                 table: table.to_string(),
             });
         }
@@ -280,7 +304,7 @@ impl<'s> Binder<'s> {
         }
         f.cols.push(rowid_scope_col(t, sname.clone(), tname, true));
         if let Some(log) = &mut self.rename_log {
-            log.table_sources.push(sname.clone());
+            log.table_sources.push((sname.clone(), alias.is_none()));
         }
         f.sources.push((sname, 0, t.columns.len() + 1));
         self.frames.push(f);
@@ -318,7 +342,12 @@ impl<'s> Binder<'s> {
             }
             f.cols.push(rowid_scope_col(t, sname.clone(), tname, true));
             if let Some(log) = &mut self.rename_log {
-                log.table_sources.push(sname.clone());
+                // SQLite resolves `excluded.x` to a column of the table's own FROM item, so
+                // RENAME TO rewrites that qualifier to the new table name (resolve.c
+                // lookupName remaps it; only an alias undoes that): copied, as the stored
+                // text is what users see. NEW and OLD are TK_TRIGGER there: kept.
+                log.table_sources
+                    .push((sname.clone(), name.eq_ignore_ascii_case("excluded")));
             }
             f.sources.push((sname, start, t.columns.len() + 1));
         }
@@ -929,6 +958,12 @@ impl<'s> Binder<'s> {
             f.aliases = aliases;
             f.named_windows = sc.windows.clone();
         }
+        if self.rename_log.is_some() {
+            // Window calls bind their windows from copies.
+            for (_, w) in &sc.windows {
+                self.log_window_names(w);
+            }
+        }
         // WHERE
         // Each bound term with its floor and its join (one vector: a second one for the
         // floors was an allocation per SELECT with a WHERE).
@@ -1027,6 +1062,10 @@ impl<'s> Binder<'s> {
                             }
                         }
                         any = true;
+                        if let (Some(log), ResultColumn::TableStar(q)) = (&mut self.rename_log, rc)
+                        {
+                            log.note_star(c, q);
+                        }
                         // `*` and `t.*` both expand a merged USING column to its unqualified
                         // name (select.c selectExpander), so `a.*` of `a FULL JOIN b
                         // USING(x)` shows coalesce(a.x, b.x).
