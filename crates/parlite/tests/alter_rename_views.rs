@@ -44,7 +44,10 @@ fn rename_table_rewrites_views() {
         "CREATE VIEW v5 AS WITH t AS (SELECT 5 AS a) SELECT a FROM t",
         "CREATE VIEW v6 AS SELECT * FROM (SELECT a, b FROM t) AS t WHERE t.a = 1",
         "CREATE VIEW v7 AS SELECT a FROM `t` UNION SELECT a FROM u ORDER BY 1",
+        "CREATE VIEW v8 AS WITH RECURSIVE r(n) AS (SELECT a FROM t UNION ALL \
+         SELECT n + 1 FROM r, t WHERE n < t.a + 3) SELECT n FROM r",
         "ALTER TABLE t RENAME TO t2",
+        "SELECT * FROM v8",
         "SELECT * FROM v1",
         "SELECT * FROM v2",
         "SELECT * FROM v3",
@@ -92,7 +95,10 @@ fn rename_column_rewrites_views() {
         "CREATE VIEW v5 AS SELECT s.a FROM (SELECT a AS a FROM t) AS s WHERE s.a IN (SELECT a FROM t)",
         "CREATE VIEW v6 AS SELECT x.a AS a FROM u AS x WHERE x.a = 1",
         "CREATE VIEW v7(p, q) AS SELECT a, count(*) FROM t GROUP BY a",
+        "CREATE VIEW v8 AS WITH RECURSIVE r(a) AS (SELECT a FROM t UNION \
+         SELECT r.a + 1 FROM r JOIN t ON t.a = r.a WHERE r.a < 5) SELECT a FROM r",
         "ALTER TABLE t RENAME COLUMN a TO k",
+        "SELECT * FROM v8",
         "SELECT * FROM v1",
         "SELECT * FROM v2",
         "SELECT * FROM v3",

@@ -448,16 +448,68 @@ impl<'s> Binder<'s> {
         if self.rename_log.is_some() {
             // A CTE is bound at each use from a copy, whose names are not the tree's: bind
             // the tree's own body once so its names are logged (SQLite's renameWalkWith).
-            // Errors are left to the binding at the use. A recursive CTE's body reads its
-            // working table, which only a use sets up: its names are not logged.
+            // Errors are left to the binding at the use.
             for c in &w.ctes {
-                if !select_mentions(&c.select, &c.name) {
+                if select_mentions(&c.select, &c.name) {
+                    self.log_recursive_cte(c);
+                } else {
                     self.hidden_ctes.push(key(&c.name));
                     let _ = self.detached_subplan(&c.select, true);
                     self.hidden_ctes.pop();
                 }
             }
         }
+    }
+
+    /// For `rename_log`: binds a recursive CTE's own select cores in place, the initial
+    /// ones as `bind_cte` does and the step with the working table of their columns
+    /// (`bind_cte` binds copies of them, put together as new selects).
+    fn log_recursive_cte(&mut self, c: &ast::Cte) {
+        let k = key(&c.name);
+        let def = CteDef {
+            columns: c.columns.clone(),
+            select: (*c.select).clone(),
+            origin: 0,
+            recursive: true,
+        };
+        // The columns, and whether the CTE binds at all.
+        let Ok((_, cols)) = self.bind_cte(&c.name, &def) else {
+            return;
+        };
+        let body = &c.select.body;
+        let Some(pos) = body
+            .compounds
+            .iter()
+            .position(|(_, core)| core_mentions(core, &k))
+        else {
+            return;
+        };
+        self.hidden_ctes.push(k.clone());
+        for core in std::iter::once(&body.first).chain(body.compounds[..pos].iter().map(|(_, c)| c))
+        {
+            self.log_detached_core(core);
+        }
+        self.hidden_ctes.pop();
+        let id = self.next_working_id;
+        self.next_working_id += 1;
+        self.recursing.push(Recursing {
+            name: k,
+            id,
+            cols,
+            depth: self.frames.len(),
+            from_step: true,
+        });
+        self.log_detached_core(&body.compounds[pos].1);
+        self.recursing.pop();
+    }
+
+    /// Binds a select core as `detached_subplan` binds a select, results dropped.
+    fn log_detached_core(&mut self, core: &SelectCore) {
+        let saved_top = self.frames.pop();
+        self.frames.push(Frame::default());
+        let _ = self.core(core, &[]);
+        self.frames.pop();
+        self.frames.extend(saved_top);
     }
 
     pub fn pop_with(&mut self) {
