@@ -1,6 +1,8 @@
 //! Errors SQLite reports when it prepares a statement, against SQLite: likelihood()'s
 //! probability must be a real literal between 0.0 and 1.0; a WITH clause names each table
-//! once; a recursive CTE's step reads the recursive table once.
+//! once; a recursive CTE's step reads the recursive table once; ORDER BY / LIMIT only on a
+//! compound's last arm; HAVING only in an aggregate query; ON/USING only after a join;
+//! only the last ON CONFLICT clause without a target.
 
 mod common;
 
@@ -33,5 +35,57 @@ fn with_clause_errors_match_sqlite() {
          AND n IN (SELECT n FROM t)) SELECT * FROM t",
         "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3) \
          SELECT * FROM t AS a, t AS b",
+    ]));
+}
+
+#[test]
+fn compound_arms_before_the_last_take_no_order_by_or_limit() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "SELECT 1 ORDER BY 1 UNION SELECT 2",
+        "SELECT 1 LIMIT 1 UNION ALL SELECT 2",
+        "SELECT 1 ORDER BY 1 LIMIT 1 INTERSECT SELECT 2 LIMIT 3 EXCEPT SELECT 3 ORDER BY 1",
+        "SELECT 1 LIMIT 1 UNION SELECT 2 ORDER BY 1 EXCEPT SELECT 3",
+        "VALUES (1) UNION SELECT 2 ORDER BY 1 UNION SELECT 3",
+        "VALUES (1) ORDER BY 1 UNION SELECT 2",
+        "SELECT * FROM (SELECT 1 LIMIT 1 UNION SELECT 2)",
+        "SELECT 3 UNION SELECT 2 ORDER BY 1 LIMIT 1",
+        "SELECT 3 UNION SELECT 2 UNION SELECT 1 ORDER BY 1 DESC LIMIT 2 OFFSET 1",
+    ]));
+}
+
+#[test]
+fn having_needs_an_aggregate_query() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a, b)",
+        "INSERT INTO t VALUES (1, 2), (1, 3), (2, 4)",
+        "SELECT a FROM t HAVING a > 1",
+        "SELECT sum(b) FROM t HAVING count(*) > 2",
+        "SELECT a, sum(b) FROM t GROUP BY a HAVING sum(b) > 4",
+        "SELECT a FROM t GROUP BY a HAVING a > 1",
+        "SELECT 1 HAVING 1",
+    ]));
+}
+
+#[test]
+fn on_and_using_need_a_join_and_upsert_targets_come_first() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a UNIQUE, b)",
+        "INSERT INTO t VALUES (1, 1)",
+        "SELECT * FROM t ON 1",
+        "SELECT * FROM t USING (a)",
+        "SELECT * FROM t ON 1 WHERE 1",
+        "SELECT * FROM t ON 1, t AS u",
+        "SELECT * FROM t USING (a) x",
+        "SELECT * FROM (SELECT * FROM t ON 1)",
+        "SELECT * FROM t, t AS u ON 1",
+        // The FROM item takes the ON: SQLite's documented parsing ambiguity.
+        "INSERT INTO t SELECT * FROM t ON CONFLICT DO NOTHING",
+        "INSERT INTO t SELECT * FROM (SELECT 1, 2) ON CONFLICT(a) DO UPDATE SET b = 3",
+        "INSERT INTO t SELECT * FROM t WHERE true ON CONFLICT DO NOTHING",
+        "INSERT INTO t VALUES (1, 1) ON CONFLICT DO NOTHING ON CONFLICT(a) DO NOTHING",
+        "INSERT INTO t VALUES (1, 1) ON CONFLICT(a) DO UPDATE SET b = 2 \
+         ON CONFLICT DO NOTHING RETURNING *",
+        "INSERT INTO t VALUES (2, 1) ON CONFLICT DO UPDATE SET b = 2 RETURNING *",
+        "SELECT * FROM t",
     ]));
 }

@@ -198,7 +198,10 @@ impl Engine<'_> {
                 name.name
             )));
         }
-        Err(SqlError::msg(format!("no such table: {}", name.name)))
+        match (&name.schema, &self.trigger_db_name) {
+            (None, Some(db)) => Err(SqlError::msg(format!("no such table: {db}.{}", name.name))),
+            _ => Err(SqlError::msg(format!("no such table: {}", name.name))),
+        }
     }
 
     fn index_key(

@@ -199,6 +199,10 @@ pub struct Engine<'a> {
     pub exec_id: u64,
     trigger_row: Option<Vec<Value>>,
     trigger_table: Option<Arc<Table>>,
+    /// The database a running (not TEMP) trigger lives in: SQLite qualifies the tables its
+    /// program names with it (sqlite3FixSrcList), so a missing one is "no such table:
+    /// main.x".
+    trigger_db_name: Option<String>,
     trigger_depth: usize,
     active_triggers: Vec<String>,
     /// > 0 inside trigger programs and foreign-key actions, whose rows changes() skips.
@@ -339,20 +343,37 @@ pub fn column_names(stmt: &Stmt, schema: &Schema) -> Result<Vec<String>> {
 }
 
 /// Names of RETURNING columns: alias, else the column's name, else the text as written.
+/// The target is a table, or a view written through INSTEAD OF triggers (its columns named
+/// as its SELECT binds them, `Engine::trigger_target`).
 fn returning_names(schema: &Schema, table: &str, cols: &[ast::ResultColumn]) -> Vec<String> {
+    let target: Vec<String> = match schema.table(table) {
+        Some(t) => t.columns.iter().map(|c| c.name.clone()).collect(),
+        None => schema
+            .views
+            .get(&crate::schema::key(table))
+            .and_then(|v| {
+                let plan = Binder::new(schema).bind_select(&v.select).ok()?;
+                let names = plan.columns.iter().enumerate();
+                Some(
+                    names
+                        .map(|(i, c)| v.columns.get(i).cloned().unwrap_or_else(|| c.name.clone()))
+                        .collect(),
+                )
+            })
+            .unwrap_or_default(),
+    };
     let mut out = Vec::new();
     for rc in cols {
         match rc {
             ast::ResultColumn::Star | ast::ResultColumn::TableStar(_) => {
-                if let Some(t) = schema.table(table) {
-                    out.extend(t.columns.iter().map(|c| c.name.clone()));
-                }
+                out.extend(target.iter().cloned())
             }
             ast::ResultColumn::Expr { expr, alias, span } => out.push(match (alias, expr) {
                 (Some(a), _) => a.clone(),
-                (None, ast::Expr::Column { name, .. }) => schema
-                    .table(table)
-                    .and_then(|t| t.column_index(name).map(|i| t.columns[i].name.clone()))
+                (None, ast::Expr::Column { name, .. }) => target
+                    .iter()
+                    .find(|c| c.eq_ignore_ascii_case(name))
+                    .cloned()
                     .unwrap_or_else(|| span.clone()),
                 _ => span.clone(),
             }),
@@ -464,6 +485,7 @@ impl<'a> Engine<'a> {
             exec_id: EXEC_IDS.fetch_add(1, Ordering::Relaxed),
             trigger_row: None,
             trigger_table: None,
+            trigger_db_name: None,
             trigger_depth: 0,
             active_triggers: Vec::new(),
             nested_depth: 0,
@@ -667,6 +689,7 @@ impl<'a> Engine<'a> {
         let mut b = Binder::new(self.schema);
         if let Some(t) = &self.trigger_table {
             b.push_trigger_frame(t);
+            b.qualify_missing_tables(self.trigger_db_name.clone());
         }
         b
     }
@@ -916,15 +939,27 @@ impl<'a> Engine<'a> {
         row.resize(2 * w, Value::Null);
         let saved_row = self.trigger_row.replace(row);
         let saved_table = self.trigger_table.replace(t.clone());
+        let temp = trig.def.temp
+            || self
+                .schema
+                .table(&trig.table)
+                .is_some_and(|tab| tab.root & store::TEMP_ROOT_BIT != 0);
+        let db_name = match self.schema.default_db.get() {
+            _ if temp => None,
+            0 => Some("main".to_string()),
+            n => self.schema.attached.get(n - 1).map(|a| a.name.clone()),
+        };
+        let saved_db_name = std::mem::replace(&mut self.trigger_db_name, db_name);
         self.trigger_depth += 1;
         self.nested_depth += 1;
         self.active_triggers.push(trig.name.clone());
-        let r = self.run_trigger(trig, &t);
+        let r = self.run_trigger(trig);
         self.active_triggers.pop();
         self.nested_depth -= 1;
         self.trigger_depth -= 1;
         self.trigger_row = saved_row;
         self.trigger_table = saved_table;
+        self.trigger_db_name = saved_db_name;
         match r {
             Ok(()) => {}
             Err(e) if e.to_string() == eval::RAISE_IGNORE_MSG => return Ok(false),
@@ -966,11 +1001,9 @@ impl<'a> Engine<'a> {
         Ok(Some(Arc::new(t)))
     }
 
-    fn run_trigger(&mut self, trig: &Trigger, t: &Table) -> Result<()> {
+    fn run_trigger(&mut self, trig: &Trigger) -> Result<()> {
         if let Some(w) = &trig.def.when {
-            let mut b = Binder::new(self.schema);
-            b.push_trigger_frame(t);
-            let e = b.bind_expr(w)?;
+            let e = self.binder_with_trigger_frame().bind_expr(w)?;
             let row = self.trigger_row.clone().unwrap_or_default();
             if !self.exec().is_true(&e, &Frame::new(&row, None))? {
                 return Ok(());

@@ -207,6 +207,18 @@ pub enum CompoundOp {
     Except,
 }
 
+impl CompoundOp {
+    /// The operator as SQL writes it (and SQLite's messages name it).
+    pub fn name(self) -> &'static str {
+        match self {
+            CompoundOp::Union => "UNION",
+            CompoundOp::UnionAll => "UNION ALL",
+            CompoundOp::Intersect => "INTERSECT",
+            CompoundOp::Except => "EXCEPT",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum SelectCore {
     Select(Box<SelectCoreSelect>),

@@ -570,13 +570,7 @@ impl Display for Select {
         }
         write!(f, "{}", self.body.first)?;
         for (op, core) in &self.body.compounds {
-            let o = match op {
-                CompoundOp::Union => "UNION",
-                CompoundOp::UnionAll => "UNION ALL",
-                CompoundOp::Intersect => "INTERSECT",
-                CompoundOp::Except => "EXCEPT",
-            };
-            write!(f, " {o} {core}")?;
+            write!(f, " {} {core}", op.name())?;
         }
         write_order_limit(f, &self.order_by, &self.limit)
     }

@@ -207,6 +207,10 @@ pub struct Parser<'a> {
     /// Set only by [`Parser::with_name_spans`] (ALTER TABLE RENAME re-parsing a schema
     /// object): where each identifier of the tree came from, see [`NameSpan`].
     name_spans: Option<Vec<NameSpan>>,
+    /// Parsing a trigger's body: its INSERT/UPDATE/DELETE take SQLite's narrower grammar
+    /// (parse.y `trigger_cmd`: no alias, no INDEXED BY, no DEFAULT VALUES, no ORDER BY,
+    /// LIMIT or RETURNING).
+    in_trigger: bool,
 }
 
 /// The source span of one identifier of a parsed tree, keyed by the address of the name's
@@ -251,6 +255,7 @@ impl<'a> Parser<'a> {
             params: Params::default(),
             param_refs: 0,
             name_spans: None,
+            in_trigger: false,
         }
     }
 
@@ -818,7 +823,18 @@ impl<'a> Parser<'a> {
     fn select_no_with(&mut self) -> PResult<Select> {
         let first = self.select_core()?;
         let mut compounds = Vec::new();
+        // SQLite's grammar lets every arm of a compound carry ORDER BY and LIMIT
+        // (`oneselect`) and refuses them on an arm that is not the last once the whole
+        // compound has parsed (parserDoubleLinkSelect, naming the latest such arm and the
+        // operator after it). After a VALUES core they cannot continue the statement.
+        let mut misplaced: Option<(&str, &str)> = None;
         loop {
+            let last = compounds.last().map_or(&first, |(_, c)| c);
+            let (order_by, limit) = if matches!(last, SelectCore::Values(_)) {
+                (Vec::new(), None)
+            } else {
+                (self.opt_order_by()?, self.opt_limit()?)
+            };
             let op = if self.eat_kw("UNION") {
                 if self.eat_kw("ALL") {
                     CompoundOp::UnionAll
@@ -830,29 +846,23 @@ impl<'a> Parser<'a> {
             } else if self.eat_kw("EXCEPT") {
                 CompoundOp::Except
             } else {
-                break;
+                if let Some((clause, op)) = misplaced {
+                    return perr(format!("{clause} clause should come after {op} not before"));
+                }
+                return Ok(Select {
+                    with: None,
+                    body: SelectBody { first, compounds },
+                    order_by,
+                    limit,
+                });
             };
+            if !order_by.is_empty() {
+                misplaced = Some(("ORDER BY", op.name()));
+            } else if limit.is_some() {
+                misplaced = Some(("LIMIT", op.name()));
+            }
             compounds.push((op, self.select_core()?));
         }
-        // ORDER BY and LIMIT belong to a SELECT core in SQLite's grammar (parse.y
-        // `oneselect`), so after a VALUES core they cannot continue the statement.
-        let last = compounds.last().map_or(&first, |(_, c)| c);
-        if matches!(last, SelectCore::Values(_)) {
-            return Ok(Select {
-                with: None,
-                body: SelectBody { first, compounds },
-                order_by: Vec::new(),
-                limit: None,
-            });
-        }
-        let order_by = self.opt_order_by()?;
-        let limit = self.opt_limit()?;
-        Ok(Select {
-            with: None,
-            body: SelectBody { first, compounds },
-            order_by,
-            limit,
-        })
     }
 
     fn opt_order_by(&mut self) -> PResult<Vec<OrderingTerm>> {
@@ -1027,6 +1037,46 @@ impl<'a> Parser<'a> {
 
     fn from_clause(&mut self) -> PResult<FromClause> {
         let first = self.table_or_subquery()?;
+        // SQLite's grammar takes ON/USING after any FROM item and then refuses them on the
+        // first (sqlite3SrcListAppendFromTerm), once the constraint has parsed: so
+        // `INSERT ... SELECT ... FROM t ON CONFLICT ...` fails as SQLite's does, at DO.
+        for kw in ["ON", "USING"] {
+            if self.eat_kw(kw) {
+                if kw == "ON" {
+                    self.expr()?;
+                } else {
+                    self.name_list_paren()?;
+                }
+                // SQLite reduces the item (and reports this) only on a token that may
+                // follow one; any other is a syntax error there.
+                const FOLLOW: [&str; 17] = [
+                    "JOIN",
+                    "NATURAL",
+                    "LEFT",
+                    "RIGHT",
+                    "FULL",
+                    "INNER",
+                    "CROSS",
+                    "WHERE",
+                    "GROUP",
+                    "HAVING",
+                    "WINDOW",
+                    "ORDER",
+                    "LIMIT",
+                    "UNION",
+                    "INTERSECT",
+                    "EXCEPT",
+                    "RETURNING",
+                ];
+                let follows =
+                    matches!(self.peek(), Tok::Comma | Tok::RParen | Tok::Semi | Tok::Eof)
+                        || FOLLOW.iter().any(|f| self.is_kw(f));
+                if !follows {
+                    return self.syntax_error();
+                }
+                return perr(format!("a JOIN clause is required before {kw}"));
+            }
+        }
         let mut joins = Vec::new();
         loop {
             let op = if self.eat(&Tok::Comma) {
@@ -1285,7 +1335,7 @@ impl<'a> Parser<'a> {
         };
         self.expect_kw("INTO")?;
         let (table, _) = self.qualified_name()?;
-        let alias = if self.eat_kw("AS") {
+        let alias = if !self.in_trigger && self.eat_kw("AS") {
             Some(self.name()?)
         } else {
             None
@@ -1295,7 +1345,7 @@ impl<'a> Parser<'a> {
         } else {
             Vec::new()
         };
-        let source = if self.is_kw("DEFAULT") {
+        let source = if self.is_kw("DEFAULT") && !self.in_trigger {
             self.advance();
             self.expect_kw("VALUES")?;
             InsertSource::DefaultValues
@@ -1333,9 +1383,17 @@ impl<'a> Parser<'a> {
                 };
                 UpsertAction::Update { sets, where_ }
             };
+            // Only the last ON CONFLICT clause may omit its target (parse.y `upsert`).
+            let last = target.is_none();
             upsert.push(Upsert { target, action });
+            if last {
+                break;
+            }
         }
         let returning = self.opt_returning()?;
+        if self.in_trigger && !returning.is_empty() {
+            return perr("cannot use RETURNING in a trigger");
+        }
         Ok(Insert {
             with,
             or_conflict,
@@ -1378,10 +1436,23 @@ impl<'a> Parser<'a> {
         if self.is_kw("INDEXED") {
             self.advance();
             self.expect_kw("BY")?;
-            Ok(Some(Indexed::By(self.name()?)))
+            let name = self.name()?;
+            if self.in_trigger {
+                return perr(
+                    "the INDEXED BY clause is not allowed on UPDATE or DELETE statements \
+                     within triggers",
+                );
+            }
+            Ok(Some(Indexed::By(name)))
         } else if self.is_kw("NOT") && self.is_kw_at(1, "INDEXED") {
             self.advance();
             self.advance();
+            if self.in_trigger {
+                return perr(
+                    "the NOT INDEXED clause is not allowed on UPDATE or DELETE statements \
+                     within triggers",
+                );
+            }
             Ok(Some(Indexed::NotIndexed))
         } else {
             Ok(None)
@@ -1392,9 +1463,10 @@ impl<'a> Parser<'a> {
         self.expect_kw("UPDATE")?;
         let or_conflict = self.opt_or_conflict()?;
         let (table, _) = self.qualified_name()?;
-        let alias = if self.eat_kw("AS") {
-            Some(self.name()?)
-        } else if self.is_name_start() && !self.is_kw("INDEXED") {
+        let alias = if self.in_trigger {
+            None
+        } else if self.eat_kw("AS") {
+            // Only with AS (parse.y `xfullname`): `UPDATE t x SET` is a syntax error.
             Some(self.name()?)
         } else {
             None
@@ -1412,9 +1484,15 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        let returning = self.opt_returning()?;
-        let order_by = self.opt_order_by()?;
-        let limit = self.opt_limit()?;
+        let (returning, order_by, limit) = if self.in_trigger {
+            (Vec::new(), Vec::new(), None)
+        } else {
+            (
+                self.opt_returning()?,
+                self.opt_order_by()?,
+                self.opt_limit()?,
+            )
+        };
         Ok(Update {
             with,
             or_conflict,
@@ -1434,9 +1512,10 @@ impl<'a> Parser<'a> {
         self.expect_kw("DELETE")?;
         self.expect_kw("FROM")?;
         let (table, _) = self.qualified_name()?;
-        let alias = if self.eat_kw("AS") {
-            Some(self.name()?)
-        } else if self.is_name_start() && !self.is_kw("INDEXED") {
+        let alias = if self.in_trigger {
+            None
+        } else if self.eat_kw("AS") {
+            // Only with AS (parse.y `xfullname`): `UPDATE t x SET` is a syntax error.
             Some(self.name()?)
         } else {
             None
@@ -1447,9 +1526,15 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        let returning = self.opt_returning()?;
-        let order_by = self.opt_order_by()?;
-        let limit = self.opt_limit()?;
+        let (returning, order_by, limit) = if self.in_trigger {
+            (Vec::new(), Vec::new(), None)
+        } else {
+            (
+                self.opt_returning()?,
+                self.opt_order_by()?,
+                self.opt_limit()?,
+            )
+        };
         Ok(Delete {
             with,
             table,

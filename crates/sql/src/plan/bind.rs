@@ -354,6 +354,12 @@ impl<'s> Binder<'s> {
     }
 
     /// Pushes the frame a trigger program sees: NEW (columns, rowid) then OLD.
+    /// Names a missing unqualified table as `db.name` in "no such table" (a trigger's
+    /// program, as a view's body, binds to its own database's objects).
+    pub fn qualify_missing_tables(&mut self, db: Option<String>) {
+        self.view_db_name = db;
+    }
+
     pub fn push_trigger_frame(&mut self, t: &Table) {
         self.frames.push(Frame::default());
         self.add_pseudo_source("new", t, 0);
@@ -752,13 +758,7 @@ impl<'s> Binder<'s> {
                         }
                     }
                 } else if cols.len() != columns.len() {
-                    let op = s.body.compounds[i - 1].0;
-                    let name = match op {
-                        CompoundOp::Union => "UNION",
-                        CompoundOp::UnionAll => "UNION ALL",
-                        CompoundOp::Intersect => "INTERSECT",
-                        CompoundOp::Except => "EXCEPT",
-                    };
+                    let name = s.body.compounds[i - 1].0.name();
                     return err(format!("SELECTs to the left and right of {name} do not have the same number of result columns"));
                 } else {
                     // Each column's collation is its leftmost arm's that has one.
@@ -1324,7 +1324,7 @@ impl<'s> Binder<'s> {
         f.win_defs.clear();
         let is_agg = !aggs.is_empty() || !group_by.is_empty() || having.is_some();
         if having.is_some() && group_by.is_empty() && aggs.is_empty() {
-            return err("a GROUP BY clause is required before HAVING");
+            return err("HAVING clause on a non-aggregate query");
         }
         // ORDER BY <column of the only table> ... LIMIT: the column (and collation) whose index
         // order would let the scan stop after LIMIT rows.

@@ -662,7 +662,13 @@ impl Schema {
             }
         }
         self.indexes.extend(temp.indexes);
-        self.triggers.extend(temp.triggers);
+        // A trigger read from the temp schema is TEMP whatever its text says (SQLite
+        // stores `CREATE TRIGGER` there for `CREATE TEMP TRIGGER`).
+        self.triggers
+            .extend(temp.triggers.into_iter().map(|(k, mut t)| {
+                Arc::make_mut(&mut t).def.temp = true;
+                (k, t)
+            }));
         self.views.extend(temp.views);
         self.unsupported.extend(temp.unsupported);
         self.write_blocked.extend(temp.write_blocked);

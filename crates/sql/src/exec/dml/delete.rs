@@ -53,6 +53,7 @@ impl Engine<'_> {
                         &d.where_,
                         None,
                         &TriggerEvent::Delete,
+                        &d.returning,
                     );
                 }
                 let t = self.table_for_write(&d.table)?;
@@ -81,7 +82,7 @@ impl Engine<'_> {
         self.fk_check_statement(t, crate::exec::fkey::FkWrite::Delete)?;
         let w = self.writer(t)?;
         let ncols = t.columns.len();
-        let returning = self.returning_exprs(t, d.alias.as_deref(), &d.returning)?;
+        let returning = self.returning_exprs(&t, &d.returning)?;
         let mut out_rows = Vec::new();
         let (before, after) = (&bound.before, &bound.after);
         // SQLite's truncate optimization: with no WHERE, nothing that needs the rows one by

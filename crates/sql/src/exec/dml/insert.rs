@@ -140,7 +140,7 @@ impl Engine<'_> {
         let upsert_targets: Vec<Vec<usize>> =
             upserts.iter().map_while(|(tc, _)| tc.clone()).collect();
         w.upsert_targets_first(&upsert_targets);
-        let returning = self.returning_exprs(t, ins.alias.as_deref(), &ins.returning)?;
+        let returning = self.returning_exprs(&t, &ins.returning)?;
         let mut out_rows = Vec::new();
         let ncols = t.columns.len();
         let targets = &bound.targets;
@@ -514,26 +514,27 @@ impl Engine<'_> {
         }
     }
 
-    /// Binds RETURNING expressions against the table row (columns, then rowid).
-    pub fn returning_exprs(
-        &self,
-        t: &Table,
-        alias: Option<&str>,
-        cols: &[ResultColumn],
-    ) -> Result<Vec<CExpr>> {
+    /// Binds RETURNING expressions against the table row (columns, then rowid). The
+    /// table goes by its own name there, not the statement's alias (SQLite runs RETURNING
+    /// as a trigger on the table: `UPDATE t AS q ... RETURNING q.a` is "no such column").
+    pub fn returning_exprs(&self, t: &Table, cols: &[ResultColumn]) -> Result<Vec<CExpr>> {
         let mut out = Vec::new();
         if cols.is_empty() {
             return Ok(out);
         }
         let mut b = self.binder_with_trigger_frame();
-        b.push_table_frame(t, alias);
+        b.push_table_frame(t, None);
         let mut res = Ok(());
         for rc in cols {
             match rc {
-                ResultColumn::Star | ResultColumn::TableStar(_) => {
+                ResultColumn::Star => {
                     for i in 0..t.columns.len() {
                         out.push(CExpr::Col { level: 0, idx: i });
                     }
+                }
+                ResultColumn::TableStar(_) => {
+                    res = Err(SqlError::msg("RETURNING may not use \"TABLE.*\" wildcards"));
+                    break;
                 }
                 ResultColumn::Expr { expr, .. } => match b.bind_expr(expr) {
                     Ok(e) => out.push(e),

@@ -127,6 +127,9 @@ impl Engine<'_> {
         v: Arc<Table>,
     ) -> Result<Vec<Vec<Value>>> {
         let n = v.columns.len();
+        // RETURNING names the view's columns (bound before any row, so its errors come
+        // first, as SQLite's).
+        let returning = self.returning_exprs(&v, &ins.returning)?;
         let targets: Vec<Option<usize>> = if ins.columns.is_empty() {
             (0..n).map(Some).collect()
         } else {
@@ -166,6 +169,7 @@ impl Engine<'_> {
             }
         };
         let trigs = self.triggers(&v.name, TriggerTime::InsteadOf, &TriggerEvent::Insert);
+        let mut out = Vec::new();
         for src in rows {
             let mut newrow = vec![Value::Null; n + 1];
             for (i, c) in targets.iter().enumerate() {
@@ -177,8 +181,12 @@ impl Engine<'_> {
             // (sqlite3_changes: "changes to a view that are intercepted by INSTEAD OF
             // triggers are not counted"); the triggers' own writes count in total_changes.
             self.fire(&trigs, None, Some(&newrow))?;
+            // RETURNING is an AFTER trigger in SQLite, run once the INSTEAD OF ones have.
+            if !returning.is_empty() {
+                self.push_returning_row(&newrow, &returning, &mut out)?;
+            }
         }
-        Ok(Vec::new())
+        Ok(out)
     }
 
     /// UPDATE or DELETE on a view: the matching view rows go to the INSTEAD OF triggers.
@@ -189,6 +197,7 @@ impl Engine<'_> {
         where_: &Option<Expr>,
         upd: Option<&ast::Update>,
         event: &TriggerEvent,
+        returning: &[ResultColumn],
     ) -> Result<Vec<Vec<Value>>> {
         let sel = ast::Select::of_table(
             upd.and_then(|u| u.with.clone()),
@@ -222,7 +231,9 @@ impl Engine<'_> {
             b.pop_frame();
             res?;
         }
+        let returning = self.returning_exprs(&v, returning)?;
         let trigs = self.triggers(&v.name, TriggerTime::InsteadOf, event);
+        let mut out = Vec::new();
         for mut old in rows {
             old.resize(v.columns.len() + 1, Value::Null);
             if upd.is_some() {
@@ -237,12 +248,18 @@ impl Engine<'_> {
                     }
                 }
                 self.fire(&trigs, Some(&old), Some(&new))?;
+                if !returning.is_empty() {
+                    self.push_returning_row(&new, &returning, &mut out)?;
+                }
             } else {
                 self.fire(&trigs, Some(&old), None)?;
+                if !returning.is_empty() {
+                    self.push_returning_row(&old, &returning, &mut out)?;
+                }
             }
             // Not counted, as for INSERT into a view above.
         }
-        Ok(Vec::new())
+        Ok(out)
     }
 
     /// UPDATE ... FROM: joins the target with the FROM tables and returns, per target row
@@ -410,7 +427,14 @@ impl Engine<'_> {
                 let cols = u.sets.iter().flat_map(|a| a.columns.clone()).collect();
                 let event = TriggerEvent::Update(cols);
                 if let Some(v) = self.instead_of_target(&u.table, &event)? {
-                    return self.view_update_or_delete(v, &u.alias, &u.where_, Some(u), &event);
+                    return self.view_update_or_delete(
+                        v,
+                        &u.alias,
+                        &u.where_,
+                        Some(u),
+                        &event,
+                        &u.returning,
+                    );
                 }
                 let table = self.table_for_write(&u.table)?;
                 let b = crate::exec::BoundDml {
@@ -432,7 +456,7 @@ impl Engine<'_> {
         self.fk_check_statement(&t, crate::exec::fkey::FkWrite::Update(set_columns))?;
         let mut w = self.writer(&t)?;
         w.replace_hooks = self.replace_needs_hooks(&w, u.or_conflict);
-        let returning = self.returning_exprs(&t, u.alias.as_deref(), &u.returning)?;
+        let returning = self.returning_exprs(&t, &u.returning)?;
         let mut out_rows = Vec::new();
         if resolve {
             bound.sets = self.bind_update_sets(u, &t)?;

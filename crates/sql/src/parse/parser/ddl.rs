@@ -618,12 +618,17 @@ impl<'a> Parser<'a> {
         };
         self.expect_kw("BEGIN")?;
         let mut body = Vec::new();
+        self.in_trigger = true;
         loop {
             if self.is_kw("END") {
                 break;
             }
             let s = if self.is_kw("WITH") {
                 let with = self.with_clause()?;
+                // Only a SELECT takes a WITH clause in a trigger (parse.y `trigger_cmd`).
+                if !self.is_kw("SELECT") && !self.is_kw("VALUES") {
+                    return self.syntax_error();
+                }
                 self.dml_after_with(Some(with))?
             } else if self.is_kw("SELECT") || self.is_kw("VALUES") {
                 Stmt::Select(Box::new(self.select()?))
@@ -639,6 +644,7 @@ impl<'a> Parser<'a> {
             body.push(s);
             self.expect(&Tok::Semi)?;
         }
+        self.in_trigger = false;
         if body.is_empty() {
             return self.syntax_error();
         }
