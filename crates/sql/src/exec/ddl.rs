@@ -13,6 +13,7 @@
 //!   the numbers stock SQLite expects, and loading tags them again.
 
 use super::eval::{expand_row, Frame};
+use super::rename::{edit_spans, replacement, Renaming};
 use super::store::Row;
 use super::Engine;
 use crate::parse::ast::{self, AlterAction, CreateTableBody, ObjectKind, Stmt};
@@ -177,7 +178,7 @@ impl Engine<'_> {
     }
 
     /// The schema name of the database DDL is aimed at, for messages.
-    fn ddl_db_name(&self) -> &str {
+    pub(super) fn ddl_db_name(&self) -> &str {
         match (
             &self.outer_schema,
             super::store::attached_slot(self.schema_root),
@@ -1153,9 +1154,14 @@ impl Engine<'_> {
                     return err(format!("object name reserved for internal use: {new}"));
                 }
                 let quoted_new = format!("\"{}\"", new.replace('"', "\"\""));
+                let renaming = Renaming::Table { old: &t.name, new };
+                let temp_views = self.rename_objects(&renaming)?;
                 for (rowid, mut row) in self.schema_rows()? {
                     let ty = row[0].to_text_or_empty().into_owned();
                     let tbl = row[2].to_text_or_empty().into_owned();
+                    if matches!(ty.as_str(), "view" | "trigger") {
+                        continue;
+                    }
                     if !tbl.eq_ignore_ascii_case(&t.name) {
                         // Another table's foreign keys name the new parent (SQLite rewrites
                         // REFERENCES clauses unless legacy_alter_table is on).
@@ -1194,6 +1200,8 @@ impl Engine<'_> {
                     }
                     self.store.table_insert(self.schema_root, rowid, &row)?;
                 }
+                self.finish_rename(temp_views)?;
+                return Ok(Vec::new());
             }
             AlterAction::AddColumn { def: cd, text } => {
                 check_default(cd)?;
@@ -1279,7 +1287,11 @@ impl Engine<'_> {
                     }
                 }
             }
-            AlterAction::RenameColumn { old, new } => {
+            AlterAction::RenameColumn {
+                old,
+                new,
+                new_quoted,
+            } => {
                 let Some(ci) = t.column_index(old) else {
                     return err(format!("no such column: \"{old}\""));
                 };
@@ -1290,55 +1302,38 @@ impl Engine<'_> {
                     ));
                 }
                 let old_name = t.columns[ci].name.clone();
-                let quoted = crate::parse::display::Ident(new).to_string();
+                let renaming = Renaming::Column {
+                    table: &t.name,
+                    old: &old_name,
+                    new,
+                    quoted: *new_quoted,
+                    rowid_alias: t.rowid_alias == Some(ci),
+                };
+                let column = (old_name.as_str(), new.as_str(), *new_quoted);
+                let temp_views = self.rename_objects(&renaming)?;
                 for (rowid, mut row) in self.schema_rows()? {
                     let ty = row[0].to_text_or_empty().into_owned();
                     let tbl = row[2].to_text_or_empty().into_owned();
-                    if row[4].is_null() {
-                        continue;
-                    }
-                    if !tbl.eq_ignore_ascii_case(&t.name) {
-                        // Another table's foreign keys name the parent's columns.
-                        if ty == "table" {
-                            let sql = row[4].to_text_or_empty().into_owned();
-                            let new_sql =
-                                rename_references(&sql, &t.name, None, Some((&old_name, &quoted)));
-                            if new_sql != sql {
-                                row[4] = Value::text(new_sql);
-                                self.store.table_insert(self.schema_root, rowid, &row)?;
-                            }
-                        }
+                    if row[4].is_null() || matches!(ty.as_str(), "view" | "trigger") {
                         continue;
                     }
                     let sql = row[4].to_text_or_empty().into_owned();
-                    let new_sql = match ty.as_str() {
-                        "table" => rename_column_in_sql(&sql, &t.name, &old_name, &quoted, true),
-                        "index" => rename_column_in_sql(&sql, &t.name, &old_name, &quoted, false),
-                        // Trigger bodies are not rewritten; refuse rather than leave them stale.
-                        _ => {
-                            if sql
-                                .to_ascii_lowercase()
-                                .contains(&old_name.to_ascii_lowercase())
-                            {
-                                return err(format!("cannot rename column {old_name}: trigger or view text refers to it (not rewritten by parlite)"));
-                            }
+                    let new_sql = if !tbl.eq_ignore_ascii_case(&t.name) {
+                        // Another table's foreign keys name the parent's columns.
+                        if ty != "table" {
                             continue;
                         }
+                        rename_references(&sql, &t.name, None, Some(column))
+                    } else {
+                        rename_column_in_sql(&sql, &t.name, column, ty == "table")
                     };
-                    row[4] = Value::text(new_sql);
-                    self.store.table_insert(self.schema_root, rowid, &row)?;
-                }
-                for v in self.schema.views.values() {
-                    if v.sql
-                        .to_ascii_lowercase()
-                        .contains(&old_name.to_ascii_lowercase())
-                        && v.sql
-                            .to_ascii_lowercase()
-                            .contains(&t.name.to_ascii_lowercase())
-                    {
-                        return err(format!("cannot rename column {old_name}: view {} refers to it (not rewritten by parlite)", v.name));
+                    if new_sql != sql {
+                        row[4] = Value::text(new_sql);
+                        self.store.table_insert(self.schema_root, rowid, &row)?;
                     }
                 }
+                self.finish_rename(temp_views)?;
+                return Ok(Vec::new());
             }
             AlterAction::DropColumn(name) => {
                 let Some(ci) = t.column_index(name) else {
@@ -1584,8 +1579,7 @@ fn lex_all(sql: &str) -> Vec<crate::parse::lexer::Token<'_>> {
 fn rename_column_in_sql(
     sql: &str,
     table: &str,
-    old: &str,
-    new_quoted: &str,
+    (old, new, quote): (&str, &str, bool),
     is_table: bool,
 ) -> String {
     use crate::parse::lexer::Tok;
@@ -1645,11 +1639,7 @@ fn rename_column_in_sql(
             _ => {}
         }
     }
-    let mut out = sql.to_string();
-    for (a, b) in spans.into_iter().rev() {
-        out.replace_range(a..b, new_quoted);
-    }
-    out
+    edit_spans(sql, spans, new, quote)
 }
 
 /// True when `e` refers to the column `name` (outside subqueries, which index expressions
@@ -1749,13 +1739,14 @@ fn drop_column_in_sql(sql: &str, ci: usize) -> Option<String> {
 }
 
 /// Rewrites the foreign keys of a stored CREATE TABLE whose parent table is `parent`: the
-/// parent's name to `new_parent`, and a column of the parent's column list named
-/// `column.0` to `column.1` (replacements as they are to be written).
+/// parent's name to `new_parent` (as it is to be written), and a column of the parent's
+/// column list named `column.0` to `column.1` (written quoted if `column.2`, as
+/// [`replacement`] does).
 fn rename_references(
     sql: &str,
     parent: &str,
     new_parent: Option<&str>,
-    column: Option<(&str, &str)>,
+    column: Option<(&str, &str, bool)>,
 ) -> String {
     use crate::parse::lexer::Tok;
     let toks = lex_all(sql);
@@ -1764,7 +1755,7 @@ fn rename_references(
         Tok::QuotedId { name: n, .. } | Tok::Str(n) => n.eq_ignore_ascii_case(name),
         _ => false,
     };
-    let mut edits: Vec<(usize, usize, &str)> = Vec::new();
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
     let mut i = 0;
     while i + 1 < toks.len() {
         if !(is(&toks[i].tok, "REFERENCES") && is(&toks[i + 1].tok, parent)) {
@@ -1772,13 +1763,14 @@ fn rename_references(
             continue;
         }
         if let Some(r) = new_parent {
-            edits.push((toks[i + 1].start, toks[i + 1].end, r));
+            edits.push((toks[i + 1].start, toks[i + 1].end, r.to_string()));
         }
         i += 2;
         if toks.get(i).is_some_and(|t| t.tok == Tok::LParen) {
             while i < toks.len() && toks[i].tok != Tok::RParen {
-                if let Some((_, new)) = column.filter(|(old, _)| is(&toks[i].tok, old)) {
-                    edits.push((toks[i].start, toks[i].end, new));
+                if let Some((_, new, quote)) = column.filter(|(old, ..)| is(&toks[i].tok, old)) {
+                    let (a, b) = (toks[i].start, toks[i].end);
+                    edits.push((a, b, replacement(sql, a, b, new, quote)));
                 }
                 i += 1;
             }
@@ -1786,7 +1778,7 @@ fn rename_references(
     }
     let mut out = sql.to_string();
     for (a, b, r) in edits.into_iter().rev() {
-        out.replace_range(a..b, r);
+        out.replace_range(a..b, &r);
     }
     out
 }

@@ -23,6 +23,7 @@ pub mod explain;
 pub mod fkey;
 pub mod memstore;
 pub mod pragma;
+mod rename;
 pub mod select;
 pub mod store;
 pub mod txnstore;

@@ -84,9 +84,12 @@ pub enum PragmaValue {
 #[derive(Debug, Clone, PartialEq)]
 pub enum AlterAction {
     RenameTable(String),
+    /// `new_quoted`: the new name was written quoted, so SQLite writes it quoted wherever it
+    /// replaces the old one (renameEditSql's `bQuote`).
     RenameColumn {
         old: String,
         new: String,
+        new_quoted: bool,
     },
     /// `text` is the column definition as written (SQLite appends it to the stored CREATE).
     AddColumn {

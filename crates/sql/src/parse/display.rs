@@ -1132,7 +1132,7 @@ impl Display for Stmt {
                 write!(f, "ALTER TABLE {table} ")?;
                 match action {
                     AlterAction::RenameTable(n) => write!(f, "RENAME TO {}", Ident(n)),
-                    AlterAction::RenameColumn { old, new } => {
+                    AlterAction::RenameColumn { old, new, .. } => {
                         write!(f, "RENAME COLUMN {} TO {}", Ident(old), Ident(new))
                     }
                     AlterAction::AddColumn { def, .. } => write!(f, "ADD COLUMN {def}"),

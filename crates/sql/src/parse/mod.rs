@@ -10,7 +10,7 @@ pub mod display;
 pub mod lexer;
 pub mod parser;
 
-pub use parser::{Params, ParseError, Parser};
+pub use parser::{NameSpan, Params, ParseError, Parser};
 
 /// One parsed statement with its parameters and the byte offset where the next one starts.
 #[derive(Debug, Clone)]

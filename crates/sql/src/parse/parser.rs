@@ -204,10 +204,25 @@ pub struct Parser<'a> {
     pub params: Params,
     /// Parameter references parsed so far (a repeated `?1` counts each time).
     param_refs: usize,
+    /// Set only by [`Parser::with_name_spans`] (ALTER TABLE RENAME re-parsing a schema
+    /// object): where each identifier of the tree came from, see [`NameSpan`].
+    name_spans: Option<Vec<NameSpan>>,
     /// Parsing a trigger's body: its INSERT/UPDATE/DELETE take SQLite's narrower grammar
     /// (parse.y `trigger_cmd`: no alias, no INDEXED BY, no DEFAULT VALUES, no ORDER BY,
     /// LIMIT or RETURNING).
     in_trigger: bool,
+}
+
+/// The source span of one identifier of a parsed tree, keyed by the address of the name's
+/// text in the tree (`String::as_ptr`): SQLite's `sqlite3RenameTokenMap`, which maps a tree
+/// node's address to its token. Moving a `String` keeps its address, so the key holds for
+/// the life of the tree; a copy (`clone`) has another and is simply not found. Kept out of
+/// the tree itself so ordinary statements carry no spans (prepare is on the hot path).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NameSpan {
+    pub addr: usize,
+    pub start: usize,
+    pub end: usize,
 }
 
 // Binding powers, lowest first (lang_expr.html "Operators", parse.y %left lines).
@@ -239,7 +254,36 @@ impl<'a> Parser<'a> {
             depth: 0,
             params: Params::default(),
             param_refs: 0,
+            name_spans: None,
             in_trigger: false,
+        }
+    }
+
+    /// A parser that records the span of every identifier it puts in the tree
+    /// ([`Parser::take_name_spans`]).
+    pub fn with_name_spans(src: &'a str) -> Self {
+        let mut p = Parser::new(src);
+        p.name_spans = Some(Vec::new());
+        p
+    }
+
+    pub fn take_name_spans(&mut self) -> Vec<NameSpan> {
+        self.name_spans.take().unwrap_or_default()
+    }
+
+    /// Records the current token as the source of `name` (called before stepping past it).
+    /// An empty name has no heap address of its own: it is not recorded.
+    #[inline(never)]
+    fn note_name(&mut self, name: &str) {
+        let t = &self.toks[self.pos % RING];
+        if let Some(spans) = &mut self.name_spans {
+            if !name.is_empty() {
+                spans.push(NameSpan {
+                    addr: name.as_ptr() as usize,
+                    start: t.start,
+                    end: t.end,
+                });
+            }
         }
     }
 
@@ -403,6 +447,9 @@ impl<'a> Parser<'a> {
             Tok::QuotedId { name, .. } | Tok::Str(name) => name.to_string(),
             _ => return self.syntax_error(),
         };
+        if self.name_spans.is_some() {
+            self.note_name(&name);
+        }
         self.advance();
         Ok(name)
     }

@@ -130,6 +130,84 @@ pub struct Binder<'s> {
     /// Set by a simple select with LIMIT just before its core is bound (and taken there), so
     /// the access path may favour an index that yields the ORDER BY order.
     order_limit_hint: bool,
+    /// Set only by ALTER TABLE RENAME: what the names of the tree being bound resolve to.
+    pub rename_log: Option<RenameLog>,
+}
+
+/// A name of a bound tree that resolved to a table of the schema, keyed by the address of
+/// its text in the tree (`parse::NameSpan::addr`): what SQLite's rename walkers find
+/// (alter.c renameTableExprCb, renameColumnExprCb).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NameRef {
+    /// A FROM item, DML target or `t.` qualifier naming table `table` itself (an alias
+    /// does not).
+    Table { addr: usize, table: String },
+    /// A name resolving to column `column` of table `table` (through the table, or the
+    /// NEW/OLD/excluded row of one).
+    Column {
+        addr: usize,
+        table: String,
+        column: String,
+    },
+    /// A name resolving to the rowid of table `table` (`rowid`, `oid`, `_rowid_`).
+    Rowid { addr: usize, table: String },
+}
+
+/// What [`Binder::rename_log`] gathers.
+#[derive(Debug, Default)]
+pub struct RenameLog {
+    pub refs: Vec<NameRef>,
+    /// The `ScopeCol::source` of each table (or table row) source bound, and whether a
+    /// qualifier naming it names the table: a subquery's columns carry their origin table's
+    /// name too, but a name resolving to one of them names the subquery's column.
+    table_sources: Vec<(Rc<str>, bool)>,
+}
+
+impl RenameLog {
+    /// Logs a name (`qualifier.name`) that resolved to `c`.
+    fn note_column(&mut self, c: &ScopeCol, qualifier: Option<&str>, name: &str) {
+        let Some(table) = c.table_name.as_deref() else {
+            return;
+        };
+        let Some(&(_, names_table)) = self
+            .table_sources
+            .iter()
+            .find(|(s, _)| Rc::ptr_eq(s, &c.source))
+        else {
+            return;
+        };
+        let addr = name.as_ptr() as usize;
+        let table = table.to_string();
+        if let Some(q) = qualifier.filter(|_| names_table) {
+            self.refs.push(NameRef::Table {
+                addr: q.as_ptr() as usize,
+                table: table.clone(),
+            });
+        }
+        self.refs.push(if c.is_rowid {
+            NameRef::Rowid { addr, table }
+        } else {
+            NameRef::Column {
+                addr,
+                table,
+                column: c.name.clone(),
+            }
+        });
+    }
+
+    /// Logs the qualifier of a `t.*` that expanded to `c`.
+    fn note_star(&mut self, c: &ScopeCol, qualifier: &str) {
+        let names_table = self
+            .table_sources
+            .iter()
+            .any(|(s, n)| *n && Rc::ptr_eq(s, &c.source));
+        if let Some(table) = c.table_name.as_deref().filter(|_| names_table) {
+            self.refs.push(NameRef::Table {
+                addr: qualifier.as_ptr() as usize,
+                table: table.to_string(),
+            });
+        }
+    }
 }
 
 fn err<T>(m: impl Into<String>) -> Result<T> {
@@ -183,6 +261,7 @@ impl<'s> Binder<'s> {
             recursing: Vec::new(),
             next_working_id: 0,
             order_limit_hint: false,
+            rename_log: None,
         }
     }
 
@@ -224,6 +303,9 @@ impl<'s> Binder<'s> {
             });
         }
         f.cols.push(rowid_scope_col(t, sname.clone(), tname, true));
+        if let Some(log) = &mut self.rename_log {
+            log.table_sources.push((sname.clone(), alias.is_none()));
+        }
         f.sources.push((sname, 0, t.columns.len() + 1));
         self.frames.push(f);
     }
@@ -259,6 +341,14 @@ impl<'s> Binder<'s> {
                 });
             }
             f.cols.push(rowid_scope_col(t, sname.clone(), tname, true));
+            if let Some(log) = &mut self.rename_log {
+                // SQLite resolves `excluded.x` to a column of the table's own FROM item, so
+                // RENAME TO rewrites that qualifier to the new table name (resolve.c
+                // lookupName remaps it; only an alias undoes that): copied, as the stored
+                // text is what users see. NEW and OLD are TK_TRIGGER there: kept.
+                log.table_sources
+                    .push((sname.clone(), name.eq_ignore_ascii_case("excluded")));
+            }
             f.sources.push((sname, start, t.columns.len() + 1));
         }
     }
@@ -361,6 +451,71 @@ impl<'s> Binder<'s> {
             );
         }
         self.ctes.push(m);
+        if self.rename_log.is_some() {
+            // A CTE is bound at each use from a copy, whose names are not the tree's: bind
+            // the tree's own body once so its names are logged (SQLite's renameWalkWith).
+            // Errors are left to the binding at the use.
+            for c in &w.ctes {
+                if select_mentions(&c.select, &c.name) {
+                    self.log_recursive_cte(c);
+                } else {
+                    self.hidden_ctes.push(key(&c.name));
+                    let _ = self.detached_subplan(&c.select, true);
+                    self.hidden_ctes.pop();
+                }
+            }
+        }
+    }
+
+    /// For `rename_log`: binds a recursive CTE's own select cores in place, the initial
+    /// ones as `bind_cte` does and the step with the working table of their columns
+    /// (`bind_cte` binds copies of them, put together as new selects).
+    fn log_recursive_cte(&mut self, c: &ast::Cte) {
+        let k = key(&c.name);
+        let def = CteDef {
+            columns: c.columns.clone(),
+            select: (*c.select).clone(),
+            origin: 0,
+            recursive: true,
+        };
+        // The columns, and whether the CTE binds at all.
+        let Ok((_, cols)) = self.bind_cte(&c.name, &def) else {
+            return;
+        };
+        let body = &c.select.body;
+        let Some(pos) = body
+            .compounds
+            .iter()
+            .position(|(_, core)| core_mentions(core, &k))
+        else {
+            return;
+        };
+        self.hidden_ctes.push(k.clone());
+        for core in std::iter::once(&body.first).chain(body.compounds[..pos].iter().map(|(_, c)| c))
+        {
+            self.log_detached_core(core);
+        }
+        self.hidden_ctes.pop();
+        let id = self.next_working_id;
+        self.next_working_id += 1;
+        self.recursing.push(Recursing {
+            name: k,
+            id,
+            cols,
+            depth: self.frames.len(),
+            from_step: true,
+        });
+        self.log_detached_core(&body.compounds[pos].1);
+        self.recursing.pop();
+    }
+
+    /// Binds a select core as `detached_subplan` binds a select, results dropped.
+    fn log_detached_core(&mut self, core: &SelectCore) {
+        let saved_top = self.frames.pop();
+        self.frames.push(Frame::default());
+        let _ = self.core(core, &[]);
+        self.frames.pop();
+        self.frames.extend(saved_top);
     }
 
     pub fn pop_with(&mut self) {
@@ -855,6 +1010,12 @@ impl<'s> Binder<'s> {
             f.aliases = aliases;
             f.named_windows = sc.windows.clone();
         }
+        if self.rename_log.is_some() {
+            // Window calls bind their windows from copies.
+            for (_, w) in &sc.windows {
+                self.log_window_names(w);
+            }
+        }
         // WHERE
         // Each bound term with its floor and its join (one vector: a second one for the
         // floors was an allocation per SELECT with a WHERE).
@@ -953,6 +1114,10 @@ impl<'s> Binder<'s> {
                             }
                         }
                         any = true;
+                        if let (Some(log), ResultColumn::TableStar(q)) = (&mut self.rename_log, rc)
+                        {
+                            log.note_star(c, q);
+                        }
                         // `*` and `t.*` both expand a merged USING column to its unqualified
                         // name (select.c selectExpander), so `a.*` of `a FULL JOIN b
                         // USING(x)` shows coalesce(a.x, b.x).

@@ -704,8 +704,13 @@ impl<'a> Parser<'a> {
                 self.eat_kw("COLUMN");
                 let old = self.name()?;
                 self.expect_kw("TO")?;
+                let new_quoted = matches!(self.peek(), Tok::QuotedId { .. } | Tok::Str(_));
                 let new = self.name()?;
-                AlterAction::RenameColumn { old, new }
+                AlterAction::RenameColumn {
+                    old,
+                    new,
+                    new_quoted,
+                }
             }
         } else if self.eat_kw("ADD") {
             self.eat_kw("COLUMN");

@@ -337,8 +337,12 @@ impl<'a> Parser<'a> {
                 }
             }
             Tok::QuotedId { name, dq } => {
+                let name = name.into_owned();
+                if self.name_spans.is_some() {
+                    self.note_name(&name);
+                }
                 self.advance();
-                self.after_name(name.into_owned(), dq)
+                self.after_name(name, dq)
             }
             Tok::Word(w) => {
                 let up = Upper::new(w);
@@ -400,8 +404,12 @@ impl<'a> Parser<'a> {
                     }
                     _ if is_reserved(w) => self.syntax_error(),
                     _ => {
+                        let name = w.to_string();
+                        if self.name_spans.is_some() {
+                            self.note_name(&name);
+                        }
                         self.advance();
-                        self.after_name(w.to_string(), false)
+                        self.after_name(name, false)
                     }
                 }
             }

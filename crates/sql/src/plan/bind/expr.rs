@@ -626,6 +626,18 @@ impl<'s> Binder<'s> {
         if !allowed {
             return err(format!("misuse of window function {}()", fc.name));
         }
+        if self.rename_log.is_some() {
+            // The call is bound below from copies of its arguments and window, whose names
+            // are not the tree's.
+            if let FunctionArgs::List(args) = &fc.args {
+                for a in args {
+                    let _ = self.expr(a);
+                }
+            }
+            if let ast::Over::Window(w) = over {
+                self.log_window_names(w);
+            }
+        }
         let named = self
             .frames
             .last()
@@ -760,6 +772,18 @@ impl<'s> Binder<'s> {
         f.wins.push(call);
         f.win_defs.push(def);
         Ok(Bound::plain(CExpr::Win(f.wins.len() - 1)))
+    }
+
+    /// Binds a window definition's expressions in place for `rename_log` only (results
+    /// and errors are the real binding's business).
+    pub(super) fn log_window_names(&mut self, w: &ast::WindowDef) {
+        for e in w
+            .partition_by
+            .iter()
+            .chain(w.order_by.iter().map(|o| &o.expr))
+        {
+            let _ = self.expr(e);
+        }
     }
 
     fn window_parts(
@@ -968,6 +992,9 @@ impl<'s> Binder<'s> {
                 first.map(|i| (i, f.cols[i].aff, f.cols[i].coll))
             };
             if let Some((idx, aff, coll)) = found {
+                if let Some(log) = &mut self.rename_log {
+                    log.note_column(&self.frames[fi].cols[idx], table, name);
+                }
                 if table.is_none() {
                     let merged = self.frames[fi]
                         .using_values

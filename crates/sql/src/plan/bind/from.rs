@@ -223,6 +223,13 @@ impl<'s> Binder<'s> {
                         table_name: Some(tname.clone()),
                     }));
                     cols.push(rowid_scope_col(&tab, sname.clone(), tname, false));
+                    if let Some(log) = &mut self.rename_log {
+                        log.table_sources.push((sname.clone(), alias.is_none()));
+                        log.refs.push(NameRef::Table {
+                            addr: name.name.as_ptr() as usize,
+                            table: tab.name.clone(),
+                        });
+                    }
                     (SourceKind::Table(tab), sname, cols)
                 } else if let Some(v) = self
                     .schema
