@@ -91,3 +91,26 @@ fn alter_table_matches_sqlite() {
         "SELECT name, sql FROM sqlite_schema WHERE name IN ('s', 'order', 'short') ORDER BY name",
     ]));
 }
+
+#[test]
+fn drop_column_checks_views_and_triggers_before_and_after() {
+    for case in [
+        "CREATE TABLE t(a, b); CREATE VIEW v AS SELECT a FROM t; ALTER TABLE t DROP COLUMN a",
+        "CREATE TABLE t(a, b); CREATE VIEW v AS SELECT b FROM t; ALTER TABLE t DROP COLUMN a; \
+         SELECT * FROM v",
+        "CREATE TABLE t(a, b); CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT new.a; END; \
+         ALTER TABLE t DROP COLUMN a",
+        "CREATE TABLE t(a, b); CREATE TABLE u(x); CREATE TRIGGER tr AFTER INSERT ON u \
+         BEGIN SELECT a FROM t; END; ALTER TABLE t DROP COLUMN a",
+        "CREATE TABLE t(a, b); CREATE VIEW bad AS SELECT nosuch FROM t; ALTER TABLE t DROP COLUMN a",
+        "CREATE TABLE t2(a PRIMARY KEY, b, c) WITHOUT ROWID; CREATE VIEW v AS SELECT b FROM t2; \
+         ALTER TABLE t2 DROP COLUMN b",
+        "CREATE TABLE t(a, b); INSERT INTO t VALUES (1, 2); CREATE VIEW v AS SELECT a FROM t; \
+         ALTER TABLE t DROP COLUMN a",
+    ] {
+        let mut stmts: Vec<&str> = case.split("; ").collect();
+        stmts.push("SELECT type, name, sql FROM sqlite_schema ORDER BY name");
+        stmts.push("SELECT * FROM t");
+        common::assert_no_mismatches(common::statement_mismatches(&stmts));
+    }
+}

@@ -1365,6 +1365,9 @@ impl Engine<'_> {
                         "cannot drop column \"{cname}\": no other columns exist"
                     ));
                 }
+                // As SQLite's sqlite3AlterDropColumn: every view and trigger must resolve
+                // before, and again after (checked below, once the schema is reloaded).
+                self.check_views_and_triggers("")?;
                 for (rowid, mut row) in self.schema_rows()? {
                     if row[0].to_text_or_empty() == "table"
                         && row[1].to_text_or_empty().eq_ignore_ascii_case(&t.name)
@@ -1427,6 +1430,7 @@ impl Engine<'_> {
                         }
                     }
                     self.schema_changed()?;
+                    self.check_views_and_triggers(" after drop column")?;
                     return Ok(Vec::new());
                 }
                 // Rewrite every row without the column (rows may be shorter after ADD COLUMN).
@@ -1448,6 +1452,9 @@ impl Engine<'_> {
             }
         }
         self.schema_changed()?;
+        if matches!(action, AlterAction::DropColumn(_)) {
+            self.check_views_and_triggers(" after drop column")?;
+        }
         Ok(Vec::new())
     }
 }
