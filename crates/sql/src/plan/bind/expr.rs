@@ -71,6 +71,15 @@ impl<'s> Binder<'s> {
                 name,
                 dq,
             } => self.column(schema.as_deref(), table.as_deref(), name, *dq),
+            // `-(9223372036854775808)`: parentheses make no node in SQLite, whose minus reads
+            // the integer token itself (codeInteger) and gives the smallest integer.
+            Expr::Unary(UnaryOp::Neg, inner)
+                if matches!(&**inner, Expr::Literal(Literal::Float { text, .. })
+                    if text.bytes().all(|b| b.is_ascii_digit())
+                        && text.parse::<u128>() == Ok(1 << 63)) =>
+            {
+                Ok(Bound::plain(CExpr::Lit(Value::Integer(i64::MIN))))
+            }
             Expr::Unary(op, inner) => {
                 let b = self.expr(inner)?;
                 // Unary plus keeps the operand's collation (sqlite3ExprCollSeq looks through
@@ -84,7 +93,15 @@ impl<'s> Binder<'s> {
                         col: None,
                     });
                 }
-                Ok(Bound::plain(CExpr::Unary(*op, Box::new(b.e))))
+                Ok(Bound {
+                    coll: explicit(&[&b]),
+                    ..Bound::plain(CExpr::Unary(*op, Box::new(b.e)))
+                })
+            }
+            Expr::Binary(l, op @ (BinaryOp::Is | BinaryOp::IsNot), r)
+                if is_true_false_keyword(r) && self.expr(r).is_ok_and(|b| b.col.is_none()) =>
+            {
+                self.truth_test(l, *op == BinaryOp::Is, r)
             }
             Expr::Binary(l, op, r) => {
                 let is_cmp = matches!(
@@ -124,14 +141,17 @@ impl<'s> Binder<'s> {
                     }));
                 }
                 let coll = pick_collation(&lb, &rb);
-                Ok(Bound::plain(CExpr::Binary {
-                    op: *op,
-                    l: Box::new(lb.e),
-                    r: Box::new(rb.e),
-                    coll,
-                    laff: lb.aff,
-                    raff: rb.aff,
-                }))
+                Ok(Bound {
+                    coll: explicit(&[&lb, &rb]),
+                    ..Bound::plain(CExpr::Binary {
+                        op: *op,
+                        l: Box::new(lb.e),
+                        r: Box::new(rb.e),
+                        coll,
+                        laff: lb.aff,
+                        raff: rb.aff,
+                    })
+                })
             }
             Expr::Like {
                 lhs,
@@ -405,6 +425,9 @@ impl<'s> Binder<'s> {
                     .and_then(|b| b.coll)
                     .map(|c| c.0)
                     .unwrap_or_default();
+                // The CASE's own collation, as for any operator: its first operand with an
+                // explicit COLLATE (base, then WHEN/THEN pairs, then ELSE).
+                let mut prop = bb.as_ref().and_then(|b| explicit(&[b]));
                 for (w, t) in whens {
                     let wb = self.expr(w)?;
                     if let (Some(b), None) = (&bb, bb.as_ref().and_then(|b| b.coll)) {
@@ -413,20 +436,29 @@ impl<'s> Binder<'s> {
                             coll = c.0;
                         }
                     }
-                    ws.push((wb.e, self.expr(t)?.e));
+                    let tb = self.expr(t)?;
+                    prop = prop.or(explicit(&[&wb, &tb]));
+                    ws.push((wb.e, tb.e));
                 }
                 let el = match else_ {
-                    Some(x) => Some(Box::new(self.expr(x)?.e)),
+                    Some(x) => {
+                        let xb = self.expr(x)?;
+                        prop = prop.or(explicit(&[&xb]));
+                        Some(Box::new(xb.e))
+                    }
                     None => None,
                 };
                 let baff = bb.as_ref().and_then(|b| b.aff);
-                Ok(Bound::plain(CExpr::Case {
-                    base: bb.map(|b| Box::new(b.e)),
-                    whens: ws,
-                    else_: el,
-                    coll,
-                    baff,
-                }))
+                Ok(Bound {
+                    coll: prop,
+                    ..Bound::plain(CExpr::Case {
+                        base: bb.map(|b| Box::new(b.e)),
+                        whens: ws,
+                        else_: el,
+                        coll,
+                        baff,
+                    })
+                })
             }
             Expr::Cast { expr, type_name } => {
                 let b = self.expr(expr)?;
@@ -606,17 +638,43 @@ impl<'s> Binder<'s> {
         }
         let mut args = Vec::new();
         let mut coll = None;
+        let mut prop = None;
         for a in args_ast {
             let b = self.expr(a)?;
             if coll.is_none() {
                 coll = b.coll.map(|c| c.0);
             }
+            prop = prop.or(explicit(&[&b]));
             args.push(b.e);
         }
-        Ok(Bound::plain(CExpr::Func {
-            def: FnRef(def),
-            args,
-            coll: coll.unwrap_or_default(),
+        Ok(Bound {
+            coll: prop,
+            ..Bound::plain(CExpr::Func {
+                def: FnRef(def),
+                args,
+                coll: coll.unwrap_or_default(),
+            })
+        })
+    }
+
+    /// `x IS [NOT] TRUE|FALSE` with the keyword (not a column of that name): SQLite's
+    /// TK_TRUTH, x read as a boolean (a number not 0, text and blobs as numbers), a NULL x
+    /// giving false for IS and true for IS NOT. Written as a CASE, x evaluated once.
+    fn truth_test(&mut self, l: &Expr, is: bool, r: &Expr) -> Result<Bound> {
+        let x = self.expr(l)?.e;
+        let want_true = matches!(r, Expr::Column { name, .. } if name.eq_ignore_ascii_case("true"));
+        let when = if want_true {
+            x
+        } else {
+            CExpr::Unary(UnaryOp::Not, Box::new(x))
+        };
+        let int = |b: bool| CExpr::Lit(Value::Integer(i64::from(b)));
+        Ok(Bound::plain(CExpr::Case {
+            base: None,
+            whens: vec![(when, int(is))],
+            else_: Some(Box::new(int(!is))),
+            coll: Collation::Binary,
+            baff: None,
         }))
     }
 
@@ -1095,4 +1153,16 @@ fn row_cmp(op: BinaryOp, l: Vec<Bound>, r: Vec<Bound>) -> CExpr {
         r: r.into_iter().map(|b| b.e).collect(),
         terms,
     }))
+}
+
+/// The first of `operands` with an explicit COLLATE (SQLite's EP_Collate, which an operator
+/// takes from its operands): the collation sqlite3ExprCollSeq finds for the operator.
+fn explicit(operands: &[&Bound]) -> Option<(Collation, bool)> {
+    operands.iter().find_map(|b| b.coll.filter(|c| c.1))
+}
+
+/// An unqualified `true` / `false` identifier (the keyword unless a column has the name).
+fn is_true_false_keyword(e: &Expr) -> bool {
+    matches!(e, Expr::Column { schema: None, table: None, name, dq: false }
+        if name.eq_ignore_ascii_case("true") || name.eq_ignore_ascii_case("false"))
 }

@@ -1,0 +1,55 @@
+//! Operators whose meaning SQLite fixes in the parser or the resolver, against SQLite:
+//! `x IS [NOT] TRUE|FALSE` (a truth test, not a comparison with 1 or 0, unless a column is
+//! named `true`), the collation an operator, function or CASE takes from an operand with
+//! an explicit COLLATE (EP_Collate), and `-(9223372036854775808)`.
+
+mod common;
+
+#[test]
+fn is_true_and_is_false_test_truth() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a, b)",
+        "INSERT INTO t VALUES (2, 'x'), (0, '1x'), (NULL, x'31'), (0.5, ''), (-1, '0.0')",
+        "SELECT a IS TRUE, a IS FALSE, a IS NOT TRUE, a IS NOT FALSE, \
+         b IS TRUE, b IS FALSE, b IS NOT TRUE, b IS NOT FALSE FROM t ORDER BY rowid",
+        "SELECT count(*) FROM t WHERE a IS TRUE",
+        "SELECT count(*) FROM t WHERE b IS NOT FALSE",
+        "SELECT (1 IS TRUE) IS TRUE, 1 IS (TRUE), 1 IS +TRUE, 2 IS TRUE = 1, 2 IS true, \
+         2 IS \"true\", 'a' IS FALSE",
+        "CREATE TABLE u(\"true\", \"false\")",
+        "INSERT INTO u VALUES (5, 6)",
+        "SELECT 5 IS true, 6 IS false, 1 IS TRUE FROM u",
+        "SELECT 5 IS main.u.true FROM u",
+    ]));
+}
+
+#[test]
+fn operators_take_an_operands_explicit_collation() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "SELECT upper('a' COLLATE NOCASE) = 'a', lower('A') COLLATE NOCASE = 'a', \
+         ('a' COLLATE NOCASE || 'b') = 'AB', -('1' COLLATE NOCASE) = -1",
+        "SELECT CASE WHEN 1 THEN 'a' COLLATE NOCASE END = 'A', \
+         CASE 'x' COLLATE NOCASE WHEN 'X' THEN 1 ELSE 0 END, \
+         coalesce(NULL, 'a' COLLATE NOCASE) = 'A'",
+        "SELECT ('a' COLLATE BINARY || 'b' COLLATE NOCASE) = 'AB', \
+         ('a' COLLATE NOCASE || 'b' COLLATE BINARY) = 'AB'",
+        "SELECT 'A' = 'a' || '' COLLATE NOCASE, 'A' COLLATE BINARY = 'a' || '' COLLATE NOCASE",
+        "SELECT 'a' || 'b' COLLATE NOCASE = 'AB', ('a' || 'b') = 'AB' COLLATE NOCASE",
+        "CREATE TABLE t(a, b COLLATE NOCASE)",
+        "INSERT INTO t VALUES ('b', 'B'), ('A', 'a'), ('c', 'C'), ('B', 'b')",
+        "SELECT a FROM t ORDER BY upper(a) || '' COLLATE NOCASE, a",
+        "SELECT a FROM t ORDER BY a || '' COLLATE NOCASE DESC, a",
+        "SELECT a || '' = 'B', b || '' = 'B', upper(b) = 'b' FROM t ORDER BY rowid",
+        "SELECT DISTINCT lower(a COLLATE NOCASE) FROM t ORDER BY 1",
+        "SELECT lower(a) || '' COLLATE NOCASE AS k, count(*) FROM t GROUP BY k ORDER BY k",
+    ]));
+}
+
+#[test]
+fn minus_the_smallest_integer_in_parentheses_is_an_integer() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "SELECT -(9223372036854775808), typeof(-(9223372036854775808)), \
+         -((9223372036854775808)), - 9223372036854775808, -(-(9223372036854775808)), \
+         -(09223372036854775808), -(9223372036854775809), 9223372036854775808",
+    ]));
+}
