@@ -39,13 +39,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// An immutable page image, shared between the cache and readers. The bytes live in the
-/// `Arc`'s own allocation, right after its reference counts: a fetch's count update and
-/// its first read of the page (the B-tree header) fall on the same cache line. With
-/// `Arc<Vec<u8>>` they were two dependent misses, the `Arc` block and then the buffer it
-/// points to (hc_mixed's 10-row scan, perf: `Cache::lookup_or_spare` 12% of the samples
-/// at 0.2% of the instructions, half of them on the count; BENCHMARKS.md "hc_mixed's
-/// 10-row scan, part 5"). A holder writes an image only while its `Arc` is unique
-/// (`Arc::get_mut`, P2).
+/// `Arc`'s own allocation, right after its reference counts, so a fetch's count update and
+/// its first read of the page (the B-tree header) mostly fall on one cache line; an
+/// `Arc<Vec<u8>>` keeps the count in a block of its own, one more dependent miss per fetch
+/// of a page not in the caches (hc_mixed's 10-row scan, BENCHMARKS.md "hc_mixed's 10-row
+/// scan, part 5": read-only CPU per transaction −6%). An image is written only while its
+/// `Arc` is unique (`Arc::get_mut`, `Arc::make_mut`: P2).
 pub type PageRef = Arc<[u8]>;
 
 /// A zero-filled page image of `len` bytes, in one allocation.
