@@ -37,7 +37,7 @@ use crate::header::{
     get_u32, put_u32, DbHeader, OFFSET_CHANGE_COUNTER, OFFSET_PAGE_COUNT, OFFSET_VERSION_VALID_FOR,
     OFFSET_WRITER_VERSION, WRITER_VERSION,
 };
-use crate::pages::{Backend, PageRead, PageRef, PageWrite, ReadView, WriteView};
+use crate::pages::{zeroed_page, Backend, PageRead, PageRef, PageWrite, ReadView, WriteView};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::{Arc, Condvar, Mutex};
@@ -100,7 +100,7 @@ impl Pages {
             .get_mut(i / CHUNK_PAGES)
             .and_then(|c| Arc::make_mut(c).get_mut(i % CHUNK_PAGES))
             .ok_or_else(|| StorageError::corrupt(pgno, "page missing from its chunk"))?;
-        Ok(Arc::make_mut(slot).as_mut_slice())
+        Ok(Arc::make_mut(slot))
     }
 
     fn push(&mut self, page: PageRef) {
@@ -251,7 +251,7 @@ impl MemBackend {
             count: 0,
         };
         for chunk in bytes.chunks(page_size).take(count as usize) {
-            pages.push(Arc::new(chunk.to_vec()));
+            pages.push(PageRef::from(chunk));
         }
         Ok(Self::build(page_size, h.usable_size(), pages))
     }
@@ -458,7 +458,7 @@ fn apply(pages: &mut Pages, count: u32, mut dirty: DirtyMap, page_size: usize) {
     for pgno in pages.count + 1..=count {
         let page = match dirty.remove(&pgno) {
             Some(d) => d.page,
-            None => Arc::new(vec![0u8; page_size]),
+            None => zeroed_page(page_size),
         };
         pages.push(page);
     }
@@ -498,7 +498,7 @@ impl PageWrite for MemWrite {
         let top = self.savepoints.last().map_or(0, |s| s.id);
         if !self.dirty.contains_key(&pgno.0) {
             // M1: the first change copies the snapshot's page (P2).
-            let page = Arc::new(self.base_page(pgno)?.as_ref().clone());
+            let page = PageRef::from(&*self.base_page(pgno)?);
             if top > 0 {
                 self.undo.push((pgno.0, None));
             }
@@ -518,7 +518,7 @@ impl PageWrite for MemWrite {
             self.undo.push((pgno.0, Some(d.page.clone())));
             d.saved_for = top;
         }
-        Ok(Arc::make_mut(&mut d.page).as_mut_slice())
+        Ok(Arc::make_mut(&mut d.page))
     }
     fn append_page(&mut self) -> Result<PageNo> {
         if self.count == u32::MAX - 1 {
@@ -531,7 +531,7 @@ impl PageWrite for MemWrite {
         let prev = self.dirty.insert(
             pgno,
             Dirty {
-                page: Arc::new(vec![0u8; self.shared.page_size]),
+                page: zeroed_page(self.shared.page_size),
                 saved_for: top,
             },
         );
@@ -747,7 +747,7 @@ mod tests {
         let snapshot = |mem: &MemBackend| -> Vec<Vec<u8>> {
             let r = mem.begin_read().unwrap();
             (1..=r.page_count())
-                .map(|n| r.page(PageNo(n)).unwrap().as_ref().clone())
+                .map(|n| r.page(PageNo(n)).unwrap().to_vec())
                 .collect()
         };
         // Page 1's header is the backend's at commit; the model compares bytes past it.
@@ -808,7 +808,7 @@ mod tests {
             assert_eq!(body(&snapshot(&mem)), body(&committed), "round {round}");
             if let (Some(r), Some(before)) = (reader, before) {
                 let seen: Vec<Vec<u8>> = (1..=r.page_count())
-                    .map(|n| r.page(PageNo(n)).unwrap().as_ref().clone())
+                    .map(|n| r.page(PageNo(n)).unwrap().to_vec())
                     .collect();
                 assert_eq!(seen, before, "P1: a reader's snapshot never changes");
             }

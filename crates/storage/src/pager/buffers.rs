@@ -13,10 +13,11 @@
 //! state each thread's list refills from the versions it prunes.
 //!
 //! Invariants:
-//! - U1. A buffer enters a list only when its `Arc` was unique (`Arc::try_unwrap`): no
-//!   one can still read it, so handing it out for writing breaks no snapshot (cache C2).
+//! - U1. A buffer enters a list only when its `Arc` was unique (`Arc::get_mut`): no one
+//!   can still read it, and no one can clone it (the list owns the only `Arc`), so handing
+//!   it out for writing breaks no snapshot (cache C2).
 //! - U2. A list holds at most `SPARE_MAX` buffers (bounded memory per thread), of any
-//!   page size; a take checks the capacity and never hands out a buffer of another size.
+//!   page size; a take checks the length and never hands out a buffer of another size.
 //! - U3. A buffer taken is fully overwritten before anyone reads it (`copy_of` copies a
 //!   whole page into it).
 //! - U4. A commit's frame buffer is kept for the thread's next commit only after the frame
@@ -49,10 +50,10 @@ const SPARE_MAX: usize = 16;
 /// Buffers moved between threads (U5).
 const SHARED_MAX: usize = 64;
 
-static SHARED: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+static SHARED: Mutex<Vec<PageRef>> = Mutex::new(Vec::new());
 
 thread_local! {
-    static SPARE: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
+    static SPARE: RefCell<Vec<PageRef>> = const { RefCell::new(Vec::new()) };
     /// The last commit's frame buffer (U4).
     static FRAME: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
@@ -60,13 +61,13 @@ thread_local! {
 /// A frame buffer kept past this capacity would hold a large commit's memory for good.
 const FRAME_KEEP_MAX_BYTES: usize = 64 << 10;
 
-/// A private copy of `src` in a recycled buffer of its size if this thread has one (U2,
-/// U3), else a fresh allocation.
-pub(super) fn copy_of(src: &[u8]) -> Vec<u8> {
+/// A private copy of `src` (its `Arc` unique) in a recycled buffer of its size if this
+/// thread has one (U2, U3), else a fresh allocation.
+pub(super) fn copy_of(src: &[u8]) -> PageRef {
     let reused = SPARE
         .try_with(|s| {
             let mut s = s.try_borrow_mut().ok()?;
-            if s.last().is_none_or(|b| b.capacity() != src.len()) {
+            if s.last().is_none_or(|b| b.len() != src.len()) {
                 // U5: a batch of buffers of this size from the shared list.
                 let Ok(mut shared) = SHARED.try_lock() else {
                     return None;
@@ -76,36 +77,34 @@ pub(super) fn copy_of(src: &[u8]) -> Vec<u8> {
                 let mut moved = 0;
                 while i > 0 && moved < want {
                     i -= 1;
-                    if shared[i].capacity() == src.len() {
+                    if shared[i].len() == src.len() {
                         s.push(shared.swap_remove(i));
                         moved += 1;
                     }
                 }
             }
             match s.last() {
-                Some(b) if b.capacity() == src.len() => s.pop(),
+                Some(b) if b.len() == src.len() => s.pop(),
                 _ => None,
             }
         })
         .ok()
         .flatten();
-    match reused {
-        Some(mut b) => {
-            b.clear();
-            b.extend_from_slice(src);
-            b
-        }
-        None => src.to_vec(),
+    let Some(mut img) = reused else {
+        return PageRef::from(src);
+    };
+    match Arc::get_mut(&mut img) {
+        Some(buf) => buf.copy_from_slice(src),
+        // U1: a listed buffer is unique; were one not, a fresh copy is still correct.
+        None => return PageRef::from(src),
     }
+    img
 }
 
 /// Drops `img`; if this was its last reference, keeps its buffer for this thread's next
 /// `copy_of` (U1, U2).
-pub(super) fn recycle(img: PageRef) {
-    let Ok(buf) = Arc::try_unwrap(img) else {
-        return;
-    };
-    if buf.capacity() != buf.len() || buf.is_empty() {
+pub(super) fn recycle(mut buf: PageRef) {
+    if Arc::get_mut(&mut buf).is_none() || buf.is_empty() {
         return;
     }
     // A thread being torn down, or both lists full: the buffer is freed as before.
@@ -161,14 +160,14 @@ mod tests {
     const OTHER_SIZE: usize = 1000;
 
     fn listed(size: usize) -> usize {
-        SPARE.with(|s| s.borrow().iter().filter(|b| b.capacity() == size).count())
+        SPARE.with(|s| s.borrow().iter().filter(|b| b.len() == size).count())
     }
 
     #[test]
     fn only_unique_buffers_of_the_right_size_are_reused() {
         // Drain whatever this test thread's list holds.
         SPARE.with(|s| s.borrow_mut().clear());
-        let shared: PageRef = Arc::new(vec![1u8; SIZE]);
+        let shared = PageRef::from(vec![1u8; SIZE]);
         let reader = Arc::clone(&shared);
         recycle(shared);
         // U1: a reader still holds it, so it was not kept.
@@ -178,14 +177,14 @@ mod tests {
         assert_eq!(listed(SIZE), 1);
         // U2: another page size allocates afresh and leaves the buffer listed.
         let other = copy_of(&[9u8; OTHER_SIZE]);
-        assert_eq!(other, vec![9u8; OTHER_SIZE]);
+        assert_eq!(other[..], [9u8; OTHER_SIZE]);
         assert_eq!(listed(SIZE), 1);
         // U3: the reused buffer holds exactly the copied page.
         let copy = copy_of(&[5u8; SIZE]);
-        assert_eq!(copy, vec![5u8; SIZE]);
+        assert_eq!(copy[..], [5u8; SIZE]);
         assert_eq!(listed(SIZE), 0);
         for _ in 0..SPARE_MAX + 5 {
-            recycle(Arc::new(vec![0u8; SIZE]));
+            recycle(PageRef::from(vec![0u8; SIZE]));
             assert!(SPARE.with(|s| s.borrow().len()) <= SPARE_MAX);
         }
         SPARE.with(|s| s.borrow_mut().clear());
@@ -200,9 +199,9 @@ mod tests {
         let given: Vec<usize> = std::thread::spawn(|| {
             (0..=SPARE_MAX)
                 .map(|_| {
-                    let b = vec![7u8; BATCH_SIZE];
+                    let b = PageRef::from(vec![7u8; BATCH_SIZE]);
                     let at = b.as_ptr() as usize;
-                    recycle(Arc::new(b));
+                    recycle(b);
                     at
                 })
                 .collect()
@@ -213,7 +212,7 @@ mod tests {
             .lock()
             .unwrap()
             .iter()
-            .filter(|b| b.capacity() == BATCH_SIZE)
+            .filter(|b| b.len() == BATCH_SIZE)
             .count();
         assert_eq!(moved, SPARE_MAX / 2, "half a list moved at the overflow");
         // A thread with none takes the batch: its copy is in one of them.
@@ -227,7 +226,7 @@ mod tests {
             given.contains(&at),
             "a fresh allocation, not a moved buffer"
         );
-        assert_eq!(copy, vec![3u8; BATCH_SIZE]);
+        assert_eq!(copy[..], [3u8; BATCH_SIZE]);
         assert_eq!(kept, SPARE_MAX / 2 - 1);
     }
 

@@ -252,8 +252,9 @@ impl Entry {
 pub enum Lookup {
     /// The page is cached: the image the snapshot sees (C2).
     Hit(Result<PageRef>),
-    /// It is not: a buffer from an evicted image to read it into, if the shard had one.
-    Miss(Option<Vec<u8>>),
+    /// It is not: a buffer from an evicted image to read it into, if the shard had one
+    /// (its `Arc` unique).
+    Miss(Option<PageRef>),
 }
 
 /// Live snapshots and the latest commit (C8), behind `Cache::registry`.
@@ -299,7 +300,7 @@ struct Shard {
     pages_max: usize,
     /// Buffers of evicted images no one else held, reused by the next read of a page from
     /// the file instead of a freshly zeroed allocation (`Cache::lookup_or_spare`).
-    spare: Vec<Vec<u8>>,
+    spare: Vec<PageRef>,
 }
 
 /// Unreachable while C2/C5/C9 hold; reported rather than guessed at.
@@ -317,7 +318,9 @@ impl Shard {
     }
 
     /// The image snapshot `seq` sees, if the page is cached (C2). A hit only sets the
-    /// entry's reference bit (C13): no tick, no `lru` change.
+    /// entry's reference bit (C13): no tick, no `lru` change. Inlined into the hit path of
+    /// `lookup_or_spare` (it was, until `PageRef` became a wide pointer).
+    #[inline]
     fn lookup(&mut self, pgno: u32, seq: u64) -> Option<Result<PageRef>> {
         let e = self.entries.get_mut(&pgno)?;
         e.referenced = true;
@@ -386,10 +389,9 @@ impl Shard {
             let Some(e) = self.entries.remove(&pgno) else {
                 continue;
             };
-            if self.spare.len() < SPARE_BUFFERS_MAX {
-                if let Ok(buf) = std::sync::Arc::try_unwrap(e.newest.1) {
-                    self.spare.push(buf);
-                }
+            let mut img = e.newest.1;
+            if self.spare.len() < SPARE_BUFFERS_MAX && std::sync::Arc::get_mut(&mut img).is_some() {
+                self.spare.push(img);
             }
         }
         for (tick, pgno) in kept {
@@ -915,10 +917,10 @@ mod tests {
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
     use std::sync::atomic::AtomicBool;
-    use std::sync::{Arc, RwLock};
+    use std::sync::RwLock;
 
     fn img(b: u8) -> PageRef {
-        Arc::new(vec![b; 16])
+        PageRef::from(vec![b; 16])
     }
 
     #[test]
@@ -1157,7 +1159,7 @@ mod tests {
         // Page 2's image was the cache's alone: its buffer comes back for the next miss.
         c.insert_from_file(PageNo(10), 0, img(10)).unwrap();
         match c.lookup_or_spare(PageNo(2), 0) {
-            Lookup::Miss(Some(buf)) => assert_eq!(buf, vec![2; 16]),
+            Lookup::Miss(Some(buf)) => assert_eq!(buf[..], [2; 16]),
             _ => panic!("expected page 2's buffer as a spare"),
         }
         assert!(matches!(
@@ -1254,7 +1256,7 @@ mod tests {
     fn stamp(pgno: u32, seq: u64) -> PageRef {
         let mut v = pgno.to_be_bytes().to_vec();
         v.extend_from_slice(&seq.to_be_bytes());
-        Arc::new(v)
+        PageRef::from(v)
     }
 
     fn stamp_of(img: &[u8]) -> (u32, u64) {

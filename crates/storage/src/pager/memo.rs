@@ -100,7 +100,6 @@ impl Drop for SnapshotMemo {
 mod tests {
     use super::*;
     use std::cell::Cell;
-    use std::sync::Arc;
 
     #[test]
     fn fetches_once_per_page_and_refetches_after_a_collision() {
@@ -108,7 +107,7 @@ mod tests {
         let fetches = Cell::new(0);
         let fetch = |b: u8| {
             fetches.set(fetches.get() + 1);
-            Ok(Arc::new(vec![b; 16]))
+            Ok(PageRef::from(vec![b; 16]))
         };
         assert_eq!(memo.get_or_fetch(1, || fetch(1)).unwrap()[0], 1);
         assert_eq!(memo.get_or_fetch(1, || fetch(9)).unwrap()[0], 1);
@@ -126,7 +125,7 @@ mod tests {
         let fetches = Cell::new(0);
         let fetch = |b: u8| {
             fetches.set(fetches.get() + 1);
-            Ok(Arc::new(vec![b; 16]))
+            Ok(PageRef::from(vec![b; 16]))
         };
         for p in 1..=3u32 {
             memo.get_or_fetch(p, || fetch(p as u8)).unwrap();

@@ -85,7 +85,7 @@ use crate::lockfile::ProcessLock;
 use crate::log;
 use crate::log::format::{apply_runs, FrameBuilder};
 use crate::options::{OpenOptions, Synchronous};
-use crate::pages::{Backend, PageRead, PageRef, PageWrite, ReadView, WriteView};
+use crate::pages::{zeroed_page, Backend, PageRead, PageRef, PageWrite, ReadView, WriteView};
 use crate::vfs::{read_zero_padded, Vfs, VfsFile};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
@@ -651,7 +651,7 @@ fn open_inner(
     let cache = Cache::new(committed_seq, page_count, opts.cache_pages_max);
     for (pgno, img) in redo {
         if pgno <= page_count {
-            cache.insert_recovered(PageNo(pgno), Arc::new(img));
+            cache.insert_recovered(PageNo(pgno), PageRef::from(img));
         }
     }
 
@@ -858,16 +858,15 @@ impl Inner {
 
     /// `read_page` from the cache, or from the file into the cache.
     fn fetch_page(&self, seq: u64, pgno: PageNo) -> Result<PageRef> {
-        let mut buf = match self.cache.lookup_or_spare(pgno, seq) {
+        let mut img = match self.cache.lookup_or_spare(pgno, seq) {
             cache::Lookup::Hit(found) => return found,
             cache::Lookup::Miss(Some(spare)) if spare.len() == self.page_size => spare,
-            cache::Lookup::Miss(_) => vec![0u8; self.page_size],
+            cache::Lookup::Miss(_) => zeroed_page(self.page_size),
         };
-        let got = read_zero_padded(
-            &*self.db,
-            (pgno.0 as u64 - 1) * self.page_size as u64,
-            &mut buf,
-        )?;
+        let Some(buf) = Arc::get_mut(&mut img) else {
+            return Err(StorageError::misuse("a spare page buffer is shared"));
+        };
+        let got = read_zero_padded(&*self.db, (pgno.0 as u64 - 1) * self.page_size as u64, buf)?;
         if got < self.page_size {
             return Err(StorageError::corrupt(
                 pgno,
@@ -876,7 +875,7 @@ impl Inner {
         }
         // C4: re-check under the shard lock — an entry created meanwhile wins over these
         // bytes.
-        self.cache.insert_from_file(pgno, seq, Arc::new(buf))
+        self.cache.insert_from_file(pgno, seq, img)
     }
 
     /// Step 5: asks for a background round (checkpoint.rs) without waiting for it — the
@@ -1158,7 +1157,7 @@ impl FileWriteView {
                         (pgno as u64 - 1) * inner.page_size as u64,
                         &mut buf,
                     )?;
-                    Some(Arc::new(buf))
+                    Some(PageRef::from(buf))
                 } else {
                     None
                 };
@@ -1334,10 +1333,10 @@ impl PageWrite for FileWriteView {
             // buffer this thread recycled if it has one (buffers.rs).
             Some(p) => {
                 if Arc::get_mut(p).is_none() {
-                    *p = Arc::new(buffers::copy_of(p));
+                    *p = buffers::copy_of(p);
                 }
                 match Arc::get_mut(p) {
-                    Some(img) => Ok(img.as_mut_slice()),
+                    Some(img) => Ok(img),
                     None => Err(StorageError::misuse("private page still shared")),
                 }
             }
@@ -1353,7 +1352,7 @@ impl PageWrite for FileWriteView {
             f.borrow_mut().note(pgno);
         }
         self.private
-            .insert(pgno, Arc::new(vec![0u8; self.inner().page_size]));
+            .insert(pgno, zeroed_page(self.inner().page_size));
         self.saved.note(pgno);
         self.page_count = pgno;
         Ok(PageNo(pgno))

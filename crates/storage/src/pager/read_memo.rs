@@ -103,7 +103,7 @@ mod tests {
     use std::sync::Arc;
 
     fn img(b: u8) -> PageRef {
-        Arc::new(vec![b; 16])
+        PageRef::from(vec![b; 16])
     }
 
     #[test]

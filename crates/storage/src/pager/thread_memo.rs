@@ -81,7 +81,7 @@ pub(super) fn get(cache: &Cache, pgno: u32, seq: u64) -> Option<PageRef> {
         slot.referenced = true;
         if !slot.own {
             // H3: reused, so worth a copy of this thread's own.
-            let copy = Arc::new(buffers::copy_of(&slot.img));
+            let copy = buffers::copy_of(&slot.img);
             buffers::recycle(std::mem::replace(&mut slot.img, copy));
             slot.own = true;
         }
@@ -137,7 +137,7 @@ mod tests {
     fn page(kind: u8, b: u8) -> PageRef {
         let mut v = vec![b; 64];
         v[0] = kind;
-        Arc::new(v)
+        PageRef::from(v)
     }
 
     fn interior(b: u8) -> PageRef {
