@@ -53,3 +53,21 @@ fn minus_the_smallest_integer_in_parentheses_is_an_integer() {
          -(09223372036854775808), -(9223372036854775809), 9223372036854775808",
     ]));
 }
+
+#[test]
+fn an_in_list_compares_with_the_left_operands_affinity_only() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a TEXT, b INT, c TEXT COLLATE NOCASE, d)",
+        "INSERT INTO t VALUES ('5', 5, 'x', 'X')",
+        "SELECT 5 IN (a), 5 IN (a, 6), '5' IN (b), '5' IN (b, 7), 5 IN (b), a IN (b), \
+         b IN (a), a IN (b, 1), b IN (a, 1), 5 NOT IN (a), '5' NOT IN (b, 7) FROM t",
+        "SELECT 'X' IN (c), 'X' IN (c, 'y'), d IN (c), d IN (c, 'y'), c IN (d), c IN (d, 'y'), \
+         'X' IN ('x' COLLATE NOCASE), 'X' IN ('x' COLLATE NOCASE, 'y'), \
+         'X' NOT IN ('x' COLLATE NOCASE), d IN ('x' COLLATE NOCASE), \
+         'X' COLLATE BINARY IN ('x' COLLATE NOCASE), c IN ('X' COLLATE BINARY) FROM t",
+        "CREATE INDEX ia ON t(a)",
+        "SELECT count(*) FROM t WHERE a IN (5, 6)",
+        "SELECT count(*) FROM t WHERE 5 IN (a)",
+        "SELECT count(*) FROM t WHERE d IN ('x' COLLATE NOCASE)",
+    ]));
+}

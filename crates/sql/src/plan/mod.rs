@@ -79,7 +79,9 @@ pub enum CExpr {
         not: bool,
         list: Vec<CExpr>,
         coll: Collation,
+        /// The left operand's affinity: the only one a list's comparisons apply.
         eaff: Option<Affinity>,
+        /// The items' own affinities, for the planner's index lookups (`access.rs`).
         laffs: Vec<Option<Affinity>>,
     },
     InSelect {
