@@ -127,6 +127,10 @@ pub struct Binder<'s> {
     /// Recursive CTEs whose step is being bound: (name, working table id, columns).
     recursing: Vec<Recursing>,
     next_working_id: usize,
+    /// FROM subqueries without an alias bound so far: each gets a source name of its own,
+    /// one no SQL text can write (it starts with NUL), so USING and NATURAL joins, which
+    /// name their sides' columns through the sources, tell two of them apart.
+    unnamed_sources: usize,
     /// Set by a simple select with LIMIT just before its core is bound (and taken there), so
     /// the access path may favour an index that yields the ORDER BY order.
     order_limit_hint: bool,
@@ -260,6 +264,7 @@ impl<'s> Binder<'s> {
             hidden_ctes: Vec::new(),
             recursing: Vec::new(),
             next_working_id: 0,
+            unnamed_sources: 0,
             order_limit_hint: false,
             rename_log: None,
         }
