@@ -11,7 +11,7 @@ use super::store::Row;
 use super::Engine;
 use crate::parse::ast::{Expr, Literal, PragmaValue, QualifiedName, UnaryOp};
 use crate::schema::key;
-use crate::value::{Result, SqlError, Value};
+use crate::value::{Affinity, Result, SqlError, Value};
 use std::ops::Bound;
 
 mod integrity;
@@ -769,6 +769,43 @@ pub fn function_rows(
     Ok(rows)
 }
 
+/// A view column's type as SQLite's sqlite3SubqueryColumnTypes gives it: the declared type
+/// of the table column it reads (through subqueries, CTEs and views; "INTEGER" for a rowid)
+/// when that column's affinity is the view column's, else the name of the view column's
+/// affinity ("NUM" for NUMERIC), or "" for none. A table column without a type has no
+/// declared type (columnType gives none), one typed `""` has "" (and NUMERIC affinity).
+fn view_column_type(schema: &crate::schema::Schema, c: &crate::plan::OutCol) -> String {
+    let Some(aff) = c.sub_aff else {
+        return String::new();
+    };
+    let declared = c.origin.as_deref().and_then(|t| {
+        let i = match c.origin_col {
+            None => return Some(("INTEGER".to_string(), Affinity::Integer)),
+            Some(i) => i as usize,
+        };
+        let typed = |col: &crate::schema::Column| {
+            (!col.decl_type.is_empty() || col.affinity != Affinity::Blob)
+                .then(|| (col.decl_type.clone(), col.affinity))
+        };
+        match schema.table(t) {
+            Some(t) => t.columns.get(i).and_then(typed),
+            // The schema table is no entry of the schema (its origin is its name as written).
+            None => crate::schema::schema_table().columns.get(i).and_then(typed),
+        }
+    });
+    match declared {
+        Some((d, daff)) if daff == aff => d,
+        _ => match aff {
+            Affinity::Blob => "BLOB",
+            Affinity::Text => "TEXT",
+            Affinity::Numeric => "NUM",
+            Affinity::Integer => "INT",
+            Affinity::Real => "REAL",
+        }
+        .to_string(),
+    }
+}
+
 /// The pragmas answered from the schema alone (also usable as table-valued functions,
 /// `SELECT * FROM pragma_table_info('t')`): table_info, table_xinfo, index_list, index_info,
 /// foreign_key_list, and the catalogs that need no schema at all (function_list, ...).
@@ -886,7 +923,7 @@ pub fn schema_pragma(
                         let mut r = vec![
                             Value::Integer(i as i64),
                             Value::text(n),
-                            Value::text(""),
+                            Value::text(view_column_type(schema, c)),
                             Value::Integer(0),
                             Value::Null,
                             Value::Integer(0),

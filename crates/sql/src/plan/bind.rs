@@ -64,6 +64,8 @@ pub struct ScopeCol {
     pub is_rowid: bool,
     /// For rowid positions: the real table (rowid is only reachable in tables).
     pub table_name: Option<Rc<str>>,
+    /// With `table_name`, the column's position in that table (None: its rowid).
+    pub table_col: Option<u32>,
 }
 
 #[derive(Default)]
@@ -295,7 +297,7 @@ impl<'s> Binder<'s> {
         let sname = source_key(alias.unwrap_or(&t.name));
         let tname = shared_name(&sname, &t.name);
         f.cols.reserve_exact(t.columns.len() + 1);
-        for c in &t.columns {
+        for (i, c) in t.columns.iter().enumerate() {
             f.cols.push(ScopeCol {
                 name: c.name.clone(),
                 source: sname.clone(),
@@ -305,6 +307,7 @@ impl<'s> Binder<'s> {
                 star_hidden: false,
                 is_rowid: false,
                 table_name: Some(tname.clone()),
+                table_col: Some(i as u32),
             });
         }
         f.cols.push(rowid_scope_col(t, sname.clone(), tname, true));
@@ -331,9 +334,10 @@ impl<'s> Binder<'s> {
                     star_hidden: false,
                     is_rowid: false,
                     table_name: None,
+                    table_col: None,
                 });
             }
-            for c in &t.columns {
+            for (i, c) in t.columns.iter().enumerate() {
                 f.cols.push(ScopeCol {
                     name: c.name.clone(),
                     source: sname.clone(),
@@ -343,6 +347,7 @@ impl<'s> Binder<'s> {
                     star_hidden: false,
                     is_rowid: false,
                     table_name: Some(tname.clone()),
+                    table_col: Some(i as u32),
                 });
             }
             f.cols.push(rowid_scope_col(t, sname.clone(), tname, true));
@@ -931,6 +936,7 @@ impl<'s> Binder<'s> {
                         has_coll: false,
                         explicit_coll: false,
                         origin: None,
+                        origin_col: None,
                     })
                     .collect();
                 let mut keys = Vec::new();
@@ -1155,6 +1161,7 @@ impl<'s> Binder<'s> {
                                 has_coll: b.coll.is_some(),
                                 explicit_coll: b.coll.is_some_and(|c| c.1),
                                 origin: None,
+                                origin_col: None,
                             });
                             continue;
                         }
@@ -1167,6 +1174,7 @@ impl<'s> Binder<'s> {
                             has_coll: true,
                             explicit_coll: false,
                             origin: c.table_name.clone(),
+                            origin_col: c.table_col,
                         });
                     }
                     if !any && only.is_none() {
@@ -1197,13 +1205,23 @@ impl<'s> Binder<'s> {
                             _ => span.clone(),
                         },
                     };
-                    let origin = match &b.col {
-                        Some((0, idx)) => self
+                    // SQLite's columnType, which finds a view column's declared type, reads
+                    // a column reference (not one under COLLATE) and looks into a scalar
+                    // subquery; a compound's is its last arm's, which the plan's columns
+                    // are not, so it has none here.
+                    let (origin, origin_col) = match (&b.col, &b.e) {
+                        (_, _) if matches!(expr, Expr::Collate { .. }) => (None, None),
+                        (Some((0, idx)), _) => self
                             .frames
                             .last()
                             .and_then(|f| f.cols.get(*idx))
-                            .and_then(|c| c.table_name.clone()),
-                        _ => None,
+                            .map_or((None, None), |c| (c.table_name.clone(), c.table_col)),
+                        (None, CExpr::Scalar(sp)) if sp.plan.cores.len() == 1 => sp
+                            .plan
+                            .columns
+                            .first()
+                            .map_or((None, None), |c| (c.origin.clone(), c.origin_col)),
+                        _ => (None, None),
                     };
                     // An expression's collation may come from a COLLATE inside it.
                     let (coll, explicit_coll) =
@@ -1220,6 +1238,7 @@ impl<'s> Binder<'s> {
                         has_coll: coll.is_some(),
                         explicit_coll,
                         origin,
+                        origin_col,
                     });
                     outputs.push(b.e);
                 }
@@ -1464,6 +1483,7 @@ fn out_cols_to_scope(cols: &[OutCol], sname: &Rc<str>) -> Vec<ScopeCol> {
             star_hidden: false,
             is_rowid: false,
             table_name: c.origin.clone(),
+            table_col: c.origin_col,
         })
         .collect()
 }
@@ -1498,6 +1518,7 @@ fn sub_cols(sub: &SubPlan, sname: &Rc<str>, names: &[String]) -> Vec<ScopeCol> {
             star_hidden: false,
             is_rowid: false,
             table_name: c.origin.clone(),
+            table_col: c.origin_col,
         })
         .collect()
 }
@@ -1609,6 +1630,7 @@ fn rowid_scope_col(t: &Table, source: Rc<str>, table_name: Rc<str>, hidden: bool
             star_hidden: false,
             is_rowid: true,
             table_name: Some(table_name),
+            table_col: None,
         };
     }
     ScopeCol {
@@ -1620,6 +1642,7 @@ fn rowid_scope_col(t: &Table, source: Rc<str>, table_name: Rc<str>, hidden: bool
         star_hidden: false,
         is_rowid: true,
         table_name: Some(table_name),
+        table_col: None,
     }
 }
 

@@ -318,6 +318,9 @@ pub struct OutCol {
     /// The table of a plain table column (what a FROM-subquery's scope column records as
     /// its table), shared with the scope it came from.
     pub origin: Option<std::rc::Rc<str>>,
+    /// With `origin`, the column's position in that table (None: its rowid), from which
+    /// PRAGMA table_info of a view reads the declared type (sqlite3SubqueryColumnTypes).
+    pub origin_col: Option<u32>,
 }
 
 /// Sort key: position in the output row.

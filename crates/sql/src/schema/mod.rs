@@ -732,9 +732,15 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
             return Err(SqlError::msg(format!("duplicate column name: {}", d.name)));
         }
         let decl_type = declared_type(d.type_name.as_deref().unwrap_or_default());
+        let affinity = match d.type_name.as_deref() {
+            // A type written as an empty quoted name (`""`) names no affinity's keyword:
+            // NUMERIC, as sqlite3AffinityType gives it; only a column without a type is BLOB.
+            Some(w) if !w.is_empty() && decl_type.is_empty() => Affinity::Numeric,
+            _ => affinity_of_type_name(&decl_type),
+        };
         let mut col = Column {
             name: d.name.clone(),
-            affinity: affinity_of_type_name(&decl_type),
+            affinity,
             decl_type,
             not_null: None,
             default: None,

@@ -212,7 +212,7 @@ impl<'s> Binder<'s> {
                 {
                     let tname = super::shared_name(&sname, &tab.name);
                     let mut cols: Vec<ScopeCol> = Vec::with_capacity(tab.columns.len() + 1);
-                    cols.extend(tab.columns.iter().map(|c| ScopeCol {
+                    cols.extend(tab.columns.iter().enumerate().map(|(i, c)| ScopeCol {
                         name: c.name.clone(),
                         source: sname.clone(),
                         aff: Some(c.affinity),
@@ -221,6 +221,7 @@ impl<'s> Binder<'s> {
                         star_hidden: false,
                         is_rowid: false,
                         table_name: Some(tname.clone()),
+                        table_col: Some(i as u32),
                     }));
                     cols.push(rowid_scope_col(&tab, sname.clone(), tname, false));
                     if let Some(log) = &mut self.rename_log {
@@ -287,7 +288,8 @@ impl<'s> Binder<'s> {
                     let mut cols: Vec<ScopeCol> = st
                         .columns
                         .iter()
-                        .map(|c| ScopeCol {
+                        .enumerate()
+                        .map(|(i, c)| ScopeCol {
                             name: c.name.clone(),
                             source: sname.clone(),
                             aff: Some(c.affinity),
@@ -296,6 +298,7 @@ impl<'s> Binder<'s> {
                             star_hidden: false,
                             is_rowid: false,
                             table_name: Some(tname.clone()),
+                            table_col: Some(i as u32),
                         })
                         .collect();
                     cols.push(ScopeCol {
@@ -307,6 +310,7 @@ impl<'s> Binder<'s> {
                         star_hidden: false,
                         is_rowid: true,
                         table_name: Some(tname.clone()),
+                        table_col: None,
                     });
                     let attached = name
                         .schema
@@ -376,6 +380,7 @@ impl<'s> Binder<'s> {
                         star_hidden: i >= crate::func::json_table::HIDDEN_FROM,
                         is_rowid: false,
                         table_name: None,
+                        table_col: None,
                     })
                     .collect();
                 let kind = SourceKind::JsonFn {
@@ -443,6 +448,7 @@ impl<'s> Binder<'s> {
                         star_hidden,
                         is_rowid: false,
                         table_name: None,
+                        table_col: None,
                     })
                     .collect();
                 (kind, sname, cols)
