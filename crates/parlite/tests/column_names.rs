@@ -57,3 +57,19 @@ fn repeated_subquery_column_names_match_sqlite() {
         "SELECT * FROM t, (SELECT a FROM t) AS s",
     ]));
 }
+
+#[test]
+fn unaliased_subqueries_join_using_and_naturally() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "SELECT * FROM (SELECT 1 AS x) NATURAL JOIN (SELECT 1 AS x)",
+        "SELECT * FROM (SELECT 1 AS x) NATURAL JOIN (SELECT 1 AS x) \
+         NATURAL JOIN (SELECT 1 AS x, 2 AS y)",
+        "SELECT * FROM (SELECT 1 AS x) JOIN (SELECT 1 AS x) USING (x) \
+         JOIN (SELECT 1 AS x, 2 AS y) USING (x)",
+        "SELECT x, y FROM (SELECT 1 AS x) LEFT JOIN (SELECT 2 AS x, 3 AS y) USING (x)",
+        "SELECT * FROM (SELECT 1 AS x) FULL JOIN (SELECT 2 AS x) USING (x) ORDER BY 1",
+        "SELECT * FROM (SELECT 1 AS x) AS s NATURAL JOIN (SELECT 1 AS x)",
+        "SELECT x FROM (SELECT 1 AS x), (SELECT 2 AS x)",
+        "SELECT * FROM (SELECT 1 AS x), (SELECT 2 AS x) WHERE x = 1",
+    ]));
+}

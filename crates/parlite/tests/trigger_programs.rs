@@ -1,6 +1,7 @@
 //! Trigger programs against SQLite: the narrower grammar of their statements (parse.y
 //! `trigger_cmd`), the database that qualifies the tables they name, and RETURNING on a
-//! view written through INSTEAD OF triggers; RETURNING's own name resolution.
+//! view written through INSTEAD OF triggers; RETURNING's own name resolution; the order a
+//! table's triggers fire in.
 
 mod common;
 
@@ -112,5 +113,30 @@ fn returning_names_the_table_not_its_alias() {
         "UPDATE t SET b = u.x FROM u WHERE u.x = t.a RETURNING b, (SELECT count(*) FROM u)",
         "INSERT INTO t AS q VALUES (1, 9) ON CONFLICT DO NOTHING RETURNING t.a, q.a",
         "SELECT * FROM t ORDER BY rowid",
+    ]));
+}
+
+#[test]
+fn a_tables_triggers_fire_newest_first_temp_ones_before() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a, b, c)",
+        "CREATE TABLE log(x)",
+        "CREATE TRIGGER z1 AFTER INSERT ON t BEGIN INSERT INTO log VALUES ('z1'); END",
+        "CREATE TRIGGER a1 AFTER INSERT ON t BEGIN INSERT INTO log VALUES ('a1'); END",
+        "CREATE TEMP TRIGGER m1 AFTER INSERT ON t BEGIN INSERT INTO log VALUES ('m1'); END",
+        "CREATE TRIGGER b1 BEFORE INSERT ON t BEGIN INSERT INTO log VALUES ('b1'); END",
+        "CREATE TRIGGER b0 BEFORE INSERT ON t BEGIN INSERT INTO log VALUES ('b0'); END",
+        "INSERT INTO t VALUES (1, 2, 3)",
+        "DROP TRIGGER a1",
+        "CREATE TRIGGER a1 AFTER INSERT ON t BEGIN INSERT INTO log VALUES ('a1 again'); END",
+        "INSERT INTO t VALUES (4, 5, 6)",
+        "CREATE TRIGGER au AFTER UPDATE ON t BEGIN INSERT INTO log VALUES ('au'); END",
+        "CREATE TRIGGER uc AFTER UPDATE OF c ON t BEGIN INSERT INTO log VALUES ('uc'); END",
+        "CREATE TRIGGER au2 AFTER UPDATE ON t BEGIN INSERT INTO log VALUES ('au2'); END",
+        "UPDATE t SET c = 0 WHERE a = 1",
+        "CREATE TRIGGER d2 AFTER DELETE ON t BEGIN INSERT INTO log VALUES ('d2'); END",
+        "CREATE TRIGGER d1 AFTER DELETE ON t BEGIN INSERT INTO log VALUES ('d1'); END",
+        "DELETE FROM t WHERE a = 4",
+        "SELECT * FROM log ORDER BY rowid",
     ]));
 }

@@ -302,7 +302,7 @@ impl Engine<'_> {
                         name = format!("{}:{n}", col.name);
                     }
                     seen.push(name.clone());
-                    let ty = match col.aff {
+                    let ty = match col.sub_aff {
                         Some(Affinity::Text) => "TEXT",
                         Some(Affinity::Numeric) => "NUM",
                         Some(Affinity::Integer) => "INT",

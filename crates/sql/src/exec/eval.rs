@@ -340,7 +340,7 @@ impl<'a> Exec<'a> {
                 list,
                 coll,
                 eaff,
-                laffs,
+                ..
             } => {
                 let v = self.eval(e, f)?;
                 if list.is_empty() {
@@ -351,21 +351,11 @@ impl<'a> Exec<'a> {
                 }
                 let mut saw_null = false;
                 let mut found = false;
-                for (i, item) in list.iter().enumerate() {
+                for item in list {
                     let iv = self.eval(item, f)?;
-                    // SQLite applies the left operand's affinity when it has one.
-                    let aff = if eaff.is_some() {
-                        *eaff
-                    } else {
-                        laffs.get(i).copied().flatten()
-                    };
-                    match value::compare_op(
-                        &v,
-                        *eaff,
-                        &iv,
-                        if eaff.is_some() { None } else { aff },
-                        *coll,
-                    ) {
+                    // Only the left operand's affinity applies (exprINAffinity for a list):
+                    // `5 IN (a)` with a TEXT column `a` holding '5' is false.
+                    match value::compare_op(&v, *eaff, &iv, None, *coll) {
                         None => saw_null = true,
                         Some(Ordering::Equal) => {
                             found = true;

@@ -1463,14 +1463,7 @@ impl<'a> Parser<'a> {
         self.expect_kw("UPDATE")?;
         let or_conflict = self.opt_or_conflict()?;
         let (table, _) = self.qualified_name()?;
-        let alias = if self.in_trigger {
-            None
-        } else if self.eat_kw("AS") {
-            // Only with AS (parse.y `xfullname`): `UPDATE t x SET` is a syntax error.
-            Some(self.name()?)
-        } else {
-            None
-        };
+        let alias = self.dml_alias()?;
         let indexed = self.opt_indexed()?;
         self.expect_kw("SET")?;
         let sets = self.assignments()?;
@@ -1484,15 +1477,7 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        let (returning, order_by, limit) = if self.in_trigger {
-            (Vec::new(), Vec::new(), None)
-        } else {
-            (
-                self.opt_returning()?,
-                self.opt_order_by()?,
-                self.opt_limit()?,
-            )
-        };
+        let (returning, order_by, limit) = self.dml_tail()?;
         Ok(Update {
             with,
             or_conflict,
@@ -1508,33 +1493,41 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// An UPDATE/DELETE target's alias: only with AS (parse.y `xfullname`: `UPDATE t x SET`
+    /// is a syntax error), and none in a trigger.
+    fn dml_alias(&mut self) -> PResult<Option<String>> {
+        if !self.in_trigger && self.eat_kw("AS") {
+            Ok(Some(self.name()?))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// An UPDATE/DELETE's RETURNING, ORDER BY and LIMIT (none in a trigger, whose grammar
+    /// ends the statement before them).
+    fn dml_tail(&mut self) -> PResult<(Vec<ResultColumn>, Vec<OrderingTerm>, Option<Limit>)> {
+        if self.in_trigger {
+            return Ok((Vec::new(), Vec::new(), None));
+        }
+        Ok((
+            self.opt_returning()?,
+            self.opt_order_by()?,
+            self.opt_limit()?,
+        ))
+    }
+
     fn delete(&mut self, with: Option<With>) -> PResult<Delete> {
         self.expect_kw("DELETE")?;
         self.expect_kw("FROM")?;
         let (table, _) = self.qualified_name()?;
-        let alias = if self.in_trigger {
-            None
-        } else if self.eat_kw("AS") {
-            // Only with AS (parse.y `xfullname`): `UPDATE t x SET` is a syntax error.
-            Some(self.name()?)
-        } else {
-            None
-        };
+        let alias = self.dml_alias()?;
         let indexed = self.opt_indexed()?;
         let where_ = if self.eat_kw("WHERE") {
             Some(self.expr()?)
         } else {
             None
         };
-        let (returning, order_by, limit) = if self.in_trigger {
-            (Vec::new(), Vec::new(), None)
-        } else {
-            (
-                self.opt_returning()?,
-                self.opt_order_by()?,
-                self.opt_limit()?,
-            )
-        };
+        let (returning, order_by, limit) = self.dml_tail()?;
         Ok(Delete {
             with,
             table,

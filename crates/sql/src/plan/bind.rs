@@ -127,6 +127,10 @@ pub struct Binder<'s> {
     /// Recursive CTEs whose step is being bound: (name, working table id, columns).
     recursing: Vec<Recursing>,
     next_working_id: usize,
+    /// FROM subqueries without an alias bound so far: each gets a source name of its own,
+    /// one no SQL text can write (it starts with NUL), so USING and NATURAL joins, which
+    /// name their sides' columns through the sources, tell two of them apart.
+    unnamed_sources: usize,
     /// Set by a simple select with LIMIT just before its core is bound (and taken there), so
     /// the access path may favour an index that yields the ORDER BY order.
     order_limit_hint: bool,
@@ -260,6 +264,7 @@ impl<'s> Binder<'s> {
             hidden_ctes: Vec::new(),
             recursing: Vec::new(),
             next_working_id: 0,
+            unnamed_sources: 0,
             order_limit_hint: false,
             rename_log: None,
         }
@@ -718,6 +723,9 @@ impl<'s> Binder<'s> {
             // The later arms' result columns: an ORDER BY term that matches none of the
             // first arm's is looked for in them, left to right (resolveCompoundOrderBy).
             let mut later_exprs: Vec<Vec<(Option<String>, Option<Expr>)>> = Vec::new();
+            // Per arm, each column's affinity and the kinds of value it may hold
+            // (`compound_sub_aff`).
+            let mut arms: Vec<Vec<(Option<Affinity>, u8)>> = Vec::new();
             for (i, c) in all.iter().enumerate() {
                 if i > 0 {
                     if let SelectCore::Select(sc) = c {
@@ -746,6 +754,12 @@ impl<'s> Binder<'s> {
                     self.frames.push(f);
                 }
                 let (core, cols, _) = r?;
+                arms.push(
+                    cols.iter()
+                        .zip(&core.outputs)
+                        .map(|(c, e)| (c.aff, data_type(e, c.aff)))
+                        .collect(),
+                );
                 if i == 0 {
                     columns = cols;
                     if let SelectCore::Select(sc) = c {
@@ -771,6 +785,12 @@ impl<'s> Binder<'s> {
                     }
                 }
                 cores.push(core);
+            }
+            for (ci, c) in columns.iter_mut().enumerate() {
+                let col: Vec<(Option<Affinity>, u8)> =
+                    arms.iter().filter_map(|a| a.get(ci).copied()).collect();
+                c.aff = col.last().and_then(|x| x.0);
+                c.sub_aff = compound_sub_aff(&col);
             }
             ops = s.body.compounds.iter().map(|(op, _)| *op).collect();
             for (ti, term) in s.order_by.iter().enumerate() {
@@ -906,6 +926,7 @@ impl<'s> Binder<'s> {
                     .map(|i| OutCol {
                         name: format!("column{}", i + 1),
                         aff: None,
+                        sub_aff: None,
                         coll: Collation::Binary,
                         has_coll: false,
                         explicit_coll: false,
@@ -1129,6 +1150,7 @@ impl<'s> Binder<'s> {
                             columns.push(OutCol {
                                 name,
                                 aff: b.aff,
+                                sub_aff: b.aff,
                                 coll: b.coll.map_or(Collation::Binary, |c| c.0),
                                 has_coll: b.coll.is_some(),
                                 explicit_coll: b.coll.is_some_and(|c| c.1),
@@ -1140,6 +1162,7 @@ impl<'s> Binder<'s> {
                         columns.push(OutCol {
                             name: c.name.clone(),
                             aff: c.aff,
+                            sub_aff: c.aff,
                             coll: c.coll,
                             has_coll: true,
                             explicit_coll: false,
@@ -1192,6 +1215,7 @@ impl<'s> Binder<'s> {
                     columns.push(OutCol {
                         name,
                         aff: b.aff,
+                        sub_aff: b.aff,
                         coll: coll.unwrap_or_default(),
                         has_coll: coll.is_some(),
                         explicit_coll,
@@ -1434,7 +1458,7 @@ fn out_cols_to_scope(cols: &[OutCol], sname: &Rc<str>) -> Vec<ScopeCol> {
         .map(|c| ScopeCol {
             name: c.name.clone(),
             source: sname.clone(),
-            aff: c.aff,
+            aff: c.sub_aff,
             coll: c.coll,
             using_hidden: false,
             star_hidden: false,
@@ -1468,7 +1492,7 @@ fn sub_cols(sub: &SubPlan, sname: &Rc<str>, names: &[String]) -> Vec<ScopeCol> {
         .map(|(i, c)| ScopeCol {
             name: names.get(i).cloned().unwrap_or_else(|| c.name.clone()),
             source: sname.clone(),
-            aff: c.aff,
+            aff: c.sub_aff,
             coll: c.coll,
             using_hidden: false,
             star_hidden: false,
@@ -1596,5 +1620,56 @@ fn rowid_scope_col(t: &Table, source: Rc<str>, table_name: Rc<str>, hidden: bool
         star_hidden: false,
         is_rowid: true,
         table_name: Some(table_name),
+    }
+}
+
+/// The kinds of value an output expression may hold (sqlite3ExprDataType): 0x01 numeric,
+/// 0x02 text, 0x04 blob; `aff` is the output's affinity.
+fn data_type(e: &CExpr, aff: Option<Affinity>) -> u8 {
+    let by_affinity = || match aff {
+        Some(Affinity::Numeric | Affinity::Integer | Affinity::Real) => 0x05,
+        Some(Affinity::Text) => 0x06,
+        _ => 0x07,
+    };
+    match e {
+        CExpr::Lit(Value::Null) => 0,
+        CExpr::Lit(Value::Text(_)) => 0x02,
+        CExpr::Lit(Value::Blob(_)) => 0x04,
+        CExpr::Lit(_) => 0x01,
+        CExpr::Unary(UnaryOp::Plus, x) => data_type(x, aff),
+        CExpr::Binary {
+            op: BinaryOp::Concat,
+            ..
+        } => 0x06,
+        CExpr::Param(_) | CExpr::Func { .. } | CExpr::Agg(_) | CExpr::Win(_) => 0x07,
+        CExpr::Case { whens, else_, .. } => {
+            let thens = whens.iter().map(|(_, t)| data_type(t, None));
+            thens
+                .chain(else_.iter().map(|x| data_type(x, None)))
+                .fold(0, |m, d| m | d)
+        }
+        CExpr::Col { .. } | CExpr::Scalar(_) | CExpr::Cast { .. } | CExpr::Field { .. } => {
+            by_affinity()
+        }
+        _ => 0x01,
+    }
+}
+
+/// A compound's column affinity as a subquery's (sqlite3SubqueryColumnTypes): the first
+/// arm's that has one; when that is TEXT and a later arm may hold numbers, or numeric and a
+/// later arm may hold text, BLOB (no conversion).
+fn compound_sub_aff(arms: &[(Option<Affinity>, u8)]) -> Option<Affinity> {
+    let at = arms.iter().position(|a| a.0.is_some())?;
+    let aff = arms[at].0;
+    let later = arms[..at]
+        .iter()
+        .chain(&arms[at + 1..])
+        .fold(0, |m, a| m | a.1);
+    match aff {
+        Some(Affinity::Text) if later & 0x01 != 0 => Some(Affinity::Blob),
+        Some(Affinity::Numeric | Affinity::Integer | Affinity::Real) if later & 0x02 != 0 => {
+            Some(Affinity::Blob)
+        }
+        a => a,
     }
 }

@@ -79,7 +79,9 @@ pub enum CExpr {
         not: bool,
         list: Vec<CExpr>,
         coll: Collation,
+        /// The left operand's affinity: the only one a list's comparisons apply.
         eaff: Option<Affinity>,
+        /// The items' own affinities, for the planner's index lookups (`access.rs`).
         laffs: Vec<Option<Affinity>>,
     },
     InSelect {
@@ -296,7 +298,14 @@ pub struct SubPlan {
 #[derive(Debug, Clone)]
 pub struct OutCol {
     pub name: String,
+    /// The affinity the column compares with as an expression: a compound's is its last
+    /// arm's (SQLite's Select is the rightmost arm: `x IN (SELECT ...)`, a scalar
+    /// subquery).
     pub aff: Option<Affinity>,
+    /// The affinity of the column as a FROM subquery's, view's or CTE's column, and of
+    /// CREATE TABLE AS's: `aff`, except for a compound (sqlite3SubqueryColumnTypes: the
+    /// first arm with one, made BLOB when other arms' values may be of another kind).
+    pub sub_aff: Option<Affinity>,
     pub coll: Collation,
     /// Whether the column has a collation of its own (a column reference or COLLATE), as
     /// opposed to BINARY for want of one (a literal, a function): a compound takes each

@@ -279,6 +279,9 @@ pub struct Trigger {
     pub table: String,
     pub def: CreateTrigger,
     pub sql: String,
+    /// Its place among its schema's rows (their rowid order): SQLite fires a table's
+    /// triggers newest first, TEMP ones before the others (sqlite3TriggerList).
+    pub seq: usize,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -508,7 +511,7 @@ impl Schema {
             .filter(|t| t.table.eq_ignore_ascii_case(table))
             .cloned()
             .collect();
-        v.sort_by(|a, b| a.name.cmp(&b.name));
+        v.sort_by(|a, b| b.seq.cmp(&a.seq));
         v
     }
 
@@ -599,7 +602,7 @@ impl Schema {
                 }
             }
         }
-        for (ty, _name, _tbl, root, sql) in rows {
+        for (seq, (ty, _name, _tbl, root, sql)) in rows.iter().enumerate() {
             let Some(sql) = sql else { continue };
             match ty.as_str() {
                 "index" => {
@@ -639,6 +642,7 @@ impl Schema {
                             table: ct.table.clone(),
                             sql: sql.clone(),
                             def: *ct,
+                            seq,
                         };
                         s.triggers.insert(key(&t.name), Arc::new(t));
                     }
@@ -665,7 +669,9 @@ impl Schema {
         // stores `CREATE TRIGGER` there for `CREATE TEMP TRIGGER`).
         self.triggers
             .extend(temp.triggers.into_iter().map(|(k, mut t)| {
-                Arc::make_mut(&mut t).def.temp = true;
+                let t2 = Arc::make_mut(&mut t);
+                t2.def.temp = true;
+                t2.seq += usize::MAX / 2;
                 (k, t)
             }));
         self.views.extend(temp.views);

@@ -504,14 +504,42 @@ impl Engine<'_> {
             unchanged: Vec::new(),
             checks_skipped: Vec::new(),
         };
-        // DO UPDATE is an UPDATE of the existing row (sqlite3UpsertDoUpdate).
+        // DO UPDATE is an UPDATE of the existing row (sqlite3UpsertDoUpdate): its BEFORE
+        // and AFTER UPDATE triggers fire (UPDATE OF the assigned columns) and its foreign
+        // keys are checked and acted on as an UPDATE's.
         plain.skip_unchanged(sets.iter().map(|(c, _)| Some(*c)));
-        match existing {
-            Existing::Rowid(rowid) => self.write_row(&plain, Some(rowid), vals, None, None),
-            Existing::Row(row) => {
-                self.write_row_wr(&plain, Some(&row[..t.columns.len()]), vals, None)
+        let event = TriggerEvent::Update(
+            sets.iter()
+                .map(|(c, _)| t.columns[*c].name.clone())
+                .collect(),
+        );
+        let before = self.table_triggers(t, TriggerTime::Before, &event);
+        let after = self.table_triggers(t, TriggerTime::After, &event);
+        if !before.is_empty() {
+            let mut newrow = vals.clone();
+            newrow.push(match &existing {
+                Existing::Rowid(rowid) => Value::Integer(*rowid),
+                Existing::Row(_) => Value::Null,
+            });
+            self.exec()
+                .compute_generated(t, &w.generated, &mut newrow, false)?;
+            if !self.fire(&before, Some(&old), Some(&newrow))? {
+                return Ok(Written::Ignored);
             }
         }
+        let written = match existing {
+            Existing::Rowid(rowid) => self.write_row(&plain, Some(rowid), vals, None, None)?,
+            Existing::Row(row) => {
+                self.write_row_wr(&plain, Some(&row[..t.columns.len()]), vals, None)?
+            }
+        };
+        self.fk_after_write(t, &written, Some(&old))?;
+        if matches!(written, Written::Row(_) | Written::Keyed(_)) && !after.is_empty() {
+            if let Some(newrow) = self.written_row(t, &written)? {
+                self.fire(&after, Some(&old), Some(&newrow))?;
+            }
+        }
+        Ok(written)
     }
 
     /// Binds RETURNING expressions against the table row (columns, then rowid). The

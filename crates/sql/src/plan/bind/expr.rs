@@ -283,12 +283,22 @@ impl<'s> Binder<'s> {
                 let eb = self.expr(expr)?;
                 let mut items = Vec::new();
                 let mut affs = Vec::new();
+                let mut single_explicit = None;
                 for x in list {
                     let b = self.expr(x)?;
+                    // `x IN (c)` with one constant c is SQLite's `x = +c` (parse.y), where
+                    // an explicit COLLATE on c counts as on either side of `=`.
+                    if list.len() == 1 && parsed_constant(x) {
+                        single_explicit = explicit(&[&b]);
+                    }
                     affs.push(b.aff);
                     items.push(b.e);
                 }
-                let coll = eb.coll.map(|c| c.0).unwrap_or_default();
+                let coll = explicit(&[&eb])
+                    .or(single_explicit)
+                    .or(eb.coll)
+                    .map(|c| c.0)
+                    .unwrap_or_default();
                 Ok(Bound::plain(CExpr::InList {
                     e: Box::new(eb.e),
                     not: *not,
@@ -961,30 +971,6 @@ impl<'s> Binder<'s> {
     /// a function call or a subquery is not), else NULL, which fails when the statement
     /// runs ("frame starting offset must be ...").
     fn frame_offset(&mut self, e: &Expr) -> Result<CExpr> {
-        fn parsed_constant(e: &Expr) -> bool {
-            match e {
-                Expr::Literal(_) | Expr::Param { .. } => true,
-                Expr::Unary(_, x) | Expr::Cast { expr: x, .. } | Expr::Collate { expr: x, .. } => {
-                    parsed_constant(x)
-                }
-                Expr::IsNull { expr, .. } => parsed_constant(expr),
-                Expr::Binary(l, _, r) => parsed_constant(l) && parsed_constant(r),
-                Expr::Between {
-                    expr, low, high, ..
-                } => parsed_constant(expr) && parsed_constant(low) && parsed_constant(high),
-                Expr::InList { expr, list, .. } => {
-                    parsed_constant(expr) && list.iter().all(parsed_constant)
-                }
-                Expr::Case { base, whens, else_ } => {
-                    base.as_deref().is_none_or(parsed_constant)
-                        && whens
-                            .iter()
-                            .all(|(w, t)| parsed_constant(w) && parsed_constant(t))
-                        && else_.as_deref().is_none_or(parsed_constant)
-                }
-                _ => false,
-            }
-        }
         if parsed_constant(e) {
             Ok(self.expr(e)?.e)
         } else {
@@ -1165,4 +1151,32 @@ fn explicit(operands: &[&Bound]) -> Option<(Collation, bool)> {
 fn is_true_false_keyword(e: &Expr) -> bool {
     matches!(e, Expr::Column { schema: None, table: None, name, dq: false }
         if name.eq_ignore_ascii_case("true") || name.eq_ignore_ascii_case("false"))
+}
+
+/// Constant as SQLite's parser sees it (sqlite3ExprIsConstant before names resolve):
+/// literals, parameters and operators over them; a column, a function call or a subquery
+/// is not.
+fn parsed_constant(e: &Expr) -> bool {
+    match e {
+        Expr::Literal(_) | Expr::Param { .. } => true,
+        Expr::Unary(_, x) | Expr::Cast { expr: x, .. } | Expr::Collate { expr: x, .. } => {
+            parsed_constant(x)
+        }
+        Expr::IsNull { expr, .. } => parsed_constant(expr),
+        Expr::Binary(l, _, r) => parsed_constant(l) && parsed_constant(r),
+        Expr::Between {
+            expr, low, high, ..
+        } => parsed_constant(expr) && parsed_constant(low) && parsed_constant(high),
+        Expr::InList { expr, list, .. } => {
+            parsed_constant(expr) && list.iter().all(parsed_constant)
+        }
+        Expr::Case { base, whens, else_ } => {
+            base.as_deref().is_none_or(parsed_constant)
+                && whens
+                    .iter()
+                    .all(|(w, t)| parsed_constant(w) && parsed_constant(t))
+                && else_.as_deref().is_none_or(parsed_constant)
+        }
+        _ => false,
+    }
 }

@@ -343,7 +343,13 @@ impl<'s> Binder<'s> {
             }
             TableOrSubquery::Subquery { select, alias } => {
                 let sub = self.detached_subplan(select, true)?;
-                let sname: Rc<str> = key(alias.as_deref().unwrap_or("")).into();
+                let sname: Rc<str> = match alias {
+                    Some(a) => key(a).into(),
+                    None => {
+                        self.unnamed_sources += 1;
+                        format!("\0{}", self.unnamed_sources).into()
+                    }
+                };
                 let cols = sub_cols(&sub, &sname, &[]);
                 (SourceKind::Subquery(Rc::new(sub)), sname, cols)
             }
