@@ -460,7 +460,7 @@ impl Engine<'_> {
         let mut keys = Vec::with_capacity(rows.len());
         for full in rows {
             if let Some(p) = pred {
-                if !exec.is_true(p, &Frame::new(&full, None))? {
+                if !exec.index_where_is_true(p, &Frame::new(&full, None))? {
                     continue;
                 }
             }
@@ -517,7 +517,7 @@ impl Engine<'_> {
             let mut full = expand_row(t, rowid, vals, defaults);
             exec.compute_generated(t, &gen, &mut full, true)?;
             if let Some(p) = pred {
-                if !exec.is_true(p, &Frame::new(&full, None))? {
+                if !exec.index_where_is_true(p, &Frame::new(&full, None))? {
                     continue;
                 }
             }

@@ -316,7 +316,7 @@ impl Engine<'_> {
             }
             if let Some(p) = pred {
                 let row = Self::with_rowid(vals, rowid);
-                if !exec.is_true(p, &Frame::new(&row, None))? {
+                if !exec.index_where_is_true(p, &Frame::new(&row, None))? {
                     continue;
                 }
             }
@@ -459,7 +459,7 @@ impl Engine<'_> {
                 if w.checks_skipped.get(k).copied().unwrap_or(false) {
                     continue;
                 }
-                let v = exec.eval(e, &fr)?;
+                let v = exec.eval_pure("a CHECK constraint", e, &fr)?;
                 if crate::value::truth(&v) == Some(false) {
                     if conflict == Some(ConflictAction::Ignore) {
                         return Ok(false);
@@ -693,7 +693,7 @@ impl Engine<'_> {
             }
             if let Some(p) = pred {
                 let row = Self::with_rowid(&vals, rowid);
-                if !exec.is_true(p, &Frame::new(&row, None))? {
+                if !exec.index_where_is_true(p, &Frame::new(&row, None))? {
                     continue;
                 }
             }
@@ -707,7 +707,8 @@ impl Engine<'_> {
                 let mut ok = Self::index_key(&exec, ix, exprs, ov, rowid)?;
                 ok.pop();
                 let old_in = match pred {
-                    Some(p) => exec.is_true(p, &Frame::new(&Self::with_rowid(ov, rowid), None))?,
+                    Some(p) => exec
+                        .index_where_is_true(p, &Frame::new(&Self::with_rowid(ov, rowid), None))?,
                     None => true,
                 };
                 if old_in && same_values(&ok, &k) {
@@ -775,7 +776,10 @@ impl Engine<'_> {
         if deferred_unique {
             for (ix, order, pred, exprs) in w.indexes.iter().filter(|(ix, ..)| ix.unique) {
                 if let Some(p) = pred {
-                    if !exec.is_true(p, &Frame::new(&Self::with_rowid(&vals, rowid), None))? {
+                    if !exec.index_where_is_true(
+                        p,
+                        &Frame::new(&Self::with_rowid(&vals, rowid), None),
+                    )? {
                         continue;
                     }
                 }
@@ -800,13 +804,16 @@ impl Engine<'_> {
                 continue;
             }
             let new_in = match pred {
-                Some(p) => exec.is_true(p, &Frame::new(&Self::with_rowid(&vals, rowid), None))?,
+                Some(p) => {
+                    exec.index_where_is_true(p, &Frame::new(&Self::with_rowid(&vals, rowid), None))?
+                }
                 None => true,
             };
             let new_key = Self::index_key(&exec, ix, exprs, &vals, rowid)?;
             if let Some(ov) = &old_vals {
                 let old_in = match pred {
-                    Some(p) => exec.is_true(p, &Frame::new(&Self::with_rowid(ov, rowid), None))?,
+                    Some(p) => exec
+                        .index_where_is_true(p, &Frame::new(&Self::with_rowid(ov, rowid), None))?,
                     None => true,
                 };
                 let old_key = Self::index_key(&exec, ix, exprs, ov, rowid)?;
@@ -843,7 +850,7 @@ impl Engine<'_> {
         let vals = &stored[..w.t.columns.len()];
         for (ix, order, pred, exprs) in &w.indexes {
             if let Some(p) = pred {
-                if !exec.is_true(p, &Frame::new(&stored, None))? {
+                if !exec.index_where_is_true(p, &Frame::new(&stored, None))? {
                     continue;
                 }
             }
@@ -980,7 +987,7 @@ impl Engine<'_> {
                 continue;
             }
             if let Some(p) = pred {
-                if !exec.is_true(p, &Frame::new(&new_full, None))? {
+                if !exec.index_where_is_true(p, &Frame::new(&new_full, None))? {
                     continue;
                 }
             }
@@ -993,7 +1000,7 @@ impl Engine<'_> {
                 let mut ok = index_key_wr(&exec, t, ix, exprs, &of[..t.columns.len()])?;
                 ok.truncate(ix.columns.len());
                 let old_in = match pred {
-                    Some(p) => exec.is_true(p, &Frame::new(of, None))?,
+                    Some(p) => exec.index_where_is_true(p, &Frame::new(of, None))?,
                     None => true,
                 };
                 if old_in
@@ -1082,13 +1089,13 @@ impl Engine<'_> {
             .index_insert(t.root, &layout.record_of(&vals), &layout.order)?;
         for (ix, order, pred, exprs) in &w.indexes {
             let new_in = match pred {
-                Some(p) => exec.is_true(p, &Frame::new(&new_full, None))?,
+                Some(p) => exec.index_where_is_true(p, &Frame::new(&new_full, None))?,
                 None => true,
             };
             let k = index_key_wr(&exec, t, ix, exprs, &vals)?;
             if let Some(r) = replaced {
                 let old_in = match pred {
-                    Some(p) => exec.is_true(p, &Frame::new(r, None))?,
+                    Some(p) => exec.index_where_is_true(p, &Frame::new(r, None))?,
                     None => true,
                 };
                 let ok = index_key_wr(&exec, t, ix, exprs, &r[..t.columns.len()])?;
@@ -1293,7 +1300,7 @@ pub fn index_key_into(
                 r.push(Value::Integer(rowid));
                 r
             });
-            k.push(exec.eval(e, &Frame::new(row, None))?);
+            k.push(exec.eval_pure("an index", e, &Frame::new(row, None))?);
             continue;
         }
         k.push(

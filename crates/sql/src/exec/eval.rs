@@ -793,6 +793,22 @@ impl<'a> Exec<'a> {
         Ok(self.subquery_rows(sub, f)?.first().cloned())
     }
 
+    /// `eval` where SQLite codes `OP_PureFunc` (`what`: "a CHECK constraint", "an index",
+    /// "a generated column"): a date function reading the clock or the zone fails there,
+    /// as the value would differ between the write and a later read of the same row.
+    pub fn eval_pure(&self, what: &'static str, e: &CExpr, f: &Frame) -> Result<Value> {
+        let outer = self.conn.pure_context();
+        self.conn.set_pure_context(Some(what));
+        let v = self.eval(e, f);
+        self.conn.set_pure_context(outer);
+        v
+    }
+
+    /// `is_true` of a partial index's WHERE, evaluated as `eval_pure` (in "an index").
+    pub fn index_where_is_true(&self, e: &CExpr, f: &Frame) -> Result<bool> {
+        Ok(value::truth(&self.eval_pure("an index", e, f)?) == Some(true))
+    }
+
     pub fn is_true(&self, e: &CExpr, f: &Frame) -> Result<bool> {
         if let CExpr::Between { .. } = e {
             return self.between_is_true(e, f);

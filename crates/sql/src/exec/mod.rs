@@ -78,6 +78,8 @@ pub struct ConnState {
     pub fk_deferred: std::cell::RefCell<Vec<fkey::FkNoAction>>,
     /// The settings pragmas of `pragma::Settings` (query_only, max_page_count, ...).
     pub settings: pragma::Settings,
+    /// `FunctionContext::pure_context`, set by `Exec::eval_pure`.
+    pub pure_context: Cell<Option<&'static str>>,
 }
 
 impl FunctionContext for ConnState {
@@ -92,6 +94,12 @@ impl FunctionContext for ConnState {
     }
     fn case_sensitive_like(&self) -> bool {
         self.case_sensitive_like.get()
+    }
+    fn pure_context(&self) -> Option<&'static str> {
+        self.pure_context.get()
+    }
+    fn set_pure_context(&self, what: Option<&'static str>) {
+        self.pure_context.set(what);
     }
 }
 

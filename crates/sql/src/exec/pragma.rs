@@ -495,7 +495,7 @@ impl Engine<'_> {
                 }
                 for (i, (ix, probe)) in ixs.iter().zip(probes.iter_mut()).enumerate() {
                     if let Some(p) = &preds[i] {
-                        if !exec.is_true(p, &super::eval::Frame::new(&full, None))? {
+                        if !exec.index_where_is_true(p, &super::eval::Frame::new(&full, None))? {
                             continue;
                         }
                     }
@@ -557,7 +557,7 @@ impl Engine<'_> {
             }
             for (i, (ix, exprs)) in ixs.iter().zip(&ix_exprs).enumerate() {
                 if let Some(p) = &preds[i] {
-                    if !exec.is_true(p, &super::eval::Frame::new(&full, None))? {
+                    if !exec.index_where_is_true(p, &super::eval::Frame::new(&full, None))? {
                         continue;
                     }
                 }

@@ -933,7 +933,7 @@ impl<'a> Exec<'a> {
             if virtual_only && !t.is_virtual(*i) {
                 continue;
             }
-            let v = self.eval(e, &Frame::new(row, None))?;
+            let v = self.eval_pure("a generated column", e, &Frame::new(row, None))?;
             row[*i] = v.apply_affinity(t.columns[*i].affinity);
         }
         Ok(())

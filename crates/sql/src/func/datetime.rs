@@ -17,7 +17,7 @@
 
 use super::{Ctx, FunctionContext};
 use crate::value::num::{atof, is_space};
-use crate::value::{Result, Value};
+use crate::value::{Result, SqlError, Value};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -810,36 +810,61 @@ fn c_text(v: &Value) -> Option<Cow<'_, [u8]>> {
     })
 }
 
-/// `isDate`: the time value and modifiers; None when any part is invalid.
-fn is_date(conn: &dyn FunctionContext, args: &[Value]) -> Option<DateTime> {
+/// `sqlite3NotPureFunc`: the error of function `name` reading the clock or the zone
+/// where the evaluation must be deterministic (`FunctionContext::pure_context`).
+fn not_pure(conn: &dyn FunctionContext, name: &str) -> Result<()> {
+    match conn.pure_context() {
+        Some(what) => Err(SqlError::msg(format!(
+            "non-deterministic use of {name}() in {what}"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// `isDate`: the time value and modifiers; None when any part is invalid, an error when
+/// function `name` reads the clock or the zone where it may not (`not_pure`: no value,
+/// 'now' or 'subsec' as the time value, a `localtime` or `utc` modifier reached, as
+/// date.c asks).
+fn is_date(conn: &dyn FunctionContext, name: &str, args: &[Value]) -> Result<Option<DateTime>> {
     let mut p = DateTime::default();
     let Some(first) = args.first() else {
-        return set_to_current(conn, &mut p).then_some(p);
+        not_pure(conn, name)?;
+        return Ok(set_to_current(conn, &mut p).then_some(p));
     };
     match first {
         Value::Integer(_) | Value::Real(_) => set_raw_date_number(&mut p, first.to_f64()),
         v => {
-            let z = c_text(v)?;
+            let Some(z) = c_text(v) else {
+                return Ok(None);
+            };
+            if eq_ic(&z, "now") || eq_ic(&z, "subsec") || eq_ic(&z, "subsecond") {
+                not_pure(conn, name)?;
+            }
             if !parse_date_or_time(conn, &z, &mut p) {
-                return None;
+                return Ok(None);
             }
         }
     }
     for (i, m) in args.iter().enumerate().skip(1) {
-        let z = c_text(m)?;
+        let Some(z) = c_text(m) else {
+            return Ok(None);
+        };
+        if eq_ic(&z, "localtime") || eq_ic(&z, "utc") {
+            not_pure(conn, name)?;
+        }
         if !parse_modifier(conn, &z, &mut p, i) {
-            return None;
+            return Ok(None);
         }
     }
     compute_jd(&mut p);
     if p.is_error || !valid_julian_day(p.jd_ms) {
-        return None;
+        return Ok(None);
     }
     if args.len() == 1 && p.valid_ymd && p.d > 28 {
         // Normalize an overflowing day of month: 2023-02-31 → 2023-03-03.
         p.valid_ymd = false;
     }
-    Some(p)
+    Ok(Some(p))
 }
 
 fn text(s: String) -> Value {
@@ -904,7 +929,7 @@ fn format_time(p: &DateTime) -> String {
 
 /// `julianday(T, MOD...)`.
 pub fn julianday(ctx: &Ctx, args: &[Value]) -> Result<Value> {
-    Ok(match is_date(ctx.conn, args) {
+    Ok(match is_date(ctx.conn, "julianday", args)? {
         Some(p) => Value::real(p.jd_ms as f64 / 86400000.0),
         None => Value::Null,
     })
@@ -912,7 +937,7 @@ pub fn julianday(ctx: &Ctx, args: &[Value]) -> Result<Value> {
 
 /// `unixepoch(T, MOD...)`: integer seconds, or real with the subsec modifier.
 pub fn unixepoch(ctx: &Ctx, args: &[Value]) -> Result<Value> {
-    Ok(match is_date(ctx.conn, args) {
+    Ok(match is_date(ctx.conn, "unixepoch", args)? {
         Some(p) if p.use_subsec => Value::real((p.jd_ms - UNIX_EPOCH_JD_MS) as f64 / 1000.0),
         Some(p) => Value::Integer(p.jd_ms / 1000 - UNIX_EPOCH_JD_MS / 1000),
         None => Value::Null,
@@ -921,7 +946,12 @@ pub fn unixepoch(ctx: &Ctx, args: &[Value]) -> Result<Value> {
 
 /// `date(T, MOD...)`: YYYY-MM-DD.
 pub fn date(ctx: &Ctx, args: &[Value]) -> Result<Value> {
-    Ok(match is_date(ctx.conn, args) {
+    date_as(ctx, "date", args)
+}
+
+/// `date` called as function `name` (the name an error gives).
+fn date_as(ctx: &Ctx, name: &str, args: &[Value]) -> Result<Value> {
+    Ok(match is_date(ctx.conn, name, args)? {
         Some(mut p) => {
             compute_ymd(&mut p);
             text(format_date(&p))
@@ -932,7 +962,12 @@ pub fn date(ctx: &Ctx, args: &[Value]) -> Result<Value> {
 
 /// `time(T, MOD...)`: HH:MM:SS (HH:MM:SS.SSS with subsec).
 pub fn time(ctx: &Ctx, args: &[Value]) -> Result<Value> {
-    Ok(match is_date(ctx.conn, args) {
+    time_as(ctx, "time", args)
+}
+
+/// `time` called as function `name` (the name an error gives).
+fn time_as(ctx: &Ctx, name: &str, args: &[Value]) -> Result<Value> {
+    Ok(match is_date(ctx.conn, name, args)? {
         Some(mut p) => {
             compute_hms(&mut p);
             text(format_time(&p))
@@ -943,7 +978,12 @@ pub fn time(ctx: &Ctx, args: &[Value]) -> Result<Value> {
 
 /// `datetime(T, MOD...)`: YYYY-MM-DD HH:MM:SS.
 pub fn datetime(ctx: &Ctx, args: &[Value]) -> Result<Value> {
-    Ok(match is_date(ctx.conn, args) {
+    datetime_as(ctx, "datetime", args)
+}
+
+/// `datetime` called as function `name` (the name an error gives).
+fn datetime_as(ctx: &Ctx, name: &str, args: &[Value]) -> Result<Value> {
+    Ok(match is_date(ctx.conn, name, args)? {
         Some(mut p) => {
             compute_ymd_hms(&mut p);
             text(format!("{} {}", format_date(&p), format_time(&p)))
@@ -953,13 +993,13 @@ pub fn datetime(ctx: &Ctx, args: &[Value]) -> Result<Value> {
 }
 
 pub fn current_date(ctx: &Ctx, _: &[Value]) -> Result<Value> {
-    date(ctx, &[])
+    date_as(ctx, "current_date", &[])
 }
 pub fn current_time(ctx: &Ctx, _: &[Value]) -> Result<Value> {
-    time(ctx, &[])
+    time_as(ctx, "current_time", &[])
 }
 pub fn current_timestamp(ctx: &Ctx, _: &[Value]) -> Result<Value> {
-    datetime(ctx, &[])
+    datetime_as(ctx, "current_timestamp", &[])
 }
 
 fn days_after_jan01(p: &DateTime) -> i64 {
@@ -993,7 +1033,7 @@ pub fn strftime(ctx: &Ctx, args: &[Value]) -> Result<Value> {
     let Some(fmt) = args.first().and_then(c_text) else {
         return Ok(Value::Null);
     };
-    let Some(mut x) = is_date(ctx.conn, &args[1..]) else {
+    let Some(mut x) = is_date(ctx.conn, "strftime", &args[1..])? else {
         return Ok(Value::Null);
     };
     compute_jd(&mut x);
@@ -1089,10 +1129,10 @@ pub fn timediff(ctx: &Ctx, args: &[Value]) -> Result<Value> {
     let (Some(a), Some(b)) = (args.first(), args.get(1)) else {
         return Ok(Value::Null);
     };
-    let Some(mut d1) = is_date(ctx.conn, std::slice::from_ref(a)) else {
+    let Some(mut d1) = is_date(ctx.conn, "timediff", std::slice::from_ref(a))? else {
         return Ok(Value::Null);
     };
-    let Some(mut d2) = is_date(ctx.conn, std::slice::from_ref(b)) else {
+    let Some(mut d2) = is_date(ctx.conn, "timediff", std::slice::from_ref(b))? else {
         return Ok(Value::Null);
     };
     compute_ymd_hms(&mut d1);

@@ -64,6 +64,15 @@ pub trait FunctionContext {
     fn local_offset_seconds(&self, unix_time_s: i64) -> i64 {
         tz::system_local_offset_seconds(unix_time_s)
     }
+    /// Where the running evaluation must be deterministic, as SQLite's `OP_PureFunc`
+    /// words it ("a CHECK constraint", "an index", "a generated column"): there a date
+    /// function that reads the clock or the zone fails (`sqlite3NotPureFunc`). None
+    /// elsewhere. Default: never.
+    fn pure_context(&self) -> Option<&'static str> {
+        None
+    }
+    /// Sets `pure_context` (the executor, around those evaluations).
+    fn set_pure_context(&self, _what: Option<&'static str>) {}
 }
 
 /// A context with no connection: changes() and friends return 0. For constant folding

@@ -279,7 +279,7 @@ impl Engine<'_> {
             for (i, (ix, _, pred, exprs)) in w.indexes.iter().enumerate() {
                 if let Some(p) = pred {
                     let row = Self::with_rowid(&vals, rowid);
-                    if !exec.is_true(p, &super::Frame::new(&row, None))? {
+                    if !exec.index_where_is_true(p, &super::Frame::new(&row, None))? {
                         continue;
                     }
                 }

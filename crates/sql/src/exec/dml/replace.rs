@@ -144,7 +144,7 @@ impl Engine<'_> {
         for ((ix, _, pred, exprs), slot) in w.indexes.iter().zip(keys.iter_mut()) {
             if let Some(p) = pred {
                 let row = Self::with_rowid(vals, rowid);
-                if !exec.is_true(p, &Frame::new(&row, None))? {
+                if !exec.index_where_is_true(p, &Frame::new(&row, None))? {
                     *slot = None;
                     continue;
                 }
