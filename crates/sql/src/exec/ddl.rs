@@ -536,15 +536,38 @@ impl Engine<'_> {
         if let Some(slot) = self.attached_target(c.name.schema.as_deref())? {
             return self.in_attached(slot, |e| e.create_index_inner(c));
         }
-        let temp = self
+        let table_temp = self
             .schema
             .table(&c.table)
-            .is_some_and(|t| t.root & super::store::TEMP_ROOT_BIT != 0);
+            .map(|t| t.root & super::store::TEMP_ROOT_BIT != 0);
+        // An index lives in its table's database; naming `temp` for a main table's index
+        // is sqlite3CreateIndex's error, and `main` looks for the table in main only.
+        let temp = match c.name.schema.as_deref() {
+            Some(s) if s.eq_ignore_ascii_case("temp") => {
+                if table_temp == Some(false) {
+                    return err(format!(
+                        "cannot create a TEMP index on non-TEMP table \"{}\"",
+                        c.table
+                    ));
+                }
+                true
+            }
+            Some(_) => false,
+            None => table_temp == Some(true),
+        };
         self.in_schema(temp, |e| e.create_index_inner(c))
     }
 
     fn create_index_inner(&mut self, c: &ast::CreateIndex) -> Result<Vec<Row>> {
-        let Some(t) = self.target_table(&c.table) else {
+        // `main.i` on a name a TEMP table shadows indexes the main table.
+        let found = self.target_table(&c.table).and_then(|t| {
+            if !self.temp_mode() && t.root & super::store::TEMP_ROOT_BIT != 0 {
+                self.schema.shadowed.get(&key(&c.table)).cloned()
+            } else {
+                Some(t)
+            }
+        });
+        let Some(t) = found else {
             if self.schema.views.contains_key(&key(&c.table)) {
                 return err("views may not be indexed");
             }
@@ -557,6 +580,9 @@ impl Engine<'_> {
             return Ok(Vec::new());
         }
         let mut ix = index_from_create(c, &t)?;
+        for e in ix.columns.iter().filter_map(|c| c.expr.as_ref()) {
+            refuse_rowid(&t, e)?;
+        }
         if let Some(p) = &ix.partial {
             let bound = Binder::new(self.schema).bind_for_table(&t, None, p)?;
             super::dml::check_index_expr(&bound, "partial index WHERE clauses")?;
@@ -1268,9 +1294,14 @@ impl Engine<'_> {
                         match crate::parse::parse_first(&new_sql) {
                             Ok(Some(p)) => match &p.stmt {
                                 Stmt::CreateTable(ct) => {
-                                    let (nt, _) = table_from_create(ct, t.root)?;
-                                    check_checks(self.schema, &nt)
-                                        .and_then(|_| check_generated(self.schema, &nt))
+                                    // As SQLite's check of the rewritten schema, the
+                                    // new table's own errors (a STRICT table's unknown
+                                    // type) are reported after the ALTER too.
+                                    table_from_create(ct, t.root)
+                                        .and_then(|(nt, _)| {
+                                            check_checks(self.schema, &nt)?;
+                                            check_generated(self.schema, &nt)
+                                        })
                                         .map_err(|e| {
                                             SqlError::msg(format!(
                                                 "error in table {} after add column: {e}",
@@ -1547,21 +1578,36 @@ fn check_generated(schema: &crate::schema::Schema, t: &Table) -> Result<()> {
                 ast::Expr::Param { .. } => {
                     return err("parameters prohibited in generated columns")
                 }
-                ast::Expr::Column {
-                    table: None, name, ..
-                } if t.column_index(name).is_none()
-                    && ["rowid", "oid", "_rowid_"]
-                        .iter()
-                        .any(|r| r.eq_ignore_ascii_case(name)) =>
-                {
-                    return err(format!("no such column: {name}"))
-                }
                 _ => {}
             }
             e.for_each_child(&mut |x| stack.push(x));
         }
+        refuse_rowid(t, &g.expr)?;
         let bound = crate::plan::Binder::new(schema).bind_for_table(t, None, &g.expr)?;
         super::dml::check_index_expr(&bound, "generated columns")?;
+    }
+    Ok(())
+}
+
+/// A generated column's or an index's expression reads the row's columns, not its rowid:
+/// SQLite leaves `rowid` unresolved there (resolve.c, NC_GenCol and NC_IdxExpr), so it is
+/// "no such column" unless the table has a column of that name.
+fn refuse_rowid(t: &Table, e: &ast::Expr) -> Result<()> {
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        if let ast::Expr::Column {
+            table: None, name, ..
+        } = e
+        {
+            if t.column_index(name).is_none()
+                && ["rowid", "oid", "_rowid_"]
+                    .iter()
+                    .any(|r| r.eq_ignore_ascii_case(name))
+            {
+                return err(format!("no such column: {name}"));
+            }
+        }
+        e.for_each_child(&mut |x| stack.push(x));
     }
     Ok(())
 }

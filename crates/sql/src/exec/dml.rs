@@ -362,7 +362,8 @@ impl Engine<'_> {
                 };
                 if !ok {
                     let vt = match v {
-                        Value::Integer(_) => "INTEGER",
+                        // SQLite's names (vdbe.c vdbeMemTypeName).
+                        Value::Integer(_) => "INT",
                         Value::Real(_) => "REAL",
                         Value::Text(_) => "TEXT",
                         Value::Blob(_) => "BLOB",
@@ -1256,6 +1257,9 @@ pub fn check_index_expr(e: &CExpr, what: &str) -> Result<()> {
                 return Err(SqlError::msg(format!(
                     "non-deterministic functions prohibited in {what}"
                 )))
+            }
+            CExpr::Param(_) => {
+                return Err(SqlError::msg(format!("parameters prohibited in {what}")))
             }
             _ => {}
         }

@@ -1066,7 +1066,7 @@ pub fn schema_pragma(
                     Value::text("table"),
                     Value::Integer(t.columns.len() as i64),
                     Value::Integer(i64::from(t.without_rowid)),
-                    Value::Integer(0),
+                    Value::Integer(i64::from(t.strict)),
                 ]);
             }
             let mut views: Vec<_> = schema.views.values().collect();

@@ -846,8 +846,13 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
         columns.push(col);
     }
     if *strict {
-        for c in &columns {
+        for c in &mut columns {
             let ty = c.decl_type.to_ascii_uppercase();
+            // ANY stores every value as given (stricttables.html §3): no affinity, where a
+            // non-STRICT table's ANY column is NUMERIC.
+            if ty == "ANY" {
+                c.affinity = Affinity::Blob;
+            }
             if !matches!(
                 ty.as_str(),
                 "INT" | "INTEGER" | "REAL" | "TEXT" | "BLOB" | "ANY"
@@ -1141,14 +1146,9 @@ pub fn index_from_create(ci: &CreateIndex, t: &Table) -> Result<Index> {
             });
             continue;
         };
-        let column = if let Some(c) = t.column_index(&name) {
-            Some(c)
-        } else if ["rowid", "oid", "_rowid_"]
-            .iter()
-            .any(|r| r.eq_ignore_ascii_case(&name))
-        {
-            return Err(SqlError::msg("indexes on the rowid are not supported"));
-        } else {
+        // An index names its table's columns only: `rowid` is no column there, as in
+        // SQLite (resolve.c does not resolve it under NC_IdxExpr).
+        let Some(column) = t.column_index(&name).map(Some) else {
             return Err(SqlError::msg(format!("no such column: {name}")));
         };
         let collation = match &ic.collation {
