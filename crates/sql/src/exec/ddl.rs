@@ -206,8 +206,8 @@ impl Engine<'_> {
 
     /// `Schema::name_in_use` for DDL directed at main or temp: the merged schema holds both,
     /// and a table of one may share a name with a table of the other (either made first;
-    /// the TEMP one shadows, `Schema::shadowed`). Views and indexes are kept one per name
-    /// in the merged maps, so any of them clashes.
+    /// the TEMP one shadows, `Schema::shadowed`), and so may views (`shadowed_views`).
+    /// Indexes are kept one per name in the merged map, so any of them clashes.
     fn name_in_use_here(&self, name: &str) -> Option<&'static str> {
         let k = key(name);
         let temp = self.temp_mode();
@@ -219,7 +219,15 @@ impl Engine<'_> {
             || (!temp
                 && (self.schema.shadowed.contains_key(&k)
                     || self.schema.unsupported.contains_key(&k)));
-        let view = self.schema.views.contains_key(&k);
+        // A TEMP view may share a main view's name (it shadows it, as a TEMP table does).
+        let view = match temp {
+            true => self.schema.temp_views.contains_key(&k),
+            false => {
+                self.schema.shadowed_views.contains_key(&k)
+                    || (self.schema.views.contains_key(&k)
+                        && !self.schema.temp_views.contains_key(&k))
+            }
+        };
         let index = self.schema.indexes.contains_key(&k);
         match (table, view, index) {
             (true, ..) => Some("table"),
@@ -599,31 +607,27 @@ impl Engine<'_> {
         if let Some(slot) = self.attached_target(c.name.schema.as_deref())? {
             return self.in_attached(slot, |e| e.create_view_inner(c));
         }
-        self.create_view_inner(c)
+        let named_temp = c
+            .name
+            .schema
+            .as_deref()
+            .is_some_and(|s| s.eq_ignore_ascii_case("temp"));
+        if c.temp && c.name.schema.is_some() && !named_temp {
+            return err("temporary table name must be unqualified");
+        }
+        // A TEMP view is a row of the temp schema table, as SQLite keeps it (so it is
+        // listed in sqlite_temp_schema and a rolled-back CREATE or DROP is undone).
+        self.in_schema(c.temp || named_temp, |e| e.create_view_inner(c))
     }
 
     fn create_view_inner(&mut self, c: &ast::CreateView) -> Result<Vec<Row>> {
-        if c.temp {
-            if self.schema.temp_views.contains_key(&key(&c.name.name)) {
-                if c.if_not_exists {
-                    return Ok(Vec::new());
-                }
-                return err(format!("view {} already exists", c.name.name));
-            }
-        }
-        if !c.temp && !self.check_new_name(&c.name, c.if_not_exists, "view")? {
+        if !self.check_new_name(&c.name, c.if_not_exists, "view")? {
             return Ok(Vec::new());
         }
         // As SQLite, a view's names are resolved when it is used, not here: a view may name
         // tables, columns and functions that do not exist yet (`no such table` etc. come from
         // the statement that reads it; parameters are refused by the parser).
         let v = view_from_create(c);
-        if c.temp {
-            let v = std::sync::Arc::new(v);
-            self.schema.temp_views.insert(key(&c.name.name), v.clone());
-            self.schema.views.insert(key(&c.name.name), v);
-            return Ok(Vec::new());
-        }
         self.insert_schema_row("view", &v.name, &v.name, 0, Some(&c.schema_sql))?;
         self.schema_changed()?;
         Ok(Vec::new())
@@ -747,7 +751,10 @@ impl Engine<'_> {
                     .is_some_and(|tab| tab.root & bit != 0)
                     || t.def.temp
             }),
-            ObjectKind::View => false,
+            ObjectKind::View => match name.schema.as_deref() {
+                Some(s) => s.eq_ignore_ascii_case("temp"),
+                None => self.schema.temp_views.contains_key(&k),
+            },
         };
         self.in_schema(temp, |e| e.drop_inner(kind, if_exists, name))
     }
@@ -840,10 +847,6 @@ impl Engine<'_> {
                         return Ok(Vec::new());
                     }
                     return err(format!("no such view: {}", name.name));
-                }
-                if self.schema.temp_views.remove(&k).is_some() {
-                    self.schema.views.remove(&k);
-                    return Ok(Vec::new());
                 }
                 self.delete_schema_entry("view", &name.name)?;
             }
@@ -1164,6 +1167,19 @@ impl Engine<'_> {
             return err("table sqlite_master may not be altered");
         }
         let Some(t) = self.target_table(&table.name) else {
+            if let Some(v) = self.schema.views.get(&key(&table.name)) {
+                // alter.c's refusals for a view, each in its own words.
+                return err(match action {
+                    AlterAction::RenameTable(_) => format!("view {} may not be altered", v.name),
+                    AlterAction::AddColumn { .. } => "Cannot add a column to a view".to_string(),
+                    AlterAction::RenameColumn { .. } => {
+                        format!("cannot rename columns of view \"{}\"", v.name)
+                    }
+                    AlterAction::DropColumn { .. } => {
+                        format!("cannot drop column from view \"{}\"", v.name)
+                    }
+                });
+            }
             return err(format!("no such table: {}", table.name));
         };
         if key(&t.name).starts_with("sqlite_") {
@@ -1181,7 +1197,7 @@ impl Engine<'_> {
                 }
                 let quoted_new = format!("\"{}\"", new.replace('"', "\"\""));
                 let renaming = Renaming::Table { old: &t.name, new };
-                let temp_views = self.rename_objects(&renaming)?;
+                self.rename_objects(&renaming)?;
                 for (rowid, mut row) in self.schema_rows()? {
                     let ty = row[0].to_text_or_empty().into_owned();
                     let tbl = row[2].to_text_or_empty().into_owned();
@@ -1226,7 +1242,7 @@ impl Engine<'_> {
                     }
                     self.store.table_insert(self.schema_root, rowid, &row)?;
                 }
-                self.finish_rename(temp_views)?;
+                self.finish_rename()?;
                 return Ok(Vec::new());
             }
             AlterAction::AddColumn { def: cd, text } => {
@@ -1341,7 +1357,7 @@ impl Engine<'_> {
                     rowid_alias: t.rowid_alias == Some(ci),
                 };
                 let column = (old_name.as_str(), new.as_str(), *new_quoted);
-                let temp_views = self.rename_objects(&renaming)?;
+                self.rename_objects(&renaming)?;
                 for (rowid, mut row) in self.schema_rows()? {
                     let ty = row[0].to_text_or_empty().into_owned();
                     let tbl = row[2].to_text_or_empty().into_owned();
@@ -1363,7 +1379,7 @@ impl Engine<'_> {
                         self.store.table_insert(self.schema_root, rowid, &row)?;
                     }
                 }
-                self.finish_rename(temp_views)?;
+                self.finish_rename()?;
                 return Ok(Vec::new());
             }
             AlterAction::DropColumn(name) => {

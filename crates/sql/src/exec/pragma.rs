@@ -1114,6 +1114,15 @@ pub fn schema_pragma(
                     Value::Integer(0),
                 ]);
             }
+            // Database by database, as SQLite lists them: main's objects, then temp's, each
+            // database's schema table last.
+            out.sort_by_key(|r| {
+                let schema_table = matches!(
+                    r[1].to_text_or_empty().as_ref(),
+                    "sqlite_schema" | "sqlite_temp_schema"
+                );
+                (r[0] != Value::text("main"), schema_table)
+            });
             // Then each attached database's objects, under its schema name.
             for a in &schema.attached {
                 let mut rows = schema_pragma(&a.schema, name, arg.clone())?;
