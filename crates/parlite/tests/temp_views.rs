@@ -112,3 +112,33 @@ fn views_where_tables_are_expected() {
         "SELECT * FROM d3",
     ]));
 }
+
+#[test]
+fn views_and_triggers_read_only_their_own_database() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "ATTACH ':memory:' AS a",
+        "CREATE TABLE t(x)",
+        "CREATE TABLE a.u(y)",
+        "CREATE VIEW a.v1 AS SELECT * FROM main.t",
+        "CREATE VIEW a.v2 AS SELECT * FROM a.u, (SELECT * FROM main.t)",
+        "CREATE VIEW v3 AS SELECT (SELECT y FROM a.u)",
+        "CREATE VIEW v4 AS SELECT * FROM t WHERE x IN (SELECT y FROM a.u)",
+        "CREATE VIEW v5 AS WITH c AS (SELECT * FROM a.u) SELECT * FROM c",
+        "CREATE VIEW v6 AS SELECT * FROM temp.t",
+        "CREATE VIEW v7 AS SELECT * FROM t WHERE x IN a.u",
+        "CREATE VIEW v8 AS SELECT * FROM t JOIN t AS t2 ON t2.x = (SELECT y FROM a.u)",
+        "CREATE VIEW main.v9 AS SELECT * FROM main.t",
+        "CREATE VIEW a.v10 AS SELECT * FROM a.u",
+        "CREATE TEMP VIEW v11 AS SELECT * FROM a.u, main.t",
+        "CREATE TRIGGER tr1 AFTER INSERT ON t BEGIN SELECT * FROM a.u; END",
+        "CREATE TRIGGER tr2 AFTER INSERT ON t BEGIN INSERT INTO t SELECT y FROM a.u; END",
+        "CREATE TRIGGER tr3 AFTER INSERT ON t WHEN (SELECT count(*) FROM a.u) BEGIN SELECT 1; END",
+        "CREATE TRIGGER tr4 AFTER INSERT ON t BEGIN UPDATE t SET x = (SELECT y FROM a.u); END",
+        "CREATE TRIGGER tr5 AFTER INSERT ON t BEGIN DELETE FROM t WHERE x IN (SELECT y FROM main.t); END",
+        "CREATE TEMP TRIGGER tr6 AFTER INSERT ON t BEGIN SELECT * FROM a.u; END",
+        "CREATE TRIGGER a.tr7 AFTER INSERT ON u BEGIN SELECT * FROM main.t; END",
+        "SELECT type, name FROM sqlite_schema ORDER BY name",
+        "SELECT type, name FROM a.sqlite_schema ORDER BY name",
+        "SELECT type, name FROM sqlite_temp_schema ORDER BY name",
+    ]));
+}

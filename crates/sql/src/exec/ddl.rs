@@ -81,7 +81,7 @@ impl Engine<'_> {
                 return err(format!("unknown database {s}"));
             }
         }
-        if key(&name.name).starts_with("sqlite_") && key(&name.name) != "sqlite_sequence" {
+        if key(&name.name).starts_with("sqlite_") {
             return err(format!(
                 "object name reserved for internal use: {}",
                 name.name
@@ -627,6 +627,18 @@ impl Engine<'_> {
         // As SQLite, a view's names are resolved when it is used, not here: a view may name
         // tables, columns and functions that do not exist yet (`no such table` etc. come from
         // the statement that reads it; parameters are refused by the parser).
+        // A view stored in main or an attached database reads only that database's tables
+        // by name (sqlite3FixSelect); a TEMP view may name any.
+        if !self.temp_mode() {
+            if let Some(other) =
+                crate::parse::fix::foreign_db_in_select(&c.select, self.ddl_db_name())
+            {
+                return err(format!(
+                    "view {} cannot reference objects in database {other}",
+                    c.name.name
+                ));
+            }
+        }
         let v = view_from_create(c);
         self.insert_schema_row("view", &v.name, &v.name, 0, Some(&c.schema_sql))?;
         self.schema_changed()?;
@@ -693,6 +705,7 @@ impl Engine<'_> {
                 .get(&key(&c.table))
                 .map(|v| v.name.clone())
                 .unwrap_or_else(|| c.table.clone());
+            self.check_trigger_databases(c)?;
             self.insert_schema_row("trigger", &c.name.name, &vname, 0, Some(&c.schema_sql))?;
             self.schema_changed()?;
             return Ok(Vec::new());
@@ -709,9 +722,26 @@ impl Engine<'_> {
         if key(&t.name).starts_with("sqlite_") {
             return err("cannot create trigger on system table");
         }
+        self.check_trigger_databases(c)?;
         self.insert_schema_row("trigger", &c.name.name, &t.name, 0, Some(&c.schema_sql))?;
         self.schema_changed()?;
         Ok(Vec::new())
+    }
+
+    /// A trigger stored in main or an attached database reads only that database's tables
+    /// by name (sqlite3FixTriggerStep); a TEMP trigger may name any.
+    fn check_trigger_databases(&self, c: &ast::CreateTrigger) -> Result<()> {
+        if self.temp_mode() {
+            return Ok(());
+        }
+        let db = self.ddl_db_name();
+        match crate::parse::fix::foreign_db_in_trigger(c.when.as_ref(), &c.body, db) {
+            Some(other) => err(format!(
+                "trigger {} cannot reference objects in database {other}",
+                c.name.name
+            )),
+            None => Ok(()),
+        }
     }
 
     pub fn drop(
@@ -1241,6 +1271,16 @@ impl Engine<'_> {
                         row[4] = Value::text(s);
                     }
                     self.store.table_insert(self.schema_root, rowid, &row)?;
+                }
+                if t.autoincrement {
+                    // The sequence follows the table (alter.c's UPDATE of sqlite_sequence).
+                    if let Some((root, rowid, seq)) = self.sequence_row(&t)? {
+                        self.store.table_insert(
+                            root,
+                            rowid,
+                            &[Value::text(new.as_str()), Value::Integer(seq)],
+                        )?;
+                    }
                 }
                 self.finish_rename()?;
                 return Ok(Vec::new());
