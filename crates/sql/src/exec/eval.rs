@@ -251,6 +251,16 @@ impl<'a> Exec<'a> {
                 Ok(fr.row.get(*idx).cloned().unwrap_or(Value::Null))
             }
             CExpr::Agg(i) => Ok(f.aggs.get(*i).cloned().unwrap_or(Value::Null)),
+            CExpr::OuterAgg { level, idx } => {
+                let mut fr = f;
+                for _ in 0..*level {
+                    match fr.parent {
+                        Some(p) => fr = p,
+                        None => return err("internal error: aggregate of a missing outer query"),
+                    }
+                }
+                Ok(fr.aggs.get(*idx).cloned().unwrap_or(Value::Null))
+            }
             CExpr::Win(i) => Ok(f.wins.get(*i).cloned().unwrap_or(Value::Null)),
             CExpr::Unary(op, x) => {
                 let v = self.eval(x, f)?;

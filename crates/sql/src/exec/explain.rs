@@ -430,7 +430,7 @@ impl<'s> Program<'s> {
                 let a = self.op4("Function", 0, first, target, def.0.name.to_string());
                 self.p5(a, args.len() as i64);
             }
-            CExpr::Agg(i) | CExpr::Win(i) => {
+            CExpr::Agg(i) | CExpr::Win(i) | CExpr::OuterAgg { idx: i, .. } => {
                 let a = self.op("Copy", 0, target, 0);
                 self.note(a, format!("result of aggregate or window call {i}"));
             }

@@ -83,6 +83,10 @@ struct Frame {
     /// The WINDOW clause of the core being bound.
     named_windows: Vec<(String, ast::WindowDef)>,
     correlated: bool,
+    /// An aggregate of an outer query written where this query allows none (its WHERE
+    /// before its result columns are known): an error unless this query is an aggregate
+    /// one, as SQLite checks the place an aggregate is written (the name as written, `()`).
+    outer_agg_here: Option<String>,
     /// Result aliases usable as a fallback: (lower-case alias, expression).
     aliases: Vec<(String, Expr)>,
     alias_depth: usize,
@@ -1057,8 +1061,20 @@ impl<'s> Binder<'s> {
         // scope), so it is tested there at the latest, even when it holds a correlated
         // subquery (`max_source` then answers the last source).
         let mut bound_terms: Vec<(CExpr, usize, usize)> = Vec::with_capacity(where_terms.len());
+        // An aggregate in the WHERE: SQLite resolves the WHERE after the result columns, so
+        // which error it is depends on them (`where_aggregate` below).
+        let mut where_agg: Option<String> = None;
         for (t, at) in &where_terms {
-            let e = self.expr(t)?.e;
+            let e = match self.expr(t) {
+                Ok(b) => b.e,
+                Err(e) => match e.to_string().strip_prefix(AGG_MISUSE) {
+                    Some(f) => {
+                        where_agg.get_or_insert_with(|| f.to_string());
+                        continue;
+                    }
+                    None => return Err(e),
+                },
+            };
             let upto = (*at).min(sources.len().saturating_sub(1));
             let floor = sources
                 .get(..=upto)
@@ -1251,6 +1267,19 @@ impl<'s> Binder<'s> {
         if let Some(f) = self.frames.last_mut() {
             f.win_allowed = false;
         }
+        // SQLite's SF_Aggregate: aggregates in the result columns, or a GROUP BY.
+        let agg_query =
+            !sc.group_by.is_empty() || self.frames.last().is_some_and(|f| !f.aggs.is_empty());
+        // A non-aggregate query may use no aggregate in its WHERE (a resolve error); an
+        // aggregate query's WHERE resolves one but cannot run it (sqlite3ExprCodeTarget's
+        // "misuse of aggregate", raised once everything else resolved).
+        if let (Some(f), false) = (&where_agg, agg_query) {
+            return err(format!("{AGG_MISUSE}{f}"));
+        }
+        let outer_agg_here = self.frames.last_mut().and_then(|f| f.outer_agg_here.take());
+        if let (Some(f), false) = (outer_agg_here, agg_query) {
+            return err(format!("{AGG_MISUSE}{f}"));
+        }
         // GROUP BY. A term is a column number only when it is an integer that fits in 32
         // bits (sqlite3ExprIsInteger); `GROUP BY 2147483648` groups by that constant.
         let mut group_by = Vec::new();
@@ -1321,6 +1350,7 @@ impl<'s> Binder<'s> {
                 coll = Some(Collation::from_name(collation)?);
                 e = expr;
             }
+            let aggs_before = self.frames.last().map_or(0, |f| f.aggs.len());
             let idx = match e {
                 Expr::Literal(Literal::Integer(k)) if i32::try_from(*k).is_ok() => {
                     if *k < 1 || *k as usize > n_visible {
@@ -1347,6 +1377,13 @@ impl<'s> Binder<'s> {
                     outputs.len() - 1
                 }
             };
+            // An aggregate ordering a query that is not an aggregate one resolves (ORDER BY
+            // allows aggregates) but cannot run: SQLite's codegen error.
+            let new_agg = self.frames.last().and_then(|f| f.aggs.get(aggs_before));
+            if let (Some(a), false) = (new_agg, agg_query) {
+                let name = written_function_name(e, a.def.name).unwrap_or(a.def.name);
+                return err(format!("misuse of aggregate: {name}()"));
+            }
             let coll = coll.unwrap_or_else(|| {
                 columns
                     .get(idx)
@@ -1372,6 +1409,9 @@ impl<'s> Binder<'s> {
         let is_agg = !aggs.is_empty() || !group_by.is_empty() || having.is_some();
         if having.is_some() && group_by.is_empty() && aggs.is_empty() {
             return err("HAVING clause on a non-aggregate query");
+        }
+        if let Some(f) = where_agg {
+            return err(format!("misuse of aggregate: {f}"));
         }
         // ORDER BY <column of the only table> ... LIMIT: the column (and collation) whose index
         // order would let the scan stop after LIMIT rows.
@@ -1561,6 +1601,25 @@ fn current_fn(name: &str) -> Value {
             .unwrap_or(Value::Null),
         Err(_) => Value::Null,
     }
+}
+
+/// The start of the binder's error for an aggregate where none may be
+/// (`plan/bind/expr.rs`); the function's name as written and `()` follow.
+const AGG_MISUSE: &str = "misuse of aggregate function ";
+
+/// How the query wrote function `name` (the first call of it in `e`), for messages that
+/// quote it as SQLite's `%#T` does.
+fn written_function_name<'e>(e: &'e Expr, name: &str) -> Option<&'e str> {
+    let mut stack = vec![e];
+    while let Some(x) = stack.pop() {
+        if let Expr::Function(fc) = x {
+            if fc.name.eq_ignore_ascii_case(name) {
+                return Some(&fc.name);
+            }
+        }
+        x.for_each_child(&mut |c| stack.push(c));
+    }
+    None
 }
 
 pub fn contains_agg(e: &CExpr) -> bool {

@@ -131,6 +131,13 @@ pub enum CExpr {
         coll: Collation,
     },
     Agg(usize),
+    /// The value of aggregate `idx` of the query `level` levels out: an aggregate written in
+    /// a subquery whose arguments read only that outer query's columns is that query's
+    /// (SQLite's TK_AGG_FUNCTION with `op2` > 0).
+    OuterAgg {
+        level: usize,
+        idx: usize,
+    },
     /// The value of window call `i` for the current output row.
     Win(usize),
     Vector(Vec<CExpr>),
@@ -562,6 +569,7 @@ impl CExpr {
             | CExpr::Param(_)
             | CExpr::Col { .. }
             | CExpr::Agg(_)
+            | CExpr::OuterAgg { .. }
             | CExpr::Win(_)
             | CExpr::Exists(_)
             | CExpr::Scalar(_)
@@ -626,7 +634,7 @@ impl CExpr {
                         .position(|s| *idx >= s.start && *idx < s.start + s.width);
                     best = best.max(s);
                 }
-                CExpr::Col { .. } => *correlated = true,
+                CExpr::Col { .. } | CExpr::OuterAgg { .. } => *correlated = true,
                 CExpr::Exists(sp)
                 | CExpr::Scalar(sp)
                 | CExpr::Field { sub: sp, .. }
@@ -655,6 +663,7 @@ impl CExpr {
         match self {
             CExpr::Col { .. }
             | CExpr::Agg(_)
+            | CExpr::OuterAgg { .. }
             | CExpr::Win(_)
             | CExpr::Exists(_)
             | CExpr::Scalar(_)

@@ -560,7 +560,17 @@ impl<'s> Binder<'s> {
         if def.is_aggregate() {
             let allowed = self.frames.last().map(|f| f.agg_allowed).unwrap_or(false);
             if !allowed {
-                return err(format!("misuse of aggregate function {}()", fc.name));
+                // An outer query's aggregate may be written here only if this query turns
+                // out to be an aggregate one (`outer_agg_here`).
+                if let Some(k) = self.outer_aggregate_level(fc)? {
+                    let name = format!("{}()", fc.name);
+                    let b = self.outer_aggregate(fc, k)?;
+                    if let Some(f) = self.frames.last_mut() {
+                        f.outer_agg_here.get_or_insert(name);
+                    }
+                    return Ok(b);
+                }
+                return err(format!("{}{}()", super::AGG_MISUSE, fc.name));
             }
             if fc.distinct && args_ast.len() != 1 {
                 return err("DISTINCT aggregates must have exactly one argument");
@@ -620,6 +630,11 @@ impl<'s> Binder<'s> {
                 f.agg_allowed = true;
             }
             res?;
+            if let Some(k) = outer_level(args.iter().chain(&filter)).filter(|&k| k > 0) {
+                if self.rename_log.is_none() && self.frames.len() > k {
+                    return self.outer_aggregate(fc, k);
+                }
+            }
             let f = self
                 .frames
                 .last_mut()
@@ -665,6 +680,53 @@ impl<'s> Binder<'s> {
                 coll: coll.unwrap_or_default(),
             })
         })
+    }
+
+    /// Where an aggregate may not be written: the level of the outer query whose aggregate
+    /// it is (its arguments bound here read only that query's columns), if any.
+    fn outer_aggregate_level(&mut self, fc: &ast::FunctionCall) -> Result<Option<usize>> {
+        if self.rename_log.is_some() {
+            return Ok(None);
+        }
+        let mut bound = Vec::new();
+        if let FunctionArgs::List(args) = &fc.args {
+            for a in args {
+                match self.expr(a) {
+                    Ok(b) => bound.push(b.e),
+                    Err(_) => return Ok(None),
+                }
+            }
+        }
+        if let Some(f) = &fc.filter {
+            match self.expr(f) {
+                Ok(b) => bound.push(b.e),
+                Err(_) => return Ok(None),
+            }
+        }
+        Ok(outer_level(bound.iter()).filter(|&k| k > 0 && self.frames.len() > k))
+    }
+
+    /// Binds aggregate call `fc` as one of the query `k` levels out (SQLite moves an
+    /// aggregate out while it reads none of a query's own columns: resolve.c's
+    /// sqlite3ReferencesSrcList loop), from there on a reference to that query's value.
+    /// That query must allow an aggregate where the subquery stands, else SQLite's code
+    /// generator refuses it ("misuse of aggregate: f()").
+    fn outer_aggregate(&mut self, fc: &ast::FunctionCall, k: usize) -> Result<Bound> {
+        let at = self.frames.len() - 1 - k;
+        if !self.frames[at].agg_allowed {
+            return err(format!("misuse of aggregate: {}()", fc.name));
+        }
+        let inner = self.frames.split_off(at + 1);
+        let r = self.function(fc);
+        self.frames.extend(inner);
+        let idx = match r?.e {
+            CExpr::Agg(idx) => idx,
+            _ => return err(format!("misuse of aggregate: {}()", fc.name)),
+        };
+        for f in &mut self.frames[at + 1..] {
+            f.correlated = true;
+        }
+        Ok(Bound::plain(CExpr::OuterAgg { level: k, idx }))
     }
 
     /// `x IS [NOT] TRUE|FALSE` with the keyword (not a column of that name): SQLite's
@@ -1073,7 +1135,15 @@ impl<'s> Binder<'s> {
                         self.frames[fi].alias_depth += 1;
                         let r = self.expr(&e);
                         self.frames[fi].alias_depth -= 1;
-                        return r;
+                        // resolve.c names the alias of a window function where none may be.
+                        return r.map_err(|e| {
+                            match e.to_string().starts_with("misuse of window function") {
+                                true => SqlError::msg(format!(
+                                    "misuse of aliased window function {name}"
+                                )),
+                                false => e,
+                            }
+                        });
                     }
                 }
             }
@@ -1179,4 +1249,26 @@ fn parsed_constant(e: &Expr) -> bool {
         }
         _ => false,
     }
+}
+
+/// The nearest query level the expressions read a column of (0: this one), or None when
+/// they read no column or hold a subquery (an aggregate over those stays where it is).
+fn outer_level<'a>(exprs: impl Iterator<Item = &'a CExpr>) -> Option<usize> {
+    let mut level: Option<usize> = None;
+    let mut subquery = false;
+    for e in exprs {
+        crate::plan::walk(e, |x| {
+            match x {
+                CExpr::Col { level: l, .. } => level = Some(level.map_or(*l, |m| m.min(*l))),
+                CExpr::OuterAgg { .. } | CExpr::Scalar(_) | CExpr::Exists(_) => subquery = true,
+                CExpr::InSelect { .. } => subquery = true,
+                _ => {}
+            }
+            true
+        });
+    }
+    if subquery {
+        return None;
+    }
+    level
 }
