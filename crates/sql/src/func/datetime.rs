@@ -946,60 +946,66 @@ pub fn unixepoch(ctx: &Ctx, args: &[Value]) -> Result<Value> {
 
 /// `date(T, MOD...)`: YYYY-MM-DD.
 pub fn date(ctx: &Ctx, args: &[Value]) -> Result<Value> {
-    date_as(ctx, "date", args)
+    Ok(as_date(is_date(ctx.conn, "date", args)?))
 }
 
-/// `date` called as function `name` (the name an error gives).
-fn date_as(ctx: &Ctx, name: &str, args: &[Value]) -> Result<Value> {
-    Ok(match is_date(ctx.conn, name, args)? {
+fn as_date(p: Option<DateTime>) -> Value {
+    match p {
         Some(mut p) => {
             compute_ymd(&mut p);
             text(format_date(&p))
         }
         None => Value::Null,
-    })
+    }
 }
 
 /// `time(T, MOD...)`: HH:MM:SS (HH:MM:SS.SSS with subsec).
 pub fn time(ctx: &Ctx, args: &[Value]) -> Result<Value> {
-    time_as(ctx, "time", args)
+    Ok(as_time(is_date(ctx.conn, "time", args)?))
 }
 
-/// `time` called as function `name` (the name an error gives).
-fn time_as(ctx: &Ctx, name: &str, args: &[Value]) -> Result<Value> {
-    Ok(match is_date(ctx.conn, name, args)? {
+fn as_time(p: Option<DateTime>) -> Value {
+    match p {
         Some(mut p) => {
             compute_hms(&mut p);
             text(format_time(&p))
         }
         None => Value::Null,
-    })
+    }
 }
 
 /// `datetime(T, MOD...)`: YYYY-MM-DD HH:MM:SS.
 pub fn datetime(ctx: &Ctx, args: &[Value]) -> Result<Value> {
-    datetime_as(ctx, "datetime", args)
+    Ok(as_datetime(is_date(ctx.conn, "datetime", args)?))
 }
 
-/// `datetime` called as function `name` (the name an error gives).
-fn datetime_as(ctx: &Ctx, name: &str, args: &[Value]) -> Result<Value> {
-    Ok(match is_date(ctx.conn, name, args)? {
+fn as_datetime(p: Option<DateTime>) -> Value {
+    match p {
         Some(mut p) => {
             compute_ymd_hms(&mut p);
             text(format!("{} {}", format_date(&p), format_time(&p)))
         }
         None => Value::Null,
-    })
+    }
+}
+
+/// The statement's time, for CURRENT_DATE / CURRENT_TIME / CURRENT_TIMESTAMP. Unlike
+/// date() without arguments these are not checked as pure (`not_pure`): SQLite registers
+/// them as non-deterministic, so they are refused outright in index expressions and
+/// generated columns and run unchecked where they may stand (a CHECK constraint).
+fn current(conn: &dyn FunctionContext) -> Option<DateTime> {
+    let mut p = DateTime::default();
+    set_to_current(conn, &mut p).then_some(p)
 }
 
 pub fn current_date(ctx: &Ctx, _: &[Value]) -> Result<Value> {
-    date_as(ctx, "current_date", &[])
+    Ok(as_date(current(ctx.conn)))
 }
 pub fn current_time(ctx: &Ctx, _: &[Value]) -> Result<Value> {
-    time_as(ctx, "current_time", &[])
+    Ok(as_time(current(ctx.conn)))
 }
 pub fn current_timestamp(ctx: &Ctx, _: &[Value]) -> Result<Value> {
-    datetime_as(ctx, "current_timestamp", &[])
+    Ok(as_datetime(current(ctx.conn)))
 }
 
 fn days_after_jan01(p: &DateTime) -> i64 {

@@ -373,9 +373,16 @@ pub static BUILTINS: &[FuncDef] = &[
     scalar("unixepoch", 0, None, datetime::unixepoch),
     scalar("strftime", 0, None, datetime::strftime),
     scalar("timediff", 2, Some(2), datetime::timediff),
-    scalar("current_date", 0, Some(0), datetime::current_date),
-    scalar("current_time", 0, Some(0), datetime::current_time),
-    scalar("current_timestamp", 0, Some(0), datetime::current_timestamp),
+    // Not deterministic, as SQLite registers them: refused in index expressions and
+    // generated columns, and never folded into a constant of a kept plan.
+    volatile(scalar("current_date", 0, Some(0), datetime::current_date)),
+    volatile(scalar("current_time", 0, Some(0), datetime::current_time)),
+    volatile(scalar(
+        "current_timestamp",
+        0,
+        Some(0),
+        datetime::current_timestamp,
+    )),
     scalar("acos", 1, Some(1), math::acos),
     scalar("acosh", 1, Some(1), math::acosh),
     scalar("asin", 1, Some(1), math::asin),

@@ -63,6 +63,23 @@ impl<'s> Binder<'s> {
 
     fn expr_node(&mut self, e: &Expr) -> Result<Bound> {
         match e {
+            // CURRENT_TIME and the like read the clock when the statement runs (a kept plan
+            // runs again later): calls of SQLite's current_time() etc.
+            Expr::Literal(
+                l @ (Literal::CurrentTime | Literal::CurrentDate | Literal::CurrentTimestamp),
+            ) => {
+                let name = match l {
+                    Literal::CurrentTime => "current_time",
+                    Literal::CurrentDate => "current_date",
+                    _ => "current_timestamp",
+                };
+                let def = crate::func::lookup(name, 0)?;
+                Ok(Bound::plain(CExpr::Func {
+                    def: FnRef(def),
+                    args: Vec::new(),
+                    coll: Collation::Binary,
+                }))
+            }
             Expr::Literal(l) => Ok(Bound::plain(CExpr::Lit(literal_value(l)))),
             Expr::Param { index, .. } => Ok(Bound::plain(CExpr::Param(*index))),
             Expr::Column {
