@@ -463,15 +463,13 @@ pub unsafe extern "C" fn sqlite3_get_autocommit(db: *mut Db) -> c_int {
 fn row_texts(st: &Statement) -> Vec<Option<CString>> {
     (0..st.column_count())
         .map(|i| {
-            let v = st.column_ref(i).ok()?;
-            crate::stmt::text_form(v).map(|b| {
-                CString::new(b).unwrap_or_else(|e| {
-                    // Text with a NUL inside: C sees it up to the NUL, as SQLite's callers do.
-                    let mut b = e.into_vec();
-                    b.truncate(b.iter().position(|&c| c == 0).unwrap_or(b.len()));
-                    CString::new(b).unwrap_or_default()
-                })
-            })
+            let mut b = Vec::new();
+            if !crate::stmt::push_text_form(st.column_ref(i).ok()?, &mut b) {
+                return None;
+            }
+            // Text with a NUL inside: C sees it up to the NUL, as SQLite's callers do.
+            b.truncate(b.iter().position(|&c| c == 0).unwrap_or(b.len()));
+            Some(CString::new(b).unwrap_or_default())
         })
         .collect()
 }

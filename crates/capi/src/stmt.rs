@@ -16,7 +16,10 @@
 //!    SQLITE_RANGE on the connection (SQLite's columnMem).
 //! 4. The text form of a column (`texts`), NUL-terminated, is built on first use and kept
 //!    until the next step or reset (lib.rs invariant 4); `sqlite3_column_blob` of a BLOB
-//!    points into the row itself, which lives as long.
+//!    points into the row itself, which lives as long. The buffers outlive the row: the
+//!    next row's text is written over them, so reading rows allocates nothing once they have
+//!    grown (a fresh allocation per `sqlite3_column_text` was 15% of hc_mixed's 10-row
+//!    scans, BENCHMARKS.md "The sqlite3 C API").
 
 use crate::db::{c_string, db_ref, free, Db};
 use crate::{guard, rc};
@@ -54,9 +57,17 @@ struct StmtInner {
     /// The last step's error (invariant 2).
     error: Option<parlite::Error>,
     /// Text forms of the current row's columns (invariant 4).
-    texts: Vec<Option<Box<[u8]>>>,
+    texts: Vec<TextForm>,
     names: Vec<Option<CString>>,
     param_names: Vec<Option<CString>>,
+}
+
+/// A column's text form, NUL-terminated; `valid` is false until it is built for the
+/// current row (invariant 4).
+#[derive(Clone, Default)]
+struct TextForm {
+    valid: bool,
+    bytes: Vec<u8>,
 }
 
 /// What C calls `sqlite3_stmt`.
@@ -76,15 +87,21 @@ impl Stmt {
     }
 }
 
-/// The bytes of a value's text form, as sqlite3_column_text renders it; None for NULL.
-pub(crate) fn text_form(v: ValueRef<'_>) -> Option<Vec<u8>> {
+/// Appends the bytes of a value's text form, as sqlite3_column_text renders it, to `out`;
+/// false (nothing appended) for NULL.
+pub(crate) fn push_text_form(v: ValueRef<'_>, out: &mut Vec<u8>) -> bool {
     match v {
-        ValueRef::Null => None,
-        ValueRef::Integer(i) => Some(i.to_string().into_bytes()),
-        ValueRef::Real(r) => Some(num::real_to_text(r).into_bytes()),
-        ValueRef::Text(s) => Some(s.as_bytes().to_vec()),
-        ValueRef::Blob(b) => Some(b.to_vec()),
+        ValueRef::Null => return false,
+        ValueRef::Integer(i) => {
+            use std::io::Write;
+            // Writing into a Vec cannot fail.
+            let _ = write!(out, "{i}");
+        }
+        ValueRef::Real(r) => out.extend_from_slice(num::real_to_text(r).as_bytes()),
+        ValueRef::Text(s) => out.extend_from_slice(s.as_bytes()),
+        ValueRef::Blob(b) => out.extend_from_slice(b),
     }
+    true
 }
 
 /// sqlite3_column_int64: text and blobs by their integer prefix, reals truncated.
@@ -132,17 +149,20 @@ impl StmtInner {
     /// Column `i`'s text form, NUL-terminated, kept until the next step (invariant 4).
     fn text(&mut self, db: &Db, i: c_int) -> Option<&[u8]> {
         let v = column(&self.st, self.phase, db, i)?;
-        let texts = &mut self.texts;
         let i = i as usize;
-        if texts.len() <= i {
-            texts.resize(i + 1, None);
+        if self.texts.len() <= i {
+            self.texts.resize(i + 1, TextForm::default());
         }
-        if texts[i].is_none() {
-            let mut bytes = text_form(v)?;
-            bytes.push(0);
-            texts[i] = Some(bytes.into_boxed_slice());
+        let t = &mut self.texts[i];
+        if !t.valid {
+            t.bytes.clear();
+            if !push_text_form(v, &mut t.bytes) {
+                return None;
+            }
+            t.bytes.push(0);
+            t.valid = true;
         }
-        texts[i].as_deref()
+        Some(&t.bytes)
     }
 
     /// Leaves the current run (reset, or the automatic reset of a step after Halted).
@@ -150,7 +170,14 @@ impl StmtInner {
         self.st.reset();
         self.phase = Phase::Ready;
         self.error = None;
-        self.texts.clear();
+        self.forget_texts();
+    }
+
+    /// The current row's text forms are gone (a step or reset); their buffers stay.
+    fn forget_texts(&mut self) {
+        for t in &mut self.texts {
+            t.valid = false;
+        }
     }
 
     /// sqlite3_reset's result and bookkeeping (invariant 2).
@@ -268,7 +295,7 @@ pub unsafe extern "C" fn sqlite3_step(p: *mut Stmt) -> c_int {
             // SQLite resets a halted statement automatically (since 3.7.0).
             inner.rewind();
         }
-        inner.texts.clear();
+        inner.forget_texts();
         let result = db.step(&mut inner.st);
         match result {
             Ok(true) => {
@@ -650,7 +677,7 @@ pub unsafe extern "C" fn sqlite3_column_blob(p: *mut Stmt, i: c_int) -> *const c
             Some(ValueRef::Blob([])) => ptr::null(),
             // After sqlite3_column_text SQLite hands out the same (converted) bytes.
             Some(ValueRef::Blob(b)) => match inner.texts.get(i as usize) {
-                Some(Some(t)) => t.as_ptr() as *const c_void,
+                Some(t) if t.valid => t.bytes.as_ptr() as *const c_void,
                 _ => b.as_ptr() as *const c_void,
             },
             Some(_) => match inner.text(db, i) {
