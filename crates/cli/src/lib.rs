@@ -13,7 +13,7 @@ pub mod app;
 pub mod args;
 pub mod backend;
 pub mod columnar;
-pub mod complete;
+pub use parlite::complete;
 pub mod dump;
 pub mod explain;
 pub mod fp80;

@@ -52,6 +52,7 @@
 //!    process, a checkpoint) sends it down the concurrent path of invariant 3 as before.
 
 mod attach;
+pub mod complete;
 #[doc(hidden)]
 pub mod fuzzing;
 mod row;
@@ -267,18 +268,34 @@ pub struct Database {
     sync_default: i64,
     /// The main file's absolute path ("" in memory), for `PRAGMA database_list`.
     main_file: String,
+    /// Opened read-only (`open_with`): its connections refuse every write as
+    /// `PRAGMA query_only` does. The storage backend of a file is shared by every open of
+    /// it in the process and keeps the options of the first, so this cannot rest on it.
+    read_only: bool,
 }
 
 impl Database {
     /// ":memory:" (or "") gives a private in-memory database.
     pub fn open(path: &str) -> Result<Database> {
+        Database::open_with(path, true, false)
+    }
+
+    /// `open` with sqlite3_open_v2's flags: without `create` a missing file is
+    /// SQLITE_CANTOPEN; `read_only` (SQLITE_OPEN_READONLY) never creates and refuses writes.
+    pub fn open_with(path: &str, create: bool, read_only: bool) -> Result<Database> {
         if path.is_empty() || path == ":memory:" {
             let storage = parlite_storage::Database::open_in_memory(OpenOptions::default())?;
             return Ok(Database::new(storage));
         }
-        let storage = parlite_storage::Database::open(path, OpenOptions::default())?;
+        let opts = OpenOptions {
+            create,
+            read_only,
+            ..OpenOptions::default()
+        };
+        let storage = parlite_storage::Database::open(path, opts)?;
         let mut db = Database::new(storage);
         db.main_file = attach::absolute_path(path).to_string_lossy().into_owned();
+        db.read_only = read_only;
         Ok(db)
     }
 
@@ -289,6 +306,7 @@ impl Database {
             counters: Arc::default(),
             sync_default,
             main_file: String::new(),
+            read_only: false,
         }
     }
 
@@ -340,6 +358,7 @@ impl Database {
                 temp_cache,
                 data_version: DataVersion::default(),
                 cache_spill: (true, 0),
+                read_only: self.read_only,
             })),
         })
     }
@@ -387,6 +406,8 @@ struct ConnInner {
     data_version: DataVersion,
     /// `PRAGMA cache_spill`: (on, threshold in pages), SQLite's defaults (on, 0).
     cache_spill: (bool, i64),
+    /// The `Database` was opened read-only: writes fail as under `PRAGMA query_only`.
+    read_only: bool,
 }
 
 /// A connection's `PRAGMA data_version`: as SQLite's, it changes when, and only when,
@@ -590,7 +611,8 @@ impl ConnInner {
                 return self.cache_spill_rows(value.as_ref());
             }
         }
-        // PRAGMA query_only: nothing that would write a database (TEMP included) runs,
+        // PRAGMA query_only (and a read-only open, which TEMP writes cannot pass either,
+        // unlike SQLite's): nothing that would write a database (TEMP included) runs,
         // nor BEGIN IMMEDIATE/EXCLUSIVE, which starts writing; attaching or detaching one
         // writes nothing, as in SQLite.
         let begins_writing = matches!(
@@ -599,7 +621,7 @@ impl ConnInner {
                 mode: Some(TxnMode::Immediate | TxnMode::Exclusive)
             }
         );
-        if self.state.settings.query_only.get()
+        if (self.state.settings.query_only.get() || self.read_only)
             && (begins_writing || !exec::is_readonly(stmt))
             && !matches!(stmt, Stmt::Attach { .. } | Stmt::Detach(_))
         {
@@ -1867,6 +1889,13 @@ impl Statement {
             .iter()
             .position(|n| n.as_deref() == Some(name))
             .map(|i| i + 1)
+    }
+
+    /// The name of parameter `index` (1-based) as written (":a", "@a", "$a", "?3"); None
+    /// for an anonymous "?" and out of range, as sqlite3_bind_parameter_name.
+    pub fn parameter_name(&self, index: usize) -> Option<&str> {
+        let slot = self.params.names.get(index.checked_sub(1)?)?;
+        slot.as_deref()
     }
 
     /// 1-based.

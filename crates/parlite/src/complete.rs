@@ -1,6 +1,7 @@
 //! Statement-completeness detection, a port of SQLite's `sqlite3_complete` (complete.c).
 //!
-//! The shell and the speedtest replayer accumulate input lines until the text holds a complete
+//! It lives here, under every front end: the C API exports it as `sqlite3_complete`, and
+//! the shell and the speedtest replayer accumulate input lines until the text holds a complete
 //! SQL statement: it ends in `;` outside quotes and comments, and a `CREATE TRIGGER` body has
 //! reached its `END;`. This module only classifies text; it never parses SQL.
 

@@ -1,0 +1,563 @@
+//! `sqlite3`: a connection handle, its error state, `sqlite3_exec` and busy handling.
+//!
+//! Invariants:
+//! 1. Connections opened on one file share one `parlite::Database` (`DATABASES`), as the
+//!    threads of a program share SQLite's page cache and locks: parlite's commit
+//!    pipeline, counters and "sole connection" rule (parlite invariant 7) see them all. The
+//!    entry goes when the last of them closes, so a file deleted and created again between
+//!    opens is opened afresh.
+//! 2. The error state (`ErrState`) holds the full extended code; `sqlite3_errcode` and the
+//!    codes functions return are masked to the primary code unless extended result codes
+//!    are on (`sqlite3_extended_result_codes`, SQLITE_OPEN_EXRESCODE), as SQLite's errMask.
+//! 3. A busy handler runs where parlite would wait `busy_timeout`: the connection's
+//!    timeout is 0 while one is installed, and a statement that failed with plain
+//!    SQLITE_BUSY (never SQLITE_BUSY_SNAPSHOT, which no wait can cure) is run again while the
+//!    handler returns non-zero. A statement that fails leaves no trace (statement
+//!    atomicity; a COMMIT that found the lock busy keeps its transaction), so running it
+//!    again is what retrying SQLite's lock is.
+//! 4. `sqlite3_close` refuses (SQLITE_BUSY) while statements live; `sqlite3_close_v2`
+//!    defers: the handle becomes a zombie that the last `sqlite3_finalize` frees.
+
+use crate::misc::errstr;
+use crate::{guard, rc};
+use parlite::{Connection, Database, Statement};
+use std::collections::BTreeMap;
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::path::PathBuf;
+use std::ptr;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+/// sqlite3_open_v2 flags (sqlite3.h).
+const OPEN_READONLY: c_int = 0x1;
+const OPEN_READWRITE: c_int = 0x2;
+const OPEN_CREATE: c_int = 0x4;
+const OPEN_URI: c_int = 0x40;
+const OPEN_MEMORY: c_int = 0x80;
+const OPEN_NOFOLLOW: c_int = 0x0100_0000;
+const OPEN_EXRESCODE: c_int = 0x0200_0000;
+
+/// The busy handler's type (sqlite3_busy_handler's second argument).
+type BusyCallback = unsafe extern "C" fn(*mut c_void, c_int) -> c_int;
+/// sqlite3_exec's callback.
+type ExecCallback =
+    unsafe extern "C" fn(*mut c_void, c_int, *mut *mut c_char, *mut *mut c_char) -> c_int;
+
+#[derive(Clone, Copy)]
+struct BusyHandler {
+    callback: BusyCallback,
+    arg: *mut c_void,
+}
+
+/// The last result and its message (None: SQLite's text for the code, `errstr`).
+struct ErrState {
+    code: c_int,
+    message: Option<CString>,
+    busy: Option<BusyHandler>,
+}
+
+/// A file's shared `Database` and how many handles use it (invariant 1).
+type DatabaseKey = (PathBuf, bool);
+static DATABASES: Mutex<BTreeMap<DatabaseKey, (Database, usize)>> = Mutex::new(BTreeMap::new());
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic (caught at the boundary) cannot leave these states half-updated in a way
+    // that matters more than refusing service forever would.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// What C calls `sqlite3`.
+pub struct Db {
+    /// None when the open failed: the handle then only reports the error (SQLite's "sick"
+    /// handle) and must still be closed.
+    conn: Option<Connection>,
+    shared: Option<DatabaseKey>,
+    state: Mutex<ErrState>,
+    /// 0xff, or -1 with extended result codes on (invariant 2).
+    err_mask: AtomicI32,
+    live_stmts: AtomicUsize,
+    zombie: AtomicBool,
+}
+
+impl Db {
+    pub(crate) fn conn(&self) -> Option<&Connection> {
+        self.conn.as_ref()
+    }
+
+    /// `code` with the connection's mask (invariant 2).
+    pub(crate) fn masked(&self, code: c_int) -> c_int {
+        code & self.err_mask.load(Ordering::Relaxed)
+    }
+
+    /// Records a result without a message of its own (errmsg gives SQLite's text).
+    pub(crate) fn set_code(&self, code: c_int) {
+        let mut s = lock(&self.state);
+        s.code = code;
+        s.message = None;
+    }
+
+    /// Records an error and returns it masked, as the failing function returns it.
+    pub(crate) fn fail(&self, code: c_int, message: &str) -> c_int {
+        let mut s = lock(&self.state);
+        s.code = code;
+        s.message = Some(c_string(message));
+        drop(s);
+        self.masked(code)
+    }
+
+    /// Records a parlite error. SQLITE_BUSY's message is SQLite's own, "database is
+    /// locked": parlite adds why in parentheses, and applications match the text whole
+    /// (CPython's `OperationalError`, retry loops).
+    pub(crate) fn fail_with(&self, e: &parlite::Error) -> c_int {
+        if e.code == rc::BUSY {
+            self.set_code(e.extended_code);
+            return self.masked(e.extended_code);
+        }
+        self.fail(e.extended_code, &e.message)
+    }
+
+    /// A statement was prepared on, or finalized from, this handle.
+    pub(crate) fn stmt_opened(&self) {
+        self.live_stmts.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Returns true when the handle was a zombie waiting for this statement: the caller
+    /// frees it (invariant 4).
+    pub(crate) fn stmt_closed(&self) -> bool {
+        // Whoever turns `zombie` off frees the handle: this or a racing `close`.
+        self.live_stmts.fetch_sub(1, Ordering::AcqRel) == 1
+            && self.zombie.swap(false, Ordering::AcqRel)
+    }
+
+    /// `Statement::step`, run again while the busy handler asks (invariant 3).
+    pub(crate) fn step(&self, st: &mut Statement) -> parlite::Result<bool> {
+        let mut count: c_int = 0;
+        loop {
+            match st.step() {
+                Err(e) if e.extended_code == rc::BUSY => {
+                    let Some(h) = lock(&self.state).busy else {
+                        return Err(e);
+                    };
+                    // SAFETY: the application installed this callback and its argument.
+                    if unsafe { (h.callback)(h.arg, count) } == 0 {
+                        return Err(e);
+                    }
+                    count = count.saturating_add(1);
+                }
+                r => return r,
+            }
+        }
+    }
+
+    fn set_busy_timeout(&self, ms: c_int) -> parlite::Result<()> {
+        if let Some(c) = &self.conn {
+            c.execute_batch(&format!("PRAGMA busy_timeout = {}", ms.max(0)))?;
+        }
+        Ok(())
+    }
+}
+
+/// A C string with any interior NUL cut off (messages come from SQL text).
+pub(crate) fn c_string(s: &str) -> CString {
+    let end = s.find('\0').unwrap_or(s.len());
+    CString::new(&s[..end]).unwrap_or_default()
+}
+
+/// Frees a handle whose statements are all finalized.
+///
+/// # Safety
+/// `db` came from `Box::into_raw` in `open` and nothing uses it afterwards.
+pub(crate) unsafe fn free(db: *mut Db) {
+    let db = Box::from_raw(db);
+    let shared = db.shared.clone();
+    drop(db);
+    if let Some(key) = shared {
+        let mut map = lock(&DATABASES);
+        if let Some(entry) = map.get_mut(&key) {
+            entry.1 -= 1;
+            if entry.1 == 0 {
+                map.remove(&key);
+            }
+        }
+    }
+}
+
+/// The shared `Database` of a file (invariant 1), opened when no handle has it.
+fn shared_database(
+    path: &str,
+    create: bool,
+    read_only: bool,
+) -> parlite::Result<(Database, DatabaseKey)> {
+    let mut map = lock(&DATABASES);
+    if let Ok(canonical) = std::fs::canonicalize(path) {
+        if let Some(entry) = map.get_mut(&(canonical.clone(), read_only)) {
+            entry.1 += 1;
+            return Ok((entry.0.clone(), (canonical, read_only)));
+        }
+    }
+    let database = Database::open_with(path, create, read_only)?;
+    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| PathBuf::from(path));
+    let key = (canonical, read_only);
+    map.insert(key.clone(), (database.clone(), 1));
+    Ok((database, key))
+}
+
+/// Opens `filename` as sqlite3_open_v2 does: a handle, which holds the error if it failed.
+fn open(filename: &str, flags: c_int, vfs: Option<&str>) -> Box<Db> {
+    let mut db = Box::new(Db {
+        conn: None,
+        shared: None,
+        state: Mutex::new(ErrState {
+            code: rc::OK,
+            message: None,
+            busy: None,
+        }),
+        err_mask: AtomicI32::new(if flags & OPEN_EXRESCODE != 0 {
+            -1
+        } else {
+            0xff
+        }),
+        live_stmts: AtomicUsize::new(0),
+        zombie: AtomicBool::new(false),
+    });
+    // SQLite accepts exactly READONLY, READWRITE and READWRITE|CREATE.
+    if !matches!(
+        flags & (OPEN_READONLY | OPEN_READWRITE | OPEN_CREATE),
+        OPEN_READONLY | OPEN_READWRITE | 0x6
+    ) {
+        db.set_code(rc::MISUSE);
+        return db;
+    }
+    if let Some(name) = vfs.filter(|v| *v != "unix") {
+        db.fail(rc::ERROR, &format!("no such vfs: {name}"));
+        return db;
+    }
+    if flags & OPEN_URI != 0 && filename.starts_with("file:") {
+        db.fail(rc::ERROR, "URI filenames are not supported by parlite");
+        return db;
+    }
+    let read_only = flags & OPEN_READONLY != 0;
+    let memory = flags & OPEN_MEMORY != 0 || filename.is_empty() || filename == ":memory:";
+    let opened = if memory {
+        Database::open(":memory:").map(|d| (d, None))
+    } else if flags & OPEN_NOFOLLOW != 0
+        && std::fs::symlink_metadata(filename).is_ok_and(|m| m.file_type().is_symlink())
+    {
+        Err(parlite::Error {
+            code: rc::CANTOPEN,
+            extended_code: rc::CANTOPEN,
+            message: errstr(rc::CANTOPEN).to_string_lossy().into_owned(),
+        })
+    } else {
+        shared_database(filename, flags & OPEN_CREATE != 0, read_only).map(|(d, k)| (d, Some(k)))
+    };
+    let connected = opened.and_then(|(database, key)| {
+        db.shared = key;
+        database.connect()
+    });
+    match connected {
+        Ok(conn) => db.conn = Some(conn),
+        Err(e) if e.code == rc::CANTOPEN => {
+            // SQLite's wording, whatever the cause (the path is in no message of SQLite's).
+            db.fail(e.extended_code, &errstr(rc::CANTOPEN).to_string_lossy());
+        }
+        Err(e) => {
+            db.fail_with(&e);
+        }
+    }
+    db
+}
+
+/// A handle from C, or None for NULL.
+///
+/// # Safety
+/// `db` is NULL or a live handle of this library.
+pub(crate) unsafe fn db_ref<'a>(db: *mut Db) -> Option<&'a Db> {
+    db.as_ref()
+}
+
+unsafe fn open_into(
+    filename: *const c_char,
+    pp_db: *mut *mut Db,
+    flags: c_int,
+    vfs: *const c_char,
+) -> c_int {
+    if pp_db.is_null() {
+        return rc::MISUSE;
+    }
+    *pp_db = ptr::null_mut();
+    if filename.is_null() {
+        return rc::MISUSE;
+    }
+    let name = CStr::from_ptr(filename).to_string_lossy();
+    let vfs = (!vfs.is_null()).then(|| CStr::from_ptr(vfs).to_string_lossy());
+    let db = open(&name, flags, vfs.as_deref());
+    let code = db.masked(lock(&db.state).code);
+    *pp_db = Box::into_raw(db);
+    code
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_open_v2(
+    filename: *const c_char,
+    pp_db: *mut *mut Db,
+    flags: c_int,
+    vfs: *const c_char,
+) -> c_int {
+    guard(rc::INTERNAL, || open_into(filename, pp_db, flags, vfs))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_open(filename: *const c_char, pp_db: *mut *mut Db) -> c_int {
+    guard(rc::INTERNAL, || {
+        open_into(filename, pp_db, OPEN_READWRITE | OPEN_CREATE, ptr::null())
+    })
+}
+
+unsafe fn close(db: *mut Db, defer: bool) -> c_int {
+    let Some(d) = db_ref(db) else {
+        return rc::OK;
+    };
+    if d.live_stmts.load(Ordering::Acquire) > 0 {
+        if !defer {
+            return d.fail(
+                rc::BUSY,
+                "unable to close due to unfinalized statements or unfinished backups",
+            );
+        }
+        d.zombie.store(true, Ordering::Release);
+        // The last statement may have been finalized between the two checks.
+        if d.live_stmts.load(Ordering::Acquire) > 0 || !d.zombie.swap(false, Ordering::AcqRel) {
+            return rc::OK;
+        }
+    }
+    free(db);
+    rc::OK
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_close(db: *mut Db) -> c_int {
+    guard(rc::INTERNAL, || close(db, false))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_close_v2(db: *mut Db) -> c_int {
+    guard(rc::INTERNAL, || close(db, true))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_errmsg(db: *mut Db) -> *const c_char {
+    guard(ptr::null(), || match db_ref(db) {
+        None => errstr(rc::NOMEM).as_ptr(),
+        Some(d) => {
+            let s = lock(&d.state);
+            match &s.message {
+                // Lives until the next call that records a result (lib.rs invariant 4).
+                Some(m) => m.as_ptr(),
+                None => errstr(s.code).as_ptr(),
+            }
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_errcode(db: *mut Db) -> c_int {
+    guard(rc::INTERNAL, || match db_ref(db) {
+        None => rc::NOMEM,
+        Some(d) => d.masked(lock(&d.state).code),
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_extended_errcode(db: *mut Db) -> c_int {
+    guard(rc::INTERNAL, || match db_ref(db) {
+        None => rc::NOMEM,
+        Some(d) => lock(&d.state).code,
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_extended_result_codes(db: *mut Db, onoff: c_int) -> c_int {
+    guard(rc::INTERNAL, || match db_ref(db) {
+        None => rc::MISUSE,
+        Some(d) => {
+            d.err_mask
+                .store(if onoff != 0 { -1 } else { 0xff }, Ordering::Relaxed);
+            rc::OK
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_busy_timeout(db: *mut Db, ms: c_int) -> c_int {
+    guard(rc::INTERNAL, || {
+        let Some(d) = db_ref(db) else {
+            return rc::MISUSE;
+        };
+        lock(&d.state).busy = None;
+        match d.set_busy_timeout(ms) {
+            Ok(()) => rc::OK,
+            Err(e) => d.fail_with(&e),
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_busy_handler(
+    db: *mut Db,
+    callback: Option<BusyCallback>,
+    arg: *mut c_void,
+) -> c_int {
+    guard(rc::INTERNAL, || {
+        let Some(d) = db_ref(db) else {
+            return rc::MISUSE;
+        };
+        // The handler replaces the timeout, as in SQLite (invariant 3).
+        if let Err(e) = d.set_busy_timeout(0) {
+            return d.fail_with(&e);
+        }
+        lock(&d.state).busy = callback.map(|callback| BusyHandler { callback, arg });
+        rc::OK
+    })
+}
+
+fn counter(db: *mut Db, read: impl FnOnce(&Connection) -> i64) -> i64 {
+    // SAFETY: the caller passes NULL or a live handle (SQLite's contract).
+    match unsafe { db_ref(db) }.and_then(Db::conn) {
+        Some(c) => read(c),
+        None => 0,
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_changes(db: *mut Db) -> c_int {
+    guard(0, || counter(db, |c| c.changes() as i64) as c_int)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_changes64(db: *mut Db) -> i64 {
+    guard(0, || counter(db, |c| c.changes() as i64))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_total_changes(db: *mut Db) -> c_int {
+    guard(0, || counter(db, |c| c.total_changes() as i64) as c_int)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_total_changes64(db: *mut Db) -> i64 {
+    guard(0, || counter(db, |c| c.total_changes() as i64))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_last_insert_rowid(db: *mut Db) -> i64 {
+    guard(0, || counter(db, Connection::last_insert_rowid))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_get_autocommit(db: *mut Db) -> c_int {
+    guard(0, || counter(db, |c| c.is_autocommit() as i64) as c_int)
+}
+
+/// The text form of every column of the current row, for the exec callback.
+fn row_texts(st: &Statement) -> Vec<Option<CString>> {
+    (0..st.column_count())
+        .map(|i| {
+            let mut b = Vec::new();
+            if !crate::stmt::push_text_form(st.column_ref(i).ok()?, &mut b) {
+                return None;
+            }
+            // Text with a NUL inside: C sees it up to the NUL, as SQLite's callers do.
+            b.truncate(b.iter().position(|&c| c == 0).unwrap_or(b.len()));
+            Some(CString::new(b).unwrap_or_default())
+        })
+        .collect()
+}
+
+fn as_ptrs(v: &[Option<CString>]) -> Vec<*mut c_char> {
+    v.iter()
+        .map(|s| {
+            s.as_ref()
+                .map_or(ptr::null_mut(), |s| s.as_ptr() as *mut c_char)
+        })
+        .collect()
+}
+
+/// sqlite3_exec's loop; Err(code) once the error is recorded on `d`.
+unsafe fn exec(
+    d: &Db,
+    sql: &str,
+    callback: Option<ExecCallback>,
+    arg: *mut c_void,
+) -> Result<(), c_int> {
+    let Some(conn) = d.conn() else {
+        return Err(rc::MISUSE);
+    };
+    let mut rest = sql;
+    loop {
+        let (mut st, tail) = match conn.prepare(rest) {
+            Ok(Some(p)) => p,
+            Ok(None) => return Ok(()),
+            Err(e) => return Err(d.fail_with(&e)),
+        };
+        let names: Vec<CString> = (0..st.column_count())
+            .map(|i| c_string(st.column_name(i)))
+            .collect();
+        let mut name_ptrs: Vec<*mut c_char> =
+            names.iter().map(|n| n.as_ptr() as *mut c_char).collect();
+        loop {
+            match d.step(&mut st) {
+                Ok(true) => {
+                    let Some(cb) = callback else { continue };
+                    let values = row_texts(&st);
+                    let mut value_ptrs = as_ptrs(&values);
+                    let n = value_ptrs.len() as c_int;
+                    if cb(arg, n, value_ptrs.as_mut_ptr(), name_ptrs.as_mut_ptr()) != 0 {
+                        d.set_code(rc::ABORT);
+                        return Err(d.masked(rc::ABORT));
+                    }
+                }
+                Ok(false) => break,
+                Err(e) => return Err(d.fail_with(&e)),
+            }
+        }
+        rest = tail;
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_exec(
+    db: *mut Db,
+    sql: *const c_char,
+    callback: Option<ExecCallback>,
+    arg: *mut c_void,
+    errmsg: *mut *mut c_char,
+) -> c_int {
+    guard(rc::INTERNAL, || {
+        let Some(d) = db_ref(db) else {
+            return rc::MISUSE;
+        };
+        if !errmsg.is_null() {
+            *errmsg = ptr::null_mut();
+        }
+        if sql.is_null() {
+            d.set_code(rc::OK);
+            return rc::OK;
+        }
+        let Ok(text) = CStr::from_ptr(sql).to_str() else {
+            return d.fail(rc::ERROR, "SQL text is not valid UTF-8");
+        };
+        match exec(d, text, callback, arg) {
+            Ok(()) => {
+                d.set_code(rc::OK);
+                rc::OK
+            }
+            Err(code) => {
+                if !errmsg.is_null() {
+                    *errmsg = crate::misc::malloc_c_string(CStr::from_ptr(sqlite3_errmsg(db)));
+                }
+                code
+            }
+        }
+    })
+}

@@ -1,0 +1,55 @@
+//! SQLite's C API over the `parlite` crate: built as `libsqlite3.so` (soname
+//! `libsqlite3.so.0`), a program linked against the system SQLite runs on parlite unchanged
+//! with `LD_LIBRARY_PATH` (README, "C API").
+//!
+//! Layout: `db.rs` the connection (`sqlite3`: open, close, errors, exec, busy handling),
+//! `stmt.rs` prepared statements (`sqlite3_stmt`: prepare, step, bind, column), `misc.rs`
+//! the library-wide functions (version, memory, errstr, complete, sleep).
+//!
+//! Invariants:
+//! 1. No panic crosses the boundary: every exported function runs its body under
+//!    [`guard`], and a panic becomes SQLITE_INTERNAL ("internal error") or the function's
+//!    neutral answer (0, NULL).
+//! 2. A NULL handle gives what SQLite gives with SQLITE_ENABLE_API_ARMOR: SQLITE_MISUSE from
+//!    functions that return a result code, 0 or NULL from accessors, SQLITE_OK from
+//!    close/finalize/reset.
+//! 3. Only functions whose semantics parlite honours are exported. A missing symbol makes a
+//!    program fail at load or call time, which is better than a silent no-op (README lists
+//!    what is missing).
+//! 4. Pointers handed out live as long as SQLite's do: `sqlite3_column_text`/`_blob` until
+//!    the next step, reset or finalize of the statement; `sqlite3_errmsg` until the next
+//!    call that sets the connection's error; `sqlite3_column_name` and
+//!    `sqlite3_bind_parameter_name` until finalize.
+//! 5. Lock order: a statement's mutex, then its connection's state mutex (`db.rs`); the
+//!    connection's mutex is never held while taking a statement's.
+//!
+//! The safety contract of every `unsafe extern "C"` function is SQLite's documented one
+//! (sqlite.org/c3ref): handles from this library, pointers valid for the lengths given.
+#![allow(clippy::missing_safety_doc)]
+
+mod db;
+mod misc;
+mod stmt;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// SQLite's result codes (sqlite3.h) that this layer produces itself.
+mod rc {
+    use std::ffi::c_int;
+    pub const OK: c_int = 0;
+    pub const ERROR: c_int = 1;
+    pub const INTERNAL: c_int = 2;
+    pub const ABORT: c_int = 4;
+    pub const BUSY: c_int = 5;
+    pub const NOMEM: c_int = 7;
+    pub const CANTOPEN: c_int = 14;
+    pub const MISUSE: c_int = 21;
+    pub const RANGE: c_int = 25;
+    pub const ROW: c_int = 100;
+    pub const DONE: c_int = 101;
+}
+
+/// Runs an exported function's body, turning a panic into `on_panic` (invariant 1).
+fn guard<R>(on_panic: R, body: impl FnOnce() -> R) -> R {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or(on_panic)
+}

@@ -1,0 +1,707 @@
+//! `sqlite3_stmt`: prepare, step, reset, finalize, bind and column access.
+//!
+//! A statement moves through SQLite's states (vdbe's eVdbeState):
+//! ```text
+//!   Ready ──step──▶ Row ──step──▶ … ──step──▶ Halted (SQLITE_DONE or an error)
+//!     ▲              │ reset                     │ reset, or step (automatic reset)
+//!     └──────────────┴───────────────────────────┘
+//! ```
+//! Invariants:
+//! 1. Binding is allowed only in Ready, as in SQLite (SQLITE_MISUSE otherwise): values bound
+//!    mid-run would otherwise apply to a rerun the application did not ask for.
+//! 2. `reset` and `finalize` return the error of the last step, if it failed, and leave it
+//!    as the connection's error (SQLite's sqlite3VdbeTransferError); after a successful
+//!    run they record SQLITE_OK.
+//! 3. Column access with no current row or an index out of range reads NULL and records
+//!    SQLITE_RANGE on the connection (SQLite's columnMem).
+//! 4. The text form of a column (`texts`), NUL-terminated, is built on first use and kept
+//!    until the next step or reset (lib.rs invariant 4); `sqlite3_column_blob` of a BLOB
+//!    points into the row itself, which lives as long. The buffers outlive the row: the
+//!    next row's text is written over them, so reading rows allocates nothing once they have
+//!    grown (a fresh allocation per `sqlite3_column_text` was 15% of hc_mixed's 10-row
+//!    scans, BENCHMARKS.md "The sqlite3 C API").
+
+use crate::db::{c_string, db_ref, free, Db};
+use crate::{guard, rc};
+use parlite::{Statement, ValueRef};
+use parlite_sql::value::num;
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::ptr;
+use std::sync::{Mutex, MutexGuard};
+
+/// sqlite3_column_type's answers.
+const SQLITE_INTEGER: c_int = 1;
+const SQLITE_FLOAT: c_int = 2;
+const SQLITE_TEXT: c_int = 3;
+const SQLITE_BLOB: c_int = 4;
+const SQLITE_NULL: c_int = 5;
+
+/// The destructor argument of sqlite3_bind_text/blob: SQLITE_STATIC (0), SQLITE_TRANSIENT
+/// (-1) or a function that frees the caller's buffer.
+type Destructor = isize;
+const SQLITE_STATIC: Destructor = 0;
+const SQLITE_TRANSIENT: Destructor = -1;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Ready,
+    Row,
+    Halted,
+}
+
+struct StmtInner {
+    st: Statement,
+    /// The SQL text through its tail, as given (sqlite3_sql).
+    sql: CString,
+    phase: Phase,
+    /// The last step's error (invariant 2).
+    error: Option<parlite::Error>,
+    /// Text forms of the current row's columns (invariant 4).
+    texts: Vec<TextForm>,
+    names: Vec<Option<CString>>,
+    param_names: Vec<Option<CString>>,
+}
+
+/// A column's text form, NUL-terminated; `valid` is false until it is built for the
+/// current row (invariant 4).
+#[derive(Clone, Default)]
+struct TextForm {
+    valid: bool,
+    bytes: Vec<u8>,
+}
+
+/// What C calls `sqlite3_stmt`.
+pub struct Stmt {
+    db: *mut Db,
+    inner: Mutex<StmtInner>,
+}
+
+fn lock(m: &Mutex<StmtInner>) -> MutexGuard<'_, StmtInner> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Stmt {
+    fn db(&self) -> &Db {
+        // SAFETY: a handle outlives its statements (db.rs invariant 4).
+        unsafe { &*self.db }
+    }
+}
+
+/// Appends the bytes of a value's text form, as sqlite3_column_text renders it, to `out`;
+/// false (nothing appended) for NULL.
+pub(crate) fn push_text_form(v: ValueRef<'_>, out: &mut Vec<u8>) -> bool {
+    match v {
+        ValueRef::Null => return false,
+        ValueRef::Integer(i) => {
+            use std::io::Write;
+            // Writing into a Vec cannot fail.
+            let _ = write!(out, "{i}");
+        }
+        ValueRef::Real(r) => out.extend_from_slice(num::real_to_text(r).as_bytes()),
+        ValueRef::Text(s) => out.extend_from_slice(s.as_bytes()),
+        ValueRef::Blob(b) => out.extend_from_slice(b),
+    }
+    true
+}
+
+/// sqlite3_column_int64: text and blobs by their integer prefix, reals truncated.
+fn int64_of(v: ValueRef<'_>) -> i64 {
+    match v {
+        ValueRef::Null => 0,
+        ValueRef::Integer(i) => i,
+        ValueRef::Real(r) => num::real_to_i64(r),
+        ValueRef::Text(s) => num::atoi64(s.as_bytes()).0,
+        ValueRef::Blob(b) => num::atoi64(b).0,
+    }
+}
+
+/// sqlite3_column_double: text and blobs by their longest numeric prefix.
+fn double_of(v: ValueRef<'_>) -> f64 {
+    match v {
+        ValueRef::Null => 0.0,
+        ValueRef::Integer(i) => i as f64,
+        ValueRef::Real(r) => r,
+        ValueRef::Text(s) => num::atof(s.as_bytes()).0,
+        ValueRef::Blob(b) => num::atof(b).0,
+    }
+}
+
+/// `StmtInner::value` on the fields it needs, so that `text` can fill `texts` meanwhile.
+fn column<'a>(st: &'a Statement, phase: Phase, db: &Db, i: c_int) -> Option<ValueRef<'a>> {
+    let found = if phase == Phase::Row && i >= 0 {
+        st.column_ref(i as usize).ok()
+    } else {
+        None
+    };
+    if found.is_none() {
+        db.set_code(rc::RANGE);
+    }
+    found
+}
+
+impl StmtInner {
+    /// The current row's column `i`, or None (and SQLITE_RANGE recorded) with no row or
+    /// past the last column (invariant 3).
+    fn value(&self, db: &Db, i: c_int) -> Option<ValueRef<'_>> {
+        column(&self.st, self.phase, db, i)
+    }
+
+    /// Column `i`'s text form, NUL-terminated, kept until the next step (invariant 4).
+    fn text(&mut self, db: &Db, i: c_int) -> Option<&[u8]> {
+        let v = column(&self.st, self.phase, db, i)?;
+        let i = i as usize;
+        if self.texts.len() <= i {
+            self.texts.resize(i + 1, TextForm::default());
+        }
+        let t = &mut self.texts[i];
+        if !t.valid {
+            t.bytes.clear();
+            if !push_text_form(v, &mut t.bytes) {
+                return None;
+            }
+            t.bytes.push(0);
+            t.valid = true;
+        }
+        Some(&t.bytes)
+    }
+
+    /// Leaves the current run (reset, or the automatic reset of a step after Halted).
+    fn rewind(&mut self) {
+        self.st.reset();
+        self.phase = Phase::Ready;
+        self.error = None;
+        self.forget_texts();
+    }
+
+    /// The current row's text forms are gone (a step or reset); their buffers stay.
+    fn forget_texts(&mut self) {
+        for t in &mut self.texts {
+            t.valid = false;
+        }
+    }
+
+    /// sqlite3_reset's result and bookkeeping (invariant 2).
+    fn reset(&mut self, db: &Db) -> c_int {
+        let code = match &self.error {
+            Some(e) => db.fail_with(e),
+            None => {
+                if self.phase != Phase::Ready {
+                    db.set_code(rc::OK);
+                }
+                rc::OK
+            }
+        };
+        self.rewind();
+        code
+    }
+}
+
+/// A statement from C, or None for NULL.
+unsafe fn stmt_ref<'a>(p: *mut Stmt) -> Option<&'a Stmt> {
+    p.as_ref()
+}
+
+unsafe fn prepare(
+    db: *mut Db,
+    sql: *const c_char,
+    n_byte: c_int,
+    pp_stmt: *mut *mut Stmt,
+    pz_tail: *mut *const c_char,
+) -> c_int {
+    if !pp_stmt.is_null() {
+        *pp_stmt = ptr::null_mut();
+    }
+    let Some(d) = db_ref(db) else {
+        return rc::MISUSE;
+    };
+    if pp_stmt.is_null() || sql.is_null() {
+        return rc::MISUSE;
+    }
+    let Some(conn) = d.conn() else {
+        return rc::MISUSE;
+    };
+    // nByte < 0: up to the NUL; otherwise at most nByte bytes, and never past a NUL.
+    let bytes = if n_byte < 0 {
+        CStr::from_ptr(sql).to_bytes()
+    } else {
+        let all = std::slice::from_raw_parts(sql as *const u8, n_byte as usize);
+        &all[..all.iter().position(|&b| b == 0).unwrap_or(all.len())]
+    };
+    let set_tail = |offset: usize| {
+        if !pz_tail.is_null() {
+            *pz_tail = sql.add(offset);
+        }
+    };
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        set_tail(bytes.len());
+        return d.fail(rc::ERROR, "SQL text is not valid UTF-8");
+    };
+    match conn.prepare(text) {
+        Ok(None) => {
+            set_tail(bytes.len());
+            d.set_code(rc::OK);
+            rc::OK
+        }
+        Ok(Some((st, tail))) => {
+            let used = text.len() - tail.len();
+            set_tail(used);
+            let param_names = (1..=st.parameter_count())
+                .map(|i| st.parameter_name(i).map(c_string))
+                .collect();
+            let inner = StmtInner {
+                sql: c_string(&text[..used]),
+                st,
+                phase: Phase::Ready,
+                error: None,
+                texts: Vec::new(),
+                names: Vec::new(),
+                param_names,
+            };
+            d.stmt_opened();
+            *pp_stmt = Box::into_raw(Box::new(Stmt {
+                db,
+                inner: Mutex::new(inner),
+            }));
+            d.set_code(rc::OK);
+            rc::OK
+        }
+        Err(e) => {
+            set_tail(bytes.len());
+            d.fail_with(&e)
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_prepare_v2(
+    db: *mut Db,
+    sql: *const c_char,
+    n_byte: c_int,
+    pp_stmt: *mut *mut Stmt,
+    pz_tail: *mut *const c_char,
+) -> c_int {
+    guard(rc::INTERNAL, || prepare(db, sql, n_byte, pp_stmt, pz_tail))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_step(p: *mut Stmt) -> c_int {
+    guard(rc::INTERNAL, || {
+        let Some(s) = stmt_ref(p) else {
+            return rc::MISUSE;
+        };
+        let db = s.db();
+        let mut inner = lock(&s.inner);
+        if inner.phase == Phase::Halted {
+            // SQLite resets a halted statement automatically (since 3.7.0).
+            inner.rewind();
+        }
+        inner.forget_texts();
+        let result = db.step(&mut inner.st);
+        match result {
+            Ok(true) => {
+                inner.phase = Phase::Row;
+                db.set_code(rc::ROW);
+                rc::ROW
+            }
+            Ok(false) => {
+                inner.phase = Phase::Halted;
+                db.set_code(rc::DONE);
+                rc::DONE
+            }
+            Err(e) => {
+                inner.phase = Phase::Halted;
+                let code = db.fail_with(&e);
+                inner.error = Some(e);
+                code
+            }
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_reset(p: *mut Stmt) -> c_int {
+    guard(rc::INTERNAL, || match stmt_ref(p) {
+        None => rc::OK,
+        Some(s) => lock(&s.inner).reset(s.db()),
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_finalize(p: *mut Stmt) -> c_int {
+    guard(rc::INTERNAL, || {
+        if p.is_null() {
+            return rc::OK;
+        }
+        let s = Box::from_raw(p);
+        let code = lock(&s.inner).reset(s.db());
+        let db = s.db;
+        drop(s);
+        // SAFETY: the handle lives until its last statement is gone (db.rs invariant 4).
+        if (*db).stmt_closed() {
+            free(db);
+        }
+        code
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_db_handle(p: *mut Stmt) -> *mut Db {
+    guard(ptr::null_mut(), || {
+        stmt_ref(p).map_or(ptr::null_mut(), |s| s.db)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_sql(p: *mut Stmt) -> *const c_char {
+    guard(ptr::null(), || match stmt_ref(p) {
+        None => ptr::null(),
+        // Lives as long as the statement.
+        Some(s) => lock(&s.inner).sql.as_ptr(),
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_stmt_readonly(p: *mut Stmt) -> c_int {
+    guard(0, || {
+        stmt_ref(p).map_or(0, |s| lock(&s.inner).st.readonly() as c_int)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_stmt_busy(p: *mut Stmt) -> c_int {
+    guard(0, || {
+        stmt_ref(p).map_or(0, |s| (lock(&s.inner).phase == Phase::Row) as c_int)
+    })
+}
+
+// ---- bind -------------------------------------------------------------------------------
+
+/// Binds `value` to parameter `i` (1-based) when the statement is Ready (invariant 1).
+unsafe fn bind(p: *mut Stmt, i: c_int, value: ValueRef<'_>) -> c_int {
+    let Some(s) = stmt_ref(p) else {
+        return rc::MISUSE;
+    };
+    let mut inner = lock(&s.inner);
+    if inner.phase != Phase::Ready {
+        s.db().set_code(rc::MISUSE);
+        return rc::MISUSE;
+    }
+    if i < 1 || inner.st.bind_ref(i as usize, value).is_err() {
+        s.db().set_code(rc::RANGE);
+        return rc::RANGE;
+    }
+    rc::OK
+}
+
+/// Binds TEXT or BLOB bytes (copied: parlite keeps its own), then hands the caller's
+/// buffer to its destructor, which SQLite calls even when the bind fails.
+unsafe fn bind_bytes(
+    p: *mut Stmt,
+    i: c_int,
+    data: *const c_void,
+    n: Option<usize>,
+    text: bool,
+    destructor: Destructor,
+) -> c_int {
+    let code = if data.is_null() {
+        bind(p, i, ValueRef::Null)
+    } else {
+        let bytes = match n {
+            Some(n) => std::slice::from_raw_parts(data as *const u8, n),
+            None => CStr::from_ptr(data as *const c_char).to_bytes(),
+        };
+        if text {
+            // parlite's TEXT is UTF-8: invalid bytes become U+FFFD (README, C API).
+            let s = String::from_utf8_lossy(bytes);
+            bind(p, i, ValueRef::Text(&s))
+        } else {
+            bind(p, i, ValueRef::Blob(bytes))
+        }
+    };
+    if destructor != SQLITE_STATIC
+        && destructor != SQLITE_TRANSIENT
+        && (code != rc::OK || !data.is_null())
+    {
+        // SAFETY: any other value is the application's `void (*)(void*)`.
+        let f: unsafe extern "C" fn(*mut c_void) = std::mem::transmute(destructor);
+        f(data as *mut c_void);
+    }
+    code
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_bind_text(
+    p: *mut Stmt,
+    i: c_int,
+    data: *const c_char,
+    n: c_int,
+    destructor: Destructor,
+) -> c_int {
+    guard(rc::INTERNAL, || {
+        bind_bytes(
+            p,
+            i,
+            data as *const c_void,
+            usize::try_from(n).ok(),
+            true,
+            destructor,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_bind_blob(
+    p: *mut Stmt,
+    i: c_int,
+    data: *const c_void,
+    n: c_int,
+    destructor: Destructor,
+) -> c_int {
+    guard(rc::INTERNAL, || {
+        // A negative length is undefined in SQLite (a blob has no terminator to stop at);
+        // here it binds an empty blob.
+        bind_bytes(
+            p,
+            i,
+            data,
+            Some(usize::try_from(n).unwrap_or(0)),
+            false,
+            destructor,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_bind_int(p: *mut Stmt, i: c_int, v: c_int) -> c_int {
+    guard(rc::INTERNAL, || bind(p, i, ValueRef::Integer(v as i64)))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_bind_int64(p: *mut Stmt, i: c_int, v: i64) -> c_int {
+    guard(rc::INTERNAL, || bind(p, i, ValueRef::Integer(v)))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_bind_double(p: *mut Stmt, i: c_int, v: f64) -> c_int {
+    guard(rc::INTERNAL, || {
+        // NaN binds as NULL, as in SQLite.
+        bind(
+            p,
+            i,
+            if v.is_nan() {
+                ValueRef::Null
+            } else {
+                ValueRef::Real(v)
+            },
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_bind_null(p: *mut Stmt, i: c_int) -> c_int {
+    guard(rc::INTERNAL, || bind(p, i, ValueRef::Null))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_clear_bindings(p: *mut Stmt) -> c_int {
+    guard(rc::INTERNAL, || {
+        let Some(s) = stmt_ref(p) else {
+            return rc::MISUSE;
+        };
+        lock(&s.inner).st.clear_bindings();
+        rc::OK
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_bind_parameter_count(p: *mut Stmt) -> c_int {
+    guard(0, || {
+        stmt_ref(p).map_or(0, |s| lock(&s.inner).st.parameter_count() as c_int)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_bind_parameter_name(p: *mut Stmt, i: c_int) -> *const c_char {
+    guard(ptr::null(), || {
+        let Some(s) = stmt_ref(p) else {
+            return ptr::null();
+        };
+        let inner = lock(&s.inner);
+        let slot = usize::try_from(i)
+            .ok()
+            .and_then(|i| inner.param_names.get(i.checked_sub(1)?));
+        // Lives as long as the statement.
+        slot.and_then(Option::as_ref)
+            .map_or(ptr::null(), |n| n.as_ptr())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_bind_parameter_index(p: *mut Stmt, name: *const c_char) -> c_int {
+    guard(0, || {
+        let Some(s) = stmt_ref(p) else {
+            return 0;
+        };
+        if name.is_null() {
+            return 0;
+        }
+        let Ok(name) = CStr::from_ptr(name).to_str() else {
+            return 0;
+        };
+        lock(&s.inner)
+            .st
+            .parameter_index(name)
+            .map_or(0, |i| i as c_int)
+    })
+}
+
+// ---- columns ----------------------------------------------------------------------------
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_column_count(p: *mut Stmt) -> c_int {
+    guard(0, || {
+        stmt_ref(p).map_or(0, |s| lock(&s.inner).st.column_count() as c_int)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_data_count(p: *mut Stmt) -> c_int {
+    guard(0, || {
+        stmt_ref(p).map_or(0, |s| {
+            let inner = lock(&s.inner);
+            if inner.phase == Phase::Row {
+                inner.st.column_count() as c_int
+            } else {
+                0
+            }
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_column_name(p: *mut Stmt, i: c_int) -> *const c_char {
+    guard(ptr::null(), || {
+        let Some(s) = stmt_ref(p) else {
+            return ptr::null();
+        };
+        let mut inner = lock(&s.inner);
+        let count = inner.st.column_count();
+        let Some(i) = usize::try_from(i).ok().filter(|&i| i < count) else {
+            return ptr::null();
+        };
+        if inner.names.len() < count {
+            inner.names.resize(count, None);
+        }
+        // The first step re-names the columns when the schema changed since prepare; a
+        // name is rebuilt only then, so earlier pointers stay valid otherwise (SQLite keeps
+        // them until finalize or such a re-prepare).
+        let current = inner.st.column_name(i);
+        if inner.names[i]
+            .as_ref()
+            .is_none_or(|n| n.as_bytes() != current.as_bytes())
+        {
+            inner.names[i] = Some(c_string(current));
+        }
+        inner.names[i].as_ref().map_or(ptr::null(), |n| n.as_ptr())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_column_type(p: *mut Stmt, i: c_int) -> c_int {
+    guard(SQLITE_NULL, || {
+        let Some(s) = stmt_ref(p) else {
+            return SQLITE_NULL;
+        };
+        let inner = lock(&s.inner);
+        match inner.value(s.db(), i) {
+            None | Some(ValueRef::Null) => SQLITE_NULL,
+            Some(ValueRef::Integer(_)) => SQLITE_INTEGER,
+            Some(ValueRef::Real(_)) => SQLITE_FLOAT,
+            Some(ValueRef::Text(_)) => SQLITE_TEXT,
+            Some(ValueRef::Blob(_)) => SQLITE_BLOB,
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_column_int64(p: *mut Stmt, i: c_int) -> i64 {
+    guard(0, || {
+        let Some(s) = stmt_ref(p) else {
+            return 0;
+        };
+        let inner = lock(&s.inner);
+        inner.value(s.db(), i).map_or(0, int64_of)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_column_int(p: *mut Stmt, i: c_int) -> c_int {
+    // The low 32 bits, as SQLite's C cast.
+    sqlite3_column_int64(p, i) as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_column_double(p: *mut Stmt, i: c_int) -> f64 {
+    guard(0.0, || {
+        let Some(s) = stmt_ref(p) else {
+            return 0.0;
+        };
+        let inner = lock(&s.inner);
+        inner.value(s.db(), i).map_or(0.0, double_of)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_column_text(p: *mut Stmt, i: c_int) -> *const u8 {
+    guard(ptr::null(), || {
+        let Some(s) = stmt_ref(p) else {
+            return ptr::null();
+        };
+        let mut inner = lock(&s.inner);
+        // Lives until the next step or reset (invariant 4).
+        inner.text(s.db(), i).map_or(ptr::null(), |t| t.as_ptr())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_column_blob(p: *mut Stmt, i: c_int) -> *const c_void {
+    guard(ptr::null(), || {
+        let Some(s) = stmt_ref(p) else {
+            return ptr::null();
+        };
+        let mut inner = lock(&s.inner);
+        let db = s.db();
+        // Zero bytes read as NULL, as in SQLite.
+        match inner.value(db, i) {
+            None | Some(ValueRef::Null) => ptr::null(),
+            Some(ValueRef::Blob([])) => ptr::null(),
+            // After sqlite3_column_text SQLite hands out the same (converted) bytes.
+            Some(ValueRef::Blob(b)) => match inner.texts.get(i as usize) {
+                Some(t) if t.valid => t.bytes.as_ptr() as *const c_void,
+                _ => b.as_ptr() as *const c_void,
+            },
+            Some(_) => match inner.text(db, i) {
+                Some(t) if t.len() > 1 => t.as_ptr() as *const c_void,
+                _ => ptr::null(),
+            },
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_column_bytes(p: *mut Stmt, i: c_int) -> c_int {
+    guard(0, || {
+        let Some(s) = stmt_ref(p) else {
+            return 0;
+        };
+        let mut inner = lock(&s.inner);
+        let db = s.db();
+        match inner.value(db, i) {
+            None | Some(ValueRef::Null) => 0,
+            Some(ValueRef::Text(t)) => t.len() as c_int,
+            Some(ValueRef::Blob(b)) => b.len() as c_int,
+            // A number's length is that of its text form, which SQLite builds and keeps.
+            Some(_) => inner.text(db, i).map_or(0, |t| t.len() as c_int - 1),
+        }
+    })
+}

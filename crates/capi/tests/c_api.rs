@@ -1,0 +1,240 @@
+//! The C API, differentially: C programs written against `/usr/include/sqlite3.h`
+//! (tests/c/*.c) are compiled once, linked against `-lsqlite3`, and run twice — on the
+//! system SQLite and, through `LD_LIBRARY_PATH`, on parlite's `libsqlite3.so.0`. Their
+//! outputs (types, NULLs, text and blob bytes, result codes and messages, changes, rowids,
+//! prepare tails, busy handling) must be identical. Then `/work/shared/bench`'s programs,
+//! which only know the public sqlite3 API, run on parlite for about a second each and must
+//! report parlite's version and no errors.
+//!
+//! Needs `cc`, `sqlite3.h` and the system `libsqlite3.so` (.ci/run installs `gcc` and
+//! `libsqlite3-dev`): without them the tests fail, they do not skip.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const C_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c");
+
+/// The directory with `libsqlite3.so.0` naming the library built from this crate: cargo
+/// builds it next to the test executable (target/<profile>/deps/libsqlite3.so).
+fn parlite_lib_dir(tmp: &Path) -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    let deps = exe.parent().expect("deps directory");
+    let built = [deps.join("libsqlite3.so"), deps.join("../libsqlite3.so")]
+        .into_iter()
+        .find(|p| p.exists())
+        .unwrap_or_else(|| panic!("libsqlite3.so not built next to {}", exe.display()));
+    let dir = tmp.join("lib");
+    std::fs::create_dir_all(&dir).expect("lib dir");
+    // The soname programs ask for; a symlink to the library cargo built.
+    std::os::unix::fs::symlink(
+        built.canonicalize().expect("library path"),
+        dir.join("libsqlite3.so.0"),
+    )
+    .expect("symlink libsqlite3.so.0");
+    dir
+}
+
+fn check_toolchain() {
+    let cc = Command::new("cc").arg("--version").output();
+    assert!(
+        cc.is_ok_and(|o| o.status.success()),
+        "FAILED: no C compiler `cc` (install gcc; .ci/run does)"
+    );
+    assert!(
+        Path::new("/usr/include/sqlite3.h").exists(),
+        "FAILED: /usr/include/sqlite3.h missing (install libsqlite3-dev; .ci/run does)"
+    );
+}
+
+/// Compiles `source` into `out` against the system headers and `-lsqlite3`.
+fn compile(source: &Path, include: &Path, out: &Path) {
+    let o = Command::new("cc")
+        .args(["-O1", "-g", "-Wall", "-Wno-unused-function", "-I"])
+        .arg(include)
+        .arg("-o")
+        .arg(out)
+        .arg(source)
+        .args(["-lsqlite3", "-lpthread"])
+        .output()
+        .expect("run cc");
+    assert!(
+        o.status.success(),
+        "compiling {}:\n{}",
+        source.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Runs `exe args` on the system SQLite (lib None) or on the library in `lib`; its stdout.
+fn run(exe: &Path, args: &[&str], lib: Option<&Path>) -> String {
+    let mut cmd = Command::new(exe);
+    cmd.args(args);
+    cmd.env_remove("LD_LIBRARY_PATH");
+    if let Some(dir) = lib {
+        cmd.env("LD_LIBRARY_PATH", dir);
+    }
+    let o = cmd.output().expect("run test program");
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{} {args:?} on {}: {}\nstdout:\n{stdout}\nstderr:\n{}",
+        exe.display(),
+        lib.map_or("the system SQLite".into(), |d| d.display().to_string()),
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    stdout
+}
+
+struct Fixture {
+    tmp: tempfile::TempDir,
+    lib: PathBuf,
+}
+
+fn fixture() -> Fixture {
+    check_toolchain();
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let lib = parlite_lib_dir(tmp.path());
+    Fixture { tmp, lib }
+}
+
+/// Compiles tests/c/NAME.c and runs it on both libraries, each in a fresh database
+/// directory; the outputs must match line for line.
+fn differential(name: &str) {
+    let f = fixture();
+    let exe = f.tmp.path().join(name);
+    compile(
+        &Path::new(C_DIR).join(format!("{name}.c")),
+        Path::new(C_DIR),
+        &exe,
+    );
+    let dirs = ["sqlite", "parlite"].map(|d| {
+        let p = f.tmp.path().join(d);
+        std::fs::create_dir_all(&p).expect("db dir");
+        p.to_string_lossy().into_owned()
+    });
+    let sqlite = run(&exe, &[&dirs[0]], None);
+    let parlite = run(&exe, &[&dirs[1]], Some(&f.lib));
+    if sqlite != parlite {
+        let first = sqlite
+            .lines()
+            .zip(parlite.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or_else(|| sqlite.lines().count().min(parlite.lines().count()));
+        panic!(
+            "{name}: outputs differ from line {}\n--- SQLite:\n{sqlite}\n--- parlite:\n{parlite}",
+            first + 1
+        );
+    }
+    assert!(
+        sqlite.lines().count() > 20,
+        "{name} printed too little:\n{sqlite}"
+    );
+}
+
+#[test]
+fn the_library_loaded_is_parlite() {
+    let f = fixture();
+    let src = f.tmp.path().join("which.c");
+    std::fs::write(
+        &src,
+        "#include <sqlite3.h>\n#include <stdio.h>\n\
+         int main(void){ printf(\"%s|%d|%s\\n\", sqlite3_libversion(),\
+         sqlite3_libversion_number(), sqlite3_sourceid()); return 0; }\n",
+    )
+    .expect("write which.c");
+    let exe = f.tmp.path().join("which");
+    compile(&src, Path::new(C_DIR), &exe);
+    let out = run(&exe, &[], Some(&f.lib));
+    let version = parlite_sql::func::scalar::SQLITE_COMPAT_VERSION;
+    let fields: Vec<&str> = out.trim_end().split('|').collect();
+    assert_eq!(fields[0], version, "{out}");
+    let mut parts = version
+        .split('.')
+        .map(|p| p.parse::<i32>().expect("version part"));
+    let number = (0..3).fold(0, |n, _| n * 1000 + parts.next().unwrap_or(0));
+    assert_eq!(fields[1], number.to_string(), "{out}");
+    assert!(fields[2].starts_with("parlite "), "{out}");
+    let system = run(&exe, &[], None);
+    assert!(
+        !system.contains("parlite"),
+        "the reference run must use the system SQLite: {system}"
+    );
+}
+
+#[test]
+fn values_types_and_binding_match_sqlite() {
+    differential("values");
+}
+
+#[test]
+fn errors_tails_exec_and_misuse_match_sqlite() {
+    differential("errors");
+}
+
+#[test]
+fn busy_handling_between_connections_matches_sqlite() {
+    differential("busy");
+}
+
+/// /work/shared/bench: $PARLITE_BENCH_C, else $PARLITE_CORPUS/../bench, else the
+/// workspace's ../shared/bench.
+fn bench_dir() -> PathBuf {
+    let dir = match (
+        std::env::var_os("PARLITE_BENCH_C"),
+        std::env::var_os("PARLITE_CORPUS"),
+    ) {
+        (Some(d), _) => PathBuf::from(d),
+        (None, Some(corpus)) => PathBuf::from(corpus).join("../bench"),
+        (None, None) => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench"),
+    };
+    assert!(
+        dir.join("common.h").exists(),
+        "FAILED: the C benchmarks are not at {} (set PARLITE_BENCH_C or PARLITE_CORPUS)",
+        dir.display()
+    );
+    dir
+}
+
+/// `key=value` of a summary line.
+fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    line.split_whitespace()
+        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+}
+
+#[test]
+fn the_c_benchmarks_run_on_parlite() {
+    let f = fixture();
+    let bench = bench_dir();
+    let version = parlite_sql::func::scalar::SQLITE_COMPAT_VERSION;
+    let runs: [(&str, &[&str]); 4] = [
+        (
+            "bdb_update",
+            &["-n", "2", "-s", "1", "-j", "wal", "-y", "full"],
+        ),
+        (
+            "hc_mixed",
+            &["-n", "2", "-u", "1", "-c", "10", "-s", "1", "-r", "20000"],
+        ),
+        ("mt_insert", &["-n", "4", "-r", "200"]),
+        ("kv_ops", &["-k", "100", "-y", "normal"]),
+    ];
+    for (name, args) in runs {
+        let exe = f.tmp.path().join(name);
+        compile(&bench.join(format!("{name}.c")), &bench, &exe);
+        let dir = f.tmp.path().join(format!("db-{name}"));
+        std::fs::create_dir_all(&dir).expect("db dir");
+        let mut all = vec!["-d", dir.to_str().expect("utf-8 temp path")];
+        all.extend_from_slice(args);
+        let out = run(&exe, &all, Some(&f.lib));
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("workload="))
+            .unwrap_or_else(|| panic!("{name}: no summary line:\n{out}"));
+        assert_eq!(field(line, "lib"), Some(version), "{name}: {line}");
+        assert_eq!(field(line, "errors"), Some("0"), "{name}: {line}");
+        if let Some(check) = field(line, "check") {
+            assert_eq!(check, "ok", "{name}: {line}");
+        }
+    }
+}
