@@ -10,7 +10,7 @@
 //! 3. it takes the log mutex and publishes the new page versions in the cache (readers
 //!    who begin now see them);
 //! 4. it releases the writer lock — the next writer may start while this one writes and
-//!    waits;
+//!    waits (a looping `Off`/`Normal` lock holder does this after step 5, L2);
 //! 5. it seals the frame (salt, chained checksum), appends it to the log with `write` (no
 //!    fsync yet), records it written (group commit's `written_seq`) and releases the log
 //!    mutex (L1);
@@ -74,8 +74,17 @@
 //!   (group_commit.rs G4), a `Normal` commit's return implies every earlier frame was
 //!   written, and whoever holds the log mutex sees every published commit's frame written
 //!   or the backend poisoned (D2) — never a commit between publication and write. The
-//!   writer lock so no longer covers the `write` system call, ~1–2 µs per commit that the
-//!   next writer's transaction overlaps (BENCHMARKS.md, logwrite branch).
+//!   writer lock so need not cover the sealing and the `write` system call (L2).
+//! - L2. The writer lock goes before the seal and `write` (step 4 before 5) when its holder
+//!   does not come straight back for it: a `Full` committer (it waits for the disk next)
+//!   and a detached view's (its thread's next transaction runs without the lock). Measured
+//!   (bdb_update, 2-core VM, `chrt -f 1`, BENCHMARKS.md "logwrite"): hold 7.4–7.6 → 6.1–6.6
+//!   µs and +2–15% commits/s at 20–100 `Full` IMMEDIATE writers; CONCURRENT `Off`, 2
+//!   threads, hold 1.7 → 1.1 µs. An `Off`/`Normal` lock holder keeps the lock until its
+//!   frame is written (step 5 before 4): released early, such a looping writer came back
+//!   for the lock only after its write, and the lock's looping-writer rules (writer_lock.rs
+//!   W6, W7) then woke twice the sleepers (0.04 → 0.09 per commit): −6% / −10% commits/s at
+//!   50 / 100 `Off` writers, 10.5 → 12.5 µs CPU per commit at 100.
 
 mod buffers;
 mod cache;
@@ -1242,11 +1251,13 @@ impl FileWriteView {
             .publish(seq, page_count, publish, Some(self.snap.seq));
         self.snap.registered = false;
         // Step 4: let the next writer in before the frame's `write` and the wait for the
-        // disk (L1).
+        // disk, if this thread does not come straight back for the lock (L2).
         if let Some(w) = self.writer.as_mut() {
             w.leaves = mode == Synchronous::Full;
         }
-        self.writer = None;
+        if mode == Synchronous::Full || self.footprint.is_some() {
+            self.writer = None;
+        }
         // Step 5: seal and append the frame, then record it written, before the log mutex
         // goes. A failed write poisons the backend (D2) while the mutex is still held, so
         // the next committer, whose snapshot may hold this unlogged commit, finds the poison
@@ -1263,6 +1274,8 @@ impl FileWriteView {
         // Step 6: ask for a background checkpoint (B6: the commit never waits for it).
         let need = inner.past_threshold(logs.active.frames_bytes());
         drop(log_guard);
+        // Step 4 for a looping lock holder (L2), if not done above.
+        self.writer = None;
         // G6: a round handed over is synced before anything else delays its fsync.
         let led = match written {
             Written::Nothing => None,
