@@ -78,13 +78,14 @@
 //! - L2. The writer lock goes before the seal and `write` (step 4 before 5) when its holder
 //!   does not come straight back for it: a `Full` committer (it waits for the disk next)
 //!   and a detached view's (its thread's next transaction runs without the lock). Measured
-//!   (bdb_update, 2-core VM, `chrt -f 1`, BENCHMARKS.md "logwrite"): hold 7.4–7.6 → 6.1–6.6
-//!   µs and +2–15% commits/s at 20–100 `Full` IMMEDIATE writers; CONCURRENT `Off`, 2
-//!   threads, hold 1.7 → 1.1 µs. An `Off`/`Normal` lock holder keeps the lock until its
-//!   frame is written (step 5 before 4): released early, such a looping writer came back
-//!   for the lock only after its write, and the lock's looping-writer rules (writer_lock.rs
-//!   W6, W7) then woke twice the sleepers (0.04 → 0.09 per commit): −6% / −10% commits/s at
-//!   50 / 100 `Off` writers, 10.5 → 12.5 µs CPU per commit at 100.
+//!   (bdb_update, 2-core VM, `chrt -f 1`, medians of 7 runs, BENCHMARKS.md "logwrite"):
+//!   hold 7.4 → 6.4 µs and +5–9% commits/s at 20–100 `Full` IMMEDIATE writers; CONCURRENT
+//!   `Off`, 2 threads, hold 1.7 → 1.1 µs, +5% commits/s. An `Off`/`Normal` lock holder
+//!   keeps the lock until its frame is written (step 5 before 4): released early, such a
+//!   looping writer came back for the lock only after its write, and the lock's
+//!   looping-writer rules (writer_lock.rs W6, W7) then woke twice the sleepers (0.04 → 0.09
+//!   per commit): −7% / −9% commits/s at 50 / 100 `Off` writers, 10.8 → 12.5 µs CPU per
+//!   commit at 100.
 
 mod buffers;
 mod cache;
