@@ -1226,8 +1226,9 @@ impl FileWriteView {
             .unwrap_or_else(|| u8_to_sync(inner.synchronous.load(Ordering::Relaxed)));
         // Step 3: publish, under the log mutex taken while the writer lock is still held.
         // The next committer can reach the log mutex only after taking the writer lock this
-        // one lets go below, so commits enter it in sequence order (G1): frames are appended
-        // in that order and `written_seq` stays a contiguous prefix (group_commit.rs G4).
+        // one lets go below, so commits enter it in sequence order (L1): frames are appended
+        // in that order (log G1) and `written_seq` stays a contiguous prefix (group_commit.rs
+        // G4).
         let mut log_guard = lock(&inner.log);
         let Some(logs) = log_guard.as_mut() else {
             return Err(StorageError::misuse("write on a database without a log"));
