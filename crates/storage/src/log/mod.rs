@@ -4,8 +4,10 @@
 //!
 //! Invariants:
 //! - G1. Frames are appended only at `end`, the byte after the last frame this process
-//!   wrote or validated, by the holder of the writer lock; the sequence numbers of one
-//!   generation are consecutive from `base_seq + 1`.
+//!   wrote or validated, by one committer at a time in sequence order (the pager's log
+//!   mutex, which commits enter in that order: pager L1); the sequence numbers of one
+//!   generation are consecutive from `base_seq + 1` ([`LogFile::append_unsealed`] refuses
+//!   any other).
 //! - G2. A new generation is started only after every frame of the old one is in the
 //!   database file and the database file is synced (the checkpoint's job): it rewrites the
 //!   header with a salt different from the previous generation's, truncates the file to the

@@ -37,6 +37,12 @@
 //!   images of its frames are durable with them. Either (b) sees the commit or (c) sees the
 //!   debt (the commit publishes before its leader looks). R5 still syncs the emptied file,
 //!   so `SyncState::prev == None` keeps meaning "durably empty" for leaders (B4).
+//! - B9. No checkpoint (full, or a round's switch) starts on a poisoned backend, and it
+//!   looks under the log mutex. A commit is published before its frame is written (pager
+//!   steps 3–5), both under that mutex, and a failed write poisons before the mutex goes:
+//!   so a checkpoint that finds no poison there sees only commits whose frames are in the
+//!   log, and the pages of a published commit whose frame is not never reach the database
+//!   file.
 
 use super::{lock, Inner};
 use crate::error::{PageNo, Result, StorageError};
@@ -229,6 +235,8 @@ impl Inner {
     /// The full checkpoint (section 3): log sync → pages → db sync → new generation (D3,
     /// B2). Caller holds the writer lock, the checkpoint slot and the log mutex.
     pub(super) fn checkpoint_full(&self, logs: &mut Logs) -> Result<()> {
+        // B9: the frame write of the last commit published has ended, and succeeded.
+        self.check_writable()?;
         if logs.prev.is_some() {
             // B7: only an abandoned or failed round leaves a previous file, and it poisoned.
             return Err(StorageError::misuse(
@@ -369,7 +377,6 @@ impl Inner {
         };
         // K1: writer slot → checkpoint slot → log mutex.
         let slot = self.checkpoint_slot(true);
-        self.check_writable()?;
         if let Some(logs) = lock(&self.log).as_mut() {
             self.checkpoint_full(logs)?;
         }
@@ -433,6 +440,8 @@ impl Inner {
         let Some(logs) = guard.as_mut() else {
             return Ok(None);
         };
+        // B9: every commit published up to here has its frame in the log.
+        self.check_writable()?;
         if logs.active.last_seq() == logs.active.base_seq() {
             return Ok(None);
         }

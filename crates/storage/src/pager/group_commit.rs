@@ -52,7 +52,8 @@
 //!   only once round `round` has ended), so two words suffice.
 //! - G4. The leader's target is read under the mutex together with the log files to sync
 //!   (`active`, `prev`: B4), and `written_seq` is set under it after the frame's `write`,
-//!   so every frame up to the target lies in a file the leader syncs.
+//!   by commits in sequence order (pager L1: still under the log mutex), so every frame up
+//!   to the target lies in a file the leader syncs.
 //! - G5. Gathering only delays the fsync's start: it ends before the target is read (G4),
 //!   so however it ends — on the count (`SyncState::gather`, set and ended under the
 //!   mutex by the committer whose frame completes it), on a gap without frames, or at its
@@ -340,7 +341,7 @@ impl Inner {
         Ok(())
     }
 
-    /// Step 3's end (G4): records commit `seq` as written (`full`: its committer waits for
+    /// Step 5's end (G4): records commit `seq` as written (`full`: its committer waits for
     /// the fsync). If its frame completed a gathering leader's count (G5), a `Full`
     /// committer takes the round over (G6): the caller leads it once it has let the writer
     /// lock go (`lead_handed`), so the fsync starts without the gathering leader's wake-up;

@@ -7,12 +7,15 @@
 //! 2. it sets page 1's page count if the count changed (P3), diffs each changed page
 //!    against its base image and encodes the frame — a detached view before it takes the
 //!    lock (K5);
-//! 3. it seals the frame (salt, chained checksum) and appends it to the log with `write`
-//!    (no fsync yet);
-//! 4. it publishes the new page versions in the cache (readers who begin now see them);
-//! 5. it asks for a background checkpoint (checkpoint.rs) if the log or the pinned pages
+//! 3. it takes the log mutex and publishes the new page versions in the cache (readers
+//!    who begin now see them);
+//! 4. it releases the writer lock — the next writer may start while this one writes and
+//!    waits (a looping `Off`/`Normal` lock holder does this after step 5, L2);
+//! 5. it seals the frame (salt, chained checksum), appends it to the log with `write` (no
+//!    fsync yet), records it written (group commit's `written_seq`) and releases the log
+//!    mutex (L1);
+//! 6. it asks for a background checkpoint (checkpoint.rs) if the log or the pinned pages
 //!    passed their thresholds — without waiting for it;
-//! 6. it releases the writer lock — the next writer may start while this one waits;
 //! 7. it waits until the frame is as durable as the synchronous mode promises — its own
 //!    view's mode if one was set (`WriteView::set_synchronous`), else the database's (group
 //!    commit: one fsync covers every frame written before it, in both log files, B4).
@@ -24,7 +27,9 @@
 //! - D2. A failed fsync, or a failed log write, on the commit path poisons the backend: every
 //!   later write transaction gets `ReadOnly` until the database is reopened. No fsync is
 //!   ever retried. The commit that saw the failure returns the error and may or may not
-//!   survive a crash.
+//!   survive a crash; it was already published (step 3), so readers in this process may
+//!   have seen it, but no later commit is logged on top of a commit whose frame write
+//!   failed, nor any checkpoint run (L1, checkpoint.rs B9).
 //! - D3. The checkpoint writes a page into the database file only after the log holding its
 //!   frames is synced, and empties or restarts a log file only after the database file is
 //!   synced (checkpoint.rs B2). So at every instant, database file + the valid chain of log
@@ -45,9 +50,10 @@
 //!   the files' handles out of the sync mutex), so they never wait for a checkpoint.
 //! - K2. Readers never wait for the writer lock or for I/O of other transactions; a
 //!   snapshot stays stable across later commits and checkpoints (cache C2, C4, C5).
-//! - K3. The full checkpoint runs under the writer lock, so no frame is appended while it
-//!   restarts the log; a background round switches files under the log mutex (B6) and
-//!   does its I/O holding only the checkpoint slot.
+//! - K3. The full checkpoint runs under the writer lock and the log mutex, so no frame is
+//!   appended while it restarts the log (a committer that released the writer lock holds
+//!   the log mutex until its frame is written, L1); a background round switches files under
+//!   the log mutex (B6) and does its I/O holding only the checkpoint slot.
 //! - K4. A detached write view (`begin_detached`, pages.rs P5) holds a registered snapshot
 //!   but no writer slot; `commit_inner` refuses to run without the slot, which only
 //!   `attach_writer` gives it, after checking under the slot that the snapshot is the latest
@@ -57,9 +63,29 @@
 //!   `attach_writer` *before* taking the writer lock; the result is used only if the lock
 //!   holder then finds the snapshot still the latest (K4: nothing was committed since, so
 //!   the bases are the latest images and the sequence number is the next) and no page was
-//!   changed since (`PageWrite` calls drop it). Under the lock remain the sealing (salt and
-//!   chained checksum, which a round's switch can change: log mutex), the `write`, and
-//!   the publication, in sequence-number order.
+//!   changed since (`PageWrite` calls drop it). Under the lock remain taking the log mutex
+//!   and the publication; the sealing (salt and chained checksum, which a round's switch
+//!   can change) and the `write` follow under the log mutex alone (L1).
+//! - L1. Commits enter the log mutex in sequence-number order: a committer takes it while
+//!   it still holds the writer lock, and the next committer can take it only after taking
+//!   the writer lock that one releases. It holds it from its publication (step 3) to the
+//!   end of its frame's `write` and `note_written` (step 5). So frames are appended in
+//!   sequence order without gaps (log G1), `written_seq` is a contiguous prefix
+//!   (group_commit.rs G4), a `Normal` commit's return implies every earlier frame was
+//!   written, and whoever holds the log mutex sees every published commit's frame written
+//!   or the backend poisoned (D2) — never a commit between publication and write. The
+//!   writer lock so need not cover the sealing and the `write` system call (L2).
+//! - L2. The writer lock goes before the seal and `write` (step 4 before 5) when its holder
+//!   does not come straight back for it: a `Full` committer (it waits for the disk next)
+//!   and a detached view's (its thread's next transaction runs without the lock). Measured
+//!   (bdb_update, 2-core VM, `chrt -f 1`, medians of 7 runs, BENCHMARKS.md "logwrite"):
+//!   hold 7.4 → 6.4 µs and +5–9% commits/s at 20–100 `Full` IMMEDIATE writers; CONCURRENT
+//!   `Off`, 2 threads, hold 1.7 → 1.1 µs, +5% commits/s. An `Off`/`Normal` lock holder
+//!   keeps the lock until its frame is written (step 5 before 4): released early, such a
+//!   looping writer came back for the lock only after its write, and the lock's
+//!   looping-writer rules (writer_lock.rs W6, W7) then woke twice the sleepers (0.04 → 0.09
+//!   per commit): −7% / −9% commits/s at 50 / 100 `Off` writers, 10.8 → 12.5 µs CPU per
+//!   commit at 100.
 
 mod buffers;
 mod cache;
@@ -230,8 +256,9 @@ struct Inner {
     /// Sharded; locks of its own (cache C7, C8).
     cache: Cache,
     writer: WriterLock,
-    /// `None` for read-only databases. Locked by the writer-lock holder to append, and by a
-    /// background round for its switch (B6) and its end (K1).
+    /// `None` for read-only databases. Held by a committer from its publication to the end
+    /// of its frame's write (L1), by the full checkpoint, and by a background round for its
+    /// switch (B6) and its end (K1).
     log: Mutex<Option<Logs>>,
     sync: Mutex<SyncState>,
     /// `SyncState::synced_seq`, readable without the mutex (group_commit.rs G3).
@@ -878,7 +905,7 @@ impl Inner {
         self.cache.insert_from_file(pgno, seq, img)
     }
 
-    /// Step 5: asks for a background round (checkpoint.rs) without waiting for it — the
+    /// Step 6: asks for a background round (checkpoint.rs) without waiting for it — the
     /// checkpointer thread's, or, without one, run here (the caller holds no lock).
     fn request_checkpoint(self: &Arc<Self>) {
         match self.wake.get() {
@@ -1197,40 +1224,59 @@ impl FileWriteView {
         let mode = self
             .synchronous
             .unwrap_or_else(|| u8_to_sync(inner.synchronous.load(Ordering::Relaxed)));
-        // Step 3: append the frame (D2 on failure).
+        // Step 3: publish, under the log mutex taken while the writer lock is still held.
+        // The next committer can reach the log mutex only after taking the writer lock this
+        // one lets go below, so commits enter it in sequence order (L1): frames are appended
+        // in that order (log G1) and `written_seq` stays a contiguous prefix (group_commit.rs
+        // G4).
         let mut log_guard = lock(&inner.log);
         let Some(logs) = log_guard.as_mut() else {
             return Err(StorageError::misuse("write on a database without a log"));
         };
-        if let Err(e) = logs.active.append_unsealed(&mut frame) {
-            inner.poison(format!("log write failed: {e}"));
-            return Err(e);
-        }
-        buffers::recycle_frame(frame);
+        // D2, under the log mutex: the previous commit's frame write may have failed after
+        // its publication, which this view's snapshot may include; nothing may be logged
+        // or published on top of it.
+        inner.check_writable()?;
         if mode != Synchronous::Off {
-            // B8: before `written_seq`, so a group-commit leader that covers this commit
-            // finds any relaxed round's debt this commit depends on.
+            // B8: under the log mutex, before the publication, and before `written_seq`, so
+            // a group-commit leader that covers this commit finds any relaxed round's debt
+            // this commit depends on.
             inner.strict_commit_seq.fetch_max(seq, Ordering::SeqCst);
         }
-        self.in_progress.release();
-        let written = inner.note_written(seq, mode == Synchronous::Full);
-        // Step 4: publish. The view reads no page from here on: its memo goes first, so a
-        // base version the publication prunes is the cache's alone and its buffer is
-        // recycled (buffers.rs U1) for this thread's next copy-on-write instead of freed,
-        // and its snapshot is released by the publication itself (cache C14).
+        // The view reads no page from here on: its memo goes first, so a base version the
+        // publication prunes is the cache's alone and its buffer is recycled (buffers.rs
+        // U1) for this thread's next copy-on-write instead of freed, and its snapshot is
+        // released by the publication itself (cache C14).
         self.base = memo::SnapshotMemo::default();
         inner
             .cache
             .publish(seq, page_count, publish, Some(self.snap.seq));
         self.snap.registered = false;
-        inner.commits.fetch_add(1, Ordering::Relaxed);
-        // Step 5: ask for a background checkpoint (B6: the commit never waits for it).
-        let need = inner.past_threshold(logs.active.frames_bytes());
-        drop(log_guard);
-        // Step 6: let the next writer in before waiting for the disk.
+        // Step 4: let the next writer in before the frame's `write` and the wait for the
+        // disk, if this thread does not come straight back for the lock (L2).
         if let Some(w) = self.writer.as_mut() {
             w.leaves = mode == Synchronous::Full;
         }
+        if mode == Synchronous::Full || self.footprint.is_some() {
+            self.writer = None;
+        }
+        // Step 5: seal and append the frame, then record it written, before the log mutex
+        // goes. A failed write poisons the backend (D2) while the mutex is still held, so
+        // the next committer, whose snapshot may hold this unlogged commit, finds the poison
+        // above and logs nothing after it, and no checkpoint writes its pages (they check
+        // under the same mutex, checkpoint.rs B9).
+        if let Err(e) = logs.active.append_unsealed(&mut frame) {
+            inner.poison(format!("log write failed: {e}"));
+            return Err(e);
+        }
+        buffers::recycle_frame(frame);
+        self.in_progress.release();
+        let written = inner.note_written(seq, mode == Synchronous::Full);
+        inner.commits.fetch_add(1, Ordering::Relaxed);
+        // Step 6: ask for a background checkpoint (B6: the commit never waits for it).
+        let need = inner.past_threshold(logs.active.frames_bytes());
+        drop(log_guard);
+        // Step 4 for a looping lock holder (L2), if not done above.
         self.writer = None;
         // G6: a round handed over is synced before anything else delays its fsync.
         let led = match written {
@@ -1598,7 +1644,6 @@ impl Backend for FileBackend {
         let _writer = self.inner.acquire_writer(CHECKPOINT_WAIT)?;
         // Waits for a background round to end (K1: writer slot → checkpoint slot).
         let _slot = self.inner.checkpoint_slot(true);
-        self.inner.check_writable()?;
         let mut guard = lock(&self.inner.log);
         match guard.as_mut() {
             Some(logs) => self.inner.checkpoint_full(logs),

@@ -725,7 +725,7 @@ fn sharded_cache_readers_see_their_snapshot_while_evicting() {
 }
 
 /// The checkpointer judges a request again when it gets to it (docs/log-and-recovery.md,
-/// commit step 5): a request left over from a round that brought the dirty pages below
+/// commit step 6): a request left over from a round that brought the dirty pages below
 /// their threshold starts no round for the pages committed since, and a commit that passes
 /// the threshold again still gets one.
 #[test]

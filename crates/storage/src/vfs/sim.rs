@@ -96,6 +96,10 @@ struct SimState {
     /// Time each `fdatasync` takes, slept outside the disk's lock so that other threads
     /// keep writing meanwhile, as on a real disk (zero: instant).
     sync_delay: std::time::Duration,
+    /// Time each write takes, slept outside the disk's lock before the write (and its fault
+    /// decision), so tests can widen the moments between a commit's publication and its
+    /// frame's write (pager L1) that other threads act in (zero: instant).
+    write_delay: std::time::Duration,
 }
 
 /// The simulated disk. Clones share the same disk.
@@ -120,6 +124,7 @@ impl SimVfs {
                 frozen: false,
                 rng: SimRng::new(seed),
                 sync_delay: std::time::Duration::ZERO,
+                write_delay: std::time::Duration::ZERO,
             })),
         }
     }
@@ -146,6 +151,11 @@ impl SimVfs {
     /// Makes every later `fdatasync` take `delay` (slept outside the disk's lock).
     pub fn set_sync_delay(&self, delay: std::time::Duration) {
         self.lock().sync_delay = delay;
+    }
+
+    /// Makes every later write take `delay` (slept outside the disk's lock).
+    pub fn set_write_delay(&self, delay: std::time::Duration) {
+        self.lock().write_delay = delay;
     }
 
     pub fn clear_faults(&self) {
@@ -221,6 +231,7 @@ impl SimVfs {
                 frozen: false,
                 rng: SimRng::new(seed.wrapping_add(1)),
                 sync_delay: std::time::Duration::ZERO,
+                write_delay: std::time::Duration::ZERO,
             })),
         }
     }
@@ -238,6 +249,7 @@ impl SimVfs {
                 frozen: false,
                 rng: s.rng.clone(),
                 sync_delay: s.sync_delay,
+                write_delay: s.write_delay,
             })),
         }
     }
@@ -362,6 +374,10 @@ impl VfsFile for SimFile {
     }
 
     fn write_at(&self, offset: u64, data: &[u8]) -> Result<()> {
+        let delay = lock_state(&self.state).write_delay;
+        if !delay.is_zero() {
+            std::thread::sleep(delay);
+        }
         let mut guard = lock_state(&self.state);
         let s = &mut *guard;
         if let Err(e) = admit(s, "pwrite", &self.name) {
