@@ -41,3 +41,23 @@ SELECT count(*) FROM log;
 ";
     check_script(script, Compare::default());
 }
+
+/// UPDATE and DELETE on a view read its rows under the view's own name, whatever alias the
+/// statement gives it (SQLite materializes the view as a subquery named after it): the
+/// WHERE may name `v.a`, not `q.a`; the SET expressions see the alias.
+#[test]
+fn a_views_alias_in_update_and_delete() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a)",
+        "INSERT INTO t VALUES (1), (2)",
+        "CREATE VIEW v AS SELECT a FROM t",
+        "CREATE TRIGGER tu INSTEAD OF UPDATE ON v BEGIN UPDATE t SET a = new.a WHERE a = old.a; END",
+        "CREATE TRIGGER td INSTEAD OF DELETE ON v BEGIN DELETE FROM t WHERE a = old.a; END",
+        "UPDATE v AS q SET a = 5 WHERE q.a = 1",
+        "UPDATE v AS q SET a = q.a + 10 WHERE v.a = 1",
+        "UPDATE v AS q SET a = a + 100 WHERE a = 2",
+        "DELETE FROM v AS q WHERE q.a = 11",
+        "DELETE FROM v AS q WHERE v.a = 11",
+        "SELECT a FROM t ORDER BY a",
+    ]));
+}

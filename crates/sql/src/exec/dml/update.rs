@@ -199,11 +199,14 @@ impl Engine<'_> {
         event: &TriggerEvent,
         returning: &[ResultColumn],
     ) -> Result<Vec<Vec<Value>>> {
+        // The rows come from the view under its own name, whatever the statement's alias
+        // (sqlite3MaterializeView names its subquery after the view): the WHERE may say
+        // `v.a`, not `q.a`.
         let sel = ast::Select::of_table(
             upd.and_then(|u| u.with.clone()),
             vec![ResultColumn::Star],
             ast::QualifiedName::bare(v.name.clone()),
-            alias.clone(),
+            None,
             None,
             where_.clone(),
         );
