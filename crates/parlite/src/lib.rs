@@ -1953,6 +1953,7 @@ impl Statement {
 
     /// Gives the row the caller has read back to the statement's plan, whose next
     /// execution writes its result rows into such rows (`exec::CachedPlan::recycle_row`).
+    #[inline]
     fn recycle_current(&mut self) {
         if let (Some(row), Some((_, plan))) = (self.current.take(), self.plan.as_mut()) {
             plan.recycle_row(row);

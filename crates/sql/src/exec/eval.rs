@@ -70,7 +70,7 @@ pub struct Exec<'a> {
     pub kept_walks: std::cell::RefCell<Vec<super::select::KeptWalk>>,
     /// Result rows to write into (`result_row`): the statement's recycled ones
     /// (`CachedPlan::recycle_row`) while its top-level SELECT runs, else none.
-    pub spare_rows: std::cell::RefCell<Vec<Row>>,
+    pub spare_rows: Option<&'a std::cell::RefCell<Vec<Row>>>,
 }
 
 pub(super) fn err<T>(m: impl Into<String>) -> Result<T> {

@@ -134,6 +134,10 @@ pub struct CachedPlan {
     /// Result rows the statement's caller has read (`recycle_row`), values and all, for
     /// the next execution's rows to be written into (`Exec::result_row`).
     rows: Vec<Row>,
+    /// `select` ran twice or more: its rows are recycled. A one-shot statement's go as
+    /// before (`rows` would be an allocation more, freed unused: ~0.5k instructions of
+    /// each of speedtest1 test 410's 70,000 one-shot point SELECTs, callgrind).
+    reran: bool,
 }
 
 /// At most this many result rows are kept for reuse (`CachedPlan::recycle_row`): a short
@@ -152,10 +156,15 @@ impl CachedPlan {
     /// overwrites its own buffer for the next row too (`txnstore::owned_into`). hc_mixed's
     /// 10-row scan made three allocations and frees a row (the row, its TEXT, its BLOB):
     /// see BENCHMARKS.md "hcscan5".
-    pub fn recycle_row(&mut self, mut row: Row) {
-        if self.rows.len() >= RECYCLED_ROWS_MAX || self.select.is_none() {
-            return;
+    #[inline]
+    pub fn recycle_row(&mut self, row: Row) {
+        if self.reran && self.rows.len() < RECYCLED_ROWS_MAX {
+            self.keep_row(row);
         }
+    }
+
+    /// `recycle_row`'s keeping, out of line: the one-shot statement's test stays small.
+    fn keep_row(&mut self, mut row: Row) {
         for v in row.iter_mut() {
             let big = match v {
                 Value::Text(t) => t.len() > RECYCLED_VALUE_BYTES_MAX,
@@ -221,7 +230,7 @@ pub(crate) enum DmlSlot {
 // through the plan, so moving the whole plan to another thread moves every owner of those
 // counts with it. Its kept walks are detached (`RowScan::detach`): they hold no `Rc` of
 // the store that made them (its cursor pool), only what is `Send` (parked cursors, key
-// buffers, bound values).
+// buffers, bound values). Its recycled rows are values only (`Arc`s, no `Rc`).
 unsafe impl Send for CachedPlan {}
 
 /// The top-level statement's plan slot: Off (no caching), Empty (bind and keep), Filled
@@ -347,6 +356,7 @@ pub fn prepare_info(stmt: &Stmt, schema: &Schema) -> Result<(Vec<String>, Option
                 walks: Vec::new(),
                 ran: false,
                 rows: Vec::new(),
+                reran: false,
             }),
         ));
     }
@@ -566,6 +576,7 @@ impl<'a> Engine<'a> {
                 walks,
                 ran,
                 rows,
+                reran: _,
             }) => (select, dml, walks, ran, rows),
             None => (None, None, Vec::new(), false, Vec::new()),
         };
@@ -597,17 +608,19 @@ impl<'a> Engine<'a> {
         if select.is_none() && dml.is_none() {
             return None;
         }
-        // Walks go only with the plan whose sources they are keyed by.
-        let walks = match select {
-            Some(_) => self.plan_walks.into_inner(),
-            None => Vec::new(),
+        // Walks and recycled rows go only with the plan whose sources they are keyed by
+        // and whose results they are.
+        let (walks, rows) = match select {
+            Some(_) => (self.plan_walks.into_inner(), self.plan_rows.into_inner()),
+            None => (Vec::new(), Vec::new()),
         };
         Some(CachedPlan {
+            reran: select.is_some() && self.plan_ran,
             select,
             dml,
             walks,
             ran,
-            rows: self.plan_rows.into_inner(),
+            rows,
         })
     }
 
@@ -676,7 +689,7 @@ impl<'a> Engine<'a> {
         // (`candidate_source`). Those it keeps at the end go back with the plan, detached,
         // from the plan's second execution on (`CachedPlan::ran`). (One vector goes round
         // between the plan and the `Exec`.)
-        let ex = self.exec();
+        let mut ex = self.exec();
         let mut walks = self.plan_walks.take();
         walks.retain_mut(|w| {
             matches!(
@@ -685,9 +698,8 @@ impl<'a> Engine<'a> {
             )
         });
         ex.kept_walks.replace(walks);
-        ex.spare_rows.replace(self.plan_rows.take());
+        ex.spare_rows = Some(&self.plan_rows);
         let r = self.run_with_parent(&ex, |ex, parent| ex.run_select(&plan, parent));
-        self.plan_rows.replace(ex.spare_rows.take());
         if r.is_ok() && self.plan_ran {
             // Not a walk on an attached database: kept by a statement, its cursors would
             // keep the file open after DETACH.
@@ -713,7 +725,7 @@ impl<'a> Engine<'a> {
             in_trigger: self.trigger_depth > 0,
             working: Default::default(),
             kept_walks: Default::default(),
-            spare_rows: Default::default(),
+            spare_rows: None,
         }
     }
 

@@ -444,7 +444,7 @@ impl<'a> Exec<'a> {
     /// A result row of `n` values to fill: a recycled one (`spare_rows`), holding up to
     /// `n` of its previous values for `output_into` to overwrite, or a new one.
     fn result_row(&self, n: usize) -> Row {
-        match self.spare_rows.borrow_mut().pop() {
+        match self.spare_rows.and_then(|rows| rows.borrow_mut().pop()) {
             Some(mut r) => {
                 r.truncate(n);
                 r

@@ -255,7 +255,8 @@ fn owned(r: ValueRef<'_>) -> Value {
 fn owned_into(r: ValueRef<'_>, slot: &mut Value) {
     let done = match (&r, &mut *slot) {
         (ValueRef::Blob(b), Value::Blob(old)) => value::refill_blob(old, b),
-        (ValueRef::Text(b), Value::Text(old)) if b.len() == old.len() => {
+        // Validated only for a buffer it can go into: `owned` validates it otherwise.
+        (ValueRef::Text(b), Value::Text(old)) if value::refillable(old, b.len()) => {
             std::str::from_utf8(b).is_ok_and(|s| value::refill_text(old, s))
         }
         _ => false,

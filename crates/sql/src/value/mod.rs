@@ -76,6 +76,13 @@ pub fn refill_text(text: &mut Arc<str>, s: &str) -> bool {
     }
 }
 
+/// Whether `refill_text` would take a string of `len` bytes into `text` (two loads, no
+/// atomic read-modify-write): a caller checks it before validating the bytes.
+#[inline]
+pub fn refillable(text: &Arc<str>, len: usize) -> bool {
+    text.len() == len && Arc::strong_count(text) == 1 && Arc::weak_count(text) == 0
+}
+
 /// `refill_text` for a BLOB.
 #[inline]
 pub fn refill_blob(blob: &mut Arc<[u8]>, b: &[u8]) -> bool {
