@@ -473,7 +473,6 @@ impl ConnInner {
                 attached: Vec::new(),
             };
             let mut fresh = exec::load_schema(&store)?;
-            fresh.carry_temp_from(&self.schema);
             fresh.carry_connection_from(&mut self.schema);
             self.schema = fresh;
             self.schema_loaded = true;

@@ -91,3 +91,48 @@ fn object_names_share_sqlites_namespaces() {
         common::assert_no_mismatches(common::statement_mismatches(&stmts));
     }
 }
+
+#[test]
+fn create_index_refuses_what_sqlite_refuses() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a, b)",
+        "CREATE INDEX i1 ON t(?)",
+        "CREATE INDEX i2 ON t(a) WHERE a > :x",
+        "CREATE INDEX i3 ON t(rowid)",
+        "CREATE INDEX i4 ON t(rowid + 1)",
+        "CREATE INDEX i5 ON t(a) WHERE rowid > 0",
+        "CREATE INDEX temp.i6 ON t(a)",
+        "CREATE TEMP TABLE tt(a)",
+        "CREATE INDEX main.i7 ON tt(a)",
+        "CREATE INDEX temp.i8 ON tt(a)",
+        "CREATE INDEX i9 ON tt(a)",
+        "CREATE TEMP TABLE t(c)",
+        "CREATE INDEX main.i10 ON t(b)",
+        "CREATE INDEX i11 ON t(c)",
+        "SELECT type, name, tbl_name FROM sqlite_schema ORDER BY name",
+        "SELECT type, name, tbl_name FROM sqlite_temp_schema ORDER BY name",
+    ]));
+}
+
+#[test]
+fn strict_tables_store_and_refuse_as_sqlite() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE s(a INT, b TEXT, c REAL, d BLOB, e ANY) STRICT",
+        "INSERT INTO s VALUES ('1', 2, '2.5', x'00', '12')",
+        "INSERT INTO s VALUES (1, 'x', 1, x'01', 1.0)",
+        "SELECT a, typeof(a), b, typeof(b), c, typeof(c), e, typeof(e) FROM s",
+        "SELECT count(*) FROM s WHERE e = 12",
+        "SELECT count(*) FROM s WHERE e = '12'",
+        "INSERT INTO s(d) VALUES (2)",
+        "INSERT INTO s(a) VALUES (1.5)",
+        "INSERT INTO s(c) VALUES ('x')",
+        "INSERT INTO s(b) VALUES (x'01')",
+        "UPDATE s SET a = 'q'",
+        "ALTER TABLE s ADD COLUMN f foo",
+        "ALTER TABLE s ADD COLUMN f",
+        "CREATE TABLE n(a INT, e ANY)",
+        "INSERT INTO n VALUES ('12', '12')",
+        "SELECT typeof(a), typeof(e) FROM n",
+        "PRAGMA table_list",
+    ]));
+}

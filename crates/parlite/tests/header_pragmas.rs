@@ -219,3 +219,34 @@ fn vacuum_of_an_attached_database() {
     assert_eq!(check, "ok");
     assert_eq!(sqlite_int(&aux, "PRAGMA freelist_count"), 0);
 }
+
+/// A UTF-16 database (its text and index order are UTF-16's) is refused at open with
+/// SQLITE_NOTADB and a message naming the encoding, never read as if its text were UTF-8;
+/// the file is left as it was.
+#[test]
+fn a_utf16_database_is_refused_at_open() {
+    for (pragma, name) in [("UTF-16le", "UTF-16le"), ("UTF-16be", "UTF-16be")] {
+        let path = temp_path(name);
+        {
+            let s = rusqlite::Connection::open(&*path).expect("sqlite");
+            s.execute_batch(&format!(
+                "PRAGMA encoding = '{pragma}'; CREATE TABLE t(a); INSERT INTO t VALUES ('héllo');"
+            ))
+            .expect("sqlite writes");
+        }
+        let before = std::fs::read(&*path).expect("file");
+        let err = match parlite::Connection::open(path.to_str().unwrap())
+            .and_then(|c| c.execute_batch("SELECT * FROM t"))
+        {
+            Ok(_) => panic!("{name}: a UTF-16 database opened"),
+            Err(e) => e,
+        };
+        assert_eq!(err.code, 26, "{name}: {err}");
+        assert!(err.to_string().contains(name), "{name}: {err}");
+        assert_eq!(std::fs::read(&*path).expect("file"), before, "{name}");
+        assert_eq!(
+            sqlite_int(&path, "SELECT count(*) FROM t WHERE a = 'héllo'"),
+            1
+        );
+    }
+}

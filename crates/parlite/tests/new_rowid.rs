@@ -267,3 +267,32 @@ fn concurrent_transactions_appending() {
         assert_eq!(got, vec![vec![Value::Integer(1)]], "{level}: c1 c kept");
     }
 }
+
+/// AUTOINCREMENT's sequence as SQLite keeps it: it starts at 0 (a negative rowid does not
+/// lower it), its row is written by every INSERT into the table (even one inserting no
+/// row), it follows the table through ALTER TABLE RENAME, and `sqlite_sequence` is a
+/// reserved name.
+#[test]
+fn autoincrement_sequence_rows() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a INTEGER PRIMARY KEY AUTOINCREMENT, b)",
+        "INSERT INTO t VALUES (-5, 1)",
+        "SELECT * FROM sqlite_sequence",
+        "INSERT INTO t(b) VALUES (2)",
+        "SELECT * FROM t ORDER BY a",
+        "SELECT * FROM sqlite_sequence",
+        "CREATE TABLE u(a INTEGER PRIMARY KEY AUTOINCREMENT, b)",
+        "INSERT INTO u(b) SELECT 1 WHERE 0",
+        "SELECT rowid, * FROM sqlite_sequence",
+        "INSERT INTO u VALUES (-3, 0)",
+        "INSERT INTO u(b) VALUES (1)",
+        "SELECT * FROM u ORDER BY a",
+        "ALTER TABLE t RENAME TO t2",
+        "SELECT rowid, * FROM sqlite_sequence",
+        "INSERT INTO t2(b) VALUES (3)",
+        "SELECT * FROM t2 ORDER BY a",
+        "CREATE TABLE sqlite_sequence(name, seq)",
+        "CREATE TABLE IF NOT EXISTS sqlite_sequence(name, seq)",
+        "SELECT rowid, * FROM sqlite_sequence",
+    ]));
+}

@@ -56,3 +56,35 @@ fn do_update_checks_and_acts_on_foreign_keys() {
         "SELECT * FROM p ORDER BY id",
     ]));
 }
+
+/// An ON CONFLICT target names a partial UNIQUE index when its WHERE is that index's WHERE
+/// (letter case of names aside), as SQLite's sqlite3UpsertAnalyzeTarget; a full index
+/// matches whatever WHERE the target has.
+#[test]
+fn conflict_targets_on_partial_indexes() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a, b, live)",
+        "CREATE UNIQUE INDEX ia ON t(a) WHERE live = 1",
+        "INSERT INTO t VALUES (1, 'x', 1), (1, 'old', 0)",
+        "INSERT INTO t VALUES (1, 'y', 1) ON CONFLICT(a) WHERE live = 1 DO UPDATE SET b = excluded.b",
+        "INSERT INTO t VALUES (1, 'z', 1) ON CONFLICT(a) WHERE LIVE=1 DO UPDATE SET b = b || excluded.b",
+        "INSERT INTO t VALUES (1, 'w', 0) ON CONFLICT(a) WHERE live = 1 DO NOTHING",
+        "INSERT INTO t VALUES (1, 'v', 1) ON CONFLICT(a) DO UPDATE SET b = 'none'",
+        "INSERT INTO t VALUES (1, 'v', 1) ON CONFLICT(a) WHERE live = 2 DO UPDATE SET b = 'two'",
+        "INSERT INTO t VALUES (1, 'v', 1) ON CONFLICT(a) WHERE live > 0 DO NOTHING",
+        "CREATE TABLE s(a, b)",
+        "CREATE UNIQUE INDEX isa ON s(a) WHERE b = 'X'",
+        "INSERT INTO s VALUES (1, 'X')",
+        "INSERT INTO s VALUES (1, 'X') ON CONFLICT(a) WHERE b = 'x' DO NOTHING",
+        "INSERT INTO s VALUES (1, 'X') ON CONFLICT(a) WHERE b = 'X' DO UPDATE SET b = 'X2'",
+        "CREATE TABLE f(a UNIQUE, b)",
+        "INSERT INTO f VALUES (1, 2)",
+        "INSERT INTO f VALUES (1, 3) ON CONFLICT(a) WHERE b > 100 DO UPDATE SET b = 9",
+        "SELECT * FROM t ORDER BY rowid",
+        "SELECT * FROM s ORDER BY rowid",
+        "SELECT * FROM f ORDER BY rowid",
+        "INSERT INTO main.nosuch VALUES (1)",
+        "UPDATE temp.t SET a = 1",
+        "DELETE FROM main.nosuch",
+    ]));
+}

@@ -193,8 +193,22 @@ impl DbHeader {
         if h.schema_format > 4 {
             return Err(bad("unsupported schema format number"));
         }
-        if !matches!(h.text_encoding, 0..=3) {
-            return Err(bad("unknown text encoding"));
+        match h.text_encoding {
+            0 | 1 => {}
+            // SQLite compares a UTF-16 database's text as UTF-16 bytes (its indexes are
+            // ordered so); parlite reads and writes UTF-8 only, so such a file is refused
+            // at open rather than read as if its text were UTF-8.
+            2 => {
+                return Err(bad(
+                    "its text encoding is UTF-16le: parlite reads UTF-8 databases only",
+                ))
+            }
+            3 => {
+                return Err(bad(
+                    "its text encoding is UTF-16be: parlite reads UTF-8 databases only",
+                ))
+            }
+            _ => return Err(bad("unknown text encoding")),
         }
         Ok(h)
     }

@@ -81,7 +81,7 @@ impl Engine<'_> {
                 return err(format!("unknown database {s}"));
             }
         }
-        if key(&name.name).starts_with("sqlite_") && key(&name.name) != "sqlite_sequence" {
+        if key(&name.name).starts_with("sqlite_") {
             return err(format!(
                 "object name reserved for internal use: {}",
                 name.name
@@ -206,8 +206,8 @@ impl Engine<'_> {
 
     /// `Schema::name_in_use` for DDL directed at main or temp: the merged schema holds both,
     /// and a table of one may share a name with a table of the other (either made first;
-    /// the TEMP one shadows, `Schema::shadowed`). Views and indexes are kept one per name
-    /// in the merged maps, so any of them clashes.
+    /// the TEMP one shadows, `Schema::shadowed`), and so may views (`shadowed_views`).
+    /// Indexes are kept one per name in the merged map, so any of them clashes.
     fn name_in_use_here(&self, name: &str) -> Option<&'static str> {
         let k = key(name);
         let temp = self.temp_mode();
@@ -219,7 +219,15 @@ impl Engine<'_> {
             || (!temp
                 && (self.schema.shadowed.contains_key(&k)
                     || self.schema.unsupported.contains_key(&k)));
-        let view = self.schema.views.contains_key(&k);
+        // A TEMP view may share a main view's name (it shadows it, as a TEMP table does).
+        let view = match temp {
+            true => self.schema.temp_views.contains_key(&k),
+            false => {
+                self.schema.shadowed_views.contains_key(&k)
+                    || (self.schema.views.contains_key(&k)
+                        && !self.schema.temp_views.contains_key(&k))
+            }
+        };
         let index = self.schema.indexes.contains_key(&k);
         match (table, view, index) {
             (true, ..) => Some("table"),
@@ -536,15 +544,38 @@ impl Engine<'_> {
         if let Some(slot) = self.attached_target(c.name.schema.as_deref())? {
             return self.in_attached(slot, |e| e.create_index_inner(c));
         }
-        let temp = self
+        let table_temp = self
             .schema
             .table(&c.table)
-            .is_some_and(|t| t.root & super::store::TEMP_ROOT_BIT != 0);
+            .map(|t| t.root & super::store::TEMP_ROOT_BIT != 0);
+        // An index lives in its table's database; naming `temp` for a main table's index
+        // is sqlite3CreateIndex's error, and `main` looks for the table in main only.
+        let temp = match c.name.schema.as_deref() {
+            Some(s) if s.eq_ignore_ascii_case("temp") => {
+                if table_temp == Some(false) {
+                    return err(format!(
+                        "cannot create a TEMP index on non-TEMP table \"{}\"",
+                        c.table
+                    ));
+                }
+                true
+            }
+            Some(_) => false,
+            None => table_temp == Some(true),
+        };
         self.in_schema(temp, |e| e.create_index_inner(c))
     }
 
     fn create_index_inner(&mut self, c: &ast::CreateIndex) -> Result<Vec<Row>> {
-        let Some(t) = self.target_table(&c.table) else {
+        // `main.i` on a name a TEMP table shadows indexes the main table.
+        let found = self.target_table(&c.table).and_then(|t| {
+            if !self.temp_mode() && t.root & super::store::TEMP_ROOT_BIT != 0 {
+                self.schema.shadowed.get(&key(&c.table)).cloned()
+            } else {
+                Some(t)
+            }
+        });
+        let Some(t) = found else {
             if self.schema.views.contains_key(&key(&c.table)) {
                 return err("views may not be indexed");
             }
@@ -557,6 +588,9 @@ impl Engine<'_> {
             return Ok(Vec::new());
         }
         let mut ix = index_from_create(c, &t)?;
+        for e in ix.columns.iter().filter_map(|c| c.expr.as_ref()) {
+            refuse_rowid(&t, e)?;
+        }
         if let Some(p) = &ix.partial {
             let bound = Binder::new(self.schema).bind_for_table(&t, None, p)?;
             super::dml::check_index_expr(&bound, "partial index WHERE clauses")?;
@@ -573,31 +607,39 @@ impl Engine<'_> {
         if let Some(slot) = self.attached_target(c.name.schema.as_deref())? {
             return self.in_attached(slot, |e| e.create_view_inner(c));
         }
-        self.create_view_inner(c)
+        let named_temp = c
+            .name
+            .schema
+            .as_deref()
+            .is_some_and(|s| s.eq_ignore_ascii_case("temp"));
+        if c.temp && c.name.schema.is_some() && !named_temp {
+            return err("temporary table name must be unqualified");
+        }
+        // A TEMP view is a row of the temp schema table, as SQLite keeps it (so it is
+        // listed in sqlite_temp_schema and a rolled-back CREATE or DROP is undone).
+        self.in_schema(c.temp || named_temp, |e| e.create_view_inner(c))
     }
 
     fn create_view_inner(&mut self, c: &ast::CreateView) -> Result<Vec<Row>> {
-        if c.temp {
-            if self.schema.temp_views.contains_key(&key(&c.name.name)) {
-                if c.if_not_exists {
-                    return Ok(Vec::new());
-                }
-                return err(format!("view {} already exists", c.name.name));
-            }
-        }
-        if !c.temp && !self.check_new_name(&c.name, c.if_not_exists, "view")? {
+        if !self.check_new_name(&c.name, c.if_not_exists, "view")? {
             return Ok(Vec::new());
         }
         // As SQLite, a view's names are resolved when it is used, not here: a view may name
         // tables, columns and functions that do not exist yet (`no such table` etc. come from
         // the statement that reads it; parameters are refused by the parser).
-        let v = view_from_create(c);
-        if c.temp {
-            let v = std::sync::Arc::new(v);
-            self.schema.temp_views.insert(key(&c.name.name), v.clone());
-            self.schema.views.insert(key(&c.name.name), v);
-            return Ok(Vec::new());
+        // A view stored in main or an attached database reads only that database's tables
+        // by name (sqlite3FixSelect); a TEMP view may name any.
+        if !self.temp_mode() {
+            if let Some(other) =
+                crate::parse::fix::foreign_db_in_select(&c.select, self.ddl_db_name())
+            {
+                return err(format!(
+                    "view {} cannot reference objects in database {other}",
+                    c.name.name
+                ));
+            }
         }
+        let v = view_from_create(c);
         self.insert_schema_row("view", &v.name, &v.name, 0, Some(&c.schema_sql))?;
         self.schema_changed()?;
         Ok(Vec::new())
@@ -663,6 +705,7 @@ impl Engine<'_> {
                 .get(&key(&c.table))
                 .map(|v| v.name.clone())
                 .unwrap_or_else(|| c.table.clone());
+            self.check_trigger_databases(c)?;
             self.insert_schema_row("trigger", &c.name.name, &vname, 0, Some(&c.schema_sql))?;
             self.schema_changed()?;
             return Ok(Vec::new());
@@ -679,9 +722,26 @@ impl Engine<'_> {
         if key(&t.name).starts_with("sqlite_") {
             return err("cannot create trigger on system table");
         }
+        self.check_trigger_databases(c)?;
         self.insert_schema_row("trigger", &c.name.name, &t.name, 0, Some(&c.schema_sql))?;
         self.schema_changed()?;
         Ok(Vec::new())
+    }
+
+    /// A trigger stored in main or an attached database reads only that database's tables
+    /// by name (sqlite3FixTriggerStep); a TEMP trigger may name any.
+    fn check_trigger_databases(&self, c: &ast::CreateTrigger) -> Result<()> {
+        if self.temp_mode() {
+            return Ok(());
+        }
+        let db = self.ddl_db_name();
+        match crate::parse::fix::foreign_db_in_trigger(c.when.as_ref(), &c.body, db) {
+            Some(other) => err(format!(
+                "trigger {} cannot reference objects in database {other}",
+                c.name.name
+            )),
+            None => Ok(()),
+        }
     }
 
     pub fn drop(
@@ -721,7 +781,10 @@ impl Engine<'_> {
                     .is_some_and(|tab| tab.root & bit != 0)
                     || t.def.temp
             }),
-            ObjectKind::View => false,
+            ObjectKind::View => match name.schema.as_deref() {
+                Some(s) => s.eq_ignore_ascii_case("temp"),
+                None => self.schema.temp_views.contains_key(&k),
+            },
         };
         self.in_schema(temp, |e| e.drop_inner(kind, if_exists, name))
     }
@@ -814,10 +877,6 @@ impl Engine<'_> {
                         return Ok(Vec::new());
                     }
                     return err(format!("no such view: {}", name.name));
-                }
-                if self.schema.temp_views.remove(&k).is_some() {
-                    self.schema.views.remove(&k);
-                    return Ok(Vec::new());
                 }
                 self.delete_schema_entry("view", &name.name)?;
             }
@@ -1138,6 +1197,19 @@ impl Engine<'_> {
             return err("table sqlite_master may not be altered");
         }
         let Some(t) = self.target_table(&table.name) else {
+            if let Some(v) = self.schema.views.get(&key(&table.name)) {
+                // alter.c's refusals for a view, each in its own words.
+                return err(match action {
+                    AlterAction::RenameTable(_) => format!("view {} may not be altered", v.name),
+                    AlterAction::AddColumn { .. } => "Cannot add a column to a view".to_string(),
+                    AlterAction::RenameColumn { .. } => {
+                        format!("cannot rename columns of view \"{}\"", v.name)
+                    }
+                    AlterAction::DropColumn { .. } => {
+                        format!("cannot drop column from view \"{}\"", v.name)
+                    }
+                });
+            }
             return err(format!("no such table: {}", table.name));
         };
         if key(&t.name).starts_with("sqlite_") {
@@ -1155,7 +1227,7 @@ impl Engine<'_> {
                 }
                 let quoted_new = format!("\"{}\"", new.replace('"', "\"\""));
                 let renaming = Renaming::Table { old: &t.name, new };
-                let temp_views = self.rename_objects(&renaming)?;
+                self.rename_objects(&renaming)?;
                 for (rowid, mut row) in self.schema_rows()? {
                     let ty = row[0].to_text_or_empty().into_owned();
                     let tbl = row[2].to_text_or_empty().into_owned();
@@ -1200,7 +1272,17 @@ impl Engine<'_> {
                     }
                     self.store.table_insert(self.schema_root, rowid, &row)?;
                 }
-                self.finish_rename(temp_views)?;
+                if t.autoincrement {
+                    // The sequence follows the table (alter.c's UPDATE of sqlite_sequence).
+                    if let Some((root, rowid, seq)) = self.sequence_row(&t)? {
+                        self.store.table_insert(
+                            root,
+                            rowid,
+                            &[Value::text(new.as_str()), Value::Integer(seq)],
+                        )?;
+                    }
+                }
+                self.finish_rename()?;
                 return Ok(Vec::new());
             }
             AlterAction::AddColumn { def: cd, text } => {
@@ -1268,9 +1350,14 @@ impl Engine<'_> {
                         match crate::parse::parse_first(&new_sql) {
                             Ok(Some(p)) => match &p.stmt {
                                 Stmt::CreateTable(ct) => {
-                                    let (nt, _) = table_from_create(ct, t.root)?;
-                                    check_checks(self.schema, &nt)
-                                        .and_then(|_| check_generated(self.schema, &nt))
+                                    // As SQLite's check of the rewritten schema, the
+                                    // new table's own errors (a STRICT table's unknown
+                                    // type) are reported after the ALTER too.
+                                    table_from_create(ct, t.root)
+                                        .and_then(|(nt, _)| {
+                                            check_checks(self.schema, &nt)?;
+                                            check_generated(self.schema, &nt)
+                                        })
                                         .map_err(|e| {
                                             SqlError::msg(format!(
                                                 "error in table {} after add column: {e}",
@@ -1310,7 +1397,7 @@ impl Engine<'_> {
                     rowid_alias: t.rowid_alias == Some(ci),
                 };
                 let column = (old_name.as_str(), new.as_str(), *new_quoted);
-                let temp_views = self.rename_objects(&renaming)?;
+                self.rename_objects(&renaming)?;
                 for (rowid, mut row) in self.schema_rows()? {
                     let ty = row[0].to_text_or_empty().into_owned();
                     let tbl = row[2].to_text_or_empty().into_owned();
@@ -1332,7 +1419,7 @@ impl Engine<'_> {
                         self.store.table_insert(self.schema_root, rowid, &row)?;
                     }
                 }
-                self.finish_rename(temp_views)?;
+                self.finish_rename()?;
                 return Ok(Vec::new());
             }
             AlterAction::DropColumn(name) => {
@@ -1547,21 +1634,36 @@ fn check_generated(schema: &crate::schema::Schema, t: &Table) -> Result<()> {
                 ast::Expr::Param { .. } => {
                     return err("parameters prohibited in generated columns")
                 }
-                ast::Expr::Column {
-                    table: None, name, ..
-                } if t.column_index(name).is_none()
-                    && ["rowid", "oid", "_rowid_"]
-                        .iter()
-                        .any(|r| r.eq_ignore_ascii_case(name)) =>
-                {
-                    return err(format!("no such column: {name}"))
-                }
                 _ => {}
             }
             e.for_each_child(&mut |x| stack.push(x));
         }
+        refuse_rowid(t, &g.expr)?;
         let bound = crate::plan::Binder::new(schema).bind_for_table(t, None, &g.expr)?;
         super::dml::check_index_expr(&bound, "generated columns")?;
+    }
+    Ok(())
+}
+
+/// A generated column's or an index's expression reads the row's columns, not its rowid:
+/// SQLite leaves `rowid` unresolved there (resolve.c, NC_GenCol and NC_IdxExpr), so it is
+/// "no such column" unless the table has a column of that name.
+fn refuse_rowid(t: &Table, e: &ast::Expr) -> Result<()> {
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        if let ast::Expr::Column {
+            table: None, name, ..
+        } = e
+        {
+            if t.column_index(name).is_none()
+                && ["rowid", "oid", "_rowid_"]
+                    .iter()
+                    .any(|r| r.eq_ignore_ascii_case(name))
+            {
+                return err(format!("no such column: {name}"));
+            }
+        }
+        e.for_each_child(&mut |x| stack.push(x));
     }
     Ok(())
 }

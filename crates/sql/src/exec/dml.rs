@@ -199,8 +199,10 @@ impl Engine<'_> {
             )));
         }
         match (&name.schema, &self.trigger_db_name) {
-            (None, Some(db)) => Err(SqlError::msg(format!("no such table: {db}.{}", name.name))),
-            _ => Err(SqlError::msg(format!("no such table: {}", name.name))),
+            (Some(db), _) | (None, Some(db)) => {
+                Err(SqlError::msg(format!("no such table: {db}.{}", name.name)))
+            }
+            (None, None) => Err(SqlError::msg(format!("no such table: {}", name.name))),
         }
     }
 
@@ -362,7 +364,8 @@ impl Engine<'_> {
                 };
                 if !ok {
                     let vt = match v {
-                        Value::Integer(_) => "INTEGER",
+                        // SQLite's names (vdbe.c vdbeMemTypeName).
+                        Value::Integer(_) => "INT",
                         Value::Real(_) => "REAL",
                         Value::Text(_) => "TEXT",
                         Value::Blob(_) => "BLOB",
@@ -1157,7 +1160,9 @@ impl Engine<'_> {
         Ok(m + 1)
     }
 
-    fn sequence_row(&self, t: &Table) -> Result<Option<(u32, i64, i64)>> {
+    /// `t`'s row of its database's `sqlite_sequence`: (that table's root, the row's rowid,
+    /// the sequence value).
+    pub(crate) fn sequence_row(&self, t: &Table) -> Result<Option<(u32, i64, i64)>> {
         let name = t.name.as_str();
         // The sequence table of `t`'s own database (main or attached).
         let Some(seq) = self.schema.db_schema(t.root).table("sqlite_sequence") else {
@@ -1187,6 +1192,15 @@ impl Engine<'_> {
         Ok(self.sequence_row(t)?.map(|(_, _, v)| v))
     }
 
+    /// Makes `t`'s sequence row when it has none, at 0: SQLite writes it at the end of every
+    /// INSERT into an AUTOINCREMENT table (autoIncrementEnd), even one that inserts no row.
+    pub(crate) fn ensure_sequence_row(&self, t: &Table) -> Result<()> {
+        match self.sequence_row(t)? {
+            Some(_) => Ok(()),
+            None => self.bump_sequence(t, 0),
+        }
+    }
+
     fn bump_sequence(&self, t: &Table, rowid: i64) -> Result<()> {
         let name = t.name.as_str();
         match self.sequence_row(t)? {
@@ -1204,10 +1218,11 @@ impl Engine<'_> {
                     return Ok(());
                 };
                 let r = self.store.table_max_rowid(seq.root)?.unwrap_or(0) + 1;
+                // The sequence starts at 0: a negative rowid does not lower it.
                 self.store.table_insert(
                     seq.root,
                     r,
-                    &[Value::text(name), Value::Integer(rowid)],
+                    &[Value::text(name), Value::Integer(rowid.max(0))],
                 )?;
             }
         }
@@ -1256,6 +1271,9 @@ pub fn check_index_expr(e: &CExpr, what: &str) -> Result<()> {
                 return Err(SqlError::msg(format!(
                     "non-deterministic functions prohibited in {what}"
                 )))
+            }
+            CExpr::Param(_) => {
+                return Err(SqlError::msg(format!("parameters prohibited in {what}")))
             }
             _ => {}
         }

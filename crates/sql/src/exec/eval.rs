@@ -293,7 +293,7 @@ impl<'a> Exec<'a> {
                     LikeOp::Glob => func::like::glob_values(&rv, &lv)?,
                     LikeOp::Regexp => {
                         return Err(SqlError::NoSuchFunction {
-                            name: "REGEXP".into(),
+                            name: "regexp".into(),
                         })
                     }
                     LikeOp::Match => {

@@ -780,7 +780,6 @@ impl<'a> Engine<'a> {
             return Ok(());
         }
         let mut fresh = load_schema(self.store)?;
-        fresh.carry_temp_from(self.schema);
         fresh.carry_connection_from(self.schema);
         *self.schema = fresh;
         Ok(())

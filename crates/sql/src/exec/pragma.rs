@@ -1066,7 +1066,7 @@ pub fn schema_pragma(
                     Value::text("table"),
                     Value::Integer(t.columns.len() as i64),
                     Value::Integer(i64::from(t.without_rowid)),
-                    Value::Integer(0),
+                    Value::Integer(i64::from(t.strict)),
                 ]);
             }
             let mut views: Vec<_> = schema.views.values().collect();
@@ -1114,6 +1114,15 @@ pub fn schema_pragma(
                     Value::Integer(0),
                 ]);
             }
+            // Database by database, as SQLite lists them: main's objects, then temp's, each
+            // database's schema table last.
+            out.sort_by_key(|r| {
+                let schema_table = matches!(
+                    r[1].to_text_or_empty().as_ref(),
+                    "sqlite_schema" | "sqlite_temp_schema"
+                );
+                (r[0] != Value::text("main"), schema_table)
+            });
             // Then each attached database's objects, under its schema name.
             for a in &schema.attached {
                 let mut rows = schema_pragma(&a.schema, name, arg.clone())?;

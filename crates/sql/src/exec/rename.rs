@@ -17,9 +17,7 @@ use crate::parse::ast::{self, Stmt};
 use crate::parse::{NameSpan, Parser};
 use crate::plan::bind::{NameRef, RenameLog};
 use crate::plan::Binder;
-use crate::schema::{view_from_create, View};
 use crate::value::{Result, SqlError, Value};
-use std::sync::Arc;
 
 /// What is being renamed.
 pub(super) enum Renaming<'a> {
@@ -144,13 +142,8 @@ impl Engine<'_> {
 
     /// Rewrites the views and triggers of the schema table being altered, and of the temp
     /// database's when that is another (SQLite rewrites TEMP triggers and views that name a
-    /// main table, alter.c sqlite3AlterRenameColumn's second UPDATE). TEMP views live in
-    /// the connection's memory, not in a schema table: their new versions are returned for
-    /// [`Engine::finish_rename`] to put in place once the schema is reloaded.
-    pub(super) fn rename_objects(
-        &mut self,
-        renaming: &Renaming,
-    ) -> Result<Vec<(String, Arc<View>)>> {
+    /// main table, alter.c sqlite3AlterRenameColumn's second UPDATE).
+    pub(super) fn rename_objects(&mut self, renaming: &Renaming) -> Result<()> {
         self.rename_in_schema_table(renaming)?;
         let in_main = super::store::db_bits(self.schema_root) == 0;
         if in_main && self.outer_schema.is_none() && self.store.has_temp() {
@@ -160,20 +153,7 @@ impl Engine<'_> {
             self.schema_root = saved;
             r?;
         }
-        let mut views = Vec::new();
-        for (k, v) in self.schema.temp_views.iter() {
-            let new_sql = self
-                .rename_in_object(&v.sql, renaming)
-                .map_err(|e| object_error("view", &v.name, "", &e.to_string()))?;
-            if let Some(sql) = new_sql {
-                if let Ok(Some(p)) = crate::parse::parse_first(&sql) {
-                    if let Stmt::CreateView(cv) = &p.stmt {
-                        views.push((k.clone(), Arc::new(view_from_create(cv))));
-                    }
-                }
-            }
-        }
-        Ok(views)
+        Ok(())
     }
 
     /// The views and triggers of the schema table at `schema_root`, rewritten in place; a
@@ -207,29 +187,11 @@ impl Engine<'_> {
         Ok(())
     }
 
-    /// After the rename's rows are written: reloads the schema, puts the renamed TEMP views
-    /// in place, and checks that every view and trigger still resolves (the old TEMP views
-    /// are put back if not: they are not part of the statement the connection rolls back).
-    pub(super) fn finish_rename(&mut self, temp_views: Vec<(String, Arc<View>)>) -> Result<()> {
+    /// After the rename's rows are written: reloads the schema and checks that every view
+    /// and trigger still resolves.
+    pub(super) fn finish_rename(&mut self) -> Result<()> {
         self.schema_changed()?;
-        let mut old = Vec::new();
-        for (k, v) in temp_views {
-            old.extend(
-                self.schema
-                    .temp_views
-                    .insert(k.clone(), v.clone())
-                    .map(|o| (k.clone(), o)),
-            );
-            self.schema.views.insert(k, v);
-        }
-        let r = self.check_views_and_triggers(" after rename");
-        if r.is_err() {
-            for (k, v) in old {
-                self.schema.temp_views.insert(k.clone(), v.clone());
-                self.schema.views.insert(k, v);
-            }
-        }
-        r
+        self.check_views_and_triggers(" after rename")
     }
 
     /// Checks that every view and trigger of the schema still resolves (SQLite's

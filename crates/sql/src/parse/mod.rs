@@ -7,6 +7,7 @@
 
 pub mod ast;
 pub mod display;
+pub mod fix;
 pub mod lexer;
 pub mod parser;
 

@@ -120,6 +120,9 @@ pub struct Binder<'s> {
     frames: Vec<Frame>,
     ctes: Vec<HashMap<String, CteDef>>,
     view_depth: usize,
+    /// The views being bound, outermost first: one met again inside itself is SQLite's
+    /// "view v is circularly defined" (sqlite3ViewGetColumnNames).
+    views_open: Vec<*const crate::schema::View>,
     /// The database of the (non-TEMP) view being bound: SQLite qualifies the table names of
     /// a view with it (sqlite3FixSelect), so a missing one reads `no such table: main.t`.
     view_db_name: Option<String>,
@@ -262,6 +265,7 @@ impl<'s> Binder<'s> {
             frames: Vec::new(),
             ctes: Vec::new(),
             view_depth: 0,
+            views_open: Vec::new(),
             view_db_name: None,
             hidden_ctes: Vec::new(),
             recursing: Vec::new(),

@@ -291,8 +291,11 @@ pub struct Schema {
     pub views: NameMap<Arc<View>>,
     pub triggers: NameMap<Arc<Trigger>>,
     pub cookie: u32,
-    /// TEMP views: connection-private, never in `sqlite_schema`; they shadow main objects.
+    /// TEMP views (rows of the temp schema table); each is also in `views`, where it
+    /// hides a main view of the same name.
     pub temp_views: NameMap<Arc<View>>,
+    /// Main views hidden by a TEMP view of the same name (reachable as `main.name`).
+    pub shadowed_views: NameMap<Arc<View>>,
     /// Tables in the file that parlite cannot use (virtual tables, WITHOUT ROWID tables
     /// with generated columns...), with the reason; loading the rest of the schema still
     /// succeeds.
@@ -439,10 +442,10 @@ impl Schema {
     pub fn view_in(&self, schema: Option<&str>, name: &str) -> Option<&Arc<View>> {
         let k = key(name);
         match schema.map(|s| s.to_ascii_lowercase()) {
-            Some(s) if s == "main" => self
-                .views
-                .get(&k)
-                .filter(|_| !self.temp_views.contains_key(&k)),
+            Some(s) if s == "main" => match self.temp_views.contains_key(&k) {
+                true => self.shadowed_views.get(&k),
+                false => self.views.get(&k),
+            },
             Some(s) if s == "temp" => self.temp_views.get(&k),
             Some(s) => self
                 .attached_db(&s)
@@ -674,7 +677,12 @@ impl Schema {
                 t2.seq += usize::MAX / 2;
                 (k, t)
             }));
-        self.views.extend(temp.views);
+        for (k, v) in temp.views {
+            if let Some(main) = self.views.insert(k.clone(), v.clone()) {
+                self.shadowed_views.insert(k.clone(), main);
+            }
+            self.temp_views.insert(k, v);
+        }
         self.unsupported.extend(temp.unsupported);
         self.write_blocked.extend(temp.write_blocked);
     }
@@ -685,14 +693,6 @@ impl Schema {
         self.attached = std::mem::take(&mut old.attached);
         self.main_file = std::mem::take(&mut old.main_file);
         self.temp_shown.set(old.temp_shown.get());
-    }
-
-    /// Keeps the connection's TEMP objects across a reload of the main schema.
-    pub fn carry_temp_from(&mut self, old: &Schema) {
-        self.temp_views = old.temp_views.clone();
-        for (k, v) in &old.temp_views {
-            self.views.insert(k.clone(), v.clone());
-        }
     }
 
     pub fn add_index(&mut self, ix: Index) {
@@ -846,8 +846,13 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
         columns.push(col);
     }
     if *strict {
-        for c in &columns {
+        for c in &mut columns {
             let ty = c.decl_type.to_ascii_uppercase();
+            // ANY stores every value as given (stricttables.html §3): no affinity, where a
+            // non-STRICT table's ANY column is NUMERIC.
+            if ty == "ANY" {
+                c.affinity = Affinity::Blob;
+            }
             if !matches!(
                 ty.as_str(),
                 "INT" | "INTEGER" | "REAL" | "TEXT" | "BLOB" | "ANY"
@@ -1141,14 +1146,9 @@ pub fn index_from_create(ci: &CreateIndex, t: &Table) -> Result<Index> {
             });
             continue;
         };
-        let column = if let Some(c) = t.column_index(&name) {
-            Some(c)
-        } else if ["rowid", "oid", "_rowid_"]
-            .iter()
-            .any(|r| r.eq_ignore_ascii_case(&name))
-        {
-            return Err(SqlError::msg("indexes on the rowid are not supported"));
-        } else {
+        // An index names its table's columns only: `rowid` is no column there, as in
+        // SQLite (resolve.c does not resolve it under NC_IdxExpr).
+        let Some(column) = t.column_index(&name).map(Some) else {
             return Err(SqlError::msg(format!("no such column: {name}")));
         };
         let collation = match &ic.collation {

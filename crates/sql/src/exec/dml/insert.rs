@@ -128,6 +128,9 @@ impl Engine<'_> {
         let t = &bound.table;
         self.fk_check_statement(t, crate::exec::fkey::FkWrite::Insert)?;
         let mut w = self.writer(t)?;
+        if t.autoincrement {
+            self.ensure_sequence_row(t)?;
+        }
         w.upsert = !ins.upsert.is_empty();
         let upserts = self.bind_upserts(t, ins)?;
         // A lone `ON CONFLICT DO NOTHING` without a target makes every uniqueness
@@ -369,7 +372,14 @@ impl Engine<'_> {
                         let mut ic: Vec<usize> =
                             ix.columns.iter().filter_map(|c| c.column).collect();
                         ic.sort_unstable();
-                        ix.unique && ix.partial.is_none() && ic == cols
+                        // A partial index is the target only of an ON CONFLICT whose WHERE
+                        // is its WHERE (sqlite3UpsertAnalyzeTarget's sqlite3ExprCompare).
+                        let partial_ok = match (&ix.partial, &tg.where_) {
+                            (None, _) => true,
+                            (Some(p), Some(w)) => same_expression(p, w),
+                            (Some(_), None) => false,
+                        };
+                        ix.unique && partial_ok && ic == cols
                     });
                     if !matches_pk && !matches_ix {
                         return Err(SqlError::msg("ON CONFLICT clause does not match any PRIMARY KEY or UNIQUE constraint"));
@@ -663,4 +673,28 @@ fn insert_targets(t: &Table, columns: &[String]) -> Result<Vec<Target>> {
         }
     }
     Ok(v)
+}
+
+/// Whether two expressions are the same up to the letter case of names and keywords (as
+/// sqlite3ExprCompare before resolution): compared token by token in their canonical text.
+fn same_expression(a: &Expr, b: &Expr) -> bool {
+    use crate::parse::lexer::{Lexer, Tok};
+    let (ta, tb) = (a.to_string(), b.to_string());
+    let (mut la, mut lb) = (Lexer::new(&ta), Lexer::new(&tb));
+    loop {
+        let (x, y) = (la.next_token().tok, lb.next_token().tok);
+        let same = match (&x, &y) {
+            (Tok::Word(p), Tok::Word(q)) => p.eq_ignore_ascii_case(q),
+            (Tok::QuotedId { name: p, .. }, Tok::QuotedId { name: q, .. }) => {
+                p.eq_ignore_ascii_case(q)
+            }
+            _ => x == y,
+        };
+        if !same {
+            return false;
+        }
+        if x == Tok::Eof {
+            return true;
+        }
+    }
 }

@@ -237,6 +237,9 @@ impl<'s> Binder<'s> {
                     .view_in(name.schema.as_deref(), &name.name)
                     .cloned()
                 {
+                    if self.views_open.contains(&std::sync::Arc::as_ptr(&v)) {
+                        return err(format!("view {} is circularly defined", v.name));
+                    }
                     self.view_guard()?;
                     // A view binds to its own database's objects (lang_attach.html).
                     let view_db = self.schema.view_db(&v);
@@ -252,7 +255,9 @@ impl<'s> Binder<'s> {
                         n => self.schema.attached.get(n - 1).map(|a| a.name.clone()),
                     };
                     let saved_name = std::mem::replace(&mut self.view_db_name, db_name);
+                    self.views_open.push(std::sync::Arc::as_ptr(&v));
                     let sub = self.detached_subplan(&v.select, false);
+                    self.views_open.pop();
                     self.view_db_name = saved_name;
                     self.schema.default_db.set(saved_db);
                     self.view_depth -= 1;
