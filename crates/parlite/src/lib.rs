@@ -1947,6 +1947,7 @@ impl Statement {
             };
             self.rows = Some(rows.into());
         }
+        self.recycle_current();
         self.current = self.rows.as_mut().and_then(|r| r.pop_front());
         if self.current.is_none() {
             // Done: the next step runs the statement again, as sqlite3_step resets a
@@ -1975,7 +1976,16 @@ impl Statement {
 
     pub fn reset(&mut self) {
         self.rows = None;
-        self.current = None;
+        self.recycle_current();
+    }
+
+    /// Gives the row the caller has read back to the statement's plan, whose next
+    /// execution writes its result rows into such rows (`exec::CachedPlan::recycle_row`).
+    #[inline]
+    fn recycle_current(&mut self) {
+        if let (Some(row), Some((_, plan))) = (self.current.take(), self.plan.as_mut()) {
+            plan.recycle_row(row);
+        }
     }
 
     pub fn readonly(&self) -> bool {

@@ -68,6 +68,9 @@ pub struct Exec<'a> {
     /// here when done, and the level's next `candidate_source` restarts it over the next
     /// row's bounds). Dropped with the `Exec`, so no cursor outlives the execution.
     pub kept_walks: std::cell::RefCell<Vec<super::select::KeptWalk>>,
+    /// Result rows to write into (`result_row`): the statement's recycled ones
+    /// (`CachedPlan::recycle_row`) while its top-level SELECT runs, else none.
+    pub spare_rows: Option<&'a std::cell::RefCell<Vec<Row>>>,
 }
 
 pub(super) fn err<T>(m: impl Into<String>) -> Result<T> {

@@ -131,6 +131,52 @@ pub struct CachedPlan {
     /// connection's next statement reuses (kept with a plan dropped unused, they were
     /// freed, and the next one-shot SELECT opened its cursors anew).
     ran: bool,
+    /// Result rows the statement's caller has read (`recycle_row`), values and all, for
+    /// the next execution's rows to be written into (`Exec::result_row`).
+    rows: Vec<Row>,
+    /// `select` ran twice or more: its rows are recycled. A one-shot statement's go as
+    /// before (`rows` would be an allocation more, freed unused: ~0.5k instructions of
+    /// each of speedtest1 test 410's 70,000 one-shot point SELECTs, callgrind).
+    reran: bool,
+}
+
+/// At most this many result rows are kept for reuse (`CachedPlan::recycle_row`): a short
+/// scan's rows, not a big result's.
+const RECYCLED_ROWS_MAX: usize = 64;
+
+/// A recycled row keeps a TEXT or BLOB of at most this many bytes (a larger one becomes
+/// NULL): with `RECYCLED_ROWS_MAX`, what an idle statement holds stays small.
+const RECYCLED_VALUE_BYTES_MAX: usize = 1024;
+
+impl CachedPlan {
+    /// Takes back a result row of this plan's statement once its caller has read it. The
+    /// next execution writes its result rows into these (`Exec::result_row`) rather than
+    /// allocating each row, and each TEXT or BLOB that keeps its length goes into the
+    /// recycled buffer (`Value::assign`) rather than sharing the scan's: the scan then
+    /// overwrites its own buffer for the next row too (`txnstore::owned_into`). hc_mixed's
+    /// 10-row scan made three allocations and frees a row (the row, its TEXT, its BLOB):
+    /// see BENCHMARKS.md "hcscan5".
+    #[inline]
+    pub fn recycle_row(&mut self, row: Row) {
+        if self.reran && self.rows.len() < RECYCLED_ROWS_MAX {
+            self.keep_row(row);
+        }
+    }
+
+    /// `recycle_row`'s keeping, out of line: the one-shot statement's test stays small.
+    fn keep_row(&mut self, mut row: Row) {
+        for v in row.iter_mut() {
+            let big = match v {
+                Value::Text(t) => t.len() > RECYCLED_VALUE_BYTES_MAX,
+                Value::Blob(b) => b.len() > RECYCLED_VALUE_BYTES_MAX,
+                _ => false,
+            };
+            if big {
+                *v = Value::Null;
+            }
+        }
+        self.rows.push(row);
+    }
 }
 
 /// What a top-level INSERT, UPDATE or DELETE resolves and binds before touching a row: its
@@ -184,7 +230,7 @@ pub(crate) enum DmlSlot {
 // through the plan, so moving the whole plan to another thread moves every owner of those
 // counts with it. Its kept walks are detached (`RowScan::detach`): they hold no `Rc` of
 // the store that made them (its cursor pool), only what is `Send` (parked cursors, key
-// buffers, bound values).
+// buffers, bound values). Its recycled rows are values only (`Arc`s, no `Rc`).
 unsafe impl Send for CachedPlan {}
 
 /// The top-level statement's plan slot: Off (no caching), Empty (bind and keep), Filled
@@ -227,6 +273,9 @@ pub struct Engine<'a> {
     plan_walks: std::cell::RefCell<Vec<select::KeptWalk>>,
     /// `CachedPlan::ran` of the kept plan.
     plan_ran: bool,
+    /// The kept plan's recycled result rows (`CachedPlan::rows`), lent to the top-level
+    /// SELECT's `Exec` while it runs.
+    plan_rows: std::cell::RefCell<Vec<Row>>,
     /// The top-level INSERT's, UPDATE's or DELETE's `BoundDml`; taken by `insert`,
     /// `update` and `delete` only at trigger and nesting depth 0, so a trigger program's or
     /// a foreign-key action's statement never sees it.
@@ -306,6 +355,8 @@ pub fn prepare_info(stmt: &Stmt, schema: &Schema) -> Result<(Vec<String>, Option
                 dml: None,
                 walks: Vec::new(),
                 ran: false,
+                rows: Vec::new(),
+                reran: false,
             }),
         ));
     }
@@ -502,6 +553,7 @@ impl<'a> Engine<'a> {
             plan_slot: std::cell::RefCell::new(PlanSlot::Off),
             plan_walks: Default::default(),
             plan_ran: false,
+            plan_rows: Default::default(),
             dml_slot: DmlSlot::Off,
             fk_pending: None,
         }
@@ -517,16 +569,19 @@ impl<'a> Engine<'a> {
     /// `with_plan_cache` in place: the engine is ~200 bytes, and moving it in and out
     /// cost ~0.4k instructions per statement (kv_ops, BENCHMARKS.md kv branch).
     pub fn set_plan_cache(&mut self, plan: Option<CachedPlan>) {
-        let (select, dml, walks, ran) = match plan {
+        let (select, dml, walks, ran, rows) = match plan {
             Some(CachedPlan {
                 select,
                 dml,
                 walks,
                 ran,
-            }) => (select, dml, walks, ran),
-            None => (None, None, Vec::new(), false),
+                rows,
+                reran: _,
+            }) => (select, dml, walks, ran, rows),
+            None => (None, None, Vec::new(), false, Vec::new()),
         };
         self.plan_walks = std::cell::RefCell::new(walks);
+        self.plan_rows = std::cell::RefCell::new(rows);
         self.plan_ran = ran;
         self.plan_slot = std::cell::RefCell::new(match select {
             Some(p) => PlanSlot::Filled(p),
@@ -553,16 +608,19 @@ impl<'a> Engine<'a> {
         if select.is_none() && dml.is_none() {
             return None;
         }
-        // Walks go only with the plan whose sources they are keyed by.
-        let walks = match select {
-            Some(_) => self.plan_walks.into_inner(),
-            None => Vec::new(),
+        // Walks and recycled rows go only with the plan whose sources they are keyed by
+        // and whose results they are.
+        let (walks, rows) = match select {
+            Some(_) => (self.plan_walks.into_inner(), self.plan_rows.into_inner()),
+            None => (Vec::new(), Vec::new()),
         };
         Some(CachedPlan {
+            reran: select.is_some() && self.plan_ran,
             select,
             dml,
             walks,
             ran,
+            rows,
         })
     }
 
@@ -631,7 +689,7 @@ impl<'a> Engine<'a> {
         // (`candidate_source`). Those it keeps at the end go back with the plan, detached,
         // from the plan's second execution on (`CachedPlan::ran`). (One vector goes round
         // between the plan and the `Exec`.)
-        let ex = self.exec();
+        let mut ex = self.exec();
         let mut walks = self.plan_walks.take();
         walks.retain_mut(|w| {
             matches!(
@@ -640,6 +698,7 @@ impl<'a> Engine<'a> {
             )
         });
         ex.kept_walks.replace(walks);
+        ex.spare_rows = Some(&self.plan_rows);
         let r = self.run_with_parent(&ex, |ex, parent| ex.run_select(&plan, parent));
         if r.is_ok() && self.plan_ran {
             // Not a walk on an attached database: kept by a statement, its cursors would
@@ -666,6 +725,7 @@ impl<'a> Engine<'a> {
             in_trigger: self.trigger_depth > 0,
             working: Default::default(),
             kept_walks: Default::default(),
+            spare_rows: None,
         }
     }
 

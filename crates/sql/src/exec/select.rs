@@ -428,6 +428,31 @@ impl<'a> Exec<'a> {
         }
     }
 
+    /// `output_value` written into `slot`, which holds a recycled row's value: a column's
+    /// TEXT or BLOB is copied into the slot's buffer where `Value::assign` can.
+    fn output_into(&self, e: &CExpr, fr: &Frame, slot: &mut Value) -> Result<()> {
+        match e {
+            CExpr::Col { level: 0, idx } => match fr.row.get(*idx) {
+                Some(v) => slot.assign(v),
+                None => *slot = Value::Null,
+            },
+            _ => *slot = self.eval(e, fr)?,
+        }
+        Ok(())
+    }
+
+    /// A result row of `n` values to fill: a recycled one (`spare_rows`), holding up to
+    /// `n` of its previous values for `output_into` to overwrite, or a new one.
+    fn result_row(&self, n: usize) -> Row {
+        match self.spare_rows.and_then(|rows| rows.borrow_mut().pop()) {
+            Some(mut r) => {
+                r.truncate(n);
+                r
+            }
+            None => Vec::with_capacity(n),
+        }
+    }
+
     /// The first `n` rows in `keys` order of a core without grouping, DISTINCT or windows,
     /// sorted: only `n` rows are held during the scan (topn.rs).
     fn run_core_top_n(
@@ -666,9 +691,12 @@ impl<'a> Exec<'a> {
                     return Ok(());
                 }
                 let fr = Frame::new(r, parent);
-                let mut o = Vec::with_capacity(nvis);
-                for e in &core.outputs {
-                    o.push(self.output_value(e, &fr)?);
+                let mut o = self.result_row(nvis);
+                for (i, e) in core.outputs.iter().enumerate() {
+                    match o.get_mut(i) {
+                        Some(slot) => self.output_into(e, &fr, slot)?,
+                        None => o.push(self.output_value(e, &fr)?),
+                    }
                 }
                 out.push(o);
                 if cap.is_some_and(|c| out.len() >= c) {

@@ -17,7 +17,7 @@ use super::store::{
 };
 use super::without_rowid::WrLayout;
 use crate::collation::Collation;
-use crate::value::{Result, Value};
+use crate::value::{self, Result, Value};
 use parlite_storage::btree::insert::UniqueWrite;
 use parlite_storage::record::{self, FirstFieldOrder, RecordCompare, ValueRef};
 use parlite_storage::{BtreeKind, Cursor, HeaderField, KeyCompare, PageNo, SeekOp, Txn};
@@ -247,29 +247,22 @@ fn owned(r: ValueRef<'_>) -> Value {
     }
 }
 
-/// Decodes one field into a scan's slot, which holds the previous row's value: a BLOB of
-/// the same length whose buffer nobody else holds is overwritten in place (no free and
-/// allocation per row when the consumer already dropped or copied it).
+/// Decodes one field into a scan's slot, which holds the previous row's value: a TEXT or
+/// BLOB of the same length whose buffer nobody else holds is overwritten in place (no free
+/// and allocation per row when the consumer already dropped or copied it: a statement's
+/// recycled result rows copy, `Exec::result_row`).
 #[inline]
 fn owned_into(r: ValueRef<'_>, slot: &mut Value) {
-    if let (ValueRef::Blob(b), Value::Blob(old)) = (&r, &mut *slot) {
-        if refill(old, b) {
-            return;
-        }
-    }
-    *slot = owned(r);
-}
-
-/// Overwrites `blob` with `b` when they have the same length and nothing else holds
-/// `blob` (so no reader sees it change); false, `blob` untouched, otherwise.
-#[inline]
-fn refill(blob: &mut Arc<[u8]>, b: &[u8]) -> bool {
-    match Arc::get_mut(blob) {
-        Some(buf) if buf.len() == b.len() => {
-            buf.copy_from_slice(b);
-            true
+    let done = match (&r, &mut *slot) {
+        (ValueRef::Blob(b), Value::Blob(old)) => value::refill_blob(old, b),
+        // Validated only for a buffer it can go into: `owned` validates it otherwise.
+        (ValueRef::Text(b), Value::Text(old)) if value::refillable(old, b.len()) => {
+            std::str::from_utf8(b).is_ok_and(|s| value::refill_text(old, s))
         }
         _ => false,
+    };
+    if !done {
+        *slot = owned(r);
     }
 }
 
@@ -1439,7 +1432,7 @@ impl TxnStore {
                 {
                     kept = true;
                     let blob = match spare.take() {
-                        Some(mut s) => match refill(&mut s, b) {
+                        Some(mut s) => match value::refill_blob(&mut s, b) {
                             true => s,
                             false => Arc::from(b),
                         },

@@ -61,6 +61,40 @@ pub enum Value {
     Blob(Arc<[u8]>),
 }
 
+/// Overwrites `text` with `s` when they have the same length and nothing else holds `text`
+/// (so no reader sees it change); false, `text` untouched, otherwise.
+#[inline]
+pub fn refill_text(text: &mut Arc<str>, s: &str) -> bool {
+    match Arc::get_mut(text) {
+        Some(buf) if buf.len() == s.len() => {
+            // SAFETY: the bytes written are the whole of a `str` of the buffer's length,
+            // so the buffer holds valid UTF-8 again when the borrow ends.
+            unsafe { buf.as_bytes_mut() }.copy_from_slice(s.as_bytes());
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Whether `refill_text` would take a string of `len` bytes into `text` (two loads, no
+/// atomic read-modify-write): a caller checks it before validating the bytes.
+#[inline]
+pub fn refillable(text: &Arc<str>, len: usize) -> bool {
+    text.len() == len && Arc::strong_count(text) == 1 && Arc::weak_count(text) == 0
+}
+
+/// `refill_text` for a BLOB.
+#[inline]
+pub fn refill_blob(blob: &mut Arc<[u8]>, b: &[u8]) -> bool {
+    match Arc::get_mut(blob) {
+        Some(buf) if buf.len() == b.len() => {
+            buf.copy_from_slice(b);
+            true
+        }
+        _ => false,
+    }
+}
+
 /// SQLite's fundamental datatypes (`sqlite3_value_type`): SQLITE_INTEGER=1, FLOAT=2,
 /// TEXT=3, BLOB=4, NULL=5.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -161,6 +195,22 @@ impl Value {
         match String::from_utf8_lossy(b) {
             Cow::Borrowed(s) => Value::Text(Arc::from(s)),
             Cow::Owned(s) => Value::Text(Arc::from(s)),
+        }
+    }
+
+    /// Makes `self` equal to `v`. A TEXT or BLOB of `v`'s length that nobody else holds
+    /// is overwritten in place, so a buffer reused row after row (a scan's slot, a
+    /// statement's recycled result row) costs a copy instead of an allocation and a free;
+    /// otherwise `v` is cloned (a count increment).
+    #[inline]
+    pub fn assign(&mut self, v: &Value) {
+        let done = match (&mut *self, v) {
+            (Value::Text(old), Value::Text(new)) => refill_text(old, new),
+            (Value::Blob(old), Value::Blob(new)) => refill_blob(old, new),
+            _ => false,
+        };
+        if !done {
+            *self = v.clone();
         }
     }
 
