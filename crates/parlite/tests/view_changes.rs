@@ -43,8 +43,9 @@ SELECT count(*) FROM log;
 }
 
 /// UPDATE and DELETE on a view read its rows under the view's own name, whatever alias the
-/// statement gives it (SQLite materializes the view as a subquery named after it): the
-/// WHERE may name `v.a`, not `q.a`; the SET expressions see the alias.
+/// statement gives it (SQLite materializes the view as a subquery named after it), and
+/// SQLite resolves the WHERE again against the aliased item: with an alias, neither `v.a`
+/// nor `q.a` may stand in the WHERE; the SET expressions see the alias.
 #[test]
 fn a_views_alias_in_update_and_delete() {
     common::assert_no_mismatches(common::statement_mismatches(&[

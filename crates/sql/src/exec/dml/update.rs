@@ -200,8 +200,8 @@ impl Engine<'_> {
         returning: &[ResultColumn],
     ) -> Result<Vec<Vec<Value>>> {
         // The rows come from the view under its own name, whatever the statement's alias
-        // (sqlite3MaterializeView names its subquery after the view): the WHERE may say
-        // `v.a`, not `q.a`.
+        // (sqlite3MaterializeView names its subquery after the view): the WHERE may not
+        // say `q.a`.
         let sel = ast::Select::of_table(
             upd.and_then(|u| u.with.clone()),
             vec![ResultColumn::Star],
@@ -211,6 +211,16 @@ impl Engine<'_> {
             where_.clone(),
         );
         let plan = self.binder_with_trigger_frame().bind_select(&sel)?;
+        // SQLite then resolves the WHERE once more against the statement's own FROM item,
+        // alias and all: a qualified name passes only if it names both (never, with an
+        // alias).
+        if let (Some(_), Some(w)) = (alias, where_) {
+            let mut b = self.binder_with_trigger_frame();
+            b.push_table_frame(&v, alias.as_deref());
+            let r = b.bind_expr(w);
+            b.pop_frame();
+            r?;
+        }
         let rows = self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent))?;
         let mut sets: Vec<(usize, CExpr)> = Vec::new();
         if let Some(u) = upd {
