@@ -414,11 +414,8 @@ impl Engine<'_> {
             match conflict.unwrap_or(col_action) {
                 ConflictAction::Ignore => return Ok(false),
                 ConflictAction::Replace if w.defaults[i].is_some() => {
-                    let empty: [Value; 0] = [];
-                    if let Some(d) = &w.defaults[i] {
-                        vals[i] = exec
-                            .eval(d, &Frame::new(&empty, None))?
-                            .apply_affinity(c.affinity);
+                    if let Some(v) = w.default_value(exec, i)? {
+                        vals[i] = v.apply_affinity(c.affinity);
                     }
                     recheck.push(i);
                 }

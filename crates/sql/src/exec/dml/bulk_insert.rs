@@ -209,7 +209,6 @@ impl Engine<'_> {
         let t = &w.t;
         let exec = self.exec();
         let ncols = t.columns.len();
-        let empty: [Value; 0] = [];
         let mut table_rows: Vec<(i64, Vec<Value>)> = Vec::with_capacity(rows.len());
         let mut keys: Vec<Vec<Vec<Value>>> = w
             .indexes
@@ -238,8 +237,8 @@ impl Engine<'_> {
             }
             for c in 0..ncols {
                 if !given[c] {
-                    if let Some(d) = &w.defaults[c] {
-                        vals[c] = exec.eval(d, &super::Frame::new(&empty, None))?;
+                    if let Some(v) = w.default_value(&exec, c)? {
+                        vals[c] = v;
                     }
                 }
             }

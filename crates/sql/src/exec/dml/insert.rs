@@ -158,7 +158,6 @@ impl Engine<'_> {
             InsertSource::Select(s) => self.insert_rows_bound(ins, s, t, targets)?,
         };
         let is_default = matches!(ins.source, InsertSource::DefaultValues);
-        let empty: [Value; 0] = [];
         let (triggers_before, triggers_after) = (&bound.before, &bound.after);
         let rows = match triggers_before.is_empty()
             && triggers_after.is_empty()
@@ -220,8 +219,8 @@ impl Engine<'_> {
                 vals
             };
             for &c in &unset {
-                if let Some(d) = &w.defaults[c] {
-                    vals[c] = self.exec().eval(d, &Frame::new(&empty, None))?;
+                if let Some(v) = w.default_value(&self.exec(), c)? {
+                    vals[c] = v;
                 }
             }
             if !triggers_before.is_empty() {

@@ -42,7 +42,10 @@ pub struct WriterParts {
     /// first clashing index here is the one that resolves or names the conflict.
     pub indexes: Vec<(Arc<Index>, KeyOrder, Option<CExpr>, IndexExprs)>,
     pub checks: Vec<(String, CExpr)>,
-    pub defaults: Vec<Option<CExpr>>,
+    /// Each column's DEFAULT, bound, or the error binding it gave: SQLite codes a default
+    /// only where a row takes it, so an unknown function there fails only then (an INSERT
+    /// naming the column never reaches it).
+    pub defaults: Vec<Option<std::result::Result<CExpr, SqlError>>>,
     /// Generated columns in computing order (`Exec::generated_exprs`).
     pub generated: Vec<(usize, CExpr)>,
     /// WITHOUT ROWID tables: the record layout and the PRIMARY KEY's conflict clause (its
@@ -179,6 +182,17 @@ impl TableWriter {
             wr_key_at,
             all_indexes: p.all_indexes.clone(),
         });
+    }
+}
+
+impl WriterParts {
+    /// Column `c`'s DEFAULT for a row that does not give it (None: it has none).
+    pub fn default_value(&self, exec: &Exec, c: usize) -> Result<Option<Value>> {
+        match &self.defaults[c] {
+            None => Ok(None),
+            Some(Ok(d)) => exec.eval(d, &super::Frame::new(&[], None)).map(Some),
+            Some(Err(e)) => Err(e.clone()),
+        }
     }
 }
 
@@ -333,10 +347,11 @@ impl Engine<'_> {
         }
         let mut defaults = Vec::new();
         for c in &t.columns {
-            defaults.push(match &c.default {
-                Some(e) => Some(b.bind_standalone(e).map_err(default_error)?),
-                None => None,
-            });
+            defaults.push(
+                c.default
+                    .as_ref()
+                    .map(|e| b.bind_standalone(e).map_err(default_error)),
+            );
         }
         let generated = match t.has_generated() {
             true => self.exec().generated_exprs(t)?,
