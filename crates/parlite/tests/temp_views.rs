@@ -142,3 +142,32 @@ fn views_and_triggers_read_only_their_own_database() {
         "SELECT type, name FROM sqlite_temp_schema ORDER BY name",
     ]));
 }
+
+/// `PRAGMA main.table_info(t)` / `temp.table_info(t)` and the pragma functions' schema
+/// argument answer for that database's object alone, also where a TEMP table or view hides
+/// a main one of the same name.
+#[test]
+fn schema_pragmas_of_main_and_temp() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(b)",
+        "CREATE INDEX ib ON t(b)",
+        "CREATE VIEW v AS SELECT 1 AS m",
+        "PRAGMA temp.table_info(t)",
+        "PRAGMA main.table_info(t)",
+        "PRAGMA temp.index_list(t)",
+        "SELECT * FROM pragma_index_info('ib', 'temp')",
+        "SELECT * FROM pragma_index_info('ib', 'main')",
+        "CREATE TEMP TABLE t(a, c)",
+        "CREATE TEMP VIEW v AS SELECT 2 AS tv",
+        "PRAGMA main.table_info(t)",
+        "PRAGMA temp.table_info(t)",
+        "PRAGMA table_info(t)",
+        "PRAGMA main.table_xinfo(v)",
+        "PRAGMA temp.table_info(v)",
+        "PRAGMA main.index_list(t)",
+        "SELECT name FROM pragma_table_info('t', 'main')",
+        "SELECT name FROM pragma_table_info('t', 'temp')",
+        "SELECT name FROM pragma_table_info('t')",
+        "SELECT name FROM pragma_table_info('v', 'main')",
+    ]));
+}

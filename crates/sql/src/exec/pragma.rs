@@ -281,7 +281,17 @@ impl Engine<'_> {
             "table_info" | "table_xinfo" | "index_list" | "index_info" | "index_xinfo"
             | "table_list" | "foreign_key_list" | "function_list" | "pragma_list"
             | "module_list" | "collation_list" | "compile_options" => {
-                let mut rows = schema_pragma(self.schema, &name.name, arg)?;
+                // `main.x` / `temp.x` of a pragma about an object: that database's.
+                let only = match name.schema.as_deref().map(key).as_deref() {
+                    Some("main") => Some(self.schema.only_db(false)),
+                    Some("temp") => Some(self.schema.only_db(true)),
+                    _ => None,
+                };
+                let target = only.as_ref().unwrap_or(self.schema);
+                let mut rows = match key(&name.name).as_str() {
+                    "table_list" => schema_pragma(self.schema, &name.name, arg)?,
+                    _ => schema_pragma(target, &name.name, arg)?,
+                };
                 // `main.table_list` / `temp.table_list`: that database's tables only.
                 if let (Some(db), "table_list") = (&name.schema, key(&name.name).as_str()) {
                     rows.retain(|r| {
@@ -738,11 +748,17 @@ pub fn function_rows(
 ) -> Result<Vec<Row>> {
     let arg = args.first().cloned();
     let db = args.get(1).cloned().unwrap_or(Value::Null);
+    let only;
     let target = match &db {
         Value::Null => schema,
         v => {
             let name = v.to_text_or_empty();
-            if name.eq_ignore_ascii_case("main") || name.eq_ignore_ascii_case("temp") {
+            if pragma != "table_list"
+                && (name.eq_ignore_ascii_case("main") || name.eq_ignore_ascii_case("temp"))
+            {
+                only = schema.only_db(name.eq_ignore_ascii_case("temp"));
+                &only
+            } else if name.eq_ignore_ascii_case("main") || name.eq_ignore_ascii_case("temp") {
                 schema
             } else {
                 match schema.attached_db(&name) {

@@ -687,6 +687,60 @@ impl Schema {
         self.write_blocked.extend(temp.write_blocked);
     }
 
+    /// The objects of main alone (`temp` false) or of temp alone, for `PRAGMA main.x` /
+    /// `temp.x` and the pragma functions' schema argument: the merged maps hold both, a
+    /// TEMP object hiding a main one of its name.
+    pub fn only_db(&self, temp: bool) -> Schema {
+        let bit = crate::exec::store::TEMP_ROOT_BIT;
+        let is_temp = |root: u32| root & bit != 0;
+        let mut s = Schema {
+            cookie: self.cookie,
+            main_file: self.main_file.clone(),
+            ..Schema::default()
+        };
+        for (k, t) in &self.tables {
+            match (is_temp(t.root), temp) {
+                (true, true) | (false, false) => {
+                    s.tables.insert(k.clone(), t.clone());
+                }
+                (true, false) => {
+                    if let Some(m) = self.shadowed.get(k) {
+                        s.tables.insert(k.clone(), m.clone());
+                    }
+                }
+                (false, true) => {}
+            }
+        }
+        for (k, i) in &self.indexes {
+            if is_temp(i.root) == temp {
+                s.indexes.insert(k.clone(), i.clone());
+            }
+        }
+        for (k, v) in &self.views {
+            let v_temp = self.temp_views.contains_key(k);
+            match (v_temp, temp) {
+                (true, true) | (false, false) => {
+                    s.views.insert(k.clone(), v.clone());
+                }
+                (true, false) => {
+                    if let Some(m) = self.shadowed_views.get(k) {
+                        s.views.insert(k.clone(), m.clone());
+                    }
+                }
+                (false, true) => {}
+            }
+        }
+        if temp {
+            s.temp_views = self.temp_views.clone();
+        }
+        for (k, t) in &self.triggers {
+            if t.def.temp == temp {
+                s.triggers.insert(k.clone(), t.clone());
+            }
+        }
+        s
+    }
+
     /// Keeps what belongs to the connection rather than to the main file across a reload:
     /// the attached databases, the main file's name, whether temp was opened.
     pub fn carry_connection_from(&mut self, old: &mut Schema) {
