@@ -89,3 +89,19 @@ fn on_and_using_need_a_join_and_upsert_targets_come_first() {
         "SELECT * FROM t",
     ]));
 }
+
+#[test]
+fn unknown_table_valued_functions() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a)",
+        "CREATE VIEW v AS SELECT 1",
+        "SELECT * FROM nosuch(1)",
+        "SELECT * FROM main.nosuch(1)",
+        "SELECT * FROM t(1)",
+        "SELECT * FROM v(1)",
+        "SELECT * FROM pragma_nosuch(1)",
+        "SELECT 1 IN nosuch(1)",
+        "SELECT 1 IN t(1)",
+        "SELECT * FROM json_each('[1]')",
+    ]));
+}

@@ -1506,6 +1506,21 @@ impl<'s> Binder<'s> {
         pos
     }
 
+    /// SQLite's error for `name(...)` in FROM when no table-valued function has that name:
+    /// a table or view of that name "is not a function", else there is no such table.
+    fn not_a_table_function(&self, name: &ast::QualifiedName) -> SqlError {
+        let schema = name.schema.as_deref();
+        if self.schema.table_in(schema, &name.name).is_some()
+            || self.schema.view_in(schema, &name.name).is_some()
+        {
+            return SqlError::msg(format!("'{}' is not a function", name.name));
+        }
+        match schema {
+            Some(s) => SqlError::msg(format!("no such table: {s}.{}", name.name)),
+            None => SqlError::msg(format!("no such table: {}", name.name)),
+        }
+    }
+
     fn view_guard(&mut self) -> Result<()> {
         self.view_depth += 1;
         if self.view_depth > 50 {

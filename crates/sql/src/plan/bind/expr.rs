@@ -385,7 +385,7 @@ impl<'s> Binder<'s> {
                 args,
             } => {
                 if !args.is_empty() {
-                    return err(format!("no such table-valued function: {}", table.name));
+                    return Err(self.not_a_table_function(table));
                 }
                 let sel = ast::Select::of_table(
                     None,

@@ -397,11 +397,11 @@ impl<'s> Binder<'s> {
             TableOrSubquery::TableFunction { name, args, alias } => {
                 let k = key(&name.name);
                 let Some(pragma) = k.strip_prefix("pragma_") else {
-                    return err(format!("no such table-valued function: {}", name.name));
+                    return Err(self.not_a_table_function(name));
                 };
                 let names = crate::exec::pragma::column_names(pragma, false);
                 if names.is_empty() || !crate::exec::pragma::is_table_function(pragma) {
-                    return err(format!("no such table-valued function: {}", name.name));
+                    return Err(self.not_a_table_function(name));
                 }
                 let hidden = crate::exec::pragma::function_hidden_columns(pragma);
                 if args.len() > hidden.len() {
