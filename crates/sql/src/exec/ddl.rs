@@ -728,6 +728,36 @@ impl Engine<'_> {
         Ok(Vec::new())
     }
 
+    /// With foreign keys on, dropping a parent table first deletes its rows as a DELETE
+    /// without triggers would (sqlite3FkDropTable; foreignkeys.html 5): the children's
+    /// ON DELETE actions run, and a child row left without its parent fails the DROP with
+    /// `FOREIGN KEY constraint failed` (a deferred key waits for COMMIT).
+    fn empty_parent_before_drop(&mut self, t: &std::sync::Arc<Table>) -> Result<()> {
+        if !self.fk_on() || self.children_of(t).is_empty() {
+            return Ok(());
+        }
+        let del = ast::Delete {
+            with: None,
+            table: self.fk_name(t, &t.name),
+            alias: None,
+            indexed: None,
+            where_: None,
+            returning: Vec::new(),
+            order_by: Vec::new(),
+            limit: None,
+        };
+        let bound = super::BoundDml {
+            table: t.clone(),
+            event: ast::TriggerEvent::Delete,
+            sets: Vec::new(),
+            targets: Vec::new(),
+            before: Vec::new(),
+            after: Vec::new(),
+        };
+        self.fk_statement(|e| e.delete_rows(&del, &bound))?;
+        Ok(())
+    }
+
     /// A trigger stored in main or an attached database reads only that database's tables
     /// by name (sqlite3FixTriggerStep); a TEMP trigger may name any.
     fn check_trigger_databases(&self, c: &ast::CreateTrigger) -> Result<()> {
@@ -765,11 +795,17 @@ impl Engine<'_> {
         let k = key(&name.name);
         let bit = super::store::TEMP_ROOT_BIT;
         let temp = match kind {
-            ObjectKind::Table => self
-                .schema
-                .tables
-                .get(&k)
-                .is_some_and(|t| t.root & bit != 0),
+            // `temp.t` / `main.t` name that database's table (`main.t` one a TEMP table
+            // hides: `drop_inner`).
+            ObjectKind::Table => match name.schema.as_deref() {
+                Some(s) if s.eq_ignore_ascii_case("temp") => true,
+                Some(_) => false,
+                None => self
+                    .schema
+                    .tables
+                    .get(&k)
+                    .is_some_and(|t| t.root & bit != 0),
+            },
             ObjectKind::Index => self
                 .schema
                 .indexes
@@ -798,21 +834,42 @@ impl Engine<'_> {
         let k = key(&name.name);
         match kind {
             ObjectKind::Table => {
-                let Some(t) = self.target_table(&name.name) else {
+                let temp_mode = self.temp_mode();
+                let found = self.target_table(&name.name).and_then(|t| {
+                    match (temp_mode, t.root & super::store::TEMP_ROOT_BIT != 0) {
+                        (false, true) => self.schema.shadowed.get(&k).cloned(),
+                        (true, false) => None,
+                        _ => Some(t),
+                    }
+                });
+                let Some(t) = found else {
                     if self.schema.views.contains_key(&k) {
                         return err(format!("use DROP VIEW to delete view {}", name.name));
                     }
                     if if_exists {
                         return Ok(Vec::new());
                     }
-                    if k == "sqlite_master" || k == "sqlite_schema" {
-                        return err(format!("table {} may not be dropped", name.name));
+                    if matches!(
+                        k.as_str(),
+                        "sqlite_master"
+                            | "sqlite_schema"
+                            | "sqlite_temp_master"
+                            | "sqlite_temp_schema"
+                    ) {
+                        return err(match k.contains("temp") {
+                            true => "table sqlite_temp_master may not be dropped",
+                            false => "table sqlite_master may not be dropped",
+                        });
                     }
-                    return err(format!("no such table: {}", name.name));
+                    return err(match &name.schema {
+                        Some(s) => format!("no such table: {s}.{}", name.name),
+                        None => format!("no such table: {}", name.name),
+                    });
                 };
                 if k == "sqlite_sequence" {
                     return err("table sqlite_sequence may not be dropped");
                 }
+                self.empty_parent_before_drop(&t)?;
                 for ix in self.schema.table_indexes(&t) {
                     // A WITHOUT ROWID table's PRIMARY KEY index is the table tree itself.
                     if ix.root != 0 && ix.root != t.root {
@@ -879,6 +936,14 @@ impl Engine<'_> {
                     return err(format!("no such view: {}", name.name));
                 }
                 self.delete_schema_entry("view", &name.name)?;
+                // Its INSTEAD OF triggers go with it, as a table's triggers do.
+                for (rowid, row) in self.schema_rows()? {
+                    let on_it = row[0].to_text_or_empty() == "trigger"
+                        && row[2].to_text_or_empty().eq_ignore_ascii_case(&name.name);
+                    if on_it {
+                        self.store.table_delete(self.schema_root, rowid)?;
+                    }
+                }
             }
             ObjectKind::Trigger => {
                 if !self.schema.triggers.contains_key(&k) {

@@ -111,7 +111,7 @@ fn key_match(cols: &[String], vals: &[Value]) -> Option<Expr> {
 }
 
 impl Engine<'_> {
-    fn fk_on(&self) -> bool {
+    pub(crate) fn fk_on(&self) -> bool {
         self.state.foreign_keys.get()
     }
 
@@ -135,7 +135,7 @@ impl Engine<'_> {
         let pending = self.fk_pending.take().unwrap_or_default();
         let out = r?;
         for p in pending {
-            if self.any_row(p.child, p.child_cond)? && !self.any_row(p.parent, p.parent_cond)? {
+            if self.still_violated(p.child, p.child_cond, p.parent, p.parent_cond)? {
                 return Err(fk_failed());
             }
         }
@@ -147,11 +147,29 @@ impl Engine<'_> {
     pub fn fk_check_deferred(&self) -> Result<()> {
         let pending = self.state.fk_deferred.borrow().clone();
         for p in pending {
-            if self.any_row(p.child, p.child_cond)? && !self.any_row(p.parent, p.parent_cond)? {
+            if self.still_violated(p.child, p.child_cond, p.parent, p.parent_cond)? {
                 return Err(fk_failed());
             }
         }
         Ok(())
+    }
+
+    /// Whether a recorded check still fails: a child row with that key exists and no
+    /// parent row does. A child table dropped since has no rows (its DROP deleted them); a
+    /// parent table dropped since has none either (DROP TABLE's implicit DELETE).
+    fn still_violated(
+        &self,
+        child: ast::QualifiedName,
+        child_cond: Expr,
+        parent: ast::QualifiedName,
+        parent_cond: Expr,
+    ) -> Result<bool> {
+        let exists =
+            |n: &ast::QualifiedName| self.schema.table_in(n.schema.as_deref(), &n.name).is_some();
+        if !exists(&child) || !self.any_row(child, child_cond)? {
+            return Ok(false);
+        }
+        Ok(!exists(&parent) || !self.any_row(parent, parent_cond)?)
     }
 
     /// The schema name that qualifies tables of `t`'s database in statements built here:
@@ -167,7 +185,7 @@ impl Engine<'_> {
     }
 
     /// `t`'s name qualified by its database (see `fk_db`).
-    fn fk_name(&self, t: &Table, name: &str) -> ast::QualifiedName {
+    pub(crate) fn fk_name(&self, t: &Table, name: &str) -> ast::QualifiedName {
         ast::QualifiedName {
             schema: self.fk_db(t),
             name: name.to_string(),
@@ -289,7 +307,7 @@ impl Engine<'_> {
     }
 
     /// Child foreign keys that reference `t`, from `t`'s own database: (child table, key).
-    fn children_of(&self, t: &Table) -> Vec<(Arc<Table>, ForeignKey)> {
+    pub(crate) fn children_of(&self, t: &Table) -> Vec<(Arc<Table>, ForeignKey)> {
         let mut out = Vec::new();
         let db_bits = super::store::TEMP_ROOT_BIT | super::store::ATTACHED_MASK;
         let mut tables: Vec<&Arc<Table>> = self

@@ -77,7 +77,11 @@ impl Engine<'_> {
     }
 
     /// Deletes the rows of DELETE `d` from its resolved table.
-    fn delete_rows(&mut self, d: &ast::Delete, bound: &BoundDml) -> Result<Vec<Vec<Value>>> {
+    pub(crate) fn delete_rows(
+        &mut self,
+        d: &ast::Delete,
+        bound: &BoundDml,
+    ) -> Result<Vec<Vec<Value>>> {
         let t = &bound.table;
         self.fk_check_statement(t, crate::exec::fkey::FkWrite::Delete)?;
         let w = self.writer(t)?;
