@@ -37,6 +37,18 @@ pub struct Frame<'a> {
 }
 
 impl<'a> Frame<'a> {
+    /// The frame of the query `level` levels out (0: this one).
+    fn outer(&self, level: usize) -> Result<&Frame<'a>> {
+        let mut fr = self;
+        for _ in 0..level {
+            match fr.parent {
+                Some(p) => fr = p,
+                None => return err("internal error: a missing outer query"),
+            }
+        }
+        Ok(fr)
+    }
+
     pub fn new(row: &'a [Value], parent: Option<&'a Frame<'a>>) -> Self {
         Frame {
             row,
@@ -244,24 +256,12 @@ impl<'a> Exec<'a> {
             CExpr::Lit(v) => Ok(v.clone()),
             CExpr::Param(i) => Ok(self.params.get(i - 1).cloned().unwrap_or(Value::Null)),
             CExpr::Col { level, idx } => {
-                let mut fr = f;
-                for _ in 0..*level {
-                    match fr.parent {
-                        Some(p) => fr = p,
-                        None => return err("internal error: column of a missing outer query"),
-                    }
-                }
+                let fr = f.outer(*level)?;
                 Ok(fr.row.get(*idx).cloned().unwrap_or(Value::Null))
             }
             CExpr::Agg(i) => Ok(f.aggs.get(*i).cloned().unwrap_or(Value::Null)),
             CExpr::OuterAgg { level, idx } => {
-                let mut fr = f;
-                for _ in 0..*level {
-                    match fr.parent {
-                        Some(p) => fr = p,
-                        None => return err("internal error: aggregate of a missing outer query"),
-                    }
-                }
+                let fr = f.outer(*level)?;
                 Ok(fr.aggs.get(*idx).cloned().unwrap_or(Value::Null))
             }
             CExpr::Win(i) => Ok(f.wins.get(*i).cloned().unwrap_or(Value::Null)),

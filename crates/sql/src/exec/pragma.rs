@@ -283,8 +283,8 @@ impl Engine<'_> {
             | "module_list" | "collation_list" | "compile_options" => {
                 // `main.x` / `temp.x` of a pragma about an object: that database's.
                 let only = match name.schema.as_deref().map(key).as_deref() {
-                    Some("main") => Some(self.schema.only_db(false)),
-                    Some("temp") => Some(self.schema.only_db(true)),
+                    Some("main") => Some(schema_of_db(self.schema, false, arg.as_ref())),
+                    Some("temp") => Some(schema_of_db(self.schema, true, arg.as_ref())),
                     _ => None,
                 };
                 let target = only.as_ref().unwrap_or(self.schema);
@@ -756,7 +756,7 @@ pub fn function_rows(
             if pragma != "table_list"
                 && (name.eq_ignore_ascii_case("main") || name.eq_ignore_ascii_case("temp"))
             {
-                only = schema.only_db(name.eq_ignore_ascii_case("temp"));
+                only = schema_of_db(schema, name.eq_ignore_ascii_case("temp"), arg.as_ref());
                 &only
             } else if name.eq_ignore_ascii_case("main") || name.eq_ignore_ascii_case("temp") {
                 schema
@@ -783,6 +783,27 @@ pub fn function_rows(
         }
     }
     Ok(rows)
+}
+
+/// The schema a pragma about object `arg` of database main (`temp` false) or temp reads:
+/// that database's objects alone (`Schema::only_db`), except that a view found there is
+/// answered from the whole schema, which its body binds against (with that view put in
+/// place of one of its name that hides it).
+fn schema_of_db(
+    schema: &crate::schema::Schema,
+    temp: bool,
+    arg: Option<&Value>,
+) -> crate::schema::Schema {
+    let only = schema.only_db(temp);
+    let k = arg.map(|a| key(&a.to_text_or_empty()));
+    match k.as_ref().and_then(|k| only.views.get(k).map(|v| (k, v))) {
+        Some((k, v)) if !only.tables.contains_key(k) => {
+            let mut whole = schema.clone();
+            whole.views.insert(k.clone(), v.clone());
+            whole
+        }
+        _ => only,
+    }
 }
 
 /// A view column's type as SQLite's sqlite3SubqueryColumnTypes gives it: the declared type
