@@ -1,4 +1,5 @@
-//! DROP TABLE / DROP VIEW against SQLite: a view's INSTEAD OF triggers go with it; `main.t`
+//! DROP TABLE / DROP VIEW against SQLite: a view's INSTEAD OF triggers go with it, and a
+//! main table's or view's TEMP triggers (not those on a TEMP table of its name); `main.t`
 //! and `temp.t` name that database's table (one a TEMP table hides too); the schema tables'
 //! message; and with foreign keys on, dropping a parent table first deletes its rows as a
 //! DELETE without triggers (sqlite3FkDropTable): the children's ON DELETE actions run, and
@@ -79,4 +80,30 @@ fn dropping_a_parent_table_deletes_its_rows_first() {
         ]);
         common::assert_no_mismatches(common::statement_mismatches(&stmts));
     }
+}
+
+#[test]
+fn temp_triggers_on_a_dropped_main_table() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "PRAGMA foreign_keys = OFF",
+        "CREATE TABLE log(x)",
+        "CREATE TABLE t(a)",
+        "CREATE TEMP TRIGGER tr AFTER INSERT ON t BEGIN INSERT INTO log VALUES (new.a); END",
+        "CREATE TABLE u(a)",
+        "CREATE TEMP TRIGGER tu AFTER INSERT ON main.u BEGIN INSERT INTO log VALUES (-new.a); END",
+        "CREATE VIEW v AS SELECT 1 AS a",
+        "CREATE TEMP TRIGGER tv INSTEAD OF INSERT ON v BEGIN INSERT INTO log VALUES (0); END",
+        "DROP TABLE t",
+        "DROP VIEW v",
+        "SELECT name FROM sqlite_temp_schema ORDER BY name",
+        "CREATE TABLE t(a)",
+        "INSERT INTO t VALUES (1)",
+        "INSERT INTO u VALUES (2)",
+        "CREATE TEMP TABLE u(b)",
+        "CREATE TEMP TRIGGER tt AFTER INSERT ON u BEGIN INSERT INTO log VALUES (100); END",
+        "DROP TABLE main.u",
+        "SELECT name FROM sqlite_temp_schema ORDER BY name",
+        "INSERT INTO u VALUES (3)",
+        "SELECT * FROM log ORDER BY x",
+    ]));
 }

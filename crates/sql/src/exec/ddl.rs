@@ -886,6 +886,7 @@ impl Engine<'_> {
                         self.store.table_delete(self.schema_root, rowid)?;
                     }
                 }
+                self.delete_temp_triggers_on(&k)?;
                 if t.autoincrement {
                     if let Some(seq) = self.target_table("sqlite_sequence") {
                         let mut del = Vec::new();
@@ -937,13 +938,8 @@ impl Engine<'_> {
                 }
                 self.delete_schema_entry("view", &name.name)?;
                 // Its INSTEAD OF triggers go with it, as a table's triggers do.
-                for (rowid, row) in self.schema_rows()? {
-                    let on_it = row[0].to_text_or_empty() == "trigger"
-                        && row[2].to_text_or_empty().eq_ignore_ascii_case(&name.name);
-                    if on_it {
-                        self.store.table_delete(self.schema_root, rowid)?;
-                    }
-                }
+                self.delete_triggers_on(&name.name, false)?;
+                self.delete_temp_triggers_on(&k)?;
             }
             ObjectKind::Trigger => {
                 if !self.schema.triggers.contains_key(&k) {
@@ -957,6 +953,46 @@ impl Engine<'_> {
         }
         self.schema_changed()?;
         Ok(Vec::new())
+    }
+
+    /// Deletes the triggers on `table` from the schema table at `schema_root`; with
+    /// `only_main`, only those whose CREATE TRIGGER says `ON main.table`.
+    fn delete_triggers_on(&self, table: &str, only_main: bool) -> Result<()> {
+        for (rowid, row) in self.schema_rows()? {
+            let mut on_it = row[0].to_text_or_empty() == "trigger"
+                && row[2].to_text_or_empty().eq_ignore_ascii_case(table);
+            if on_it && only_main {
+                on_it = match crate::parse::parse_first(&row[4].to_text_or_empty()) {
+                    Ok(Some(p)) => matches!(&p.stmt, Stmt::CreateTrigger(c)
+                        if c.table_schema.as_deref().is_some_and(|s| s.eq_ignore_ascii_case("main"))),
+                    _ => false,
+                };
+            }
+            if on_it {
+                self.store.table_delete(self.schema_root, rowid)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A main table or view being dropped takes the TEMP triggers on it along (SQLite
+    /// keeps them in the temp schema but on the main object). When a TEMP table of that
+    /// name exists, an unqualified `ON t` is taken to name it (as it would be now), so only
+    /// the triggers made `ON main.t` go.
+    fn delete_temp_triggers_on(&mut self, k: &str) -> Result<()> {
+        let temp_table = self
+            .schema
+            .tables
+            .get(k)
+            .is_some_and(|t| t.root & super::store::TEMP_ROOT_BIT != 0);
+        if self.temp_mode() || self.outer_schema.is_some() || !self.store.has_temp() {
+            return Ok(());
+        }
+        let saved = self.schema_root;
+        self.schema_root = super::TEMP_SCHEMA_ROOT;
+        let r = self.delete_triggers_on(k, temp_table);
+        self.schema_root = saved;
+        r
     }
 
     fn delete_schema_entry(&self, ty: &str, name: &str) -> Result<()> {
