@@ -431,7 +431,8 @@ fn counter(db: *mut Db, read: impl FnOnce(&Connection) -> i64) -> i64 {
 
 #[no_mangle]
 pub unsafe extern "C" fn sqlite3_changes(db: *mut Db) -> c_int {
-    guard(0, || counter(db, |c| c.changes() as i64) as c_int)
+    // The low 32 bits, as SQLite's.
+    sqlite3_changes64(db) as c_int
 }
 
 #[no_mangle]
@@ -441,7 +442,7 @@ pub unsafe extern "C" fn sqlite3_changes64(db: *mut Db) -> i64 {
 
 #[no_mangle]
 pub unsafe extern "C" fn sqlite3_total_changes(db: *mut Db) -> c_int {
-    guard(0, || counter(db, |c| c.total_changes() as i64) as c_int)
+    sqlite3_total_changes64(db) as c_int
 }
 
 #[no_mangle]

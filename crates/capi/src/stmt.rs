@@ -606,32 +606,37 @@ pub unsafe extern "C" fn sqlite3_column_name(p: *mut Stmt, i: c_int) -> *const c
     })
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn sqlite3_column_type(p: *mut Stmt, i: c_int) -> c_int {
-    guard(SQLITE_NULL, || {
+/// Reads column `i` of statement `p`'s current row through `read` (`on_none` for a NULL
+/// handle or a panic): the accessors that only look at the value.
+unsafe fn read_column<R: Copy>(
+    p: *mut Stmt,
+    i: c_int,
+    on_none: R,
+    read: impl FnOnce(Option<ValueRef<'_>>) -> R,
+) -> R {
+    guard(on_none, || {
         let Some(s) = stmt_ref(p) else {
-            return SQLITE_NULL;
+            return on_none;
         };
         let inner = lock(&s.inner);
-        match inner.value(s.db(), i) {
-            None | Some(ValueRef::Null) => SQLITE_NULL,
-            Some(ValueRef::Integer(_)) => SQLITE_INTEGER,
-            Some(ValueRef::Real(_)) => SQLITE_FLOAT,
-            Some(ValueRef::Text(_)) => SQLITE_TEXT,
-            Some(ValueRef::Blob(_)) => SQLITE_BLOB,
-        }
+        read(inner.value(s.db(), i))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_column_type(p: *mut Stmt, i: c_int) -> c_int {
+    read_column(p, i, SQLITE_NULL, |v| match v {
+        None | Some(ValueRef::Null) => SQLITE_NULL,
+        Some(ValueRef::Integer(_)) => SQLITE_INTEGER,
+        Some(ValueRef::Real(_)) => SQLITE_FLOAT,
+        Some(ValueRef::Text(_)) => SQLITE_TEXT,
+        Some(ValueRef::Blob(_)) => SQLITE_BLOB,
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn sqlite3_column_int64(p: *mut Stmt, i: c_int) -> i64 {
-    guard(0, || {
-        let Some(s) = stmt_ref(p) else {
-            return 0;
-        };
-        let inner = lock(&s.inner);
-        inner.value(s.db(), i).map_or(0, int64_of)
-    })
+    read_column(p, i, 0, |v| v.map_or(0, int64_of))
 }
 
 #[no_mangle]
@@ -642,13 +647,7 @@ pub unsafe extern "C" fn sqlite3_column_int(p: *mut Stmt, i: c_int) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn sqlite3_column_double(p: *mut Stmt, i: c_int) -> f64 {
-    guard(0.0, || {
-        let Some(s) = stmt_ref(p) else {
-            return 0.0;
-        };
-        let inner = lock(&s.inner);
-        inner.value(s.db(), i).map_or(0.0, double_of)
-    })
+    read_column(p, i, 0.0, |v| v.map_or(0.0, double_of))
 }
 
 #[no_mangle]
