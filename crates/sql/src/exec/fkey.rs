@@ -50,7 +50,6 @@ use crate::schema::{FkAction, ForeignKey, Table};
 use crate::value::{codes, Result, SqlError, Value};
 use std::sync::Arc;
 
-mod function;
 mod mismatch;
 pub(crate) use mismatch::FkWrite;
 

@@ -14,6 +14,7 @@ use crate::schema::key;
 use crate::value::{Affinity, Result, SqlError, Value};
 use std::ops::Bound;
 
+mod function;
 mod integrity;
 mod settings;
 pub use settings::{safety_level, Settings, MAX_PAGE_COUNT};
@@ -304,7 +305,19 @@ impl Engine<'_> {
             }
             "foreign_key_check" => {
                 let table = arg.map(|v| v.to_text_or_empty().into_owned());
-                self.foreign_key_check(table.as_deref())
+                match (
+                    self.foreign_key_check(table.as_deref()),
+                    &name.schema,
+                    &table,
+                ) {
+                    // `PRAGMA main.foreign_key_check(x)`: SQLite names the database.
+                    (Err(_), Some(db), Some(t))
+                        if self.schema.table(t).is_none() && !t.contains('.') =>
+                    {
+                        Err(SqlError::msg(format!("no such table: {}.{t}", key(db))))
+                    }
+                    (rows, _, _) => rows,
+                }
             }
             "database_list" => Ok(database_list(self.schema)),
             "user_version" => match arg {
@@ -410,7 +423,10 @@ impl Engine<'_> {
                 None => one(Value::Integer(0)),
             },
             "integrity_check" | "quick_check" => {
-                let problems = self.integrity_problems()?;
+                let (max_errors, only) = self.integrity_arg(name.schema.as_deref(), arg)?;
+                let probe = key(&name.name) == "integrity_check";
+                let mut problems = self.integrity_problems(only.as_deref(), probe)?;
+                problems.truncate(max_errors);
                 if problems.is_empty() {
                     one(Value::text("ok"))
                 } else {
@@ -450,15 +466,59 @@ impl Engine<'_> {
         Ok(vec![vec![Value::Integer(value)]])
     }
 
-    /// Cross-checks every table against its indexes (SQLite's wording for the findings).
-    fn integrity_problems(&self) -> Result<Vec<String>> {
+    /// `integrity_check(N)` / `integrity_check(TABLE)` as SQLite reads the argument: an
+    /// unquoted 32-bit integer is the most errors reported (100 when absent or not
+    /// positive), anything else names the one table to check ("no such table: [db.]x" when there is none).
+    fn integrity_arg(
+        &self,
+        db: Option<&str>,
+        arg: Option<Value>,
+    ) -> Result<(usize, Option<String>)> {
+        const ERROR_MAX: usize = 100;
+        let Some(arg) = arg else {
+            return Ok((ERROR_MAX, None));
+        };
+        // An unquoted integer only: SQLite reads the token, quotes included.
+        if let Value::Integer(n) = arg {
+            if let Ok(n) = i32::try_from(n) {
+                return Ok((
+                    usize::try_from(n)
+                        .ok()
+                        .filter(|n| *n > 0)
+                        .unwrap_or(ERROR_MAX),
+                    None,
+                ));
+            }
+        }
+        let text = arg.to_text_or_empty();
+        let k = key(&text);
+        if self.schema.tables.contains_key(&k) || self.schema.views.contains_key(&k) {
+            return Ok((ERROR_MAX, Some(k)));
+        }
+        Err(SqlError::msg(match db {
+            Some(db) => format!("no such table: {}.{text}", key(db)),
+            None => format!("no such table: {text}"),
+        }))
+    }
+
+    /// Cross-checks every table (or the table `only`) against its indexes (SQLite's
+    /// wording for the findings).
+    /// `probe` false is quick_check's: each index's entries are counted, but not looked
+    /// up row by row.
+    fn integrity_problems(&self, only: Option<&str>, probe: bool) -> Result<Vec<String>> {
         let mut out = Vec::new();
         let exec = self.exec();
-        let mut tables: Vec<_> = self.schema.tables.values().cloned().collect();
+        let mut tables: Vec<_> = self
+            .schema
+            .tables
+            .values()
+            .filter(|t| only.is_none_or(|k| key(&t.name) == k))
+            .cloned()
+            .collect();
         tables.sort_by(|a, b| a.name.cmp(&b.name));
         for t in tables {
             if t.without_rowid {
-                self.integrity_problems_wr(&t, &mut out)?;
+                self.integrity_problems_wr(&t, probe, &mut out)?;
                 continue;
             }
             let defaults = exec.column_defaults(&t);
@@ -479,7 +539,7 @@ impl Engine<'_> {
             }
             // The merge checks full indexes only; a table with a partial index takes the
             // per-row probes, which check it too.
-            if preds.iter().all(Option::is_none) {
+            if probe && preds.iter().all(Option::is_none) {
                 if let Some(problems) = self.merged_index_check(&t, &ixs, &ix_exprs, &defaults)? {
                     out.extend(problems);
                     continue;
@@ -503,7 +563,10 @@ impl Engine<'_> {
                         out.push(format!("NULL value in {}.{}", t.name, c.name));
                     }
                 }
-                for (i, (ix, probe)) in ixs.iter().zip(probes.iter_mut()).enumerate() {
+                for (i, (ix, index_probe)) in ixs.iter().zip(probes.iter_mut()).enumerate() {
+                    if !probe {
+                        break;
+                    }
                     if let Some(p) = &preds[i] {
                         if !exec.index_where_is_true(p, &super::eval::Frame::new(&full, None))? {
                             continue;
@@ -512,7 +575,7 @@ impl Engine<'_> {
                     let exprs = &ix_exprs[&ix.name];
                     let k =
                         super::dml::index_key(&exec, ix, exprs, &full[..t.columns.len()], rowid)?;
-                    if !probe.contains(&k)? {
+                    if !index_probe.contains(&k)? {
                         out.push(format!("row {nrows} missing from index {}", ix.name));
                     }
                 }
@@ -537,6 +600,7 @@ impl Engine<'_> {
     fn integrity_problems_wr(
         &self,
         t: &std::sync::Arc<crate::schema::Table>,
+        probe: bool,
         out: &mut Vec<String>,
     ) -> Result<()> {
         let exec = self.exec();
@@ -566,6 +630,9 @@ impl Engine<'_> {
                 }
             }
             for (i, (ix, exprs)) in ixs.iter().zip(&ix_exprs).enumerate() {
+                if !probe {
+                    break;
+                }
                 if let Some(p) = &preds[i] {
                     if !exec.index_where_is_true(p, &super::eval::Frame::new(&full, None))? {
                         continue;
@@ -706,9 +773,81 @@ pub const PRAGMA_LIST: &[&str] = &[
     "writable_schema",
 ];
 
+/// SQLite's pragma virtual tables (`pragma_x`): the pragmas with result rows
+/// (PragFlg_Result0 or Result1 in 3.50's list, less the debugging ones), each with whether
+/// it declares the HIDDEN `arg` column (Result1) and the HIDDEN `schema` column (SchemaOpt
+/// or SchemaReq).
+const TABLE_FUNCTIONS: &[(&str, bool, bool)] = &[
+    ("analysis_limit", false, false),
+    ("application_id", false, false),
+    ("auto_vacuum", false, true),
+    ("automatic_index", false, false),
+    ("busy_timeout", false, false),
+    ("cache_size", false, true),
+    ("cache_spill", false, true),
+    ("cell_size_check", false, false),
+    ("checkpoint_fullfsync", false, false),
+    ("collation_list", false, false),
+    ("compile_options", false, false),
+    ("count_changes", false, false),
+    ("data_version", false, false),
+    ("database_list", false, false),
+    ("defer_foreign_keys", false, false),
+    ("empty_result_callbacks", false, false),
+    ("encoding", false, false),
+    ("foreign_key_check", true, true),
+    ("foreign_key_list", true, true),
+    ("foreign_keys", false, false),
+    ("freelist_count", false, false),
+    ("full_column_names", false, false),
+    ("fullfsync", false, false),
+    ("function_list", false, false),
+    ("hard_heap_limit", false, false),
+    ("ignore_check_constraints", false, false),
+    ("index_info", true, true),
+    ("index_list", true, true),
+    ("index_xinfo", true, true),
+    ("integrity_check", true, true),
+    ("journal_mode", false, true),
+    ("journal_size_limit", false, true),
+    ("legacy_alter_table", false, false),
+    ("locking_mode", false, true),
+    ("max_page_count", false, true),
+    ("module_list", false, false),
+    ("optimize", true, false),
+    ("page_count", false, true),
+    ("page_size", false, true),
+    ("pragma_list", false, false),
+    ("query_only", false, false),
+    ("quick_check", true, true),
+    ("read_uncommitted", false, false),
+    ("recursive_triggers", false, false),
+    ("reverse_unordered_selects", false, false),
+    ("schema_version", false, false),
+    ("secure_delete", false, false),
+    ("short_column_names", false, false),
+    ("soft_heap_limit", false, false),
+    ("synchronous", false, true),
+    ("table_info", true, true),
+    ("table_list", true, false),
+    ("table_xinfo", true, true),
+    ("temp_store", false, false),
+    ("threads", false, false),
+    ("trusted_schema", false, false),
+    ("user_version", false, false),
+    ("writable_schema", false, false),
+];
+
 /// The pragmas usable as table-valued functions (`pragma_x(...)`), as SQLite's pragma
 /// virtual tables (those with result columns).
 pub fn is_table_function(pragma: &str) -> bool {
+    TABLE_FUNCTIONS.iter().any(|(n, _, _)| *n == pragma)
+}
+
+/// The pragma functions whose rows depend on the schema alone (computed when the statement
+/// is prepared, when their arguments are constants); the others read the database or the
+/// connection and run when the statement does.
+pub fn is_schema_function(pragma: &str) -> bool {
     matches!(
         pragma,
         "table_info"
@@ -719,7 +858,6 @@ pub fn is_table_function(pragma: &str) -> bool {
             | "table_list"
             | "database_list"
             | "foreign_key_list"
-            | "foreign_key_check"
             | "function_list"
             | "pragma_list"
             | "module_list"
@@ -731,11 +869,20 @@ pub fn is_table_function(pragma: &str) -> bool {
 /// The HIDDEN columns of a pragma used as a table-valued function: its argument and its
 /// schema, as SQLite's pragma virtual table declares them (PragFlg_Result1, SchemaOpt).
 pub fn function_hidden_columns(pragma: &str) -> &'static [&'static str] {
-    match pragma {
-        "table_info" | "table_xinfo" | "index_list" | "index_info" | "index_xinfo"
-        | "foreign_key_list" | "foreign_key_check" => &["arg", "schema"],
-        "table_list" => &["arg"],
+    match TABLE_FUNCTIONS.iter().find(|(n, _, _)| *n == pragma) {
+        Some((_, true, true)) => &["arg", "schema"],
+        Some((_, true, false)) => &["arg"],
+        Some((_, false, true)) => &["schema"],
         _ => &[],
+    }
+}
+
+/// The result columns of `pragma_x`: the pragma's own, or (SQLite's pragma vtab for a
+/// pragma without declared columns) one named after it.
+pub fn function_columns(pragma: &str) -> Vec<String> {
+    match column_names(pragma, false) {
+        names if names.is_empty() => vec![pragma.to_string()],
+        names => names,
     }
 }
 
@@ -747,7 +894,7 @@ pub fn function_rows(
     args: &[Value],
 ) -> Result<Vec<Row>> {
     let arg = args.first().cloned();
-    let db = args.get(1).cloned().unwrap_or(Value::Null);
+    let db = function::text_arg(args.get(1));
     let only;
     let target = match &db {
         Value::Null => schema,
@@ -773,15 +920,8 @@ pub fn function_rows(
     } else {
         schema_pragma(target, pragma, arg.clone())?
     };
-    let hidden = function_hidden_columns(pragma);
-    for r in &mut rows {
-        for h in hidden {
-            r.push(match *h {
-                "arg" => arg.clone().unwrap_or(Value::Null),
-                _ => db.clone(),
-            });
-        }
-    }
+    let n = function_hidden_columns(pragma).len();
+    function::push_hidden(&mut rows, n, &function::text_arg(arg.as_ref()), &db);
     Ok(rows)
 }
 

@@ -1082,6 +1082,7 @@ impl<'s> Binder<'s> {
                 .unwrap_or(0);
             bound_terms.push((e, floor, *at));
         }
+        pragma_arguments_from_terms(&mut sources, &mut bound_terms);
         if sources.len() > 1
             && sources.iter().all(|s| {
                 s.join == JoinType::Inner
@@ -1621,6 +1622,88 @@ fn current_fn(name: &str) -> Value {
 /// The start of the binder's error for an aggregate where none may be
 /// (`plan/bind/expr.rs`); the function's name as written and `()` follow.
 const AGG_MISUSE: &str = "misuse of aggregate function ";
+
+/// `pragma_x WHERE arg = e [AND schema = f]`: a pragma function called without arguments
+/// takes them from `=` terms on its HIDDEN columns, as SQLite's pragma vtab xBestIndex
+/// does (the `arg` term first; a `schema` term only after it), when `e` reads no source at
+/// or after the function's (no term of a later join, no WHERE term over a function on the
+/// right of an outer join). A term so used is dropped (SQLite's `omit`).
+fn pragma_arguments_from_terms(sources: &mut [Source], terms: &mut Vec<(CExpr, usize, usize)>) {
+    for i in 0..sources.len() {
+        let SourceKind::PragmaFn { pragma, args } = &sources[i].kind else {
+            continue;
+        };
+        let hidden = crate::exec::pragma::function_hidden_columns(pragma);
+        if !args.is_empty() || hidden.first() != Some(&"arg") {
+            continue;
+        }
+        let first_hidden = sources[i].start + sources[i].width - hidden.len();
+        let mut taken = Vec::new();
+        for slot in 0..hidden.len() {
+            let col = first_hidden + slot;
+            let (earlier, rest) = sources.split_at_mut(i);
+            let on = &mut rest[0].on;
+            let term = match on
+                .iter()
+                .position(|e| hidden_column_value(e, col, earlier).is_some())
+            {
+                Some(j) => on.remove(j),
+                None => {
+                    // An outer join's own terms are its ON terms alone (above).
+                    let outer = rest[0].join.is_outer();
+                    let found = terms.iter().position(|(e, _, at)| {
+                        (*at == i || (*at == usize::MAX && !outer))
+                            && hidden_column_value(e, col, earlier).is_some()
+                    });
+                    let Some(j) = found else { break };
+                    terms.remove(j).0
+                }
+            };
+            if let Some(v) = hidden_column_value(&term, col, earlier) {
+                taken.push(v.clone());
+            }
+        }
+        if let SourceKind::PragmaFn { args, .. } = &mut sources[i].kind {
+            *args = taken;
+        }
+    }
+}
+
+/// The other side of `e` when `e` is `col = x` or `x = col` (column `col` of this level)
+/// and `x` reads no source beyond `earlier`.
+fn hidden_column_value<'e>(e: &'e CExpr, col: usize, earlier: &[Source]) -> Option<&'e CExpr> {
+    let CExpr::Binary {
+        op: BinaryOp::Eq,
+        l,
+        r,
+        ..
+    } = e
+    else {
+        return None;
+    };
+    let is_col = |x: &CExpr| matches!(x, CExpr::Col { level: 0, idx } if *idx == col);
+    let other = match (is_col(l), is_col(r)) {
+        (true, false) => r,
+        (false, true) => l,
+        _ => return None,
+    };
+    let mut usable = true;
+    crate::plan::walk(other, |x| {
+        usable &= match x {
+            CExpr::Col { level: 0, idx } => earlier
+                .iter()
+                .any(|s| *idx >= s.start && *idx < s.start + s.width),
+            CExpr::Agg(_) | CExpr::Win(_) => false,
+            CExpr::Exists(sp)
+            | CExpr::Scalar(sp)
+            | CExpr::Field { sub: sp, .. }
+            | CExpr::InSelect { sub: sp, .. } => !sp.correlated,
+            _ => true,
+        };
+        usable
+    });
+    usable.then_some(other.as_ref())
+}
 
 /// How the query wrote function `name` (the first call of it in `e`), for messages that
 /// quote it as SQLite's `%#T` does.

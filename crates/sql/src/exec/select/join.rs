@@ -457,10 +457,10 @@ impl Exec<'_> {
                 for a in args {
                     vals.push(self.eval(a, &fr)?);
                 }
-                let rows = if pragma == "foreign_key_check" {
-                    self.foreign_key_check_function(&vals)?
-                } else {
+                let rows = if crate::exec::pragma::is_schema_function(pragma) {
                     crate::exec::pragma::function_rows(self.schema, pragma, &vals)?
+                } else {
+                    self.pragma_function_rows(pragma, &vals)?
                 };
                 Ok(Box::new(rows.into_iter().map(Ok)))
             }

@@ -177,6 +177,11 @@ impl<'s> Binder<'s> {
                 rhs,
                 escape,
             } => {
+                if *op == LikeOp::Regexp {
+                    // `x REGEXP y` is the function regexp(y, x), which SQLite looks up
+                    // before it resolves the operands; none is built in.
+                    func::lookup("regexp", 2)?;
+                }
                 let l = self.expr(lhs)?.e;
                 let r = self.expr(rhs)?.e;
                 let esc = match escape {

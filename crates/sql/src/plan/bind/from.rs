@@ -399,10 +399,10 @@ impl<'s> Binder<'s> {
                 let Some(pragma) = k.strip_prefix("pragma_") else {
                     return Err(self.not_a_table_function(name));
                 };
-                let names = crate::exec::pragma::column_names(pragma, false);
-                if names.is_empty() || !crate::exec::pragma::is_table_function(pragma) {
+                if !crate::exec::pragma::is_table_function(pragma) {
                     return Err(self.not_a_table_function(name));
                 }
+                let names = crate::exec::pragma::function_columns(pragma);
                 let hidden = crate::exec::pragma::function_hidden_columns(pragma);
                 if args.len() > hidden.len() {
                     return err(format!(
@@ -412,17 +412,22 @@ impl<'s> Binder<'s> {
                     ));
                 }
                 let sname: Rc<str> = key(alias.as_deref().unwrap_or(&name.name)).into();
-                // `pragma_foreign_key_check` reads table data: always run at run time.
-                let constants: Option<Vec<Value>> = if pragma == "foreign_key_check" {
-                    None
-                } else {
-                    args.iter()
-                        .map(|a| match a {
-                            Expr::Literal(l) => Some(literal_value(l)),
-                            _ => None,
-                        })
-                        .collect()
-                };
+                // Pragmas that read the database or the connection run at run time, and so
+                // does one called without its argument, which a WHERE term may give
+                // (`pragma_arguments_from_terms`).
+                let constants: Option<Vec<Value>> =
+                    if !crate::exec::pragma::is_schema_function(pragma)
+                        || (args.is_empty() && hidden.first() == Some(&"arg"))
+                    {
+                        None
+                    } else {
+                        args.iter()
+                            .map(|a| match a {
+                                Expr::Literal(l) => Some(literal_value(l)),
+                                _ => None,
+                            })
+                            .collect()
+                    };
                 let kind =
                     match constants {
                         Some(vals) => SourceKind::Rows(Rc::new(
