@@ -6,9 +6,6 @@ use rustyline::error::ReadlineError;
 use rustyline::DefaultEditor;
 use std::path::PathBuf;
 
-const PROMPT: &str = "parlite> ";
-const CONTINUE_PROMPT: &str = "   ...> ";
-
 fn history_path() -> Option<PathBuf> {
     std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".parlite_history"))
 }
@@ -25,12 +22,13 @@ pub fn run(shell: &mut Shell<'_>, banner: &str) -> Result<(), String> {
     let mut reader = ChunkReader::new();
     loop {
         shell.flush();
+        // `.prompt` may change them between lines.
         let prompt = if reader.is_pending() {
-            CONTINUE_PROMPT
+            shell.prompts.1.clone()
         } else {
-            PROMPT
+            shell.prompts.0.clone()
         };
-        match editor.readline(prompt) {
+        match editor.readline(&prompt) {
             Ok(line) => {
                 if !line.trim().is_empty() {
                     let _ = editor.add_history_entry(line.as_str());

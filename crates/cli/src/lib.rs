@@ -5,7 +5,7 @@
 //! Layout: `args` (command line) → `app` (what to run) → `shell` (chunks, dot-commands,
 //! errors; `dump` and `import` for `.dump` and `.import`) → `output` (the output modes;
 //! `columnar` for column/table/markdown/box, `literal` for values as SQL and JSON text,
-//! `fp80` for sqlite3 3.40's REAL digits) → `backend` (the trait the database sits
+//! `fp80` for sqlite3 3.40's REAL digits; `explain` and `eqp` for EXPLAIN and query plans) → `backend` (the trait the database sits
 //! behind). Only `parlite_backend` calls the parlite API, and it is built with the
 //! `parlite-api` feature (on by default; without it the binary only says it is not built).
 
@@ -15,6 +15,7 @@ pub mod backend;
 pub mod columnar;
 pub use parlite::complete;
 pub mod dump;
+pub mod eqp;
 pub mod explain;
 pub mod fp80;
 pub mod import;

@@ -169,20 +169,48 @@ pub struct ResultWriter<'f> {
     columns: Vec<String>,
     rows_seen: usize,
     buffered: Vec<Vec<Vec<u8>>>,
-    /// The rows are EXPLAIN's, printed by `crate::explain` once all are in.
-    explain: bool,
+    /// How the rows are drawn: in the mode, or (EXPLAIN's, EXPLAIN QUERY PLAN's) by
+    /// `crate::explain` / `crate::eqp` once all are in.
+    kind: Drawn,
     /// One output row, reused.
     line: Vec<u8>,
 }
 
+/// How a result set is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drawn {
+    /// In the current mode.
+    InMode,
+    /// As sqlite3 draws EXPLAIN's listing (`crate::explain`).
+    Listing,
+    /// As sqlite3 draws a query plan (`crate::eqp`).
+    Plan,
+}
+
 impl<'f> ResultWriter<'f> {
+    /// A writer for a statement's results: EXPLAIN's and EXPLAIN QUERY PLAN's drawn as
+    /// such while `.explain` is on or auto (recognized by their columns), others in the mode.
     pub fn new(format: &'f Format, columns: &[String]) -> Self {
+        let kind = if !format.auto_explain {
+            Drawn::InMode
+        } else if crate::explain::is_explain(columns) {
+            Drawn::Listing
+        } else if crate::eqp::is_query_plan(columns) {
+            Drawn::Plan
+        } else {
+            Drawn::InMode
+        };
+        ResultWriter::drawn(format, columns, kind)
+    }
+
+    /// A writer that draws its rows as `kind` says whatever the settings (`.eqp`'s).
+    pub fn drawn(format: &'f Format, columns: &[String], kind: Drawn) -> Self {
         ResultWriter {
             format,
             columns: columns.to_vec(),
             rows_seen: 0,
             buffered: Vec::new(),
-            explain: format.auto_explain && crate::explain::is_explain(columns),
+            kind,
             line: Vec::new(),
         }
     }
@@ -195,10 +223,19 @@ impl<'f> ResultWriter<'f> {
     pub fn row(&mut self, out: &mut dyn Write, cells: &[Cell]) -> io::Result<()> {
         let first = self.rows_seen == 0;
         self.rows_seen += 1;
-        if self.explain {
-            let row = cells.iter().map(|c| self.cell_bytes(c)).collect();
-            self.buffered.push(row);
-            return Ok(());
+        match self.kind {
+            Drawn::Listing => {
+                let row = cells.iter().map(|c| self.cell_bytes(c)).collect();
+                self.buffered.push(row);
+                return Ok(());
+            }
+            Drawn::Plan => {
+                // The plan's ids are read as text (shell.c's azArg), NULL as empty.
+                let row = cells.iter().map(|c| c.text().unwrap_or_default()).collect();
+                self.buffered.push(row);
+                return Ok(());
+            }
+            Drawn::InMode => {}
         }
         let f = self.format;
         match f.mode {
@@ -393,11 +430,18 @@ impl<'f> ResultWriter<'f> {
 
     /// Ends the result set, writing whatever the mode buffered.
     pub fn finish(self, out: &mut dyn Write) -> io::Result<()> {
-        if self.explain {
-            if self.buffered.is_empty() {
-                return Ok(());
+        match self.kind {
+            Drawn::Listing if self.buffered.is_empty() => return Ok(()),
+            Drawn::Listing => return crate::explain::render(out, &self.columns, &self.buffered),
+            Drawn::Plan => {
+                let rows: Vec<_> = self
+                    .buffered
+                    .iter()
+                    .map(|r| crate::eqp::plan_row(r))
+                    .collect();
+                return crate::eqp::render(out, &rows);
             }
-            return crate::explain::render(out, &self.columns, &self.buffered);
+            Drawn::InMode => {}
         }
         match self.format.mode {
             Mode::Json if self.rows_seen > 0 => out.write_all(b"]\n"),

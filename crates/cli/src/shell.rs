@@ -11,11 +11,11 @@
 //! N is the line where the failing chunk starts. sqlite3 also prints the SQL with a caret
 //! under the error offset; the parlite API does not report offsets, so that part is absent.
 
-use crate::backend::{Backend, Event, ExecError, Phase};
+use crate::backend::{AutoPlan, Backend, Cell, Event, ExecError, Phase, UserRun};
 use crate::complete::is_complete;
 use crate::dump::{dump, schema_line, sql_string, DumpOptions};
 use crate::literal;
-use crate::output::{Format, Mode, ResultWriter};
+use crate::output::{Drawn, Format, Mode, ResultWriter};
 use std::io::Write;
 use std::time::Instant;
 
@@ -117,9 +117,55 @@ pub enum Flow {
     Quit,
 }
 
+/// Whether SQL text holds a `;` outside its string literals, quoted names and comments:
+/// text that would end the statement it is put in.
+fn has_statement_end(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b';' => return true,
+            q @ (b'\'' | b'"' | b'`' | b'[') => {
+                let close = if q == b'[' { b']' } else { q };
+                i += 1;
+                while i < b.len() && b[i] != close {
+                    i += 1;
+                }
+            }
+            b'-' if b.get(i + 1) == Some(&b'-') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// `.parameter`'s help, which sqlite3 prints for a subcommand it does not know.
+const PARAMETER_HELP: &str = "\
+.parameter CMD ...       Manage SQL parameter bindings
+   clear                   Erase all bindings
+   init                    Initialize the TEMP table that holds bindings
+   list                    List the current parameter bindings
+   set PARAMETER VALUE     Given SQL parameter PARAMETER a value of VALUE
+                           PARAMETER should start with one of: $ : @ ?
+   unset PARAMETER         Remove PARAMETER from the binding table
+";
+
 const HELP: &str = "\
 .backup ?DB? FILE        Backup DB (default \"main\") to FILE
 .bail on|off             Stop after hitting an error
+.cd DIRECTORY            Change the working directory to DIRECTORY
 .changes on|off          Show number of rows changed by SQL
 .databases               List names and files of attached databases
 .dump ?OBJECTS?          Render database content as SQL
@@ -129,7 +175,9 @@ const HELP: &str = "\
      --nosys                Omit system tables (ex: \"sqlite_stat1\")
    OBJECTS is a LIKE pattern for tables to dump
 .echo on|off             Turn command echo on or off
+.eqp on|off|full|...     Enable or disable automatic EXPLAIN QUERY PLAN
 .exit ?CODE?             Exit this program with return-code CODE
+.fullschema              Show schema and the content of sqlite_stat tables
 .explain ?on|off|auto?   Change the EXPLAIN formatting mode.  Default: auto
 .headers on|off          Turn display of headers on or off
 .help                    Show this message
@@ -166,15 +214,24 @@ const HELP: &str = "\
      --noquote      Do not quote output text
 .nullvalue STRING        Use STRING in place of NULL values
 .once FILE               Output for the next SQL command only to FILE
+.open ?OPTIONS? ?FILE?   Close existing database and reopen FILE
+     Options:
+        --new           Initialize FILE to an empty database
+        --readonly      Open FILE readonly
 .output ?FILE?           Send output to FILE or stdout if FILE is omitted
+.parameter CMD ...       Manage SQL parameter bindings
 .print STRING...         Print literal STRING
+.prompt MAIN CONTINUE    Replace the standard prompts
 .quit                    Exit this program
 .read FILE               Read input from FILE
 .save FILE               Write in-memory database into FILE
 .schema ?PATTERN?        Show the CREATE statements matching PATTERN
 .separator COL ?ROW?     Change the column and row separators
+.shell CMD ARGS...       Run CMD ARGS... in a system shell
 .show                    Show the current values for various settings
+.system CMD ARGS...      Run CMD ARGS... in a system shell
 .tables ?PATTERN?        List names of tables and views matching a LIKE pattern
+.timeout MS              Try opening locked tables for MS milliseconds
 .timer on|off            Turn SQL timer on or off
 .width NUM1 NUM2 ...     Set minimum column widths for columnar output
 ";
@@ -207,6 +264,13 @@ pub struct Shell<'b> {
     echo: bool,
     count_changes: bool,
     timer: bool,
+    /// `.parameter`'s bindings, ordered by name (sqlite3 keeps them in a WITHOUT ROWID
+    /// table keyed by name).
+    params: Vec<(String, Cell)>,
+    /// `.eqp`: what it shows before each statement, and the word `.show` reports.
+    auto_plan: (AutoPlan, &'static str),
+    /// `.prompt`: the main and continuation prompts.
+    pub prompts: (String, String),
 }
 
 impl<'b> Shell<'b> {
@@ -229,6 +293,9 @@ impl<'b> Shell<'b> {
             echo: false,
             count_changes: false,
             timer: false,
+            params: Vec::new(),
+            auto_plan: (AutoPlan::Off, "off"),
+            prompts: ("parlite> ".to_string(), "   ...> ".to_string()),
         }
     }
 
@@ -362,15 +429,31 @@ impl<'b> Shell<'b> {
 
     /// Runs SQL text, printing each statement's rows.
     fn run_sql(&mut self, sql: &str) -> Result<(), ExecError> {
-        let (backend, format, out) = self.parts();
+        let params = std::mem::take(&mut self.params);
+        let run = UserRun {
+            params: &params,
+            plan: self.auto_plan.0,
+        };
+        let (backend, format, out) = match &mut self.redirect {
+            Some(r) => (&mut *self.backend, &mut self.format, r.file.as_mut()),
+            None => (&mut *self.backend, &mut self.format, self.out.as_mut()),
+        };
         let mut columns_max = 0;
         let mut writer: Option<ResultWriter<'_>> = None;
         let mut io_error = None;
-        let result = backend.execute(sql, &mut |event| {
+        let result = backend.execute_user(sql, &run, &mut |event| {
             let r = match event {
                 Event::Columns(cols) => {
                     columns_max = columns_max.max(cols.len());
                     writer = Some(ResultWriter::new(format, cols));
+                    Ok(())
+                }
+                Event::PlanColumns(cols) => {
+                    writer = Some(ResultWriter::drawn(format, cols, Drawn::Plan));
+                    Ok(())
+                }
+                Event::ListingColumns(cols) => {
+                    writer = Some(ResultWriter::drawn(format, cols, Drawn::Listing));
                     Ok(())
                 }
                 Event::Row(cells) => match writer.as_mut() {
@@ -389,6 +472,8 @@ impl<'b> Shell<'b> {
         if let Some(w) = writer.take() {
             let _ = w.finish(out);
         }
+        self.params = params;
+        let format = &mut self.format;
         // sqlite3 extends `.width` to the widest columnar result (what `.show` lists).
         if format.mode.is_columnar() && format.widths.len() < columns_max {
             format.widths.resize(columns_max, 0);
@@ -397,6 +482,7 @@ impl<'b> Shell<'b> {
             return Err(ExecError {
                 phase: Phase::Step,
                 message: format!("writing output: {e}"),
+                code: 1,
             });
         }
         result
@@ -579,8 +665,247 @@ impl<'b> Shell<'b> {
                 }
                 Ok(Flow::Continue)
             }
+            ("open", _) => self.open(&args[1..]).map(|()| Flow::Continue),
+            ("parameter" | "param", _) => self.parameter(&args[1..]).map(|()| Flow::Continue),
+            ("timeout", _) => {
+                // shell.c `integerValue`: a word that is no number counts as 0.
+                let ms: i64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(0);
+                self.exec_quiet(&format!("PRAGMA busy_timeout = {ms}"))
+                    .map(|()| Flow::Continue)
+            }
+            ("eqp", 2) => {
+                self.auto_plan = match args[1].as_str() {
+                    "full" => (AutoPlan::Full, "full"),
+                    // parlite's triggers have no listing of their own to add.
+                    "trigger" => (AutoPlan::Full, "trigger"),
+                    word => match boolean_value(word) {
+                        Some(true) => (AutoPlan::On, "on"),
+                        Some(false) => (AutoPlan::Off, "off"),
+                        None => {
+                            return Err(format!(
+                                "ERROR: Not a boolean value: \"{word}\". Assuming \"no\"."
+                            ))
+                        }
+                    },
+                };
+                Ok(Flow::Continue)
+            }
+            ("eqp", _) => Err("Usage: .eqp off|on|trace|trigger|full".to_string()),
+            ("shell" | "system", n) if n >= 2 => {
+                self.system(&args[1..]);
+                Ok(Flow::Continue)
+            }
+            ("shell" | "system", _) => Err("Usage: .system COMMAND".to_string()),
+            ("cd", 2) => std::env::set_current_dir(&args[1])
+                .map(|()| Flow::Continue)
+                .map_err(|_| format!("Cannot change to directory \"{}\"", args[1])),
+            ("cd", _) => Err("Usage: .cd DIRECTORY".to_string()),
+            ("prompt", n) if n >= 2 => {
+                self.prompts.0 = args[1].clone();
+                if let Some(c) = args.get(2) {
+                    self.prompts.1 = c.clone();
+                }
+                Ok(Flow::Continue)
+            }
+            ("prompt", _) => Err("Usage: .prompt MAIN CONTINUE".to_string()),
+            ("fullschema", 1) => {
+                self.full_schema()?;
+                Ok(Flow::Continue)
+            }
+            ("fullschema", _) => Err("Usage: .fullschema".to_string()),
             _ => Err(unknown_command(line)),
         }
+    }
+
+    /// `.open ?--new? ?--readonly? ?FILE?`: closes the database and opens FILE (a new
+    /// in-memory database without one). `--new` empties FILE first: the file and
+    /// parlite's two log files beside it are removed.
+    fn open(&mut self, args: &[String]) -> Result<(), String> {
+        let (mut new, mut read_only, mut file) = (false, false, None);
+        for a in args {
+            match a.strip_prefix("--").or_else(|| a.strip_prefix('-')) {
+                Some("new") => new = true,
+                Some("readonly") => read_only = true,
+                Some(_) if file.is_none() => return Err(format!("unknown option: {a}")),
+                _ if file.is_some() => return Err(format!("extra argument: \"{a}\"")),
+                _ => file = Some(a.clone()),
+            }
+        }
+        let path = file.unwrap_or_default();
+        let in_memory = path.is_empty() || path == ":memory:";
+        if new && !in_memory {
+            // Closed first: this process may hold the file.
+            self.backend.open(":memory:", false)?;
+            for f in [
+                path.clone(),
+                format!("{path}-plog"),
+                format!("{path}-plog2"),
+            ] {
+                match std::fs::remove_file(&f) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(format!("Error: cannot remove \"{f}\": {e}")),
+                }
+            }
+        }
+        self.backend
+            .open(&path, read_only)
+            .map_err(|e| format!("Error: unable to open database \"{path}\": {e}"))?;
+        self.filename = if in_memory {
+            ":memory:".to_string()
+        } else {
+            path
+        };
+        Ok(())
+    }
+
+    /// `.parameter init|list|clear|set KEY VALUE|unset KEY`, as sqlite3 keeps them. `set`
+    /// evaluates VALUE as an SQL expression, or takes it as text when it does not parse as
+    /// one; `list` shows each name (padded to the longest, at most 40) and its value as
+    /// an SQL literal.
+    fn parameter(&mut self, args: &[String]) -> Result<(), String> {
+        match (args.first().map(String::as_str), args.len()) {
+            (Some("init"), 1) => Ok(()),
+            (Some("clear"), 1) => {
+                self.params.clear();
+                Ok(())
+            }
+            (Some("list"), 1) => {
+                let width = self
+                    .params
+                    .iter()
+                    .map(|(k, _)| k.chars().count())
+                    .max()
+                    .unwrap_or(0)
+                    .min(40);
+                // The values as SQL's quote() writes them (shell.c selects quote(value)).
+                for (k, v) in self.params.clone() {
+                    let mut quoted = String::new();
+                    let run = UserRun {
+                        params: &[("?1".to_string(), v)],
+                        plan: AutoPlan::Off,
+                    };
+                    self.backend
+                        .execute_user("SELECT quote(?1)", &run, &mut |event| {
+                            if let Event::Row(cells) = event {
+                                let text = cells.first().and_then(Cell::text).unwrap_or_default();
+                                quoted = String::from_utf8_lossy(&text).into_owned();
+                            }
+                        })
+                        .map_err(|e| format!("Error: {}", e.message))?;
+                    let _ = writeln!(self.output(), "{k:<width$} {quoted}");
+                }
+                Ok(())
+            }
+            (Some("unset"), 2) => {
+                self.params.retain(|(k, _)| *k != args[1]);
+                Ok(())
+            }
+            (Some("set"), 3) => {
+                let Some(value) = self.parameter_value(&args[2]) else {
+                    return Ok(());
+                };
+                let key = args[1].clone();
+                match self.params.binary_search_by(|(k, _)| k.as_str().cmp(&key)) {
+                    Ok(i) => self.params[i].1 = value,
+                    Err(i) => self.params.insert(i, (key, value)),
+                }
+                Ok(())
+            }
+            _ => {
+                let _ = self.output().write_all(PARAMETER_HELP.as_bytes());
+                Ok(())
+            }
+        }
+    }
+
+    /// `.parameter set`'s VALUE: the value of `SELECT VALUE`, or VALUE as text when that
+    /// does not prepare as one statement (shell.c retries its REPLACE with the value
+    /// quoted). None after a run-time error: shell.c's REPLACE then fails silently and
+    /// the parameter stays as it was.
+    fn parameter_value(&mut self, text: &str) -> Option<Cell> {
+        if has_statement_end(text) {
+            return Some(Cell::Text(text.as_bytes().to_vec()));
+        }
+        let mut value = None;
+        let outcome = self
+            .backend
+            .execute(&format!("SELECT {text}"), &mut |event| {
+                if let Event::Row(cells) = event {
+                    if value.is_none() {
+                        value = cells.first().cloned();
+                    }
+                }
+            });
+        match outcome {
+            Ok(()) => value,
+            Err(e) if e.phase == Phase::Prepare => Some(Cell::Text(text.as_bytes().to_vec())),
+            Err(_) => None,
+        }
+    }
+
+    /// `.system CMD ARGS...`: runs the words as one command line through `sh -c`, an
+    /// argument holding a space put in double quotes (shell.c); its output goes straight
+    /// to the terminal. A non-zero status is reported without counting as an error.
+    fn system(&mut self, args: &[String]) {
+        let line: Vec<String> = args
+            .iter()
+            .map(|a| {
+                if a.contains(' ') {
+                    format!("\"{a}\"")
+                } else {
+                    a.clone()
+                }
+            })
+            .collect();
+        self.flush();
+        let status = std::process::Command::new("/bin/sh")
+            .arg("-c")
+            .arg(line.join(" "))
+            .status();
+        let code = match status {
+            Ok(s) => {
+                use std::os::unix::process::ExitStatusExt;
+                s.into_raw()
+            }
+            Err(_) => 127 << 8,
+        };
+        if code != 0 {
+            let _ = writeln!(self.err, "System command returns {code}");
+        }
+    }
+
+    /// `.fullschema`: the schema without the statistics tables, then what ANALYZE left in
+    /// `sqlite_stat1` (and `sqlite_stat4`) as INSERT statements between two `ANALYZE
+    /// sqlite_schema;` lines, or a comment saying there is none.
+    fn full_schema(&mut self) -> Result<(), String> {
+        let sql = "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL \
+                   AND name NOT LIKE 'sqlite_%' ORDER BY rowid";
+        for s in self.first_column(sql)? {
+            let _ = self.output().write_all(schema_line(&s, ";\n").as_bytes());
+        }
+        let stats = self.first_column(
+            "SELECT name FROM sqlite_schema WHERE name IN ('sqlite_stat1', 'sqlite_stat4') \
+             ORDER BY name",
+        )?;
+        if stats.is_empty() {
+            let _ = self.output().write_all(b"/* No STAT tables available */\n");
+            return Ok(());
+        }
+        let _ = self.output().write_all(b"ANALYZE sqlite_schema;\n");
+        for table in &stats {
+            for row in self
+                .rows(&format!(
+                    "SELECT quote(tbl), quote(idx), quote(stat) FROM {table}"
+                ))
+                .or_else(|_| self.rows(&format!("SELECT * FROM {table} WHERE 0")))?
+            {
+                let line = format!("INSERT INTO {table} VALUES({});\n", row.join(","));
+                let _ = self.output().write_all(line.as_bytes());
+            }
+        }
+        let _ = self.output().write_all(b"ANALYZE sqlite_schema;\n");
+        Ok(())
     }
 
     /// `.mode ?MODE? ?TABLE? ?OPTIONS?`. As in sqlite3, `.mode` without a mode reports the
@@ -705,7 +1030,7 @@ impl<'b> Shell<'b> {
         };
         let items = [
             ("echo", on_off(self.echo).to_string()),
-            ("eqp", "off".to_string()),
+            ("eqp", self.auto_plan.1.to_string()),
             (
                 "explain",
                 if f.auto_explain { "auto" } else { "off" }.to_string(),
@@ -798,7 +1123,11 @@ fn cpu_times() -> (f64, f64) {
 
 /// The error line for a failed SQL chunk (see the module table).
 pub fn error_line(e: &ExecError, source: Source, start_line: usize) -> String {
-    let m = &e.message;
+    // shell.c `save_err_msg`: a code other than SQLITE_ERROR follows the message.
+    let m = match e.code {
+        code if code > 1 => format!("{} ({code})", e.message),
+        _ => e.message.clone(),
+    };
     match (source, e.phase) {
         (Source::Script, Phase::Prepare) => format!("Parse error near line {start_line}: {m}"),
         (Source::Script, Phase::Step) => format!("Runtime error near line {start_line}: {m}"),

@@ -21,10 +21,19 @@ fn message(e: rusqlite::Error) -> String {
     }
 }
 
+/// The primary result code of a SQLite error (1 for anything else).
+fn code(e: &rusqlite::Error) -> i32 {
+    match e {
+        rusqlite::Error::SqliteFailure(f, _) => f.extended_code & 0xff,
+        _ => 1,
+    }
+}
+
 impl Backend for SqliteBackend {
     fn execute(&mut self, sql: &str, sink: &mut dyn FnMut(Event<'_>)) -> Result<(), ExecError> {
         let prepare_error = |e| ExecError {
             phase: Phase::Prepare,
+            code: code(&e),
             message: message(e),
         };
         let mut batch = Batch::new(&self.0, sql);
@@ -51,6 +60,7 @@ impl Backend for SqliteBackend {
                         sink(Event::Done);
                         return Err(ExecError {
                             phase: Phase::Step,
+                            code: code(&e),
                             message: message(e),
                         });
                     }

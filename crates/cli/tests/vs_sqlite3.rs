@@ -498,3 +498,87 @@ fn timer_prints_sqlite3s_run_time_line() {
     );
     assert_eq!(std::fs::read(dir.path().join("t.txt")).unwrap(), b"3\n");
 }
+
+#[test]
+fn query_plans_draw_as_sqlite3_draws_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("q.db");
+    std::fs::write(&db, b"").unwrap();
+    let script = "CREATE TABLE t(a, b);\nCREATE INDEX ta ON t(a);\nCREATE TABLE u(c);\n\
+        EXPLAIN QUERY PLAN SELECT * FROM t;\n\
+        EXPLAIN QUERY PLAN SELECT * FROM t WHERE a = 1;\n\
+        .mode csv\n\
+        EXPLAIN QUERY PLAN SELECT a FROM t UNION SELECT c FROM u;\n\
+        EXPLAIN QUERY PLAN SELECT * FROM t WHERE a > 1 ORDER BY b;\n\
+        EXPLAIN QUERY PLAN SELECT (SELECT max(c) FROM u), a FROM t;\n\
+        .explain off\nEXPLAIN QUERY PLAN SELECT * FROM t;\n.explain auto\n\
+        .mode list\n.eqp on\n.show\nSELECT * FROM t WHERE a = 1;\nINSERT INTO t VALUES (1, 2);\n\
+        SELECT a, b FROM t;\nCREATE TABLE w(x);\nEXPLAIN QUERY PLAN SELECT * FROM u;\n\
+        .mode csv\nSELECT count(*) FROM u;\n.eqp off\nSELECT 2;\n.eqp\n.eqp maybe\n.show\n";
+    assert_same(&db, script, &[]);
+}
+
+#[test]
+fn parameters_bind_as_in_sqlite3() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    std::fs::write(&db, b"").unwrap();
+    let script = "SELECT :a, $b;\n.parameter list\n\
+        .parameter set :a 5\n.parameter set $b hello\n.parameter set @c 2+3\n\
+        .parameter set ?1 'x'\n.parameter set :long_parameter_name x'0a0b'\n\
+        .parameter set :r 0.5\n.parameter set :n NULL\n.parameter set :bad abs(-9223372036854775808)\n\
+        .parameter list\nSELECT :a, $b, @c, ?1, :zz, typeof(:a), typeof($b), :r, :n;\n\
+        SELECT ?, ?2;\n.parameter set :a 'it''s'\nSELECT :a;\n\
+        .parameter unset :a\n.parameter list\nSELECT :a, $b;\n\
+        .parameter clear\n.parameter list\nSELECT $b;\n.parameter init\n.parameter list\n\
+        .parameter\n.parameter bogus\n.parameter set :x\n.param set :y 7\nSELECT :y;\n";
+    assert_same(&db, script, &[]);
+}
+
+#[test]
+fn open_timeout_cd_system_and_fullschema_match_sqlite3() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("o.db");
+    std::fs::write(&db, b"").unwrap();
+    let script = ".timeout 250\nPRAGMA busy_timeout;\n.timeout\nPRAGMA busy_timeout;\n\
+        CREATE TABLE t(a, b);\nCREATE INDEX i ON t(a);\n.fullschema\n\
+        INSERT INTO t VALUES (1, 2), (1, 3);\nANALYZE;\n.fullschema\n\
+        .open other.db\nCREATE TABLE x(y);\nINSERT INTO x VALUES (42);\n.show\n\
+        .open\nSELECT count(*) FROM sqlite_schema;\n\
+        .open --readonly other.db\nSELECT * FROM x;\nINSERT INTO x VALUES (1);\n\
+        .open --new other.db\nSELECT count(*) FROM sqlite_schema;\n\
+        .open --bogus other.db\n.open db.sqlite\nSELECT count(*) FROM t;\n\
+        .shell echo one two\n.system echo 'a b' c\n.system exit 3\n.system\n\
+        .cd sub\nCREATE TABLE z(q);\n.print after\n.cd\n\
+        CREATE TABLE k(a UNIQUE);\nINSERT INTO k VALUES (1);\nINSERT INTO k VALUES (1);\n\
+        SELECT abs(-9223372036854775808);\nSELECT * FROM nosuch;\n";
+    let out = assert_same(&db, script, &[]);
+    assert!(
+        show(&out.stdout).contains("one two\n"),
+        ".shell output is missing: {}",
+        show(&out.stdout)
+    );
+}
+
+/// `.cd` changes the directory files are opened in: `.open` and `.once` after it use it.
+#[test]
+fn cd_moves_where_relative_files_go() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let db = dir.path().join("c.db");
+    let script = ".cd sub\n.open inner.db\nCREATE TABLE t(a);\nINSERT INTO t VALUES (7);\n\
+        .once out.txt\nSELECT a FROM t;\n";
+    let out = run(parlite(), dir.path(), &db, script.as_bytes());
+    assert_eq!(show(&out.stderr), "");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("sub/out.txt")).unwrap(),
+        "7\n"
+    );
+    let check = run(
+        sqlite3(),
+        dir.path(),
+        &dir.path().join("sub/inner.db"),
+        b"SELECT a FROM t;\n",
+    );
+    assert_eq!(show(&check.stdout), "7\n");
+}
