@@ -17,8 +17,11 @@
 //!    without being finalized (the statement failed or was reset) still gets its `xFinal`,
 //!    as SQLite's `sqlite3VdbeMemFinalize` does, so the application can release what the
 //!    memory holds.
-//! 4. Once a call reports an error (`sqlite3_result_error*`) later `sqlite3_result_*`
-//!    calls keep it an error, as SQLite's `isError`.
+//! 4. Once a call reports an error (`sqlite3_result_error*`) it stays one; as in SQLite,
+//!    the message is the text of the call's value, which a later `sqlite3_result_*`
+//!    replaces.
+//! 5. Defining or deleting a function leaves the connection's error state alone when it
+//!    succeeds or its arguments are misused (SQLite's sqlite3ApiExit).
 
 use crate::db::{db_ref, CallbackScope, Db};
 use crate::misc::errstr;
@@ -98,16 +101,27 @@ impl Drop for CFunction {
 /// memory (invariant 3).
 pub struct Context {
     function: *const CFunction,
+    /// The result, or with `error` the message (SQLite keeps both in one Mem).
     value: Value,
-    error: Option<SqlError>,
+    /// The error code, once the call failed (invariant 4).
+    error: Option<c_int>,
     /// The group's `sqlite3_aggregate_context` slot; NULL in a scalar call.
     agg: *mut *mut c_void,
 }
 
 impl Context {
+    /// The call's value, or its error: the code, with the value's text as the message
+    /// (a value set after the error replaces the message, as in SQLite).
     fn result(self) -> Result<Value, SqlError> {
         match self.error {
-            Some(e) => Err(e),
+            Some(code) => {
+                let mut message = Vec::new();
+                push_text_form(ValueRef::from(&self.value), &mut message);
+                Err(SqlError::with_code(
+                    code,
+                    String::from_utf8_lossy(&message).into_owned(),
+                ))
+            }
             None => Ok(self.value),
         }
     }
@@ -258,7 +272,7 @@ unsafe fn create_function(
         db,
     };
     if name.is_null() {
-        return d.fail(rc::MISUSE, "bad parameter or other API misuse");
+        return rc::MISUSE;
     }
     let name_bytes = CStr::from_ptr(name).to_bytes();
     if !valid_definition(
@@ -268,7 +282,7 @@ unsafe fn create_function(
         x_step.is_some(),
         x_final.is_some(),
     ) {
-        return d.fail(rc::MISUSE, "bad parameter or other API misuse");
+        return rc::MISUSE;
     }
     let Some(conn) = d.conn() else {
         return rc::MISUSE;
@@ -287,10 +301,7 @@ unsafe fn create_function(
         None
     };
     match conn.create_function(&name, n_args, deterministic, imp) {
-        Ok(()) => {
-            d.set_code(rc::OK);
-            rc::OK
-        }
+        Ok(()) => rc::OK,
         Err(e) => d.fail_with(&e),
     }
 }
@@ -354,10 +365,9 @@ pub unsafe extern "C" fn sqlite3_create_window_function(
             return rc::MISUSE;
         };
         if name.is_null() {
-            return d.fail(rc::MISUSE, "bad parameter or other API misuse");
+            return rc::MISUSE;
         }
         if x_step.is_none() && x_final.is_none() && x_value.is_none() && x_inverse.is_none() {
-            d.set_code(rc::OK);
             return rc::OK;
         }
         if let Some(destroy) = destroy {
@@ -379,10 +389,9 @@ unsafe fn create_collation(db: *mut Db, name: *const c_char, compare: Option<XCo
         return rc::MISUSE;
     };
     if name.is_null() {
-        return d.fail(rc::MISUSE, "bad parameter or other API misuse");
+        return rc::MISUSE;
     }
     if compare.is_none() {
-        d.set_code(rc::OK);
         return rc::OK;
     }
     d.fail(
@@ -602,11 +611,14 @@ pub unsafe extern "C" fn sqlite3_result_zeroblob(ctx: *mut Context, n: c_int) {
     set_result(ctx, Value::blob(vec![0u8; usize::try_from(n).unwrap_or(0)]))
 }
 
-/// Makes the call fail with `code` and `message` (invariant 4).
-unsafe fn set_error(ctx: *mut Context, code: c_int, message: String) {
+/// Makes the call fail with `code`, and `message` unless None (invariant 4).
+unsafe fn set_error(ctx: *mut Context, code: c_int, message: Option<String>) {
     guard((), || {
         if let Some(c) = ctx.as_mut() {
-            c.error = Some(SqlError::with_code(code, message));
+            c.error = Some(code);
+            if let Some(m) = message {
+                c.value = Value::text(m.as_str());
+            }
         }
     })
 }
@@ -622,19 +634,19 @@ pub unsafe extern "C" fn sqlite3_result_error(ctx: *mut Context, message: *const
         ))
         .into_owned()
     };
-    set_error(ctx, rc::ERROR, text)
+    set_error(ctx, rc::ERROR, Some(text))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn sqlite3_result_error_code(ctx: *mut Context, code: c_int) {
     let code = if code == rc::OK { rc::ERROR } else { code };
-    // The message given earlier stays; without one, SQLite's text for the code.
-    let message = ctx
-        .as_ref()
-        .and_then(|c| c.error.as_ref())
-        .map(|e| e.to_string())
-        .unwrap_or_else(|| errstr(code).to_string_lossy().into_owned());
-    set_error(ctx, code, message)
+    // A message set earlier stays; without one, SQLite's text for the code.
+    let unset = ctx.as_ref().is_some_and(|c| c.value.is_null());
+    set_error(
+        ctx,
+        code,
+        unset.then(|| errstr(code).to_string_lossy().into_owned()),
+    )
 }
 
 #[no_mangle]
@@ -642,7 +654,7 @@ pub unsafe extern "C" fn sqlite3_result_error_nomem(ctx: *mut Context) {
     set_error(
         ctx,
         rc::NOMEM,
-        errstr(rc::NOMEM).to_string_lossy().into_owned(),
+        Some(errstr(rc::NOMEM).to_string_lossy().into_owned()),
     )
 }
 
@@ -651,6 +663,6 @@ pub unsafe extern "C" fn sqlite3_result_error_toobig(ctx: *mut Context) {
     set_error(
         ctx,
         rc::TOOBIG,
-        errstr(rc::TOOBIG).to_string_lossy().into_owned(),
+        Some(errstr(rc::TOOBIG).to_string_lossy().into_owned()),
     )
 }
