@@ -24,7 +24,7 @@
 use super::aggregate::Aggregate;
 use super::{FuncDef, FuncImpl};
 use crate::value::{Result, SqlError, Value};
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::sync::{Arc, Mutex, RwLock};
 
 /// A scalar function: one call per row.
@@ -190,8 +190,12 @@ impl Drop for UserFunctions {
 }
 
 thread_local! {
-    /// The registry of the connection preparing or running a statement on this thread.
-    static IN_SCOPE: RefCell<Vec<SharedUserFunctions>> = const { RefCell::new(Vec::new()) };
+    /// The registry of the connection preparing or running a statement on this thread
+    /// (null: none). Valid while its `with_user_functions` runs (the caller holds the
+    /// `Arc`); a nested scope puts the outer one back when it ends. A pointer in a `Cell`,
+    /// not a stack of `Arc` clones: every prepare and every step enter a scope, and the
+    /// stack cost ~25 instructions a scope (0.3% of kv_ops, callgrind).
+    static IN_SCOPE: Cell<*const Mutex<UserFunctions>> = const { Cell::new(std::ptr::null()) };
 }
 
 /// A connection's registry, shared with its statements (whose plans run its functions).
@@ -199,14 +203,13 @@ pub type SharedUserFunctions = Arc<Mutex<UserFunctions>>;
 
 /// Runs `body` with `functions` in scope for [`super::lookup`] on this thread.
 pub fn with_user_functions<R>(functions: &SharedUserFunctions, body: impl FnOnce() -> R) -> R {
-    struct Pop;
-    impl Drop for Pop {
+    struct Restore(*const Mutex<UserFunctions>);
+    impl Drop for Restore {
         fn drop(&mut self) {
-            IN_SCOPE.with(|s| s.borrow_mut().pop());
+            IN_SCOPE.with(|s| s.set(self.0));
         }
     }
-    IN_SCOPE.with(|s| s.borrow_mut().push(functions.clone()));
-    let _pop = Pop;
+    let _restore = Restore(IN_SCOPE.with(|s| s.replace(Arc::as_ptr(functions))));
     body()
 }
 
@@ -215,8 +218,8 @@ pub fn with_user_functions<R>(functions: &SharedUserFunctions, body: impl FnOnce
 /// built-in has the name.
 pub(crate) fn lookup_in_scope(name: &str, n_args: usize) -> Result<Option<&'static FuncDef>> {
     IN_SCOPE.with(|s| {
-        let scope = s.borrow();
-        let Some(functions) = scope.last() else {
+        // SAFETY: null, or the registry of a scope still running (IN_SCOPE).
+        let Some(functions) = (unsafe { s.get().as_ref() }) else {
             return Ok(None);
         };
         let found = functions
