@@ -36,7 +36,7 @@ use std::collections::BTreeMap;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::PathBuf;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// sqlite3_open_v2 flags (sqlite3.h).
@@ -143,6 +143,8 @@ pub struct Db {
     interrupted: AtomicBool,
     /// Statements between their first step and their end or reset (invariant 6).
     running: AtomicUsize,
+    /// The trace callback's event mask (0: none), read without the state lock.
+    trace_mask: AtomicU32,
 }
 
 impl Db {
@@ -185,8 +187,16 @@ impl Db {
         }
     }
 
+    /// Whether the trace callback wants `event`.
+    pub(crate) fn traces(&self, event: u32) -> bool {
+        self.trace_mask.load(Ordering::Relaxed) & event != 0
+    }
+
     /// Reports `event` to the trace callback if its mask asks for it.
     pub(crate) fn trace(&self, event: u32, p: *mut c_void, x: *mut c_void) {
+        if !self.traces(event) {
+            return;
+        }
         let Some(t) = lock(&self.state).trace else {
             return;
         };
@@ -335,6 +345,7 @@ fn open(filename: &str, flags: c_int, vfs: Option<&str>) -> Box<Db> {
         zombie: AtomicBool::new(false),
         interrupted: AtomicBool::new(false),
         running: AtomicUsize::new(0),
+        trace_mask: AtomicU32::new(0),
     });
     // SQLite accepts exactly READONLY, READWRITE and READWRITE|CREATE.
     if !matches!(
@@ -734,11 +745,14 @@ pub unsafe extern "C" fn sqlite3_trace_v2(
         let Some(d) = db_ref(db) else {
             return rc::MISUSE;
         };
-        lock(&d.state).trace = callback.filter(|_| mask != 0).map(|callback| Tracer {
+        let tracer = callback.filter(|_| mask != 0).map(|callback| Tracer {
             mask,
             callback,
             ctx,
         });
+        d.trace_mask
+            .store(tracer.map_or(0, |t| t.mask), Ordering::Relaxed);
+        lock(&d.state).trace = tracer;
         rc::OK
     })
 }
