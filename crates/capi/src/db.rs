@@ -17,15 +17,26 @@
 //!    again is what retrying SQLite's lock is.
 //! 4. `sqlite3_close` refuses (SQLITE_BUSY) while statements live; `sqlite3_close_v2`
 //!    defers: the handle becomes a zombie that the last `sqlite3_finalize` frees.
+//! 5. An application callback run by a statement (a user function, `func.rs`) runs while
+//!    parlite holds the connection for that statement: inside it (`CallbackScope`) the
+//!    handle lends no `Connection` and steps nothing, so SQL on it fails with
+//!    SQLITE_MISUSE where it would otherwise deadlock.
+//! 6. `sqlite3_interrupt` and the progress handler stop statements where this layer runs
+//!    them: at the first step of a run, and at each later step of a read-only statement
+//!    (a write's changes are made by its first step, and stopping after them would report
+//!    an interrupt for work that stays done). The progress handler is called once per
+//!    such step, whatever its instruction count. The interrupt flag clears when a
+//!    statement starts while none runs, as SQLite's `isInterrupted`.
 
 use crate::misc::errstr;
 use crate::{guard, rc};
 use parlite::{Connection, Database, Statement};
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::PathBuf;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// sqlite3_open_v2 flags (sqlite3.h).
@@ -43,6 +54,29 @@ type BusyCallback = unsafe extern "C" fn(*mut c_void, c_int) -> c_int;
 type ExecCallback =
     unsafe extern "C" fn(*mut c_void, c_int, *mut *mut c_char, *mut *mut c_char) -> c_int;
 
+/// sqlite3_progress_handler's callback.
+type ProgressCallback = unsafe extern "C" fn(*mut c_void) -> c_int;
+/// sqlite3_trace_v2's callback.
+type TraceCallback = unsafe extern "C" fn(u32, *mut c_void, *mut c_void, *mut c_void) -> c_int;
+/// sqlite3_trace_v2's events.
+pub(crate) const TRACE_STMT: u32 = 0x01;
+pub(crate) const TRACE_PROFILE: u32 = 0x02;
+pub(crate) const TRACE_ROW: u32 = 0x04;
+pub(crate) const TRACE_CLOSE: u32 = 0x08;
+
+#[derive(Clone, Copy)]
+struct ProgressHandler {
+    callback: ProgressCallback,
+    arg: *mut c_void,
+}
+
+#[derive(Clone, Copy)]
+struct Tracer {
+    mask: u32,
+    callback: TraceCallback,
+    ctx: *mut c_void,
+}
+
 #[derive(Clone, Copy)]
 struct BusyHandler {
     callback: BusyCallback,
@@ -54,6 +88,34 @@ struct ErrState {
     code: c_int,
     message: Option<CString>,
     busy: Option<BusyHandler>,
+    progress: Option<ProgressHandler>,
+    trace: Option<Tracer>,
+}
+
+thread_local! {
+    /// The handles whose application callbacks this thread is running (invariant 5).
+    static IN_CALLBACK: RefCell<Vec<*const Db>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Marks a handle as running an application callback on this thread while it lives
+/// (invariant 5).
+pub(crate) struct CallbackScope;
+
+impl CallbackScope {
+    pub(crate) fn enter(db: *const Db) -> CallbackScope {
+        IN_CALLBACK.with(|s| s.borrow_mut().push(db));
+        CallbackScope
+    }
+
+    pub(crate) fn inside(db: *const Db) -> bool {
+        IN_CALLBACK.with(|s| s.borrow().contains(&db))
+    }
+}
+
+impl Drop for CallbackScope {
+    fn drop(&mut self) {
+        IN_CALLBACK.with(|s| s.borrow_mut().pop());
+    }
 }
 
 /// A file's shared `Database` and how many handles use it (invariant 1).
@@ -77,11 +139,71 @@ pub struct Db {
     err_mask: AtomicI32,
     live_stmts: AtomicUsize,
     zombie: AtomicBool,
+    /// sqlite3_interrupt was called (invariant 6).
+    interrupted: AtomicBool,
+    /// Statements between their first step and their end or reset (invariant 6).
+    running: AtomicUsize,
+    /// The trace callback's event mask (0: none), read without the state lock.
+    trace_mask: AtomicU32,
 }
 
 impl Db {
+    /// The connection, unless this thread is inside one of its callbacks (invariant 5).
     pub(crate) fn conn(&self) -> Option<&Connection> {
+        if CallbackScope::inside(self) {
+            return None;
+        }
         self.conn.as_ref()
+    }
+
+    /// A statement's run starts (its first step); false when the interrupt flag or the
+    /// progress handler stops it (invariant 6).
+    pub(crate) fn run_starts(&self) -> bool {
+        if self.running.load(Ordering::Acquire) == 0 {
+            self.interrupted.store(false, Ordering::Release);
+        }
+        self.may_continue()
+    }
+
+    /// False when the progress handler asks to stop or the interrupt flag is set (by
+    /// then: the handler may have called `sqlite3_interrupt`).
+    pub(crate) fn may_continue(&self) -> bool {
+        let progress = lock(&self.state).progress;
+        if let Some(h) = progress {
+            // SAFETY: the application installed this callback and its argument.
+            if unsafe { (h.callback)(h.arg) } != 0 {
+                return false;
+            }
+        }
+        !self.interrupted.load(Ordering::Acquire)
+    }
+
+    /// Counts a statement as running (`true`) or no longer running.
+    pub(crate) fn set_running(&self, running: bool) {
+        if running {
+            self.running.fetch_add(1, Ordering::AcqRel);
+        } else {
+            self.running.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    /// Whether the trace callback wants `event`.
+    pub(crate) fn traces(&self, event: u32) -> bool {
+        self.trace_mask.load(Ordering::Relaxed) & event != 0
+    }
+
+    /// Reports `event` to the trace callback if its mask asks for it.
+    pub(crate) fn trace(&self, event: u32, p: *mut c_void, x: *mut c_void) {
+        if !self.traces(event) {
+            return;
+        }
+        let Some(t) = lock(&self.state).trace else {
+            return;
+        };
+        if t.mask & event != 0 {
+            // SAFETY: the application installed this callback and its context.
+            unsafe { (t.callback)(event, t.ctx, p, x) };
+        }
     }
 
     /// `code` with the connection's mask (invariant 2).
@@ -211,6 +333,8 @@ fn open(filename: &str, flags: c_int, vfs: Option<&str>) -> Box<Db> {
             code: rc::OK,
             message: None,
             busy: None,
+            progress: None,
+            trace: None,
         }),
         err_mask: AtomicI32::new(if flags & OPEN_EXRESCODE != 0 {
             -1
@@ -219,6 +343,9 @@ fn open(filename: &str, flags: c_int, vfs: Option<&str>) -> Box<Db> {
         }),
         live_stmts: AtomicUsize::new(0),
         zombie: AtomicBool::new(false),
+        interrupted: AtomicBool::new(false),
+        running: AtomicUsize::new(0),
+        trace_mask: AtomicU32::new(0),
     });
     // SQLite accepts exactly READONLY, READWRITE and READWRITE|CREATE.
     if !matches!(
@@ -318,6 +445,8 @@ unsafe fn close(db: *mut Db, defer: bool) -> c_int {
     let Some(d) = db_ref(db) else {
         return rc::OK;
     };
+    // Before the busy check, as sqlite3Close.
+    d.trace(TRACE_CLOSE, db as *mut c_void, ptr::null_mut());
     if d.live_stmts.load(Ordering::Acquire) > 0 {
         if !defer {
             return d.fail(
@@ -501,6 +630,9 @@ unsafe fn exec(
             Ok(None) => return Ok(()),
             Err(e) => return Err(d.fail_with(&e)),
         };
+        if !d.run_starts() {
+            return Err(d.fail(rc::INTERRUPT, "interrupted"));
+        }
         let names: Vec<CString> = (0..st.column_count())
             .map(|i| c_string(st.column_name(i)))
             .collect();
@@ -560,5 +692,136 @@ pub unsafe extern "C" fn sqlite3_exec(
                 code
             }
         }
+    })
+}
+
+// ---- hooks: interrupt, progress, trace, authorizer, limits ------------------------------
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_interrupt(db: *mut Db) {
+    guard((), || {
+        if let Some(d) = db_ref(db) {
+            d.interrupted.store(true, Ordering::Release);
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_is_interrupted(db: *mut Db) -> c_int {
+    guard(0, || {
+        db_ref(db).map_or(0, |d| d.interrupted.load(Ordering::Acquire) as c_int)
+    })
+}
+
+/// Installs the progress handler, called once per step that may be stopped (invariant
+/// 6); `n_ops` < 1 or no callback removes it.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_progress_handler(
+    db: *mut Db,
+    n_ops: c_int,
+    callback: Option<ProgressCallback>,
+    arg: *mut c_void,
+) {
+    guard((), || {
+        if let Some(d) = db_ref(db) {
+            lock(&d.state).progress = callback
+                .filter(|_| n_ops > 0)
+                .map(|callback| ProgressHandler { callback, arg });
+        }
+    })
+}
+
+/// SQLITE_TRACE_STMT (a run's first step, with the statement's SQL), SQLITE_TRACE_ROW,
+/// SQLITE_TRACE_PROFILE (a run's end, with its nanoseconds) and SQLITE_TRACE_CLOSE, for
+/// statements of `sqlite3_prepare*`; `sqlite3_exec` reports none of them.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_trace_v2(
+    db: *mut Db,
+    mask: u32,
+    callback: Option<TraceCallback>,
+    ctx: *mut c_void,
+) -> c_int {
+    guard(rc::INTERNAL, || {
+        let Some(d) = db_ref(db) else {
+            return rc::MISUSE;
+        };
+        let tracer = callback.filter(|_| mask != 0).map(|callback| Tracer {
+            mask,
+            callback,
+            ctx,
+        });
+        d.trace_mask
+            .store(tracer.map_or(0, |t| t.mask), Ordering::Relaxed);
+        lock(&d.state).trace = tracer;
+        rc::OK
+    })
+}
+
+/// An authorizer would be asked about every table, column and operation a statement
+/// touches while it is prepared, which parlite's binder does not report: installing one
+/// fails (SQLITE_ERROR) rather than authorize everything unseen; removing it succeeds.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_set_authorizer(
+    db: *mut Db,
+    callback: Option<
+        unsafe extern "C" fn(
+            *mut c_void,
+            c_int,
+            *const c_char,
+            *const c_char,
+            *const c_char,
+            *const c_char,
+        ) -> c_int,
+    >,
+    _arg: *mut c_void,
+) -> c_int {
+    guard(rc::INTERNAL, || {
+        let Some(d) = db_ref(db) else {
+            return rc::MISUSE;
+        };
+        if callback.is_none() {
+            d.set_code(rc::OK);
+            return rc::OK;
+        }
+        d.fail(rc::ERROR, "parlite does not support authorizer callbacks")
+    })
+}
+
+/// sqlite3_limit's categories (SQLITE_LIMIT_*), with the limits parlite enforces: SQLite's
+/// defaults. Only SQLITE_LIMIT_ATTACHED can be changed (lowered); setting another returns
+/// its value and leaves it, as SQLite leaves a limit asked above its hard maximum.
+const LIMIT_ATTACHED: c_int = 7;
+const LIMITS: [c_int; 12] = [
+    parlite_sql::value::MAX_LENGTH_BYTES as c_int, // LENGTH
+    1_000_000_000,                                 // SQL_LENGTH
+    2000,                                          // COLUMN
+    1000,                                          // EXPR_DEPTH
+    500,                                           // COMPOUND_SELECT
+    250_000_000,                                   // VDBE_OP
+    1000,                                          // FUNCTION_ARG (3.48+)
+    10,                                            // ATTACHED
+    50_000,                                        // LIKE_PATTERN_LENGTH
+    32766,                                         // VARIABLE_NUMBER
+    1000,                                          // TRIGGER_DEPTH
+    0,                                             // WORKER_THREADS
+];
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_limit(db: *mut Db, id: c_int, new_value: c_int) -> c_int {
+    guard(-1, || {
+        let Some(conn) = db_ref(db).and_then(Db::conn) else {
+            return -1;
+        };
+        let Some(&fixed) = usize::try_from(id).ok().and_then(|i| LIMITS.get(i)) else {
+            return -1;
+        };
+        if id != LIMIT_ATTACHED {
+            return fixed;
+        }
+        let current = conn.limit_attached() as c_int;
+        if new_value >= 0 {
+            conn.set_limit_attached(new_value as usize);
+        }
+        current
     })
 }

@@ -2,9 +2,12 @@
 //! `libsqlite3.so.0`), a program linked against the system SQLite runs on parlite unchanged
 //! with `LD_LIBRARY_PATH` (README, "C API").
 //!
-//! Layout: `db.rs` the connection (`sqlite3`: open, close, errors, exec, busy handling),
-//! `stmt.rs` prepared statements (`sqlite3_stmt`: prepare, step, bind, column), `misc.rs`
-//! the library-wide functions (version, memory, errstr, complete, sleep).
+//! Layout: `db.rs` the connection (`sqlite3`: open, close, errors, exec, busy handling,
+//! interrupt, progress, trace, limits), `stmt.rs` prepared statements (`sqlite3_stmt`:
+//! prepare, step, bind, column), `func.rs` application-defined functions (`sqlite3_value`,
+//! `sqlite3_context`), `misc.rs` the library-wide functions (version, memory, errstr,
+//! complete, sleep), `unsupported.rs` the interfaces parlite's engine cannot serve yet
+//! (backup, incremental blob I/O, serialize), which fail with an error.
 //!
 //! Invariants:
 //! 1. No panic crosses the boundary: every exported function runs its body under
@@ -13,9 +16,9 @@
 //! 2. A NULL handle gives what SQLite gives with SQLITE_ENABLE_API_ARMOR: SQLITE_MISUSE from
 //!    functions that return a result code, 0 or NULL from accessors, SQLITE_OK from
 //!    close/finalize/reset.
-//! 3. Only functions whose semantics parlite honours are exported. A missing symbol makes a
-//!    program fail at load or call time, which is better than a silent no-op (README lists
-//!    what is missing).
+//! 3. Only functions whose semantics parlite honours are exported, and those it cannot
+//!    honour yet but that programs import (CPython's `sqlite3` module) fail every call
+//!    with an error the program reports; none is a silent no-op (README lists both).
 //! 4. Pointers handed out live as long as SQLite's do: `sqlite3_column_text`/`_blob` until
 //!    the next step, reset or finalize of the statement; `sqlite3_errmsg` until the next
 //!    call that sets the connection's error; `sqlite3_column_name` and
@@ -28,8 +31,10 @@
 #![allow(clippy::missing_safety_doc)]
 
 mod db;
+mod func;
 mod misc;
 mod stmt;
+mod unsupported;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -42,7 +47,9 @@ mod rc {
     pub const ABORT: c_int = 4;
     pub const BUSY: c_int = 5;
     pub const NOMEM: c_int = 7;
+    pub const INTERRUPT: c_int = 9;
     pub const CANTOPEN: c_int = 14;
+    pub const TOOBIG: c_int = 18;
     pub const MISUSE: c_int = 21;
     pub const RANGE: c_int = 25;
     pub const ROW: c_int = 100;

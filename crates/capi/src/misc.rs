@@ -130,6 +130,38 @@ pub unsafe extern "C" fn sqlite3_complete(sql: *const c_char) -> c_int {
     })
 }
 
+/// sqlite3StrICmp on at most `n` bytes: the difference of the first pair of bytes that
+/// differ once ASCII upper case is folded to lower case; NULL sorts first.
+unsafe fn strnicmp(a: *const c_char, b: *const c_char, n: usize) -> c_int {
+    match (a.is_null(), b.is_null()) {
+        (true, true) => return 0,
+        (true, false) => return -1,
+        (false, true) => return 1,
+        _ => {}
+    }
+    for i in 0..n {
+        let x = (*a.add(i) as u8).to_ascii_lowercase();
+        let y = (*b.add(i) as u8).to_ascii_lowercase();
+        if x != y {
+            return x as c_int - y as c_int;
+        }
+        if x == 0 {
+            break;
+        }
+    }
+    0
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_stricmp(a: *const c_char, b: *const c_char) -> c_int {
+    strnicmp(a, b, usize::MAX)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_strnicmp(a: *const c_char, b: *const c_char, n: c_int) -> c_int {
+    strnicmp(a, b, usize::try_from(n).unwrap_or(0))
+}
+
 // ---- memory: the C allocator, so that what sqlite3_malloc gives sqlite3_free takes ------
 
 #[no_mangle]

@@ -20,14 +20,18 @@
 //!    next row's text is written over them, so reading rows allocates nothing once they have
 //!    grown (a fresh allocation per `sqlite3_column_text` was 15% of hc_mixed's 10-row
 //!    scans, BENCHMARKS.md "The sqlite3 C API").
+//! 5. A run (first step to its end, or reset) counts as running on its connection, which
+//!    is what clears an interrupt (db.rs invariant 6). Trace callbacks are called with no
+//!    lock held: a callback may read the statement (`sqlite3_expanded_sql`).
 
-use crate::db::{c_string, db_ref, free, Db};
+use crate::db::{c_string, db_ref, free, CallbackScope, Db, TRACE_PROFILE, TRACE_ROW, TRACE_STMT};
 use crate::{guard, rc};
 use parlite::{Statement, ValueRef};
 use parlite_sql::value::num;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::ptr;
 use std::sync::{Mutex, MutexGuard};
+use std::time::Instant;
 
 /// sqlite3_column_type's answers.
 const SQLITE_INTEGER: c_int = 1;
@@ -60,6 +64,13 @@ struct StmtInner {
     texts: Vec<TextForm>,
     names: Vec<Option<CString>>,
     param_names: Vec<Option<CString>>,
+    /// Whether a run is under way (invariant 5), and when it started if the trace
+    /// callback wants SQLITE_TRACE_PROFILE (reading the clock for every run was ~1% of a
+    /// CPython executemany).
+    running: bool,
+    run_started: Option<Instant>,
+    /// sqlite3_column_decltype's answers, built on first use; they live until finalize.
+    decltypes: Option<Vec<Option<CString>>>,
 }
 
 /// A column's text form, NUL-terminated; `valid` is false until it is built for the
@@ -104,8 +115,19 @@ pub(crate) fn push_text_form(v: ValueRef<'_>, out: &mut Vec<u8>) -> bool {
     true
 }
 
+/// sqlite3_column_type's answer for a value.
+pub(crate) fn type_code(v: ValueRef<'_>) -> c_int {
+    match v {
+        ValueRef::Null => SQLITE_NULL,
+        ValueRef::Integer(_) => SQLITE_INTEGER,
+        ValueRef::Real(_) => SQLITE_FLOAT,
+        ValueRef::Text(_) => SQLITE_TEXT,
+        ValueRef::Blob(_) => SQLITE_BLOB,
+    }
+}
+
 /// sqlite3_column_int64: text and blobs by their integer prefix, reals truncated.
-fn int64_of(v: ValueRef<'_>) -> i64 {
+pub(crate) fn int64_of(v: ValueRef<'_>) -> i64 {
     match v {
         ValueRef::Null => 0,
         ValueRef::Integer(i) => i,
@@ -116,7 +138,7 @@ fn int64_of(v: ValueRef<'_>) -> i64 {
 }
 
 /// sqlite3_column_double: text and blobs by their longest numeric prefix.
-fn double_of(v: ValueRef<'_>) -> f64 {
+pub(crate) fn double_of(v: ValueRef<'_>) -> f64 {
     match v {
         ValueRef::Null => 0.0,
         ValueRef::Integer(i) => i as f64,
@@ -165,12 +187,34 @@ impl StmtInner {
         Some(&t.bytes)
     }
 
-    /// Leaves the current run (reset, or the automatic reset of a step after Halted).
-    fn rewind(&mut self) {
+    /// Leaves the current run (reset, or the automatic reset of a step after Halted);
+    /// the run's nanoseconds if it was still running, for SQLITE_TRACE_PROFILE.
+    fn rewind(&mut self, db: &Db) -> Option<i64> {
         self.st.reset();
         self.phase = Phase::Ready;
         self.error = None;
         self.forget_texts();
+        self.end_run(db)
+    }
+
+    /// A run starts (invariant 5).
+    fn begin_run(&mut self, db: &Db) {
+        if !self.running {
+            self.running = true;
+            db.set_running(true);
+            self.run_started = db.traces(TRACE_PROFILE).then(Instant::now);
+        }
+    }
+
+    /// A run ends: its nanoseconds for SQLITE_TRACE_PROFILE, None when none was running
+    /// or the trace does not ask for them.
+    fn end_run(&mut self, db: &Db) -> Option<i64> {
+        if !std::mem::replace(&mut self.running, false) {
+            return None;
+        }
+        db.set_running(false);
+        let started = self.run_started.take()?;
+        Some(started.elapsed().as_nanos().min(i64::MAX as u128) as i64)
     }
 
     /// The current row's text forms are gone (a step or reset); their buffers stay.
@@ -180,8 +224,9 @@ impl StmtInner {
         }
     }
 
-    /// sqlite3_reset's result and bookkeeping (invariant 2).
-    fn reset(&mut self, db: &Db) -> c_int {
+    /// sqlite3_reset's result and bookkeeping (invariant 2), and the nanoseconds of a
+    /// run it ended.
+    fn reset(&mut self, db: &Db) -> (c_int, Option<i64>) {
         let code = match &self.error {
             Some(e) => db.fail_with(e),
             None => {
@@ -191,14 +236,38 @@ impl StmtInner {
                 rc::OK
             }
         };
-        self.rewind();
-        code
+        let ended = self.rewind(db);
+        (code, ended)
+    }
+}
+
+/// Reports a run's end to the trace callback (called with no lock held, invariant 5).
+fn trace_profile(db: &Db, p: *mut Stmt, ended: Option<i64>) {
+    if let Some(mut ns) = ended {
+        db.trace(
+            TRACE_PROFILE,
+            p as *mut c_void,
+            &mut ns as *mut i64 as *mut c_void,
+        );
     }
 }
 
 /// A statement from C, or None for NULL.
 unsafe fn stmt_ref<'a>(p: *mut Stmt) -> Option<&'a Stmt> {
     p.as_ref()
+}
+
+/// Where a prepared statement's text ends (`sqlite3_sql`, `*pzTail`), given the tail
+/// parlite left: just after its semicolon, or, without one, at the end of the input
+/// (SQLite's tokenizer runs on through trailing spaces and comments to the end; CPython's
+/// implicit "BEGIN " keeps its space in the trace).
+fn statement_end(text: &str, tail: &str) -> usize {
+    let used = text.len() - tail.len();
+    if text[..used].trim_end().ends_with(';') {
+        used
+    } else {
+        text.len()
+    }
 }
 
 unsafe fn prepare(
@@ -243,7 +312,7 @@ unsafe fn prepare(
             rc::OK
         }
         Ok(Some((st, tail))) => {
-            let used = text.len() - tail.len();
+            let used = statement_end(text, tail);
             set_tail(used);
             let param_names = (1..=st.parameter_count())
                 .map(|i| st.parameter_name(i).map(c_string))
@@ -256,6 +325,9 @@ unsafe fn prepare(
                 texts: Vec::new(),
                 names: Vec::new(),
                 param_names,
+                running: false,
+                run_started: None,
+                decltypes: None,
             };
             d.stmt_opened();
             *pp_stmt = Box::into_raw(Box::new(Stmt {
@@ -290,31 +362,72 @@ pub unsafe extern "C" fn sqlite3_step(p: *mut Stmt) -> c_int {
             return rc::MISUSE;
         };
         let db = s.db();
-        let mut inner = lock(&s.inner);
-        if inner.phase == Phase::Halted {
-            // SQLite resets a halted statement automatically (since 3.7.0).
-            inner.rewind();
+        if CallbackScope::inside(s.db) {
+            // db.rs invariant 5.
+            return db.fail(
+                rc::MISUSE,
+                "parlite cannot run SQL on a connection inside its own callback",
+            );
         }
+        let (starting, readonly, sql) = {
+            let mut inner = lock(&s.inner);
+            if inner.phase == Phase::Halted {
+                // SQLite resets a halted statement automatically (since 3.7.0); the run
+                // was reported ended when it halted.
+                inner.rewind(db);
+            }
+            (
+                inner.phase == Phase::Ready,
+                inner.st.readonly(),
+                inner.sql.as_ptr(),
+            )
+        };
+        if starting {
+            // The text lives as long as the statement.
+            db.trace(TRACE_STMT, p as *mut c_void, sql as *mut c_void);
+        }
+        // db.rs invariant 6.
+        let go = if starting {
+            db.run_starts()
+        } else {
+            !readonly || db.may_continue()
+        };
+        let mut inner = lock(&s.inner);
+        inner.begin_run(db);
         inner.forget_texts();
-        let result = db.step(&mut inner.st);
-        match result {
+        let result = if go {
+            db.step(&mut inner.st)
+        } else {
+            Err(parlite::Error {
+                code: rc::INTERRUPT,
+                extended_code: rc::INTERRUPT,
+                message: "interrupted".to_string(),
+            })
+        };
+        let (code, ended) = match result {
             Ok(true) => {
                 inner.phase = Phase::Row;
                 db.set_code(rc::ROW);
-                rc::ROW
+                (rc::ROW, None)
             }
             Ok(false) => {
                 inner.phase = Phase::Halted;
                 db.set_code(rc::DONE);
-                rc::DONE
+                (rc::DONE, inner.end_run(db))
             }
             Err(e) => {
                 inner.phase = Phase::Halted;
                 let code = db.fail_with(&e);
                 inner.error = Some(e);
-                code
+                (code, inner.end_run(db))
             }
+        };
+        drop(inner);
+        if code == rc::ROW {
+            db.trace(TRACE_ROW, p as *mut c_void, ptr::null_mut());
         }
+        trace_profile(db, p, ended);
+        code
     })
 }
 
@@ -322,7 +435,11 @@ pub unsafe extern "C" fn sqlite3_step(p: *mut Stmt) -> c_int {
 pub unsafe extern "C" fn sqlite3_reset(p: *mut Stmt) -> c_int {
     guard(rc::INTERNAL, || match stmt_ref(p) {
         None => rc::OK,
-        Some(s) => lock(&s.inner).reset(s.db()),
+        Some(s) => {
+            let (code, ended) = lock(&s.inner).reset(s.db());
+            trace_profile(s.db(), p, ended);
+            code
+        }
     })
 }
 
@@ -332,8 +449,9 @@ pub unsafe extern "C" fn sqlite3_finalize(p: *mut Stmt) -> c_int {
         if p.is_null() {
             return rc::OK;
         }
+        let (code, ended) = lock(&(*p).inner).reset((*p).db());
+        trace_profile((*p).db(), p, ended);
         let s = Box::from_raw(p);
-        let code = lock(&s.inner).reset(s.db());
         let db = s.db;
         drop(s);
         // SAFETY: the handle lives until its last statement is gone (db.rs invariant 4).
@@ -625,13 +743,7 @@ unsafe fn read_column<R: Copy>(
 
 #[no_mangle]
 pub unsafe extern "C" fn sqlite3_column_type(p: *mut Stmt, i: c_int) -> c_int {
-    read_column(p, i, SQLITE_NULL, |v| match v {
-        None | Some(ValueRef::Null) => SQLITE_NULL,
-        Some(ValueRef::Integer(_)) => SQLITE_INTEGER,
-        Some(ValueRef::Real(_)) => SQLITE_FLOAT,
-        Some(ValueRef::Text(_)) => SQLITE_TEXT,
-        Some(ValueRef::Blob(_)) => SQLITE_BLOB,
-    })
+    read_column(p, i, SQLITE_NULL, |v| v.map_or(SQLITE_NULL, type_code))
 }
 
 #[no_mangle]
@@ -702,5 +814,101 @@ pub unsafe extern "C" fn sqlite3_column_bytes(p: *mut Stmt, i: c_int) -> c_int {
             // A number's length is that of its text form, which SQLite builds and keeps.
             Some(_) => inner.text(db, i).map_or(0, |t| t.len() as c_int - 1),
         }
+    })
+}
+
+// ---- expanded SQL, declared types ---------------------------------------------------------
+
+/// Appends a bound value as an SQL literal, as sqlite3VdbeExpandSql writes it.
+fn push_literal(out: &mut String, v: Option<ValueRef<'_>>) {
+    use std::fmt::Write;
+    match v.unwrap_or(ValueRef::Null) {
+        ValueRef::Null => out.push_str("NULL"),
+        // Writing into a String cannot fail.
+        ValueRef::Integer(i) => {
+            let _ = write!(out, "{i}");
+        }
+        ValueRef::Real(r) => out.push_str(&num::real_to_text(r)),
+        ValueRef::Text(t) => {
+            out.push('\'');
+            out.push_str(&t.replace('\'', "''"));
+            out.push('\'');
+        }
+        ValueRef::Blob(b) => {
+            out.push_str("x'");
+            for byte in b {
+                let _ = write!(out, "{byte:02x}");
+            }
+            out.push('\'');
+        }
+    }
+}
+
+/// The statement's SQL with each parameter replaced by the literal of its bound value
+/// (sqlite3VdbeExpandSql): `?` takes the number after the highest one so far, `?NNN` its
+/// number, a named parameter its index.
+fn expand_sql(sql: &str, st: &Statement) -> String {
+    use parlite_sql::parse::lexer::{tokenize, Tok};
+    let mut out = String::with_capacity(sql.len());
+    let mut copied = 0;
+    let mut next_index = 1;
+    for t in tokenize(sql) {
+        let Tok::Variable(name) = t.tok else {
+            continue;
+        };
+        out.push_str(&sql[copied..t.start]);
+        copied = t.end;
+        let index = match name.strip_prefix('?') {
+            Some("") => next_index,
+            Some(n) => n.parse().unwrap_or(0),
+            None => st.parameter_index(name).unwrap_or(0),
+        };
+        next_index = next_index.max(index + 1);
+        push_literal(&mut out, st.parameter_value(index));
+    }
+    out.push_str(&sql[copied..]);
+    out
+}
+
+/// The SQL with bound values written in, in memory from sqlite3_malloc for the caller
+/// to sqlite3_free.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_expanded_sql(p: *mut Stmt) -> *mut c_char {
+    guard(ptr::null_mut(), || {
+        let Some(s) = stmt_ref(p) else {
+            return ptr::null_mut();
+        };
+        let inner = lock(&s.inner);
+        let sql = inner.sql.to_string_lossy();
+        let expanded = c_string(&expand_sql(&sql, &inner.st));
+        crate::misc::malloc_c_string(&expanded)
+    })
+}
+
+/// The declared type of a result column read straight from a table column, NULL for any
+/// other (an expression) and out of range.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_column_decltype(p: *mut Stmt, i: c_int) -> *const c_char {
+    guard(ptr::null(), || {
+        let Some(s) = stmt_ref(p) else {
+            return ptr::null();
+        };
+        let mut inner = lock(&s.inner);
+        let Some(i) = usize::try_from(i).ok() else {
+            return ptr::null();
+        };
+        if inner.decltypes.is_none() {
+            let types = (0..inner.st.column_count())
+                .map(|c| inner.st.column_decltype(c).map(|t| c_string(&t)))
+                .collect();
+            inner.decltypes = Some(types);
+        }
+        // Lives as long as the statement.
+        inner
+            .decltypes
+            .as_ref()
+            .and_then(|t| t.get(i))
+            .and_then(Option::as_ref)
+            .map_or(ptr::null(), |t| t.as_ptr())
     })
 }

@@ -2,12 +2,14 @@
 //! (tests/c/*.c) are compiled once, linked against `-lsqlite3`, and run twice — on the
 //! system SQLite and, through `LD_LIBRARY_PATH`, on parlite's `libsqlite3.so.0`. Their
 //! outputs (types, NULLs, text and blob bytes, result codes and messages, changes, rowids,
-//! prepare tails, busy handling) must be identical. Then `/work/shared/bench`'s programs,
+//! prepare tails, busy handling, application-defined functions, trace, progress, interrupt)
+//! must be identical. CPython's `sqlite3` module runs a script on both the same way
+//! (tests/python). Then `/work/shared/bench`'s programs,
 //! which only know the public sqlite3 API, run on parlite for about a second each and must
 //! report parlite's version and no errors.
 //!
-//! Needs `cc`, `sqlite3.h` and the system `libsqlite3.so` (.ci/run installs `gcc` and
-//! `libsqlite3-dev`): without them the tests fail, they do not skip.
+//! Needs `cc`, `sqlite3.h`, the system `libsqlite3.so` and `python3` (.ci/run installs
+//! `gcc`, `libsqlite3-dev` and `python3`): without them the tests fail, they do not skip.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -173,6 +175,11 @@ fn errors_tails_exec_and_misuse_match_sqlite() {
 }
 
 #[test]
+fn functions_trace_progress_interrupt_and_limits_match_sqlite() {
+    differential("functions");
+}
+
+#[test]
 fn busy_handling_between_connections_matches_sqlite() {
     differential("busy");
 }
@@ -237,4 +244,75 @@ fn the_c_benchmarks_run_on_parlite() {
             assert_eq!(check, "ok", "{name}: {line}");
         }
     }
+}
+
+/// What parlite answers where its engine cannot serve an interface yet
+/// (tests/python/sqlite3_module.py's "unsupported:" lines): an error CPython raises.
+const PYTHON_UNSUPPORTED: &[&str] = &[
+    "unsupported: create_collation: OperationalError: parlite does not support application-defined collations",
+    "unsupported: set_authorizer: OperationalError: Error setting authorizer callback",
+    "unsupported: backup: OperationalError: parlite does not support the online backup API (VACUUM INTO copies a database)",
+    "unsupported: blobopen: OperationalError: parlite does not support incremental blob I/O",
+    "unsupported: serialize: OperationalError: unable to serialize 'main'",
+    "unsupported: deserialize: OperationalError: parlite does not support sqlite3_deserialize",
+    "unsupported: create_window_function: ProgrammingError: SQL logic error",
+];
+
+/// CPython's `sqlite3` module, which loads the system `libsqlite3.so.0`, runs
+/// tests/python/sqlite3_module.py on it and, through `LD_LIBRARY_PATH`, on parlite's:
+/// the outputs must match line for line, except that each interface parlite does not
+/// serve must fail with its exact error where SQLite succeeds. Needs `python3` with the
+/// `sqlite3` module (.ci/run installs it): without it the test fails, it does not skip.
+#[test]
+fn the_python_sqlite3_module_matches_sqlite() {
+    let f = fixture();
+    let python = Command::new("python3")
+        .args(["-c", "import sqlite3, sys; print(sys.version_info[:2])"])
+        .output();
+    assert!(
+        python.as_ref().is_ok_and(|o| o.status.success()),
+        "FAILED: no python3 with the sqlite3 module (install python3; .ci/run does): {python:?}"
+    );
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/sqlite3_module.py");
+    let python3 = PathBuf::from("python3");
+    let [sqlite, parlite] = [None, Some(f.lib.as_path())].map(|lib| {
+        let dir = f.tmp.path().join(if lib.is_some() {
+            "py-parlite"
+        } else {
+            "py-sqlite"
+        });
+        std::fs::create_dir_all(&dir).expect("db dir");
+        let dir = dir.to_string_lossy().into_owned();
+        run(&python3, &[script.to_str().expect("utf-8 path"), &dir], lib)
+    });
+    let (sqlite, parlite): (Vec<&str>, Vec<&str>) =
+        (sqlite.lines().collect(), parlite.lines().collect());
+    assert_eq!(
+        sqlite.last(),
+        Some(&"done"),
+        "the script did not finish on SQLite:\n{}",
+        sqlite.join("\n")
+    );
+    assert_eq!(
+        sqlite.len(),
+        parlite.len(),
+        "line counts differ\n--- SQLite:\n{}\n--- parlite:\n{}",
+        sqlite.join("\n"),
+        parlite.join("\n")
+    );
+    let mut unsupported = Vec::new();
+    for (i, (s, p)) in sqlite.iter().zip(&parlite).enumerate() {
+        if let Some(label) = s.strip_prefix("unsupported: ") {
+            assert!(
+                label.ends_with(": ok"),
+                "line {}: SQLite failed: {s}",
+                i + 1
+            );
+            unsupported.push(*p);
+            continue;
+        }
+        assert_eq!(s, p, "line {} differs", i + 1);
+    }
+    assert_eq!(unsupported, PYTHON_UNSUPPORTED);
+    assert!(sqlite.len() > 90, "the script printed too little");
 }

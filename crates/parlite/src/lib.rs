@@ -61,6 +61,11 @@ use attach::{AttachedDb, AttachedStore};
 use parlite_sql::exec::store::{Store, ATTACHED_MAX};
 use parlite_sql::exec::txnstore::{IdleCursors, TxnStore};
 use parlite_sql::exec::{self, store::RoutedStore, ConnState, Engine};
+/// What `Connection::create_function` takes: the application's scalar function or
+/// aggregate, over parlite's SQL values (`parlite_sql::value::Value`).
+pub use parlite_sql::func::aggregate::Aggregate;
+use parlite_sql::func::user::{self, SharedUserFunctions};
+pub use parlite_sql::func::user::{UserAggregate, UserImpl, UserScalar};
 use parlite_sql::parse::{self, ast::Stmt, ast::TxnMode, Params};
 use parlite_sql::schema::key;
 use parlite_sql::schema::Schema;
@@ -332,6 +337,7 @@ impl Database {
             .open_connections
             .fetch_add(1, Ordering::Relaxed);
         Ok(Connection {
+            functions: SharedUserFunctions::default(),
             inner: Arc::new(Mutex::new(ConnInner {
                 temp_txn,
                 temp_tx_sp: None,
@@ -1745,6 +1751,9 @@ fn sync_level(mode: Synchronous) -> i64 {
 
 pub struct Connection {
     inner: Arc<Mutex<ConnInner>>,
+    /// The application's functions (`create_function`), in scope while this connection
+    /// and its statements bind and run (`parlite_sql::func::user`).
+    functions: SharedUserFunctions,
 }
 
 fn lock(m: &Mutex<ConnInner>) -> MutexGuard<'_, ConnInner> {
@@ -1765,6 +1774,10 @@ impl Connection {
     /// Compiles the first statement of `sql`. Ok(None) when `sql` holds only spaces and
     /// comments. The &str returned is the unparsed rest (sqlite3_prepare_v2's tail).
     pub fn prepare<'a>(&self, sql: &'a str) -> Result<Option<(Statement, &'a str)>> {
+        user::with_user_functions(&self.functions, || self.prepare_in_scope(sql))
+    }
+
+    fn prepare_in_scope<'a>(&self, sql: &'a str) -> Result<Option<(Statement, &'a str)>> {
         let Some(parsed) = parse::parse_first(sql)? else {
             return Ok(None);
         };
@@ -1802,6 +1815,7 @@ impl Connection {
         let readonly = exec::is_readonly(&parsed.stmt);
         let stmt = Statement {
             conn: self.inner.clone(),
+            functions: self.functions.clone(),
             sql: text,
             stmt: parsed.stmt,
             params: parsed.params,
@@ -1842,6 +1856,11 @@ impl Connection {
         lock(&self.inner).txn.is_none()
     }
 
+    /// The SQLITE_LIMIT_ATTACHED in force (`set_limit_attached`).
+    pub fn limit_attached(&self) -> usize {
+        lock(&self.inner).attached_max
+    }
+
     /// `sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, n)`: how many databases ATTACH may add (at
     /// most 10); returns the previous limit. 0 forbids ATTACH (`too many attached databases
     /// - max 0`), which keeps untrusted SQL from creating files.
@@ -1849,11 +1868,41 @@ impl Connection {
         let mut g = lock(&self.inner);
         std::mem::replace(&mut g.attached_max, n.min(ATTACHED_MAX))
     }
+
+    /// Defines an SQL function for this connection (SQLite's `sqlite3_create_function_v2`):
+    /// `name` called with `n_args` arguments (None: any number) runs `imp`, a scalar or
+    /// an aggregate, before any built-in of that name and count; `imp` None deletes the
+    /// definition. `deterministic` (SQLITE_DETERMINISTIC) lets the planner treat a call
+    /// with constant arguments as a constant, and allows the function in indexes, CHECK
+    /// constraints and generated columns. Statements prepared earlier keep what they
+    /// bound; the replaced function is dropped once no call runs it.
+    pub fn create_function(
+        &self,
+        name: &str,
+        n_args: Option<usize>,
+        deterministic: bool,
+        imp: Option<UserImpl>,
+    ) -> Result<()> {
+        // SQLite's limits (sqlite3CreateFunc): SQLITE_MAX_FUNCTION_ARG (1000 since 3.48), a
+        // 255-byte name.
+        if name.is_empty() || name.len() > 255 || n_args.is_some_and(|n| n > 1000) {
+            return Err(error(
+                codes::SQLITE_MISUSE,
+                "bad parameter or other API misuse",
+            ));
+        }
+        self.functions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .define(name, n_args, deterministic, imp);
+        Ok(())
+    }
 }
 
 /// A prepared statement; holds what it needs of its Connection.
 pub struct Statement {
     conn: Arc<Mutex<ConnInner>>,
+    functions: SharedUserFunctions,
     sql: String,
     stmt: Stmt,
     params: Params,
@@ -1882,6 +1931,15 @@ impl Statement {
         self.params.count()
     }
 
+    /// As sqlite3_column_decltype: the declared type of the table column that result
+    /// column `i` of a SELECT reads unchanged, None for an expression, a column declared
+    /// without a type, another statement, or while the statement runs.
+    pub fn column_decltype(&self, i: usize) -> Option<String> {
+        let (_, plan) = self.plan.as_ref()?;
+        let g = lock(&self.conn);
+        exec::column_decltypes(plan, &g.schema).into_iter().nth(i)?
+    }
+
     /// ":a", "@a", "$a", "?3" → 1-based index.
     pub fn parameter_index(&self, name: &str) -> Option<usize> {
         self.params
@@ -1896,6 +1954,12 @@ impl Statement {
     pub fn parameter_name(&self, index: usize) -> Option<&str> {
         let slot = self.params.names.get(index.checked_sub(1)?)?;
         slot.as_deref()
+    }
+
+    /// The value bound to parameter `index` (1-based; NULL until bound), as
+    /// sqlite3_expanded_sql writes it into the SQL text; None out of range.
+    pub fn parameter_value(&self, index: usize) -> Option<ValueRef<'_>> {
+        self.bindings.get(index.checked_sub(1)?).map(ValueRef::from)
     }
 
     /// 1-based.
@@ -1933,7 +1997,9 @@ impl Statement {
             let rows = {
                 let mut g = lock(&self.conn);
                 g.plan = self.plan.take();
-                let r = g.run(&self.stmt, &self.bindings);
+                let r = user::with_user_functions(&self.functions, || {
+                    g.run(&self.stmt, &self.bindings)
+                });
                 self.plan = g.plan.take();
                 if r.is_ok() && g.schema_gen != self.columns_gen && !self.columns.is_empty() {
                     // The schema changed since prepare (another connection's DDL, or this

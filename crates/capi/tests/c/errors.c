@@ -49,6 +49,9 @@ int main(int argc, char **argv) {
   tails(db, "", -1);
   tails(db, "   ", -1);
   tails(db, ";;SELECT 8;;", -1);
+  tails(db, "SELECT 9  -- trailing, no semicolon\n ", -1);
+  tails(db, "BEGIN ", -1);
+  tails(db, "COMMIT  ;  ", -1);
 
   /* Prepare errors leave *ppStmt NULL and set the connection's error. */
   sqlite3_stmt *st = (sqlite3_stmt *)1;

@@ -363,6 +363,33 @@ pub fn prepare_info(stmt: &Stmt, schema: &Schema) -> Result<(Vec<String>, Option
     Ok((column_names(stmt, schema)?, None))
 }
 
+/// sqlite3_column_decltype of a SELECT's output columns (None for another statement's):
+/// the declared type of the table column a result column reads unchanged (through
+/// subqueries, CTEs and views; "INTEGER" for a rowid), None for an expression and for a
+/// column declared without a type (SQLite's columnType).
+pub fn column_decltypes(plan: &CachedPlan, schema: &Schema) -> Vec<Option<String>> {
+    let Some(select) = &plan.select else {
+        return Vec::new();
+    };
+    let declared = |c: &crate::plan::OutCol| {
+        let table = c.origin.as_deref()?;
+        let Some(i) = c.origin_col else {
+            return Some("INTEGER".to_string());
+        };
+        let typed = |col: &crate::schema::Column| {
+            (!col.decl_type.is_empty()).then(|| col.decl_type.clone())
+        };
+        match schema.table(table) {
+            Some(t) => t.columns.get(i as usize).and_then(typed),
+            None => crate::schema::schema_table()
+                .columns
+                .get(i as usize)
+                .and_then(typed),
+        }
+    };
+    select.columns.iter().map(declared).collect()
+}
+
 /// Output column names of a statement, as sqlite3_column_name reports them.
 pub fn column_names(stmt: &Stmt, schema: &Schema) -> Result<Vec<String>> {
     match stmt {

@@ -105,6 +105,24 @@ pub fn new_aggregate(
         AggKind::JsonbGroupArray => Box::new(super::json::GroupArray::new(true)),
         AggKind::JsonbGroupObject => Box::new(super::json::GroupObject::new(true)),
     };
+    wrap_aggregate(
+        inner,
+        matches!(kind, AggKind::Min | AggKind::Max),
+        distinct,
+        collation,
+        order,
+    )
+}
+
+/// Puts an accumulator behind DISTINCT and `agg(x ORDER BY y)` as the call asks:
+/// `min_max` for min() and max(), which ignore ORDER BY.
+pub fn wrap_aggregate(
+    inner: Box<dyn Aggregate>,
+    min_max: bool,
+    distinct: bool,
+    collation: Collation,
+    order: &[SortKey],
+) -> Box<dyn Aggregate> {
     // DISTINCT drops repeats in the order rows arrive, before ORDER BY sorts what is
     // left (SQLite: `group_concat(DISTINCT x ORDER BY y)` keeps each x's first row).
     // min() and max() do not depend on the order of their rows: SQLite ignores their
@@ -112,7 +130,7 @@ pub fn new_aggregate(
     // order (the keys stay in the call, which keeps it distinct from a call without them).
     let inner: Box<dyn Aggregate> = match order {
         [] => inner,
-        _ if matches!(kind, AggKind::Min | AggKind::Max) => inner,
+        _ if min_max => inner,
         keys => Box::new(Ordered {
             inner,
             keys: keys.to_vec(),

@@ -1795,20 +1795,21 @@ fn extract_is_container(args: &[Value]) -> bool {
 /// Whether a call of `def` may return a value carrying the JSON subtype
 /// ([`call_with_subtypes`] says whether this one does).
 pub fn may_return_subtype(def: &super::FuncDef) -> bool {
-    matches!(
-        def.name,
-        "json_array"
-            | "json_object"
-            | "json_quote"
-            | "json_insert"
-            | "json_replace"
-            | "json_set"
-            | "json_remove"
-            | "json_patch"
-            | "json"
-            | "->"
-            | "json_extract"
-    )
+    !def.is_user()
+        && matches!(
+            def.name,
+            "json_array"
+                | "json_object"
+                | "json_quote"
+                | "json_insert"
+                | "json_replace"
+                | "json_set"
+                | "json_remove"
+                | "json_patch"
+                | "json"
+                | "->"
+                | "json_extract"
+        )
 }
 
 /// Calls `def` with SQLite's JSON subtype semantics, for executors that track subtypes.

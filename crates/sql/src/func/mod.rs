@@ -11,6 +11,7 @@
 //! - `datetime`: the date and time functions; `tz`: the local time zone they consult.
 //! - `math`: the math functions (SQLITE_ENABLE_MATH_FUNCTIONS).
 //! - `window`: the built-in window functions, computed a partition at a time.
+//! - `user`: functions the embedding application defines, per connection.
 //! - `json`: the JSON functions; `->` and `->>` are registered under those names for the
 //!   parser's operators.
 //!
@@ -32,6 +33,7 @@ pub mod printf;
 mod rng;
 pub mod scalar;
 pub mod tz;
+pub mod user;
 mod utf8;
 pub mod window;
 
@@ -130,6 +132,9 @@ pub enum AggKind {
 pub enum FuncImpl {
     Scalar(ScalarFn),
     Aggregate(AggKind),
+    /// The application's (`user`).
+    UserScalar(&'static user::UserFunction),
+    UserAggregate(&'static user::UserFunction),
 }
 
 /// Functions SQLite compiles inline with lazy argument evaluation. The executor should
@@ -166,7 +171,19 @@ pub struct FuncDef {
 
 impl FuncDef {
     pub fn is_aggregate(&self) -> bool {
-        matches!(self.imp, FuncImpl::Aggregate(_))
+        matches!(
+            self.imp,
+            FuncImpl::Aggregate(_) | FuncImpl::UserAggregate(_)
+        )
+    }
+
+    /// Defined by the application (`user`), not built in: no built-in's special
+    /// treatment keyed on its name applies.
+    pub fn is_user(&self) -> bool {
+        matches!(
+            self.imp,
+            FuncImpl::UserScalar(_) | FuncImpl::UserAggregate(_)
+        )
     }
 
     /// The min()/max() aggregates: the ones whose row a bare column follows
@@ -205,7 +222,10 @@ impl FuncDef {
                 collation,
                 start_moves,
             )),
-            FuncImpl::Scalar(_) => self.new_aggregate(false, collation, &[]),
+            FuncImpl::UserAggregate(s) => s.accumulator(self),
+            FuncImpl::Scalar(_) | FuncImpl::UserScalar(_) => {
+                self.new_aggregate(false, collation, &[])
+            }
         }
     }
 
@@ -213,7 +233,8 @@ impl FuncDef {
     pub fn call(&self, ctx: &Ctx<'_>, args: &[Value]) -> Result<Value> {
         match self.imp {
             FuncImpl::Scalar(f) => f(ctx, args),
-            FuncImpl::Aggregate(_) => Err(SqlError::msg(format!(
+            FuncImpl::UserScalar(s) => s.call(self, args),
+            FuncImpl::Aggregate(_) | FuncImpl::UserAggregate(_) => Err(SqlError::msg(format!(
                 "misuse of aggregate function {}()",
                 self.name
             ))),
@@ -231,7 +252,14 @@ impl FuncDef {
             FuncImpl::Aggregate(kind) => {
                 Ok(aggregate::new_aggregate(kind, distinct, collation, order))
             }
-            FuncImpl::Scalar(_) => Err(SqlError::msg(format!(
+            FuncImpl::UserAggregate(s) => Ok(aggregate::wrap_aggregate(
+                s.accumulator(self)?,
+                false,
+                distinct,
+                collation,
+                order,
+            )),
+            FuncImpl::Scalar(_) | FuncImpl::UserScalar(_) => Err(SqlError::msg(format!(
                 "{}() is not an aggregate function",
                 self.name
             ))),
@@ -486,8 +514,11 @@ pub static BUILTINS: &[FuncDef] = &[
 ];
 
 /// Resolves a function call. `name` is matched case-insensitively; errors quote it as
-/// written, as SQLite does.
+/// written, as SQLite does. The application's functions in scope come first (`user`).
 pub fn lookup(name: &str, n_args: usize) -> Result<&'static FuncDef> {
+    if let Some(d) = user::lookup_in_scope(name, n_args)? {
+        return Ok(d);
+    }
     let mut named = false;
     let mut fallback: Option<&'static FuncDef> = None;
     for d in named_builtins(name) {

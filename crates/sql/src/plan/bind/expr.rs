@@ -868,7 +868,9 @@ impl<'s> Binder<'s> {
             "nth_value" => arity(2, 2).map(|_| WinKind::NthValue)?,
             _ => {
                 let d = func::lookup(&fc.name, n)?;
-                if !d.is_aggregate() {
+                // The application's aggregates have no xValue/xInverse here (SQLite
+                // refuses those as window functions too, resolve.c).
+                if !d.is_aggregate() || d.is_user() {
                     return err(format!(
                         "{}() may not be used as a window function",
                         fc.name

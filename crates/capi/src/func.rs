@@ -1,0 +1,668 @@
+//! Application-defined SQL functions: `sqlite3_create_function_v2` and its kin over
+//! `parlite::Connection::create_function`, the `sqlite3_value_*` readers of a call's
+//! arguments and the `sqlite3_result_*` writers of its result.
+//!
+//! Invariants:
+//! 1. The application's pointer (`pApp`) and its `xDestroy` live in one [`CFunction`],
+//!    shared by the registration and every accumulator made from it: `xDestroy` runs
+//!    once, when the last of them goes (the definition replaced or deleted, or the
+//!    connection closed, and no call running it). A registration that fails calls it at
+//!    once, as SQLite's `sqlite3_create_function_v2` does.
+//! 2. A call runs with its connection marked busy on this thread (`db.rs`,
+//!    `CallbackScope`): the connection is locked for the statement running the call, so
+//!    SQL on it from inside the callback fails with SQLITE_MISUSE instead of deadlocking.
+//! 3. A `sqlite3_context` and the `sqlite3_value`s of a call live only during the call;
+//!    `sqlite3_aggregate_context`'s memory lives from its first request in a group until
+//!    the group's `xFinal` returns, and is zeroed when allocated. An accumulator dropped
+//!    without being finalized (the statement failed or was reset) still gets its `xFinal`,
+//!    as SQLite's `sqlite3VdbeMemFinalize` does, so the application can release what the
+//!    memory holds.
+//! 4. Once a call reports an error (`sqlite3_result_error*`) it stays one; as in SQLite,
+//!    the message is the text of the call's value, which a later `sqlite3_result_*`
+//!    replaces.
+//! 5. Defining or deleting a function leaves the connection's error state alone when it
+//!    succeeds or its arguments are misused (SQLite's sqlite3ApiExit).
+
+use crate::db::{db_ref, CallbackScope, Db};
+use crate::misc::errstr;
+use crate::stmt::push_text_form;
+use crate::{guard, rc};
+use parlite::{Aggregate, UserAggregate, UserImpl, UserScalar, ValueRef};
+use parlite_sql::value::{SqlError, Value};
+use std::cell::OnceCell;
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ptr;
+use std::sync::Arc;
+
+type XFunc = unsafe extern "C" fn(*mut Context, c_int, *mut *mut CValue);
+type XFinal = unsafe extern "C" fn(*mut Context);
+type XDestroy = unsafe extern "C" fn(*mut c_void);
+type XCompare =
+    unsafe extern "C" fn(*mut c_void, c_int, *const c_void, c_int, *const c_void) -> c_int;
+
+/// eTextRep's SQLITE_DETERMINISTIC flag.
+const SQLITE_DETERMINISTIC: c_int = 0x800;
+/// The destructor arguments of sqlite3_result_text/blob (stmt.rs has the same for bind).
+const SQLITE_STATIC: isize = 0;
+const SQLITE_TRANSIENT: isize = -1;
+
+/// What C calls `sqlite3_value`: one argument of a call, with its text form built on the
+/// first request (invariant 3).
+pub struct CValue {
+    v: Value,
+    text: OnceCell<Vec<u8>>,
+}
+
+impl CValue {
+    fn value_ref(&self) -> ValueRef<'_> {
+        ValueRef::from(&self.v)
+    }
+
+    /// The text form, NUL-terminated; None for NULL.
+    fn text(&self) -> Option<&[u8]> {
+        if self.v.is_null() {
+            return None;
+        }
+        Some(self.text.get_or_init(|| {
+            let mut b = Vec::new();
+            push_text_form(self.value_ref(), &mut b);
+            b.push(0);
+            b
+        }))
+    }
+}
+
+/// One registration: the application's callbacks and pointer (invariant 1).
+struct CFunction {
+    name: String,
+    x_func: Option<XFunc>,
+    x_step: Option<XFunc>,
+    x_final: Option<XFinal>,
+    app: *mut c_void,
+    destroy: Option<XDestroy>,
+    db: *mut Db,
+}
+
+// SAFETY: the library is serialized (sqlite3_threadsafe() == 1): SQLite calls an
+// application's function on whichever thread steps the statement, and so does this.
+unsafe impl Send for CFunction {}
+unsafe impl Sync for CFunction {}
+
+impl Drop for CFunction {
+    fn drop(&mut self) {
+        if let Some(destroy) = self.destroy {
+            // SAFETY: the application's destructor for its own pointer (invariant 1).
+            unsafe { destroy(self.app) }
+        }
+    }
+}
+
+/// What C calls `sqlite3_context`: one call's result and, for an aggregate, its group's
+/// memory (invariant 3).
+pub struct Context {
+    function: *const CFunction,
+    /// The result, or with `error` the message (SQLite keeps both in one Mem).
+    value: Value,
+    /// The error code, once the call failed (invariant 4).
+    error: Option<c_int>,
+    /// The group's `sqlite3_aggregate_context` slot; NULL in a scalar call.
+    agg: *mut *mut c_void,
+}
+
+impl Context {
+    /// The call's value, or its error: the code, with the value's text as the message
+    /// (a value set after the error replaces the message, as in SQLite).
+    fn result(self) -> Result<Value, SqlError> {
+        match self.error {
+            Some(code) => {
+                let mut message = Vec::new();
+                push_text_form(ValueRef::from(&self.value), &mut message);
+                Err(SqlError::with_code(
+                    code,
+                    String::from_utf8_lossy(&message).into_owned(),
+                ))
+            }
+            None => Ok(self.value),
+        }
+    }
+}
+
+impl CFunction {
+    /// Runs `x` (xFunc or xStep) on `args`; `agg` is the group's memory slot.
+    fn call(&self, x: XFunc, args: &[Value], agg: *mut *mut c_void) -> Result<Value, SqlError> {
+        let mut values: Vec<CValue> = args
+            .iter()
+            .map(|v| CValue {
+                v: v.clone(),
+                text: OnceCell::new(),
+            })
+            .collect();
+        let mut argv: Vec<*mut CValue> = values.iter_mut().map(|v| v as *mut CValue).collect();
+        let mut ctx = self.context(agg);
+        let _scope = CallbackScope::enter(self.db);
+        // SAFETY: the application's callback, with a context and arguments that live for
+        // the call (invariant 3).
+        unsafe { x(&mut ctx, argv.len() as c_int, argv.as_mut_ptr()) };
+        ctx.result()
+    }
+
+    /// Runs xFinal on the group's memory, then frees it.
+    fn finish(&self, agg: &mut *mut c_void) -> Result<Value, SqlError> {
+        let mut ctx = self.context(agg);
+        if let Some(x_final) = self.x_final {
+            let _scope = CallbackScope::enter(self.db);
+            // SAFETY: as in `call`.
+            unsafe { x_final(&mut ctx) };
+        }
+        // SAFETY: NULL or what `sqlite3_aggregate_context` allocated with calloc.
+        unsafe { libc::free(*agg) };
+        *agg = ptr::null_mut();
+        ctx.result()
+    }
+
+    fn context(&self, agg: *mut *mut c_void) -> Context {
+        Context {
+            function: self,
+            value: Value::Null,
+            error: None,
+            agg,
+        }
+    }
+}
+
+struct CScalar(Arc<CFunction>);
+
+impl UserScalar for CScalar {
+    fn call(&self, args: &[Value]) -> parlite_sql::value::Result<Value> {
+        match self.0.x_func {
+            Some(x) => self.0.call(x, args, ptr::null_mut()),
+            None => Ok(Value::Null),
+        }
+    }
+}
+
+struct CAggregate(Arc<CFunction>);
+
+impl UserAggregate for CAggregate {
+    fn accumulator(&self) -> Box<dyn Aggregate> {
+        Box::new(CAccumulator {
+            function: self.0.clone(),
+            mem: ptr::null_mut(),
+            finished: false,
+        })
+    }
+}
+
+/// One group of an application's aggregate.
+struct CAccumulator {
+    function: Arc<CFunction>,
+    mem: *mut c_void,
+    finished: bool,
+}
+
+// SAFETY: as CFunction's; `mem` belongs to this group alone.
+unsafe impl Send for CAccumulator {}
+
+impl Aggregate for CAccumulator {
+    fn step(&mut self, args: &[Value]) -> parlite_sql::value::Result<()> {
+        match self.function.x_step {
+            Some(x) => self.function.call(x, args, &mut self.mem).map(drop),
+            None => Ok(()),
+        }
+    }
+
+    fn finalize(&mut self) -> parlite_sql::value::Result<Value> {
+        self.finished = true;
+        self.function.finish(&mut self.mem)
+    }
+
+    fn value(&self) -> parlite_sql::value::Result<Value> {
+        // The binder refuses application aggregates as window functions; this is the
+        // same answer should one get here.
+        Err(SqlError::msg(format!(
+            "{}() may not be used as a window function",
+            self.function.name
+        )))
+    }
+}
+
+impl Drop for CAccumulator {
+    fn drop(&mut self) {
+        if !self.finished {
+            // Invariant 3: the application releases what the group holds.
+            let _ = self.function.finish(&mut self.mem);
+        }
+    }
+}
+
+/// sqlite3CreateFunc's argument checks.
+fn valid_definition(name: &[u8], n_arg: c_int, x_func: bool, x_step: bool, x_final: bool) -> bool {
+    let shape_ok = if x_func {
+        !x_step && !x_final
+    } else {
+        x_step == x_final
+    };
+    shape_ok && (-1..=1000).contains(&n_arg) && !name.is_empty() && name.len() <= 255
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn create_function(
+    db: *mut Db,
+    name: *const c_char,
+    n_arg: c_int,
+    text_rep: c_int,
+    app: *mut c_void,
+    x_func: Option<XFunc>,
+    x_step: Option<XFunc>,
+    x_final: Option<XFinal>,
+    destroy: Option<XDestroy>,
+) -> c_int {
+    let Some(d) = db_ref(db) else {
+        return rc::MISUSE;
+    };
+    // Dropped on every failure below, and after a deletion: xDestroy runs then, as in
+    // SQLite (invariant 1).
+    let mut function = CFunction {
+        name: String::new(),
+        x_func,
+        x_step,
+        x_final,
+        app,
+        destroy,
+        db,
+    };
+    if name.is_null() {
+        return rc::MISUSE;
+    }
+    let name_bytes = CStr::from_ptr(name).to_bytes();
+    if !valid_definition(
+        name_bytes,
+        n_arg,
+        x_func.is_some(),
+        x_step.is_some(),
+        x_final.is_some(),
+    ) {
+        return rc::MISUSE;
+    }
+    let Some(conn) = d.conn() else {
+        return rc::MISUSE;
+    };
+    function.name = String::from_utf8_lossy(name_bytes).into_owned();
+    let n_args = usize::try_from(n_arg).ok();
+    let deterministic = text_rep & SQLITE_DETERMINISTIC != 0;
+    let name = function.name.clone();
+    let imp = if x_func.is_some() {
+        Some(UserImpl::Scalar(Arc::new(CScalar(Arc::new(function)))))
+    } else if x_step.is_some() {
+        Some(UserImpl::Aggregate(Arc::new(CAggregate(Arc::new(
+            function,
+        )))))
+    } else {
+        None
+    };
+    match conn.create_function(&name, n_args, deterministic, imp) {
+        Ok(()) => rc::OK,
+        Err(e) => d.fail_with(&e),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_create_function_v2(
+    db: *mut Db,
+    name: *const c_char,
+    n_arg: c_int,
+    text_rep: c_int,
+    app: *mut c_void,
+    x_func: Option<XFunc>,
+    x_step: Option<XFunc>,
+    x_final: Option<XFinal>,
+    destroy: Option<XDestroy>,
+) -> c_int {
+    guard(rc::INTERNAL, || {
+        create_function(
+            db, name, n_arg, text_rep, app, x_func, x_step, x_final, destroy,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_create_function(
+    db: *mut Db,
+    name: *const c_char,
+    n_arg: c_int,
+    text_rep: c_int,
+    app: *mut c_void,
+    x_func: Option<XFunc>,
+    x_step: Option<XFunc>,
+    x_final: Option<XFinal>,
+) -> c_int {
+    guard(rc::INTERNAL, || {
+        create_function(
+            db, name, n_arg, text_rep, app, x_func, x_step, x_final, None,
+        )
+    })
+}
+
+/// Application window functions need xValue and xInverse calls from the window executor,
+/// which runs only parlite's own: a definition fails (SQLITE_ERROR), and deleting one (all
+/// callbacks NULL) succeeds, there being none.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn sqlite3_create_window_function(
+    db: *mut Db,
+    name: *const c_char,
+    _n_arg: c_int,
+    _text_rep: c_int,
+    app: *mut c_void,
+    x_step: Option<XFunc>,
+    x_final: Option<XFinal>,
+    x_value: Option<XFinal>,
+    x_inverse: Option<XFunc>,
+    destroy: Option<XDestroy>,
+) -> c_int {
+    guard(rc::INTERNAL, || {
+        let Some(d) = db_ref(db) else {
+            return rc::MISUSE;
+        };
+        if name.is_null() {
+            return rc::MISUSE;
+        }
+        if x_step.is_none() && x_final.is_none() && x_value.is_none() && x_inverse.is_none() {
+            return rc::OK;
+        }
+        if let Some(destroy) = destroy {
+            destroy(app);
+        }
+        d.fail(
+            rc::ERROR,
+            "parlite does not support application-defined window functions",
+        )
+    })
+}
+
+/// Application collations would have to order index keys and every comparison through
+/// a callback, which parlite's collations (BINARY, NOCASE, RTRIM) do not yet allow: a
+/// definition fails (SQLITE_ERROR, xDestroy not called, as SQLite on failure), and
+/// deleting one (xCompare NULL) succeeds, there being none.
+unsafe fn create_collation(db: *mut Db, name: *const c_char, compare: Option<XCompare>) -> c_int {
+    let Some(d) = db_ref(db) else {
+        return rc::MISUSE;
+    };
+    if name.is_null() {
+        return rc::MISUSE;
+    }
+    if compare.is_none() {
+        return rc::OK;
+    }
+    d.fail(
+        rc::ERROR,
+        "parlite does not support application-defined collations",
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_create_collation_v2(
+    db: *mut Db,
+    name: *const c_char,
+    _text_rep: c_int,
+    _arg: *mut c_void,
+    compare: Option<XCompare>,
+    _destroy: Option<XDestroy>,
+) -> c_int {
+    guard(rc::INTERNAL, || create_collation(db, name, compare))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_create_collation(
+    db: *mut Db,
+    name: *const c_char,
+    _text_rep: c_int,
+    _arg: *mut c_void,
+    compare: Option<XCompare>,
+) -> c_int {
+    guard(rc::INTERNAL, || create_collation(db, name, compare))
+}
+
+// ---- the call's context ------------------------------------------------------------------
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_user_data(ctx: *mut Context) -> *mut c_void {
+    guard(ptr::null_mut(), || match ctx.as_ref() {
+        Some(c) => (*c.function).app,
+        None => ptr::null_mut(),
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_context_db_handle(ctx: *mut Context) -> *mut Db {
+    guard(ptr::null_mut(), || match ctx.as_ref() {
+        Some(c) => (*c.function).db,
+        None => ptr::null_mut(),
+    })
+}
+
+/// The group's memory: `n` zeroed bytes on the first request with `n` > 0, the same
+/// memory afterwards; NULL before that (or `n` <= 0 then) and in a scalar call.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_aggregate_context(ctx: *mut Context, n: c_int) -> *mut c_void {
+    guard(ptr::null_mut(), || {
+        let Some(c) = ctx.as_ref() else {
+            return ptr::null_mut();
+        };
+        if c.agg.is_null() {
+            return ptr::null_mut();
+        }
+        if (*c.agg).is_null() && n > 0 {
+            *c.agg = libc::calloc(1, n as usize);
+        }
+        *c.agg
+    })
+}
+
+// ---- sqlite3_value -----------------------------------------------------------------------
+
+/// Reads argument `v` through `read` (`none` for NULL).
+unsafe fn read_value<R: Copy>(v: *mut CValue, none: R, read: impl FnOnce(&CValue) -> R) -> R {
+    guard(none, || match v.as_ref() {
+        Some(v) => read(v),
+        None => none,
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_value_type(v: *mut CValue) -> c_int {
+    read_value(v, 5, |v| crate::stmt::type_code(v.value_ref()))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_value_int64(v: *mut CValue) -> i64 {
+    read_value(v, 0, |v| crate::stmt::int64_of(v.value_ref()))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_value_int(v: *mut CValue) -> c_int {
+    sqlite3_value_int64(v) as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_value_double(v: *mut CValue) -> f64 {
+    read_value(v, 0.0, |v| crate::stmt::double_of(v.value_ref()))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_value_text(v: *mut CValue) -> *const u8 {
+    read_value(v, ptr::null(), |v| {
+        v.text().map_or(ptr::null(), |t| t.as_ptr())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_value_blob(v: *mut CValue) -> *const c_void {
+    read_value(v, ptr::null(), |v| match &v.v {
+        // Zero bytes read as NULL, as in SQLite.
+        Value::Blob(b) if b.is_empty() => ptr::null(),
+        Value::Blob(b) => b.as_ptr() as *const c_void,
+        _ => match v.text() {
+            Some(t) if t.len() > 1 => t.as_ptr() as *const c_void,
+            _ => ptr::null(),
+        },
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_value_bytes(v: *mut CValue) -> c_int {
+    read_value(v, 0, |v| match &v.v {
+        Value::Null => 0,
+        Value::Blob(b) => b.len() as c_int,
+        Value::Text(t) => t.len() as c_int,
+        _ => v.text().map_or(0, |t| t.len() as c_int - 1),
+    })
+}
+
+// ---- sqlite3_result ----------------------------------------------------------------------
+
+/// Sets the call's value unless it already failed (invariant 4).
+unsafe fn set_result(ctx: *mut Context, value: Value) {
+    guard((), || {
+        if let Some(c) = ctx.as_mut() {
+            c.value = value;
+        }
+    })
+}
+
+/// The bytes a result function was given: `n` < 0 reads up to the NUL.
+unsafe fn result_bytes<'a>(data: *const c_void, n: Option<usize>) -> &'a [u8] {
+    match n {
+        Some(n) => std::slice::from_raw_parts(data as *const u8, n),
+        None => CStr::from_ptr(data as *const c_char).to_bytes(),
+    }
+}
+
+/// Hands the application's buffer to its destructor once copied.
+unsafe fn release(data: *const c_void, destructor: isize) {
+    if !data.is_null() && destructor != SQLITE_STATIC && destructor != SQLITE_TRANSIENT {
+        // SAFETY: any other value is the application's `void (*)(void*)`.
+        let f: unsafe extern "C" fn(*mut c_void) = std::mem::transmute(destructor);
+        f(data as *mut c_void);
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_result_null(ctx: *mut Context) {
+    set_result(ctx, Value::Null)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_result_int64(ctx: *mut Context, v: i64) {
+    set_result(ctx, Value::Integer(v))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_result_int(ctx: *mut Context, v: c_int) {
+    set_result(ctx, Value::Integer(v as i64))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_result_double(ctx: *mut Context, v: f64) {
+    // NaN is NULL, as in SQLite.
+    set_result(ctx, Value::real(v))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_result_text(
+    ctx: *mut Context,
+    data: *const c_char,
+    n: c_int,
+    destructor: isize,
+) {
+    guard((), || {
+        let value = if data.is_null() {
+            Value::Null
+        } else {
+            // parlite's TEXT is UTF-8: invalid bytes become U+FFFD (README, C API).
+            let bytes = result_bytes(data as *const c_void, usize::try_from(n).ok());
+            Value::text(&*String::from_utf8_lossy(bytes))
+        };
+        set_result(ctx, value);
+        release(data as *const c_void, destructor);
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_result_blob(
+    ctx: *mut Context,
+    data: *const c_void,
+    n: c_int,
+    destructor: isize,
+) {
+    guard((), || {
+        let value = if data.is_null() {
+            Value::Null
+        } else {
+            Value::blob(result_bytes(data, Some(usize::try_from(n).unwrap_or(0))))
+        };
+        set_result(ctx, value);
+        release(data, destructor);
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_result_zeroblob(ctx: *mut Context, n: c_int) {
+    set_result(ctx, Value::blob(vec![0u8; usize::try_from(n).unwrap_or(0)]))
+}
+
+/// Makes the call fail with `code`, and `message` unless None (invariant 4).
+unsafe fn set_error(ctx: *mut Context, code: c_int, message: Option<String>) {
+    guard((), || {
+        if let Some(c) = ctx.as_mut() {
+            c.error = Some(code);
+            if let Some(m) = message {
+                c.value = Value::text(m.as_str());
+            }
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_result_error(ctx: *mut Context, message: *const c_char, n: c_int) {
+    let text = if message.is_null() {
+        String::new()
+    } else {
+        String::from_utf8_lossy(result_bytes(
+            message as *const c_void,
+            usize::try_from(n).ok(),
+        ))
+        .into_owned()
+    };
+    set_error(ctx, rc::ERROR, Some(text))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_result_error_code(ctx: *mut Context, code: c_int) {
+    let code = if code == rc::OK { rc::ERROR } else { code };
+    // A message set earlier stays; without one, SQLite's text for the code.
+    let unset = ctx.as_ref().is_some_and(|c| c.value.is_null());
+    set_error(
+        ctx,
+        code,
+        unset.then(|| errstr(code).to_string_lossy().into_owned()),
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_result_error_nomem(ctx: *mut Context) {
+    set_error(
+        ctx,
+        rc::NOMEM,
+        Some(errstr(rc::NOMEM).to_string_lossy().into_owned()),
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_result_error_toobig(ctx: *mut Context) {
+    set_error(
+        ctx,
+        rc::TOOBIG,
+        Some(errstr(rc::TOOBIG).to_string_lossy().into_owned()),
+    )
+}
