@@ -235,3 +235,43 @@ fn definitions_belong_to_their_connection_and_go_with_it() {
         "dropped with the connection"
     );
 }
+
+/// regexp(pattern, text): true when `text` contains `pattern` (a plain substring here).
+struct Contains;
+
+impl UserScalar for Contains {
+    fn call(&self, args: &[SqlValue]) -> SqlResult<SqlValue> {
+        let text = |v: &SqlValue| v.to_text_or_empty().into_owned();
+        Ok(SqlValue::Integer(i64::from(
+            text(&args[1]).contains(&text(&args[0])),
+        )))
+    }
+}
+
+/// `x REGEXP y` calls the application's regexp(y, x), as SQLite's does (and NOT REGEXP
+/// negates it); without one it is "no such function: regexp" when the statement is
+/// prepared, before its operands are resolved.
+#[test]
+fn regexp_operator_calls_the_applications_regexp() {
+    let c = Connection::open(":memory:").expect("open");
+    let err = c
+        .prepare("SELECT nosuch REGEXP 'a'")
+        .err()
+        .expect("no regexp yet");
+    assert_eq!(err.message, "no such function: regexp");
+    c.create_function(
+        "regexp",
+        Some(2),
+        true,
+        Some(UserImpl::Scalar(Arc::new(Contains))),
+    )
+    .expect("regexp");
+    assert_eq!(
+        rows(
+            &c,
+            "SELECT 'abc' REGEXP 'b', 'abc' REGEXP 'x', 'abc' NOT REGEXP 'x', NULL REGEXP 'a'"
+        )
+        .expect("rows"),
+        vec![vec![int(1), int(0), int(1), int(0)]]
+    );
+}

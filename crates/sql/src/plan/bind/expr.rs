@@ -179,8 +179,20 @@ impl<'s> Binder<'s> {
             } => {
                 if *op == LikeOp::Regexp {
                     // `x REGEXP y` is the function regexp(y, x), which SQLite looks up
-                    // before it resolves the operands; none is built in.
-                    func::lookup("regexp", 2)?;
+                    // before it resolves the operands: none is built in, an application
+                    // may define one (`Connection::create_function`).
+                    let def = func::lookup("regexp", 2)?;
+                    let x = self.expr(lhs)?.e;
+                    let y = self.expr(rhs)?.e;
+                    let call = CExpr::Func {
+                        def: FnRef(def),
+                        args: vec![y, x],
+                        coll: Collation::Binary,
+                    };
+                    return Ok(Bound::plain(match *not {
+                        true => CExpr::Unary(UnaryOp::Not, Box::new(call)),
+                        false => call,
+                    }));
                 }
                 let l = self.expr(lhs)?.e;
                 let r = self.expr(rhs)?.e;
