@@ -423,9 +423,9 @@ impl Shard {
 }
 
 /// A value on cache lines of its own (128 bytes: CPUs fetch lines in adjacent pairs).
-#[derive(Debug)]
+#[derive(Debug, Default)]
 #[repr(align(128))]
-struct OwnLines<T>(T);
+pub(super) struct OwnLines<T>(pub(super) T);
 
 impl<T> std::ops::Deref for OwnLines<T> {
     type Target = T;

@@ -66,6 +66,15 @@
 //!   changed since (`PageWrite` calls drop it). Under the lock remain taking the log mutex
 //!   and the publication; the sealing (salt and chained checksum, which a round's switch
 //!   can change) and the `write` follow under the log mutex alone (L1).
+//! - K6. No commit writes a cache line that the other threads' commits only read: the
+//!   writer lock, the log and sync mutexes, `writers_in_progress` and the per-commit
+//!   counters (`CommitCounts`) each sit on lines of their own (`OwnLines`), away from the
+//!   fields every page access and `check_writable` load (`page_size`, `db`, `poisoned`).
+//!   And a write view holds `Inner` through its snapshot's `Arc` alone: its place in
+//!   `writers_in_progress` (`InProgress`) and its writer lock (`HeldWriter`) are given
+//!   back through that `Arc` by the view's `Drop`, and its methods borrow it rather than
+//!   clone it. Every clone and drop of that `Arc` is a write to the one reference count
+//!   all threads share.
 //! - L1. Commits enter the log mutex in sequence-number order: a committer takes it while
 //!   it still holds the writer lock, and the next committer can take it only after taking
 //!   the writer lock that one releases. It holds it from its publication (step 3) to the
@@ -98,7 +107,7 @@ mod saved;
 mod thread_memo;
 mod writer_lock;
 
-use cache::Cache;
+use cache::{Cache, OwnLines};
 use checkpoint::Logs;
 pub use checkpoint::{CheckpointMode, CheckpointOutcome, CheckpointRound};
 use group_commit::{Rounds, SyncState, Written};
@@ -255,19 +264,20 @@ struct Inner {
     poisoned: AtomicBool,
     /// Sharded; locks of its own (cache C7, C8).
     cache: Cache,
-    writer: WriterLock,
+    /// K6: on lines of its own, as `log`, `sync`, `writers_in_progress` and `counts`.
+    writer: OwnLines<WriterLock>,
     /// `None` for read-only databases. Held by a committer from its publication to the end
     /// of its frame's write (L1), by the full checkpoint, and by a background round for its
     /// switch (B6) and its end (K1).
-    log: Mutex<Option<Logs>>,
-    sync: Mutex<SyncState>,
+    log: OwnLines<Mutex<Option<Logs>>>,
+    sync: OwnLines<Mutex<SyncState>>,
     /// `SyncState::synced_seq`, readable without the mutex (group_commit.rs G3).
     synced_atomic: AtomicU64,
     /// The futex words group-commit sleepers wait on (group_commit.rs G3).
     rounds: Rounds,
     /// Write views that may still append a frame: created and neither committed (frame
     /// written) nor dropped. A gathering leader counts on their frames (group_commit.rs G5).
-    writers_in_progress: AtomicU64,
+    writers_in_progress: OwnLines<AtomicU64>,
     /// Recent log fsync time, µs (moving average of the leaders' fsyncs): bounds the wait.
     log_sync_us_avg: AtomicU64,
     /// `Backend::history`: one per file, as this `Inner` (O1).
@@ -283,7 +293,8 @@ struct Inner {
     ckpt_cv: Condvar,
     /// The checkpointer thread's signal; unset when rounds run inline.
     wake: OnceLock<Arc<(Mutex<Wake>, Condvar)>>,
-    commits: AtomicU64,
+    /// Commits and writer-lock holds (K6).
+    counts: OwnLines<CommitCounts>,
     /// The highest commit made under `Normal` or `Full` (its own mode, else the
     /// database's); set under the log mutex before the commit is published (B8).
     strict_commit_seq: AtomicU64,
@@ -295,8 +306,6 @@ struct Inner {
     commit_syncs: AtomicU64,
     checkpoints: AtomicU64,
     relaxed_checkpoints: AtomicU64,
-    writer_held_ns: AtomicU64,
-    writer_holds: AtomicU64,
     checkpoint_pages: AtomicU64,
     checkpoint_us: AtomicU64,
     checkpoint_max_us: AtomicU64,
@@ -313,6 +322,15 @@ struct Inner {
     /// Released at close, before this struct may be freed (the checkpointer thread can hold
     /// it a moment longer), so a reopen in this process can take it again.
     process_lock: Mutex<Option<ProcessLock>>,
+}
+
+/// What every commit adds to (`PagerStats::commits`, `writer_lock_held_ns`,
+/// `writer_lock_holds`): written by the lock holder, together (K6).
+#[derive(Default)]
+struct CommitCounts {
+    commits: AtomicU64,
+    writer_held_ns: AtomicU64,
+    writer_holds: AtomicU64,
 }
 
 /// A mutex whose data stays consistent even if a holder panicked: every critical section
@@ -464,7 +482,7 @@ impl FileBackend {
         let (writer_wakes, writer_handoffs) = i.writer.wakes();
         let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
         PagerStats {
-            commits: load(&i.commits),
+            commits: load(&i.counts.commits),
             commit_syncs: load(&i.commit_syncs),
             log_sync_us: load(&i.log_sync_us),
             checkpoints: load(&i.checkpoints),
@@ -486,8 +504,8 @@ impl FileBackend {
             cache_pages_max,
             cache_versions,
             dirty_pages,
-            writer_lock_held_ns: self.inner.writer_held_ns.load(Ordering::Relaxed),
-            writer_lock_holds: self.inner.writer_holds.load(Ordering::Relaxed),
+            writer_lock_held_ns: load(&i.counts.writer_held_ns),
+            writer_lock_holds: load(&i.counts.writer_holds),
             gathers: load(&i.gathers),
             gather_us: load(&i.gather_us),
             gather_handoffs: load(&i.gather_handoffs),
@@ -695,12 +713,12 @@ fn open_inner(
         poison: Mutex::new(None),
         poisoned: AtomicBool::new(false),
         cache,
-        writer: WriterLock::default(),
-        log: Mutex::new(None),
-        sync: Mutex::new(SyncState::new(committed_seq)),
+        writer: OwnLines(WriterLock::default()),
+        log: OwnLines(Mutex::new(None)),
+        sync: OwnLines(Mutex::new(SyncState::new(committed_seq))),
         synced_atomic: AtomicU64::new(committed_seq),
         rounds: Rounds::default(),
-        writers_in_progress: AtomicU64::new(0),
+        writers_in_progress: OwnLines(AtomicU64::new(0)),
         log_sync_us_avg: AtomicU64::new(0),
         history: Arc::default(),
         log_sync_us: AtomicU64::new(0),
@@ -710,11 +728,9 @@ fn open_inner(
         ckpt_busy: Mutex::new(false),
         ckpt_cv: Condvar::new(),
         wake: OnceLock::new(),
-        commits: AtomicU64::new(0),
+        counts: OwnLines::default(),
         commit_syncs: AtomicU64::new(0),
         checkpoints: AtomicU64::new(0),
-        writer_held_ns: AtomicU64::new(0),
-        writer_holds: AtomicU64::new(0),
         checkpoint_pages: AtomicU64::new(0),
         checkpoint_us: AtomicU64::new(0),
         checkpoint_max_us: AtomicU64::new(0),
@@ -825,8 +841,18 @@ impl Inner {
         Ok(())
     }
 
-    /// Takes the writer lock, waiting up to `timeout` (writer_lock.rs).
+    /// Takes the writer lock, waiting up to `timeout` (writer_lock.rs), released on drop.
     fn acquire_writer(self: &Arc<Self>, timeout: Duration) -> Result<WriterGuard> {
+        let held = self.acquire_held(timeout)?;
+        Ok(WriterGuard {
+            inner: Arc::clone(self),
+            held: Some(held),
+        })
+    }
+
+    /// Takes the writer lock, waiting up to `timeout` (writer_lock.rs), for a write view,
+    /// which releases it through its own `Arc` (K6).
+    fn acquire_held(&self, timeout: Duration) -> Result<HeldWriter> {
         let start = Instant::now();
         let got = self.writer.acquire(start + timeout);
         if got != Some(false) {
@@ -838,8 +864,7 @@ impl Inner {
                 reason: "another write transaction is active".into(),
             });
         }
-        Ok(WriterGuard {
-            inner: Arc::clone(self),
+        Ok(HeldWriter {
             since: Instant::now(),
             leaves: false,
         })
@@ -965,50 +990,59 @@ impl Inner {
 }
 
 /// A write view's place in `Inner::writers_in_progress`, given back once its frame is
-/// written or when the view goes.
+/// written or when the view goes (`FileWriteView`'s `Drop`). Holds no `Arc` (K6).
 struct InProgress {
-    inner: Option<Arc<Inner>>,
+    counted: bool,
 }
 
 impl InProgress {
-    fn new(inner: &Arc<Inner>) -> InProgress {
+    fn new(inner: &Inner) -> InProgress {
         inner.writers_in_progress.fetch_add(1, Ordering::AcqRel);
-        InProgress {
-            inner: Some(Arc::clone(inner)),
-        }
+        InProgress { counted: true }
     }
 
-    fn release(&mut self) {
-        if let Some(inner) = self.inner.take() {
+    fn release(&mut self, inner: &Inner) {
+        if std::mem::take(&mut self.counted) {
             inner.writers_in_progress.fetch_sub(1, Ordering::AcqRel);
         }
     }
 }
 
-impl Drop for InProgress {
-    fn drop(&mut self) {
-        self.release();
-    }
-}
-
-/// The writer lock, released on drop.
-struct WriterGuard {
-    inner: Arc<Inner>,
+/// The writer lock, held: released by `release`, which a `WriterGuard`'s drop and a
+/// `FileWriteView`'s call (K6). It has no `Drop` of its own: an owner that forgets to
+/// release it leaves the lock taken.
+struct HeldWriter {
     /// When the lock was taken (`PagerStats::writer_lock_held_ns`).
     since: Instant,
     /// The holder goes on to a durability wait once it lets the lock go (writer_lock.rs W8).
     leaves: bool,
 }
 
-impl Drop for WriterGuard {
-    fn drop(&mut self) {
+impl HeldWriter {
+    fn release(self, inner: &Inner) {
         let held = self.since.elapsed();
         let held_ns = u64::try_from(held.as_nanos()).unwrap_or(u64::MAX);
-        self.inner
+        inner
+            .counts
             .writer_held_ns
             .fetch_add(held_ns, Ordering::Relaxed);
-        self.inner.writer_holds.fetch_add(1, Ordering::Relaxed);
-        self.inner.writer.release(held, self.leaves);
+        inner.counts.writer_holds.fetch_add(1, Ordering::Relaxed);
+        inner.writer.release(held, self.leaves);
+    }
+}
+
+/// The writer lock, released on drop.
+struct WriterGuard {
+    inner: Arc<Inner>,
+    /// `None` only during the drop.
+    held: Option<HeldWriter>,
+}
+
+impl Drop for WriterGuard {
+    fn drop(&mut self) {
+        if let Some(held) = self.held.take() {
+            held.release(&self.inner);
+        }
     }
 }
 
@@ -1084,7 +1118,8 @@ struct FileWriteView {
     snap: SnapshotGuard,
     /// Counts this view in `Inner::writers_in_progress` until its frame is written.
     in_progress: InProgress,
-    writer: Option<WriterGuard>,
+    /// Given back by `release_writer` or the drop (K6).
+    writer: Option<HeldWriter>,
     page_count: u32,
     /// Private copies (P2); `Arc` so `page()` can hand them out and `page_mut` copies on
     /// write only when a reader of this view still holds one.
@@ -1103,9 +1138,25 @@ struct FileWriteView {
     saved: saved::SavedMemo,
 }
 
+impl Drop for FileWriteView {
+    /// The writer lock and the place in `writers_in_progress` go through the snapshot's
+    /// `Arc` (K6); the snapshot's own release follows, with the fields.
+    fn drop(&mut self) {
+        self.release_writer();
+        self.in_progress.release(&self.snap.inner);
+    }
+}
+
 impl FileWriteView {
     fn inner(&self) -> &Arc<Inner> {
         &self.snap.inner
+    }
+
+    /// Releases the writer lock, if the view holds it.
+    fn release_writer(&mut self) {
+        if let Some(w) = self.writer.take() {
+            w.release(&self.snap.inner);
+        }
     }
 
     /// Page `pgno` as the view's snapshot sees it, fetched once per view (memo.rs M1, M2).
@@ -1130,7 +1181,6 @@ impl FileWriteView {
     /// result is the same under the writer lock as outside it as long as no commit followed
     /// the snapshot (K5), and running it again gives the same.
     fn prepare(&mut self) -> Result<Option<Prepared>> {
-        let inner = Arc::clone(self.inner());
         let base_count = self.snap.page_count;
         if self.private.is_empty() && self.page_count == base_count {
             return Ok(None);
@@ -1159,6 +1209,7 @@ impl FileWriteView {
             }
         }
         // Step 2: diff against the base images (F3), straight into the frame.
+        let inner = &*self.snap.inner;
         let mut frame =
             FrameBuilder::new(buffers::take_frame(), seq, self.page_count, inner.page_size);
         let mut publish = Vec::new();
@@ -1209,12 +1260,13 @@ impl FileWriteView {
                 "a detached write view cannot commit without the writer lock",
             ));
         }
-        let inner = Arc::clone(self.inner());
-        inner.check_writable()?;
+        self.inner().check_writable()?;
         let prepared = match self.prepared.take() {
             Some(p) if p.snapshot_seq == self.snap.seq => Some(p),
             _ => self.prepare()?,
         };
+        // Borrowed, not cloned (K6): only fields other than the snapshot's `Arc` change below.
+        let inner = &self.snap.inner;
         let Some(mut prepared) = prepared else {
             return Ok(());
         };
@@ -1258,7 +1310,9 @@ impl FileWriteView {
             w.leaves = mode == Synchronous::Full;
         }
         if mode == Synchronous::Full || self.footprint.is_some() {
-            self.writer = None;
+            if let Some(w) = self.writer.take() {
+                w.release(inner);
+            }
         }
         // Step 5: seal and append the frame, then record it written, before the log mutex
         // goes. A failed write poisons the backend (D2) while the mutex is still held, so
@@ -1270,14 +1324,16 @@ impl FileWriteView {
             return Err(e);
         }
         buffers::recycle_frame(frame);
-        self.in_progress.release();
+        self.in_progress.release(inner);
         let written = inner.note_written(seq, mode == Synchronous::Full);
-        inner.commits.fetch_add(1, Ordering::Relaxed);
+        inner.counts.commits.fetch_add(1, Ordering::Relaxed);
         // Step 6: ask for a background checkpoint (B6: the commit never waits for it).
         let need = inner.past_threshold(logs.active.frames_bytes());
         drop(log_guard);
         // Step 4 for a looping lock holder (L2), if not done above.
-        self.writer = None;
+        if let Some(w) = self.writer.take() {
+            w.release(inner);
+        }
         // G6: a round handed over is synced before anything else delays its fsync.
         let led = match written {
             Written::Nothing => None,
@@ -1511,10 +1567,9 @@ impl WriteView for FileWriteView {
         if self.writer.is_some() {
             return Ok(true);
         }
-        let inner = Arc::clone(self.inner());
-        inner.check_writable()?;
+        self.inner().check_writable()?;
         // K5: steps 1–2 outside the lock; kept only if the snapshot is still the latest.
-        if inner.cache.committed_seq() != self.snap.seq {
+        if self.inner().cache.committed_seq() != self.snap.seq {
             // A frame prepared before a `Busy` is as stale (see below).
             self.prepared = None;
             return Ok(false);
@@ -1522,10 +1577,11 @@ impl WriteView for FileWriteView {
         if self.prepared.is_none() {
             self.prepared = self.prepare()?;
         }
-        let writer = inner.acquire_writer(busy_timeout)?;
-        inner.check_writable()?;
+        // Held by the view at once, so an error below releases it (the view's drop, K6).
+        self.writer = Some(self.inner().acquire_held(busy_timeout)?);
+        self.inner().check_writable()?;
         // The latest committed sequence number; stable while the writer lock is held.
-        if inner.cache.committed_seq() != self.snap.seq {
+        if self.inner().cache.committed_seq() != self.snap.seq {
             // The snapshot is stale for good, so the prepared frame can never be written:
             // its buffer goes back to this thread now (buffers.rs U4) for the view the
             // caller rebases onto, which prepares next. (Measured: kept until this view was
@@ -1533,11 +1589,10 @@ impl WriteView for FileWriteView {
             // allocate: 0.27 → 0.02 samples per 1,000 commits, `prepare` 0.78 → 0.48,
             // bdb_update --threads 2 --begin concurrent, perf.) The lock goes first: the
             // drop is no part of its hold.
-            drop(writer);
+            self.release_writer();
             self.prepared = None;
             return Ok(false);
         }
-        self.writer = Some(writer);
         Ok(true)
     }
 }
@@ -1559,9 +1614,12 @@ impl Backend for FileBackend {
 
     fn begin_write(&self, busy_timeout: Duration) -> Result<Box<dyn WriteView>> {
         self.inner.check_writable()?;
-        let writer = self.inner.acquire_writer(busy_timeout)?;
+        let writer = self.inner.acquire_held(busy_timeout)?;
         // Re-checked under the lock: the previous writer may have failed an fsync (D2).
-        self.inner.check_writable()?;
+        if let Err(e) = self.inner.check_writable() {
+            writer.release(&self.inner);
+            return Err(e);
+        }
         let snap = self.inner.register_snapshot();
         let page_count = snap.page_count;
         Ok(Box::new(FileWriteView {
@@ -1607,10 +1665,14 @@ impl Backend for FileBackend {
     ) -> Result<Box<dyn WriteView>> {
         let seq = read.snapshot_seq();
         self.inner.check_writable()?;
-        let writer = self.inner.acquire_writer(busy_timeout)?;
-        self.inner.check_writable()?;
+        let writer = self.inner.acquire_held(busy_timeout)?;
+        if let Err(e) = self.inner.check_writable() {
+            writer.release(&self.inner);
+            return Err(e);
+        }
         let snap = self.inner.register_snapshot();
         if snap.seq != seq {
+            writer.release(&self.inner);
             return Err(StorageError::BusySnapshot {
                 reason: format!(
                     "snapshot {seq} is older than the latest commit {}",
