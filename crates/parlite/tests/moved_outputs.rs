@@ -8,9 +8,10 @@
 //! across the later source's rows), LEFT/RIGHT/FULL JOIN rows without a match, rows written
 //! before an ALTER TABLE ADD COLUMN (the default filled in), a WITHOUT ROWID table, a
 //! covering index, DISTINCT, a subquery in FROM, full scans whose WHERE runs inside the
-//! scan; TEXT of one length with different bytes (two-byte UTF-8 among them) so a stale
-//! buffer shows; the statements reused across the connection's and another connection's
-//! writes and resets after the first row.
+//! scan, an index walk with a WHERE term its bound does not imply; TEXT of one length with
+//! different bytes (two-byte UTF-8 among them) so a stale buffer shows; the statements
+//! reused across the connection's and another connection's writes and resets after the
+//! first row.
 
 mod common;
 
@@ -35,6 +36,13 @@ const ADD_COLUMN: &str = "ALTER TABLE t ADD COLUMN e TEXT DEFAULT 'dflt-é'";
 const QUERIES: &[(&str, bool)] = &[
     (
         "SELECT * FROM t WHERE substr(c,1,3)>=?1 ORDER BY substr(c,1,3) LIMIT 10",
+        true,
+    ),
+    // One term the walk's bound implies and one it does not (`join_level`'s
+    // `all_implied`).
+    (
+        "SELECT * FROM t WHERE substr(c,1,3)>=?1 AND length(b) > 4 \
+         ORDER BY substr(c,1,3) LIMIT 10",
         true,
     ),
     ("SELECT e, c, b, a, d FROM t WHERE a>=?1 LIMIT 15", true),
