@@ -682,12 +682,12 @@ mod tests {
             utf8("héllo wörld, ünïcode".as_bytes()),
             Some("héllo wörld, ünïcode")
         );
-        let mut bad = long.clone().into_bytes();
+        // Each kind alone in otherwise ASCII text, at a different offset.
         for (i, junk) in [&[0xff][..], &[0x80], &[0xc3], &[0xc0, 0xaf]]
             .iter()
             .enumerate()
         {
-            bad.truncate(long.len());
+            let mut bad = long.clone().into_bytes();
             bad.splice(7 * i..7 * i, junk.iter().copied());
             assert_eq!(utf8(&bad), None, "{junk:02x?} at {}", 7 * i);
         }

@@ -13,7 +13,7 @@ impl Exec<'_> {
     /// Invariant E1: every row of the last source is written into all of that source's
     /// slots before it is emitted (its candidates' `next_into`/`next_match`, the NULL row
     /// of an outer join, a RIGHT or FULL JOIN's leftover), so `emit` may take the values
-    /// out of those slots (`Exec::move_outputs`); the slots of earlier sources stay bound
+    /// out of those slots (`select::move_outputs`); the slots of earlier sources stay bound
     /// across the rows of the later ones and must be left in place.
     ///
     /// RIGHT and FULL JOIN follow SQLite (where.c, "RIGHT JOIN"): in the loop, a right source
