@@ -179,6 +179,47 @@ pub struct KeptWalk {
 /// At most this many walks are kept per execution (one per join level is the need).
 pub(crate) const KEPT_WALKS_MAX: usize = 8;
 
+/// Whether `run_core_capped` may move its outputs out of the combined row
+/// (`move_outputs`) instead of copying them: every output is a column of the last source,
+/// whose slots each of its rows writes anew (join.rs E1), and none is output twice, so no
+/// output or later reader finds a slot it emptied.
+fn outputs_movable(core: &CorePlan) -> bool {
+    let Some(last) = core.sources.last() else {
+        return false;
+    };
+    let mut seen: u64 = 0;
+    core.outputs.iter().all(|e| match e {
+        CExpr::Col { level: 0, idx } if *idx >= last.start && *idx - last.start < 64 => {
+            let bit = 1u64 << (*idx - last.start);
+            let first = seen & bit == 0;
+            seen |= bit;
+            first && *idx < last.start + last.width
+        }
+        _ => false,
+    })
+}
+
+/// A result row of `outputs_movable` outputs, each value moved out of the combined row
+/// `row`: swapped with the value a recycled row `o` holds there (whose TEXT or BLOB buffer
+/// the scan then decodes its next row into, `txnstore::owned_into`), or taken. It was a
+/// second copy of every TEXT and BLOB (page → slot → result row); hc_mixed's 10-row scan
+/// copied 2.6 KiB and checked two buffers a row this way (BENCHMARKS.md "hcscan6").
+fn move_outputs(outputs: &[CExpr], row: &mut [Value], o: &mut Row) {
+    for (i, e) in outputs.iter().enumerate() {
+        let from = match e {
+            CExpr::Col { level: 0, idx } => row.get_mut(*idx),
+            _ => None,
+        };
+        match (o.get_mut(i), from) {
+            (Some(slot), Some(v)) => std::mem::swap(slot, v),
+            (None, Some(v)) => o.push(std::mem::take(v)),
+            // Not reached: `outputs_movable` admits columns of the row only.
+            (Some(slot), None) => *slot = Value::Null,
+            (None, None) => o.push(Value::Null),
+        }
+    }
+}
+
 /// Combined rows up to this many positions are kept on the stack (`run_core_capped`).
 const ROW_INLINE: usize = 16;
 
@@ -466,7 +507,7 @@ impl<'a> Exec<'a> {
         let nvis = core.outputs.len();
         let mut top = topn::TopN::new(n, keys);
         let mut row = vec![Value::Null; core.width];
-        self.scan_level(core, 0, &mut row, parent, &mut |r: &[Value]| {
+        self.scan_level(core, 0, &mut row, parent, &mut |r: &mut [Value]| {
             let fr = Frame::new(r, parent);
             let mut o = top.take_buffer(nvis);
             for e in &core.outputs {
@@ -525,7 +566,7 @@ impl<'a> Exec<'a> {
                 !core.windows.is_empty() || core.outputs.iter().chain(&core.having).any(reads_row);
             let mut args: Vec<Value> = Vec::new();
             let mut row = vec![Value::Null; core.width];
-            let scanned = self.scan_level(core, 0, &mut row, parent, &mut |r: &[Value]| {
+            let scanned = self.scan_level(core, 0, &mut row, parent, &mut |r: &mut [Value]| {
                 let fr = Frame::new(r, parent);
                 let g = if core.group_by.is_empty() {
                     if single.is_none() {
@@ -685,17 +726,22 @@ impl<'a> Exec<'a> {
             // A LIMIT's rows are known up front (hc_mixed's LIMIT 10 grew the vector three
             // times per statement, ~1.3k instructions); 64 bounds what an unreached cap holds.
             out.reserve(cap.unwrap_or(0).min(64));
-            let scanned = self.scan_level(core, 0, row, parent, &mut |r: &[Value]| {
+            let movable = outputs_movable(core);
+            let scanned = self.scan_level(core, 0, row, parent, &mut |r: &mut [Value]| {
                 if windowed {
                     pending.push((r.to_vec(), Vec::new()));
                     return Ok(());
                 }
-                let fr = Frame::new(r, parent);
                 let mut o = self.result_row(nvis);
-                for (i, e) in core.outputs.iter().enumerate() {
-                    match o.get_mut(i) {
-                        Some(slot) => self.output_into(e, &fr, slot)?,
-                        None => o.push(self.output_value(e, &fr)?),
+                if movable {
+                    move_outputs(&core.outputs, r, &mut o);
+                } else {
+                    let fr = Frame::new(r, parent);
+                    for (i, e) in core.outputs.iter().enumerate() {
+                        match o.get_mut(i) {
+                            Some(slot) => self.output_into(e, &fr, slot)?,
+                            None => o.push(self.output_value(e, &fr)?),
+                        }
                     }
                 }
                 out.push(o);

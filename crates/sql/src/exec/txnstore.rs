@@ -257,7 +257,7 @@ fn owned_into(r: ValueRef<'_>, slot: &mut Value) {
         (ValueRef::Blob(b), Value::Blob(old)) => value::refill_blob(old, b),
         // Validated only for a buffer it can go into: `owned` validates it otherwise.
         (ValueRef::Text(b), Value::Text(old)) if value::refillable(old, b.len()) => {
-            std::str::from_utf8(b).is_ok_and(|s| value::refill_text(old, s))
+            value::utf8(b).is_some_and(|s| value::refill_text(old, s))
         }
         _ => false,
     };

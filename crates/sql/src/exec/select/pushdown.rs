@@ -146,7 +146,7 @@ impl Exec<'_> {
         i: usize,
         row: &mut [Value],
         parent: Option<&Frame>,
-        emit: &mut dyn FnMut(&[Value]) -> Result<()>,
+        emit: &mut dyn FnMut(&mut [Value]) -> Result<()>,
         matched: &mut Vec<Vec<bool>>,
         mut candidates: Candidates<'_>,
         early: &[bool],
