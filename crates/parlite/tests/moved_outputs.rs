@@ -88,18 +88,6 @@ const QUERIES: &[(&str, bool)] = &[
 ];
 
 impl Rng {
-    /// Text of exactly `n` bytes over an alphabet with a two-byte character.
-    fn text_of(&mut self, n: usize) -> String {
-        let mut s = String::new();
-        while s.len() < n {
-            match (self.below(5), n - s.len()) {
-                (0, 2..) => s.push('é'),
-                (k, _) => s.push(char::from(b"ab01"[k as usize % 4])),
-            }
-        }
-        s
-    }
-
     /// Mostly 10 bytes (buffers handed back and forth keep their length), sometimes
     /// another length or NULL.
     fn text_value(&mut self) -> String {

@@ -41,18 +41,6 @@ const QUERIES: &[&str] = &[
 ];
 
 impl Rng {
-    /// Text of exactly `n` bytes over an alphabet with a two-byte character.
-    fn fixed_text(&mut self, n: usize) -> String {
-        let mut s = String::new();
-        while s.len() < n {
-            match (self.below(5), n - s.len()) {
-                (0, 2..) => s.push('é'),
-                (k, _) => s.push(char::from(b"ab01"[k as usize % 4])),
-            }
-        }
-        s
-    }
-
     /// Mostly 12 bytes (the buffers are overwritten in place), sometimes another length.
     fn c_value(&mut self) -> String {
         let n = match self.below(10) {
@@ -61,7 +49,7 @@ impl Rng {
             2 => 1100 + self.below(200) as usize,
             _ => 12,
         };
-        format!("'{}'", self.fixed_text(n))
+        format!("'{}'", self.text_of(n))
     }
 
     /// Mostly 6 bytes of different content, sometimes another length or over 1 KiB.
@@ -81,13 +69,13 @@ impl Rng {
             1 => format!("{}", self.below(50)),
             2 => format!("{}.5", self.below(50)),
             3 => format!("x'{:04x}'", self.below(65536)),
-            _ => format!("'{}'", self.fixed_text(4)),
+            _ => format!("'{}'", self.text_of(4)),
         }
     }
 
     fn bound(&mut self) -> Value {
         match self.below(6) {
-            0 => Value::Text(self.fixed_text(2)),
+            0 => Value::Text(self.text_of(2)),
             1 => Value::Text(String::new()),
             2 => Value::Real(self.below(50) as f64),
             _ => Value::Integer(self.below(140) as i64),

@@ -389,6 +389,18 @@ impl Rng {
     pub fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
+
+    /// Text of exactly `n` bytes over an alphabet with a two-byte character.
+    pub fn text_of(&mut self, n: usize) -> String {
+        let mut s = String::new();
+        while s.len() < n {
+            match (self.below(5), n - s.len()) {
+                (0, 2..) => s.push('é'),
+                (k, _) => s.push(char::from(b"ab01"[k as usize % 4])),
+            }
+        }
+        s
+    }
 }
 
 /// The one statement `sql` prepares to, for tests that reuse prepared statements.
