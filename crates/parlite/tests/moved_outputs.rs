@@ -16,7 +16,7 @@
 mod common;
 
 use common::{prepare_one, sqlite_rows_of, Rng};
-use parlite::{Statement, Value, ValueRef};
+use parlite::{Statement, Value};
 
 const SETUP: &str = "
     PRAGMA page_size=1024;
@@ -165,29 +165,6 @@ fn write_sql(rng: &mut Rng) -> String {
     }
 }
 
-/// Every row of `st` for `bind`, read borrowed (`column_ref`) or copied (`column`).
-fn parlite_rows(st: &mut Statement, bind: &Value, borrowed: bool) -> Vec<Vec<Value>> {
-    st.bind(1, bind.clone()).expect("bind");
-    let mut out = Vec::new();
-    while st.step().expect("step") {
-        let row = (0..st.column_count())
-            .map(|i| match borrowed {
-                false => st.column(i),
-                true => match st.column_ref(i).expect("column_ref") {
-                    ValueRef::Null => Value::Null,
-                    ValueRef::Integer(n) => Value::Integer(n),
-                    ValueRef::Real(f) => Value::Real(f),
-                    ValueRef::Text(s) => Value::Text(s.to_string()),
-                    ValueRef::Blob(b) => Value::Blob(b.to_vec()),
-                },
-            })
-            .collect();
-        out.push(row);
-    }
-    st.reset();
-    out
-}
-
 /// Rows in a canonical order, for a query whose order SQL leaves open.
 fn sorted(mut rows: Vec<Vec<Value>>) -> Vec<Vec<Value>> {
     rows.sort_by_cached_key(|r| format!("{r:?}"));
@@ -197,7 +174,7 @@ fn sorted(mut rows: Vec<Vec<Value>>) -> Vec<Vec<Value>> {
 fn run_query(rng: &mut Rng, ps: &mut [Statement], ss: &mut [rusqlite::Statement], ctx: &str) {
     let q = rng.below(QUERIES.len() as u64) as usize;
     let bind = rng.bound();
-    let mut got = parlite_rows(&mut ps[q], &bind, rng.below(2) == 0);
+    let mut got = common::rows_read(&mut ps[q], &bind, rng.below(2) == 0);
     let mut want = sqlite_rows_of(&mut ss[q], std::slice::from_ref(&bind));
     if !QUERIES[q].1 {
         (got, want) = (sorted(got), sorted(want));

@@ -14,7 +14,7 @@
 mod common;
 
 use common::{prepare_one, sqlite_rows_of, Rng};
-use parlite::{Statement, Value, ValueRef};
+use parlite::{Statement, Value};
 
 const SETUP: &str = "
     PRAGMA page_size=1024;
@@ -103,34 +103,10 @@ fn write_sql(rng: &mut Rng) -> String {
     }
 }
 
-/// Every row of `st` for `bind`, each column read borrowed (`column_ref`) or copied
-/// (`column`) by turns.
-fn parlite_rows(st: &mut Statement, bind: &Value, borrowed: bool) -> Vec<Vec<Value>> {
-    st.bind(1, bind.clone()).expect("bind");
-    let mut out = Vec::new();
-    while st.step().expect("step") {
-        let row = (0..st.column_count())
-            .map(|i| match borrowed {
-                false => st.column(i),
-                true => match st.column_ref(i).expect("column_ref") {
-                    ValueRef::Null => Value::Null,
-                    ValueRef::Integer(n) => Value::Integer(n),
-                    ValueRef::Real(f) => Value::Real(f),
-                    ValueRef::Text(s) => Value::Text(s.to_string()),
-                    ValueRef::Blob(b) => Value::Blob(b.to_vec()),
-                },
-            })
-            .collect();
-        out.push(row);
-    }
-    st.reset();
-    out
-}
-
 fn run_query(rng: &mut Rng, ps: &mut [Statement], ss: &mut [rusqlite::Statement], ctx: &str) {
     let q = rng.below(QUERIES.len() as u64) as usize;
     let bind = rng.bound();
-    let got = parlite_rows(&mut ps[q], &bind, rng.below(2) == 0);
+    let got = common::rows_read(&mut ps[q], &bind, rng.below(2) == 0);
     let want = sqlite_rows_of(&mut ss[q], std::slice::from_ref(&bind));
     assert_eq!(got, want, "{ctx}: {} with {bind:?}", QUERIES[q]);
 }
@@ -220,7 +196,7 @@ fn same_length_values_change_between_executions() {
     let mut s = pair.s1.prepare(sql).unwrap();
     for i in 0..60 {
         let bind = Value::Text(format!("{:06}", (i * 16661) % 1_000_000));
-        let got = parlite_rows(&mut p, &bind, i % 2 == 0);
+        let got = common::rows_read(&mut p, &bind, i % 2 == 0);
         let want = sqlite_rows_of(&mut s, std::slice::from_ref(&bind));
         assert_eq!(got, want, "execution {i} with {bind:?}");
         if i % 10 == 5 {

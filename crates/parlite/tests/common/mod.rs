@@ -422,6 +422,35 @@ pub fn rows_of(st: &mut parlite::Statement, binds: &[parlite::Value]) -> Vec<Vec
     out
 }
 
+/// Every row of `st` for a first parameter `bind`, read borrowed (`column_ref`) or copied
+/// (`column`); the statement is reset after.
+pub fn rows_read(
+    st: &mut parlite::Statement,
+    bind: &parlite::Value,
+    borrowed: bool,
+) -> Vec<Vec<parlite::Value>> {
+    use parlite::{Value, ValueRef};
+    st.bind(1, bind.clone()).expect("bind");
+    let mut out = Vec::new();
+    while st.step().expect("step") {
+        let row = (0..st.column_count())
+            .map(|i| match borrowed {
+                false => st.column(i),
+                true => match st.column_ref(i).expect("column_ref") {
+                    ValueRef::Null => Value::Null,
+                    ValueRef::Integer(n) => Value::Integer(n),
+                    ValueRef::Real(f) => Value::Real(f),
+                    ValueRef::Text(s) => Value::Text(s.to_string()),
+                    ValueRef::Blob(b) => Value::Blob(b.to_vec()),
+                },
+            })
+            .collect();
+        out.push(row);
+    }
+    st.reset();
+    out
+}
+
 /// `rows_of` for a prepared SQLite statement.
 pub fn sqlite_rows_of(
     st: &mut rusqlite::Statement,
