@@ -64,3 +64,35 @@ fn aggregates_where_none_may_stand() {
         "SELECT count(*) FROM t",
     ]);
 }
+
+/// An EXISTS operand's result columns are never computed (select.c codes none for
+/// SRT_Exists), so an outer query's aggregate written there runs where it could not be
+/// computed (the outer query's WHERE or ORDER BY); in the outer query's own result columns
+/// it still makes that query an aggregate one. A compound operand computes its columns.
+#[test]
+fn aggregates_of_outer_queries_in_exists_operands() {
+    check(&[
+        "SELECT 1 FROM t WHERE EXISTS (SELECT count(t.a))",
+        "SELECT a FROM t WHERE EXISTS (SELECT count(t.a) FROM e)",
+        "SELECT a FROM t WHERE NOT EXISTS (SELECT max(t.b) FROM t AS t2 WHERE t2.a > 5)",
+        "SELECT a FROM t WHERE EXISTS (SELECT count(t.a) FROM t AS t2 GROUP BY t2.a)",
+        "SELECT a FROM t WHERE EXISTS (SELECT count(t2.a) + count(t.a) FROM t AS t2)",
+        "SELECT a FROM t WHERE EXISTS (SELECT (SELECT count(t.a)))",
+        "SELECT a FROM t WHERE EXISTS (SELECT count(*), count(t.a) FROM t AS t2)",
+        "SELECT a FROM t ORDER BY EXISTS (SELECT count(t.a)), a",
+        "SELECT a, EXISTS (SELECT count(t.a)) FROM t",
+        "SELECT sum(a) FROM t WHERE EXISTS (SELECT count(t.a))",
+        "UPDATE t SET b = b + 1 WHERE EXISTS (SELECT count(t.a))",
+        "SELECT a, b FROM t ORDER BY a, b",
+        // Computed, so refused as before.
+        "SELECT a FROM t WHERE EXISTS (SELECT count(t.a) UNION SELECT 1)",
+        "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM e WHERE (SELECT count(t.a)))",
+        "SELECT a FROM t WHERE (SELECT count(t.a))",
+        "SELECT a FROM t WHERE t.a = (SELECT count(t.a))",
+        // A subquery's own WHERE: the subquery's error, however the outer query turns out.
+        "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM e WHERE count(t.a))",
+        "SELECT count(*) FROM t WHERE a IN (SELECT 1 FROM e WHERE count(t.a))",
+        "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM e WHERE count(t.a) GROUP BY e.a)",
+        "SELECT a FROM t WHERE EXISTS (SELECT count(t.a) HAVING count(t.a) > 1)",
+    ]);
+}

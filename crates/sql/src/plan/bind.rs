@@ -87,6 +87,21 @@ struct Frame {
     /// before its result columns are known): an error unless this query is an aggregate
     /// one, as SQLite checks the place an aggregate is written (the name as written, `()`).
     outer_agg_here: Option<String>,
+    /// Such an aggregate of an outer query that allows none where this query stands (its
+    /// WHERE): if this query is an aggregate one, SQLite's code generator refuses it
+    /// ("misuse of aggregate: f()"); if not, `outer_agg_here`'s resolve error comes first.
+    outer_agg_unrunnable: Option<String>,
+    /// This query is the operand of EXISTS and not a compound: its result columns are
+    /// never computed (select.c codes no result column for SRT_Exists).
+    exists_operand: bool,
+    /// Its result columns are being bound.
+    binding_outputs: bool,
+    /// Its WHERE is being bound.
+    binding_where: bool,
+    /// The first aggregate written in its WHERE (the name as written, `()`): SQLite
+    /// resolves the WHERE after the result columns, so which error it is depends on them
+    /// (`select_core`).
+    where_agg: Option<String>,
     /// Result aliases usable as a fallback: (lower-case alias, expression).
     aliases: Vec<(String, Expr)>,
     alias_depth: usize,
@@ -143,6 +158,8 @@ pub struct Binder<'s> {
     /// Set by a simple select with LIMIT just before its core is bound (and taken there), so
     /// the access path may favour an index that yields the ORDER BY order.
     order_limit_hint: bool,
+    /// The next query bound is the operand of EXISTS (`Frame::exists_operand`).
+    exists_next: bool,
     /// Set only by ALTER TABLE RENAME: what the names of the tree being bound resolve to.
     pub rename_log: Option<RenameLog>,
 }
@@ -276,6 +293,7 @@ impl<'s> Binder<'s> {
             next_working_id: 0,
             unnamed_sources: 0,
             order_limit_hint: false,
+            exists_next: false,
             rename_log: None,
         }
     }
@@ -393,6 +411,11 @@ impl<'s> Binder<'s> {
         let plan = self.select_in_frame(s);
         let f = self.frames.pop();
         let plan = plan?;
+        // An outer query's aggregate nothing can compute, left by a query that is not a
+        // SELECT core (which raises it at its end).
+        if let Some(name) = f.as_ref().and_then(|f| f.outer_agg_unrunnable.as_ref()) {
+            return err(format!("misuse of aggregate: {name}"));
+        }
         let correlated = f.map(|f| f.correlated).unwrap_or(false);
         Ok(SubPlan {
             plan,
@@ -704,6 +727,10 @@ impl<'s> Binder<'s> {
 
     fn select_body(&mut self, s: &ast::Select) -> Result<SelectPlan> {
         let simple = s.body.compounds.is_empty();
+        let exists_operand = std::mem::take(&mut self.exists_next) && simple;
+        if let Some(f) = self.frames.last_mut() {
+            f.exists_operand = exists_operand;
+        }
         // Sized exactly: a `CorePlan` is ~330 bytes, so the default first growth (four) asked
         // glibc for a block past its per-thread cache, which consolidated its fast bins on
         // every statement (with `Source` below, ~2.5k instructions of a one-shot point
@@ -1063,17 +1090,17 @@ impl<'s> Binder<'s> {
         let mut bound_terms: Vec<(CExpr, usize, usize)> = Vec::with_capacity(where_terms.len());
         // An aggregate in the WHERE: SQLite resolves the WHERE after the result columns, so
         // which error it is depends on them (`where_aggregate` below).
-        let mut where_agg: Option<String> = None;
+        if let Some(f) = self.frames.last_mut() {
+            f.binding_where = true;
+        }
+        let mut bound = Ok(());
         for (t, at) in &where_terms {
             let e = match self.expr(t) {
                 Ok(b) => b.e,
-                Err(e) => match e.to_string().strip_prefix(AGG_MISUSE) {
-                    Some(f) => {
-                        where_agg.get_or_insert_with(|| f.to_string());
-                        continue;
-                    }
-                    None => return Err(e),
-                },
+                Err(e) => {
+                    bound = Err(e);
+                    break;
+                }
             };
             let upto = (*at).min(sources.len().saturating_sub(1));
             let floor = sources
@@ -1082,6 +1109,11 @@ impl<'s> Binder<'s> {
                 .unwrap_or(0);
             bound_terms.push((e, floor, *at));
         }
+        let where_agg = self.frames.last_mut().and_then(|f| {
+            f.binding_where = false;
+            f.where_agg.take()
+        });
+        bound?;
         pragma_arguments_from_terms(&mut sources, &mut bound_terms);
         if sources.len() > 1
             && sources.iter().all(|s| {
@@ -1122,6 +1154,7 @@ impl<'s> Binder<'s> {
         if let Some(f) = self.frames.last_mut() {
             f.agg_allowed = true;
             f.win_allowed = true;
+            f.binding_outputs = true;
         }
         let mut outputs = Vec::new();
         let mut columns = Vec::new();
@@ -1267,6 +1300,7 @@ impl<'s> Binder<'s> {
         }
         if let Some(f) = self.frames.last_mut() {
             f.win_allowed = false;
+            f.binding_outputs = false;
         }
         // SQLite's SF_Aggregate: aggregates in the result columns, or a GROUP BY.
         let agg_query =
@@ -1412,6 +1446,13 @@ impl<'s> Binder<'s> {
             return err("HAVING clause on a non-aggregate query");
         }
         if let Some(f) = where_agg {
+            return err(format!("misuse of aggregate: {f}"));
+        }
+        let unrunnable = self
+            .frames
+            .last_mut()
+            .and_then(|f| f.outer_agg_unrunnable.take());
+        if let Some(f) = unrunnable {
             return err(format!("misuse of aggregate: {f}"));
         }
         // ORDER BY <column of the only table> ... LIMIT: the column (and collation) whose index

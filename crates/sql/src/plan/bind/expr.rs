@@ -426,7 +426,10 @@ impl<'s> Binder<'s> {
                 }))
             }
             Expr::Exists(s) => {
-                let sub = self.subplan(s)?;
+                self.exists_next = true;
+                let sub = self.subplan(s);
+                self.exists_next = false;
+                let sub = sub?;
                 Ok(Bound::plain(CExpr::Exists(Rc::new(sub))))
             }
             Expr::Subquery(s) => {
@@ -604,6 +607,11 @@ impl<'s> Binder<'s> {
                     }
                     return Ok(b);
                 }
+                if let Some(f) = self.frames.last_mut().filter(|f| f.binding_where) {
+                    // Which error depends on the result columns, not bound yet.
+                    f.where_agg.get_or_insert_with(|| format!("{}()", fc.name));
+                    return Ok(Bound::plain(CExpr::Lit(Value::Null)));
+                }
                 return err(format!("{}{}()", super::AGG_MISUSE, fc.name));
             }
             if fc.distinct && args_ast.len() != 1 {
@@ -744,11 +752,20 @@ impl<'s> Binder<'s> {
     /// aggregate out while it reads none of a query's own columns: resolve.c's
     /// sqlite3ReferencesSrcList loop), from there on a reference to that query's value.
     /// That query must allow an aggregate where the subquery stands, else SQLite's code
-    /// generator refuses it ("misuse of aggregate: f()").
+    /// generator refuses it ("misuse of aggregate: f()") — unless it stands in an EXISTS
+    /// operand's result columns, which are never computed: then it is bound as NULL.
     fn outer_aggregate(&mut self, fc: &ast::FunctionCall, k: usize) -> Result<Bound> {
         let at = self.frames.len() - 1 - k;
+        if self.uncoded_outer_aggregate(at) {
+            return Ok(Bound::plain(CExpr::Lit(Value::Null)));
+        }
         if !self.frames[at].agg_allowed {
-            return err(format!("misuse of aggregate: {}()", fc.name));
+            // SQLite's code generator refuses it, once every name is resolved.
+            if let Some(f) = self.frames.last_mut() {
+                f.outer_agg_unrunnable
+                    .get_or_insert_with(|| format!("{}()", fc.name));
+            }
+            return Ok(Bound::plain(CExpr::Lit(Value::Null)));
         }
         let inner = self.frames.split_off(at + 1);
         let r = self.function(fc);
@@ -761,6 +778,17 @@ impl<'s> Binder<'s> {
             f.correlated = true;
         }
         Ok(Bound::plain(CExpr::OuterAgg { level: k, idx }))
+    }
+
+    /// An aggregate of the query at frame `at` written in the result columns of an EXISTS
+    /// operand nested in it, which nothing computes, and which does not make that query an
+    /// aggregate one because it stands outside that query's own result columns (SQLite
+    /// decides SF_Aggregate from the result columns alone, before WHERE and ORDER BY).
+    fn uncoded_outer_aggregate(&self, at: usize) -> bool {
+        let uncoded = self.frames[at + 1..]
+            .iter()
+            .any(|f| f.exists_operand && f.binding_outputs);
+        uncoded && !(self.frames[at].agg_allowed && self.frames[at].binding_outputs)
     }
 
     /// `x IS [NOT] TRUE|FALSE` with the keyword (not a column of that name): SQLite's
