@@ -105,3 +105,23 @@ fn unknown_table_valued_functions() {
         "SELECT * FROM json_each('[1]')",
     ]));
 }
+
+/// A result column's alias names it in WHERE, GROUP BY, HAVING and ORDER BY, never in the
+/// result columns themselves (resolve.c makes the aliases visible after resolving them).
+#[test]
+fn aliases_are_not_visible_to_other_result_columns() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a, b)",
+        "INSERT INTO t VALUES (1, 2), (3, 4)",
+        "SELECT 1 AS x, x + 1",
+        "SELECT a AS x, x FROM t",
+        "SELECT a AS x, (SELECT x) FROM t",
+        "SELECT a AS x, CASE WHEN x THEN 1 END FROM t",
+        "SELECT a AS x, sum(b) OVER (ORDER BY x) FROM t",
+        "SELECT a AS x, max(b) FILTER (WHERE x > 1) FROM t",
+        "SELECT a AS b, b AS a FROM t WHERE a = 1",
+        "SELECT a AS x FROM t WHERE x > 1",
+        "SELECT a + b AS s, count(*) FROM t GROUP BY s HAVING s > 3",
+        "SELECT a AS x, b FROM t ORDER BY x DESC",
+    ]));
+}

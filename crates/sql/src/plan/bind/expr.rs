@@ -1187,8 +1187,9 @@ impl<'s> Binder<'s> {
                     col: Some((level, idx)),
                 });
             }
-            // Result-column aliases of this level (only for the innermost frame).
-            if level == 0 && table.is_none() {
+            // Result-column aliases of this level (only for the innermost frame), never in
+            // the result columns themselves (resolve.c sets NC_UEList after them).
+            if level == 0 && table.is_none() && !self.frames[fi].binding_outputs {
                 let alias = self.frames[fi]
                     .aliases
                     .iter()
