@@ -90,6 +90,12 @@ struct ErrState {
     busy: Option<BusyHandler>,
     progress: Option<ProgressHandler>,
     trace: Option<Tracer>,
+    /// The OS error number behind the last SQLITE_CANTOPEN or SQLITE_IOERR recorded.
+    system_errno: c_int,
+    /// The arguments of the commit and rollback hooks in place (what setting another
+    /// returns).
+    commit_arg: *mut c_void,
+    rollback_arg: *mut c_void,
 }
 
 thread_local! {
@@ -145,6 +151,10 @@ pub struct Db {
     running: AtomicUsize,
     /// The trace callback's event mask (0: none), read without the state lock.
     trace_mask: AtomicU32,
+    /// Every file name `sqlite3_db_filename` returned: valid while the handle lives.
+    filenames: Mutex<Vec<CString>>,
+    /// sqlite3_enable_load_extension's switch.
+    extensions_enabled: AtomicBool,
 }
 
 impl Db {
@@ -222,6 +232,9 @@ impl Db {
     pub(crate) fn fail(&self, code: c_int, message: &str) -> c_int {
         let mut s = lock(&self.state);
         s.code = code;
+        if matches!(code & 0xff, rc::CANTOPEN | rc::IOERR) {
+            s.system_errno = parlite::last_os_error();
+        }
         s.message = Some(c_string(message));
         drop(s);
         self.masked(code)
@@ -335,6 +348,9 @@ fn open(filename: &str, flags: c_int, vfs: Option<&str>) -> Box<Db> {
             busy: None,
             progress: None,
             trace: None,
+            system_errno: 0,
+            commit_arg: ptr::null_mut(),
+            rollback_arg: ptr::null_mut(),
         }),
         err_mask: AtomicI32::new(if flags & OPEN_EXRESCODE != 0 {
             -1
@@ -346,6 +362,8 @@ fn open(filename: &str, flags: c_int, vfs: Option<&str>) -> Box<Db> {
         interrupted: AtomicBool::new(false),
         running: AtomicUsize::new(0),
         trace_mask: AtomicU32::new(0),
+        filenames: Mutex::new(Vec::new()),
+        extensions_enabled: AtomicBool::new(false),
     });
     // SQLite accepts exactly READONLY, READWRITE and READWRITE|CREATE.
     if !matches!(
@@ -823,5 +841,226 @@ pub unsafe extern "C" fn sqlite3_limit(db: *mut Db, id: c_int, new_value: c_int)
             conn.set_limit_attached(new_value as usize);
         }
         current
+    })
+}
+
+/// The file of database `name` of the connection as `PRAGMA database_list` gives it ("" for
+/// TEMP and in-memory databases); None when the connection has no database of that name.
+fn database_file(c: &Connection, name: &str) -> parlite::Result<Option<String>> {
+    let Some((mut st, _)) = c.prepare("PRAGMA database_list")? else {
+        return Ok(None);
+    };
+    while st.step()? {
+        if st
+            .column_ref(1)?
+            .as_str()
+            .is_some_and(|n| n.eq_ignore_ascii_case(name))
+        {
+            return Ok(Some(st.column_ref(2)?.as_str().unwrap_or("").to_string()));
+        }
+    }
+    Ok(None)
+}
+
+/// The absolute path of database `name` (NULL: "main") of the handle, "" for TEMP and
+/// in-memory databases, NULL for a name the handle has no database of. The text lives as
+/// long as the handle.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_db_filename(db: *mut Db, name: *const c_char) -> *const c_char {
+    guard(ptr::null(), || {
+        let Some(d) = db_ref(db) else {
+            return ptr::null();
+        };
+        let Some(c) = d.conn() else {
+            return ptr::null();
+        };
+        let name = match name.is_null() {
+            true => "main".into(),
+            false => CStr::from_ptr(name).to_string_lossy(),
+        };
+        let Ok(Some(file)) = database_file(c, &name) else {
+            return ptr::null();
+        };
+        let Ok(file) = CString::new(file) else {
+            return ptr::null();
+        };
+        let mut kept = lock(&d.filenames);
+        if let Some(k) = kept.iter().find(|k| **k == file) {
+            return k.as_ptr();
+        }
+        kept.push(file);
+        kept.last().map_or(ptr::null(), |k| k.as_ptr())
+    })
+}
+
+/// The error number of the operating-system call behind the handle's last SQLITE_CANTOPEN
+/// or SQLITE_IOERR (0 when none was recorded): what failed on the thread that got it.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_system_errno(db: *mut Db) -> c_int {
+    guard(0, || db_ref(db).map_or(0, |d| lock(&d.state).system_errno))
+}
+
+type CommitCallback = unsafe extern "C" fn(*mut c_void) -> c_int;
+type RollbackCallback = unsafe extern "C" fn(*mut c_void);
+
+/// An application callback with its argument and handle, called from the connection's
+/// commit path on the thread running the statement (the handle's thread).
+struct HookCall<F> {
+    callback: F,
+    arg: *mut c_void,
+    db: *const Db,
+}
+
+// SAFETY: the callback runs on the thread that steps the handle's statement; SQLite's
+// hooks carry the same contract (the application serializes use of a handle).
+unsafe impl<F> Send for HookCall<F> {}
+
+impl HookCall<CommitCallback> {
+    /// Whether the application asks for a rollback.
+    fn commit(&self) -> bool {
+        let _scope = CallbackScope::enter(self.db);
+        // SAFETY: the application installed this callback and its argument.
+        unsafe { (self.callback)(self.arg) != 0 }
+    }
+}
+
+impl HookCall<RollbackCallback> {
+    fn rollback(&self) {
+        let _scope = CallbackScope::enter(self.db);
+        // SAFETY: the application installed this callback and its argument.
+        unsafe { (self.callback)(self.arg) }
+    }
+}
+
+/// sqlite3_commit_hook: `callback` (NULL: none) runs before a writing transaction
+/// commits; non-zero turns the commit into a rollback (SQLITE_CONSTRAINT_COMMITHOOK).
+/// Returns the previous hook's argument.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_commit_hook(
+    db: *mut Db,
+    callback: Option<CommitCallback>,
+    arg: *mut c_void,
+) -> *mut c_void {
+    guard(ptr::null_mut(), || {
+        let Some(d) = db_ref(db) else {
+            return ptr::null_mut();
+        };
+        let Some(c) = d.conn() else {
+            return ptr::null_mut();
+        };
+        let hook = callback.map(|callback| {
+            let call = HookCall { callback, arg, db };
+            Box::new(move || call.commit()) as parlite::CommitHook
+        });
+        c.commit_hook(hook);
+        let mut st = lock(&d.state);
+        let previous = st.commit_arg;
+        st.commit_arg = if callback.is_some() {
+            arg
+        } else {
+            ptr::null_mut()
+        };
+        previous
+    })
+}
+
+/// sqlite3_rollback_hook: `callback` (NULL: none) runs when a transaction ends in a
+/// rollback. Returns the previous hook's argument.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_rollback_hook(
+    db: *mut Db,
+    callback: Option<RollbackCallback>,
+    arg: *mut c_void,
+) -> *mut c_void {
+    guard(ptr::null_mut(), || {
+        let Some(d) = db_ref(db) else {
+            return ptr::null_mut();
+        };
+        let Some(c) = d.conn() else {
+            return ptr::null_mut();
+        };
+        let hook = callback.map(|callback| {
+            let call = HookCall { callback, arg, db };
+            Box::new(move || call.rollback()) as parlite::RollbackHook
+        });
+        c.rollback_hook(hook);
+        let mut st = lock(&d.state);
+        let previous = st.rollback_arg;
+        st.rollback_arg = if callback.is_some() {
+            arg
+        } else {
+            ptr::null_mut()
+        };
+        previous
+    })
+}
+
+/// sqlite3_file_control: parlite's storage has no file object for an application to reach
+/// (no xFileControl), so every opcode is SQLITE_NOTFOUND, as the unix VFS answers an opcode
+/// it does not know; a name the handle has no database of is SQLITE_ERROR.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_file_control(
+    db: *mut Db,
+    name: *const c_char,
+    _op: c_int,
+    _arg: *mut c_void,
+) -> c_int {
+    const NOTFOUND: c_int = 12;
+    guard(rc::INTERNAL, || {
+        let Some(c) = db_ref(db).and_then(Db::conn) else {
+            return rc::MISUSE;
+        };
+        let name = match name.is_null() {
+            true => "main".into(),
+            false => CStr::from_ptr(name).to_string_lossy(),
+        };
+        match database_file(c, &name) {
+            Ok(Some(_)) => NOTFOUND,
+            _ => rc::ERROR,
+        }
+    })
+}
+
+/// sqlite3_enable_load_extension: records the switch sqlite3_load_extension checks.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_enable_load_extension(db: *mut Db, onoff: c_int) -> c_int {
+    guard(rc::INTERNAL, || match db_ref(db) {
+        Some(d) => {
+            d.extensions_enabled.store(onoff != 0, Ordering::Release);
+            rc::OK
+        }
+        None => rc::MISUSE,
+    })
+}
+
+/// sqlite3_load_extension: "not authorized" while loading is off, as SQLite; when on, an
+/// error all the same: a SQLite extension is C code written against SQLite's own
+/// internals (its `sqlite3_api_routines` table and virtual-table modules), which parlite
+/// does not provide. `*errmsg` (when asked for) is freed with sqlite3_free.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_load_extension(
+    db: *mut Db,
+    file: *const c_char,
+    _proc: *const c_char,
+    errmsg: *mut *mut c_char,
+) -> c_int {
+    guard(rc::INTERNAL, || {
+        let Some(d) = db_ref(db) else {
+            return rc::MISUSE;
+        };
+        let message = match d.extensions_enabled.load(Ordering::Acquire) {
+            false => "not authorized".to_string(),
+            true => format!(
+                "parlite cannot load SQLite extensions: {}",
+                match file.is_null() {
+                    true => "".into(),
+                    false => CStr::from_ptr(file).to_string_lossy(),
+                }
+            ),
+        };
+        if !errmsg.is_null() {
+            *errmsg = crate::misc::malloc_c_string(&c_string(&message));
+        }
+        d.fail(rc::ERROR, &message)
     })
 }

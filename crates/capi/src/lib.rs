@@ -48,6 +48,7 @@ mod rc {
     pub const BUSY: c_int = 5;
     pub const NOMEM: c_int = 7;
     pub const INTERRUPT: c_int = 9;
+    pub const IOERR: c_int = 10;
     pub const CANTOPEN: c_int = 14;
     pub const TOOBIG: c_int = 18;
     pub const MISUSE: c_int = 21;

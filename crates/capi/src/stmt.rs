@@ -71,6 +71,9 @@ struct StmtInner {
     run_started: Option<Instant>,
     /// sqlite3_column_decltype's answers, built on first use; they live until finalize.
     decltypes: Option<Vec<Option<CString>>>,
+    /// What sqlite3_stmt_status last reset SQLITE_STMTSTATUS_REPREPARE and _RUN to: the
+    /// statement's own counts when the application asked to reset them.
+    status_base: [u32; 2],
 }
 
 /// A column's text form, NUL-terminated; `valid` is false until it is built for the
@@ -328,6 +331,7 @@ unsafe fn prepare(
                 running: false,
                 run_started: None,
                 decltypes: None,
+                status_base: [0; 2],
             };
             d.stmt_opened();
             *pp_stmt = Box::into_raw(Box::new(Stmt {
@@ -479,6 +483,31 @@ pub unsafe extern "C" fn sqlite3_sql(p: *mut Stmt) -> *const c_char {
 }
 
 #[no_mangle]
+pub unsafe extern "C" fn sqlite3_stmt_status(p: *mut Stmt, op: c_int, reset: c_int) -> c_int {
+    // parlite counts runs and re-bindings after a schema change; the counters of SQLite's
+    // bytecode engine (full-scan steps, sorts, automatic indexes, VM steps, Bloom filter
+    // hits and misses, memory) have no counterpart and read 0 (README, C API).
+    const REPREPARE: c_int = 5;
+    const RUN: c_int = 6;
+    guard(0, || {
+        let Some(s) = stmt_ref(p) else {
+            return 0;
+        };
+        let mut g = lock(&s.inner);
+        let (slot, count) = match op {
+            REPREPARE => (0, g.st.reprepares()),
+            RUN => (1, g.st.runs()),
+            _ => return 0,
+        };
+        let value = count.wrapping_sub(g.status_base[slot]);
+        if reset != 0 {
+            g.status_base[slot] = count;
+        }
+        value as c_int
+    })
+}
+
+#[no_mangle]
 pub unsafe extern "C" fn sqlite3_stmt_readonly(p: *mut Stmt) -> c_int {
     guard(0, || {
         stmt_ref(p).map_or(0, |s| lock(&s.inner).st.readonly() as c_int)
@@ -587,6 +616,117 @@ pub unsafe extern "C" fn sqlite3_bind_blob(
             destructor,
         )
     })
+}
+
+/// sqlite3_bind_*64's lengths past SQLite's default SQLITE_MAX_LENGTH: SQLITE_TOOBIG.
+const MAX_LENGTH: u64 = 1_000_000_000;
+
+/// The text encodings sqlite3_bind_text64 takes.
+const UTF8: u8 = 1;
+const UTF16LE: u8 = 2;
+const UTF16BE: u8 = 3;
+const UTF16: u8 = 4;
+
+/// sqlite3_bind_text64: `n` bytes of text in `encoding` (a length that is negative as a
+/// signed 64-bit number: up to the terminator, a zero byte or, for UTF-16, a zero pair).
+/// UTF-16 is converted to UTF-8, parlite's only text encoding (invalid units become
+/// U+FFFD, as invalid UTF-8 does).
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_bind_text64(
+    p: *mut Stmt,
+    i: c_int,
+    data: *const c_char,
+    n: u64,
+    destructor: Destructor,
+    encoding: u8,
+) -> c_int {
+    guard(rc::INTERNAL, || {
+        let len = usize::try_from(n as i64).ok();
+        if n as i64 >= 0 && n > MAX_LENGTH {
+            return too_big(p, i, data as *const c_void, destructor);
+        }
+        match encoding {
+            UTF8 => bind_bytes(p, i, data as *const c_void, len, true, destructor),
+            UTF16LE | UTF16BE | UTF16 => {
+                let big = encoding == UTF16BE || (encoding == UTF16 && cfg!(target_endian = "big"));
+                bind_utf16(p, i, data as *const u8, len, big, destructor)
+            }
+            _ => release(data as *const c_void, destructor, rc::MISUSE),
+        }
+    })
+}
+
+/// sqlite3_bind_blob64: `n` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_bind_blob64(
+    p: *mut Stmt,
+    i: c_int,
+    data: *const c_void,
+    n: u64,
+    destructor: Destructor,
+) -> c_int {
+    guard(rc::INTERNAL, || {
+        if n > MAX_LENGTH {
+            return too_big(p, i, data, destructor);
+        }
+        bind_bytes(p, i, data, Some(n as usize), false, destructor)
+    })
+}
+
+/// UTF-16 text (`n` bytes, an odd last byte ignored, or up to a zero pair) bound as UTF-8.
+unsafe fn bind_utf16(
+    p: *mut Stmt,
+    i: c_int,
+    data: *const u8,
+    n: Option<usize>,
+    big_endian: bool,
+    destructor: Destructor,
+) -> c_int {
+    if data.is_null() {
+        return bind_bytes(p, i, ptr::null(), None, true, destructor);
+    }
+    let n = n.unwrap_or_else(|| {
+        let mut k = 0;
+        while *data.add(k) != 0 || *data.add(k + 1) != 0 {
+            k += 2;
+        }
+        k
+    });
+    let bytes = std::slice::from_raw_parts(data, n & !1);
+    let units: Vec<u16> = bytes
+        .chunks_exact(2)
+        .map(|u| match big_endian {
+            true => u16::from_be_bytes([u[0], u[1]]),
+            false => u16::from_le_bytes([u[0], u[1]]),
+        })
+        .collect();
+    let text = String::from_utf16_lossy(&units);
+    let code = bind(p, i, ValueRef::Text(&text));
+    release(data as *const c_void, destructor, code)
+}
+
+/// A value past SQLITE_MAX_LENGTH: as SQLite, the parameter is first unbound (NULL; a busy
+/// statement or a bad index fails as any bind), then SQLITE_TOOBIG.
+unsafe fn too_big(p: *mut Stmt, i: c_int, data: *const c_void, destructor: Destructor) -> c_int {
+    let code = bind(p, i, ValueRef::Null);
+    if code == rc::OK {
+        if let Some(s) = stmt_ref(p) {
+            s.db().set_code(rc::TOOBIG);
+        }
+        return release(data, destructor, rc::TOOBIG);
+    }
+    release(data, destructor, code)
+}
+
+/// Gives `data` to the application's destructor (not for SQLITE_STATIC/TRANSIENT) and
+/// answers `code`: SQLite calls it whether or not the bind succeeded.
+unsafe fn release(data: *const c_void, destructor: Destructor, code: c_int) -> c_int {
+    if destructor != SQLITE_STATIC && destructor != SQLITE_TRANSIENT && !data.is_null() {
+        // SAFETY: any other value is the application's `void (*)(void*)`.
+        let f: unsafe extern "C" fn(*mut c_void) = std::mem::transmute(destructor);
+        f(data as *mut c_void);
+    }
+    code
 }
 
 #[no_mangle]

@@ -184,6 +184,11 @@ fn busy_handling_between_connections_matches_sqlite() {
     differential("busy");
 }
 
+#[test]
+fn hooks_wide_binds_file_names_and_statement_status_match_sqlite() {
+    differential("hooks");
+}
+
 /// /work/shared/bench: $PARLITE_BENCH_C, else $PARLITE_CORPUS/../bench, else the
 /// workspace's ../shared/bench.
 fn bench_dir() -> PathBuf {
@@ -315,4 +320,65 @@ fn the_python_sqlite3_module_matches_sqlite() {
     }
     assert_eq!(unsupported, PYTHON_UNSUPPORTED);
     assert!(sqlite.len() > 90, "the script printed too little");
+}
+
+/// The `go` command: on PATH, else the usual install directory.
+fn go_command() -> PathBuf {
+    let on_path = Command::new("go").arg("version").output();
+    if on_path.is_ok_and(|o| o.status.success()) {
+        return PathBuf::from("go");
+    }
+    PathBuf::from("/usr/local/go/bin/go")
+}
+
+/// Go's `database/sql` with the mattn/go-sqlite3 driver built against the system
+/// libsqlite3 (`-tags libsqlite3`, tests/go/main.go): the same binary runs on the system
+/// SQLite and, through `LD_LIBRARY_PATH`, on parlite's library; the outputs must match line
+/// for line (queries and types, errors and codes, a re-prepared cached statement, writers
+/// on goroutines, the commit and rollback hooks, file names, an open's system errno). Needs
+/// Go with cgo and the Go module proxy (the driver's source): without Go the test fails,
+/// it does not skip.
+#[test]
+fn the_go_sqlite3_driver_matches_sqlite() {
+    let f = fixture();
+    let go = go_command();
+    let version = Command::new(&go).arg("version").output();
+    assert!(
+        version.as_ref().is_ok_and(|o| o.status.success()),
+        "FAILED: no Go toolchain (`go` on PATH or /usr/local/go/bin/go): {version:?}"
+    );
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/go");
+    let exe = f.tmp.path().join("gosqlite");
+    let built = Command::new(&go)
+        .args(["build", "-tags", "libsqlite3", "-o"])
+        .arg(&exe)
+        .arg(".")
+        .current_dir(&src)
+        .env("CGO_ENABLED", "1")
+        .env("GOTOOLCHAIN", "local")
+        .env("GOFLAGS", "-mod=mod")
+        .output()
+        .expect("run go build");
+    assert!(
+        built.status.success(),
+        "go build failed:\n{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let [sqlite, parlite] = [None, Some(f.lib.as_path())].map(|lib| {
+        let dir = f.tmp.path().join(if lib.is_some() {
+            "go-parlite"
+        } else {
+            "go-sqlite"
+        });
+        std::fs::create_dir_all(&dir).expect("db dir");
+        run(&exe, &[dir.to_str().expect("utf-8 path")], lib)
+    });
+    assert_eq!(
+        sqlite, parlite,
+        "\n--- SQLite:\n{sqlite}\n--- parlite:\n{parlite}"
+    );
+    assert!(
+        sqlite.contains("hooks: true") && sqlite.lines().count() > 25,
+        "the program did not finish on SQLite:\n{sqlite}"
+    );
 }

@@ -70,9 +70,12 @@ use parlite_sql::parse::{self, ast::Stmt, ast::TxnMode, Params};
 use parlite_sql::schema::key;
 use parlite_sql::schema::Schema;
 use parlite_sql::value::{codes, SqlError, Value as SqlValue};
+/// The error number of the last operating-system call that failed on this thread (0 if
+/// none): sqlite3_system_errno.
+pub use parlite_storage::last_os_error;
 use parlite_storage::{Isolation, OpenOptions, StorageError, Synchronous, Txn};
 pub use row::ValueRef;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -350,6 +353,7 @@ impl Database {
                 },
                 schema_loaded: false,
                 schema_gen: 0,
+                hooks: RefCell::new(Hooks::default()),
                 plan: None,
                 idle_cursors: IdleCursors::default(),
                 spare_read: None,
@@ -382,6 +386,8 @@ struct ConnInner {
     /// Bumped whenever `schema` is reloaded or may have changed (a statement other than
     /// SELECT/INSERT/UPDATE/DELETE ran): a cached plan bound at another value is stale.
     schema_gen: u64,
+    /// The application's commit and rollback hooks.
+    hooks: RefCell<Hooks>,
     /// The running statement's cached plan, lent by `Statement::step` for one run.
     plan: Option<(u64, exec::CachedPlan)>,
     state: ConnState,
@@ -755,10 +761,22 @@ impl ConnInner {
         }
     }
 
-    /// Commits `t` as durably as this connection's `PRAGMA synchronous` says (invariant 6).
-    fn commit_txn(&self, t: &Txn) -> std::result::Result<(), StorageError> {
+    /// Commits `t` as durably as this connection's `PRAGMA synchronous` says (invariant 6),
+    /// unless the commit hook turns a write transaction's commit into a rollback (the
+    /// caller rolls back, as after any failed commit).
+    fn commit_txn(&self, t: &Txn) -> std::result::Result<(), CommitError> {
+        if t.is_write() {
+            let hook = self.hooks.borrow_mut().commit.take();
+            if let Some(mut h) = hook {
+                let veto = h();
+                self.hooks.borrow_mut().commit.get_or_insert(h);
+                if veto {
+                    return Err(CommitError::Vetoed);
+                }
+            }
+        }
         t.set_synchronous(sync_mode(self.state.synchronous.get()));
-        t.commit()?;
+        t.commit().map_err(CommitError::Storage)?;
         // Own commits matter to `PRAGMA data_version` only once it has been read (its first
         // read starts the count afresh); asking the transaction is a mutex round trip, ~33
         // instructions per commit (callgrind, kv_ops; BENCHMARKS.md, pragmas branch).
@@ -982,6 +1000,43 @@ impl ConnInner {
 
     /// Maps a storage error; a validation conflict names the table or index (invariant 1):
     /// `database is locked (conflict on table accounts: ...)`, SQLITE_BUSY_SNAPSHOT.
+    /// Calls the rollback hook: a transaction ended in a rollback the application sees
+    /// (ROLLBACK, a failed COMMIT, a statement error that ends the transaction).
+    fn rolled_back(&self) {
+        let hook = self.hooks.borrow_mut().rollback.take();
+        if let Some(mut h) = hook {
+            h();
+            self.hooks.borrow_mut().rollback.get_or_insert(h);
+        }
+    }
+
+    /// Ends the explicit transaction `t` whose COMMIT (or outermost RELEASE) failed: rolled
+    /// back with its savepoints, TEMP and attached changes, the rollback hook called; the
+    /// error to report.
+    fn fail_commit(&mut self, t: &Txn, e: CommitError) -> Error {
+        t.rollback();
+        self.savepoints.clear();
+        self.end_temp_tx(false);
+        let _ = self.end_attached(false);
+        let err = self.commit_error(e);
+        self.schema_loaded = false;
+        self.rolled_back();
+        err
+    }
+
+    /// The error a failed commit reports: the commit hook's veto as SQLite's
+    /// SQLITE_CONSTRAINT_COMMITHOOK, a storage error as `storage_error`.
+    fn commit_error(&self, e: CommitError) -> Error {
+        match e {
+            CommitError::Vetoed => Error {
+                code: codes::SQLITE_CONSTRAINT,
+                extended_code: codes::SQLITE_CONSTRAINT_COMMITHOOK,
+                message: "constraint failed".to_string(),
+            },
+            CommitError::Storage(e) => self.storage_error(e),
+        }
+    }
+
     fn storage_error(&self, e: StorageError) -> Error {
         let StorageError::Conflict { root, reason } = &e else {
             return e.into();
@@ -1039,18 +1094,15 @@ impl ConnInner {
                     ));
                 };
                 if let Err(e) = self.commit_txn(&t) {
-                    if t.is_concurrent() && matches!(e, StorageError::Busy { .. }) {
-                        // Only the lock wait timed out: still open (invariant 1).
-                        self.txn = Some(t);
-                        return Err(e.into());
+                    if let CommitError::Storage(e @ StorageError::Busy { .. }) = e {
+                        if t.is_concurrent() {
+                            // Only the lock wait timed out: still open (invariant 1).
+                            self.txn = Some(t);
+                            return Err(e.into());
+                        }
+                        return Err(self.fail_commit(&t, CommitError::Storage(e)));
                     }
-                    t.rollback();
-                    self.savepoints.clear();
-                    self.end_temp_tx(false);
-                    let _ = self.end_attached(false);
-                    let err = self.storage_error(e);
-                    self.schema_loaded = false;
-                    return Err(err);
+                    return Err(self.fail_commit(&t, e));
                 }
                 self.savepoints.clear();
                 self.spare_explicit = Some(t);
@@ -1071,6 +1123,7 @@ impl ConnInner {
                 self.spare_explicit = Some(t);
                 self.end_temp_tx(false);
                 let _ = self.end_attached(false);
+                self.rolled_back();
                 // DDL may have been undone.
                 self.schema_loaded = false;
                 Ok(Vec::new())
@@ -1143,12 +1196,7 @@ impl ConnInner {
                     self.savepoints.clear();
                     self.txn = None;
                     if let Err(e) = self.commit_txn(&t) {
-                        t.rollback();
-                        self.end_temp_tx(false);
-                        let _ = self.end_attached(false);
-                        let err = self.storage_error(e);
-                        self.schema_loaded = false;
-                        return Err(err);
+                        return Err(self.fail_commit(&t, e));
                     }
                     self.spare_explicit = Some(t);
                     self.end_temp_tx(true);
@@ -1232,6 +1280,7 @@ impl ConnInner {
                     self.end_temp_tx(false);
                     let _ = self.end_attached(false);
                     self.schema_loaded = false;
+                    self.rolled_back();
                     Err(e)
                 }
                 Err(e) if keeps_changes_on_error(&self.state, stmt, &e) => {
@@ -1295,7 +1344,11 @@ impl ConnInner {
                     t.rollback();
                     let _ = self.end_attached(false);
                     self.schema_loaded = false;
-                    return Err(e.into());
+                    self.rolled_back();
+                    return Err(match e {
+                        CommitError::Storage(e) => e.into(),
+                        vetoed => self.commit_error(vetoed),
+                    });
                 }
                 if let Err(e) = self.end_attached(true) {
                     self.schema_loaded = false;
@@ -1304,10 +1357,14 @@ impl ConnInner {
                 Ok(rows)
             }
             Err(e) => {
+                let wrote = t.is_write();
                 t.rollback();
                 let _ = self.end_attached(false);
                 // The schema cache may hold changes that were just rolled back.
                 self.schema_loaded = false;
+                if wrote {
+                    self.rolled_back();
+                }
                 Err(e)
             }
         }
@@ -1461,6 +1518,7 @@ impl ConnInner {
                     self.undo_temp(tsp);
                     let _ = self.end_attached(false);
                     self.schema_loaded = false;
+                    self.rolled_back();
                     return Err(e);
                 }
             };
@@ -1475,7 +1533,7 @@ impl ConnInner {
                         None => Ok(rows),
                     };
                 }
-                Err(StorageError::Conflict { .. }) if !locked => {
+                Err(CommitError::Storage(StorageError::Conflict { .. })) if !locked => {
                     t.rollback();
                     self.undo_temp(tsp);
                     let _ = self.end_attached(false);
@@ -1493,8 +1551,9 @@ impl ConnInner {
                     t.rollback();
                     self.undo_temp(tsp);
                     let _ = self.end_attached(false);
-                    let err = self.storage_error(e);
+                    let err = self.commit_error(e);
                     self.schema_loaded = false;
+                    self.rolled_back();
                     return Err(err);
                 }
             }
@@ -1826,6 +1885,8 @@ impl Connection {
             readonly,
             plan,
             columns_gen,
+            runs: 0,
+            reprepares: 0,
         };
         Ok(Some((stmt, tail)))
     }
@@ -1869,6 +1930,26 @@ impl Connection {
         std::mem::replace(&mut g.attached_max, n.min(ATTACHED_MAX))
     }
 
+    /// Sets the commit hook (sqlite3_commit_hook), returning the previous one: called
+    /// before each transaction that holds a write transaction commits (COMMIT, a writing
+    /// autocommit statement); when it returns true the commit becomes a rollback and the
+    /// COMMIT fails with SQLITE_CONSTRAINT_COMMITHOOK. It must not use this connection.
+    pub fn commit_hook(&self, hook: Option<CommitHook>) -> Option<CommitHook> {
+        let g = lock(&self.inner);
+        let mut hooks = g.hooks.borrow_mut();
+        std::mem::replace(&mut hooks.commit, hook)
+    }
+
+    /// Sets the rollback hook (sqlite3_rollback_hook), returning the previous one: called
+    /// when a transaction ends in a rollback — ROLLBACK, a COMMIT that failed or that the
+    /// commit hook refused, a statement error that ends the transaction — not when a
+    /// connection closes with one open. It must not use this connection.
+    pub fn rollback_hook(&self, hook: Option<RollbackHook>) -> Option<RollbackHook> {
+        let g = lock(&self.inner);
+        let mut hooks = g.hooks.borrow_mut();
+        std::mem::replace(&mut hooks.rollback, hook)
+    }
+
     /// Defines an SQL function for this connection (SQLite's `sqlite3_create_function_v2`):
     /// `name` called with `n_args` arguments (None: any number) runs `imp`, a scalar or
     /// an aggregate, before any built-in of that name and count; `imp` None deletes the
@@ -1899,6 +1980,26 @@ impl Connection {
     }
 }
 
+/// Why `ConnInner::commit_txn` did not commit.
+enum CommitError {
+    /// The commit hook asked for a rollback.
+    Vetoed,
+    Storage(StorageError),
+}
+
+/// The commit hook: true turns the commit into a rollback.
+pub type CommitHook = Box<dyn FnMut() -> bool + Send>;
+/// The rollback hook.
+pub type RollbackHook = Box<dyn FnMut() + Send>;
+
+/// A connection's sqlite3_commit_hook / sqlite3_rollback_hook callbacks. Each is taken out
+/// while it runs, so a hook never runs inside itself.
+#[derive(Default)]
+struct Hooks {
+    commit: Option<CommitHook>,
+    rollback: Option<RollbackHook>,
+}
+
 /// A prepared statement; holds what it needs of its Connection.
 pub struct Statement {
     conn: Arc<Mutex<ConnInner>>,
@@ -1915,6 +2016,11 @@ pub struct Statement {
     plan: Option<(u64, exec::CachedPlan)>,
     /// `schema_gen` that `columns` were computed at; a run at another one recomputes them.
     columns_gen: u64,
+    /// Runs started (sqlite3_stmt_status's SQLITE_STMTSTATUS_RUN).
+    runs: u32,
+    /// Runs that found the plan bound to an older schema and bound it again
+    /// (SQLITE_STMTSTATUS_REPREPARE).
+    reprepares: u32,
 }
 
 impl Statement {
@@ -1994,6 +2100,8 @@ impl Statement {
     /// sqlite3_step's automatic reset.
     pub fn step(&mut self) -> Result<bool> {
         if self.rows.is_none() {
+            self.runs = self.runs.saturating_add(1);
+            let bound_at = self.plan.as_ref().map(|(gen, _)| *gen);
             let rows = {
                 let mut g = lock(&self.conn);
                 g.plan = self.plan.take();
@@ -2001,6 +2109,14 @@ impl Statement {
                     g.run(&self.stmt, &self.bindings)
                 });
                 self.plan = g.plan.take();
+                if let (Some(before), Some((after, _))) = (bound_at, &self.plan) {
+                    if before != *after {
+                        // SQLite counts the run that found its program expired and the
+                        // run of the program prepared again.
+                        self.reprepares = self.reprepares.saturating_add(1);
+                        self.runs = self.runs.saturating_add(1);
+                    }
+                }
                 if r.is_ok() && g.schema_gen != self.columns_gen && !self.columns.is_empty() {
                     // The schema changed since prepare (another connection's DDL, or this
                     // one's): name the columns as the statement now binds.
@@ -2056,6 +2172,18 @@ impl Statement {
 
     pub fn readonly(&self) -> bool {
         self.readonly
+    }
+
+    /// How many times the statement started running (its first step after prepare, reset
+    /// or completion): sqlite3_stmt_status's SQLITE_STMTSTATUS_RUN.
+    pub fn runs(&self) -> u32 {
+        self.runs
+    }
+
+    /// How many runs found the schema changed since the plan was bound (by this connection
+    /// or another) and bound it again: SQLITE_STMTSTATUS_REPREPARE.
+    pub fn reprepares(&self) -> u32 {
+        self.reprepares
     }
 
     pub fn sql(&self) -> &str {

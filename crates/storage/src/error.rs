@@ -76,6 +76,7 @@ impl StorageError {
         }
     }
     pub fn io(op: &'static str, path: impl Into<String>, err: &std::io::Error) -> Self {
+        note_os_error(err);
         StorageError::Io {
             op,
             path: path.into(),
@@ -141,3 +142,22 @@ impl fmt::Display for StorageError {
 }
 
 impl std::error::Error for StorageError {}
+
+thread_local! {
+    /// The error number of the last operating-system call that failed on this thread
+    /// (0: none yet), for sqlite3_system_errno.
+    static LAST_OS_ERROR: std::cell::Cell<i32> = const { std::cell::Cell::new(0) };
+}
+
+/// Records `err`'s error number as this thread's last failed OS call (`last_os_error`).
+pub fn note_os_error(err: &std::io::Error) {
+    if let Some(n) = err.raw_os_error() {
+        LAST_OS_ERROR.with(|c| c.set(n));
+    }
+}
+
+/// The error number of the last operating-system call that failed on this thread, 0 if
+/// none has: what sqlite3_system_errno reports after SQLITE_CANTOPEN or SQLITE_IOERR.
+pub fn last_os_error() -> i32 {
+    LAST_OS_ERROR.with(|c| c.get())
+}

@@ -35,7 +35,7 @@ pub mod varint;
 pub mod vfs;
 
 pub use concurrent::{ConcurrencyStats, Isolation};
-pub use error::{PageNo, Result, StorageError};
+pub use error::{last_os_error, note_os_error, PageNo, Result, StorageError};
 pub use header::HeaderField;
 pub use mem::MemBackend;
 pub use options::{OpenOptions, Synchronous};

@@ -41,9 +41,12 @@ impl ProcessLock {
             .create(true)
             .truncate(false)
             .open(&path)
-            .map_err(|e| StorageError::CantOpen {
-                path: path.clone(),
-                reason: e.to_string(),
+            .map_err(|e| {
+                crate::error::note_os_error(&e);
+                StorageError::CantOpen {
+                    path: path.clone(),
+                    reason: e.to_string(),
+                }
             })?;
         // SAFETY: flock on a valid, owned file descriptor; no memory is shared with the kernel.
         let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };

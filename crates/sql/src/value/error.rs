@@ -28,6 +28,7 @@ pub mod codes {
     pub const SQLITE_ABORT: i32 = 4;
     pub const SQLITE_INTERRUPT: i32 = 9;
     pub const SQLITE_CONSTRAINT_CHECK: i32 = 275;
+    pub const SQLITE_CONSTRAINT_COMMITHOOK: i32 = 531;
     pub const SQLITE_CONSTRAINT_FOREIGNKEY: i32 = 787;
     pub const SQLITE_CONSTRAINT_NOTNULL: i32 = 1299;
     pub const SQLITE_CONSTRAINT_PRIMARYKEY: i32 = 1555;

@@ -552,6 +552,8 @@ fn open_inner(
 ) -> Result<Inner> {
     let create = opts.create && !opts.read_only;
     if !vfs.exists(path)? && !create {
+        // The open(2) SQLite would make fails with ENOENT.
+        crate::error::note_os_error(&std::io::Error::from_raw_os_error(libc::ENOENT));
         return Err(StorageError::CantOpen {
             path: path.to_string(),
             reason: "no such file".into(),

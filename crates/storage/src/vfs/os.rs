@@ -34,18 +34,21 @@ impl Vfs for OsVfs {
             Ok(f) => f,
             // A file we may only read (permissions, read-only mount): reads still work and
             // the first write reports the OS error.
-            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => OpenOptions::new()
-                .read(true)
-                .open(path)
-                .map_err(|e| StorageError::CantOpen {
-                    path: path.to_string(),
-                    reason: e.to_string(),
-                })?,
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                OpenOptions::new().read(true).open(path).map_err(|e| {
+                    crate::error::note_os_error(&e);
+                    StorageError::CantOpen {
+                        path: path.to_string(),
+                        reason: e.to_string(),
+                    }
+                })?
+            }
             Err(e) => {
+                crate::error::note_os_error(&e);
                 return Err(StorageError::CantOpen {
                     path: path.to_string(),
                     reason: e.to_string(),
-                })
+                });
             }
         };
         if create && !existed {
