@@ -96,6 +96,7 @@ struct ErrState {
     /// returns).
     commit_arg: *mut c_void,
     rollback_arg: *mut c_void,
+    update_arg: *mut c_void,
 }
 
 thread_local! {
@@ -351,6 +352,7 @@ fn open(filename: &str, flags: c_int, vfs: Option<&str>) -> Box<Db> {
             system_errno: 0,
             commit_arg: ptr::null_mut(),
             rollback_arg: ptr::null_mut(),
+            update_arg: ptr::null_mut(),
         }),
         err_mask: AtomicI32::new(if flags & OPEN_EXRESCODE != 0 {
             -1
@@ -1062,5 +1064,59 @@ pub unsafe extern "C" fn sqlite3_load_extension(
             *errmsg = crate::misc::malloc_c_string(&c_string(&message));
         }
         d.fail(rc::ERROR, &message)
+    })
+}
+
+type UpdateCallback = unsafe extern "C" fn(*mut c_void, c_int, *const c_char, *const c_char, i64);
+
+impl HookCall<UpdateCallback> {
+    fn update(&self, change: parlite::RowChange, db: &str, table: &str, rowid: i64) {
+        let (db, table) = (c_string(db), c_string(table));
+        let _scope = CallbackScope::enter(self.db);
+        // SAFETY: the application installed this callback and its argument; the names live
+        // through the call.
+        unsafe {
+            (self.callback)(
+                self.arg,
+                change as c_int,
+                db.as_ptr(),
+                table.as_ptr(),
+                rowid,
+            )
+        }
+    }
+}
+
+/// sqlite3_update_hook: `callback` (NULL: none) is told of each row a statement inserts,
+/// updates or deletes in a rowid table (`parlite::Connection::update_hook`). Returns the
+/// previous hook's argument.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_update_hook(
+    db: *mut Db,
+    callback: Option<UpdateCallback>,
+    arg: *mut c_void,
+) -> *mut c_void {
+    guard(ptr::null_mut(), || {
+        let Some(d) = db_ref(db) else {
+            return ptr::null_mut();
+        };
+        let Some(c) = d.conn() else {
+            return ptr::null_mut();
+        };
+        let hook = callback.map(|callback| {
+            let call = HookCall { callback, arg, db };
+            Box::new(move |change, db: &str, table: &str, rowid| {
+                call.update(change, db, table, rowid)
+            }) as parlite::UpdateHook
+        });
+        c.update_hook(hook);
+        let mut st = lock(&d.state);
+        let previous = st.update_arg;
+        st.update_arg = if callback.is_some() {
+            arg
+        } else {
+            ptr::null_mut()
+        };
+        previous
     })
 }

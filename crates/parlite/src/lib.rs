@@ -61,6 +61,7 @@ use attach::{AttachedDb, AttachedStore};
 use parlite_sql::exec::store::{Store, ATTACHED_MAX};
 use parlite_sql::exec::txnstore::{IdleCursors, TxnStore};
 use parlite_sql::exec::{self, store::RoutedStore, ConnState, Engine};
+pub use parlite_sql::exec::{RowChange, UpdateHook};
 /// What `Connection::create_function` takes: the application's scalar function or
 /// aggregate, over parlite's SQL values (`parlite_sql::value::Value`).
 pub use parlite_sql::func::aggregate::Aggregate;
@@ -1457,8 +1458,12 @@ impl ConnInner {
         let mut attempt = 0;
         // Invariant 7.
         let mut sole = self.counters.open_connections.load(Ordering::Relaxed) == 1;
+        // A connection with a commit or update hook runs its autocommit writes under the
+        // writer lock, as SQLite does every write: an attempt retried after a conflict would
+        // show the application the hooks' calls of an attempt that never committed.
+        let hooked = self.state.update_hook.is_set() || self.hooks.borrow().commit.is_some();
         loop {
-            let locked = sole || attempt >= AUTOCOMMIT_RETRIES_MAX;
+            let locked = sole || hooked || attempt >= AUTOCOMMIT_RETRIES_MAX;
             let t = if sole {
                 match self.db.begin_write(Duration::ZERO) {
                     Ok(t) => t,
@@ -1469,9 +1474,11 @@ impl ConnInner {
                     Err(e) => return Err(e.into()),
                 }
             } else if locked {
-                self.counters
-                    .autocommit_lock_fallbacks
-                    .fetch_add(1, Ordering::Relaxed);
+                if !hooked {
+                    self.counters
+                        .autocommit_lock_fallbacks
+                        .fetch_add(1, Ordering::Relaxed);
+                }
                 // The engine chose to retry, so the statement is still in progress for the
                 // application: wait for the lock as long as a concurrent attempt's commit would
                 // (the lock is mostly held for other commits' short validation), and longer if
@@ -1938,6 +1945,17 @@ impl Connection {
         let g = lock(&self.inner);
         let mut hooks = g.hooks.borrow_mut();
         std::mem::replace(&mut hooks.commit, hook)
+    }
+
+    /// Sets the update hook (sqlite3_update_hook), returning the previous one: called for
+    /// each row inserted, updated or deleted in a table with rowids (not WITHOUT ROWID, not
+    /// SQLite's own sqlite_ tables) as it is written, by the statement or by its triggers
+    /// and foreign-key actions; not for rows a REPLACE deletes, nor for a DELETE without
+    /// WHERE that empties a table whole. It must not use this connection.
+    pub fn update_hook(&self, hook: Option<UpdateHook>) -> Option<UpdateHook> {
+        let g = lock(&self.inner);
+        let mut slot = g.state.update_hook.0.borrow_mut();
+        std::mem::replace(&mut *slot, hook)
     }
 
     /// Sets the rollback hook (sqlite3_rollback_hook), returning the previous one: called

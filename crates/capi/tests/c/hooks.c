@@ -16,6 +16,13 @@ static void on_rollback(void *arg) {
   printf("  rollback hook (%s)\n", (const char *)arg);
 }
 
+static void on_update(void *arg, int op, const char *db, const char *table, sqlite3_int64 rowid) {
+  const char *what = op == SQLITE_INSERT ? "INSERT" : op == SQLITE_DELETE ? "DELETE"
+                   : op == SQLITE_UPDATE ? "UPDATE" : "?";
+  printf("  update hook (%s): %s %s.%s rowid=%lld\n", (const char *)arg, what, db, table,
+         (long long)rowid);
+}
+
 /* Inside a hook the connection may not be used: SQLite leaves it undefined, so only a
  * call that both libraries answer the same is made (none); the counts are printed. */
 static void counts(const char *when) {
@@ -68,6 +75,40 @@ int main(int argc, char **argv) {
   printf("removed again: %p %p\n", sqlite3_commit_hook(db, 0, 0), sqlite3_rollback_hook(db, 0, 0));
   run(db, "BEGIN; INSERT INTO t(u, v) VALUES (9, 'i'); ROLLBACK; INSERT INTO t(u, v) VALUES (10, 'j')");
   counts("after removing the hooks");
+
+  /* The update hook: every row of a rowid table as it is written, by statements, their
+   * triggers and foreign-key actions; not WITHOUT ROWID tables, sqlite_ tables, rows a
+   * REPLACE deletes or a DELETE that empties a table whole. */
+  printf("first update hook: %p\n", sqlite3_update_hook(db, on_update, "u1"));
+  run(db, "PRAGMA foreign_keys = ON");
+  run(db, "CREATE TABLE p(id INTEGER PRIMARY KEY, k UNIQUE)");
+  run(db, "CREATE TABLE c(id INTEGER PRIMARY KEY AUTOINCREMENT, "
+          "pid REFERENCES p(id) ON DELETE CASCADE ON UPDATE CASCADE, note)");
+  run(db, "CREATE TABLE w(a PRIMARY KEY, b) WITHOUT ROWID");
+  run(db, "CREATE TABLE log(id INTEGER PRIMARY KEY, msg)");
+  run(db, "CREATE TRIGGER tr AFTER INSERT ON p BEGIN INSERT INTO log(msg) VALUES ('p ' || new.id); END");
+  run(db, "INSERT INTO p VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+  run(db, "INSERT INTO c(pid, note) VALUES (1, 'x'), (1, 'y'), (2, 'z')");
+  run(db, "INSERT INTO w VALUES (1, 2)");
+  run(db, "UPDATE w SET b = 3");
+  run(db, "UPDATE c SET note = note || '!' WHERE pid = 1");
+  run(db, "UPDATE p SET id = 10 WHERE id = 1");
+  run(db, "UPDATE p SET k = 'bb' WHERE id = 2");
+  run(db, "REPLACE INTO p VALUES (20, 'bb')");
+  run(db, "INSERT INTO p VALUES (30, 'c') ON CONFLICT(k) DO UPDATE SET id = 31");
+  run(db, "INSERT OR IGNORE INTO p VALUES (40, 'c')");
+  run(db, "DELETE FROM p WHERE id = 10");
+  run(db, "BEGIN; INSERT INTO log(msg) VALUES ('rolled back'); ROLLBACK");
+  run(db, "INSERT INTO log(msg) SELECT 'copy ' || msg FROM log WHERE id <= 2");
+  run(db, "DELETE FROM log WHERE id > 3");
+  run(db, "DELETE FROM log");
+  run(db, "CREATE TEMP TABLE tt(x)");
+  run(db, "INSERT INTO tt VALUES (1)");
+  run(db, "ATTACH ':memory:' AS aux");
+  run(db, "CREATE TABLE aux.at(x)");
+  run(db, "INSERT INTO aux.at VALUES (7); UPDATE aux.at SET x = 8; DELETE FROM aux.at WHERE x = 8");
+  printf("removed update hook: %s\n", (const char *)sqlite3_update_hook(db, 0, 0));
+  run(db, "INSERT INTO log(msg) VALUES ('unseen')");
 
   /* 64-bit binds: UTF-8 with a length or to the NUL, UTF-16 both orders, blobs. */
   sqlite3_stmt *st = 0;

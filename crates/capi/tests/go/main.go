@@ -17,16 +17,28 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 )
 
-var hooks []string
+var (
+	hooksMu sync.Mutex
+	hooks   []string
+)
+
+func hook(s string) {
+	hooksMu.Lock()
+	hooks = append(hooks, s)
+	hooksMu.Unlock()
+}
 
 func init() {
 	sql.Register("sqlite3_hooks", &sqlite3.SQLiteDriver{
 		ConnectHook: func(c *sqlite3.SQLiteConn) error {
 			c.RegisterCommitHook(func() int {
-				hooks = append(hooks, "commit")
+				hook("commit")
 				return 0
 			})
-			c.RegisterRollbackHook(func() { hooks = append(hooks, "rollback") })
+			c.RegisterRollbackHook(func() { hook("rollback") })
+			c.RegisterUpdateHook(func(op int, db string, table string, rowid int64) {
+				hook(fmt.Sprintf("%d %s.%s %d", op, db, table, rowid))
+			})
 			return nil
 		},
 	})
@@ -174,5 +186,5 @@ func main() {
 	}
 	bad.Close()
 
-	fmt.Println("hooks:", len(hooks) > 0, hooks[:8])
+	fmt.Println("hooks:", len(hooks) > 0, len(hooks), hooks[:16])
 }

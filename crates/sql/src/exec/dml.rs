@@ -1226,6 +1226,34 @@ impl Engine<'_> {
         Ok(())
     }
 
+    /// Calls the update hook, if any, for row `rowid` of `t` that was just written or
+    /// deleted: as SQLite, only for tables with rowids and not for its own sqlite_ tables,
+    /// at the write (before AFTER triggers and foreign-key actions run). Not called for
+    /// rows a REPLACE deletes, nor for a DELETE that empties a table whole.
+    pub(crate) fn row_changed(&self, change: crate::exec::RowChange, t: &Table, rowid: i64) {
+        if t.without_rowid || !self.state.update_hook.is_set() {
+            return;
+        }
+        if t.name.len() >= 7 && t.name[..7].eq_ignore_ascii_case("sqlite_") {
+            return;
+        }
+        let db = if t.root & super::store::TEMP_ROOT_BIT != 0 {
+            "temp"
+        } else {
+            match super::store::attached_slot(t.root) {
+                Some(i) => self
+                    .schema
+                    .attached
+                    .get(i)
+                    .map_or("main", |a| a.name.as_str()),
+                None => "main",
+            }
+        };
+        if let Some(h) = self.state.update_hook.0.borrow_mut().as_mut() {
+            h(change, db, &t.name, rowid);
+        }
+    }
+
     fn count_change(&self) {
         let s: &ConnState = self.state;
         if self.nested_depth == 0 {

@@ -80,6 +80,41 @@ pub struct ConnState {
     pub settings: pragma::Settings,
     /// `FunctionContext::pure_context`, set by `Exec::eval_pure`.
     pub pure_context: Cell<Option<&'static str>>,
+    /// The application's update hook (sqlite3_update_hook).
+    pub update_hook: UpdateHookSlot,
+}
+
+/// What an update hook is told a row went through: SQLite's SQLITE_INSERT (18),
+/// SQLITE_DELETE (9) and SQLITE_UPDATE (23).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowChange {
+    Insert = 18,
+    Delete = 9,
+    Update = 23,
+}
+
+/// An update hook: the change, the database's name ("main", "temp", an attached one's),
+/// the table's name and the row's rowid (after an UPDATE, its new rowid).
+pub type UpdateHook = Box<dyn FnMut(RowChange, &str, &str, i64) + Send>;
+
+/// A connection's update hook, if any (`Engine::row_changed`).
+#[derive(Default)]
+pub struct UpdateHookSlot(pub std::cell::RefCell<Option<UpdateHook>>);
+
+impl UpdateHookSlot {
+    pub fn is_set(&self) -> bool {
+        self.0.borrow().is_some()
+    }
+}
+
+impl std::fmt::Debug for UpdateHookSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.is_set() {
+            "UpdateHook(set)"
+        } else {
+            "UpdateHook(none)"
+        })
+    }
 }
 
 impl FunctionContext for ConnState {

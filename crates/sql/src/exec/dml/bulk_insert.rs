@@ -81,6 +81,8 @@ impl Engine<'_> {
             && w.wr.is_none()
             && !w.upsert
             && !w.replace_hooks
+            // The update hook is told of each row as it is written.
+            && !self.state.update_hook.is_set()
             && !t.without_rowid
             && !t.autoincrement
             && !self.state.foreign_keys.get()

@@ -10,7 +10,7 @@
 //! is not an index of the table is "no such index: X"; a partial index is accepted there
 //! (no WHERE to imply its own), while the row-by-row path reports "no query solution".
 
-use super::super::{BoundDml, ConnState, Engine};
+use super::super::{BoundDml, ConnState, Engine, RowChange};
 use super::main_table_without_triggers;
 use super::target::TargetClause;
 use crate::parse::ast::{self, TriggerEvent, TriggerTime};
@@ -165,7 +165,13 @@ impl Engine<'_> {
             }
             let stored = scanned_is_stored.then(|| &old[..ncols]);
             let deleted = match rowid {
-                Some(r) => self.delete_row_of(&w, r, stored, None)?,
+                Some(r) => {
+                    let deleted = self.delete_row_of(&w, r, stored, None)?;
+                    if deleted {
+                        self.row_changed(RowChange::Delete, &t, r);
+                    }
+                    deleted
+                }
                 None => self.delete_row_wr(&w, &old[..ncols])?,
             };
             if deleted {

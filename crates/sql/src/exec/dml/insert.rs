@@ -3,7 +3,7 @@
 //! `write_row`/`write_row_wr` (dml.rs), which hold the invariants.
 
 use super::super::eval::Frame;
-use super::super::{BoundDml, Engine, Target};
+use super::super::{BoundDml, Engine, RowChange, Target};
 use super::bulk_insert;
 use super::*;
 use crate::parse::ast::SelectCore;
@@ -257,6 +257,9 @@ impl Engine<'_> {
             } else {
                 self.write_row_replacing(&w, None, row, rowid_row, or_conflict, None)?
             };
+            if let Written::Row(rowid) = result {
+                self.row_changed(RowChange::Insert, t, rowid);
+            }
             let conflict = match std::mem::replace(&mut result, Written::Ignored) {
                 Written::Conflict {
                     rowid,
@@ -276,6 +279,9 @@ impl Engine<'_> {
             if let Some((existing, columns, error)) = conflict {
                 result =
                     self.apply_upsert(&w, &upserts, existing, columns, error, vals, rowid_in)?;
+                if let Written::Row(rowid) = result {
+                    self.row_changed(RowChange::Update, t, rowid);
+                }
                 if matches!(result, Written::Row(_) | Written::Keyed(_)) {
                     // An upsert's DO UPDATE counts as a change but is not an insert.
                     self.count_change();

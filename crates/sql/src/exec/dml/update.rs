@@ -3,7 +3,7 @@
 //! invariants).
 
 use super::super::eval::Frame;
-use super::super::Engine;
+use super::super::{Engine, RowChange};
 use super::target::TargetClause;
 use super::*;
 use crate::parse::ast::{BinaryOp, UnaryOp};
@@ -699,6 +699,9 @@ impl Engine<'_> {
                     self.write_row_wr_replacing(&w, Some(&old[..ncols]), vals, u.or_conflict)?
                 }
             };
+            if let Written::Row(rowid) = written {
+                self.row_changed(RowChange::Update, &t, rowid);
+            }
             self.fk_after_write(&t, &written, Some(&old))?;
             match &written {
                 Written::Conflict { error, .. } | Written::KeyConflict { error, .. } => {
