@@ -605,6 +605,17 @@ impl<'a> FirstFieldOrder<'a> {
         })
     }
 
+    /// The probe's first field and whether it is the probe's only one, when it is TEXT
+    /// compared as bytes in ascending order: what [`decide`](Self::decide) then does with
+    /// a constant `FirstProbe::Text`, for a search compiled for it.
+    #[inline]
+    pub fn ascending_text(&self) -> Option<(&'a [u8], bool)> {
+        match self.probe {
+            FirstProbe::Text(y) if !self.desc => Some((y, self.single)),
+            _ => None,
+        }
+    }
+
     /// The order of `stored` against the whole probe when its first field decides it
     /// (exactly the comparator's answer); `None` leaves the comparison to the comparator.
     #[inline(always)]
