@@ -842,9 +842,13 @@ impl IndexIter {
     /// expression-index walk (callgrind, hc_mixed scans).
     fn step_rowid(&mut self, rowid_field: usize) -> Result<Option<i64>> {
         let r = self.step_with(|rec| {
-            // `record::field` reads the rowid in place (~50 instructions an entry where
-            // `record::column`'s checked iterator took ~200; callgrind, hc_mixed scans);
-            // a key it cannot read goes the checked way, which names the corruption.
+            // The usual entry's rowid read by its width (`record::int_field`), else by
+            // `record::field` in place (~50 instructions an entry where `record::column`'s
+            // checked iterator took ~200; callgrind, hc_mixed scans); a key neither can
+            // read goes the checked way, which names the corruption.
+            if let Some(rowid) = record::int_field(rec, rowid_field) {
+                return Ok(Some(rowid));
+            }
             let rowid = match record::field(rec, rowid_field) {
                 Some(v) => v,
                 None => record::column(rec, rowid_field)?,
