@@ -1,14 +1,17 @@
 //! Index walks whose steps stay in a leaf read the next key from the cursor's frame
 //! (`TreeCursor::step_in_leaf`) only while the transaction's tree is unchanged since the
-//! cursor was positioned, and whose seeks order a TEXT probe by a search compiled for it
-//! (`TreeCursor::descend_index`). Against SQLite (rusqlite, bundled), seeded
-//! (`PARLITE_SEED` replays one seed), on 512-byte pages so that walks cross many leaves:
-//! hc_mixed's scan over an expression index, forward and backward walks over a TEXT
-//! index with and without a far bound, a composite index whose probes are TEXT prefixes
-//! (a tie on the first field decided by the rest), reused between the connection's own
-//! writes (inside and outside a transaction, among them statements that walk the index
-//! they write), another connection's commits and rollbacks. A damaged index leaf makes
-//! the walk that steps onto it fail with SQLITE_CORRUPT, never panic or skip the entry.
+//! cursor was positioned, whose seeks order a TEXT probe by a search compiled for it
+//! (`TreeCursor::descend_index`), and whose entries' rowids are read by their width
+//! (`record::int_field`). Against SQLite (rusqlite, bundled), seeded (`PARLITE_SEED`
+//! replays one seed), on 512-byte pages so that walks cross many leaves: hc_mixed's scan
+//! over an expression index; forward and backward walks over a TEXT index with and
+//! without a far bound, covering and with table lookups, over keys short and long enough
+//! for two-byte serial types (their rowids read the checked way); a composite index whose
+//! probes are TEXT prefixes (a tie on the first field decided by the rest); all reused
+//! between the connection's own writes (inside and outside a transaction, among them
+//! statements that walk the index they write), another connection's commits and
+//! rollbacks. A damaged index leaf makes the walk that steps onto it fail with
+//! SQLITE_CORRUPT, never panic or skip the entry.
 
 mod common;
 
@@ -28,6 +31,8 @@ const SETUP: &str = "
 const QUERIES: &[&str] = &[
     "SELECT * FROM t WHERE substr(c,1,6)>=?1 ORDER BY substr(c,1,6) LIMIT 10",
     "SELECT a, c FROM t WHERE c >= ?1 ORDER BY c LIMIT 30",
+    "SELECT * FROM t WHERE c >= ?1 ORDER BY c LIMIT 12",
+    "SELECT * FROM t WHERE c < ?1 ORDER BY c DESC LIMIT 12",
     "SELECT a, c FROM t WHERE c < ?1 ORDER BY c DESC LIMIT 30",
     "SELECT a, c FROM t WHERE c > ?1 AND c <= ?2 ORDER BY c",
     "SELECT count(*), min(a), max(a) FROM t WHERE c BETWEEN ?1 AND ?2",
