@@ -21,7 +21,10 @@ use super::page::{PageHeader, INDEX_INTERIOR, INDEX_LEAF, TABLE_LEAF};
 use crate::error::{PageNo, Result, StorageError};
 use crate::header::get_u32;
 use crate::pages::{PageRead, PageRef};
-use crate::record::{decode, decode_into_slice, FirstFieldOrder, KeyCompare, ValueRef};
+use crate::record::{
+    compare_first_field, decode, decode_into_slice, FirstFieldOrder, FirstProbe, KeyCompare,
+    ValueRef,
+};
 use crate::varint::get_varint;
 use std::cmp::Ordering;
 
@@ -71,21 +74,7 @@ impl Frame {
     /// walk ~9 instructions more (callgrind, speedtest1 fp test 130).
     #[inline]
     pub fn local_index_key(&self, i: usize, usable: usize) -> Option<&[u8]> {
-        if i >= self.hdr.ncells {
-            return None;
-        }
-        let page = self.page.get(..usable)?;
-        let ptr = self.hdr.ptr_array_start() + 2 * i;
-        let pc = u16::from_be_bytes([*page.get(ptr)?, *page.get(ptr + 1)?]) as usize;
-        if pc < self.hdr.ptr_array_end() || pc + 4 > usable {
-            return None;
-        }
-        let p = match self.hdr.kind {
-            INDEX_LEAF => pc,
-            INDEX_INTERIOR => pc + 4,
-            _ => return None,
-        };
-        local_payload(page, p, max_local(usable, false))
+        local_index_key_of(&self.page, &self.hdr, i, usable)
     }
 
     /// The rowid and payload of table-leaf cell `i` when the payload is all on the page:
@@ -554,6 +543,32 @@ impl<'a> IndexCells<'a> {
     }
 }
 
+/// [`Frame::local_index_key`] of the page `page` with header `hdr`: a free function so that
+/// a step can read the key while it moves the frame's `idx` ([`TreeCursor::step_in_leaf`]).
+#[inline(always)]
+fn local_index_key_of<'a>(
+    page: &'a [u8],
+    hdr: &PageHeader,
+    i: usize,
+    usable: usize,
+) -> Option<&'a [u8]> {
+    if i >= hdr.ncells {
+        return None;
+    }
+    let page = page.get(..usable)?;
+    let ptr = hdr.ptr_array_start() + 2 * i;
+    let pc = u16::from_be_bytes([*page.get(ptr)?, *page.get(ptr + 1)?]) as usize;
+    if pc < hdr.ptr_array_end() || pc + 4 > usable {
+        return None;
+    }
+    let p = match hdr.kind {
+        INDEX_LEAF => pc,
+        INDEX_INTERIOR => pc + 4,
+        _ => return None,
+    };
+    local_payload(page, p, max_local(usable, false))
+}
+
 /// The payload of the index cell whose size varint is at `p` of `page` (cut at the usable
 /// size), borrowed from the page when it is all there: at most `max_local` bytes, as
 /// `parse_cell` decides it. The size varint is read inline when it is one byte (keys under
@@ -574,42 +589,23 @@ fn local_payload(page: &[u8], p: usize, max_local: usize) -> Option<&[u8]> {
 }
 
 /// A probe key as an index descent compares it with cells, decoded once per descent.
-struct IndexProbe<'p> {
+/// `F` orders a stored key against the probe by its first field when that decides it
+/// ([`FirstFieldOrder::decide`], or a specialisation of it the descent picks once:
+/// [`TreeCursor::descend_index`]); `None` leaves the comparison to the comparator.
+struct IndexProbe<'p, F> {
     probe: &'p [u8],
     /// The probe's fields; `None` when it does not decode, so that it is compared
     /// undecoded and its error (if a comparison reaches the bad field) is the comparator's.
     fields: Option<&'p [ValueRef<'p>]>,
-    /// The probe's first field when the comparator orders column 0 plainly: most
-    /// comparisons are then decided on the encoded key's first field in place, the
-    /// comparator called only on a tie of a multi-field probe or for keys the shortcut
-    /// does not read.
-    first: Option<FirstFieldOrder<'p>>,
+    first: F,
     cmp: &'p dyn KeyCompare,
 }
 
-impl<'p> IndexProbe<'p> {
-    fn new(
-        probe: &'p [u8],
-        fields: Option<&'p [ValueRef<'p>]>,
-        cmp: &'p dyn KeyCompare,
-    ) -> IndexProbe<'p> {
-        let first = match fields {
-            Some([f0, rest @ ..]) => FirstFieldOrder::new(f0, rest.is_empty(), cmp),
-            _ => None,
-        };
-        IndexProbe {
-            probe,
-            fields,
-            first,
-            cmp,
-        }
-    }
-
+impl<'p, F: Fn(&[u8]) -> Option<Ordering>> IndexProbe<'p, F> {
     /// Where cell `i` of `cells`' page lies relative to the probe. The first-field order
     /// is inlined into the search loops and the rest kept out of line
-    /// ([`compare_slow`](Self::compare_slow)): one closure for both was not inlined, and
-    /// its call and spills were ~25 of the ~70 instructions a comparison (callgrind,
-    /// hc_mixed scan).
+    /// ([`compare_slow`]): one closure for both was not inlined, and its call and spills
+    /// were ~25 of the ~70 instructions a comparison (callgrind, hc_mixed scan).
     #[inline(always)]
     fn compare<V: PageRead + ?Sized>(
         &self,
@@ -618,35 +614,35 @@ impl<'p> IndexProbe<'p> {
         i: usize,
         scratch: &mut Vec<u8>,
     ) -> Result<Ordering> {
-        if let Some(first) = &self.first {
-            if let Some(o) = cells.local_key(i).and_then(|k| first.decide(k)) {
-                return Ok(o);
-            }
+        if let Some(o) = cells.local_key(i).and_then(&self.first) {
+            return Ok(o);
         }
-        self.compare_slow(v, cells, i, scratch)
+        compare_slow(self.probe, self.fields, self.cmp, v, cells, i, scratch)
     }
+}
 
-    /// [`compare`](Self::compare) by the comparator: a key all on the page is compared
-    /// where it lies, one that spills is assembled in `scratch` first.
-    #[inline(never)]
-    fn compare_slow<V: PageRead + ?Sized>(
-        &self,
-        v: &V,
-        cells: &IndexCells<'_>,
-        i: usize,
-        scratch: &mut Vec<u8>,
-    ) -> Result<Ordering> {
-        let key = match cells.local_key(i) {
-            Some(key) => key,
-            None => {
-                let info = cells.cells.frame.cell(i, cells.cells.usable)?;
-                payload_of(v, cells.cells.frame, &info, scratch)?
-            }
-        };
-        match self.fields {
-            Some(fields) => self.cmp.compare_decoded(key, self.probe, fields),
-            None => self.cmp.compare(key, self.probe),
+/// [`IndexProbe::compare`] by the comparator: a key all on the page is compared where it
+/// lies, one that spills is assembled in `scratch` first.
+#[inline(never)]
+fn compare_slow<V: PageRead + ?Sized>(
+    probe: &[u8],
+    fields: Option<&[ValueRef<'_>]>,
+    cmp: &dyn KeyCompare,
+    v: &V,
+    cells: &IndexCells<'_>,
+    i: usize,
+    scratch: &mut Vec<u8>,
+) -> Result<Ordering> {
+    let key = match cells.local_key(i) {
+        Some(key) => key,
+        None => {
+            let info = cells.cells.frame.cell(i, cells.cells.usable)?;
+            payload_of(v, cells.cells.frame, &info, scratch)?
         }
+    };
+    match fields {
+        Some(fields) => cmp.compare_decoded(key, probe, fields),
+        None => cmp.compare(key, probe),
     }
 }
 
@@ -1001,6 +997,89 @@ impl TreeCursor {
         cmp: &dyn KeyCompare,
         scratch: &mut Vec<u8>,
     ) -> Result<bool> {
+        // The probe is decoded once for the whole descent (~14 comparisons per insert into
+        // a 40,000-entry index; re-parsing it each time was ~40% of a comparison).
+        // Up to eight fields are decoded onto the stack, not into a `Vec` (~390 -> ~300
+        // instructions a descent; callgrind, speedtest1 test 290).
+        let mut small = [ValueRef::Null; 8];
+        let heap;
+        let fields: Option<&[ValueRef<'_>]> = match decode_into_slice(probe, &mut small) {
+            Some(n) => Some(&small[..n]),
+            None => {
+                heap = decode(probe).ok();
+                heap.as_deref()
+            }
+        };
+        let first = match fields {
+            Some([f0, rest @ ..]) => FirstFieldOrder::new(f0, rest.is_empty(), cmp),
+            _ => None,
+        };
+        // The first-field order is picked here, once, and the search compiled for it: an
+        // ascending TEXT column under BINARY (hc_mixed's expression index, any TEXT key)
+        // is ordered without the probe's type, the column's direction and the probe's
+        // field count tested again at every comparison (a seek of hc_mixed's scan, 17.7
+        // comparisons: ~2,195 -> ~1,946 instructions; callgrind).
+        match first {
+            Some(f) => match f.ascending_text() {
+                Some((y, single)) => {
+                    let text = move |k: &[u8]| match compare_first_field(k, FirstProbe::Text(y))? {
+                        Ordering::Equal if !single => None,
+                        o => Some(o),
+                    };
+                    self.descend_index_by(
+                        v,
+                        strict,
+                        scratch,
+                        IndexProbe {
+                            probe,
+                            fields,
+                            first: text,
+                            cmp,
+                        },
+                    )
+                }
+                None => {
+                    let first = move |k: &[u8]| f.decide(k);
+                    self.descend_index_by(
+                        v,
+                        strict,
+                        scratch,
+                        IndexProbe {
+                            probe,
+                            fields,
+                            first,
+                            cmp,
+                        },
+                    )
+                }
+            },
+            None => {
+                let first = |_: &[u8]| None;
+                self.descend_index_by(
+                    v,
+                    strict,
+                    scratch,
+                    IndexProbe {
+                        probe,
+                        fields,
+                        first,
+                        cmp,
+                    },
+                )
+            }
+        }
+    }
+
+    /// [`descend_index`](Self::descend_index) with the probe decoded and its first-field
+    /// order chosen.
+    #[inline(always)]
+    fn descend_index_by<V: PageRead + ?Sized, F: Fn(&[u8]) -> Option<Ordering>>(
+        &mut self,
+        v: &V,
+        strict: bool,
+        scratch: &mut Vec<u8>,
+        probe: IndexProbe<'_, F>,
+    ) -> Result<bool> {
         // Frame reuse as in `descend_table`.
         let reuse = std::mem::take(&mut self.frames_current);
         if !reuse {
@@ -1011,20 +1090,6 @@ impl TreeCursor {
         let mut pgno = self.root.0;
         let mut seen_equal = false;
         let mut depth = 0;
-        // The probe is decoded once for the whole descent (~14 comparisons per insert into
-        // a 40,000-entry index; re-parsing it each time was ~40% of a comparison).
-        // Up to eight fields are decoded onto the stack, not into a `Vec` (~390 -> ~300
-        // instructions a descent; callgrind, speedtest1 test 290).
-        let mut small = [ValueRef::Null; 8];
-        let heap;
-        let probe_fields: Option<&[ValueRef<'_>]> = match decode_into_slice(probe, &mut small) {
-            Some(n) => Some(&small[..n]),
-            None => {
-                heap = decode(probe).ok();
-                heap.as_deref()
-            }
-        };
-        let probe = IndexProbe::new(probe, probe_fields, cmp);
         // A cell "goes left" when the sought position is after it.
         let left = |o: Ordering| o == Ordering::Less || (strict && o == Ordering::Equal);
         // Same-leaf shortcut (SQLite's `sqlite3BtreeIndexMoveto` does the same): with
@@ -1164,6 +1229,33 @@ impl TreeCursor {
         }
         let top = self.stack.last()?;
         top.local_index_key(top.idx, usable)
+    }
+
+    /// An index walk's usual step: onto the next cell (the previous when `!forward`) of the
+    /// leaf the cursor is on, returning its key when the move stays in the leaf and the
+    /// key is all on the page ([`Frame::local_index_key`]). `None` moves nothing: the
+    /// cursor is not on an index leaf's cell, the step would leave the leaf, or the key
+    /// spills; [`next`](Self::next) / [`prev`](Self::prev) then take the step. The caller
+    /// vouches that the frames are current (T2 in txn.rs). A step of hc_mixed's scan
+    /// through `restore`, `next` (`settle_forward`, `top`) and `current_local_index_key`
+    /// was ~242 instructions, ~169 this way (`txn::Cursor::step_entry`; callgrind).
+    #[inline]
+    pub fn step_in_leaf(&mut self, forward: bool, usable: usize) -> Option<&[u8]> {
+        if !self.valid {
+            return None;
+        }
+        let top = self.stack.last_mut()?;
+        if top.hdr.kind != INDEX_LEAF {
+            return None;
+        }
+        let idx = match forward {
+            true => top.idx.checked_add(1)?,
+            false => top.idx.checked_sub(1)?,
+        };
+        // None for `idx` past the last cell, as for a key that spills.
+        let key = local_index_key_of(&top.page, &top.hdr, idx, usable)?;
+        top.idx = idx;
+        Some(key)
     }
 
     /// Rowid of the current entry (table trees).

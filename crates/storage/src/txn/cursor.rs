@@ -608,6 +608,21 @@ impl Cursor {
             }
             return self.with_entry(f).map(Some);
         }
+        if !self.tc.table {
+            // The usual step of an index walk: within the leaf, the tree unchanged since
+            // the cursor was positioned (so `restore` has nothing to do, T2), the key read
+            // where it lies and left there as `step_entry_inner` leaves it. Under the
+            // one lock, without cloning the transaction's handle for it.
+            let g = self.txn.lock();
+            // An ended transaction takes the checked path, which reports it.
+            let usable: Result<usize> = with_view!(g, v => Ok(v.usable_size()));
+            if let (true, Ok(usable)) = (g.changes == self.seen, usable) {
+                if let Some(key) = self.tc.step_in_leaf(forward, usable) {
+                    self.key_in_frame = true;
+                    return Ok(Some(f(0, key)));
+                }
+            }
+        }
         let r = self.step_entry_inner(forward, f);
         if r.is_err() {
             self.tc.invalidate();
