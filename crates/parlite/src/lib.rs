@@ -365,6 +365,7 @@ impl Database {
                 data_version: DataVersion::default(),
                 cache_spill: (true, 0),
                 read_only: self.read_only,
+                collation_overrides_seen: parlite_sql::collation::user::overrides_generation(),
             })),
         })
     }
@@ -414,6 +415,9 @@ struct ConnInner {
     cache_spill: (bool, i64),
     /// The `Database` was opened read-only: writes fail as under `PRAGMA query_only`.
     read_only: bool,
+    /// `collation::user::overrides_generation` when the schema was last known to resolve
+    /// collation names as the registry now would (`note_collation_overrides`).
+    collation_overrides_seen: u64,
 }
 
 /// A connection's `PRAGMA data_version`: as SQLite's, it changes when, and only when,
@@ -1538,6 +1542,19 @@ impl ConnInner {
         }
     }
 
+    /// An application took over a built-in collation's name (NOCASE, RTRIM, BINARY) since
+    /// the schema was loaded: reload it and drop cached plans, which resolved the name to
+    /// the built-in (SQLite expires its statements when a collation is redefined).
+    fn note_collation_overrides(&mut self) {
+        let gen = parlite_sql::collation::user::overrides_generation();
+        if gen != self.collation_overrides_seen {
+            self.collation_overrides_seen = gen;
+            self.schema_loaded = false;
+            self.schema_gen += 1;
+            self.plan = None;
+        }
+    }
+
     fn execute(&mut self, t: &Txn, stmt: &Stmt, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>> {
         let main = TxnStore::with_idle(t.clone(), std::mem::take(&mut self.idle_cursors));
         let temp = TxnStore::new(self.temp_txn.clone());
@@ -1569,7 +1586,14 @@ impl ConnInner {
         } else if cacheable {
             engine.set_plan_cache(cached);
         }
+        // A comparison under a collation the connection lacks (an index's, named by the
+        // schema) fails the statement before it commits (`collation::user` invariant 2).
+        parlite_sql::collation::user::take_missing();
         let r = engine.execute(stmt);
+        let r = match parlite_sql::collation::user::take_missing() {
+            Some(name) => Err(SqlError::NoSuchCollation { name }),
+            None => r,
+        };
         let plan = engine.take_cached_plan();
         for a in &self.attached {
             a.end_statement(r.is_ok());
@@ -1791,6 +1815,7 @@ impl Connection {
             .to_string();
         let (columns, plan, columns_gen) = {
             let mut g = lock(&self.inner);
+            g.note_collation_overrides();
             // As SQLite's prepare, bind against the cached schema without a transaction when
             // there is one, and check it against the file only when that fails (sqlite3Prepare's
             // schemaIsValid). A schema changed since by another connection is caught by the
@@ -1899,6 +1924,64 @@ impl Connection {
     }
 }
 
+impl Connection {
+    /// Defines a collating sequence for this connection (SQLite's
+    /// `sqlite3_create_collation_v2`): `COLLATE name` and columns and indexes declared
+    /// with it order and compare texts with `compare`, which must be a total order. Names
+    /// are case-insensitive; defining NOCASE or RTRIM takes over the built-in (BINARY
+    /// only where a statement names it). Statements prepared earlier use the new
+    /// definition from their next step, as SQLite re-prepares them.
+    pub fn create_collation<F>(&self, name: &str, compare: F) -> Result<()>
+    where
+        F: Fn(&str, &str) -> std::cmp::Ordering + Send + Sync + 'static,
+    {
+        self.define_collation(
+            name,
+            Some(Arc::new(move |a: &[u8], b: &[u8]| {
+                compare(&String::from_utf8_lossy(a), &String::from_utf8_lossy(b))
+            })),
+        )
+    }
+
+    /// Deletes a collation `create_collation` defined: statements that need it fail with
+    /// `no such collation sequence: X` (even a built-in's name stays taken, as in SQLite).
+    pub fn remove_collation(&self, name: &str) -> Result<()> {
+        self.define_collation(name, None)
+    }
+
+    /// `create_collation` over raw text bytes (the C API's form); `None` deletes. The
+    /// replaced definition is dropped once no comparison runs it.
+    pub fn define_collation(
+        &self,
+        name: &str,
+        compare: Option<Arc<parlite_sql::collation::user::CompareFn>>,
+    ) -> Result<()> {
+        if name.is_empty() || name.len() > 255 {
+            return Err(error(
+                codes::SQLITE_MISUSE,
+                "bad parameter or other API misuse",
+            ));
+        }
+        self.functions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .collations
+            .define(name, compare);
+        Ok(())
+    }
+
+    /// Sets the hook asked to define a collation a statement names and this connection
+    /// lacks (SQLite's `sqlite3_collation_needed`), before `no such collation sequence`;
+    /// `None` removes it. The hook gets the name and may call `define_collation`.
+    pub fn set_collation_needed(&self, hook: Option<Arc<parlite_sql::collation::user::NeededFn>>) {
+        self.functions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .collations
+            .set_needed(hook);
+    }
+}
+
 /// A prepared statement; holds what it needs of its Connection.
 pub struct Statement {
     conn: Arc<Mutex<ConnInner>>,
@@ -1996,6 +2079,7 @@ impl Statement {
         if self.rows.is_none() {
             let rows = {
                 let mut g = lock(&self.conn);
+                g.note_collation_overrides();
                 g.plan = self.plan.take();
                 let r = user::with_user_functions(&self.functions, || {
                     g.run(&self.stmt, &self.bindings)

@@ -91,6 +91,8 @@ impl UserFunction {
 pub struct UserFunctions {
     /// Every definition made, live or deleted (an empty slot), for reuse (invariant 1).
     defs: Vec<&'static FuncDef>,
+    /// Its collations (`collation::user`), resolved through the same scope.
+    pub collations: crate::collation::user::UserCollations,
 }
 
 fn slot(def: &'static FuncDef) -> Option<&'static UserFunction> {
@@ -211,6 +213,19 @@ pub fn with_user_functions<R>(functions: &SharedUserFunctions, body: impl FnOnce
     }
     let _restore = Restore(IN_SCOPE.with(|s| s.replace(Arc::as_ptr(functions))));
     body()
+}
+
+/// Runs `body` on the in-scope registry's collations; None when no registry is in scope.
+/// `body` must not call back into the application (the registry stays locked).
+pub(crate) fn with_collations_in_scope<R>(
+    body: impl FnOnce(&mut crate::collation::user::UserCollations) -> R,
+) -> Option<R> {
+    IN_SCOPE.with(|s| {
+        // SAFETY: null, or the registry of a scope still running (IN_SCOPE).
+        let functions = unsafe { s.get().as_ref() }?;
+        let mut g = functions.lock().unwrap_or_else(|p| p.into_inner());
+        Some(body(&mut g.collations))
+    })
 }
 
 /// The in-scope definition for a call (invariant 3): Ok(None) when none has the name,
