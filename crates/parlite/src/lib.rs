@@ -1925,6 +1925,25 @@ impl Connection {
 }
 
 impl Connection {
+    /// Defines an aggregate window function for this connection (SQLite's
+    /// `sqlite3_create_window_function`): usable as an aggregate and with OVER (...) over
+    /// any frame. Its accumulators implement `Aggregate::value` (xValue: the value for the
+    /// current frame) and `Aggregate::inverse` (xInverse: take the oldest row still
+    /// accumulated back out, given the arguments it was stepped with), which the window
+    /// executor calls in SQLite's order. `imp` None deletes the definition. An aggregate
+    /// defined with `create_function` is not a window function, as in SQLite.
+    pub fn create_window_function(
+        &self,
+        name: &str,
+        n_args: Option<usize>,
+        deterministic: bool,
+        imp: Option<Arc<dyn UserAggregate>>,
+    ) -> Result<()> {
+        self.create_function(name, n_args, deterministic, imp.map(UserImpl::Window))
+    }
+}
+
+impl Connection {
     /// Defines a collating sequence for this connection (SQLite's
     /// `sqlite3_create_collation_v2`): `COLLATE name` and columns and indexes declared
     /// with it order and compare texts with `compare`, which must be a total order. Names
