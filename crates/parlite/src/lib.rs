@@ -365,7 +365,7 @@ impl Database {
                 data_version: DataVersion::default(),
                 cache_spill: (true, 0),
                 read_only: self.read_only,
-                collation_overrides_seen: parlite_sql::collation::user::overrides_generation(),
+                collations_seen: parlite_sql::collation::user::generation(),
             })),
         })
     }
@@ -415,9 +415,9 @@ struct ConnInner {
     cache_spill: (bool, i64),
     /// The `Database` was opened read-only: writes fail as under `PRAGMA query_only`.
     read_only: bool,
-    /// `collation::user::overrides_generation` when the schema was last known to resolve
-    /// collation names as the registry now would (`note_collation_overrides`).
-    collation_overrides_seen: u64,
+    /// `collation::user::generation` when the schema and cached plans were last known to
+    /// agree with the collations defined (`note_collation_changes`).
+    collations_seen: u64,
 }
 
 /// A connection's `PRAGMA data_version`: as SQLite's, it changes when, and only when,
@@ -1542,13 +1542,13 @@ impl ConnInner {
         }
     }
 
-    /// An application took over a built-in collation's name (NOCASE, RTRIM, BINARY) since
-    /// the schema was loaded: reload it and drop cached plans, which resolved the name to
-    /// the built-in (SQLite expires its statements when a collation is redefined).
-    fn note_collation_overrides(&mut self) {
-        let gen = parlite_sql::collation::user::overrides_generation();
-        if gen != self.collation_overrides_seen {
-            self.collation_overrides_seen = gen;
+    /// A collation was redefined or deleted, or a built-in's name taken over, since the
+    /// schema was loaded: reload it and drop cached plans (`collation::user` invariant 4;
+    /// SQLite expires its statements then).
+    fn note_collation_changes(&mut self) {
+        let gen = parlite_sql::collation::user::generation();
+        if gen != self.collations_seen {
+            self.collations_seen = gen;
             self.schema_loaded = false;
             self.schema_gen += 1;
             self.plan = None;
@@ -1815,14 +1815,20 @@ impl Connection {
             .to_string();
         let (columns, plan, columns_gen) = {
             let mut g = lock(&self.inner);
-            g.note_collation_overrides();
+            g.note_collation_changes();
             // As SQLite's prepare, bind against the cached schema without a transaction when
             // there is one, and check it against the file only when that fails (sqlite3Prepare's
             // schemaIsValid). A schema changed since by another connection is caught by the
             // first step, which refreshes it, re-binds, and renames the columns. Beginning and
             // ending a read transaction here was ~5% of a one-shot point SELECT.
             let cached = if g.txn.is_none() && g.schema_loaded && g.attached.is_empty() {
-                exec::prepare_info(&parsed.stmt, &g.schema).ok()
+                match exec::prepare_info(&parsed.stmt, &g.schema) {
+                    Ok(info) => Some(info),
+                    // The collation_needed hook was asked already: binding again would
+                    // ask it twice (SQLite asks once per prepare).
+                    Err(e @ SqlError::NoSuchCollation { .. }) => return Err(e.into()),
+                    Err(_) => None,
+                }
             } else {
                 None
             };
@@ -2098,7 +2104,7 @@ impl Statement {
         if self.rows.is_none() {
             let rows = {
                 let mut g = lock(&self.conn);
-                g.note_collation_overrides();
+                g.note_collation_changes();
                 g.plan = self.plan.take();
                 let r = user::with_user_functions(&self.functions, || {
                     g.run(&self.stmt, &self.bindings)

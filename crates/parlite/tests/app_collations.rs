@@ -174,8 +174,14 @@ fn unique_under_app_collation_matches_sqlite() {
 fn redefinition_and_deletion_reach_prepared_statements() {
     let p = parlite::Connection::open(":memory:").expect("parlite");
     p.create_collation("c", rev).expect("define");
-    p.execute_batch("CREATE TABLE t(x TEXT COLLATE c); INSERT INTO t VALUES('a'), ('c'), ('b');")
-        .expect("setup");
+    p.execute_batch(
+        "CREATE TABLE t(x TEXT COLLATE c); INSERT INTO t VALUES('a'), ('c'), ('b');
+         CREATE TABLE u(x TEXT COLLATE c); CREATE INDEX ux ON u(x); INSERT INTO u SELECT x FROM t;",
+    )
+    .expect("setup");
+    // Ordered by the index: no comparison runs, yet once the collation is deleted the
+    // plan must not stand (SQLite expires it).
+    let mut by_index = common::prepare_one(&p, "SELECT x FROM u ORDER BY x");
     let mut st = common::prepare_one(&p, "SELECT x FROM t ORDER BY x");
     let text = |rows: Vec<Vec<parlite::Value>>| -> String {
         rows.iter()
@@ -186,11 +192,14 @@ fn redefinition_and_deletion_reach_prepared_statements() {
             .collect()
     };
     assert_eq!(text(common::rows_of(&mut st, &[])), "cba");
+    assert_eq!(text(common::rows_of(&mut by_index, &[])), "cba");
     p.create_collation("C", |a: &str, b: &str| a.cmp(b))
         .expect("redefine");
     assert_eq!(text(common::rows_of(&mut st, &[])), "abc");
     p.remove_collation("c").expect("remove");
     let err = st.step().expect_err("deleted collation");
+    assert_eq!(err.message, "no such collation sequence: c");
+    let err = by_index.step().expect_err("deleted collation");
     assert_eq!(err.message, "no such collation sequence: c");
     // Taking over a built-in: NOCASE orders by the application's, and once deleted is gone.
     p.create_collation("NOCASE", rev).expect("nocase");

@@ -19,9 +19,12 @@
 //!    ([`take_missing`]); the connection fails the statement with `no such collation
 //!    sequence: X` before it commits (parlite `ConnInner::execute`), never a wrong answer.
 //! 3. A name with a slot resolves to the slot, even over a built-in (SQLite: the
-//!    application's NOCASE wins, and deleting it leaves no NOCASE). The first definition
-//!    of a built-in's name bumps [`overrides_generation`], which makes connections reload
-//!    their schema and drop cached plans, that resolved the name to the built-in.
+//!    application's NOCASE wins, and deleting it leaves no NOCASE).
+//! 4. Replacing or deleting a live definition, and the first definition of a built-in's
+//!    name, bump [`generation`]; connections then reload their schema and drop cached
+//!    plans (parlite `note_collation_changes`), as SQLite expires its prepared statements:
+//!    a plan may rely on an index's order under the old definition without comparing
+//!    (an ORDER BY the index gives), or have resolved the name to the built-in.
 
 use super::Collation;
 use std::cell::RefCell;
@@ -121,12 +124,16 @@ pub fn take_missing() -> Option<String> {
     MISSING.with(|m| m.borrow_mut().take())
 }
 
-/// Bumped when a built-in's name is first defined by an application (invariant 3).
-static OVERRIDES: AtomicU64 = AtomicU64::new(0);
+/// Bumped by the changes that expire plans (invariant 4), on any connection.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
 
-/// How many times a built-in collation's name has been taken over in this process.
-pub fn overrides_generation() -> u64 {
-    OVERRIDES.load(AtomicOrdering::Acquire)
+/// How many collation changes that expire plans this process has made (invariant 4).
+pub fn generation() -> u64 {
+    GENERATION.load(AtomicOrdering::Acquire)
+}
+
+fn expire_plans() {
+    GENERATION.fetch_add(1, AtomicOrdering::AcqRel);
 }
 
 /// `SQLITE_API sqlite3_collation_needed`'s callback: given the name, it may define it.
@@ -155,7 +162,7 @@ impl UserCollations {
             return s;
         }
         if Collation::builtin(name).is_ok() {
-            OVERRIDES.fetch_add(1, AtomicOrdering::AcqRel);
+            expire_plans();
         }
         let s: &'static UserCollation = Box::leak(Box::new(UserCollation {
             name: String::leak(name.to_string()),
@@ -168,6 +175,9 @@ impl UserCollations {
     /// Defines `name` (`imp` Some) or deletes it (None). Deleting a name never defined
     /// changes nothing.
     pub fn define(&mut self, name: &str, imp: Option<Arc<CompareFn>>) {
+        if self.slot(name).is_some_and(|s| s.current().is_some()) {
+            expire_plans();
+        }
         match imp {
             Some(f) => {
                 let s = self.slot_or_new(name);
