@@ -197,9 +197,10 @@ fn redefinition_and_deletion_reach_prepared_statements() {
         .expect("redefine");
     assert_eq!(text(common::rows_of(&mut st, &[])), "abc");
     p.remove_collation("c").expect("remove");
-    let err = st.step().expect_err("deleted collation");
-    assert_eq!(err.message, "no such collation sequence: c");
+    // The plan ordered by the index first: a failed statement would expire it anyway.
     let err = by_index.step().expect_err("deleted collation");
+    assert_eq!(err.message, "no such collation sequence: c");
+    let err = st.step().expect_err("deleted collation");
     assert_eq!(err.message, "no such collation sequence: c");
     // Taking over a built-in: NOCASE orders by the application's, and once deleted is gone.
     p.create_collation("NOCASE", rev).expect("nocase");
