@@ -27,7 +27,7 @@ use crate::db::{db_ref, CallbackScope, Db};
 use crate::misc::errstr;
 use crate::stmt::push_text_form;
 use crate::{guard, rc};
-use parlite::{Aggregate, UserAggregate, UserImpl, UserScalar, ValueRef};
+use parlite::{Aggregate, UserAggregate, UserCompare, UserImpl, UserScalar, ValueRef};
 use parlite_sql::value::{SqlError, Value};
 use std::cell::{Cell, OnceCell};
 use std::ffi::{c_char, c_int, c_void, CStr};
@@ -561,8 +561,7 @@ unsafe fn create_collation(
             utf16,
             db,
         };
-        Arc::new(move |a: &[u8], b: &[u8]| c.compare(a, b))
-            as Arc<parlite_sql::collation::user::CompareFn>
+        UserCompare::Bytes(Arc::new(move |a: &[u8], b: &[u8]| c.compare(a, b)))
     });
     let deleting = imp.is_none();
     match conn.define_collation(&name, imp) {

@@ -58,6 +58,7 @@ pub mod fuzzing;
 mod row;
 mod vacuum_into;
 use attach::{AttachedDb, AttachedStore};
+pub use parlite_sql::collation::user::UserCompare;
 use parlite_sql::exec::store::{Store, ATTACHED_MAX};
 use parlite_sql::exec::txnstore::{IdleCursors, TxnStore};
 use parlite_sql::exec::{self, store::RoutedStore, ConnState, Engine};
@@ -1960,12 +1961,7 @@ impl Connection {
     where
         F: Fn(&str, &str) -> std::cmp::Ordering + Send + Sync + 'static,
     {
-        self.define_collation(
-            name,
-            Some(Arc::new(move |a: &[u8], b: &[u8]| {
-                compare(&String::from_utf8_lossy(a), &String::from_utf8_lossy(b))
-            })),
-        )
+        self.define_collation(name, Some(UserCompare::Text(Arc::new(compare))))
     }
 
     /// Deletes a collation `create_collation` defined: statements that need it fail with
@@ -1974,13 +1970,10 @@ impl Connection {
         self.define_collation(name, None)
     }
 
-    /// `create_collation` over raw text bytes (the C API's form); `None` deletes. The
-    /// replaced definition is dropped once no comparison runs it.
-    pub fn define_collation(
-        &self,
-        name: &str,
-        compare: Option<Arc<parlite_sql::collation::user::CompareFn>>,
-    ) -> Result<()> {
+    /// `create_collation` with the comparison over texts or their bytes (the C API's
+    /// form); `None` deletes. The replaced definition is dropped once no comparison runs
+    /// it. SQLITE_BUSY when called from inside one of this thread's comparisons.
+    pub fn define_collation(&self, name: &str, compare: Option<UserCompare>) -> Result<()> {
         if name.is_empty() || name.len() > 255 {
             return Err(error(
                 codes::SQLITE_MISUSE,
@@ -1991,7 +1984,7 @@ impl Connection {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .collations
-            .define(name, compare);
+            .define(name, compare)?;
         Ok(())
     }
 

@@ -335,3 +335,34 @@ fn collation_needed_hook_defines_on_demand() {
         "a defined name asks no more"
     );
 }
+
+/// A comparison that redefines its own collation gets SQLite's SQLITE_BUSY refusal
+/// instead of waiting forever on the definition it runs.
+#[test]
+fn redefining_from_inside_a_comparison_is_refused() {
+    use std::sync::{Arc, Mutex, Weak};
+    let p = Arc::new(parlite::Connection::open(":memory:").expect("parlite"));
+    let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+    let (weak, s): (Weak<parlite::Connection>, _) = (Arc::downgrade(&p), seen.clone());
+    p.create_collation("selfish", move |a: &str, b: &str| {
+        if let Some(c) = weak.upgrade() {
+            let r = c.create_collation("selfish", rev);
+            s.lock()
+                .expect("seen")
+                .push(r.map_or_else(|e| format!("{} {}", e.code, e.message), |_| "ok".into()));
+        }
+        a.cmp(b)
+    })
+    .expect("define");
+    assert_eq!(
+        run_parlite(&p, "SELECT 'a' < 'b' COLLATE selfish"),
+        Out::Rows {
+            names: vec!["'a' < 'b' COLLATE selfish".to_string()],
+            rows: vec![vec![parlite::Value::Integer(1)]],
+        }
+    );
+    assert_eq!(
+        *seen.lock().expect("seen"),
+        ["5 unable to delete/modify collation sequence due to active statements"]
+    );
+}

@@ -108,7 +108,10 @@ impl Collation {
 
     /// Orders two texts under this collation.
     pub fn compare(self, a: &str, b: &str) -> Ordering {
-        self.compare_bytes(a.as_bytes(), b.as_bytes())
+        match self {
+            Collation::User(u) => u.compare_str(a, b),
+            _ => self.compare_bytes(a.as_bytes(), b.as_bytes()),
+        }
     }
 
     /// Orders two byte strings under this collation (index keys arrive as bytes).
