@@ -105,6 +105,8 @@ const QUERIES: &[&str] = &[
     "SELECT CASE WHEN c = 'ab' THEN 1 END, c FROM t ORDER BY id LIMIT 20",
     "SELECT id FROM t ORDER BY a COLLATE nope",
     "PRAGMA integrity_check",
+    "PRAGMA index_xinfo('tb')",
+    "PRAGMA index_xinfo('ta')",
 ];
 
 fn differences(p: &parlite::Connection, s: &rusqlite::Connection, sql: &[&str]) -> Vec<String> {
