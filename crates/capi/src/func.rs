@@ -27,9 +27,9 @@ use crate::db::{db_ref, CallbackScope, Db};
 use crate::misc::errstr;
 use crate::stmt::push_text_form;
 use crate::{guard, rc};
-use parlite::{Aggregate, UserAggregate, UserImpl, UserScalar, ValueRef};
+use parlite::{Aggregate, UserAggregate, UserCompare, UserImpl, UserScalar, ValueRef};
 use parlite_sql::value::{SqlError, Value};
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::ptr;
 use std::sync::Arc;
@@ -78,6 +78,9 @@ struct CFunction {
     x_func: Option<XFunc>,
     x_step: Option<XFunc>,
     x_final: Option<XFinal>,
+    /// A window function's (`sqlite3_create_window_function`).
+    x_value: Option<XFinal>,
+    x_inverse: Option<XFunc>,
     app: *mut c_void,
     destroy: Option<XDestroy>,
     db: *mut Db,
@@ -146,6 +149,15 @@ impl CFunction {
         ctx.result()
     }
 
+    /// Runs xValue on the group's memory, which stays the group's.
+    fn value(&self, x: XFinal, agg: *mut *mut c_void) -> Result<Value, SqlError> {
+        let mut ctx = self.context(agg);
+        let _scope = CallbackScope::enter(self.db);
+        // SAFETY: as in `call`.
+        unsafe { x(&mut ctx) };
+        ctx.result()
+    }
+
     /// Runs xFinal on the group's memory, then frees it.
     fn finish(&self, agg: &mut *mut c_void) -> Result<Value, SqlError> {
         let mut ctx = self.context(agg);
@@ -187,16 +199,18 @@ impl UserAggregate for CAggregate {
     fn accumulator(&self) -> Box<dyn Aggregate> {
         Box::new(CAccumulator {
             function: self.0.clone(),
-            mem: ptr::null_mut(),
+            mem: Cell::new(ptr::null_mut()),
             finished: false,
         })
     }
 }
 
-/// One group of an application's aggregate.
+/// One group of an application's aggregate (or one window frame's accumulator). `mem` is
+/// the group's `sqlite3_aggregate_context`, which xValue may allocate too (a frame read
+/// before any row entered it), hence a `Cell`.
 struct CAccumulator {
     function: Arc<CFunction>,
-    mem: *mut c_void,
+    mem: Cell<*mut c_void>,
     finished: bool,
 }
 
@@ -206,23 +220,36 @@ unsafe impl Send for CAccumulator {}
 impl Aggregate for CAccumulator {
     fn step(&mut self, args: &[Value]) -> parlite_sql::value::Result<()> {
         match self.function.x_step {
-            Some(x) => self.function.call(x, args, &mut self.mem).map(drop),
+            Some(x) => self.function.call(x, args, self.mem.as_ptr()).map(drop),
             None => Ok(()),
         }
     }
 
     fn finalize(&mut self) -> parlite_sql::value::Result<Value> {
         self.finished = true;
-        self.function.finish(&mut self.mem)
+        self.function.finish(self.mem.get_mut())
     }
 
     fn value(&self) -> parlite_sql::value::Result<Value> {
-        // The binder refuses application aggregates as window functions; this is the
-        // same answer should one get here.
-        Err(SqlError::msg(format!(
-            "{}() may not be used as a window function",
-            self.function.name
-        )))
+        match self.function.x_value {
+            Some(x) => self.function.value(x, self.mem.as_ptr()),
+            // The binder refuses aggregates without xValue as window functions; this is
+            // the same answer should one get here.
+            None => Err(SqlError::msg(format!(
+                "{}() may not be used as a window function",
+                self.function.name
+            ))),
+        }
+    }
+
+    fn inverse(&mut self, args: &[Value]) -> parlite_sql::value::Result<()> {
+        match self.function.x_inverse {
+            Some(x) => self.function.call(x, args, self.mem.as_ptr()).map(drop),
+            None => Err(SqlError::msg(format!(
+                "{}() may not be used as a window function",
+                self.function.name
+            ))),
+        }
     }
 }
 
@@ -230,7 +257,7 @@ impl Drop for CAccumulator {
     fn drop(&mut self) {
         if !self.finished {
             // Invariant 3: the application releases what the group holds.
-            let _ = self.function.finish(&mut self.mem);
+            let _ = self.function.finish(self.mem.get_mut());
         }
     }
 }
@@ -267,6 +294,8 @@ unsafe fn create_function(
         x_func,
         x_step,
         x_final,
+        x_value: None,
+        x_inverse: None,
         app,
         destroy,
         db,
@@ -343,16 +372,17 @@ pub unsafe extern "C" fn sqlite3_create_function(
     })
 }
 
-/// Application window functions need xValue and xInverse calls from the window executor,
-/// which runs only parlite's own: a definition fails (SQLITE_ERROR), and deleting one (all
-/// callbacks NULL) succeeds, there being none.
+/// `sqlite3_create_window_function`: an aggregate (xStep, xFinal) that also gives the
+/// current frame's value (xValue) and takes the oldest row back out (xInverse). As in
+/// SQLite (sqlite3CreateFunc), xValue and xInverse come both or neither: with neither it
+/// is a plain aggregate, refused with OVER; all four NULL deletes the definition.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn sqlite3_create_window_function(
     db: *mut Db,
     name: *const c_char,
-    _n_arg: c_int,
-    _text_rep: c_int,
+    n_arg: c_int,
+    text_rep: c_int,
     app: *mut c_void,
     x_step: Option<XFunc>,
     x_final: Option<XFinal>,
@@ -361,66 +391,266 @@ pub unsafe extern "C" fn sqlite3_create_window_function(
     destroy: Option<XDestroy>,
 ) -> c_int {
     guard(rc::INTERNAL, || {
+        if x_value.is_some() != x_inverse.is_some() {
+            return rc::MISUSE;
+        }
+        if x_value.is_none() {
+            return create_function(
+                db, name, n_arg, text_rep, app, None, x_step, x_final, destroy,
+            );
+        }
         let Some(d) = db_ref(db) else {
             return rc::MISUSE;
         };
         if name.is_null() {
             return rc::MISUSE;
         }
-        if x_step.is_none() && x_final.is_none() && x_value.is_none() && x_inverse.is_none() {
-            return rc::OK;
+        let name_bytes = CStr::from_ptr(name).to_bytes();
+        // Dropped on failure: xDestroy is not called then, as SQLite's failing
+        // sqlite3_create_window_function (the argument checks come before it takes
+        // ownership).
+        if !valid_definition(
+            name_bytes,
+            n_arg,
+            false,
+            x_step.is_some(),
+            x_final.is_some(),
+        ) || x_step.is_none()
+        {
+            return rc::MISUSE;
         }
-        if let Some(destroy) = destroy {
-            destroy(app);
+        let Some(conn) = d.conn() else {
+            return rc::MISUSE;
+        };
+        let function = CFunction {
+            name: String::from_utf8_lossy(name_bytes).into_owned(),
+            x_func: None,
+            x_step,
+            x_final,
+            x_value,
+            x_inverse,
+            app,
+            destroy,
+            db,
+        };
+        let name = function.name.clone();
+        let imp = Arc::new(CAggregate(Arc::new(function)));
+        let deterministic = text_rep & SQLITE_DETERMINISTIC != 0;
+        match conn.create_window_function(
+            &name,
+            usize::try_from(n_arg).ok(),
+            deterministic,
+            Some(imp),
+        ) {
+            Ok(()) => rc::OK,
+            Err(e) => d.fail_with(&e),
         }
-        d.fail(
-            rc::ERROR,
-            "parlite does not support application-defined window functions",
-        )
     })
 }
 
-/// Application collations would have to order index keys and every comparison through
-/// a callback, which parlite's collations (BINARY, NOCASE, RTRIM) do not yet allow: a
-/// definition fails (SQLITE_ERROR, xDestroy not called, as SQLite on failure), and
-/// deleting one (xCompare NULL) succeeds, there being none.
-unsafe fn create_collation(db: *mut Db, name: *const c_char, compare: Option<XCompare>) -> c_int {
+/// sqlite3_create_collation's eTextRep: the encodings a comparison's arguments come in.
+const SQLITE_UTF8: c_int = 1;
+const SQLITE_UTF16LE: c_int = 2;
+const SQLITE_UTF16BE: c_int = 3;
+const SQLITE_UTF16: c_int = 4;
+const SQLITE_UTF16_ALIGNED: c_int = 8;
+
+/// One collation registration: the application's comparison, its pointer and `xDestroy`,
+/// which runs once, when the definition is replaced or deleted or the connection closes
+/// (and no comparison runs it), as SQLite's `sqlite3_create_collation_v2`.
+struct CCollation {
+    compare: XCompare,
+    arg: *mut c_void,
+    destroy: Option<XDestroy>,
+    /// The encoding the application asked for: UTF-8, or UTF-16 in a byte order.
+    utf16: Option<bool>,
+    db: *mut Db,
+}
+
+// SAFETY: as CFunction's: SQLite calls a collation on whichever thread runs the statement.
+unsafe impl Send for CCollation {}
+unsafe impl Sync for CCollation {}
+
+impl Drop for CCollation {
+    fn drop(&mut self) {
+        if let Some(destroy) = self.destroy {
+            // SAFETY: the application's destructor for its own pointer.
+            unsafe { destroy(self.arg) }
+        }
+    }
+}
+
+impl CCollation {
+    fn compare(&self, a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+        let _scope = CallbackScope::enter(self.db);
+        let r = match self.utf16 {
+            None => {
+                // SAFETY: the application's comparison on two texts that outlive the call.
+                unsafe {
+                    (self.compare)(
+                        self.arg,
+                        a.len() as c_int,
+                        a.as_ptr().cast(),
+                        b.len() as c_int,
+                        b.as_ptr().cast(),
+                    )
+                }
+            }
+            Some(big_endian) => {
+                let (a, b) = (utf16(a, big_endian), utf16(b, big_endian));
+                // SAFETY: as above.
+                unsafe {
+                    (self.compare)(
+                        self.arg,
+                        a.len() as c_int,
+                        a.as_ptr().cast(),
+                        b.len() as c_int,
+                        b.as_ptr().cast(),
+                    )
+                }
+            }
+        };
+        r.cmp(&0)
+    }
+}
+
+/// A text's bytes in UTF-16 of the given byte order.
+fn utf16(text: &[u8], big_endian: bool) -> Vec<u8> {
+    String::from_utf8_lossy(text)
+        .encode_utf16()
+        .flat_map(|u| match big_endian {
+            true => u.to_be_bytes(),
+            false => u.to_le_bytes(),
+        })
+        .collect()
+}
+
+/// sqlite3_create_collation_v2: defines (or, xCompare NULL, deletes) `name` over
+/// `parlite::Connection::define_collation`. A failed call does not run xDestroy; a
+/// deletion runs the new registration's at once (there is nothing to keep it for).
+unsafe fn create_collation(
+    db: *mut Db,
+    name: *const c_char,
+    text_rep: c_int,
+    arg: *mut c_void,
+    compare: Option<XCompare>,
+    destroy: Option<XDestroy>,
+) -> c_int {
     let Some(d) = db_ref(db) else {
         return rc::MISUSE;
     };
     if name.is_null() {
         return rc::MISUSE;
     }
-    if compare.is_none() {
-        return rc::OK;
+    let utf16 = match text_rep & !SQLITE_UTF16_ALIGNED {
+        SQLITE_UTF8 => None,
+        SQLITE_UTF16LE => Some(false),
+        SQLITE_UTF16BE => Some(true),
+        SQLITE_UTF16 => Some(cfg!(target_endian = "big")),
+        _ => return rc::MISUSE,
+    };
+    let Some(conn) = d.conn() else {
+        return rc::MISUSE;
+    };
+    let name = String::from_utf8_lossy(CStr::from_ptr(name).to_bytes()).into_owned();
+    let imp = compare.map(|compare| {
+        let c = CCollation {
+            compare,
+            arg,
+            destroy,
+            utf16,
+            db,
+        };
+        UserCompare::Bytes(Arc::new(move |a: &[u8], b: &[u8]| c.compare(a, b)))
+    });
+    let deleting = imp.is_none();
+    match conn.define_collation(&name, imp) {
+        Ok(()) => {
+            if let (true, Some(destroy)) = (deleting, destroy) {
+                destroy(arg);
+            }
+            // SQLite's createCollation ends with sqlite3Error(db, SQLITE_OK).
+            d.set_code(rc::OK);
+            rc::OK
+        }
+        Err(e) => d.fail_with(&e),
     }
-    d.fail(
-        rc::ERROR,
-        "parlite does not support application-defined collations",
-    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn sqlite3_create_collation_v2(
     db: *mut Db,
     name: *const c_char,
-    _text_rep: c_int,
-    _arg: *mut c_void,
+    text_rep: c_int,
+    arg: *mut c_void,
     compare: Option<XCompare>,
-    _destroy: Option<XDestroy>,
+    destroy: Option<XDestroy>,
 ) -> c_int {
-    guard(rc::INTERNAL, || create_collation(db, name, compare))
+    guard(rc::INTERNAL, || {
+        create_collation(db, name, text_rep, arg, compare, destroy)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn sqlite3_create_collation(
     db: *mut Db,
     name: *const c_char,
-    _text_rep: c_int,
-    _arg: *mut c_void,
+    text_rep: c_int,
+    arg: *mut c_void,
     compare: Option<XCompare>,
 ) -> c_int {
-    guard(rc::INTERNAL, || create_collation(db, name, compare))
+    guard(rc::INTERNAL, || {
+        create_collation(db, name, text_rep, arg, compare, None)
+    })
+}
+
+type XNeeded = unsafe extern "C" fn(*mut c_void, *mut Db, c_int, *const c_char);
+
+/// What `sqlite3_collation_needed` registers: called with the name when a statement
+/// names a collation the connection lacks, before `no such collation sequence` (SQLite's
+/// callCollNeeded); it may define the collation with `sqlite3_create_collation`.
+struct CNeeded {
+    callback: XNeeded,
+    arg: *mut c_void,
+    db: *mut Db,
+}
+
+// SAFETY: as CFunction's.
+unsafe impl Send for CNeeded {}
+unsafe impl Sync for CNeeded {}
+
+impl CNeeded {
+    fn call(&self, name: &str) {
+        let Ok(name) = std::ffi::CString::new(name) else {
+            return;
+        };
+        // SAFETY: the application's callback and argument; the name lives for the call.
+        // No CallbackScope: the callback is meant to define the collation on this
+        // connection (the statement being prepared holds no lock that needs).
+        unsafe { (self.callback)(self.arg, self.db, SQLITE_UTF8, name.as_ptr()) }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_collation_needed(
+    db: *mut Db,
+    arg: *mut c_void,
+    callback: Option<XNeeded>,
+) -> c_int {
+    guard(rc::INTERNAL, || {
+        let Some(d) = db_ref(db) else {
+            return rc::MISUSE;
+        };
+        let Some(conn) = d.conn() else {
+            return rc::MISUSE;
+        };
+        let hook = callback.map(|callback| {
+            let n = CNeeded { callback, arg, db };
+            Arc::new(move |name: &str| n.call(name)) as Arc<parlite_sql::collation::user::NeededFn>
+        });
+        conn.set_collation_needed(hook);
+        rc::OK
+    })
 }
 
 // ---- the call's context ------------------------------------------------------------------

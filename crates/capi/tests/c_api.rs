@@ -180,6 +180,11 @@ fn functions_trace_progress_interrupt_and_limits_match_sqlite() {
 }
 
 #[test]
+fn collations_and_window_functions_match_sqlite() {
+    differential("collations");
+}
+
+#[test]
 fn busy_handling_between_connections_matches_sqlite() {
     differential("busy");
 }
@@ -254,13 +259,11 @@ fn the_c_benchmarks_run_on_parlite() {
 /// What parlite answers where its engine cannot serve an interface yet
 /// (tests/python/sqlite3_module.py's "unsupported:" lines): an error CPython raises.
 const PYTHON_UNSUPPORTED: &[&str] = &[
-    "unsupported: create_collation: OperationalError: parlite does not support application-defined collations",
     "unsupported: set_authorizer: OperationalError: Error setting authorizer callback",
     "unsupported: backup: OperationalError: parlite does not support the online backup API (VACUUM INTO copies a database)",
     "unsupported: blobopen: OperationalError: parlite does not support incremental blob I/O",
     "unsupported: serialize: OperationalError: unable to serialize 'main'",
     "unsupported: deserialize: OperationalError: parlite does not support sqlite3_deserialize",
-    "unsupported: create_window_function: ProgrammingError: SQL logic error",
 ];
 
 /// CPython's `sqlite3` module, which loads the system `libsqlite3.so.0`, runs

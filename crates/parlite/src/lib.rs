@@ -58,6 +58,7 @@ pub mod fuzzing;
 mod row;
 mod vacuum_into;
 use attach::{AttachedDb, AttachedStore};
+pub use parlite_sql::collation::user::UserCompare;
 use parlite_sql::exec::store::{Store, ATTACHED_MAX};
 use parlite_sql::exec::txnstore::{IdleCursors, TxnStore};
 use parlite_sql::exec::{self, store::RoutedStore, ConnState, Engine};
@@ -370,6 +371,7 @@ impl Database {
                 data_version: DataVersion::default(),
                 cache_spill: (true, 0),
                 read_only: self.read_only,
+                collations_seen: parlite_sql::collation::user::generation(),
             })),
         })
     }
@@ -421,6 +423,9 @@ struct ConnInner {
     cache_spill: (bool, i64),
     /// The `Database` was opened read-only: writes fail as under `PRAGMA query_only`.
     read_only: bool,
+    /// `collation::user::generation` when the schema and cached plans were last known to
+    /// agree with the collations defined (`note_collation_changes`).
+    collations_seen: u64,
 }
 
 /// A connection's `PRAGMA data_version`: as SQLite's, it changes when, and only when,
@@ -1604,6 +1609,19 @@ impl ConnInner {
         }
     }
 
+    /// A collation was redefined or deleted, or a built-in's name taken over, since the
+    /// schema was loaded: reload it and drop cached plans (`collation::user` invariant 4;
+    /// SQLite expires its statements then).
+    fn note_collation_changes(&mut self) {
+        let gen = parlite_sql::collation::user::generation();
+        if gen != self.collations_seen {
+            self.collations_seen = gen;
+            self.schema_loaded = false;
+            self.schema_gen += 1;
+            self.plan = None;
+        }
+    }
+
     fn execute(&mut self, t: &Txn, stmt: &Stmt, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>> {
         let main = TxnStore::with_idle(t.clone(), std::mem::take(&mut self.idle_cursors));
         let temp = TxnStore::new(self.temp_txn.clone());
@@ -1635,7 +1653,14 @@ impl ConnInner {
         } else if cacheable {
             engine.set_plan_cache(cached);
         }
+        // A comparison under a collation the connection lacks (an index's, named by the
+        // schema) fails the statement before it commits (`collation::user` invariant 2).
+        parlite_sql::collation::user::take_missing();
         let r = engine.execute(stmt);
+        let r = match parlite_sql::collation::user::take_missing() {
+            Some(name) => Err(SqlError::NoSuchCollation { name }),
+            None => r,
+        };
         let plan = engine.take_cached_plan();
         for a in &self.attached {
             a.end_statement(r.is_ok());
@@ -1857,13 +1882,20 @@ impl Connection {
             .to_string();
         let (columns, plan, columns_gen) = {
             let mut g = lock(&self.inner);
+            g.note_collation_changes();
             // As SQLite's prepare, bind against the cached schema without a transaction when
             // there is one, and check it against the file only when that fails (sqlite3Prepare's
             // schemaIsValid). A schema changed since by another connection is caught by the
             // first step, which refreshes it, re-binds, and renames the columns. Beginning and
             // ending a read transaction here was ~5% of a one-shot point SELECT.
             let cached = if g.txn.is_none() && g.schema_loaded && g.attached.is_empty() {
-                exec::prepare_info(&parsed.stmt, &g.schema).ok()
+                match exec::prepare_info(&parsed.stmt, &g.schema) {
+                    Ok(info) => Some(info),
+                    // The collation_needed hook was asked already: binding again would
+                    // ask it twice (SQLite asks once per prepare).
+                    Err(e @ SqlError::NoSuchCollation { .. }) => return Err(e.into()),
+                    Err(_) => None,
+                }
             } else {
                 None
             };
@@ -2018,6 +2050,75 @@ struct Hooks {
     rollback: Option<RollbackHook>,
 }
 
+impl Connection {
+    /// Defines an aggregate window function for this connection (SQLite's
+    /// `sqlite3_create_window_function`): usable as an aggregate and with OVER (...) over
+    /// any frame. Its accumulators implement `Aggregate::value` (xValue: the value for the
+    /// current frame) and `Aggregate::inverse` (xInverse: take the oldest row still
+    /// accumulated back out, given the arguments it was stepped with), which the window
+    /// executor calls in SQLite's order. `imp` None deletes the definition. An aggregate
+    /// defined with `create_function` is not a window function, as in SQLite.
+    pub fn create_window_function(
+        &self,
+        name: &str,
+        n_args: Option<usize>,
+        deterministic: bool,
+        imp: Option<Arc<dyn UserAggregate>>,
+    ) -> Result<()> {
+        self.create_function(name, n_args, deterministic, imp.map(UserImpl::Window))
+    }
+}
+
+impl Connection {
+    /// Defines a collating sequence for this connection (SQLite's
+    /// `sqlite3_create_collation_v2`): `COLLATE name` and columns and indexes declared
+    /// with it order and compare texts with `compare`, which must be a total order. Names
+    /// are case-insensitive; defining NOCASE or RTRIM takes over the built-in (BINARY
+    /// only where a statement names it). Statements prepared earlier use the new
+    /// definition from their next step, as SQLite re-prepares them.
+    pub fn create_collation<F>(&self, name: &str, compare: F) -> Result<()>
+    where
+        F: Fn(&str, &str) -> std::cmp::Ordering + Send + Sync + 'static,
+    {
+        self.define_collation(name, Some(UserCompare::Text(Arc::new(compare))))
+    }
+
+    /// Deletes a collation `create_collation` defined: statements that need it fail with
+    /// `no such collation sequence: X` (even a built-in's name stays taken, as in SQLite).
+    pub fn remove_collation(&self, name: &str) -> Result<()> {
+        self.define_collation(name, None)
+    }
+
+    /// `create_collation` with the comparison over texts or their bytes (the C API's
+    /// form); `None` deletes. The replaced definition is dropped once no comparison runs
+    /// it. SQLITE_BUSY when called from inside one of this thread's comparisons.
+    pub fn define_collation(&self, name: &str, compare: Option<UserCompare>) -> Result<()> {
+        if name.is_empty() || name.len() > 255 {
+            return Err(error(
+                codes::SQLITE_MISUSE,
+                "bad parameter or other API misuse",
+            ));
+        }
+        self.functions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .collations
+            .define(name, compare)?;
+        Ok(())
+    }
+
+    /// Sets the hook asked to define a collation a statement names and this connection
+    /// lacks (SQLite's `sqlite3_collation_needed`), before `no such collation sequence`;
+    /// `None` removes it. The hook gets the name and may call `define_collation`.
+    pub fn set_collation_needed(&self, hook: Option<Arc<parlite_sql::collation::user::NeededFn>>) {
+        self.functions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .collations
+            .set_needed(hook);
+    }
+}
+
 /// A prepared statement; holds what it needs of its Connection.
 pub struct Statement {
     conn: Arc<Mutex<ConnInner>>,
@@ -2122,6 +2223,7 @@ impl Statement {
             let bound_at = self.plan.as_ref().map(|(gen, _)| *gen);
             let rows = {
                 let mut g = lock(&self.conn);
+                g.note_collation_changes();
                 g.plan = self.plan.take();
                 let r = user::with_user_functions(&self.functions, || {
                     g.run(&self.stmt, &self.bindings)

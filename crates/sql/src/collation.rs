@@ -1,4 +1,5 @@
-//! Collating sequences: BINARY, NOCASE and RTRIM (datatype3.html §7).
+//! Collating sequences: BINARY, NOCASE and RTRIM (datatype3.html §7), and those the
+//! application defines (`Collation::User`, [`user`]).
 //!
 //! A collation orders two texts. BINARY compares bytes (memcmp, then length); NOCASE folds
 //! the 26 ASCII upper-case letters to lower case and compares bytes (non-ASCII letters are
@@ -6,9 +7,19 @@
 //! string compare: `'x'||char(0)||'a'` and `'X'||char(0)||'b'` are equal); RTRIM ignores trailing spaces (U+0020 only), then compares
 //! as BINARY. Lookup by name is case-insensitive; an unknown name is SQLite's
 //! `no such collation sequence: X` error.
+//!
+//! Name resolution (SQLite's sqlite3GetCollSeq): a name the in-scope connection's registry
+//! holds a slot for (one it defined, even over NOCASE or RTRIM, or one its schema names)
+//! resolves to that slot, then the built-ins; a statement naming a collation whose slot is
+//! empty fails with `no such collation sequence: X` when it is bound ([`Collation::from_name`])
+//! or, for one its schema names (an index key order), when a comparison needs it
+//! ([`user::take_missing`]), never with a wrong answer.
+
+pub mod user;
 
 use crate::value::{Result, SqlError};
 use std::cmp::Ordering;
+pub use user::UserCollationRef;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Collation {
@@ -16,11 +27,62 @@ pub enum Collation {
     Binary,
     NoCase,
     RTrim,
+    /// One the application defined (`user`): its slot in a connection's registry.
+    User(UserCollationRef),
 }
 
 impl Collation {
-    /// Finds a built-in collation by name (case-insensitive).
+    /// Finds a collation by name (case-insensitive) for a statement being bound: the
+    /// in-scope registry's definition first (the application's wins over a built-in of the
+    /// same name, as in SQLite), then the built-ins. A name with no live definition asks the
+    /// registry's `collation_needed` hook once, then is `no such collation sequence: X`.
     pub fn from_name(name: &str) -> Result<Collation> {
+        match user::resolve_in_scope(name, true) {
+            Some(Collation::User(u)) if !u.is_live() => Err(SqlError::NoSuchCollation {
+                name: name.to_string(),
+            }),
+            Some(c) => Ok(c),
+            None => Collation::builtin(name),
+        }
+    }
+
+    /// Finds a collation named by the schema (a column's or an index's COLLATE): as
+    /// `from_name`, but a name nothing defines resolves to an empty slot of the in-scope
+    /// registry instead of failing, so a database whose schema names a collation this
+    /// connection lacks still opens (SQLite fails only the statements that need it).
+    pub fn for_schema(name: &str) -> Collation {
+        match user::resolve_in_scope(name, false) {
+            Some(c) => c,
+            None => Collation::builtin(name).unwrap_or_else(|_| user::detached(name)),
+        }
+    }
+
+    /// `no such collation sequence: X` unless the collation can compare now (asking the
+    /// `collation_needed` hook first): what CREATE TABLE and CREATE INDEX check of the
+    /// collations they name, as SQLite does when it parses them.
+    pub fn require(self) -> Result<Collation> {
+        match self {
+            Collation::User(u) if !u.is_live() => Collation::from_name(u.name()),
+            c => Ok(c),
+        }
+    }
+
+    /// Can compare now: a built-in, or an application's that is defined.
+    pub fn is_live(self) -> bool {
+        match self {
+            Collation::User(u) => u.is_live(),
+            _ => true,
+        }
+    }
+
+    /// A built-in: compares without the application, and hashes (`hash_key`) so that
+    /// values it calls equal hash alike.
+    pub fn is_builtin(self) -> bool {
+        !matches!(self, Collation::User(_))
+    }
+
+    /// Finds a built-in collation by name (case-insensitive).
+    pub fn builtin(name: &str) -> Result<Collation> {
         if name.eq_ignore_ascii_case("BINARY") {
             Ok(Collation::Binary)
         } else if name.eq_ignore_ascii_case("NOCASE") {
@@ -34,18 +96,22 @@ impl Collation {
         }
     }
 
-    /// The canonical name, as SQLite reports it.
+    /// The canonical name, as SQLite reports it (an application's: as first defined).
     pub fn name(self) -> &'static str {
         match self {
             Collation::Binary => "BINARY",
             Collation::NoCase => "NOCASE",
             Collation::RTrim => "RTRIM",
+            Collation::User(u) => u.name(),
         }
     }
 
     /// Orders two texts under this collation.
     pub fn compare(self, a: &str, b: &str) -> Ordering {
-        self.compare_bytes(a.as_bytes(), b.as_bytes())
+        match self {
+            Collation::User(u) => u.compare_str(a, b),
+            _ => self.compare_bytes(a.as_bytes(), b.as_bytes()),
+        }
     }
 
     /// Orders two byte strings under this collation (index keys arrive as bytes).
@@ -68,6 +134,7 @@ impl Collation {
                 a.len().cmp(&b.len())
             }
             Collation::RTrim => trim_spaces(a).cmp(trim_spaces(b)),
+            Collation::User(u) => u.compare(a, b),
         }
     }
 }

@@ -243,7 +243,6 @@ for line in con.iterdump():
     print("dump", line if len(line) < 200 else line[:200])
 
 # ---- what parlite's engine does not offer yet --------------------------------------------
-unsupported("create_collation", lambda: con.create_collation("rev", lambda a, b: (a < b) - (a > b)))
 show("remove a collation", lambda: con.create_collation("rev", None))
 unsupported("set_authorizer", lambda: con.set_authorizer(lambda *a: sqlite3.SQLITE_OK))
 show("remove the authorizer", lambda: con.set_authorizer(None))
@@ -253,22 +252,52 @@ unsupported("serialize", lambda: con.serialize())
 unsupported("deserialize", lambda: sqlite3.connect(":memory:").deserialize(bytes(512)))
 
 
+# ---- application collations and window functions ----------------------------------------
+con.create_collation("rev", lambda a, b: (a < b) - (a > b))
+con.create_collation("Fold", lambda a, b: (a.lower() > b.lower()) - (a.lower() < b.lower()))
+con.executescript("""
+    CREATE TABLE c(x TEXT COLLATE rev, y TEXT COLLATE fold UNIQUE);
+    CREATE INDEX c_x ON c(x);
+    INSERT INTO c VALUES ('a', 'x'), ('c', 'Y'), ('b', 'z'), ('B', 'Zz');
+""")
+show("collation order by", lambda: con.execute("SELECT x FROM c ORDER BY x").fetchall())
+show("collation index range", lambda: con.execute("SELECT x FROM c WHERE x > 'b'").fetchall())
+show("collation compare", lambda: con.execute("SELECT y FROM c WHERE y = 'ZZ'").fetchall())
+show("collation group by", lambda: con.execute(
+    "SELECT count(*) FROM c GROUP BY x COLLATE fold ORDER BY 1").fetchall())
+show("collation unique", lambda: con.execute("INSERT INTO c VALUES ('d', 'X')"))
+show("collation callback raises", lambda: (con.create_collation("bad", lambda a, b: 1 / 0),
+                                           con.execute("SELECT x FROM c ORDER BY x COLLATE bad").fetchall()))
+con.create_collation("rev", None)
+show("collation removed", lambda: con.execute("SELECT x FROM c ORDER BY x").fetchall())
+show("collation missing", lambda: con.execute("SELECT x FROM c ORDER BY x COLLATE nope").fetchall())
+
+
 class Win:
+    def __init__(self):
+        self.items = []
+
     def step(self, x):
-        pass
+        self.items.append(x)
 
     def inverse(self, x):
-        pass
+        self.items.remove(x)
 
     def value(self):
-        return 0
+        return ",".join(map(str, self.items)) or None
 
     def finalize(self):
-        return 0
+        return self.value()
 
 
-unsupported("create_window_function", lambda: con.create_window_function("w", 1, Win))
+con.create_window_function("w", 1, Win)
+show("window function", lambda: con.execute(
+    "SELECT id, w(id) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM t").fetchall())
+show("window function range", lambda: con.execute(
+    "SELECT id, w(id) OVER (ORDER BY id % 3 RANGE CURRENT ROW) FROM t ORDER BY id").fetchall())
+show("window function as aggregate", lambda: con.execute("SELECT w(id) FROM t").fetchall())
 show("remove a window function", lambda: con.create_window_function("w", 1, None))
+show("window function removed", lambda: con.execute("SELECT w(id) OVER () FROM t").fetchall())
 
 con.close()
 show("use after close", lambda: con.execute("SELECT 1"))

@@ -367,6 +367,9 @@ impl Engine<'_> {
             columns.iter().try_for_each(check_default)?;
         }
         let (t, specs) = table_from_create(&def, 0)?;
+        for c in &t.columns {
+            c.collation.require()?;
+        }
         check_checks(self.schema, &t)?;
         check_generated(self.schema, &t)?;
         if t.autoincrement && self.temp_mode() {
@@ -588,6 +591,9 @@ impl Engine<'_> {
             return Ok(Vec::new());
         }
         let mut ix = index_from_create(c, &t)?;
+        for c in &ix.columns {
+            c.collation.require()?;
+        }
         for e in ix.columns.iter().filter_map(|c| c.expr.as_ref()) {
             refuse_rowid(&t, e)?;
         }

@@ -999,10 +999,15 @@ pub fn schema_pragma(
         // SQLite's order (its hash order); the pragma_x functions are not modules here.
         "module_list" => Ok(names(&["json_tree", "json_each"])),
         "compile_options" => Ok(names(crate::func::scalar::COMPILE_OPTIONS)),
-        "collation_list" => Ok(["RTRIM", "NOCASE", "BINARY"]
-            .iter()
+        // The application's, most recently defined first, then the built-ins (SQLite's
+        // hash order).
+        "collation_list" => Ok(crate::func::user::with_collations_in_scope(|c| c.names())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|n| crate::collation::Collation::builtin(n).is_err())
+            .chain(["RTRIM", "NOCASE", "BINARY"])
             .enumerate()
-            .map(|(i, n)| vec![Value::Integer(i as i64), Value::text(*n)])
+            .map(|(i, n)| vec![Value::Integer(i as i64), Value::text(n)])
             .collect()),
         "foreign_key_list" => {
             let Some(tn) = arg else { return Ok(Vec::new()) };

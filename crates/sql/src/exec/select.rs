@@ -1047,6 +1047,8 @@ impl<'a> Exec<'a> {
 
 /// A byte key such that SQL-equal values (under `coll`) get equal keys: integral reals
 /// hash as integers, NOCASE folds ASCII case, RTRIM drops trailing spaces. NULL has none.
+/// Only for a built-in collation (the planner gives an application's no hash index): under
+/// any other, texts hash as BINARY.
 fn hash_key(v: &Value, coll: Collation) -> Option<Vec<u8>> {
     let mut k = Vec::new();
     match v {
@@ -1067,7 +1069,7 @@ fn hash_key(v: &Value, coll: Collation) -> Option<Vec<u8>> {
         Value::Text(s) => {
             k.push(2);
             match coll {
-                Collation::Binary => k.extend_from_slice(s.as_bytes()),
+                Collation::Binary | Collation::User(_) => k.extend_from_slice(s.as_bytes()),
                 Collation::NoCase => {
                     let p = crate::collation::nocase_prefix(s.as_bytes());
                     k.extend(p.iter().map(|b| b.to_ascii_lowercase()));

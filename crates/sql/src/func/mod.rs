@@ -186,6 +186,16 @@ impl FuncDef {
         )
     }
 
+    /// May be called with OVER: a built-in aggregate (all have xValue and xInverse or an
+    /// equivalent), or the application's defined as a window function.
+    pub fn is_window_aggregate(&self) -> bool {
+        match self.imp {
+            FuncImpl::Aggregate(_) => true,
+            FuncImpl::UserAggregate(s) => s.is_window(),
+            FuncImpl::Scalar(_) | FuncImpl::UserScalar(_) => false,
+        }
+    }
+
     /// The min()/max() aggregates: the ones whose row a bare column follows
     /// (lang_select.html, "bare columns"; SQLITE_FUNC_NEEDCOLL in SQLite).
     /// The aggregates that read SQLite's JSON subtype of their arguments

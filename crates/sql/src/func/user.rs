@@ -33,8 +33,10 @@ pub trait UserScalar: Send + Sync {
 }
 
 /// An aggregate function: a fresh accumulator per group, stepped and finalized by the
-/// executor (`aggregate::Aggregate`). `Aggregate::value` (a window's running value) may
-/// fail: such an aggregate cannot be used as a window function.
+/// executor (`aggregate::Aggregate`). Defined as `UserImpl::Aggregate` it is no window
+/// function (SQLite's aggregates without xValue/xInverse); as `UserImpl::Window` its
+/// accumulators also give the running value (`Aggregate::value`) and take rows back out
+/// of a moving frame (`Aggregate::inverse`), as `sqlite3_create_window_function`'s.
 pub trait UserAggregate: Send + Sync {
     fn accumulator(&self) -> Box<dyn Aggregate>;
 }
@@ -44,6 +46,8 @@ pub trait UserAggregate: Send + Sync {
 pub enum UserImpl {
     Scalar(Arc<dyn UserScalar>),
     Aggregate(Arc<dyn UserAggregate>),
+    /// An aggregate usable with OVER too (windowfunctions.html#udfwinfunc).
+    Window(Arc<dyn UserAggregate>),
 }
 
 /// The slot a leaked `FuncDef` points at (invariant 1).
@@ -75,10 +79,15 @@ impl UserFunction {
         }
     }
 
+    /// The slot holds a window function (`UserImpl::Window`) now.
+    pub(crate) fn is_window(&self) -> bool {
+        matches!(self.current(), Some(UserImpl::Window(_)))
+    }
+
     /// A fresh accumulator of the aggregate now in the slot.
     pub(crate) fn accumulator(&self, def: &FuncDef) -> Result<Box<dyn Aggregate>> {
         match self.current() {
-            Some(UserImpl::Aggregate(f)) => Ok(f.accumulator()),
+            Some(UserImpl::Aggregate(f) | UserImpl::Window(f)) => Ok(f.accumulator()),
             _ => Err(SqlError::NoSuchFunction {
                 name: def.name.to_string(),
             }),
@@ -91,6 +100,8 @@ impl UserFunction {
 pub struct UserFunctions {
     /// Every definition made, live or deleted (an empty slot), for reuse (invariant 1).
     defs: Vec<&'static FuncDef>,
+    /// Its collations (`collation::user`), resolved through the same scope.
+    pub collations: crate::collation::user::UserCollations,
 }
 
 fn slot(def: &'static FuncDef) -> Option<&'static UserFunction> {
@@ -111,7 +122,7 @@ impl UserFunctions {
         deterministic: bool,
         imp: Option<UserImpl>,
     ) {
-        let aggregate = matches!(imp, Some(UserImpl::Aggregate(_)));
+        let aggregate = matches!(imp, Some(UserImpl::Aggregate(_) | UserImpl::Window(_)));
         // Any definition of this name and count, of either kind, is replaced.
         for &d in &self.defs {
             if d.name.eq_ignore_ascii_case(name) && d.max_args == n_args {
@@ -211,6 +222,19 @@ pub fn with_user_functions<R>(functions: &SharedUserFunctions, body: impl FnOnce
     }
     let _restore = Restore(IN_SCOPE.with(|s| s.replace(Arc::as_ptr(functions))));
     body()
+}
+
+/// Runs `body` on the in-scope registry's collations; None when no registry is in scope.
+/// `body` must not call back into the application (the registry stays locked).
+pub(crate) fn with_collations_in_scope<R>(
+    body: impl FnOnce(&mut crate::collation::user::UserCollations) -> R,
+) -> Option<R> {
+    IN_SCOPE.with(|s| {
+        // SAFETY: null, or the registry of a scope still running (IN_SCOPE).
+        let functions = unsafe { s.get().as_ref() }?;
+        let mut g = functions.lock().unwrap_or_else(|p| p.into_inner());
+        Some(body(&mut g.collations))
+    })
 }
 
 /// The in-scope definition for a call (invariant 3): Ok(None) when none has the name,

@@ -588,8 +588,10 @@ impl Binder<'_> {
                 Some((_, acc)) => sources[i].access = acc,
                 None => {
                     // No index: an inner table joined by equality gets an automatic index.
-                    let auto = cands.iter().find(|(c, op, vals, oaff, _)| {
+                    // A hash index needs a collation that hashes (`hash_key`): a built-in.
+                    let auto = cands.iter().find(|(c, op, vals, oaff, coll)| {
                         *op == BinaryOp::Eq
+                            && coll.is_builtin()
                             && single_valued(vals)
                             && !is_rowid_col(*c)
                             && usable(*c, *oaff)

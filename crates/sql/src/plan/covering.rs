@@ -152,7 +152,7 @@ pub fn index_row_size(t: &Table, ix: &Index) -> i16 {
     log_est(w * 4)
 }
 
-/// A table's indexes in the order SQLite keeps them (`Table.pIndex`): each CREATE INDEX
+/// A table's usable indexes in the order SQLite keeps them (`Table.pIndex`): each CREATE INDEX
 /// goes in front of the earlier ones, except that indexes whose conflict action is REPLACE
 /// come last. Ties in cost go to the earlier index of this order, as in SQLite.
 pub fn sqlite_index_order(schema: &Schema, t: &Table) -> Vec<Arc<Index>> {
@@ -161,6 +161,9 @@ pub fn sqlite_index_order(schema: &Schema, t: &Table) -> Vec<Arc<Index>> {
         .iter()
         .rev()
         .filter_map(|n| schema.index_of(t, n).cloned())
+        // An index ordered by a collation this connection lacks orders nothing the plan
+        // may rely on (`SourcePlan::may_use_index`).
+        .filter(|ix| ix.columns.iter().all(|c| c.collation.is_live()))
         .collect();
     // A stable sort keeps CREATE order within each group and, for the few indexes a table
     // has, sorts in place: one vector per call (two were ~250 instructions of a one-shot

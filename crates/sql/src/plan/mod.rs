@@ -442,6 +442,12 @@ pub struct Source {
 impl Source {
     /// Whether an access path may use index `ix` (its `INDEXED BY` / `NOT INDEXED`).
     pub fn may_use_index(&self, ix: &Index) -> bool {
+        // An index ordered by a collation this connection lacks orders nothing it can
+        // check: the plan reads the table, and the comparisons that need the collation
+        // fail the statement (`collation::user` invariant 2).
+        if !ix.columns.iter().all(|c| c.collation.is_live()) {
+            return false;
+        }
         match &self.indexed {
             None => true,
             Some(crate::parse::ast::Indexed::NotIndexed) => false,

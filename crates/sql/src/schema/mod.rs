@@ -805,7 +805,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
         };
         for c in &d.constraints {
             if let ColumnConstraint::Collate(name) = &c.constraint {
-                col.collation = Collation::from_name(name)?;
+                col.collation = Collation::for_schema(name);
             }
         }
         for c in &d.constraints {
@@ -945,7 +945,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                 return Err(SqlError::msg(format!("no such column: {name}")));
             };
             let collation = match &ic.collation {
-                Some(c) => Collation::from_name(c)?,
+                Some(c) => Collation::for_schema(c),
                 None => columns[ci].collation,
             };
             out.push(IndexColumn {
@@ -1193,7 +1193,7 @@ pub fn index_from_create(ci: &CreateIndex, t: &Table) -> Result<Index> {
                 column: None,
                 expr: Some(ic.expr.clone()),
                 collation: match &ic.collation {
-                    Some(c) => Collation::from_name(c)?,
+                    Some(c) => Collation::for_schema(c),
                     None => Collation::default(),
                 },
                 desc: ic.desc == Some(true),
@@ -1206,7 +1206,7 @@ pub fn index_from_create(ci: &CreateIndex, t: &Table) -> Result<Index> {
             return Err(SqlError::msg(format!("no such column: {name}")));
         };
         let collation = match &ic.collation {
-            Some(c) => Collation::from_name(c)?,
+            Some(c) => Collation::for_schema(c),
             None => column.map(|c| t.columns[c].collation).unwrap_or_default(),
         };
         cols.push(IndexColumn {

@@ -25,6 +25,7 @@ pub mod codes {
     pub const SQLITE_RANGE: i32 = 25;
     pub const SQLITE_NOTADB: i32 = 26;
     pub const SQLITE_BUSY_SNAPSHOT: i32 = 517;
+    pub const SQLITE_ERROR_MISSING_COLLSEQ: i32 = 257;
     pub const SQLITE_ABORT: i32 = 4;
     pub const SQLITE_INTERRUPT: i32 = 9;
     pub const SQLITE_CONSTRAINT_CHECK: i32 = 275;
@@ -94,8 +95,8 @@ impl SqlError {
             SqlError::Error(_)
             | SqlError::NoSuchFunction { .. }
             | SqlError::WrongArgCount { .. }
-            | SqlError::NoSuchCollation { .. }
             | SqlError::IntegerOverflow => SQLITE_ERROR,
+            SqlError::NoSuchCollation { .. } => SQLITE_ERROR_MISSING_COLLSEQ,
             SqlError::TooBig => SQLITE_TOOBIG,
             SqlError::Code { extended_code, .. } => *extended_code,
             SqlError::Storage(e) => match e {

@@ -327,6 +327,11 @@ impl Engine<'_> {
         let mut wr_key_at = 0;
         let all_indexes = self.schema.table_indexes(t);
         for ix in &check_order(&all_indexes) {
+            // Writing keys orders them: an index whose collation this connection lacks is
+            // SQLite's `no such collation sequence: X` when the statement is prepared.
+            for c in &ix.columns {
+                c.collation.require()?;
+            }
             if t.without_rowid && ix.root == t.root {
                 pk_conflict = ix.on_conflict;
                 wr_key_at = indexes.len();

@@ -908,9 +908,9 @@ impl<'s> Binder<'s> {
             "nth_value" => arity(2, 2).map(|_| WinKind::NthValue)?,
             _ => {
                 let d = func::lookup(&fc.name, n)?;
-                // The application's aggregates have no xValue/xInverse here (SQLite
-                // refuses those as window functions too, resolve.c).
-                if !d.is_aggregate() || d.is_user() {
+                // An application's aggregate without xValue/xInverse is no window
+                // function (resolve.c).
+                if !d.is_window_aggregate() {
                     return err(format!(
                         "{}() may not be used as a window function",
                         fc.name
