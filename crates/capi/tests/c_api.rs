@@ -184,6 +184,11 @@ fn busy_handling_between_connections_matches_sqlite() {
     differential("busy");
 }
 
+#[test]
+fn the_online_backup_api_matches_sqlite() {
+    differential("backup");
+}
+
 /// /work/shared/bench: $PARLITE_BENCH_C, else $PARLITE_CORPUS/../bench, else the
 /// workspace's ../shared/bench.
 fn bench_dir() -> PathBuf {
@@ -251,7 +256,6 @@ fn the_c_benchmarks_run_on_parlite() {
 const PYTHON_UNSUPPORTED: &[&str] = &[
     "unsupported: create_collation: OperationalError: parlite does not support application-defined collations",
     "unsupported: set_authorizer: OperationalError: Error setting authorizer callback",
-    "unsupported: backup: OperationalError: parlite does not support the online backup API (VACUUM INTO copies a database)",
     "unsupported: blobopen: OperationalError: parlite does not support incremental blob I/O",
     "unsupported: serialize: OperationalError: unable to serialize 'main'",
     "unsupported: deserialize: OperationalError: parlite does not support sqlite3_deserialize",
