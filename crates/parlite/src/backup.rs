@@ -29,6 +29,7 @@
 //!    SQLite's for a WAL or in-memory destination.
 
 use crate::{error, lock, sync_mode, ConnInner, Connection, Error, Result};
+use parlite_sql::exec::txnstore::IdleCursors;
 use parlite_sql::value::codes;
 use parlite_storage::{HeaderField, PageNo, Txn};
 use std::sync::{Arc, Mutex};
@@ -377,6 +378,7 @@ impl Backup {
         d.schema_loaded = false;
         d.schema_gen += 1;
         d.plan = None;
+        d.idle_cursors = IdleCursors::default();
         Ok(())
     }
 }

@@ -51,8 +51,8 @@ fn fill(c: &Connection, rows_n: i64) {
     c.execute_batch("COMMIT").expect("commit");
 }
 
-const CHECK: &str = "SELECT count(*), sum(a), sum(length(c)), (SELECT count(*) FROM w), \
-                     (SELECT group_concat(name) FROM sqlite_schema) FROM t";
+const CHECK: &str = "SELECT count(*), sum(a), sum(length(b)), sum(length(c)), \
+                     (SELECT count(*) FROM w), (SELECT group_concat(name) FROM sqlite_schema) FROM t";
 
 #[test]
 fn file_to_file_copy_is_the_source_and_stock_sqlite_reads_it() {
@@ -145,10 +145,12 @@ fn steps_copy_the_snapshot_of_the_first_step_while_the_source_is_written() {
         let r = b.step(5).expect("step");
         steps += 1;
         // Writers of the source never wait for the copy (busy_timeout 0 would fail them):
-        // they add rows, change the schema and grow the file between the steps.
+        // they change every row, add rows, change the schema and grow the file between
+        // the steps, so pages copied later would differ from those copied before.
         writer
             .execute_batch(&format!(
                 "INSERT INTO t VALUES({}, 'late', zeroblob(9000));
+                 UPDATE t SET b = b || 'x';
                  BEGIN IMMEDIATE; DELETE FROM w WHERE v = {steps}; COMMIT;",
                 100_000 + steps
             ))
