@@ -37,8 +37,8 @@ impl Txn {
     }
 
     /// Writes `image` over page `pgno`, adding zero-filled pages first if the database is
-    /// shorter (B1-B3). `image` must be exactly one page.
-    pub fn copy_page_in(&self, pgno: PageNo, image: &[u8]) -> Result<()> {
+    /// shorter (B1-B3). `image` must be exactly one page; the view may keep it shared.
+    pub fn copy_page_in(&self, pgno: PageNo, image: &PageRef) -> Result<()> {
         let mut g = self.lock();
         let w = g.copy_target()?;
         if image.len() != w.page_size() || pgno.0 == 0 {
@@ -49,10 +49,10 @@ impl Txn {
                 w.page_size()
             )));
         }
-        while w.page_count() < pgno.0 {
+        while w.page_count() < pgno.0 - 1 {
             w.append_page()?;
         }
-        w.page_mut(pgno)?.copy_from_slice(image);
+        w.put_page(pgno, image.clone())?;
         g.after_copy();
         Ok(())
     }
