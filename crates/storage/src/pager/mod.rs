@@ -1447,9 +1447,10 @@ impl PageWrite for FileWriteView {
     }
 
     /// The image is kept as it is, shared with whoever else holds it (the source of a
-    /// backup), not copied into a fresh zeroed page: a 100 MB backup's SQLite/parlite time
-    /// ratio went from 0.64–1.14 to 1.22–1.40 over three alternating pairs (BENCHMARKS.md,
-    /// backup branch). The bookkeeping is `page_mut`'s.
+    /// backup), not copied into a fresh zeroed page: over six alternating pairs of a 100 MB
+    /// backup the SQLite/parlite time ratio averaged 1.18 against 0.88 copying, parlite's
+    /// own time falling in five of the six (BENCHMARKS.md, backup branch; the disk's state
+    /// moves single runs by ±40%). The bookkeeping is `page_mut`'s.
     fn put_page(&mut self, pgno: PageNo, image: PageRef) -> Result<()> {
         let last = self.page_count.checked_add(1).ok_or(StorageError::Full)?;
         if pgno.0 == 0 || pgno.0 > last {
