@@ -120,9 +120,9 @@ fn copy(source: &Conn, dest: &mut Conn, pages: i32, sleep: Duration, until: Inst
             use rusqlite::backup::StepResult;
             let b = rusqlite::backup::Backup::new(s, d).map_err(|e| e.to_string())?;
             loop {
-                match b.step(pages).map_err(|e| e.to_string())? {
-                    StepResult::Done => break,
-                    _ => {}
+                // Busy and Locked are retried, as More continues.
+                if b.step(pages).map_err(|e| e.to_string())? == StepResult::Done {
+                    break;
                 }
                 if Instant::now() > until {
                     return Ok(false);
