@@ -137,6 +137,8 @@ enum Cmd {
     HcMixed(HcArgs),
     /// Replays SQLite's speedtest1 scripts (time per subtest and total).
     Speedtest1(StArgs),
+    /// The online backup of a ~100 MB database, alone and beside a writer (ms, tps).
+    Backup(BackupArgs),
     /// Every workload with its defaults (or `--quick` sizes).
     All(StArgs),
     /// PNG charts of tps vs threads from a --csv file.
@@ -182,6 +184,19 @@ struct HcArgs {
     /// Override the begin mode (default: IMMEDIATE when updating, else DEFERRED).
     #[arg(long, value_enum)]
     begin: Option<BeginMode>,
+}
+
+#[derive(Args, Clone, Debug)]
+struct BackupArgs {
+    /// Size of the source database, in megabytes.
+    #[arg(long, default_value_t = 100)]
+    mb: u64,
+    /// Pages per step of the copy that runs beside a writer.
+    #[arg(long, default_value_t = 256)]
+    step_pages: i32,
+    /// Milliseconds between those steps.
+    #[arg(long, default_value_t = 10)]
+    step_sleep_ms: u64,
 }
 
 #[derive(Args, Clone, Debug)]
@@ -294,6 +309,16 @@ fn run(cli: Cli, fsyncs: fsyncs::FsyncCounter) -> Result<i32> {
         Cmd::KvOps(a) => kv(&mut ctx, &c, &a),
         Cmd::HcMixed(a) => hc(&mut ctx, &c, &a)?,
         Cmd::Speedtest1(a) => st(&mut ctx, &c, &a)?,
+        Cmd::Backup(a) => {
+            let o = workloads::backup::Opts {
+                mb: if c.quick { a.mb.min(2) } else { a.mb },
+                seconds: c.seconds.unwrap_or(if c.quick { 0.3 } else { 5.0 }),
+                step_pages: a.step_pages,
+                step_sleep: std::time::Duration::from_millis(a.step_sleep_ms),
+                sync: sync_or(&c, SyncMode::Full),
+            };
+            workloads::backup::run(&mut ctx, &o);
+        }
         Cmd::All(a) => {
             bdb(
                 &mut ctx,

@@ -16,6 +16,7 @@
 //!   statement the workload needs) prints `status=unavailable` or `status=error` with the
 //!   engine's message, and no figure; the ratio line then says `ratio=n/a`.
 
+pub mod backup;
 pub mod bdb_update;
 pub mod hc_mixed;
 pub mod kv_ops;

@@ -267,9 +267,18 @@ impl Db {
 
     /// `Statement::step`, run again while the busy handler asks (invariant 3).
     pub(crate) fn step(&self, st: &mut Statement) -> parlite::Result<bool> {
+        self.while_busy(|| st.step())
+    }
+
+    /// `f`, run again while it answers SQLITE_BUSY and the busy handler asks for a retry
+    /// (invariant 3).
+    pub(crate) fn while_busy<T>(
+        &self,
+        mut f: impl FnMut() -> parlite::Result<T>,
+    ) -> parlite::Result<T> {
         let mut count: c_int = 0;
         loop {
-            match st.step() {
+            match f() {
                 Err(e) if e.extended_code == rc::BUSY => {
                     let Some(h) = lock(&self.state).busy else {
                         return Err(e);

@@ -6,8 +6,9 @@
 //! interrupt, progress, trace, limits), `stmt.rs` prepared statements (`sqlite3_stmt`:
 //! prepare, step, bind, column), `func.rs` application-defined functions (`sqlite3_value`,
 //! `sqlite3_context`), `misc.rs` the library-wide functions (version, memory, errstr,
-//! complete, sleep), `unsupported.rs` the interfaces parlite's engine cannot serve yet
-//! (backup, incremental blob I/O, serialize), which fail with an error.
+//! complete, sleep), `backup.rs` the online backup (`sqlite3_backup`), `unsupported.rs`
+//! the interfaces parlite's engine cannot serve yet (incremental blob I/O, serialize),
+//! which fail with an error.
 //!
 //! Invariants:
 //! 1. No panic crosses the boundary: every exported function runs its body under
@@ -30,6 +31,7 @@
 //! (sqlite.org/c3ref): handles from this library, pointers valid for the lengths given.
 #![allow(clippy::missing_safety_doc)]
 
+mod backup;
 mod db;
 mod func;
 mod misc;

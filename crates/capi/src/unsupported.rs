@@ -1,63 +1,20 @@
 //! Interfaces programs import (CPython's `sqlite3` module) that parlite's engine cannot
-//! serve yet: the online backup API, incremental blob I/O, serialize/deserialize and
-//! shared-cache mode. Each fails with an error the program reports, never a silent
+//! serve yet: incremental blob I/O, serialize/deserialize and shared-cache mode. Each fails with an error the program reports, never a silent
 //! success (lib.rs invariant 3); README's "C API" lists them.
 //!
-//! No call ever hands out a backup or blob handle, so the functions that take one see
-//! only NULL (SQLITE_MISUSE, or 0).
+//! No call ever hands out a blob handle, so the functions that take one see only NULL
+//! (SQLITE_MISUSE, or 0).
 
 use crate::db::{db_ref, Db};
 use crate::{guard, rc};
 use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
 
-/// What C calls `sqlite3_backup` and `sqlite3_blob`: never made.
-pub enum Backup {}
+/// What C calls `sqlite3_blob`: never made.
 pub enum Blob {}
 
 /// sqlite3_deserialize's flag that hands the buffer to SQLite, which frees it on failure.
 const DESERIALIZE_FREEONCLOSE: u32 = 1;
-
-/// Fails: the error goes to the destination handle, where SQLite reports a failed
-/// `sqlite3_backup_init`. `VACUUM INTO 'file'` copies a parlite database.
-#[no_mangle]
-pub unsafe extern "C" fn sqlite3_backup_init(
-    dest: *mut Db,
-    _dest_name: *const c_char,
-    _source: *mut Db,
-    _source_name: *const c_char,
-) -> *mut Backup {
-    guard(ptr::null_mut(), || {
-        if let Some(d) = db_ref(dest) {
-            d.fail(
-                rc::ERROR,
-                "parlite does not support the online backup API (VACUUM INTO copies a database)",
-            );
-        }
-        ptr::null_mut()
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn sqlite3_backup_step(_b: *mut Backup, _n_pages: c_int) -> c_int {
-    rc::MISUSE
-}
-
-#[no_mangle]
-pub extern "C" fn sqlite3_backup_finish(_b: *mut Backup) -> c_int {
-    // NULL is a no-op in SQLite.
-    rc::OK
-}
-
-#[no_mangle]
-pub extern "C" fn sqlite3_backup_remaining(_b: *mut Backup) -> c_int {
-    0
-}
-
-#[no_mangle]
-pub extern "C" fn sqlite3_backup_pagecount(_b: *mut Backup) -> c_int {
-    0
-}
 
 #[no_mangle]
 pub unsafe extern "C" fn sqlite3_blob_open(

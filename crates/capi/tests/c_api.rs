@@ -194,6 +194,11 @@ fn hooks_wide_binds_file_names_and_statement_status_match_sqlite() {
     differential("hooks");
 }
 
+#[test]
+fn the_online_backup_api_matches_sqlite() {
+    differential("backup");
+}
+
 /// /work/shared/bench: $PARLITE_BENCH_C, else $PARLITE_CORPUS/../bench, else the
 /// workspace's ../shared/bench.
 fn bench_dir() -> PathBuf {
@@ -260,7 +265,6 @@ fn the_c_benchmarks_run_on_parlite() {
 /// (tests/python/sqlite3_module.py's "unsupported:" lines): an error CPython raises.
 const PYTHON_UNSUPPORTED: &[&str] = &[
     "unsupported: set_authorizer: OperationalError: Error setting authorizer callback",
-    "unsupported: backup: OperationalError: parlite does not support the online backup API (VACUUM INTO copies a database)",
     "unsupported: blobopen: OperationalError: parlite does not support incremental blob I/O",
     "unsupported: serialize: OperationalError: unable to serialize 'main'",
     "unsupported: deserialize: OperationalError: parlite does not support sqlite3_deserialize",

@@ -110,4 +110,19 @@ pub trait Backend {
         let _ = (path, read_only);
         Err("this backend cannot open another database".into())
     }
+
+    /// `.backup`: database `db` copied over the database file `file` (created if
+    /// missing) by the online backup, its commit fsynced unless `no_sync`. Errors are the
+    /// shell's whole message ("Error: ...").
+    fn backup(&mut self, db: &str, file: &str, no_sync: bool) -> Result<(), String> {
+        let _ = (db, file, no_sync);
+        Err("Error: this backend cannot back up a database".into())
+    }
+
+    /// `.restore`: the database file `file` copied over database `db` by the online
+    /// backup. Errors are the shell's whole message.
+    fn restore(&mut self, db: &str, file: &str) -> Result<(), String> {
+        let _ = (db, file);
+        Err("Error: this backend cannot restore a database".into())
+    }
 }

@@ -2,7 +2,7 @@
 //! in the shell that calls parlite. Built with the `parlite-api` feature (on by default).
 
 use crate::backend::{AutoPlan, Backend, Cell, Event, ExecError, Phase, UserRun};
-use parlite::{Connection, Value};
+use parlite::{Backup, BackupStep, Connection, Value};
 
 pub struct ParliteBackend {
     conn: Connection,
@@ -203,4 +203,66 @@ impl Backend for ParliteBackend {
         self.conn = db.connect().map_err(|e| e.message)?;
         Ok(())
     }
+
+    /// sqlite3's `.backup`: `sqlite3_backup_step(100)` until done; an error reports the
+    /// destination's, as `sqlite3_errmsg(pDest)` after the finish.
+    fn backup(&mut self, db: &str, file: &str, no_sync: bool) -> Result<(), String> {
+        let dest = Connection::open(file).map_err(|_| format!("Error: cannot open \"{file}\""))?;
+        if no_sync {
+            dest.execute_batch("PRAGMA synchronous = OFF")
+                .map_err(|e| format!("Error: {}", e.message))?;
+        }
+        let mut copy = Backup::new(&dest, "main", &self.conn, db)
+            .map_err(|e| format!("Error: {}", e.message))?;
+        let r = loop {
+            match copy.step(100) {
+                Ok(BackupStep::More) => continue,
+                Ok(BackupStep::Done) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+        };
+        let finished = copy.finish();
+        r.and(finished)
+            .map_err(|e| format!("Error: {}", shell_message(&e)))
+    }
+
+    /// sqlite3's `.restore`: steps of 100 pages, a busy destination retried 3 times 100 ms
+    /// apart, then "source database is busy".
+    fn restore(&mut self, db: &str, file: &str) -> Result<(), String> {
+        let source =
+            Connection::open(file).map_err(|_| format!("Error: cannot open \"{file}\""))?;
+        let mut copy = Backup::new(&self.conn, db, &source, "main")
+            .map_err(|e| format!("Error: {}", e.message))?;
+        let mut busy = 0;
+        let r = loop {
+            match copy.step(100) {
+                Ok(BackupStep::More) => continue,
+                Ok(BackupStep::Done) => break Ok(()),
+                Err(e) if e.code == BUSY && busy < 3 => {
+                    busy += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        let finished = copy.finish();
+        match r.and(finished) {
+            Ok(()) => Ok(()),
+            Err(e) if e.code == BUSY => Err("Error: source database is busy".to_string()),
+            Err(e) => Err(format!("Error: {}", shell_message(&e))),
+        }
+    }
+}
+
+/// SQLITE_BUSY (sqlite3.h).
+const BUSY: i32 = 5;
+
+/// The message sqlite3 prints for a failed backup: `sqlite3_errmsg` after
+/// `sqlite3_backup_finish`, which holds only the result code, so SQLite's text for it
+/// (parlite adds why a database is locked in parentheses).
+fn shell_message(e: &parlite::Error) -> String {
+    if e.code == BUSY {
+        return "database is locked".to_string();
+    }
+    e.message.clone()
 }

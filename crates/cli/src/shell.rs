@@ -164,6 +164,8 @@ const PARAMETER_HELP: &str = "\
 
 const HELP: &str = "\
 .backup ?DB? FILE        Backup DB (default \"main\") to FILE
+     Options:
+       --async              Write to FILE without journal and fsync()
 .bail on|off             Stop after hitting an error
 .cd DIRECTORY            Change the working directory to DIRECTORY
 .changes on|off          Show number of rows changed by SQL
@@ -224,7 +226,8 @@ const HELP: &str = "\
 .prompt MAIN CONTINUE    Replace the standard prompts
 .quit                    Exit this program
 .read FILE               Read input from FILE
-.save FILE               Write in-memory database into FILE
+.restore ?DB? FILE       Restore content of DB (default \"main\") from FILE
+.save ?OPTIONS? FILE     Write database to FILE (an alias for .backup ...)
 .schema ?PATTERN?        Show the CREATE statements matching PATTERN
 .separator COL ?ROW?     Change the column and row separators
 .shell CMD ARGS...       Run CMD ARGS... in a system shell
@@ -599,14 +602,15 @@ impl<'b> Shell<'b> {
                 Ok(Flow::Continue)
             }
             ("import", _) => crate::import::import(self, &args[1..]).map(|()| Flow::Continue),
-            ("backup" | "save", 2 | 3) => {
+            ("backup" | "save", _) => self.backup(&args[1..]).map(|()| Flow::Continue),
+            ("restore", 2 | 3) => {
                 let (db, file) = match args.len() {
                     3 => (args[1].as_str(), args[2].as_str()),
                     _ => ("main", args[1].as_str()),
                 };
-                self.backup(db, file).map(|()| Flow::Continue)
+                self.backend.restore(db, file).map(|()| Flow::Continue)
             }
-            ("backup" | "save", _) => Err("Usage: .backup ?DB? FILENAME".to_string()),
+            ("restore", _) => Err("Usage: .restore ?DB? FILE".to_string()),
             ("tables", 1 | 2) => {
                 let mut sql = "SELECT name FROM sqlite_schema WHERE type IN ('table','view') \
                                AND name NOT LIKE 'sqlite_%'"
@@ -984,39 +988,29 @@ impl<'b> Shell<'b> {
         Ok(())
     }
 
-    /// `.backup ?DB? FILE` / `.save FILE`: the database copied into FILE, which is replaced
-    /// if it exists. The copy is `VACUUM INTO` a fresh file in a directory of its own beside
-    /// FILE, renamed over FILE once complete (so FILE is never a half-written database);
-    /// the directory, with whatever lock or log files the copy left, is then removed.
-    fn backup(&mut self, db: &str, file: &str) -> Result<(), String> {
-        if !db.eq_ignore_ascii_case("main") {
-            return Err(format!(
-                "Error: .backup of database \"{db}\" is not supported (only main)"
-            ));
+    /// `.backup ?DB? ?OPTIONS? FILE` / `.save`: DB (main by default) copied over FILE by
+    /// the online backup (`Backend::backup`), with sqlite3's argument rules and messages:
+    /// the last two plain words are DB and FILE, `--async` writes FILE without fsync.
+    fn backup(&mut self, args: &[String]) -> Result<(), String> {
+        let (mut db, mut file, mut no_sync) = (None, None, false);
+        for a in args {
+            if let Some(opt) = a.strip_prefix('-') {
+                match opt.strip_prefix('-').unwrap_or(opt) {
+                    "async" => no_sync = true,
+                    _ => return Err(format!("unknown option: {a}")),
+                }
+            } else if file.is_none() {
+                file = Some(a.as_str());
+            } else if db.is_none() {
+                db = file.replace(a.as_str());
+            } else {
+                return Err("Usage: .backup ?DB? ?OPTIONS? FILENAME".to_string());
+            }
         }
-        let target = std::path::Path::new(file);
-        let name = target
-            .file_name()
-            .ok_or_else(|| format!("Error: cannot open \"{file}\""))?;
-        let mut dir_name = std::ffi::OsString::from(".");
-        dir_name.push(name);
-        dir_name.push(format!(".backup-{}", std::process::id()));
-        let dir = target.with_file_name(dir_name);
-        std::fs::create_dir(&dir).map_err(|e| format!("Error: cannot open \"{file}\": {e}"))?;
-        let temp = dir.join(name);
-        let copied = self
-            .backend
-            .execute(
-                &format!("VACUUM INTO {}", sql_string(&temp.to_string_lossy())),
-                &mut |_| {},
-            )
-            .map_err(|e| format!("Error: {}", e.message))
-            .and_then(|()| {
-                std::fs::rename(&temp, target)
-                    .map_err(|e| format!("Error: cannot open \"{file}\": {e}"))
-            });
-        let _ = std::fs::remove_dir_all(&dir);
-        copied
+        let Some(file) = file else {
+            return Err("missing FILENAME argument on .backup".to_string());
+        };
+        self.backend.backup(db.unwrap_or("main"), file, no_sync)
     }
 
     /// `.show`'s report, laid out as sqlite3 lays it out.

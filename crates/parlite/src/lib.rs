@@ -52,6 +52,7 @@
 //!    process, a checkpoint) sends it down the concurrent path of invariant 3 as before.
 
 mod attach;
+mod backup;
 pub mod complete;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -59,6 +60,7 @@ mod row;
 mod vacuum_into;
 use attach::{AttachedDb, AttachedStore};
 pub use parlite_sql::collation::user::UserCompare;
+pub use backup::{Backup, BackupStep};
 use parlite_sql::exec::store::{Store, ATTACHED_MAX};
 use parlite_sql::exec::txnstore::{IdleCursors, TxnStore};
 use parlite_sql::exec::{self, store::RoutedStore, ConnState, Engine};

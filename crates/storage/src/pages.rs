@@ -65,6 +65,22 @@ pub trait PageRead {
 pub trait PageWrite: PageRead {
     /// A mutable private copy of page `pgno` (P2).
     fn page_mut(&mut self, pgno: PageNo) -> Result<&mut [u8]>;
+    /// Page `pgno` becomes `image`, which the view may keep shared instead of copying it
+    /// (P2 holds: a later `page_mut` copies a shared image first). `pgno` may be one past
+    /// the last page: the view then grows by that page. Used by whole-page copies (the
+    /// online backup, txn/copy.rs).
+    fn put_page(&mut self, pgno: PageNo, image: PageRef) -> Result<()> {
+        if image.len() != self.page_size() {
+            return Err(crate::error::StorageError::misuse(
+                "page image of another size",
+            ));
+        }
+        if pgno.0 == self.page_count().saturating_add(1) {
+            self.append_page()?;
+        }
+        self.page_mut(pgno)?.copy_from_slice(&image);
+        Ok(())
+    }
     /// Adds a zero-filled page at the end of the file and returns its number
     /// (`page_count()` grows by one). Used by the freelist when it has nothing to reuse.
     fn append_page(&mut self) -> Result<PageNo>;

@@ -593,6 +593,7 @@ macro_rules! with_view {
 
 // After `with_view!`, which the cursor's methods use.
 mod bulk;
+mod copy;
 mod cursor;
 pub use cursor::Cursor;
 
