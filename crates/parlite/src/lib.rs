@@ -1956,6 +1956,73 @@ impl Connection {
         lock(&self.inner).txn.is_none()
     }
 
+    /// sqlite3_table_column_metadata: what the schema declares for `column` of table
+    /// `table` in database `db` (None: the first database holding it; views are not
+    /// tables); `column` None only asks whether the table exists. Ok(None) when there is no
+    /// such table or column. "rowid", "oid" and "_rowid_" name the rowid where no column
+    /// is called so.
+    pub fn table_column_metadata(
+        &self,
+        db: Option<&str>,
+        table: &str,
+        column: Option<&str>,
+    ) -> Result<Option<ColumnMetadata>> {
+        let mut g = lock(&self.inner);
+        g.with_read_txn(|c, t| {
+            c.refresh_schema(t)?;
+            let Some(tab) = c.schema.table_in(db, table) else {
+                return Ok(None);
+            };
+            let rowid = ColumnMetadata {
+                declared_type: Some("INTEGER".to_string()),
+                collation: "BINARY".to_string(),
+                not_null: false,
+                primary_key: true,
+                autoincrement: false,
+            };
+            let Some(name) = column else {
+                return Ok(Some(rowid));
+            };
+            let found = tab
+                .columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(name));
+            let i = match found {
+                Some(i) => i,
+                None if !tab.without_rowid
+                    && ["rowid", "oid", "_rowid_"]
+                        .iter()
+                        .any(|r| r.eq_ignore_ascii_case(name)) =>
+                {
+                    match tab.rowid_alias {
+                        Some(a) => a,
+                        None => return Ok(Some(rowid)),
+                    }
+                }
+                None => return Ok(None),
+            };
+            let col = &tab.columns[i];
+            Ok(Some(ColumnMetadata {
+                declared_type: (!col.decl_type.is_empty()).then(|| col.decl_type.clone()),
+                collation: col.collation.name().to_string(),
+                not_null: col.not_null.is_some(),
+                primary_key: col.pk > 0,
+                autoincrement: tab.autoincrement && tab.rowid_alias == Some(i),
+            }))
+        })
+    }
+
+    /// sqlite3_txn_state for the main database: 0 outside a transaction, 1 in one that
+    /// has only read, 2 in one that may write (BEGIN IMMEDIATE, EXCLUSIVE, CONCURRENT, or
+    /// a deferred one after its first write).
+    pub fn txn_state(&self) -> u8 {
+        match &lock(&self.inner).txn {
+            None => 0,
+            Some(t) if t.is_write() => 2,
+            Some(_) => 1,
+        }
+    }
+
     /// The SQLITE_LIMIT_ATTACHED in force (`set_limit_attached`).
     pub fn limit_attached(&self) -> usize {
         lock(&self.inner).attached_max
@@ -2028,6 +2095,19 @@ impl Connection {
             .define(name, n_args, deterministic, imp);
         Ok(())
     }
+}
+
+/// What sqlite3_table_column_metadata reports of a column (`table_column_metadata`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnMetadata {
+    /// The declared type, None when the column was declared without one.
+    pub declared_type: Option<String>,
+    pub collation: String,
+    pub not_null: bool,
+    /// Part of the PRIMARY KEY.
+    pub primary_key: bool,
+    /// The INTEGER PRIMARY KEY of an AUTOINCREMENT table.
+    pub autoincrement: bool,
 }
 
 /// Why `ConnInner::commit_txn` did not commit.
@@ -2292,6 +2372,26 @@ impl Statement {
 
     pub fn readonly(&self) -> bool {
         self.readonly
+    }
+
+    /// The (database, table, column) result column `i` reads unchanged, as
+    /// sqlite3_column_database_name / _table_name / _origin_name; None for an expression,
+    /// another statement, or while the statement runs.
+    pub fn column_origin(&self, i: usize) -> Option<[String; 3]> {
+        let (_, plan) = self.plan.as_ref()?;
+        let g = lock(&self.conn);
+        exec::column_origins(plan, &g.schema).into_iter().nth(i)?
+    }
+
+    /// sqlite3_stmt_isexplain: 1 for EXPLAIN, 2 for EXPLAIN QUERY PLAN, 0 otherwise.
+    pub fn explain_kind(&self) -> u8 {
+        match &self.stmt {
+            Stmt::Explain {
+                query_plan: true, ..
+            } => 2,
+            Stmt::Explain { .. } => 1,
+            _ => 0,
+        }
     }
 
     /// How many times the statement started running (its first step after prepare, reset
