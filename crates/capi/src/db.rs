@@ -1153,8 +1153,9 @@ pub unsafe extern "C" fn sqlite3_txn_state(db: *mut Db, name: *const c_char) -> 
             return -1;
         };
         if !name.is_null() {
-            let name = CStr::from_ptr(name).to_string_lossy();
-            if !matches!(database_file(c, &name), Ok(Some(_))) {
+            // main and temp always exist; an attached name is looked up (without reading
+            // in the transaction: a deferred one's snapshot starts at its first read).
+            if !c.has_database(&CStr::from_ptr(name).to_string_lossy()) {
                 return -1;
             }
         }

@@ -364,6 +364,7 @@ impl Database {
                 txn: None,
                 savepoints: Vec::new(),
                 txn_from_savepoint: false,
+                txn_unread: false,
                 attached: Vec::new(),
                 attached_max: ATTACHED_MAX,
                 cache,
@@ -400,6 +401,8 @@ struct ConnInner {
     savepoints: Vec<(String, u32, u32)>,
     /// The transaction was opened by SAVEPOINT (RELEASE of the outermost commits it).
     txn_from_savepoint: bool,
+    /// A deferred transaction nothing has read in yet (`first_read`).
+    txn_unread: bool,
     /// Attached databases in attach order (slot i of `Schema::attached`), `attach.rs`.
     attached: Vec<AttachedDb>,
     /// SQLITE_LIMIT_ATTACHED: at most `ATTACHED_MAX` (10), lowered by `set_limit_attached`.
@@ -576,8 +579,34 @@ impl ConnInner {
         }
     }
 
+    /// A deferred transaction's snapshot starts at its first read, as SQLite's: BEGIN took
+    /// one (the transaction needs a view), which the first statement that reads in it
+    /// replaces with the latest, so commits made between BEGIN and then are seen (and a
+    /// first write does not fail as stale). On a backend error the transaction is gone.
+    fn first_read(&mut self) -> Result<()> {
+        if !std::mem::take(&mut self.txn_unread) {
+            return Ok(());
+        }
+        let Some(t) = self.txn.clone() else {
+            return Ok(());
+        };
+        if t.is_write() {
+            return Ok(());
+        }
+        t.rollback();
+        if let Err(e) = t.renew_read() {
+            self.txn = None;
+            self.savepoints.clear();
+            self.end_temp_tx(false);
+            let _ = self.end_attached(false);
+            return Err(e.into());
+        }
+        Ok(())
+    }
+
     /// Runs `f` with a transaction valid for reading the schema.
     fn with_read_txn<T>(&mut self, f: impl FnOnce(&mut ConnInner, &Txn) -> Result<T>) -> Result<T> {
+        self.first_read()?;
         if let Some(t) = self.txn.clone() {
             return f(self, &t);
         }
@@ -716,6 +745,7 @@ impl ConnInner {
     /// `PRAGMA data_version`: this connection's count of the times it found that another
     /// connection had committed (`DataVersion`), read at the transaction's snapshot.
     fn data_version_rows(&mut self) -> Result<Vec<Vec<SqlValue>>> {
+        self.first_read()?;
         let seq = match &self.txn {
             Some(t) => t.snapshot_seq(),
             None => {
@@ -1084,6 +1114,7 @@ impl ConnInner {
                 }
                 self.txn = Some(t);
                 self.txn_from_savepoint = false;
+                self.txn_unread = matches!(mode, None | Some(TxnMode::Deferred));
                 self.temp_tx_sp = Some(self.temp_txn.savepoint()?);
                 Ok(Vec::new())
             }
@@ -1160,6 +1191,7 @@ impl ConnInner {
                 Ok(Vec::new())
             }
             Stmt::Savepoint(name) => {
+                self.first_read()?;
                 if self.txn.is_none() {
                     self.txn = Some(self.begin_explicit(None)?);
                     self.txn_from_savepoint = true;
@@ -1232,6 +1264,7 @@ impl ConnInner {
     }
 
     fn run_in_txn(&mut self, stmt: &Stmt, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>> {
+        self.first_read()?;
         let readonly = exec::is_readonly(stmt);
         self.state.explicit_txn.set(self.txn.is_some());
         if let Some(t) = self.txn.clone() {
@@ -2012,12 +2045,26 @@ impl Connection {
         })
     }
 
+    /// Whether the connection has a database called `name` (case-insensitive): main,
+    /// temp or an attached one's schema name. Reads nothing.
+    pub fn has_database(&self, name: &str) -> bool {
+        ["main", "temp"]
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(name))
+            || lock(&self.inner)
+                .attached
+                .iter()
+                .any(|a| a.name.eq_ignore_ascii_case(name))
+    }
+
     /// sqlite3_txn_state for the main database: 0 outside a transaction, 1 in one that
     /// has only read, 2 in one that may write (BEGIN IMMEDIATE, EXCLUSIVE, CONCURRENT, or
     /// a deferred one after its first write).
     pub fn txn_state(&self) -> u8 {
-        match &lock(&self.inner).txn {
+        let g = lock(&self.inner);
+        match &g.txn {
             None => 0,
+            Some(_) if g.txn_unread => 0,
             Some(t) if t.is_write() => 2,
             Some(_) => 1,
         }

@@ -120,9 +120,8 @@ int main(int argc, char **argv) {
 
   /* txn_state through a transaction's life. */
   txn(db, "autocommit");
-  /* (Between a deferred BEGIN and its first read SQLite answers 0, parlite 1: its
-   * snapshot is taken at BEGIN.) */
   run(db, "BEGIN");
+  txn(db, "after BEGIN");
   run(db, "SELECT count(*) FROM t");
   txn(db, "after a read");
   run(db, "INSERT INTO r VALUES (2)");
