@@ -1129,3 +1129,136 @@ pub unsafe extern "C" fn sqlite3_update_hook(
         previous
     })
 }
+
+/// sqlite3_db_readonly: 1 when database `name` (NULL: main) of the handle refuses writes,
+/// 0 when it takes them, -1 when the handle has no database of that name.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_db_readonly(db: *mut Db, name: *const c_char) -> c_int {
+    guard(-1, || {
+        let Some(d) = db_ref(db) else {
+            return -1;
+        };
+        let Some(c) = d.conn() else {
+            return -1;
+        };
+        let name = match name.is_null() {
+            true => "main".into(),
+            false => CStr::from_ptr(name).to_string_lossy(),
+        };
+        match database_file(c, &name) {
+            Ok(Some(_)) => c_int::from(d.shared.as_ref().is_some_and(|k| k.1)),
+            _ => -1,
+        }
+    })
+}
+
+/// sqlite3_txn_state: for the main database (a NULL or "main" name; TEMP and attached
+/// databases share its transaction), 0 none, 1 read, 2 write; -1 for a name the handle
+/// has no database of.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_txn_state(db: *mut Db, name: *const c_char) -> c_int {
+    guard(-1, || {
+        let Some(c) = db_ref(db).and_then(Db::conn) else {
+            return -1;
+        };
+        if !name.is_null() {
+            // main and temp always exist; an attached name is looked up (without reading
+            // in the transaction: a deferred one's snapshot starts at its first read).
+            if !c.has_database(&CStr::from_ptr(name).to_string_lossy()) {
+                return -1;
+            }
+        }
+        c_int::from(c.txn_state())
+    })
+}
+
+/// A text kept while the handle lives (`Db::filenames`), for answers SQLite points into
+/// its schema for.
+fn kept_text(d: &Db, text: &str) -> *const c_char {
+    let text = c_string(text);
+    let mut kept = lock(&d.filenames);
+    if let Some(k) = kept.iter().find(|k| **k == text) {
+        return k.as_ptr();
+    }
+    kept.push(text);
+    kept.last().map_or(ptr::null(), |k| k.as_ptr())
+}
+
+/// sqlite3_table_column_metadata: the declared type (NULL when none), collation, NOT NULL,
+/// PRIMARY KEY and AUTOINCREMENT of a table's column (`parlite::Connection::
+/// table_column_metadata`); every output zeroed and SQLITE_ERROR "no such table column"
+/// when there is none. The texts live as long as the handle.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn sqlite3_table_column_metadata(
+    db: *mut Db,
+    db_name: *const c_char,
+    table: *const c_char,
+    column: *const c_char,
+    data_type: *mut *const c_char,
+    coll_seq: *mut *const c_char,
+    not_null: *mut c_int,
+    primary_key: *mut c_int,
+    autoinc: *mut c_int,
+) -> c_int {
+    guard(rc::INTERNAL, || {
+        let Some(d) = db_ref(db) else {
+            return rc::MISUSE;
+        };
+        let Some(c) = d.conn() else {
+            return rc::MISUSE;
+        };
+        if table.is_null() {
+            return rc::MISUSE;
+        }
+        let text = |p: *const c_char| (!p.is_null()).then(|| CStr::from_ptr(p).to_string_lossy());
+        let (db_name, table, column) = (text(db_name), text(table), text(column));
+        let found = c.table_column_metadata(
+            db_name.as_deref(),
+            table.as_deref().unwrap_or(""),
+            column.as_deref(),
+        );
+        let meta = match found {
+            Ok(m) => m,
+            Err(e) => return d.fail_with(&e),
+        };
+        let out = |p: *mut c_int, v: bool| {
+            if !p.is_null() {
+                *p = c_int::from(v);
+            }
+        };
+        let set = |p: *mut *const c_char, v: *const c_char| {
+            if !p.is_null() {
+                *p = v;
+            }
+        };
+        match meta {
+            Some(m) => {
+                let ty = m
+                    .declared_type
+                    .as_deref()
+                    .map_or(ptr::null(), |t| kept_text(d, t));
+                set(data_type, ty);
+                set(coll_seq, kept_text(d, &m.collation));
+                out(not_null, m.not_null);
+                out(primary_key, m.primary_key);
+                out(autoinc, m.autoincrement);
+                d.set_code(rc::OK);
+                rc::OK
+            }
+            None => {
+                set(data_type, ptr::null());
+                set(coll_seq, ptr::null());
+                out(not_null, false);
+                out(primary_key, false);
+                out(autoinc, false);
+                let message = format!(
+                    "no such table column: {}.{}",
+                    table.as_deref().unwrap_or(""),
+                    column.as_deref().unwrap_or("(null)")
+                );
+                d.fail(rc::ERROR, &message)
+            }
+        }
+    })
+}

@@ -54,8 +54,23 @@ pub struct CValue {
 }
 
 impl CValue {
-    fn value_ref(&self) -> ValueRef<'_> {
+    pub(crate) fn value_ref(&self) -> ValueRef<'_> {
         ValueRef::from(&self.v)
+    }
+
+    /// A value of its own, copied from `v` (sqlite3_column_value, sqlite3_value_dup).
+    pub(crate) fn owned(v: ValueRef<'_>) -> CValue {
+        let v = match v {
+            ValueRef::Null => Value::Null,
+            ValueRef::Integer(i) => Value::Integer(i),
+            ValueRef::Real(r) => Value::real(r),
+            ValueRef::Text(t) => Value::text(t),
+            ValueRef::Blob(b) => Value::blob(b),
+        };
+        CValue {
+            v,
+            text: OnceCell::new(),
+        }
     }
 
     /// The text form, NUL-terminated; None for NULL.
@@ -895,4 +910,33 @@ pub unsafe extern "C" fn sqlite3_result_error_toobig(ctx: *mut Context) {
         rc::TOOBIG,
         Some(errstr(rc::TOOBIG).to_string_lossy().into_owned()),
     )
+}
+
+/// sqlite3_value_dup: a copy the application owns until sqlite3_value_free; NULL for NULL.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_value_dup(v: *const CValue) -> *mut CValue {
+    guard(ptr::null_mut(), || match v.as_ref() {
+        Some(v) => Box::into_raw(Box::new(CValue::owned(v.value_ref()))),
+        None => ptr::null_mut(),
+    })
+}
+
+/// sqlite3_value_free: frees what sqlite3_value_dup returned (NULL: nothing).
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_value_free(v: *mut CValue) {
+    guard((), || {
+        if !v.is_null() {
+            // SAFETY: `v` came from sqlite3_value_dup (its contract), which boxed it.
+            drop(Box::from_raw(v));
+        }
+    })
+}
+
+/// sqlite3_result_value: the call's result is a copy of `v` (NULL pointer: NULL).
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_result_value(ctx: *mut Context, v: *const CValue) {
+    let value = guard(Value::Null, || {
+        v.as_ref().map_or(Value::Null, |v| v.v.clone())
+    });
+    set_result(ctx, value)
 }

@@ -223,3 +223,42 @@ mod tests {
         assert_eq!(version_number("3.8"), 3_008_000);
     }
 }
+
+/// sqlite3_strglob: 0 when `text` matches GLOB `pattern`, non-zero otherwise (NULL never
+/// matches).
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_strglob(pattern: *const c_char, text: *const c_char) -> c_int {
+    guard(1, || {
+        if pattern.is_null() || text.is_null() {
+            return 1;
+        }
+        let (p, t) = (CStr::from_ptr(pattern), CStr::from_ptr(text));
+        c_int::from(!parlite_sql::func::like::glob_match_bytes(
+            p.to_bytes(),
+            t.to_bytes(),
+        ))
+    })
+}
+
+/// sqlite3_strlike: 0 when `text` matches LIKE `pattern` (ASCII case folded, `escape` 0
+/// for none), non-zero otherwise (NULL never matches).
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_strlike(
+    pattern: *const c_char,
+    text: *const c_char,
+    escape: u32,
+) -> c_int {
+    guard(1, || {
+        if pattern.is_null() || text.is_null() {
+            return 1;
+        }
+        let (p, t) = (CStr::from_ptr(pattern), CStr::from_ptr(text));
+        let escape = (escape != 0).then_some(escape);
+        c_int::from(!parlite_sql::func::like::like_match_bytes(
+            p.to_bytes(),
+            t.to_bytes(),
+            escape,
+            false,
+        ))
+    })
+}

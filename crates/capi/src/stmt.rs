@@ -25,6 +25,7 @@
 //!    lock held: a callback may read the statement (`sqlite3_expanded_sql`).
 
 use crate::db::{c_string, db_ref, free, CallbackScope, Db, TRACE_PROFILE, TRACE_ROW, TRACE_STMT};
+use crate::func::CValue;
 use crate::{guard, rc};
 use parlite::{Statement, ValueRef};
 use parlite_sql::value::num;
@@ -71,6 +72,13 @@ struct StmtInner {
     run_started: Option<Instant>,
     /// sqlite3_column_decltype's answers, built on first use; they live until finalize.
     decltypes: Option<Vec<Option<CString>>>,
+    /// sqlite3_column_database_name / _table_name / _origin_name's answers, built on first
+    /// use; they live until finalize.
+    origins: Option<Vec<Option<[CString; 3]>>>,
+    /// sqlite3_column_value's values of the current row (None: not asked for), and the
+    /// NULL it answers past the last column; they live until the next step or reset.
+    column_values: Vec<Option<Box<CValue>>>,
+    null_value: Option<Box<CValue>>,
     /// What sqlite3_stmt_status last reset SQLITE_STMTSTATUS_REPREPARE and _RUN to: the
     /// statement's own counts when the application asked to reset them.
     status_base: [u32; 2],
@@ -225,6 +233,7 @@ impl StmtInner {
         for t in &mut self.texts {
             t.valid = false;
         }
+        self.column_values.clear();
     }
 
     /// sqlite3_reset's result and bookkeeping (invariant 2), and the nanoseconds of a
@@ -332,6 +341,9 @@ unsafe fn prepare(
                 run_started: None,
                 decltypes: None,
                 status_base: [0; 2],
+                column_values: Vec::new(),
+                origins: None,
+                null_value: None,
             };
             d.stmt_opened();
             *pp_stmt = Box::into_raw(Box::new(Stmt {
@@ -1051,4 +1063,88 @@ pub unsafe extern "C" fn sqlite3_column_decltype(p: *mut Stmt, i: c_int) -> *con
             .and_then(Option::as_ref)
             .map_or(ptr::null(), |t| t.as_ptr())
     })
+}
+
+/// sqlite3_bind_value: binds a copy of `v` (NULL pointer: NULL).
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_bind_value(p: *mut Stmt, i: c_int, v: *const CValue) -> c_int {
+    guard(rc::INTERNAL, || match v.as_ref() {
+        Some(v) => bind(p, i, v.value_ref()),
+        None => bind(p, i, ValueRef::Null),
+    })
+}
+
+/// sqlite3_column_value: column `i` of the current row as a value, valid until the next
+/// step, reset or finalize; past the last column or without a row, a NULL value (and
+/// SQLITE_RANGE recorded), as SQLite.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_column_value(p: *mut Stmt, i: c_int) -> *mut CValue {
+    guard(ptr::null_mut(), || {
+        let Some(s) = stmt_ref(p) else {
+            return ptr::null_mut();
+        };
+        let mut inner = lock(&s.inner);
+        let Some(v) = inner.value(s.db(), i).map(CValue::owned) else {
+            let null = inner
+                .null_value
+                .get_or_insert_with(|| Box::new(CValue::owned(ValueRef::Null)));
+            return &mut **null as *mut CValue;
+        };
+        let i = i as usize;
+        if inner.column_values.len() <= i {
+            inner.column_values.resize_with(i + 1, || None);
+        }
+        let slot = inner.column_values[i].insert(Box::new(v));
+        &mut **slot as *mut CValue
+    })
+}
+
+/// sqlite3_stmt_isexplain: 1 for EXPLAIN, 2 for EXPLAIN QUERY PLAN, 0 otherwise.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_stmt_isexplain(p: *mut Stmt) -> c_int {
+    guard(0, || {
+        stmt_ref(p).map_or(0, |s| c_int::from(lock(&s.inner).st.explain_kind()))
+    })
+}
+
+/// Part `part` (0 database, 1 table, 2 column) of the table column result column `i` reads
+/// unchanged; NULL for an expression (SQLITE_ENABLE_COLUMN_METADATA's functions). The text
+/// lives as long as the statement.
+unsafe fn column_origin_part(p: *mut Stmt, i: c_int, part: usize) -> *const c_char {
+    guard(ptr::null(), || {
+        let Some(s) = stmt_ref(p) else {
+            return ptr::null();
+        };
+        let Ok(i) = usize::try_from(i) else {
+            return ptr::null();
+        };
+        let mut inner = lock(&s.inner);
+        if inner.origins.is_none() {
+            let origins = (0..inner.st.column_count())
+                .map(|c| inner.st.column_origin(c).map(|o| o.map(|n| c_string(&n))))
+                .collect();
+            inner.origins = Some(origins);
+        }
+        inner
+            .origins
+            .as_ref()
+            .and_then(|o| o.get(i))
+            .and_then(Option::as_ref)
+            .map_or(ptr::null(), |o| o[part].as_ptr())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_column_database_name(p: *mut Stmt, i: c_int) -> *const c_char {
+    column_origin_part(p, i, 0)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_column_table_name(p: *mut Stmt, i: c_int) -> *const c_char {
+    column_origin_part(p, i, 1)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_column_origin_name(p: *mut Stmt, i: c_int) -> *const c_char {
+    column_origin_part(p, i, 2)
 }

@@ -190,6 +190,11 @@ fn busy_handling_between_connections_matches_sqlite() {
 }
 
 #[test]
+fn column_metadata_values_and_states_match_sqlite() {
+    differential("metadata");
+}
+
+#[test]
 fn hooks_wide_binds_file_names_and_statement_status_match_sqlite() {
     differential("hooks");
 }

@@ -366,6 +366,7 @@ impl Database {
                 txn: None,
                 savepoints: Vec::new(),
                 txn_from_savepoint: false,
+                txn_unread: false,
                 attached: Vec::new(),
                 attached_max: ATTACHED_MAX,
                 cache,
@@ -402,6 +403,8 @@ struct ConnInner {
     savepoints: Vec<(String, u32, u32)>,
     /// The transaction was opened by SAVEPOINT (RELEASE of the outermost commits it).
     txn_from_savepoint: bool,
+    /// A deferred transaction nothing has read in yet (`first_read`).
+    txn_unread: bool,
     /// Attached databases in attach order (slot i of `Schema::attached`), `attach.rs`.
     attached: Vec<AttachedDb>,
     /// SQLITE_LIMIT_ATTACHED: at most `ATTACHED_MAX` (10), lowered by `set_limit_attached`.
@@ -578,8 +581,34 @@ impl ConnInner {
         }
     }
 
+    /// A deferred transaction's snapshot starts at its first read, as SQLite's: BEGIN took
+    /// one (the transaction needs a view), which the first statement that reads in it
+    /// replaces with the latest, so commits made between BEGIN and then are seen (and a
+    /// first write does not fail as stale). On a backend error the transaction is gone.
+    fn first_read(&mut self) -> Result<()> {
+        if !std::mem::take(&mut self.txn_unread) {
+            return Ok(());
+        }
+        let Some(t) = self.txn.clone() else {
+            return Ok(());
+        };
+        if t.is_write() {
+            return Ok(());
+        }
+        t.rollback();
+        if let Err(e) = t.renew_read() {
+            self.txn = None;
+            self.savepoints.clear();
+            self.end_temp_tx(false);
+            let _ = self.end_attached(false);
+            return Err(e.into());
+        }
+        Ok(())
+    }
+
     /// Runs `f` with a transaction valid for reading the schema.
     fn with_read_txn<T>(&mut self, f: impl FnOnce(&mut ConnInner, &Txn) -> Result<T>) -> Result<T> {
+        self.first_read()?;
         if let Some(t) = self.txn.clone() {
             return f(self, &t);
         }
@@ -718,6 +747,7 @@ impl ConnInner {
     /// `PRAGMA data_version`: this connection's count of the times it found that another
     /// connection had committed (`DataVersion`), read at the transaction's snapshot.
     fn data_version_rows(&mut self) -> Result<Vec<Vec<SqlValue>>> {
+        self.first_read()?;
         let seq = match &self.txn {
             Some(t) => t.snapshot_seq(),
             None => {
@@ -1086,6 +1116,7 @@ impl ConnInner {
                 }
                 self.txn = Some(t);
                 self.txn_from_savepoint = false;
+                self.txn_unread = matches!(mode, None | Some(TxnMode::Deferred));
                 self.temp_tx_sp = Some(self.temp_txn.savepoint()?);
                 Ok(Vec::new())
             }
@@ -1162,6 +1193,7 @@ impl ConnInner {
                 Ok(Vec::new())
             }
             Stmt::Savepoint(name) => {
+                self.first_read()?;
                 if self.txn.is_none() {
                     self.txn = Some(self.begin_explicit(None)?);
                     self.txn_from_savepoint = true;
@@ -1234,6 +1266,7 @@ impl ConnInner {
     }
 
     fn run_in_txn(&mut self, stmt: &Stmt, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>> {
+        self.first_read()?;
         let readonly = exec::is_readonly(stmt);
         self.state.explicit_txn.set(self.txn.is_some());
         if let Some(t) = self.txn.clone() {
@@ -1958,6 +1991,87 @@ impl Connection {
         lock(&self.inner).txn.is_none()
     }
 
+    /// sqlite3_table_column_metadata: what the schema declares for `column` of table
+    /// `table` in database `db` (None: the first database holding it; views are not
+    /// tables); `column` None only asks whether the table exists. Ok(None) when there is no
+    /// such table or column. "rowid", "oid" and "_rowid_" name the rowid where no column
+    /// is called so.
+    pub fn table_column_metadata(
+        &self,
+        db: Option<&str>,
+        table: &str,
+        column: Option<&str>,
+    ) -> Result<Option<ColumnMetadata>> {
+        let mut g = lock(&self.inner);
+        g.with_read_txn(|c, t| {
+            c.refresh_schema(t)?;
+            let Some(tab) = c.schema.table_in(db, table) else {
+                return Ok(None);
+            };
+            let rowid = ColumnMetadata {
+                declared_type: Some("INTEGER".to_string()),
+                collation: "BINARY".to_string(),
+                not_null: false,
+                primary_key: true,
+                autoincrement: false,
+            };
+            let Some(name) = column else {
+                return Ok(Some(rowid));
+            };
+            let found = tab
+                .columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(name));
+            let i = match found {
+                Some(i) => i,
+                None if !tab.without_rowid
+                    && ["rowid", "oid", "_rowid_"]
+                        .iter()
+                        .any(|r| r.eq_ignore_ascii_case(name)) =>
+                {
+                    match tab.rowid_alias {
+                        Some(a) => a,
+                        None => return Ok(Some(rowid)),
+                    }
+                }
+                None => return Ok(None),
+            };
+            let col = &tab.columns[i];
+            Ok(Some(ColumnMetadata {
+                declared_type: (!col.decl_type.is_empty()).then(|| col.decl_type.clone()),
+                collation: col.collation.name().to_string(),
+                not_null: col.not_null.is_some(),
+                primary_key: col.pk > 0,
+                autoincrement: tab.autoincrement && tab.rowid_alias == Some(i),
+            }))
+        })
+    }
+
+    /// Whether the connection has a database called `name` (case-insensitive): main,
+    /// temp or an attached one's schema name. Reads nothing.
+    pub fn has_database(&self, name: &str) -> bool {
+        ["main", "temp"]
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(name))
+            || lock(&self.inner)
+                .attached
+                .iter()
+                .any(|a| a.name.eq_ignore_ascii_case(name))
+    }
+
+    /// sqlite3_txn_state for the main database: 0 outside a transaction, 1 in one that
+    /// has only read, 2 in one that may write (BEGIN IMMEDIATE, EXCLUSIVE, CONCURRENT, or
+    /// a deferred one after its first write).
+    pub fn txn_state(&self) -> u8 {
+        let g = lock(&self.inner);
+        match &g.txn {
+            None => 0,
+            Some(_) if g.txn_unread => 0,
+            Some(t) if t.is_write() => 2,
+            Some(_) => 1,
+        }
+    }
+
     /// The SQLITE_LIMIT_ATTACHED in force (`set_limit_attached`).
     pub fn limit_attached(&self) -> usize {
         lock(&self.inner).attached_max
@@ -2030,6 +2144,19 @@ impl Connection {
             .define(name, n_args, deterministic, imp);
         Ok(())
     }
+}
+
+/// What sqlite3_table_column_metadata reports of a column (`table_column_metadata`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnMetadata {
+    /// The declared type, None when the column was declared without one.
+    pub declared_type: Option<String>,
+    pub collation: String,
+    pub not_null: bool,
+    /// Part of the PRIMARY KEY.
+    pub primary_key: bool,
+    /// The INTEGER PRIMARY KEY of an AUTOINCREMENT table.
+    pub autoincrement: bool,
 }
 
 /// Why `ConnInner::commit_txn` did not commit.
@@ -2294,6 +2421,26 @@ impl Statement {
 
     pub fn readonly(&self) -> bool {
         self.readonly
+    }
+
+    /// The (database, table, column) result column `i` reads unchanged, as
+    /// sqlite3_column_database_name / _table_name / _origin_name; None for an expression,
+    /// another statement, or while the statement runs.
+    pub fn column_origin(&self, i: usize) -> Option<[String; 3]> {
+        let (_, plan) = self.plan.as_ref()?;
+        let g = lock(&self.conn);
+        exec::column_origins(plan, &g.schema).into_iter().nth(i)?
+    }
+
+    /// sqlite3_stmt_isexplain: 1 for EXPLAIN, 2 for EXPLAIN QUERY PLAN, 0 otherwise.
+    pub fn explain_kind(&self) -> u8 {
+        match &self.stmt {
+            Stmt::Explain {
+                query_plan: true, ..
+            } => 2,
+            Stmt::Explain { .. } => 1,
+            _ => 0,
+        }
     }
 
     /// How many times the statement started running (its first step after prepare, reset

@@ -425,6 +425,42 @@ pub fn column_decltypes(plan: &CachedPlan, schema: &Schema) -> Vec<Option<String
     select.columns.iter().map(declared).collect()
 }
 
+/// For each result column of a SELECT that reads a table column unchanged, that column's
+/// (database, table, column) as sqlite3_column_database_name, _table_name and
+/// _origin_name report them ("rowid" for a rowid without an INTEGER PRIMARY KEY alias);
+/// None for an expression.
+pub fn column_origins(plan: &CachedPlan, schema: &Schema) -> Vec<Option<[String; 3]>> {
+    let Some(select) = &plan.select else {
+        return Vec::new();
+    };
+    let origin = |c: &crate::plan::OutCol| {
+        let name = c.origin.as_deref()?;
+        let Some(t) = schema.table(name) else {
+            // The schema table's own columns.
+            let col = crate::schema::schema_table()
+                .columns
+                .get(c.origin_col? as usize)?
+                .name
+                .clone();
+            return Some(["main".to_string(), "sqlite_master".to_string(), col]);
+        };
+        let db = if t.root & store::TEMP_ROOT_BIT != 0 {
+            "temp".to_string()
+        } else {
+            match store::attached_slot(t.root).and_then(|i| schema.attached.get(i)) {
+                Some(a) => a.name.clone(),
+                None => "main".to_string(),
+            }
+        };
+        let col = match c.origin_col.or(t.rowid_alias.map(|a| a as u32)) {
+            Some(i) => t.columns.get(i as usize)?.name.clone(),
+            None => "rowid".to_string(),
+        };
+        Some([db, t.name.clone(), col])
+    };
+    select.columns.iter().map(origin).collect()
+}
+
 /// Output column names of a statement, as sqlite3_column_name reports them.
 pub fn column_names(stmt: &Stmt, schema: &Schema) -> Result<Vec<String>> {
     match stmt {
