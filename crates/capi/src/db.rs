@@ -885,10 +885,7 @@ pub unsafe extern "C" fn sqlite3_db_filename(db: *mut Db, name: *const c_char) -
         let Some(c) = d.conn() else {
             return ptr::null();
         };
-        let name = match name.is_null() {
-            true => "main".into(),
-            false => CStr::from_ptr(name).to_string_lossy(),
-        };
+        let name = db_name(name);
         let Ok(Some(file)) = database_file(c, &name) else {
             return ptr::null();
         };
@@ -943,6 +940,32 @@ impl HookCall<RollbackCallback> {
     }
 }
 
+/// Installs a hook on the handle's connection through `install` (None removes it) and
+/// records its argument in `slot`: the previous hook's argument, which is returned.
+unsafe fn set_hook<F>(
+    db: *mut Db,
+    callback: Option<F>,
+    arg: *mut c_void,
+    install: impl FnOnce(&Connection, Option<HookCall<F>>),
+    slot: fn(&mut ErrState) -> &mut *mut c_void,
+) -> *mut c_void {
+    guard(ptr::null_mut(), || {
+        let Some(d) = db_ref(db) else {
+            return ptr::null_mut();
+        };
+        let Some(c) = d.conn() else {
+            return ptr::null_mut();
+        };
+        let new_arg = if callback.is_some() {
+            arg
+        } else {
+            ptr::null_mut()
+        };
+        install(c, callback.map(|callback| HookCall { callback, arg, db }));
+        std::mem::replace(slot(&mut lock(&d.state)), new_arg)
+    })
+}
+
 /// sqlite3_commit_hook: `callback` (NULL: none) runs before a writing transaction
 /// commits; non-zero turns the commit into a rollback (SQLITE_CONSTRAINT_COMMITHOOK).
 /// Returns the previous hook's argument.
@@ -952,27 +975,10 @@ pub unsafe extern "C" fn sqlite3_commit_hook(
     callback: Option<CommitCallback>,
     arg: *mut c_void,
 ) -> *mut c_void {
-    guard(ptr::null_mut(), || {
-        let Some(d) = db_ref(db) else {
-            return ptr::null_mut();
-        };
-        let Some(c) = d.conn() else {
-            return ptr::null_mut();
-        };
-        let hook = callback.map(|callback| {
-            let call = HookCall { callback, arg, db };
-            Box::new(move || call.commit()) as parlite::CommitHook
-        });
-        c.commit_hook(hook);
-        let mut st = lock(&d.state);
-        let previous = st.commit_arg;
-        st.commit_arg = if callback.is_some() {
-            arg
-        } else {
-            ptr::null_mut()
-        };
-        previous
-    })
+    let install = |c: &Connection, call: Option<HookCall<CommitCallback>>| {
+        c.commit_hook(call.map(|call| Box::new(move || call.commit()) as parlite::CommitHook));
+    };
+    set_hook(db, callback, arg, install, |s| &mut s.commit_arg)
 }
 
 /// sqlite3_rollback_hook: `callback` (NULL: none) runs when a transaction ends in a
@@ -983,27 +989,12 @@ pub unsafe extern "C" fn sqlite3_rollback_hook(
     callback: Option<RollbackCallback>,
     arg: *mut c_void,
 ) -> *mut c_void {
-    guard(ptr::null_mut(), || {
-        let Some(d) = db_ref(db) else {
-            return ptr::null_mut();
-        };
-        let Some(c) = d.conn() else {
-            return ptr::null_mut();
-        };
-        let hook = callback.map(|callback| {
-            let call = HookCall { callback, arg, db };
-            Box::new(move || call.rollback()) as parlite::RollbackHook
-        });
-        c.rollback_hook(hook);
-        let mut st = lock(&d.state);
-        let previous = st.rollback_arg;
-        st.rollback_arg = if callback.is_some() {
-            arg
-        } else {
-            ptr::null_mut()
-        };
-        previous
-    })
+    let install = |c: &Connection, call: Option<HookCall<RollbackCallback>>| {
+        c.rollback_hook(
+            call.map(|call| Box::new(move || call.rollback()) as parlite::RollbackHook),
+        );
+    };
+    set_hook(db, callback, arg, install, |s| &mut s.rollback_arg)
 }
 
 /// sqlite3_file_control: parlite's storage has no file object for an application to reach
@@ -1021,10 +1012,7 @@ pub unsafe extern "C" fn sqlite3_file_control(
         let Some(c) = db_ref(db).and_then(Db::conn) else {
             return rc::MISUSE;
         };
-        let name = match name.is_null() {
-            true => "main".into(),
-            false => CStr::from_ptr(name).to_string_lossy(),
-        };
+        let name = db_name(name);
         match database_file(c, &name) {
             Ok(Some(_)) => NOTFOUND,
             _ => rc::ERROR,
@@ -1105,29 +1093,14 @@ pub unsafe extern "C" fn sqlite3_update_hook(
     callback: Option<UpdateCallback>,
     arg: *mut c_void,
 ) -> *mut c_void {
-    guard(ptr::null_mut(), || {
-        let Some(d) = db_ref(db) else {
-            return ptr::null_mut();
-        };
-        let Some(c) = d.conn() else {
-            return ptr::null_mut();
-        };
-        let hook = callback.map(|callback| {
-            let call = HookCall { callback, arg, db };
+    let install = |c: &Connection, call: Option<HookCall<UpdateCallback>>| {
+        c.update_hook(call.map(|call| {
             Box::new(move |change, db: &str, table: &str, rowid| {
                 call.update(change, db, table, rowid)
             }) as parlite::UpdateHook
-        });
-        c.update_hook(hook);
-        let mut st = lock(&d.state);
-        let previous = st.update_arg;
-        st.update_arg = if callback.is_some() {
-            arg
-        } else {
-            ptr::null_mut()
-        };
-        previous
-    })
+        }));
+    };
+    set_hook(db, callback, arg, install, |s| &mut s.update_arg)
 }
 
 /// sqlite3_db_readonly: 1 when database `name` (NULL: main) of the handle refuses writes,
@@ -1141,10 +1114,7 @@ pub unsafe extern "C" fn sqlite3_db_readonly(db: *mut Db, name: *const c_char) -
         let Some(c) = d.conn() else {
             return -1;
         };
-        let name = match name.is_null() {
-            true => "main".into(),
-            false => CStr::from_ptr(name).to_string_lossy(),
-        };
+        let name = db_name(name);
         match database_file(c, &name) {
             Ok(Some(_)) => c_int::from(d.shared.as_ref().is_some_and(|k| k.1)),
             _ => -1,
@@ -1261,4 +1231,12 @@ pub unsafe extern "C" fn sqlite3_table_column_metadata(
             }
         }
     })
+}
+
+/// A database name from C: NULL is "main".
+unsafe fn db_name<'a>(name: *const c_char) -> std::borrow::Cow<'a, str> {
+    match name.is_null() {
+        true => "main".into(),
+        false => CStr::from_ptr(name).to_string_lossy(),
+    }
 }
