@@ -803,7 +803,8 @@ impl ConnInner {
     /// unless the commit hook turns a write transaction's commit into a rollback (the
     /// caller rolls back, as after any failed commit).
     fn commit_txn(&self, t: &Txn) -> std::result::Result<(), CommitError> {
-        if t.is_write() {
+        // The hook slot first: `is_write` takes the transaction's lock, on every commit.
+        if self.hooks.borrow().commit.is_some() && t.is_write() {
             let hook = self.hooks.borrow_mut().commit.take();
             if let Some(mut h) = hook {
                 let veto = h();
@@ -2132,12 +2133,10 @@ impl Connection {
     ) -> Result<()> {
         // SQLite's limits (sqlite3CreateFunc): SQLITE_MAX_FUNCTION_ARG (1000 since 3.48), a
         // 255-byte name.
-        if name.is_empty() || name.len() > 255 || n_args.is_some_and(|n| n > 1000) {
-            return Err(error(
-                codes::SQLITE_MISUSE,
-                "bad parameter or other API misuse",
-            ));
+        if n_args.is_some_and(|n| n > 1000) {
+            return Err(api_misuse());
         }
+        check_definition_name(name)?;
         self.functions
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -2157,6 +2156,19 @@ pub struct ColumnMetadata {
     pub primary_key: bool,
     /// The INTEGER PRIMARY KEY of an AUTOINCREMENT table.
     pub autoincrement: bool,
+}
+
+/// SQLITE_MISUSE as SQLite's API reports it.
+fn api_misuse() -> Error {
+    error(codes::SQLITE_MISUSE, "bad parameter or other API misuse")
+}
+
+/// A function's or collation's name as SQLite admits it: 1 to 255 bytes.
+fn check_definition_name(name: &str) -> Result<()> {
+    match name.is_empty() || name.len() > 255 {
+        true => Err(api_misuse()),
+        false => Ok(()),
+    }
 }
 
 /// Why `ConnInner::commit_txn` did not commit.
@@ -2222,12 +2234,7 @@ impl Connection {
     /// form); `None` deletes. The replaced definition is dropped once no comparison runs
     /// it. SQLITE_BUSY when called from inside one of this thread's comparisons.
     pub fn define_collation(&self, name: &str, compare: Option<UserCompare>) -> Result<()> {
-        if name.is_empty() || name.len() > 255 {
-            return Err(error(
-                codes::SQLITE_MISUSE,
-                "bad parameter or other API misuse",
-            ));
-        }
+        check_definition_name(name)?;
         self.functions
             .lock()
             .unwrap_or_else(|p| p.into_inner())
