@@ -61,6 +61,7 @@ mod vacuum_into;
 use attach::{AttachedDb, AttachedStore};
 pub use backup::{Backup, BackupStep};
 pub use parlite_sql::collation::user::UserCompare;
+use parlite_sql::exec::select::chunk::Chunking;
 use parlite_sql::exec::store::{Store, ATTACHED_MAX};
 use parlite_sql::exec::txnstore::{IdleCursors, TxnStore};
 use parlite_sql::exec::{self, store::RoutedStore, ConnState, Engine};
@@ -375,6 +376,8 @@ impl Database {
                 cache_spill: (true, 0),
                 read_only: self.read_only,
                 collations_seen: parlite_sql::collation::user::generation(),
+                chunk: None,
+                chunk_txn: None,
             })),
         })
     }
@@ -431,6 +434,13 @@ struct ConnInner {
     /// `collation::user::generation` when the schema and cached plans were last known to
     /// agree with the collations defined (`note_collation_changes`).
     collations_seen: u64,
+    /// The running statement's chunking, lent by `Statement::step` for one run: a first
+    /// run in autocommit mode, or a later chunk on the statement's own snapshot
+    /// (`run_chunk`; parlite_sql's select/chunk.rs).
+    chunk: Option<Chunking>,
+    /// The autocommit read transaction of a first run that stopped with rows left, left
+    /// open for its statement to take (`Statement::step`): the snapshot its next chunks read.
+    chunk_txn: Option<Txn>,
 }
 
 /// A connection's `PRAGMA data_version`: as SQLite's, it changes when, and only when,
@@ -1362,7 +1372,10 @@ impl ConnInner {
             };
             let r = self.run_autocommit(&t, stmt, params);
             if readonly {
-                self.spare_read = Some(t);
+                match r.is_ok() && self.chunk_stopped() {
+                    true => self.chunk_txn = Some(t),
+                    false => self.spare_read = Some(t),
+                }
             }
             r
         }
@@ -1381,6 +1394,8 @@ impl ConnInner {
             return Err(e);
         }
         match self.execute(t, stmt, params) {
+            // Rows are left: the statement keeps reading this snapshot (`chunk_txn`).
+            Ok(rows) if self.chunk_stopped() => Ok(rows),
             Ok(rows) => {
                 if let Err(e) = self.commit_txn(t) {
                     t.rollback();
@@ -1410,6 +1425,26 @@ impl ConnInner {
                 Err(e)
             }
         }
+    }
+
+    /// Whether the run just made stopped with rows left for another chunk.
+    fn chunk_stopped(&self) -> bool {
+        self.chunk
+            .as_ref()
+            .is_some_and(|c| c.stopped_at().is_some())
+    }
+
+    /// A later chunk of a SELECT whose first run stopped with rows left (`self.chunk`
+    /// says where it resumes), read on the statement's own snapshot `t`. The schema is
+    /// the snapshot's: reloaded when the connection has since loaded a newer one.
+    fn run_chunk(
+        &mut self,
+        t: &Txn,
+        stmt: &Stmt,
+        params: &[SqlValue],
+    ) -> Result<Vec<Vec<SqlValue>>> {
+        self.refresh_schema(t)?;
+        self.execute(t, stmt, params)
     }
 
     /// The read transaction of an autocommit statement: the previous one's renewed on a
@@ -1684,6 +1719,7 @@ impl ConnInner {
             _ => None,
         };
         let mut engine = Engine::new(&store, &mut self.schema, params, &self.state);
+        engine.set_chunking(self.chunk.as_ref());
         if is_insert {
             engine.set_dml_cache(cached);
         } else if cacheable {
@@ -1962,6 +1998,7 @@ impl Connection {
             columns_gen,
             runs: 0,
             reprepares: 0,
+            pending: None,
         };
         Ok(Some((stmt, tail)))
     }
@@ -2276,6 +2313,24 @@ pub struct Statement {
     /// Runs that found the plan bound to an older schema and bound it again
     /// (SQLITE_STMTSTATUS_REPREPARE).
     reprepares: u32,
+    /// The rest of a result read in chunks (parlite_sql's select/chunk.rs), after the rows
+    /// in `rows`.
+    pending: Option<PendingRows>,
+}
+
+/// Where a SELECT read in chunks goes on: the snapshot all its chunks read (taken by its
+/// first run, as SQLite's statement reads one snapshot from its first step to its reset)
+/// and the outermost rowid the last chunk stopped after. Dropping it releases the
+/// snapshot (reset, finalize, an error, the last chunk).
+struct PendingRows {
+    txn: Txn,
+    after: i64,
+}
+
+impl Drop for PendingRows {
+    fn drop(&mut self) {
+        self.txn.rollback();
+    }
 }
 
 impl Statement {
@@ -2355,44 +2410,99 @@ impl Statement {
     /// sqlite3_step's automatic reset.
     pub fn step(&mut self) -> Result<bool> {
         if self.rows.is_none() {
-            self.runs = self.runs.saturating_add(1);
-            let bound_at = self.plan.as_ref().map(|(gen, _)| *gen);
-            let rows = {
-                let mut g = lock(&self.conn);
-                g.note_collation_changes();
-                g.plan = self.plan.take();
-                let r = user::with_user_functions(&self.functions, || {
-                    g.run(&self.stmt, &self.bindings)
-                });
-                self.plan = g.plan.take();
-                if let (Some(before), Some((after, _))) = (bound_at, &self.plan) {
-                    if before != *after {
-                        // SQLite counts the run that found its program expired and the
-                        // run of the program prepared again.
-                        self.reprepares = self.reprepares.saturating_add(1);
-                        self.runs = self.runs.saturating_add(1);
-                    }
-                }
-                if r.is_ok() && g.schema_gen != self.columns_gen && !self.columns.is_empty() {
-                    // The schema changed since prepare (another connection's DDL, or this
-                    // one's): name the columns as the statement now binds.
-                    if let Ok(names) = exec::column_names(&self.stmt, &g.schema) {
-                        self.columns = names;
-                    }
-                    self.columns_gen = g.schema_gen;
-                }
-                r?
-            };
+            self.pending = None;
+            let rows = self.first_run()?;
             self.rows = Some(rows.into());
         }
         self.recycle_current();
         self.current = self.rows.as_mut().and_then(|r| r.pop_front());
+        if self.current.is_none() && self.pending.is_some() {
+            let rows = match self.next_chunk() {
+                Ok(rows) => rows,
+                Err(e) => {
+                    self.rows = None;
+                    return Err(e);
+                }
+            };
+            self.rows = Some(rows.into());
+            self.current = self.rows.as_mut().and_then(|r| r.pop_front());
+        }
         if self.current.is_none() {
             // Done: the next step runs the statement again, as sqlite3_step resets a
             // statement automatically after SQLITE_DONE (since SQLite 3.6.23.1).
             self.rows = None;
         }
         Ok(self.current.is_some())
+    }
+
+    /// The rows of a run from the start; a SELECT in autocommit mode returns its first
+    /// chunk and leaves the rest in `pending`.
+    fn first_run(&mut self) -> Result<Vec<Vec<SqlValue>>> {
+        self.runs = self.runs.saturating_add(1);
+        let bound_at = self.plan.as_ref().map(|(gen, _)| *gen);
+        let mut g = lock(&self.conn);
+        g.note_collation_changes();
+        // Chunks read one snapshot the statement keeps; inside a transaction, or with
+        // attached databases (whose snapshots end with each run), all rows at once.
+        let chunked =
+            matches!(self.stmt, Stmt::Select(_)) && g.txn.is_none() && g.attached.is_empty();
+        g.chunk = chunked.then(|| Chunking::new(None));
+        g.plan = self.plan.take();
+        let r = user::with_user_functions(&self.functions, || g.run(&self.stmt, &self.bindings));
+        self.plan = g.plan.take();
+        let after = g.chunk.take().and_then(|c| c.stopped_at());
+        if let (Some(txn), Some(after)) = (g.chunk_txn.take(), after) {
+            self.pending = Some(PendingRows { txn, after });
+        }
+        if let (Some(before), Some((after, _))) = (bound_at, &self.plan) {
+            if before != *after {
+                // SQLite counts the run that found its program expired and the run of
+                // the program prepared again.
+                self.reprepares = self.reprepares.saturating_add(1);
+                self.runs = self.runs.saturating_add(1);
+            }
+        }
+        if r.is_ok() && g.schema_gen != self.columns_gen && !self.columns.is_empty() {
+            // The schema changed since prepare (another connection's DDL, or this
+            // one's): name the columns as the statement now binds.
+            if let Ok(names) = exec::column_names(&self.stmt, &g.schema) {
+                self.columns = names;
+            }
+            self.columns_gen = g.schema_gen;
+        }
+        r
+    }
+
+    /// The next chunk of a SELECT read in chunks, on its own snapshot.
+    fn next_chunk(&mut self) -> Result<Vec<Vec<SqlValue>>> {
+        let Some(mut p) = self.pending.take() else {
+            return Ok(Vec::new());
+        };
+        let mut g = lock(&self.conn);
+        g.note_collation_changes();
+        g.chunk = Some(Chunking::new(Some(p.after)));
+        g.plan = self.plan.take();
+        let r = user::with_user_functions(&self.functions, || {
+            g.run_chunk(&p.txn, &self.stmt, &self.bindings)
+        });
+        self.plan = g.plan.take();
+        let chunk = g.chunk.take();
+        let rows = r?;
+        match chunk {
+            Some(c) if c.engaged() => {
+                if let Some(after) = c.stopped_at() {
+                    p.after = after;
+                    self.pending = Some(p);
+                }
+                Ok(rows)
+            }
+            // Not reached: the plan is bound again only from the same schema, which
+            // chunked the first run. Rows from the start again would repeat rows.
+            _ => Err(error(
+                codes::SQLITE_INTERNAL,
+                "internal error: a SELECT read in chunks lost its chunking",
+            )),
+        }
     }
 
     /// A column of the current row, borrowed (no copy of TEXT or BLOB): as
@@ -2414,6 +2524,7 @@ impl Statement {
 
     pub fn reset(&mut self) {
         self.rows = None;
+        self.pending = None;
         self.recycle_current();
     }
 

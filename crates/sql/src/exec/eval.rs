@@ -83,6 +83,12 @@ pub struct Exec<'a> {
     /// Result rows to write into (`result_row`): the statement's recycled ones
     /// (`CachedPlan::recycle_row`) while its top-level SELECT runs, else none.
     pub spare_rows: Option<&'a std::cell::RefCell<Vec<Row>>>,
+    /// The top-level SELECT's chunking and its one core (`select::chunk`), while it runs
+    /// in chunks; the core is known by its address, so no subquery's core matches.
+    pub chunk: Option<(
+        &'a super::select::chunk::Chunking,
+        *const crate::plan::CorePlan,
+    )>,
 }
 
 pub(super) fn err<T>(m: impl Into<String>) -> Result<T> {

@@ -317,6 +317,8 @@ pub struct Engine<'a> {
     pub(crate) dml_slot: DmlSlot,
     /// Immediate foreign-key checks held to the end of the running statement (fkey.rs).
     pub(crate) fk_pending: Option<Vec<fkey::FkNoAction>>,
+    /// The top-level SELECT runs in chunks where its plan allows (select/chunk.rs).
+    chunk: Option<&'a select::chunk::Chunking>,
 }
 
 /// Reads an attached database's `sqlite_schema` (the store routes `attached_bits(slot)`).
@@ -654,7 +656,14 @@ impl<'a> Engine<'a> {
             plan_rows: Default::default(),
             dml_slot: DmlSlot::Off,
             fk_pending: None,
+            chunk: None,
         }
+    }
+
+    /// Lets the top-level SELECT run in chunks per `chunk` where its plan allows
+    /// (select/chunk.rs K1; `Chunking::engaged` tells afterwards).
+    pub fn set_chunking(&mut self, chunk: Option<&'a select::chunk::Chunking>) {
+        self.chunk = chunk;
     }
 
     /// Lets the top-level SELECT (or UPDATE/DELETE WHERE) reuse `plan`, or bind and keep
@@ -797,6 +806,10 @@ impl<'a> Engine<'a> {
         });
         ex.kept_walks.replace(walks);
         ex.spare_rows = Some(&self.plan_rows);
+        if let Some(c) = self.chunk.filter(|_| select::chunk::eligible(&plan)) {
+            c.engage();
+            ex.chunk = Some((c, &plan.cores[0] as *const crate::plan::CorePlan));
+        }
         let r = self.run_with_parent(&ex, |ex, parent| ex.run_select(&plan, parent));
         if r.is_ok() && self.plan_ran {
             // Not a walk on an attached database: kept by a statement, its cursors would
@@ -824,6 +837,7 @@ impl<'a> Engine<'a> {
             working: Default::default(),
             kept_walks: Default::default(),
             spare_rows: None,
+            chunk: None,
         }
     }
 

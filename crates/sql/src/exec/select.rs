@@ -22,6 +22,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 mod bare;
+pub mod chunk;
 mod join;
 mod probe;
 mod pushdown;
@@ -291,6 +292,16 @@ impl Candidates<'_> {
 }
 
 impl<'a> Exec<'a> {
+    /// The chunking of the run whose top-level core is `core` (chunk.rs), None for any
+    /// other core (a subquery's) and for a run not in chunks.
+    #[inline]
+    fn chunk_of(&self, core: &CorePlan) -> Option<&'a chunk::Chunking> {
+        match self.chunk {
+            Some((c, top)) if std::ptr::eq(top, core) => Some(c),
+            _ => None,
+        }
+    }
+
     /// Runs a query; rows hold the visible columns only.
     pub fn run_select(&self, plan: &SelectPlan, parent: Option<&Frame>) -> Result<Vec<Row>> {
         self.run_select_capped(plan, parent, None)
@@ -727,6 +738,7 @@ impl<'a> Exec<'a> {
             // times per statement, ~1.3k instructions); 64 bounds what an unreached cap holds.
             out.reserve(cap.unwrap_or(0).min(64));
             let movable = outputs_movable(core);
+            let chunk = self.chunk_of(core);
             let scanned = self.scan_level(core, 0, row, parent, &mut |r: &mut [Value]| {
                 if windowed {
                     pending.push((r.to_vec(), Vec::new()));
@@ -743,6 +755,9 @@ impl<'a> Exec<'a> {
                             None => o.push(self.output_value(e, &fr)?),
                         }
                     }
+                }
+                if let Some(c) = chunk {
+                    c.count(&o);
                 }
                 out.push(o);
                 if cap.is_some_and(|c| out.len() >= c) {

@@ -2,6 +2,7 @@
 //! access path (rowid/index lookups and ranges, scans, subqueries, CTEs), WHERE and ON terms
 //! tested at the earliest level that binds them, RIGHT/FULL JOIN leftovers after the loop.
 
+use super::chunk::Chunking;
 use super::*;
 use crate::exec::store::IndexLookup;
 use crate::plan::access;
@@ -99,9 +100,16 @@ impl Exec<'_> {
         let src = &core.sources[i];
         let mut any = false;
         let needed = core.needed.get(i).and_then(|n| n.as_ref());
-        let mut candidates = self.candidate_source(src, needed, row, parent)?;
+        // The outermost level of a SELECT run in chunks (chunk.rs).
+        let chunk = match i {
+            0 => self.chunk_of(core),
+            _ => None,
+        };
+        let mut candidates = self.candidate_source(src, needed, row, parent, chunk)?;
         if let Some(early) = pushdown::early_columns(src, &core.filters[i], &candidates) {
-            return self.join_level_pushed(core, i, row, parent, emit, matched, candidates, &early);
+            return self.join_level_pushed(
+                core, i, row, parent, emit, matched, candidates, &early, chunk,
+            );
         }
         // WHERE terms the walk's bounds imply (`Access::Index::implied`): every row of a
         // one-range index walk (`Candidates::Scan` for an index access: table lookups, a
@@ -165,7 +173,12 @@ impl Exec<'_> {
                     ok = self.all_true_but(terms, implied, &fr)?;
                 }
                 if ok {
+                    // K2: the position is read before the later levels may move it out.
+                    let rowid = chunk.and_then(|_| chunk::outer_rowid(src, row));
                     self.join_level(core, i + 1, row, parent, emit, matched)?;
+                    if chunk.is_some_and(|c| c.stop_after(rowid)) {
+                        return Err(stop_scan());
+                    }
                 }
             }
             Ok(())
@@ -237,6 +250,7 @@ impl Exec<'_> {
         needed: Option<&std::sync::Arc<[bool]>>,
         row: &[Value],
         parent: Option<&Frame>,
+        chunk: Option<&Chunking>,
     ) -> Result<Candidates<'s>> {
         if let SourceKind::Table(t) = &src.kind {
             let n = t.columns.len();
@@ -413,6 +427,10 @@ impl Exec<'_> {
                 }
             }
             if let Some((lo, hi, reverse)) = range {
+                let (lo, hi) = match chunk {
+                    Some(c) => c.resumed(lo, hi, reverse),
+                    None => (lo, hi),
+                };
                 let scan = self
                     .store
                     .table_scan(t.root, lo, hi, reverse, needed.cloned())?;

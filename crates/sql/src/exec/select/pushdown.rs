@@ -150,6 +150,7 @@ impl Exec<'_> {
         matched: &mut Vec<Vec<bool>>,
         mut candidates: Candidates<'_>,
         early: &[bool],
+        chunk: Option<&super::chunk::Chunking>,
     ) -> Result<()> {
         let src = &core.sources[i];
         let filters = &core.filters[i];
@@ -195,7 +196,12 @@ impl Exec<'_> {
             record_filter.as_ref(),
             &mut keep,
         )? {
+            // chunk.rs K2: the position is read before the later levels may move it out.
+            let rowid = chunk.and_then(|_| super::chunk::outer_rowid(src, row));
             self.join_level(core, i + 1, row, parent, emit, matched)?;
+            if chunk.is_some_and(|c| c.stop_after(rowid)) {
+                return Err(stop_scan());
+            }
         }
         Ok(())
     }
