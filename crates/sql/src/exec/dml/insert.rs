@@ -6,7 +6,9 @@ use super::super::eval::Frame;
 use super::super::{BoundDml, Engine, RowChange, Target};
 use super::bulk_insert;
 use super::*;
+use crate::exec::select::chunk;
 use crate::parse::ast::SelectCore;
+use crate::plan::SelectPlan;
 use crate::schema::Schema;
 
 /// Whether `ins`, run now, writes at most one row and can fail only before its first
@@ -90,6 +92,37 @@ pub(crate) fn single_write(schema: &Schema, state: &ConnState, ins: &ast::Insert
     unique <= 1
 }
 
+/// Where an INSERT's rows come from: all computed at once, or a SELECT fed in chunks
+/// (`Engine::insert_source`).
+enum SourceRows {
+    All(Vec<Vec<Value>>),
+    Chunks {
+        plan: SelectPlan,
+        resume: Option<i64>,
+        done: bool,
+    },
+}
+
+/// What every batch of one INSERT's rows is written with (`Engine::insert_batch`).
+#[derive(Clone, Copy)]
+struct BatchShape<'a> {
+    targets: &'a [Target],
+    is_default: bool,
+    /// The columns left to their DEFAULT.
+    unset: &'a [usize],
+    /// The source row is the table row (every column in table order, no rowid).
+    in_table_order: bool,
+    triggers_before: &'a [Arc<crate::schema::Trigger>],
+    triggers_after: &'a [Arc<crate::schema::Trigger>],
+    or_conflict: Option<ConflictAction>,
+    #[allow(clippy::type_complexity)]
+    upserts: &'a [(
+        Option<Vec<usize>>,
+        Option<(Vec<(usize, CExpr)>, Option<CExpr>)>,
+    )],
+    returning: &'a [CExpr],
+}
+
 impl Engine<'_> {
     pub fn insert(&mut self, ins: &ast::Insert) -> Result<Vec<Vec<Value>>> {
         // A reused prepared INSERT keeps its table, triggers and target columns
@@ -147,35 +180,24 @@ impl Engine<'_> {
         let mut out_rows = Vec::new();
         let ncols = t.columns.len();
         let targets = &bound.targets;
-        let rows: Vec<Vec<Value>> = match &ins.source {
-            InsertSource::DefaultValues => vec![Vec::new()],
-            InsertSource::Select(s) if ins.with.is_none() => {
-                match crate::plan::values::constant_rows(s, self.params, targets.len()) {
-                    Some(rows) => rows,
-                    None => self.insert_rows_bound(ins, s, t, targets)?,
-                }
-            }
-            InsertSource::Select(s) => self.insert_rows_bound(ins, s, t, targets)?,
-        };
-        let is_default = matches!(ins.source, InsertSource::DefaultValues);
         let (triggers_before, triggers_after) = (&bound.before, &bound.after);
-        let rows = match triggers_before.is_empty()
+        // Nothing sees the rows one by one: the bulk path may take them, and a SELECT
+        // that reads only another table may feed them in chunks.
+        let unobserved = triggers_before.is_empty()
             && triggers_after.is_empty()
             && returning.is_empty()
-            && upserts.is_empty()
-        {
-            true => {
-                let map = bulk_insert::SourceMap {
-                    targets,
-                    is_default,
-                };
-                match self.insert_in_bulk(&w, rows, &map, or_conflict)? {
-                    Some(rows) => rows,
-                    None => return Ok(out_rows),
+            && upserts.is_empty();
+        let mut source = match &ins.source {
+            InsertSource::DefaultValues => SourceRows::All(vec![Vec::new()]),
+            InsertSource::Select(s) if ins.with.is_none() => {
+                match crate::plan::values::constant_rows(s, self.params, targets.len()) {
+                    Some(rows) => SourceRows::All(rows),
+                    None => self.insert_source(ins, s, t, targets, unobserved)?,
                 }
             }
-            false => rows,
+            InsertSource::Select(s) => self.insert_source(ins, s, t, targets, unobserved)?,
         };
+        let is_default = matches!(ins.source, InsertSource::DefaultValues);
         // Per statement, not per row: the columns left to their DEFAULT (every column for
         // DEFAULT VALUES), and whether the source row already is the table row (every
         // column in table order, no rowid), which then becomes the row without a copy.
@@ -200,6 +222,88 @@ impl Engine<'_> {
                 .iter()
                 .enumerate()
                 .all(|(i, tgt)| *tgt == Target::Column(i));
+        while let Some(rows) = self.next_source_rows(&mut source)? {
+            let rows = match unobserved {
+                true => {
+                    let map = bulk_insert::SourceMap {
+                        targets,
+                        is_default,
+                    };
+                    match self.insert_in_bulk(&w, rows, &map, or_conflict)? {
+                        Some(rows) => rows,
+                        None => continue,
+                    }
+                }
+                false => rows,
+            };
+            self.insert_batch(
+                &w,
+                t,
+                rows,
+                &BatchShape {
+                    targets,
+                    is_default,
+                    unset: &unset,
+                    in_table_order,
+                    triggers_before,
+                    triggers_after,
+                    or_conflict,
+                    upserts: &upserts,
+                    returning: &returning,
+                },
+                &mut out_rows,
+            )?;
+        }
+        Ok(out_rows)
+    }
+
+    /// The next rows of an INSERT's source: all of them at once, or the next chunk of a
+    /// SELECT fed in chunks; None when there are no more.
+    fn next_source_rows(&self, source: &mut SourceRows) -> Result<Option<Vec<Vec<Value>>>> {
+        match source {
+            SourceRows::All(rows) => match rows.is_empty() {
+                true => Ok(None),
+                false => Ok(Some(std::mem::take(rows))),
+            },
+            SourceRows::Chunks { done: true, .. } => Ok(None),
+            SourceRows::Chunks { plan, resume, done } => {
+                let c = chunk::Chunking::with_limits(
+                    chunk::INSERT_CHUNK_ROWS,
+                    chunk::INSERT_CHUNK_BYTES,
+                    *resume,
+                );
+                let mut ex = self.exec();
+                ex.chunk = Some((&c, &plan.cores[0] as *const crate::plan::CorePlan));
+                let rows = self.run_with_parent(&ex, |ex, parent| ex.run_select(plan, parent))?;
+                *resume = c.stopped_at();
+                *done = resume.is_none();
+                Ok(Some(rows))
+            }
+        }
+    }
+
+    /// Writes one batch of an INSERT's source rows, row by row (triggers, conflict
+    /// resolution, upserts, RETURNING).
+    fn insert_batch(
+        &mut self,
+        w: &TableWriter,
+        t: &Arc<Table>,
+        rows: Vec<Vec<Value>>,
+        shape: &BatchShape<'_>,
+        out_rows: &mut Vec<Vec<Value>>,
+    ) -> Result<()> {
+        let BatchShape {
+            targets,
+            is_default,
+            unset,
+            in_table_order,
+            triggers_before,
+            triggers_after,
+            or_conflict,
+            upserts,
+            returning,
+        } = *shape;
+        let ncols = t.columns.len();
         for mut src in rows {
             let mut rowid_in = None;
             let mut vals = if in_table_order && src.len() == ncols {
@@ -218,7 +322,7 @@ impl Engine<'_> {
                 }
                 vals
             };
-            for &c in &unset {
+            for &c in unset {
                 if let Some(v) = w.default_value(&self.exec(), c)? {
                     vals[c] = v;
                 }
@@ -278,14 +382,14 @@ impl Engine<'_> {
             };
             if let Some((existing, columns, error)) = conflict {
                 result =
-                    self.apply_upsert(&w, &upserts, existing, columns, error, vals, rowid_in)?;
+                    self.apply_upsert(&w, upserts, existing, columns, error, vals, rowid_in)?;
                 if let Written::Row(rowid) = result {
                     self.row_changed(RowChange::Update, t, rowid);
                 }
                 if matches!(result, Written::Row(_) | Written::Keyed(_)) {
                     // An upsert's DO UPDATE counts as a change but is not an insert.
                     self.count_change();
-                    self.push_returning(t, &result, &returning, &mut out_rows)?;
+                    self.push_returning(t, &result, returning, out_rows)?;
                     continue;
                 }
             }
@@ -300,7 +404,7 @@ impl Engine<'_> {
                         self.state.last_insert_rowid.set(rowid);
                     }
                     self.count_change();
-                    self.push_returning(t, &result, &returning, &mut out_rows)?;
+                    self.push_returning(t, &result, returning, out_rows)?;
                     if !triggers_after.is_empty() {
                         if let Some(newrow) = self.written_row(t, &result)? {
                             self.fire(triggers_after, None, Some(&newrow))?;
@@ -310,18 +414,22 @@ impl Engine<'_> {
                 Written::Ignored => {}
             }
         }
-        Ok(out_rows)
+        Ok(())
     }
 
     /// The rows of an INSERT's SELECT or VALUES source, bound and run as a SELECT (the path
-    /// for everything `plan::values::constant_rows` does not read directly).
-    fn insert_rows_bound(
+    /// for everything `plan::values::constant_rows` does not read directly). Where nothing
+    /// observes the rows one by one (`unobserved`) and the SELECT reads one other table
+    /// by a rowid scan (select/chunk.rs `feeds_insert`), they come in chunks, so a copy of
+    /// a large table never holds all its rows.
+    fn insert_source(
         &mut self,
         ins: &ast::Insert,
         s: &ast::Select,
         t: &Table,
         targets: &[Target],
-    ) -> Result<Vec<Vec<Value>>> {
+        unobserved: bool,
+    ) -> Result<SourceRows> {
         let mut b = self.binder_with_trigger_frame();
         if let Some(w) = &ins.with {
             b.push_with(w);
@@ -340,7 +448,15 @@ impl Engine<'_> {
                 format!("{} values for {} columns", n, targets.len())
             }));
         }
+        if unobserved && self.trigger_depth == 0 && chunk::feeds_insert(&plan, t) {
+            return Ok(SourceRows::Chunks {
+                plan,
+                resume: None,
+                done: false,
+            });
+        }
         self.exec_with_parent(|ex, parent| ex.run_select(&plan, parent))
+            .map(SourceRows::All)
     }
 
     /// Binds the ON CONFLICT clauses: (target columns or None, DO UPDATE sets and WHERE).

@@ -18,6 +18,9 @@
 //! - K3. A resumed run reads the outermost table's rowids strictly after (before, for a
 //!   reverse scan) the last one read: the earlier bound is implied, since every row read
 //!   so far lay within it.
+//! - K4. Chunks read on a transaction that writes between them (an INSERT's SELECT
+//!   source, `feeds_insert`) read nothing those writes change: one table, not the one
+//!   written, no subquery.
 
 use super::*;
 use std::cell::Cell;
@@ -26,6 +29,11 @@ use std::cell::Cell;
 pub const CHUNK_ROWS: usize = 1024;
 /// TEXT and BLOB bytes a chunk holds at most (then it stops at the next outer row).
 pub const CHUNK_BYTES: usize = 4 << 20;
+
+/// An INSERT's SELECT source comes in larger chunks: its bulk path (dml/bulk_insert.rs)
+/// builds an empty table's trees from one batch, and merges later batches into them.
+pub const INSERT_CHUNK_ROWS: usize = 65536;
+pub const INSERT_CHUNK_BYTES: usize = 32 << 20;
 
 /// One run's chunking: where it resumes, and where it stopped.
 #[derive(Debug)]
@@ -147,4 +155,43 @@ pub(super) fn outer_rowid(src: &Source, row: &[Value]) -> Option<i64> {
         Some(Value::Integer(r)) => Some(*r),
         _ => None,
     }
+}
+
+/// Whether an INSERT into `target` may take the rows of `plan` in chunks, each read after
+/// the previous ones were written (K4): `plan` runs in chunks (K1) and reads one table,
+/// not `target`, with no subquery anywhere (a subquery could read `target`), so no write
+/// of the INSERT changes what a later chunk reads. (SQLite streams such a SELECT into
+/// the table too, and goes through a temporary table when the SELECT reads the target
+/// or the target has triggers: insert.c, `readsTable`.)
+pub fn feeds_insert(plan: &SelectPlan, target: &crate::schema::Table) -> bool {
+    let [core] = plan.cores.as_slice() else {
+        return false;
+    };
+    let [only] = core.sources.as_slice() else {
+        return false;
+    };
+    let SourceKind::Table(t) = &only.kind else {
+        return false;
+    };
+    eligible(plan)
+        && t.root != target.root
+        && !core
+            .filters
+            .iter()
+            .flatten()
+            .chain(&core.outputs)
+            .chain(&only.on)
+            .any(reads_tables)
+}
+
+/// Whether `e` holds a subquery (which reads tables).
+fn reads_tables(e: &CExpr) -> bool {
+    let mut found = matches!(
+        e,
+        CExpr::Exists(_) | CExpr::Scalar(_) | CExpr::Field { .. } | CExpr::InSelect { .. }
+    );
+    if !found {
+        e.for_each_child(&mut |c| found = found || reads_tables(c));
+    }
+    found
 }
