@@ -491,7 +491,7 @@ impl<'a> Exec<'a> {
                     let rows = self.run_select_capped(&sub.plan, Some(f), Some(1))?;
                     return Ok(Value::Integer(i64::from(!rows.is_empty())));
                 }
-                let rows = self.subquery_rows(sub, f)?;
+                let rows = self.subquery_rows_capped(sub, f, Some(1))?;
                 Ok(Value::Integer(i64::from(!rows.is_empty())))
             }
             // The value is the first row's (SQLite codes the subquery with LIMIT 1), so a
@@ -809,7 +809,7 @@ impl<'a> Exec<'a> {
             let rows = self.run_select_capped(&sub.plan, Some(f), Some(1))?;
             return Ok(rows.into_iter().next());
         }
-        Ok(self.subquery_rows(sub, f)?.first().cloned())
+        Ok(self.subquery_rows_capped(sub, f, Some(1))?.first().cloned())
     }
 
     /// `eval` where SQLite codes `OP_PureFunc` (`what`: "a CHECK constraint", "an index",
@@ -836,6 +836,18 @@ impl<'a> Exec<'a> {
     }
 
     pub fn subquery_rows(&self, sub: &SubPlan, f: &Frame) -> Result<Rc<Vec<Row>>> {
+        self.subquery_rows_capped(sub, f, None)
+    }
+
+    /// `subquery_rows` of a subquery whose node looks at its first `need` rows only
+    /// (EXISTS, a scalar subquery: 1), which are all it computes and caches (the cache
+    /// is the node's own).
+    fn subquery_rows_capped(
+        &self,
+        sub: &SubPlan,
+        f: &Frame,
+        need: Option<usize>,
+    ) -> Result<Rc<Vec<Row>>> {
         if !sub.correlated {
             if let Some((id, rows)) = &*sub.cache.borrow() {
                 if *id == self.exec_id {
@@ -843,7 +855,7 @@ impl<'a> Exec<'a> {
                 }
             }
         }
-        let rows = Rc::new(self.run_select(&sub.plan, Some(f))?);
+        let rows = Rc::new(self.run_select_capped(&sub.plan, Some(f), need)?);
         if !sub.correlated {
             *sub.cache.borrow_mut() = Some((self.exec_id, rows.clone()));
         }

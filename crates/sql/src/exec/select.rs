@@ -370,8 +370,38 @@ impl<'a> Exec<'a> {
                 }
             }
         }
+        // A UNION ALL chain without ORDER BY stops at LIMIT + OFFSET rows (or the rows the
+        // consumer needs), as SQLite runs its arms one after the other into the result: an
+        // arm that only scans stops its scan there, and later arms do not run at all (nor
+        // raise their errors). `SELECT ... UNION ALL SELECT ... LIMIT 3` computed both
+        // arms whole.
+        let union_all = plan.cores.len() > 1
+            && plan.order_by.is_empty()
+            && plan.ops.iter().all(|o| *o == CompoundOp::UnionAll);
+        let mut arms_cap = None;
+        if union_all {
+            arms_cap = need;
+            if let Some(lim) = limit {
+                let off = match &plan.offset {
+                    Some(e) => limit_value(self.eval(e, &fr())?)?.max(0),
+                    None => 0,
+                };
+                offset = Some(off);
+                if lim >= 0 {
+                    let n = (lim as usize).saturating_add(off as usize);
+                    arms_cap = Some(arms_cap.map_or(n, |c| c.saturating_add(off as usize).min(n)));
+                }
+            }
+        }
+        // What an arm may stop at when `have` rows came before it.
+        let arm_cap = |core: &CorePlan, have: usize| {
+            arms_cap
+                .filter(|_| !core.is_agg && !core.distinct && core.windows.is_empty())
+                .map(|c| c.saturating_sub(have))
+        };
         let mut rows = match sort_cap {
             Some(n) => self.run_core_top_n(first, parent, n, &plan.order_by)?,
+            None if union_all => self.run_core_capped(first, parent, arm_cap(first, 0))?,
             None => self.run_core_capped(first, parent, cap)?,
         };
         // Which of several rows equal under the columns' collations (but not as bytes: 'z'
@@ -387,6 +417,15 @@ impl<'a> Exec<'a> {
                 .iter()
                 .all(|k| plan.columns.get(k.idx).is_none_or(|c| c.coll == k.coll));
         for (i, op) in plan.ops.iter().enumerate() {
+            if union_all {
+                if arms_cap.is_some_and(|c| rows.len() >= c) {
+                    break;
+                }
+                let core = &plan.cores[i + 1];
+                let right = self.run_core_capped(core, parent, arm_cap(core, rows.len()))?;
+                rows.extend(right);
+                continue;
+            }
             let right = self.run_core(&plan.cores[i + 1], parent)?;
             let colls: Vec<Collation> = plan.columns.iter().map(|c| c.coll).collect();
             rows = match op {
