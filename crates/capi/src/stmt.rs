@@ -299,6 +299,14 @@ unsafe fn prepare(
         return rc::MISUSE;
     }
     let Some(conn) = d.conn() else {
+        if CallbackScope::inside(d) {
+            // db.rs invariant 5, said in the message a program shows (the sqlite3 shell's
+            // sha3_query() and .sha3sum prepare from inside a function call).
+            return d.fail(
+                rc::MISUSE,
+                "parlite cannot run SQL on a connection from inside one of its callbacks",
+            );
+        }
         return rc::MISUSE;
     };
     // nByte < 0: up to the NUL; otherwise at most nByte bytes, and never past a NUL.

@@ -138,6 +138,18 @@ static void str_builder(sqlite3 *db) {
   printf("str long: len=%d err=%d\n", sqlite3_str_length(s), sqlite3_str_errcode(s));
   sqlite3_free(sqlite3_str_finish(s));
   printf("str NULL: err=%d len=%d\n", sqlite3_str_errcode(0), sqlite3_str_length(0));
+  /* Past SQLITE_MAX_LENGTH: SQLITE_TOOBIG, the text dropped, later appends ignored. */
+  s = sqlite3_str_new(db);
+  sqlite3_str_appendall(s, "kept?");
+  sqlite3_str_appendf(s, "%.*c", 1000000001, 'x');
+  sqlite3_str_appendall(s, "more");
+  printf("str too big: err=%d len=%d value=%s\n", sqlite3_str_errcode(s),
+         sqlite3_str_length(s), sqlite3_str_value(s) ? "set" : "NULL");
+  z = sqlite3_str_finish(s);
+  printf("str too big finish: %s\n", z ? "set" : "NULL");
+  sqlite3_free(z);
+  shown("mprintf too big", sqlite3_mprintf("%.*c", 1000000001, 'x'));
+  shown("mprintf wide", sqlite3_mprintf("%*d", 2000000000, 1));
 }
 
 static void keywords(void) {
