@@ -173,10 +173,11 @@ fn bundled_sqlite_archive() -> PathBuf {
 }
 
 /// Compiles tests/c/NAME.c twice, linked statically against SQLite 3.50.2 and against
-/// `-lsqlite3` run on parlite's library; the outputs must match line for line. For what
-/// changed between the system SQLite (3.40) and the one parlite matches: the printf
-/// family's digits past the 17th significant one.
-fn differential_bundled(name: &str) {
+/// `-lsqlite3` run on parlite's library; the outputs must match line for line, but for the
+/// lines beginning "unsupported: ", where SQLite must say "ok" and parlite exactly
+/// `expected_unsupported`. For what changed between the system SQLite (3.40) and the one
+/// parlite matches: the printf family's digits past the 17th significant one.
+fn differential_bundled(name: &str, expected_unsupported: &[&str]) {
     let f = fixture();
     let source = Path::new(C_DIR).join(format!("{name}.c"));
     let oracle = f.tmp.path().join(format!("{name}-3.50"));
@@ -197,7 +198,44 @@ fn differential_bundled(name: &str) {
     });
     let sqlite = run(&oracle, &[&dirs[0]], None);
     let parlite = run(&exe, &[&dirs[1]], Some(&f.lib));
+    let (sqlite, parlite, unsupported) = split_unsupported(&sqlite, &parlite);
     assert_same_lines(name, &sqlite, &parlite);
+    assert_eq!(
+        unsupported, expected_unsupported,
+        "{name}: parlite's unsupported answers"
+    );
+}
+
+/// Takes the lines beginning "unsupported: " out of both outputs: SQLite's must all say
+/// "ok"; parlite's are returned, for the caller to compare with its exact answers.
+fn split_unsupported(sqlite: &str, parlite: &str) -> (String, String, Vec<String>) {
+    let mut unsupported = Vec::new();
+    let keep = |text: &str, out: &mut Vec<String>| -> String {
+        let mut kept = String::new();
+        for l in text.lines() {
+            match l.strip_prefix("unsupported: ") {
+                Some(rest) => out.push(rest.to_string()),
+                None => {
+                    kept.push_str(l);
+                    kept.push('\n');
+                }
+            }
+        }
+        kept
+    };
+    let mut sqlite_unsupported = Vec::new();
+    let s = keep(sqlite, &mut sqlite_unsupported);
+    let p = keep(parlite, &mut unsupported);
+    assert!(
+        sqlite_unsupported.iter().all(|l| l.ends_with(": ok")),
+        "SQLite failed where it should succeed: {sqlite_unsupported:?}"
+    );
+    assert_eq!(
+        sqlite_unsupported.len(),
+        unsupported.len(),
+        "unsupported lines"
+    );
+    (s, p, unsupported)
 }
 
 fn assert_same_lines(name: &str, sqlite: &str, parlite: &str) {
@@ -260,7 +298,18 @@ fn the_library_loaded_is_parlite() {
 
 #[test]
 fn printf_str_keywords_config_and_mutexes_match_sqlite() {
-    differential_bundled("printf");
+    differential_bundled("printf", &[]);
+}
+
+#[test]
+fn legacy_trace_wide_results_auxdata_overload_and_log_match_sqlite() {
+    differential_bundled(
+        "extras",
+        &[
+            "create_module: parlite does not support virtual tables",
+            "vfs_find: NULL",
+        ],
+    );
 }
 
 #[test]
