@@ -134,10 +134,13 @@ static void str_put(sqlite3_str *p, const char *z, size_t n) {
   p->n += n;
 }
 
+/* A builder whose text may grow to the connection's SQLITE_LIMIT_LENGTH (SQLITE_MAX_LENGTH
+** without a connection, or one whose limit cannot be read). */
 sqlite3_str *sqlite3_str_new(sqlite3 *db) {
   sqlite3_str *p = malloc(sizeof(*p));
+  int limit = db ? sqlite3_limit(db, LIMIT_LENGTH, -1) : -1;
   if (!p) return &oom_str;
-  str_init_dynamic(p, db ? (size_t)sqlite3_limit(db, LIMIT_LENGTH, -1) : MAX_LENGTH);
+  str_init_dynamic(p, limit > 0 ? (size_t)limit : MAX_LENGTH);
   return p;
 }
 
