@@ -259,6 +259,16 @@ impl Db {
         self.fail(e.extended_code, &e.message)
     }
 
+    /// Pages in the page cache of the file this handle has open, shared by the handles of
+    /// this process on it (invariant 1), and how many handles share it; None for an
+    /// in-memory database or a handle whose open failed.
+    pub(crate) fn shared_cache_pages(&self) -> Option<(u64, usize)> {
+        let key = self.shared.as_ref()?;
+        let map = lock(&DATABASES);
+        let (database, handles) = map.get(key)?;
+        Some((database.stats().cache_pages, *handles))
+    }
+
     /// A statement was prepared on, or finalized from, this handle.
     pub(crate) fn stmt_opened(&self) {
         self.live_stmts.fetch_add(1, Ordering::AcqRel);

@@ -241,6 +241,15 @@ static void misc(sqlite3 *db) {
     printf("db_status: rc=%d bad op: %d\n",
            sqlite3_db_status(db, SQLITE_DBSTATUS_CACHE_HIT, &c, &h, 0),
            sqlite3_db_status(db, 99, &c, &h, 0));
+    sqlite3_exec(db, "CREATE TABLE cached(x); INSERT INTO cached VALUES (randomblob(9000));"
+                     "SELECT count(*) FROM cached", 0, 0, 0);
+    c = -1;
+    h = -1;
+    rc = sqlite3_db_status(db, SQLITE_DBSTATUS_CACHE_USED, &c, &h, 0);
+    printf("cache used: rc=%d some=%d highwater=%d\n", rc, c > 0, h);
+    c = -1;
+    rc = sqlite3_db_status(db, SQLITE_DBSTATUS_CACHE_USED_SHARED, &c, &h, 0);
+    printf("cache used shared: rc=%d some=%d\n", rc, c > 0);
   }
 }
 
