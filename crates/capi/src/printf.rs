@@ -38,7 +38,9 @@ const ARG_BYTES: c_int = 3;
 unsafe fn value_of(arg: &FormatArg) -> Value {
     match arg.kind {
         ARG_INT => Value::Integer(arg.i),
-        // Value::real would turn NaN into NULL; printf() prints a NaN as "NaN".
+        // Value::real would turn NaN into NULL, and printf() prints a NaN as "NaN". Value's
+        // "never NaN" invariant is for values the engine keeps: this one lives only for
+        // the one format_bytes call, which reads it with to_f64.
         ARG_REAL => Value::Real(arg.r),
         ARG_TEXT if arg.s.is_null() => Value::Null,
         ARG_TEXT => Value::blob(CStr::from_ptr(arg.s).to_bytes()),
