@@ -58,6 +58,8 @@ type ExecCallback =
 type ProgressCallback = unsafe extern "C" fn(*mut c_void) -> c_int;
 /// sqlite3_trace_v2's callback.
 type TraceCallback = unsafe extern "C" fn(u32, *mut c_void, *mut c_void, *mut c_void) -> c_int;
+/// sqlite3_trace's callback: (its argument, the statement's SQL with its parameters).
+type LegacyTraceCallback = unsafe extern "C" fn(*mut c_void, *const c_char);
 /// sqlite3_trace_v2's events.
 pub(crate) const TRACE_STMT: u32 = 0x01;
 pub(crate) const TRACE_PROFILE: u32 = 0x02;
@@ -90,6 +92,9 @@ struct ErrState {
     busy: Option<BusyHandler>,
     progress: Option<ProgressHandler>,
     trace: Option<Tracer>,
+    /// The legacy `sqlite3_trace` callback and its argument, run through `trace` (a
+    /// TRACE_STMT tracer whose context is the handle).
+    legacy_trace: Option<(LegacyTraceCallback, *mut c_void)>,
     /// The OS error number behind the last SQLITE_CANTOPEN or SQLITE_IOERR recorded.
     system_errno: c_int,
     /// The arguments of the commit and rollback hooks in place (what setting another
@@ -154,8 +159,8 @@ pub struct Db {
     trace_mask: AtomicU32,
     /// Every file name `sqlite3_db_filename` returned: valid while the handle lives.
     filenames: Mutex<Vec<CString>>,
-    /// sqlite3_enable_load_extension's switch.
-    extensions_enabled: AtomicBool,
+    /// sqlite3_enable_load_extension's switch (also SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION).
+    pub(crate) extensions_enabled: AtomicBool,
 }
 
 impl Db {
@@ -236,8 +241,10 @@ impl Db {
         if matches!(code & 0xff, rc::CANTOPEN | rc::IOERR) {
             s.system_errno = parlite::last_os_error();
         }
-        s.message = Some(c_string(message));
+        let message = c_string(message);
+        s.message = Some(message.clone());
         drop(s);
+        crate::config::log_error(code, &message);
         self.masked(code)
     }
 
@@ -250,6 +257,16 @@ impl Db {
             return self.masked(e.extended_code);
         }
         self.fail(e.extended_code, &e.message)
+    }
+
+    /// Pages in the page cache of the file this handle has open, shared by the handles of
+    /// this process on it (invariant 1), and how many handles share it; None for an
+    /// in-memory database or a handle whose open failed.
+    pub(crate) fn shared_cache_pages(&self) -> Option<(u64, usize)> {
+        let key = self.shared.as_ref()?;
+        let map = lock(&DATABASES);
+        let (database, handles) = map.get(key)?;
+        Some((database.stats().cache_pages, *handles))
     }
 
     /// A statement was prepared on, or finalized from, this handle.
@@ -349,6 +366,9 @@ fn shared_database(
 
 /// Opens `filename` as sqlite3_open_v2 does: a handle, which holds the error if it failed.
 fn open(filename: &str, flags: c_int, vfs: Option<&str>) -> Box<Db> {
+    // Opening initializes the library, as SQLite's sqlite3_open_v2 calls
+    // sqlite3_initialize (config.rs invariant 2).
+    crate::config::mark_initialized();
     let mut db = Box::new(Db {
         conn: None,
         shared: None,
@@ -358,6 +378,7 @@ fn open(filename: &str, flags: c_int, vfs: Option<&str>) -> Box<Db> {
             busy: None,
             progress: None,
             trace: None,
+            legacy_trace: None,
             system_errno: 0,
             commit_arg: ptr::null_mut(),
             rollback_arg: ptr::null_mut(),
@@ -781,9 +802,73 @@ pub unsafe extern "C" fn sqlite3_trace_v2(
         });
         d.trace_mask
             .store(tracer.map_or(0, |t| t.mask), Ordering::Relaxed);
-        lock(&d.state).trace = tracer;
+        let mut s = lock(&d.state);
+        s.trace = tracer;
+        s.legacy_trace = None;
         rc::OK
     })
+}
+
+/// The TRACE_STMT tracer behind `sqlite3_trace`: the legacy callback gets the statement's
+/// SQL with its bound parameters (`sqlite3_expanded_sql`), as SQLite gives it.
+unsafe extern "C" fn legacy_trace(
+    _event: u32,
+    ctx: *mut c_void,
+    p: *mut c_void,
+    _x: *mut c_void,
+) -> c_int {
+    // SAFETY: `ctx` is the handle that installed this tracer, live while it traces.
+    let d = &*(ctx as *const Db);
+    let Some((callback, arg)) = lock(&d.state).legacy_trace else {
+        return 0;
+    };
+    let sql = crate::stmt::sqlite3_expanded_sql(p as *mut crate::stmt::Stmt);
+    if !sql.is_null() {
+        callback(arg, sql);
+        libc::free(sql as *mut c_void);
+    }
+    0
+}
+
+/// sqlite3_trace (deprecated): `callback` hears each statement's SQL as its run starts;
+/// it replaces a `sqlite3_trace_v2` tracer, as both share SQLite's one slot. Returns the
+/// previous tracer's argument.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_trace(
+    db: *mut Db,
+    callback: Option<LegacyTraceCallback>,
+    arg: *mut c_void,
+) -> *mut c_void {
+    guard(ptr::null_mut(), || {
+        let Some(d) = db_ref(db) else {
+            return ptr::null_mut();
+        };
+        let mut s = lock(&d.state);
+        let previous = match (s.legacy_trace, s.trace) {
+            (Some((_, old)), _) => old,
+            (None, Some(t)) => t.ctx,
+            (None, None) => ptr::null_mut(),
+        };
+        s.legacy_trace = callback.map(|c| (c, arg));
+        s.trace = callback.map(|_| Tracer {
+            mask: TRACE_STMT,
+            callback: legacy_trace,
+            ctx: db as *mut c_void,
+        });
+        d.trace_mask.store(
+            if callback.is_some() { TRACE_STMT } else { 0 },
+            Ordering::Relaxed,
+        );
+        previous
+    })
+}
+
+/// sqlite3_error_offset: -1, "no offset", for every error: parlite's errors do not carry
+/// the position of the token they are about (README's "C API": the sqlite3 shell then
+/// prints no `^--- error here` line under a statement).
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_error_offset(_db: *mut Db) -> c_int {
+    -1
 }
 
 /// An authorizer would be asked about every table, column and operation a statement

@@ -940,3 +940,198 @@ pub unsafe extern "C" fn sqlite3_result_value(ctx: *mut Context, v: *const CValu
     });
     set_result(ctx, value)
 }
+
+// ---- the 64-bit and UTF-16 result setters -------------------------------------------------
+
+/// The longest text or blob a result may be (SQLite's 0x7fffffff for the *64 setters).
+const MAX_RESULT_BYTES: u64 = 0x7fff_ffff;
+
+/// sqlite3_result_text64's encodings.
+const ENC_UTF8: u8 = 1;
+const ENC_UTF16LE: u8 = 2;
+const ENC_UTF16BE: u8 = 3;
+const ENC_UTF16: u8 = 4;
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_result_blob64(
+    ctx: *mut Context,
+    data: *const c_void,
+    n: u64,
+    destructor: isize,
+) {
+    guard((), || {
+        if n > MAX_RESULT_BYTES {
+            release(data, destructor);
+            sqlite3_result_error_toobig(ctx);
+            return;
+        }
+        sqlite3_result_blob(ctx, data, n as c_int, destructor);
+    })
+}
+
+/// sqlite3_result_text64: `n` bytes in `encoding`; UTF-16 becomes UTF-8, parlite's only
+/// text encoding.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_result_text64(
+    ctx: *mut Context,
+    data: *const c_char,
+    n: u64,
+    destructor: isize,
+    encoding: u8,
+) {
+    guard((), || {
+        if n > MAX_RESULT_BYTES {
+            release(data as *const c_void, destructor);
+            sqlite3_result_error_toobig(ctx);
+            return;
+        }
+        match encoding {
+            ENC_UTF8 => sqlite3_result_text(ctx, data, n as c_int, destructor),
+            ENC_UTF16LE | ENC_UTF16BE | ENC_UTF16 => {
+                let big = encoding == ENC_UTF16BE
+                    || (encoding == ENC_UTF16 && cfg!(target_endian = "big"));
+                result_utf16(
+                    ctx,
+                    data as *const c_void,
+                    Some(n as usize),
+                    big,
+                    destructor,
+                )
+            }
+            _ => {
+                release(data as *const c_void, destructor);
+                sqlite3_result_error_code(ctx, rc::MISUSE);
+            }
+        }
+    })
+}
+
+/// A UTF-16 result (`n` None: up to the first zero pair), converted to UTF-8.
+unsafe fn result_utf16(
+    ctx: *mut Context,
+    data: *const c_void,
+    n: Option<usize>,
+    big_endian: bool,
+    destructor: isize,
+) {
+    let value = if data.is_null() {
+        Value::Null
+    } else {
+        Value::text(crate::stmt::utf16_to_string(data as *const u8, n, big_endian).as_str())
+    };
+    set_result(ctx, value);
+    release(data, destructor);
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_result_text16le(
+    ctx: *mut Context,
+    data: *const c_void,
+    n: c_int,
+    destructor: isize,
+) {
+    guard((), || {
+        result_utf16(ctx, data, usize::try_from(n).ok(), false, destructor)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_result_text16be(
+    ctx: *mut Context,
+    data: *const c_void,
+    n: c_int,
+    destructor: isize,
+) {
+    guard((), || {
+        result_utf16(ctx, data, usize::try_from(n).ok(), true, destructor)
+    })
+}
+
+// ---- auxiliary data ---------------------------------------------------------------------
+
+/// sqlite3_get_auxdata: NULL, since `sqlite3_set_auxdata` keeps nothing (below).
+#[no_mangle]
+pub extern "C" fn sqlite3_get_auxdata(_ctx: *mut Context, _arg: c_int) -> *mut c_void {
+    ptr::null_mut()
+}
+
+/// sqlite3_set_auxdata: the data is released at once. SQLite documents that it may do so
+/// ("the destructor ... might be called immediately, before sqlite3_set_auxdata()
+/// returns"), and a function must then compute what it would have kept again on its next
+/// call (the shell's regexp() compiles its pattern per row); parlite keeps no per-call-site
+/// slots to hold it across rows.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_set_auxdata(
+    _ctx: *mut Context,
+    _arg: c_int,
+    data: *mut c_void,
+    destructor: Option<XDestroy>,
+) {
+    guard((), || {
+        if let Some(d) = destructor {
+            d(data);
+        }
+    })
+}
+
+// ---- sqlite3_overload_function ------------------------------------------------------------
+
+/// The function sqlite3_overload_function defines: an error whenever it is called.
+struct Unusable(String);
+
+impl UserScalar for Unusable {
+    fn call(&self, _args: &[Value]) -> parlite_sql::value::Result<Value> {
+        Err(SqlError::with_code(
+            rc::ERROR,
+            format!("unable to use function {} in the requested context", self.0),
+        ))
+    }
+}
+
+/// Whether the connection has a function `name` taking `n_arg` arguments (or any number).
+fn function_exists(conn: &parlite::Connection, name: &str, n_arg: c_int) -> parlite::Result<bool> {
+    let sql = "SELECT 1 FROM pragma_function_list WHERE name = lower(?1) AND narg IN (?2, -1)";
+    let Some((mut st, _)) = conn.prepare(sql)? else {
+        return Ok(false);
+    };
+    st.bind(1, parlite::Value::Text(name.to_owned()))?;
+    st.bind(2, parlite::Value::Integer(i64::from(n_arg)))?;
+    let found = st.step()?;
+    st.reset();
+    Ok(found)
+}
+
+/// sqlite3_overload_function: makes sure a function `name` of `n_arg` arguments exists, so
+/// that statements using it prepare (a virtual table would overload it); when none does,
+/// one that fails every call with SQLite's message is defined.
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_overload_function(
+    db: *mut Db,
+    name: *const c_char,
+    n_arg: c_int,
+) -> c_int {
+    guard(rc::INTERNAL, || {
+        let Some(d) = db_ref(db) else {
+            return rc::MISUSE;
+        };
+        if name.is_null() || n_arg < -2 {
+            return rc::MISUSE;
+        }
+        let Some(conn) = d.conn() else {
+            return rc::MISUSE;
+        };
+        let name = CStr::from_ptr(name).to_string_lossy().into_owned();
+        match function_exists(conn, &name, n_arg) {
+            Ok(true) => rc::OK,
+            Ok(false) => {
+                let imp = UserImpl::Scalar(Arc::new(Unusable(name.clone())));
+                let n_args = usize::try_from(n_arg).ok();
+                match conn.create_function(&name, n_args, false, Some(imp)) {
+                    Ok(()) => rc::OK,
+                    Err(e) => d.fail_with(&e),
+                }
+            }
+            Err(e) => d.fail_with(&e),
+        }
+    })
+}

@@ -6,9 +6,13 @@
 //! interrupt, progress, trace, limits), `stmt.rs` prepared statements (`sqlite3_stmt`:
 //! prepare, step, bind, column), `func.rs` application-defined functions (`sqlite3_value`,
 //! `sqlite3_context`), `misc.rs` the library-wide functions (version, memory, errstr,
-//! complete, sleep), `backup.rs` the online backup (`sqlite3_backup`), `unsupported.rs`
-//! the interfaces parlite's engine cannot serve yet (incremental blob I/O, serialize),
-//! which fail with an error.
+//! complete, sleep, randomness), `backup.rs` the online backup (`sqlite3_backup`),
+//! `config.rs` configuration and status (`sqlite3_config`, `sqlite3_db_config`,
+//! `sqlite3_status`), `printf.rs` the rendering of SQLite's printf family, `keywords.rs`
+//! SQLite's keyword list, `unsupported.rs` the interfaces parlite's engine cannot serve yet
+//! (incremental blob I/O, serialize, virtual tables, VFSes), which fail with an error.
+//! The C-variadic functions (`sqlite3_mprintf`, `sqlite3_config`, ...) and the mutexes are
+//! C, in c/*.c (build.rs), which hands typed arguments to the `parlite_capi_*` functions.
 //!
 //! Invariants:
 //! 1. No panic crosses the boundary: every exported function runs its body under
@@ -32,9 +36,12 @@
 #![allow(clippy::missing_safety_doc)]
 
 mod backup;
+mod config;
 mod db;
 mod func;
+mod keywords;
 mod misc;
+mod printf;
 mod stmt;
 mod unsupported;
 
@@ -58,6 +65,19 @@ mod rc {
     pub const ROW: c_int = 100;
     pub const DONE: c_int = 101;
 }
+
+// c/*.c's functions, referenced so that the linker keeps their objects in the library
+// (build.rs exports them).
+extern "C" {
+    fn sqlite3_mprintf(format: *const std::ffi::c_char, ...) -> *mut std::ffi::c_char;
+    fn sqlite3_mutex_alloc(kind: std::ffi::c_int) -> *mut std::ffi::c_void;
+}
+
+#[used]
+static C_OBJECTS: (
+    unsafe extern "C" fn(*const std::ffi::c_char, ...) -> *mut std::ffi::c_char,
+    unsafe extern "C" fn(std::ffi::c_int) -> *mut std::ffi::c_void,
+) = (sqlite3_mprintf, sqlite3_mutex_alloc);
 
 /// Runs an exported function's body, turning a panic into `on_panic` (invariant 1).
 fn guard<R>(on_panic: R, body: impl FnOnce() -> R) -> R {

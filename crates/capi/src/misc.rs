@@ -79,11 +79,21 @@ pub extern "C" fn sqlite3_libversion_number() -> c_int {
     version_number(SQLITE_COMPAT_VERSION)
 }
 
-/// `sqlite_source_id()`: names parlite, so a program can tell which library it runs on.
+/// The first 60 bytes of `SQLITE_SOURCE_ID` in the `sqlite3.h` this library's ABI is
+/// built and tested against (Debian 12's SQLite 3.40.1, /usr/include/sqlite3.h): the
+/// stock sqlite3 shell compares exactly these bytes of `sqlite3_sourceid()` with its own
+/// header's and exits ("SQLite header and source version mismatch") when they differ.
+const ABI_SOURCE_ID: &str = "2022-12-28 14:03:47 df5c253c0b3dd24916e4ec7cf77d3db5294cc9fd";
+
+/// The check-in of the header whose ABI parlite serves, then parlite's own identification
+/// ("... parlite 0.1.0 (SQLite 3.50.2 compatible)"): a program that checks its header
+/// against the library (the sqlite3 shell) runs, and one that shows or parses the id can
+/// tell it is parlite. `sqlite3_libversion` stays the SQLite whose SQL parlite matches.
 #[no_mangle]
 pub extern "C" fn sqlite3_sourceid() -> *const c_char {
     static V: OnceLock<CString> = OnceLock::new();
-    V.get_or_init(|| crate::db::c_string(SOURCE_ID)).as_ptr()
+    V.get_or_init(|| crate::db::c_string(&format!("{ABI_SOURCE_ID} {SOURCE_ID}")))
+        .as_ptr()
 }
 
 /// 1: serialized. Every handle and statement is behind a mutex (lib.rs invariant 5), so
@@ -97,12 +107,47 @@ pub extern "C" fn sqlite3_threadsafe() -> c_int {
 /// there is nothing left to do.
 #[no_mangle]
 pub extern "C" fn sqlite3_initialize() -> c_int {
+    crate::config::mark_initialized();
     rc::OK
 }
 
 #[no_mangle]
 pub extern "C" fn sqlite3_shutdown() -> c_int {
+    crate::config::mark_shut_down();
     rc::OK
+}
+
+/// sqlite3_randomness: `n` random bytes into `p` from the operating system's generator
+/// (nothing for `n` <= 0 or a NULL `p`, where SQLite reseeds its generator; the OS's
+/// needs no seeding).
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_randomness(n: c_int, p: *mut c_void) {
+    guard((), || {
+        let Ok(mut left) = usize::try_from(n) else {
+            return;
+        };
+        if p.is_null() {
+            return;
+        }
+        let mut at = p as *mut u8;
+        while left > 0 {
+            let got = libc::getrandom(at as *mut c_void, left, 0);
+            if got < 0 {
+                if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                // No getrandom (an old kernel): the same pool through its device.
+                use std::io::Read;
+                let rest = std::slice::from_raw_parts_mut(at, left);
+                std::fs::File::open("/dev/urandom")
+                    .and_then(|mut f| f.read_exact(rest))
+                    .expect("the OS's random bytes");
+                return;
+            }
+            at = at.add(got as usize);
+            left -= got as usize;
+        }
+    })
 }
 
 #[no_mangle]

@@ -299,6 +299,14 @@ unsafe fn prepare(
         return rc::MISUSE;
     }
     let Some(conn) = d.conn() else {
+        if CallbackScope::inside(d) {
+            // db.rs invariant 5, said in the message a program shows (the sqlite3 shell's
+            // sha3_query() and .sha3sum prepare from inside a function call).
+            return d.fail(
+                rc::MISUSE,
+                "parlite cannot run SQL on a connection from inside one of its callbacks",
+            );
+        }
         return rc::MISUSE;
     };
     // nByte < 0: up to the NUL; otherwise at most nByte bytes, and never past a NUL.
@@ -697,6 +705,21 @@ unsafe fn bind_utf16(
     if data.is_null() {
         return bind_bytes(p, i, ptr::null(), None, true, destructor);
     }
+    let text = utf16_to_string(data, n, big_endian);
+    let code = bind(p, i, ValueRef::Text(&text));
+    release(data as *const c_void, destructor, code)
+}
+
+/// UTF-16 text as UTF-8: `n` bytes (an odd last byte ignored), or up to the first zero
+/// pair for None; invalid units become U+FFFD.
+///
+/// # Safety
+/// `data` is readable for `n` bytes, or up to a zero pair.
+pub(crate) unsafe fn utf16_to_string(
+    data: *const u8,
+    n: Option<usize>,
+    big_endian: bool,
+) -> String {
     let n = n.unwrap_or_else(|| {
         let mut k = 0;
         while *data.add(k) != 0 || *data.add(k + 1) != 0 {
@@ -712,9 +735,7 @@ unsafe fn bind_utf16(
             false => u16::from_le_bytes([u[0], u[1]]),
         })
         .collect();
-    let text = String::from_utf16_lossy(&units);
-    let code = bind(p, i, ValueRef::Text(&text));
-    release(data as *const c_void, destructor, code)
+    String::from_utf16_lossy(&units)
 }
 
 /// A value past SQLITE_MAX_LENGTH: as SQLite, the parameter is first unbound (NULL; a busy
