@@ -71,8 +71,8 @@ pub struct ScopeCol {
 #[derive(Default)]
 struct Frame {
     cols: Vec<ScopeCol>,
-    /// Lower-case source names in FROM order, with (start, width).
-    sources: Vec<(Rc<str>, usize, usize)>,
+    /// Its FROM items in order.
+    sources: Vec<FrameSource>,
     aggs: Vec<AggCall>,
     agg_allowed: bool,
     wins: Vec<WinCall>,
@@ -107,7 +107,83 @@ struct Frame {
     alias_depth: usize,
     /// USING columns merged by a RIGHT or FULL JOIN: (position of the visible left column,
     /// what an unqualified reference or `*` reads instead).
-    using_values: Vec<(usize, Expr)>,
+    using_values: Vec<(usize, Merged)>,
+    /// Names skip this frame: set on the frames above an outer query while one of its
+    /// result aliases is bound from a subquery (SQLite resolves the alias's expression at
+    /// the alias's own level, resolve.c resolveAlias).
+    hidden: bool,
+}
+
+/// A FROM item of a frame: its columns are the frame's `cols[start..start + width]`.
+struct FrameSource {
+    /// Lower-case name (its alias, else its table's): the `ScopeCol::source` of its columns.
+    key: Rc<str>,
+    start: usize,
+    width: usize,
+    /// Its database: what `db.t.x` must name, and what SQLite spells with the name when
+    /// `*` expands its columns among several FROM items (select.c selectExpander).
+    db: SourceDb,
+    /// The alias as written, else the table's name as declared.
+    label: Rc<str>,
+}
+
+/// The database of a FROM item, as SQLite's `Table::pSchema`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SourceDb {
+    Main,
+    Temp,
+    /// An attached database, by slot.
+    Attached(usize),
+    /// A subquery, CTE or NEW/OLD/excluded row: no `db.` names it; SQLite spells its
+    /// database `*` in an expanded `*`.
+    None,
+}
+
+impl SourceDb {
+    /// The database of a table or view stored under `root` (views: 0 for main).
+    fn of_root(root: u32) -> SourceDb {
+        if root & crate::exec::store::TEMP_ROOT_BIT != 0 {
+            return SourceDb::Temp;
+        }
+        crate::exec::store::attached_slot(root).map_or(SourceDb::Main, SourceDb::Attached)
+    }
+
+    /// Whether `db.` (as written) names this database.
+    fn named_by(self, db: &str, schema: &Schema) -> bool {
+        match self {
+            SourceDb::Main => db.eq_ignore_ascii_case("main"),
+            SourceDb::Temp => db.eq_ignore_ascii_case("temp"),
+            SourceDb::Attached(slot) => schema.attached_db(db).is_some_and(|(s, _)| s == slot),
+            SourceDb::None => false,
+        }
+    }
+
+    fn name(self, schema: &Schema) -> &str {
+        match self {
+            SourceDb::Main => "main",
+            SourceDb::Temp => "temp",
+            SourceDb::Attached(slot) => schema.attached.get(slot).map_or("*", |a| &a.name),
+            SourceDb::None => "*",
+        }
+    }
+}
+
+/// What an unqualified name of a USING column merged by a RIGHT or FULL JOIN reads: the
+/// rightmost table's column (RIGHT), or coalesce() over the joined tables' columns (FULL),
+/// as positions in the frame (resolve.c lookupName's pFJMatch).
+#[derive(Debug, Clone)]
+enum Merged {
+    Col(usize),
+    Coalesce(Vec<usize>),
+}
+
+impl Merged {
+    fn columns(&self) -> &[usize] {
+        match self {
+            Merged::Col(i) => std::slice::from_ref(i),
+            Merged::Coalesce(cols) => cols,
+        }
+    }
 }
 
 /// A recursive CTE whose step is being bound: its working table (`Working(id)`, the
@@ -269,13 +345,33 @@ pub fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<Cow<'e, Expr>>) {
 
 /// `conjuncts` of a WHERE clause, each tagged `usize::MAX` (not an ON term), straight into
 /// the list of the core's terms.
-fn where_conjuncts<'e>(e: &'e Expr, out: &mut Vec<(Cow<'e, Expr>, usize)>) {
+fn where_conjuncts<'e>(e: &'e Expr, out: &mut Vec<(Term<'e>, usize)>) {
     match e {
         Expr::Binary(l, BinaryOp::And, r) => {
             where_conjuncts(l, out);
             where_conjuncts(r, out);
         }
-        _ => out.push((Cow::Borrowed(e), usize::MAX)),
+        _ => out.push((Term::Written(Cow::Borrowed(e)), usize::MAX)),
+    }
+}
+
+/// A term of a core's WHERE, or of a join's ON (which SQLite appends to the WHERE).
+enum Term<'e> {
+    /// As written: bound with the WHERE.
+    Written(Cow<'e, Expr>),
+    /// A USING equality, bound with its join: its sides are columns by position.
+    Bound(CExpr),
+}
+
+/// `l = r` as the binder builds a comparison of two operands.
+fn equality(l: Bound, r: Bound) -> CExpr {
+    CExpr::Binary {
+        op: BinaryOp::Eq,
+        coll: pick_collation(&l, &r),
+        laff: l.aff,
+        raff: r.aff,
+        l: Box::new(l.e),
+        r: Box::new(r.e),
     }
 }
 
@@ -340,7 +436,13 @@ impl<'s> Binder<'s> {
         if let Some(log) = &mut self.rename_log {
             log.table_sources.push((sname.clone(), alias.is_none()));
         }
-        f.sources.push((sname, 0, t.columns.len() + 1));
+        f.sources.push(FrameSource {
+            key: sname,
+            start: 0,
+            width: t.columns.len() + 1,
+            db: SourceDb::of_root(t.root),
+            label: alias.map_or_else(|| t.name.as_str().into(), Rc::from),
+        });
         self.frames.push(f);
     }
 
@@ -385,7 +487,13 @@ impl<'s> Binder<'s> {
                 log.table_sources
                     .push((sname.clone(), name.eq_ignore_ascii_case("excluded")));
             }
-            f.sources.push((sname, start, t.columns.len() + 1));
+            f.sources.push(FrameSource {
+                key: sname,
+                start,
+                width: t.columns.len() + 1,
+                db: SourceDb::None,
+                label: name.into(),
+            });
         }
     }
 
@@ -1042,7 +1150,7 @@ impl<'s> Binder<'s> {
         // Sized exactly (a `Source` is ~340 bytes; see `cores` in `select_body`).
         let mut sources: Vec<Source> =
             Vec::with_capacity(sc.from.as_ref().map_or(0, |f| 1 + f.joins.len()));
-        let mut where_terms: Vec<(Cow<'_, Expr>, usize)> = Vec::new();
+        let mut where_terms: Vec<(Term<'_>, usize)> = Vec::new();
         if let Some(from) = &sc.from {
             self.from_clause(from, &mut sources, &mut where_terms)?;
         }
@@ -1095,12 +1203,15 @@ impl<'s> Binder<'s> {
         }
         let mut bound = Ok(());
         for (t, at) in &where_terms {
-            let e = match self.expr(t) {
-                Ok(b) => b.e,
-                Err(e) => {
-                    bound = Err(e);
-                    break;
-                }
+            let e = match t {
+                Term::Written(t) => match self.expr(t) {
+                    Ok(b) => b.e,
+                    Err(e) => {
+                        bound = Err(e);
+                        break;
+                    }
+                },
+                Term::Bound(e) => e.clone(),
             };
             let upto = (*at).min(sources.len().saturating_sub(1));
             let floor = sources
@@ -1173,7 +1284,7 @@ impl<'s> Binder<'s> {
                         .last()
                         .ok_or_else(|| SqlError::msg("no frame"))?;
                     if let Some(t) = &only {
-                        if !f.sources.iter().any(|(n, _, _)| **n == **t) {
+                        if !f.sources.iter().any(|s| *s.key == **t) {
                             return err(format!(
                                 "no such table: {}",
                                 match rc {
@@ -1203,9 +1314,15 @@ impl<'s> Binder<'s> {
                         // name (select.c selectExpander), so `a.*` of `a FULL JOIN b
                         // USING(x)` shows coalesce(a.x, b.x).
                         let merged = using_values.iter().find(|(k, _)| *k == i);
-                        if let Some((_, e)) = merged {
-                            let (e, name) = (e.clone(), c.name.clone());
-                            let b = self.expr(&e)?;
+                        if merged.is_none() {
+                            if let Some(what) = self.star_ambiguity(i) {
+                                return err(format!("ambiguous column name: {what}"));
+                            }
+                        }
+                        if let Some((_, m)) = merged {
+                            let name = c.name.clone();
+                            let fi = self.frames.len() - 1;
+                            let b = self.merged_value(fi, m)?;
                             outputs.push(b.e);
                             columns.push(OutCol {
                                 name,
@@ -1510,6 +1627,34 @@ impl<'s> Binder<'s> {
         self.apply_indexed_by(&mut plan, simple_count)?;
         self.plan_min_max(&mut plan);
         Ok((plan, columns, keys))
+    }
+
+    /// Whether `*` may expand column `i` of the top frame: over several FROM items SQLite
+    /// expands it to `db.t.x` and resolves that (select.c selectExpander), which is
+    /// ambiguous where two items share the name and database (`a, a`), unless the later
+    /// one's x is a USING column. Returns that spelling for the error.
+    fn star_ambiguity(&self, i: usize) -> Option<String> {
+        let f = self.frames.last()?;
+        let c = f.cols.get(i)?;
+        let src = f
+            .sources
+            .iter()
+            .find(|s| (s.start..s.start + s.width).contains(&i))?;
+        let same = |s: &&FrameSource| *s.key == *src.key && s.db == src.db;
+        if f.sources.iter().filter(same).nth(1).is_none() {
+            return None;
+        }
+        let mut hits = 0;
+        for s in f.sources.iter().filter(same) {
+            for d in &f.cols[s.start..s.start + s.width] {
+                let name_ok = !d.is_rowid && d.name.eq_ignore_ascii_case(&c.name);
+                if name_ok && (hits == 0 || !d.using_hidden) {
+                    hits += 1;
+                }
+            }
+        }
+        let db = src.db.name(self.schema);
+        (hits > 1).then(|| format!("{db}.{}.{}", src.label, c.name))
     }
 
     /// Output position of the p-th non-star result column.
