@@ -2040,7 +2040,11 @@ impl Connection {
             let col = &tab.columns[i];
             Ok(Some(ColumnMetadata {
                 declared_type: (!col.decl_type.is_empty()).then(|| col.decl_type.clone()),
-                collation: col.collation.name().to_string(),
+                // As declared (sqlite3ColumnColl), BINARY without a COLLATE.
+                collation: col
+                    .collation_name
+                    .clone()
+                    .unwrap_or_else(|| "BINARY".to_string()),
                 not_null: col.not_null.is_some(),
                 primary_key: col.pk > 0,
                 autoincrement: tab.autoincrement && tab.rowid_alias == Some(i),

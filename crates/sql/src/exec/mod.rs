@@ -1158,6 +1158,7 @@ impl<'a> Engine<'a> {
                 default: None,
                 default_text: None,
                 collation: c.coll,
+                collation_name: None,
                 pk: 0,
                 generated: None,
             })

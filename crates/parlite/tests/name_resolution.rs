@@ -1,0 +1,122 @@
+//! Name resolution against SQLite: a table joined with itself (USING/NATURAL sides, `*`
+//! over two items of one name, spelled `main.t.x`), `db.t.x` names, an outer query's
+//! result aliases seen from its subqueries (resolve.c lookupName), and the collation names
+//! PRAGMA index_xinfo repeats as written.
+
+mod common;
+
+#[test]
+fn self_joins_resolve_as_sqlite() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE a(x)",
+        "INSERT INTO a VALUES (1), (2)",
+        "CREATE TABLE b(x)",
+        "INSERT INTO b VALUES (2), (3)",
+        "SELECT * FROM a, a",
+        "SELECT * FROM a NATURAL JOIN a",
+        "SELECT * FROM a JOIN a USING (x)",
+        "SELECT a.x FROM a JOIN a USING (x)",
+        "SELECT * FROM a NATURAL JOIN a NATURAL JOIN a",
+        "SELECT * FROM a JOIN b USING (x), a",
+        "SELECT * FROM a LEFT JOIN a USING (x)",
+        "SELECT * FROM a RIGHT JOIN a USING (x)",
+        "SELECT * FROM a FULL JOIN a USING (x)",
+        "SELECT x FROM a FULL JOIN b USING (x) FULL JOIN a USING (x) ORDER BY 1",
+        "SELECT * FROM a FULL JOIN b USING (x) WHERE x > 1 ORDER BY 1",
+        "SELECT (SELECT x) FROM a FULL JOIN b USING (x) ORDER BY 1",
+        "SELECT a.* FROM a, a",
+        "SELECT a.x FROM a, a",
+        "SELECT x FROM a, a",
+        "SELECT a.rowid FROM a, a",
+        "SELECT * FROM a AS X, a AS x",
+        "SELECT * FROM a x JOIN a y USING (x), a x",
+        "SELECT * FROM (SELECT 1 x) s, (SELECT 2 x) s",
+        "WITH c AS (SELECT 1 x) SELECT * FROM c, c",
+        "CREATE VIEW v AS SELECT x FROM a",
+        "SELECT * FROM v, v",
+        "SELECT * FROM v NATURAL JOIN v",
+        "SELECT * FROM pragma_table_info('a') p, pragma_table_info('a') p",
+        "CREATE TABLE T2(x)",
+        "SELECT * FROM t2, T2",
+        "CREATE TEMP TABLE a(x)",
+        "SELECT * FROM a, a",
+        "SELECT * FROM main.a, temp.a",
+        "SELECT a.x FROM main.a, temp.a",
+    ]));
+}
+
+#[test]
+fn schema_qualified_column_names_match_sqlite() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a)",
+        "INSERT INTO t VALUES (1), (2)",
+        "SELECT main.t.a FROM t",
+        "SELECT MAIN.T.A FROM t",
+        "SELECT main.t.rowid FROM t",
+        "SELECT temp.t.a FROM t",
+        "SELECT nosuch.t.a FROM t",
+        "SELECT main.x.a FROM t AS x",
+        "SELECT main.t.a FROM (SELECT 1 AS a) AS t",
+        "SELECT main.t.a FROM t, t",
+        "SELECT main.t.a FROM t JOIN t USING (a)",
+        "CREATE TEMP TABLE t(a)",
+        "INSERT INTO temp.t VALUES (9)",
+        "SELECT main.t.a, temp.t.a FROM main.t, temp.t",
+        "SELECT temp.t.a FROM main.t",
+    ]));
+}
+
+#[test]
+fn outer_result_aliases_are_seen_from_subqueries() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a)",
+        "INSERT INTO t VALUES (1), (2), (3)",
+        "CREATE TABLE u(a, b)",
+        "INSERT INTO u VALUES (5, 1), (6, 2)",
+        "SELECT a AS x FROM t WHERE EXISTS (SELECT 1 WHERE x > 1)",
+        "SELECT a AS x FROM t ORDER BY (SELECT x) DESC",
+        "SELECT a AS x FROM t GROUP BY (SELECT x)",
+        "SELECT a AS x FROM t WHERE EXISTS (SELECT 1 FROM u WHERE x > 1)",
+        // A column of the subquery comes first; the alias's expression reads the outer row.
+        "SELECT a AS b FROM t WHERE EXISTS (SELECT 1 FROM u WHERE b = 1)",
+        "SELECT t.a AS x FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.a = x + 4)",
+        "SELECT a AS x FROM t WHERE x IN (SELECT b FROM u WHERE b = x)",
+        "SELECT a AS x FROM t WHERE (SELECT (SELECT x)) > 1",
+        "SELECT a AS x FROM t WHERE (SELECT count(*) FROM u WHERE b < x) > 0",
+        "SELECT a AS x FROM t WHERE EXISTS (SELECT * FROM (SELECT x))",
+        "SELECT b AS x FROM u WHERE EXISTS (SELECT 1 FROM t WHERE EXISTS (SELECT 1 WHERE x = 2))",
+        "SELECT b AS x FROM u WHERE EXISTS \
+         (SELECT a AS y FROM t WHERE EXISTS (SELECT 1 WHERE y + x = 3))",
+        "WITH c AS (SELECT a AS x FROM t WHERE EXISTS (SELECT 1 WHERE x > 1)) SELECT * FROM c",
+        "SELECT a AS x FROM t WHERE EXISTS (SELECT 1 FROM json_each('[1,2]') WHERE value = x)",
+        // Aggregates behind an alias are the outer query's: allowed in its HAVING only.
+        "SELECT count(*) AS c FROM t GROUP BY a HAVING EXISTS (SELECT 1 WHERE c > 0)",
+        "SELECT sum(a) AS s FROM t GROUP BY a HAVING (SELECT s) > 1",
+        "SELECT max(a) AS m FROM t ORDER BY (SELECT m)",
+        "SELECT count(*) AS c FROM t WHERE EXISTS (SELECT 1 WHERE c > 0)",
+        // Never in the result columns themselves; a window function or row value refused.
+        "SELECT a AS x, (SELECT x) FROM t",
+        "SELECT row_number() OVER () AS w FROM t WHERE EXISTS (SELECT 1 WHERE w > 1)",
+        "SELECT (a, a) AS v FROM t WHERE EXISTS (SELECT 1 WHERE v = 1)",
+        "SELECT a AS x FROM t LIMIT (SELECT x)",
+    ]));
+}
+
+#[test]
+fn index_xinfo_repeats_collation_names_as_written() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a TEXT COLLATE NoCase UNIQUE, b COLLATE rtrim, c)",
+        "CREATE INDEX i ON t(a, b, c COLLATE Binary, c COLLATE nocase)",
+        "PRAGMA index_xinfo(i)",
+        "PRAGMA index_xinfo(sqlite_autoindex_t_1)",
+        "SELECT coll FROM pragma_index_xinfo('i')",
+        "CREATE TABLE w(a TEXT COLLATE NoCase PRIMARY KEY, b) WITHOUT ROWID",
+        "CREATE INDEX j ON w(b)",
+        "PRAGMA index_xinfo(sqlite_autoindex_w_1)",
+        "PRAGMA index_xinfo(j)",
+        "CREATE TABLE x(a, b, UNIQUE(a COLLATE NOCASE, b))",
+        "PRAGMA index_xinfo(sqlite_autoindex_x_1)",
+        "CREATE INDEX k ON x((b) COLLATE RTrim)",
+        "PRAGMA index_xinfo(k)",
+    ]));
+}
