@@ -1,7 +1,8 @@
 //! Name resolution against SQLite: a table joined with itself (USING/NATURAL sides, `*`
 //! over two items of one name, spelled `main.t.x`), `db.t.x` names, an outer query's
-//! result aliases seen from its subqueries (resolve.c lookupName), and the collation names
-//! PRAGMA index_xinfo repeats as written.
+//! result aliases seen from its subqueries (resolve.c lookupName) and from an outer join's
+//! ON, a subquery's GROUP BY and ORDER BY that see no enclosing query, and the collation
+//! names PRAGMA index_xinfo repeats as written.
 
 mod common;
 
@@ -118,5 +119,48 @@ fn index_xinfo_repeats_collation_names_as_written() {
         "PRAGMA index_xinfo(sqlite_autoindex_x_1)",
         "CREATE INDEX k ON x((b) COLLATE RTrim)",
         "PRAGMA index_xinfo(k)",
+    ]));
+}
+
+#[test]
+fn group_by_and_order_by_see_no_enclosing_query() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a, b)",
+        "INSERT INTO t VALUES (1, 2), (3, 4)",
+        "CREATE TABLE u(a, c)",
+        "INSERT INTO u VALUES (1, 10), (5, 50)",
+        "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u ORDER BY t.a)",
+        "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u GROUP BY t.a)",
+        "SELECT (SELECT c FROM u ORDER BY t.b - c LIMIT 1) FROM t",
+        "SELECT (SELECT c FROM u ORDER BY (SELECT t.b) LIMIT 1) FROM t",
+        "SELECT (SELECT c FROM u GROUP BY t.b) FROM t",
+        "SELECT a FROM t WHERE a IN (SELECT a FROM u ORDER BY t.b)",
+        "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u ORDER BY x)",
+        "UPDATE t SET b = (SELECT c FROM u ORDER BY t.a LIMIT 1)",
+        // Its own columns and aliases, and its HAVING's view of outer queries, stay.
+        "SELECT (SELECT count(*) FROM u GROUP BY c HAVING c > t.a) FROM t",
+        "SELECT (SELECT c AS z FROM u ORDER BY z) FROM t",
+        "SELECT a AS x FROM t ORDER BY (SELECT c FROM u WHERE u.a = x)",
+        // A trigger's NEW and OLD are seen from any query of its program.
+        "CREATE TABLE log(x)",
+        "CREATE TRIGGER tr AFTER INSERT ON t BEGIN \
+         INSERT INTO log SELECT new.a FROM u ORDER BY new.b, (SELECT new.a); END",
+        "INSERT INTO t VALUES (7, 8)",
+        "SELECT * FROM log",
+    ]));
+}
+
+#[test]
+fn outer_join_on_sees_result_aliases() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a, b)",
+        "INSERT INTO t VALUES (1, 2), (3, 4)",
+        "CREATE TABLE u(a, c)",
+        "INSERT INTO u VALUES (1, 10), (5, 50)",
+        "SELECT t.a AS x, c FROM t LEFT JOIN u ON x = u.a",
+        "SELECT t.a AS x, c FROM t JOIN u ON x = u.a",
+        "SELECT t.a AS x, c FROM t FULL JOIN u ON x = u.a ORDER BY 1, 2",
+        "SELECT b AS x, value FROM t, json_each('[2, 4]') WHERE value = x",
+        "SELECT b AS x, value FROM t, json_each(json_array(x, 9))",
     ]));
 }

@@ -112,6 +112,12 @@ struct Frame {
     /// result aliases is bound from a subquery (SQLite resolves the alias's expression at
     /// the alias's own level, resolve.c resolveAlias).
     hidden: bool,
+    /// Its GROUP BY or ORDER BY is being bound: names there see no enclosing query
+    /// (resolve.c clears the name context's pNext for them), save a trigger's NEW and OLD.
+    isolated: bool,
+    /// The frame of a trigger program's NEW and OLD rows, which SQLite finds from any
+    /// query of the program (lookupName's pTriggerTab step).
+    trigger: bool,
 }
 
 /// A FROM item of a frame: its columns are the frame's `cols[start..start + width]`.
@@ -505,7 +511,10 @@ impl<'s> Binder<'s> {
     }
 
     pub fn push_trigger_frame(&mut self, t: &Table) {
-        self.frames.push(Frame::default());
+        self.frames.push(Frame {
+            trigger: true,
+            ..Frame::default()
+        });
         self.add_pseudo_source("new", t, 0);
         self.add_pseudo_source("old", t, t.columns.len() + 1);
     }
@@ -1151,19 +1160,8 @@ impl<'s> Binder<'s> {
         let mut sources: Vec<Source> =
             Vec::with_capacity(sc.from.as_ref().map_or(0, |f| 1 + f.joins.len()));
         let mut where_terms: Vec<(Term<'_>, usize)> = Vec::new();
-        if let Some(from) = &sc.from {
-            self.from_clause(from, &mut sources, &mut where_terms)?;
-        }
-        let width = self.frames.last().map_or(0, |f| f.cols.len());
-        if let Some(w) = &sc.where_ {
-            // SQLite appends inner joins' ON terms to the WHERE (sqlite3ProcessJoin) and
-            // tests a loop's terms in that order, so a WHERE term comes first: which one
-            // raises a runtime error first depends on it.
-            let on_terms = std::mem::take(&mut where_terms);
-            where_conjuncts(w, &mut where_terms);
-            where_terms.extend(on_terms);
-        }
-        // Result-column aliases may be used in WHERE/GROUP BY/HAVING/ORDER BY.
+        // Result-column aliases may be used in WHERE/GROUP BY/HAVING/ORDER BY, and in the ON
+        // of an outer join (SQLite moves it into the WHERE, sqlite3ProcessJoin).
         let aliases: Vec<(String, Expr)> = sc
             .columns
             .iter()
@@ -1179,6 +1177,18 @@ impl<'s> Binder<'s> {
         if let Some(f) = self.frames.last_mut() {
             f.aliases = aliases;
             f.named_windows = sc.windows.clone();
+        }
+        if let Some(from) = &sc.from {
+            self.from_clause(from, &mut sources, &mut where_terms)?;
+        }
+        let width = self.frames.last().map_or(0, |f| f.cols.len());
+        if let Some(w) = &sc.where_ {
+            // SQLite appends inner joins' ON terms to the WHERE (sqlite3ProcessJoin) and
+            // tests a loop's terms in that order, so a WHERE term comes first: which one
+            // raises a runtime error first depends on it.
+            let on_terms = std::mem::take(&mut where_terms);
+            where_conjuncts(w, &mut where_terms);
+            where_terms.extend(on_terms);
         }
         if self.rename_log.is_some() {
             // Window calls bind their windows from copies.
@@ -1438,6 +1448,7 @@ impl<'s> Binder<'s> {
         // Groups compare under each term's collation, as `=` would (a NOCASE column groups
         // 'a' with 'A').
         let mut group_colls = Vec::new();
+        self.isolate(true);
         for g in &sc.group_by {
             let e = match g {
                 Expr::Literal(Literal::Integer(k)) if i32::try_from(*k).is_ok() => {
@@ -1485,10 +1496,12 @@ impl<'s> Binder<'s> {
             };
             group_by.push(e);
         }
+        self.isolate(false);
         let having = match &sc.having {
             Some(h) => Some(self.expr(h)?.e),
             None => None,
         };
+        self.isolate(true);
         if let Some(f) = self.frames.last_mut() {
             f.win_allowed = true;
         }
@@ -1549,6 +1562,7 @@ impl<'s> Binder<'s> {
                 coll,
             });
         }
+        self.isolate(false);
         let f = self
             .frames
             .last_mut()
@@ -1627,6 +1641,14 @@ impl<'s> Binder<'s> {
         self.apply_indexed_by(&mut plan, simple_count)?;
         self.plan_min_max(&mut plan);
         Ok((plan, columns, keys))
+    }
+
+    /// Marks the top frame as binding its GROUP BY or ORDER BY (`Frame::isolated`). An
+    /// error there leaves the mark: the frame is then dropped with its query.
+    fn isolate(&mut self, on: bool) {
+        if let Some(f) = self.frames.last_mut() {
+            f.isolated = on;
+        }
     }
 
     /// Whether `*` may expand column `i` of the top frame: over several FROM items SQLite

@@ -1117,9 +1117,13 @@ impl<'s> Binder<'s> {
         dq: bool,
     ) -> Result<Bound> {
         let n = self.frames.len();
+        // Past a frame binding its GROUP BY or ORDER BY only a trigger's rows are seen.
+        let mut isolated = false;
         for level in 0..n {
             let fi = n - 1 - level;
-            if self.frames[fi].hidden {
+            let skip = self.frames[fi].hidden || (isolated && !self.frames[fi].trigger);
+            isolated |= self.frames[fi].isolated;
+            if skip {
                 continue;
             }
             let found = {
