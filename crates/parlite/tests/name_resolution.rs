@@ -1,8 +1,9 @@
 //! Name resolution against SQLite: a table joined with itself (USING/NATURAL sides, `*`
 //! over two items of one name, spelled `main.t.x`), `db.t.x` names, an outer query's
 //! result aliases seen from its subqueries (resolve.c lookupName) and from an outer join's
-//! ON, a subquery's GROUP BY and ORDER BY that see no enclosing query, and the collation
-//! names PRAGMA index_xinfo repeats as written.
+//! ON, a subquery's GROUP BY and ORDER BY that see no enclosing query, a compound's ORDER
+//! BY terms resolved in its arms, and the collation names PRAGMA index_xinfo repeats as
+//! written.
 
 mod common;
 
@@ -162,5 +163,36 @@ fn outer_join_on_sees_result_aliases() {
         "SELECT t.a AS x, c FROM t FULL JOIN u ON x = u.a ORDER BY 1, 2",
         "SELECT b AS x, value FROM t, json_each('[2, 4]') WHERE value = x",
         "SELECT b AS x, value FROM t, json_each(json_array(x, 9))",
+    ]));
+}
+
+#[test]
+fn compound_order_by_terms_resolve_in_the_arms() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a, b)",
+        "INSERT INTO t VALUES (1, 2), (3, 4), (3, 5)",
+        "CREATE TABLE u(a, c)",
+        "INSERT INTO u VALUES (1, 10), (5, 50)",
+        "SELECT a FROM t UNION SELECT a FROM u ORDER BY t.a",
+        "SELECT a FROM t UNION SELECT a FROM u ORDER BY u.a DESC",
+        "SELECT a FROM t UNION SELECT c FROM u ORDER BY u.c",
+        "SELECT a FROM t UNION SELECT c FROM u ORDER BY T.A",
+        "SELECT a FROM t UNION SELECT c FROM u ORDER BY main.t.a",
+        "SELECT a FROM t EXCEPT SELECT a FROM u ORDER BY t.a DESC",
+        "SELECT a AS x FROM t UNION ALL SELECT a FROM u ORDER BY t.a",
+        "SELECT a, b FROM t UNION SELECT * FROM u ORDER BY c",
+        "SELECT a, b FROM t UNION SELECT a, c FROM u ORDER BY u.c, t.a",
+        "SELECT a + 1 FROM t UNION SELECT c FROM u ORDER BY t.a + 1",
+        "SELECT abs(a) FROM t UNION SELECT abs(c) FROM u ORDER BY abs(u.c)",
+        "SELECT cast(a AS TEXT) FROM t UNION SELECT c FROM u ORDER BY cast(t.a AS TEXT)",
+        "SELECT x.a FROM t AS x UNION SELECT c FROM u ORDER BY x.a",
+        "VALUES (7) UNION SELECT a FROM t ORDER BY t.a",
+        "SELECT * FROM (SELECT a FROM t UNION SELECT a FROM u ORDER BY t.a)",
+        "SELECT (SELECT a FROM t UNION SELECT a FROM u ORDER BY t.a LIMIT 1)",
+        // Terms that are none of the arms' result expressions.
+        "SELECT a FROM t UNION SELECT c FROM u ORDER BY t.b",
+        "SELECT a FROM t UNION SELECT c FROM u ORDER BY -t.a",
+        "SELECT a FROM t UNION SELECT c FROM u ORDER BY x.a",
+        "SELECT count(*) FROM t UNION SELECT c FROM u ORDER BY count(t.a)",
     ]));
 }

@@ -369,6 +369,35 @@ enum Term<'e> {
     Bound(CExpr),
 }
 
+/// Whether two bound expressions compute the same value the same way, as far as a
+/// compound's ORDER BY needs (sqlite3ExprCompare, collations aside): columns, literals,
+/// parameters, and operators, functions and casts over them; anything else is different.
+fn same_expr(a: &CExpr, b: &CExpr) -> bool {
+    let all = |x: &[CExpr], y: &[CExpr]| {
+        x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_expr(x, y))
+    };
+    match (a, b) {
+        (CExpr::Col { level, idx }, CExpr::Col { level: l, idx: i }) => level == l && idx == i,
+        (CExpr::Lit(x), CExpr::Lit(y)) => x == y,
+        (CExpr::Param(x), CExpr::Param(y)) => x == y,
+        (CExpr::Unary(o, x), CExpr::Unary(p, y)) => o == p && same_expr(x, y),
+        (
+            CExpr::Binary { op, l, r, .. },
+            CExpr::Binary {
+                op: p, l: x, r: y, ..
+            },
+        ) => op == p && same_expr(l, x) && same_expr(r, y),
+        (
+            CExpr::Func { def, args, .. },
+            CExpr::Func {
+                def: d, args: y, ..
+            },
+        ) => std::ptr::eq(def.0, d.0) && all(args, y),
+        (CExpr::Cast { e, aff }, CExpr::Cast { e: x, aff: f }) => aff == f && same_expr(e, x),
+        _ => false,
+    }
+}
+
 /// `l = r` as the binder builds a comparison of two operands.
 fn equality(l: Bound, r: Bound) -> CExpr {
     CExpr::Binary {
@@ -883,6 +912,8 @@ impl<'s> Binder<'s> {
             // Per arm, each column's affinity and the kinds of value it may hold
             // (`compound_sub_aff`).
             let mut arms: Vec<Vec<(Option<Affinity>, u8)>> = Vec::new();
+            // Each arm's frame, to resolve an ORDER BY term in it (`order_term_in_arm`).
+            let mut arm_frames: Vec<Frame> = Vec::new();
             for (i, c) in all.iter().enumerate() {
                 if i > 0 {
                     if let SelectCore::Select(sc) = c {
@@ -905,11 +936,12 @@ impl<'s> Binder<'s> {
                 let core_frame = self.frames.pop();
                 if let Some(mut f) = outer_frame {
                     // An outer reference of any core makes the whole compound correlated.
-                    if core_frame.is_some_and(|c| c.correlated) {
+                    if core_frame.as_ref().is_some_and(|c| c.correlated) {
                         f.correlated = true;
                     }
                     self.frames.push(f);
                 }
+                arm_frames.extend(core_frame);
                 let (core, cols, _) = r?;
                 arms.push(
                     cols.iter()
@@ -998,6 +1030,22 @@ impl<'s> Binder<'s> {
                             .position(|(_, fe)| fe.as_ref() == Some(e))
                     })
                     .or_else(|| later_exprs.iter().find_map(|arm| in_arm(arm)));
+                // Else the term resolved in each arm, left to right, as one of its result
+                // expressions (`t.a` for `a`).
+                let idx = match idx {
+                    Some(i) => Some(i),
+                    None => {
+                        let mut found = None;
+                        for (f, core) in arm_frames.iter_mut().zip(&cores) {
+                            let outputs = core.outputs.get(..columns.len()).unwrap_or(&[]);
+                            found = self.order_term_in_arm(e, f, outputs);
+                            if found.is_some() {
+                                break;
+                            }
+                        }
+                        found
+                    }
+                };
                 let Some(idx) = idx else {
                     return err(format!(
                         "{} ORDER BY term does not match any column in the result set",
@@ -1641,6 +1689,37 @@ impl<'s> Binder<'s> {
         self.apply_indexed_by(&mut plan, simple_count)?;
         self.plan_min_max(&mut plan);
         Ok((plan, columns, keys))
+    }
+
+    /// The result column of a compound's arm that ORDER BY term `e` is, resolved in that
+    /// arm alone (frame `f`, no enclosing query) and compared with its result expressions
+    /// (select.c resolveOrderByTermToExprList). A term that does not resolve there, or
+    /// holds a subquery or an aggregate, matches none.
+    fn order_term_in_arm(&mut self, e: &Expr, f: &mut Frame, outputs: &[CExpr]) -> Option<usize> {
+        let saved = std::mem::take(&mut self.frames);
+        self.frames.push(std::mem::take(f));
+        let bound = self.expr(e);
+        *f = self.frames.pop().unwrap_or_default();
+        self.frames = saved;
+        let bound = bound.ok()?.e;
+        let mut plain = true;
+        walk(&bound, |x| {
+            if matches!(
+                x,
+                CExpr::Agg(_)
+                    | CExpr::Scalar(_)
+                    | CExpr::Exists(_)
+                    | CExpr::InSelect { .. }
+                    | CExpr::Field { .. }
+            ) {
+                plain = false;
+            }
+            plain
+        });
+        if !plain {
+            return None;
+        }
+        outputs.iter().position(|o| same_expr(o, &bound))
     }
 
     /// Marks the top frame as binding its GROUP BY or ORDER BY (`Frame::isolated`). An
