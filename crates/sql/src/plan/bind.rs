@@ -1137,6 +1137,7 @@ impl<'s> Binder<'s> {
                         explicit_coll: false,
                         origin: None,
                         origin_col: None,
+                        sub_name: None,
                     })
                     .collect();
                 let mut keys = Vec::new();
@@ -1391,6 +1392,7 @@ impl<'s> Binder<'s> {
                                 explicit_coll: b.coll.is_some_and(|c| c.1),
                                 origin: None,
                                 origin_col: None,
+                                sub_name: None,
                             });
                             continue;
                         }
@@ -1404,6 +1406,7 @@ impl<'s> Binder<'s> {
                             explicit_coll: false,
                             origin: c.table_name.clone(),
                             origin_col: c.table_col,
+                            sub_name: None,
                         });
                     }
                     if !any && only.is_none() {
@@ -1459,6 +1462,8 @@ impl<'s> Binder<'s> {
                             (None, Some(name)) => (Some(Collation::from_name(name)?), true),
                             (None, None) => (None, false),
                         };
+                    let sub_name =
+                        subquery_column_name(expr, alias.is_some(), &name, columns.len());
                     columns.push(OutCol {
                         name,
                         aff: b.aff,
@@ -1468,6 +1473,7 @@ impl<'s> Binder<'s> {
                         explicit_coll,
                         origin,
                         origin_col,
+                        sub_name,
                     });
                     outputs.push(b.e);
                 }
@@ -1849,10 +1855,14 @@ fn core_mentions(c: &SelectCore, name: &str) -> bool {
     select_mentions(&s, name)
 }
 
-fn sub_cols(sub: &SubPlan, sname: &Rc<str>, names: &[String]) -> Vec<ScopeCol> {
+fn sub_cols(sub: &SubPlan, sname: &Rc<str>, names: &[String], written: bool) -> Vec<ScopeCol> {
     // Without a column list the subquery's own names, made unique as SQLite names a
-    // subquery's columns (`SELECT * FROM (SELECT a, a)` reads "a" and "a:1").
+    // subquery's columns (`SELECT * FROM (SELECT a, a)` reads "a" and "a:1"); a FROM
+    // subquery's as written (`written`, `OutCol::sub_name`), a view's as resolved.
     let mut own = sub.plan.columns.clone();
+    if written {
+        use_written_names(&mut own);
+    }
     dedup_subquery_names(&mut own);
     own.iter()
         .enumerate()
@@ -2028,6 +2038,33 @@ fn select_mentions(s: &ast::Select, name: &str) -> bool {
 /// (sqlite3ColumnsFromExprList): a name already taken (ASCII case-insensitively) gets
 /// ":1", ":2", ... appended, after dropping a ":digits" suffix it already has.
 /// (SQLite draws a random suffix after the third collision; this keeps counting.)
+/// Names the columns of a FROM subquery or CTE as SQLite does (`OutCol::sub_name`).
+pub(crate) fn use_written_names(columns: &mut [OutCol]) {
+    for c in columns {
+        if let Some(n) = c.sub_name.take() {
+            c.name = n;
+        }
+    }
+}
+
+/// `OutCol::sub_name` of result column `pos` (0-based) written as `expr` and named `name`
+/// (its alias when `aliased`): a column reference's name as written, COLLATE skipped, and
+/// `columnN` for a name that is `true` or `false` (sqlite3ColumnsFromExprList).
+fn subquery_column_name(expr: &Expr, aliased: bool, name: &str, pos: usize) -> Option<String> {
+    let mut e = expr;
+    while let Expr::Collate { expr, .. } = e {
+        e = expr;
+    }
+    let written = match e {
+        Expr::Column { name: w, .. } if !aliased => w.as_str(),
+        _ => name,
+    };
+    if written.eq_ignore_ascii_case("true") || written.eq_ignore_ascii_case("false") {
+        return Some(format!("column{}", pos + 1));
+    }
+    (written != name).then(|| written.to_string())
+}
+
 pub(crate) fn dedup_subquery_names(columns: &mut [OutCol]) {
     let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
     for c in columns.iter_mut() {

@@ -188,6 +188,7 @@ impl<'s> Binder<'s> {
                     let r = self.bind_cte(&name.name, &cte);
                     self.view_depth -= 1;
                     let (kind, mut cols) = r?;
+                    use_written_names(&mut cols);
                     dedup_subquery_names(&mut cols);
                     let scols = out_cols_to_scope(&cols, &sname);
                     let scols = scols
@@ -278,7 +279,7 @@ impl<'s> Binder<'s> {
                             sub.plan.columns.len()
                         ));
                     }
-                    let cols = sub_cols(&sub, &sname, &v.columns);
+                    let cols = sub_cols(&sub, &sname, &v.columns, false);
                     (SourceKind::Subquery(Rc::new(sub)), sname, cols)
                 } else if k == "sqlite_master"
                     || k == "sqlite_schema"
@@ -375,7 +376,7 @@ impl<'s> Binder<'s> {
                         format!("\0{}", self.unnamed_sources).into()
                     }
                 };
-                let cols = sub_cols(&sub, &sname, &[]);
+                let cols = sub_cols(&sub, &sname, &[], true);
                 (SourceKind::Subquery(Rc::new(sub)), sname, cols)
             }
             TableOrSubquery::TableFunction { name, args, alias }
