@@ -196,3 +196,26 @@ fn compound_order_by_terms_resolve_in_the_arms() {
         "SELECT count(*) FROM t UNION SELECT c FROM u ORDER BY count(t.a)",
     ]));
 }
+
+#[test]
+fn schema_tables_answer_to_either_name() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a)",
+        "CREATE TEMP TABLE tt(b)",
+        "SELECT sqlite_schema.name FROM sqlite_master",
+        "SELECT sqlite_master.name FROM sqlite_schema",
+        "SELECT main.sqlite_schema.name FROM sqlite_master",
+        "SELECT sqlite_schema.rowid FROM sqlite_master",
+        "SELECT sqlite_temp_master.name FROM sqlite_temp_schema",
+        "SELECT sqlite_temp_schema.name FROM temp.sqlite_master",
+        "SELECT temp.sqlite_schema.name FROM temp.sqlite_master",
+        "SELECT sqlite_master.name FROM temp.sqlite_master",
+        "SELECT sqlite_schema.name FROM sqlite_temp_master",
+        "SELECT sqlite_schema.name FROM sqlite_master AS s",
+        "SELECT sqlite_master.name FROM sqlite_master, sqlite_schema",
+        "SELECT * FROM sqlite_schema, sqlite_master",
+        "SELECT sqlite_schema.* FROM sqlite_schema",
+        "SELECT sqlite_master.* FROM sqlite_schema",
+        "SELECT sqlite_foo.name FROM sqlite_master",
+    ]));
+}

@@ -131,6 +131,26 @@ struct FrameSource {
     db: SourceDb,
     /// The alias as written, else the table's name as declared.
     label: Rc<str>,
+    /// A database's schema table without an alias, which a qualifier names by either of
+    /// its names (resolve.c isValidSchemaTableName).
+    schema_table: bool,
+}
+
+impl FrameSource {
+    /// Whether qualifier `t` (of `db.t.x` when `db_given`) names this item as a schema
+    /// table's other name: `sqlite_schema` for `sqlite_master` and back; for TEMP's,
+    /// `sqlite_temp_schema`/`sqlite_temp_master`, or with a database named, the main ones.
+    fn schema_table_named(&self, t: &str, db_given: bool) -> bool {
+        let is = |n: &str| t.eq_ignore_ascii_case(n);
+        let main_names = is("sqlite_master") || is("sqlite_schema");
+        match self.db {
+            _ if !self.schema_table => false,
+            SourceDb::Temp => {
+                is("sqlite_temp_master") || is("sqlite_temp_schema") || (db_given && main_names)
+            }
+            _ => main_names,
+        }
+    }
 }
 
 /// The database of a FROM item, as SQLite's `Table::pSchema`.
@@ -477,6 +497,7 @@ impl<'s> Binder<'s> {
             width: t.columns.len() + 1,
             db: SourceDb::of_root(t.root),
             label: alias.map_or_else(|| t.name.as_str().into(), Rc::from),
+            schema_table: false,
         });
         self.frames.push(f);
     }
@@ -528,6 +549,7 @@ impl<'s> Binder<'s> {
                 width: t.columns.len() + 1,
                 db: SourceDb::None,
                 label: name.into(),
+                schema_table: false,
             });
         }
     }

@@ -1137,6 +1137,21 @@ impl<'s> Binder<'s> {
                         .find(|s| (s.start..s.start + s.width).contains(&i))
                         .is_some_and(|s| s.db.named_by(db, self.schema)),
                 };
+                // A schema table's other name (`sqlite_schema.name` of `FROM sqlite_master`).
+                let other_name = table
+                    .filter(|t| {
+                        t.get(..7)
+                            .is_some_and(|p| p.eq_ignore_ascii_case("sqlite_"))
+                    })
+                    .and_then(|t| {
+                        f.sources
+                            .iter()
+                            .find(|s| s.schema_table_named(t, schema.is_some()))
+                    })
+                    .map(|s| s.key.clone());
+                let source_named = |source: &str, t: &str| {
+                    source.eq_ignore_ascii_case(t) || other_name.as_deref() == Some(source)
+                };
                 // (first hit, number of hits): sources are lower-case (`key`), so comparing
                 // without case is comparing with `key(t)`, without allocating per column.
                 let mut first: Option<usize> = None;
@@ -1148,7 +1163,7 @@ impl<'s> Binder<'s> {
                         // before it matched (`a JOIN a USING(x)`'s `a.x` is the left one).
                         Some(t) => {
                             name_ok
-                                && c.source.eq_ignore_ascii_case(t)
+                                && source_named(&c.source, t)
                                 && (hits == 0 || !c.using_hidden)
                                 && in_db(i)
                         }
@@ -1168,7 +1183,7 @@ impl<'s> Binder<'s> {
                         // A WITHOUT ROWID table's slot has no name: it never matches.
                         if c.is_rowid
                             && !c.name.is_empty()
-                            && table.map_or(true, |t| c.source.eq_ignore_ascii_case(t))
+                            && table.map_or(true, |t| source_named(&c.source, t))
                             && in_db(i)
                         {
                             first.get_or_insert(i);

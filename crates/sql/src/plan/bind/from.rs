@@ -143,6 +143,7 @@ impl<'s> Binder<'s> {
         // The database and label of the item (`FrameSource`).
         let mut db = SourceDb::None;
         let mut label: Option<Rc<str>>;
+        let mut schema_table = false;
         let (kind, sname, cols): (SourceKind, Rc<str>, Vec<ScopeCol>) = match t {
             TableOrSubquery::Table { name, alias, .. } => {
                 let sname = super::source_key(alias.as_deref().unwrap_or(&name.name));
@@ -297,6 +298,17 @@ impl<'s> Binder<'s> {
                         return err(format!("no such table: {db}.{}", name.name));
                     }
                     let temp = k.contains("temp") || temp_db == Some(true);
+                    // Without an alias the item is named as SQLite names the table, whatever
+                    // was written; a qualifier may use its other name (`FrameSource`).
+                    schema_table = alias.is_none();
+                    let sname: Rc<str> = match (schema_table, temp) {
+                        (true, true) => "sqlite_temp_master".into(),
+                        (true, false) => "sqlite_master".into(),
+                        (false, _) => sname,
+                    };
+                    if schema_table {
+                        label = Some(sname.clone());
+                    }
                     let st = crate::schema::schema_table();
                     let tname: Rc<str> = name.name.as_str().into();
                     let mut cols: Vec<ScopeCol> = st
@@ -518,6 +530,7 @@ impl<'s> Binder<'s> {
             width,
             db,
             label,
+            schema_table,
         });
         let indexed = match t {
             TableOrSubquery::Table { indexed, .. } => indexed.clone(),
