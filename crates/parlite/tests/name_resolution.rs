@@ -219,3 +219,16 @@ fn schema_tables_answer_to_either_name() {
         "SELECT sqlite_foo.name FROM sqlite_master",
     ]));
 }
+
+#[test]
+fn a_string_before_a_dot_is_a_name() {
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a)",
+        "INSERT INTO t VALUES (1)",
+        "SELECT 't'.a, 'lit' FROM t WHERE 't'.a = 1",
+        "SELECT 'main'.'t'.'a' FROM t",
+        "SELECT 't'.* FROM t",
+        "SELECT 'x'.a FROM t",
+        "SELECT 'x' || 'y' FROM t",
+    ]));
+}
