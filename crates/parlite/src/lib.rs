@@ -2154,6 +2154,7 @@ impl Connection {
 pub struct ColumnMetadata {
     /// The declared type, None when the column was declared without one.
     pub declared_type: Option<String>,
+    /// The COLLATE name as the column declares it (`nocase` stays `nocase`), else BINARY.
     pub collation: String,
     pub not_null: bool,
     /// Part of the PRIMARY KEY.
