@@ -2077,7 +2077,11 @@ impl Connection {
             let col = &tab.columns[i];
             Ok(Some(ColumnMetadata {
                 declared_type: (!col.decl_type.is_empty()).then(|| col.decl_type.clone()),
-                collation: col.collation.name().to_string(),
+                // As declared (sqlite3ColumnColl), BINARY without a COLLATE.
+                collation: col
+                    .collation_name
+                    .clone()
+                    .unwrap_or_else(|| "BINARY".to_string()),
                 not_null: col.not_null.is_some(),
                 primary_key: col.pk > 0,
                 autoincrement: tab.autoincrement && tab.rowid_alias == Some(i),
@@ -2187,6 +2191,7 @@ impl Connection {
 pub struct ColumnMetadata {
     /// The declared type, None when the column was declared without one.
     pub declared_type: Option<String>,
+    /// The COLLATE name as the column declares it (`nocase` stays `nocase`), else BINARY.
     pub collation: String,
     pub not_null: bool,
     /// Part of the PRIMARY KEY.

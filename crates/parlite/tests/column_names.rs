@@ -73,3 +73,34 @@ fn unaliased_subqueries_join_using_and_naturally() {
         "SELECT * FROM (SELECT 1 AS x), (SELECT 2 AS x) WHERE x = 1",
     ]));
 }
+
+#[test]
+fn subquery_and_cte_columns_are_named_as_written() {
+    // SQLite names a FROM subquery's and a CTE's columns before names resolve
+    // (sqlite3ColumnsFromExprList); a view's after.
+    common::assert_no_mismatches(common::statement_mismatches(&[
+        "CREATE TABLE t(a, b)",
+        "INSERT INTO t VALUES (1, 2)",
+        "CREATE TABLE ip(id INTEGER PRIMARY KEY, v)",
+        "INSERT INTO ip VALUES (7, 's')",
+        "SELECT * FROM (SELECT A FROM t)",
+        "SELECT * FROM (SELECT T.A, t.B FROM t)",
+        "SELECT * FROM (SELECT main.t.A FROM t)",
+        "SELECT * FROM (SELECT A COLLATE nocase, (b), +a FROM t)",
+        "SELECT * FROM (SELECT rowid, oid FROM t)",
+        "SELECT * FROM (SELECT rowid, * FROM ip)",
+        "SELECT * FROM (SELECT ID, _ROWID_ FROM ip)",
+        "SELECT * FROM (SELECT \"a\", \"A\", \"b\" FROM t)",
+        "SELECT * FROM (SELECT A FROM t UNION SELECT b FROM t)",
+        "SELECT * FROM (SELECT true, false, 1 AS true FROM t)",
+        "SELECT x.* FROM (SELECT A FROM t) x",
+        "SELECT A FROM (SELECT A FROM t)",
+        "WITH c AS (SELECT A, ROWID FROM t) SELECT * FROM c",
+        "WITH RECURSIVE r AS (SELECT A FROM t UNION ALL SELECT a + 1 FROM r WHERE a < 3) \
+         SELECT * FROM r",
+        "CREATE VIEW v AS SELECT A, ROWID, ip.rowid, oid FROM t, ip",
+        "SELECT * FROM v",
+        "CREATE TABLE c AS SELECT A, rowid FROM t",
+        "SELECT * FROM c",
+    ]));
+}

@@ -51,6 +51,7 @@ int main(int argc, char **argv) {
   run(db, "CREATE TABLE r(v REAL)");
   run(db, "CREATE VIEW v AS SELECT name AS nm, n + 1 AS n1 FROM t");
   run(db, "CREATE TEMP TABLE tt(q TEXT)");
+  run(db, "CREATE TABLE c(p TEXT COLLATE nocase, q COLLATE RTrim, r)");
   run(db, "INSERT INTO t(name, n, x) VALUES ('a', 1, x'00ff'), ('b', 2.5, NULL)");
   run(db, "INSERT INTO k VALUES (1, 'x')");
 
@@ -73,6 +74,9 @@ int main(int argc, char **argv) {
   meta(db, 0, "r", "OID");
   meta(db, 0, "t", 0);
   meta(db, 0, "k", "a");
+  meta(db, 0, "c", "p");
+  meta(db, 0, "c", "q");
+  meta(db, 0, "c", "r");
   meta(db, 0, "k", "b");
   meta(db, 0, "k", "rowid");
   meta(db, 0, "tt", "q");

@@ -1172,6 +1172,7 @@ impl<'a> Engine<'a> {
                 default: None,
                 default_text: None,
                 collation: c.coll,
+                collation_name: None,
                 pk: 0,
                 generated: None,
             })

@@ -1174,7 +1174,11 @@ pub fn schema_pragma(
             let Some(t) = schema.table(&ix.table).cloned() else {
                 return Ok(Vec::new());
             };
-            let coll_name = |c: crate::collation::Collation| Value::text(c.name());
+            // The name as the index spells it (`IndexColumn::collation_name`).
+            let coll_name = |c: &crate::schema::IndexColumn| match &c.collation_name {
+                Some(n) => Value::text(n.as_str()),
+                None => Value::text(c.collation.name()),
+            };
             let col_name = |c: Option<usize>| match c {
                 Some(ci) => Value::text(t.columns[ci].name.as_str()),
                 None => Value::Null,
@@ -1186,7 +1190,7 @@ pub fn schema_pragma(
                     None if c.expr.is_some() => -2,
                     None => -1,
                 };
-                out.push((cid, col_name(c.column), c.desc, coll_name(c.collation), 1));
+                out.push((cid, col_name(c.column), c.desc, coll_name(c), 1));
             }
             // The auxiliary columns: the rowid, or for a WITHOUT ROWID table the rest of
             // its record (the PRIMARY KEY's own tree) or the PRIMARY KEY suffix.
@@ -1207,7 +1211,7 @@ pub fn schema_pragma(
             } else {
                 for c in super::without_rowid::index_suffix(&t, &ix) {
                     let cid = c.column.map_or(-1, |ci| ci as i64);
-                    out.push((cid, col_name(c.column), c.desc, coll_name(c.collation), 0));
+                    out.push((cid, col_name(c.column), c.desc, coll_name(&c), 0));
                 }
             }
             Ok(out

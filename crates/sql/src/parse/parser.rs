@@ -1019,8 +1019,10 @@ impl<'a> Parser<'a> {
         if self.eat(&Tok::Star) {
             return Ok(ResultColumn::Star);
         }
-        let is_table_star = matches!(self.peek(), Tok::Word(_) | Tok::QuotedId { .. })
-            && *self.peek_n(1) == Tok::Dot
+        let is_table_star = matches!(
+            self.peek(),
+            Tok::Word(_) | Tok::QuotedId { .. } | Tok::Str(_)
+        ) && *self.peek_n(1) == Tok::Dot
             && *self.peek_n(2) == Tok::Star;
         if is_table_star {
             let t = self.name()?;

@@ -71,8 +71,8 @@ pub struct ScopeCol {
 #[derive(Default)]
 struct Frame {
     cols: Vec<ScopeCol>,
-    /// Lower-case source names in FROM order, with (start, width).
-    sources: Vec<(Rc<str>, usize, usize)>,
+    /// Its FROM items in order.
+    sources: Vec<FrameSource>,
     aggs: Vec<AggCall>,
     agg_allowed: bool,
     wins: Vec<WinCall>,
@@ -107,7 +107,109 @@ struct Frame {
     alias_depth: usize,
     /// USING columns merged by a RIGHT or FULL JOIN: (position of the visible left column,
     /// what an unqualified reference or `*` reads instead).
-    using_values: Vec<(usize, Expr)>,
+    using_values: Vec<(usize, Merged)>,
+    /// Names skip this frame: set on the frames above an outer query while one of its
+    /// result aliases is bound from a subquery (SQLite resolves the alias's expression at
+    /// the alias's own level, resolve.c resolveAlias).
+    hidden: bool,
+    /// Its GROUP BY or ORDER BY is being bound: names there see no enclosing query
+    /// (resolve.c clears the name context's pNext for them), save a trigger's NEW and OLD.
+    isolated: bool,
+    /// The frame of a trigger program's NEW and OLD rows, which SQLite finds from any
+    /// query of the program (lookupName's pTriggerTab step).
+    trigger: bool,
+}
+
+/// A FROM item of a frame: its columns are the frame's `cols[start..start + width]`.
+struct FrameSource {
+    /// Lower-case name (its alias, else its table's): the `ScopeCol::source` of its columns.
+    key: Rc<str>,
+    start: usize,
+    width: usize,
+    /// Its database: what `db.t.x` must name, and what SQLite spells with the name when
+    /// `*` expands its columns among several FROM items (select.c selectExpander).
+    db: SourceDb,
+    /// The alias as written, else the table's name as declared.
+    label: Rc<str>,
+    /// A database's schema table without an alias, which a qualifier names by either of
+    /// its names (resolve.c isValidSchemaTableName).
+    schema_table: bool,
+}
+
+impl FrameSource {
+    /// Whether qualifier `t` (of `db.t.x` when `db_given`) names this item as a schema
+    /// table's other name: `sqlite_schema` for `sqlite_master` and back; for TEMP's,
+    /// `sqlite_temp_schema`/`sqlite_temp_master`, or with a database named, the main ones.
+    fn schema_table_named(&self, t: &str, db_given: bool) -> bool {
+        let is = |n: &str| t.eq_ignore_ascii_case(n);
+        let main_names = is("sqlite_master") || is("sqlite_schema");
+        match self.db {
+            _ if !self.schema_table => false,
+            SourceDb::Temp => {
+                is("sqlite_temp_master") || is("sqlite_temp_schema") || (db_given && main_names)
+            }
+            _ => main_names,
+        }
+    }
+}
+
+/// The database of a FROM item, as SQLite's `Table::pSchema`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SourceDb {
+    Main,
+    Temp,
+    /// An attached database, by slot.
+    Attached(usize),
+    /// A subquery, CTE or NEW/OLD/excluded row: no `db.` names it; SQLite spells its
+    /// database `*` in an expanded `*`.
+    None,
+}
+
+impl SourceDb {
+    /// The database of a table or view stored under `root` (views: 0 for main).
+    fn of_root(root: u32) -> SourceDb {
+        if root & crate::exec::store::TEMP_ROOT_BIT != 0 {
+            return SourceDb::Temp;
+        }
+        crate::exec::store::attached_slot(root).map_or(SourceDb::Main, SourceDb::Attached)
+    }
+
+    /// Whether `db.` (as written) names this database.
+    fn named_by(self, db: &str, schema: &Schema) -> bool {
+        match self {
+            SourceDb::Main => db.eq_ignore_ascii_case("main"),
+            SourceDb::Temp => db.eq_ignore_ascii_case("temp"),
+            SourceDb::Attached(slot) => schema.attached_db(db).is_some_and(|(s, _)| s == slot),
+            SourceDb::None => false,
+        }
+    }
+
+    fn name(self, schema: &Schema) -> &str {
+        match self {
+            SourceDb::Main => "main",
+            SourceDb::Temp => "temp",
+            SourceDb::Attached(slot) => schema.attached.get(slot).map_or("*", |a| &a.name),
+            SourceDb::None => "*",
+        }
+    }
+}
+
+/// What an unqualified name of a USING column merged by a RIGHT or FULL JOIN reads: the
+/// rightmost table's column (RIGHT), or coalesce() over the joined tables' columns (FULL),
+/// as positions in the frame (resolve.c lookupName's pFJMatch).
+#[derive(Debug, Clone)]
+enum Merged {
+    Col(usize),
+    Coalesce(Vec<usize>),
+}
+
+impl Merged {
+    fn columns(&self) -> &[usize] {
+        match self {
+            Merged::Col(i) => std::slice::from_ref(i),
+            Merged::Coalesce(cols) => cols,
+        }
+    }
 }
 
 /// A recursive CTE whose step is being bound: its working table (`Working(id)`, the
@@ -269,13 +371,62 @@ pub fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<Cow<'e, Expr>>) {
 
 /// `conjuncts` of a WHERE clause, each tagged `usize::MAX` (not an ON term), straight into
 /// the list of the core's terms.
-fn where_conjuncts<'e>(e: &'e Expr, out: &mut Vec<(Cow<'e, Expr>, usize)>) {
+fn where_conjuncts<'e>(e: &'e Expr, out: &mut Vec<(Term<'e>, usize)>) {
     match e {
         Expr::Binary(l, BinaryOp::And, r) => {
             where_conjuncts(l, out);
             where_conjuncts(r, out);
         }
-        _ => out.push((Cow::Borrowed(e), usize::MAX)),
+        _ => out.push((Term::Written(Cow::Borrowed(e)), usize::MAX)),
+    }
+}
+
+/// A term of a core's WHERE, or of a join's ON (which SQLite appends to the WHERE).
+enum Term<'e> {
+    /// As written: bound with the WHERE.
+    Written(Cow<'e, Expr>),
+    /// A USING equality, bound with its join: its sides are columns by position.
+    Bound(CExpr),
+}
+
+/// Whether two bound expressions compute the same value the same way, as far as a
+/// compound's ORDER BY needs (sqlite3ExprCompare, collations aside): columns, literals,
+/// parameters, and operators, functions and casts over them; anything else is different.
+fn same_expr(a: &CExpr, b: &CExpr) -> bool {
+    let all = |x: &[CExpr], y: &[CExpr]| {
+        x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_expr(x, y))
+    };
+    match (a, b) {
+        (CExpr::Col { level, idx }, CExpr::Col { level: l, idx: i }) => level == l && idx == i,
+        (CExpr::Lit(x), CExpr::Lit(y)) => x == y,
+        (CExpr::Param(x), CExpr::Param(y)) => x == y,
+        (CExpr::Unary(o, x), CExpr::Unary(p, y)) => o == p && same_expr(x, y),
+        (
+            CExpr::Binary { op, l, r, .. },
+            CExpr::Binary {
+                op: p, l: x, r: y, ..
+            },
+        ) => op == p && same_expr(l, x) && same_expr(r, y),
+        (
+            CExpr::Func { def, args, .. },
+            CExpr::Func {
+                def: d, args: y, ..
+            },
+        ) => std::ptr::eq(def.0, d.0) && all(args, y),
+        (CExpr::Cast { e, aff }, CExpr::Cast { e: x, aff: f }) => aff == f && same_expr(e, x),
+        _ => false,
+    }
+}
+
+/// `l = r` as the binder builds a comparison of two operands.
+fn equality(l: Bound, r: Bound) -> CExpr {
+    CExpr::Binary {
+        op: BinaryOp::Eq,
+        coll: pick_collation(&l, &r),
+        laff: l.aff,
+        raff: r.aff,
+        l: Box::new(l.e),
+        r: Box::new(r.e),
     }
 }
 
@@ -340,7 +491,14 @@ impl<'s> Binder<'s> {
         if let Some(log) = &mut self.rename_log {
             log.table_sources.push((sname.clone(), alias.is_none()));
         }
-        f.sources.push((sname, 0, t.columns.len() + 1));
+        f.sources.push(FrameSource {
+            key: sname,
+            start: 0,
+            width: t.columns.len() + 1,
+            db: SourceDb::of_root(t.root),
+            label: alias.map_or_else(|| t.name.as_str().into(), Rc::from),
+            schema_table: false,
+        });
         self.frames.push(f);
     }
 
@@ -385,7 +543,14 @@ impl<'s> Binder<'s> {
                 log.table_sources
                     .push((sname.clone(), name.eq_ignore_ascii_case("excluded")));
             }
-            f.sources.push((sname, start, t.columns.len() + 1));
+            f.sources.push(FrameSource {
+                key: sname,
+                start,
+                width: t.columns.len() + 1,
+                db: SourceDb::None,
+                label: name.into(),
+                schema_table: false,
+            });
         }
     }
 
@@ -397,7 +562,10 @@ impl<'s> Binder<'s> {
     }
 
     pub fn push_trigger_frame(&mut self, t: &Table) {
-        self.frames.push(Frame::default());
+        self.frames.push(Frame {
+            trigger: true,
+            ..Frame::default()
+        });
         self.add_pseudo_source("new", t, 0);
         self.add_pseudo_source("old", t, t.columns.len() + 1);
     }
@@ -766,6 +934,8 @@ impl<'s> Binder<'s> {
             // Per arm, each column's affinity and the kinds of value it may hold
             // (`compound_sub_aff`).
             let mut arms: Vec<Vec<(Option<Affinity>, u8)>> = Vec::new();
+            // Each arm's frame, to resolve an ORDER BY term in it (`order_term_in_arm`).
+            let mut arm_frames: Vec<Frame> = Vec::new();
             for (i, c) in all.iter().enumerate() {
                 if i > 0 {
                     if let SelectCore::Select(sc) = c {
@@ -788,11 +958,12 @@ impl<'s> Binder<'s> {
                 let core_frame = self.frames.pop();
                 if let Some(mut f) = outer_frame {
                     // An outer reference of any core makes the whole compound correlated.
-                    if core_frame.is_some_and(|c| c.correlated) {
+                    if core_frame.as_ref().is_some_and(|c| c.correlated) {
                         f.correlated = true;
                     }
                     self.frames.push(f);
                 }
+                arm_frames.extend(core_frame);
                 let (core, cols, _) = r?;
                 arms.push(
                     cols.iter()
@@ -881,6 +1052,22 @@ impl<'s> Binder<'s> {
                             .position(|(_, fe)| fe.as_ref() == Some(e))
                     })
                     .or_else(|| later_exprs.iter().find_map(|arm| in_arm(arm)));
+                // Else the term resolved in each arm, left to right, as one of its result
+                // expressions (`t.a` for `a`).
+                let idx = match idx {
+                    Some(i) => Some(i),
+                    None => {
+                        let mut found = None;
+                        for (f, core) in arm_frames.iter_mut().zip(&cores) {
+                            let outputs = core.outputs.get(..columns.len()).unwrap_or(&[]);
+                            found = self.order_term_in_arm(e, f, outputs);
+                            if found.is_some() {
+                                break;
+                            }
+                        }
+                        found
+                    }
+                };
                 let Some(idx) = idx else {
                     return err(format!(
                         "{} ORDER BY term does not match any column in the result set",
@@ -972,6 +1159,7 @@ impl<'s> Binder<'s> {
                         explicit_coll: false,
                         origin: None,
                         origin_col: None,
+                        sub_name: None,
                     })
                     .collect();
                 let mut keys = Vec::new();
@@ -1042,20 +1230,9 @@ impl<'s> Binder<'s> {
         // Sized exactly (a `Source` is ~340 bytes; see `cores` in `select_body`).
         let mut sources: Vec<Source> =
             Vec::with_capacity(sc.from.as_ref().map_or(0, |f| 1 + f.joins.len()));
-        let mut where_terms: Vec<(Cow<'_, Expr>, usize)> = Vec::new();
-        if let Some(from) = &sc.from {
-            self.from_clause(from, &mut sources, &mut where_terms)?;
-        }
-        let width = self.frames.last().map_or(0, |f| f.cols.len());
-        if let Some(w) = &sc.where_ {
-            // SQLite appends inner joins' ON terms to the WHERE (sqlite3ProcessJoin) and
-            // tests a loop's terms in that order, so a WHERE term comes first: which one
-            // raises a runtime error first depends on it.
-            let on_terms = std::mem::take(&mut where_terms);
-            where_conjuncts(w, &mut where_terms);
-            where_terms.extend(on_terms);
-        }
-        // Result-column aliases may be used in WHERE/GROUP BY/HAVING/ORDER BY.
+        let mut where_terms: Vec<(Term<'_>, usize)> = Vec::new();
+        // Result-column aliases may be used in WHERE/GROUP BY/HAVING/ORDER BY, and in the ON
+        // of an outer join (SQLite moves it into the WHERE, sqlite3ProcessJoin).
         let aliases: Vec<(String, Expr)> = sc
             .columns
             .iter()
@@ -1071,6 +1248,18 @@ impl<'s> Binder<'s> {
         if let Some(f) = self.frames.last_mut() {
             f.aliases = aliases;
             f.named_windows = sc.windows.clone();
+        }
+        if let Some(from) = &sc.from {
+            self.from_clause(from, &mut sources, &mut where_terms)?;
+        }
+        let width = self.frames.last().map_or(0, |f| f.cols.len());
+        if let Some(w) = &sc.where_ {
+            // SQLite appends inner joins' ON terms to the WHERE (sqlite3ProcessJoin) and
+            // tests a loop's terms in that order, so a WHERE term comes first: which one
+            // raises a runtime error first depends on it.
+            let on_terms = std::mem::take(&mut where_terms);
+            where_conjuncts(w, &mut where_terms);
+            where_terms.extend(on_terms);
         }
         if self.rename_log.is_some() {
             // Window calls bind their windows from copies.
@@ -1095,12 +1284,15 @@ impl<'s> Binder<'s> {
         }
         let mut bound = Ok(());
         for (t, at) in &where_terms {
-            let e = match self.expr(t) {
-                Ok(b) => b.e,
-                Err(e) => {
-                    bound = Err(e);
-                    break;
-                }
+            let e = match t {
+                Term::Written(t) => match self.expr(t) {
+                    Ok(b) => b.e,
+                    Err(e) => {
+                        bound = Err(e);
+                        break;
+                    }
+                },
+                Term::Bound(e) => e.clone(),
             };
             let upto = (*at).min(sources.len().saturating_sub(1));
             let floor = sources
@@ -1173,7 +1365,7 @@ impl<'s> Binder<'s> {
                         .last()
                         .ok_or_else(|| SqlError::msg("no frame"))?;
                     if let Some(t) = &only {
-                        if !f.sources.iter().any(|(n, _, _)| **n == **t) {
+                        if !f.sources.iter().any(|s| *s.key == **t) {
                             return err(format!(
                                 "no such table: {}",
                                 match rc {
@@ -1203,9 +1395,15 @@ impl<'s> Binder<'s> {
                         // name (select.c selectExpander), so `a.*` of `a FULL JOIN b
                         // USING(x)` shows coalesce(a.x, b.x).
                         let merged = using_values.iter().find(|(k, _)| *k == i);
-                        if let Some((_, e)) = merged {
-                            let (e, name) = (e.clone(), c.name.clone());
-                            let b = self.expr(&e)?;
+                        if merged.is_none() {
+                            if let Some(what) = self.star_ambiguity(i) {
+                                return err(format!("ambiguous column name: {what}"));
+                            }
+                        }
+                        if let Some((_, m)) = merged {
+                            let name = c.name.clone();
+                            let fi = self.frames.len() - 1;
+                            let b = self.merged_value(fi, m)?;
                             outputs.push(b.e);
                             columns.push(OutCol {
                                 name,
@@ -1216,6 +1414,7 @@ impl<'s> Binder<'s> {
                                 explicit_coll: b.coll.is_some_and(|c| c.1),
                                 origin: None,
                                 origin_col: None,
+                                sub_name: None,
                             });
                             continue;
                         }
@@ -1229,6 +1428,7 @@ impl<'s> Binder<'s> {
                             explicit_coll: false,
                             origin: c.table_name.clone(),
                             origin_col: c.table_col,
+                            sub_name: None,
                         });
                     }
                     if !any && only.is_none() {
@@ -1284,6 +1484,8 @@ impl<'s> Binder<'s> {
                             (None, Some(name)) => (Some(Collation::from_name(name)?), true),
                             (None, None) => (None, false),
                         };
+                    let sub_name =
+                        subquery_column_name(expr, alias.is_some(), &name, columns.len());
                     columns.push(OutCol {
                         name,
                         aff: b.aff,
@@ -1293,6 +1495,7 @@ impl<'s> Binder<'s> {
                         explicit_coll,
                         origin,
                         origin_col,
+                        sub_name,
                     });
                     outputs.push(b.e);
                 }
@@ -1321,6 +1524,7 @@ impl<'s> Binder<'s> {
         // Groups compare under each term's collation, as `=` would (a NOCASE column groups
         // 'a' with 'A').
         let mut group_colls = Vec::new();
+        self.isolate(true);
         for g in &sc.group_by {
             let e = match g {
                 Expr::Literal(Literal::Integer(k)) if i32::try_from(*k).is_ok() => {
@@ -1368,10 +1572,12 @@ impl<'s> Binder<'s> {
             };
             group_by.push(e);
         }
+        self.isolate(false);
         let having = match &sc.having {
             Some(h) => Some(self.expr(h)?.e),
             None => None,
         };
+        self.isolate(true);
         if let Some(f) = self.frames.last_mut() {
             f.win_allowed = true;
         }
@@ -1432,6 +1638,7 @@ impl<'s> Binder<'s> {
                 coll,
             });
         }
+        self.isolate(false);
         let f = self
             .frames
             .last_mut()
@@ -1510,6 +1717,73 @@ impl<'s> Binder<'s> {
         self.apply_indexed_by(&mut plan, simple_count)?;
         self.plan_min_max(&mut plan);
         Ok((plan, columns, keys))
+    }
+
+    /// The result column of a compound's arm that ORDER BY term `e` is, resolved in that
+    /// arm alone (frame `f`, no enclosing query) and compared with its result expressions
+    /// (select.c resolveOrderByTermToExprList). A term that does not resolve there, or
+    /// holds a subquery or an aggregate, matches none.
+    fn order_term_in_arm(&mut self, e: &Expr, f: &mut Frame, outputs: &[CExpr]) -> Option<usize> {
+        let saved = std::mem::take(&mut self.frames);
+        self.frames.push(std::mem::take(f));
+        let bound = self.expr(e);
+        *f = self.frames.pop().unwrap_or_default();
+        self.frames = saved;
+        let bound = bound.ok()?.e;
+        let mut plain = true;
+        walk(&bound, |x| {
+            if matches!(
+                x,
+                CExpr::Agg(_)
+                    | CExpr::Scalar(_)
+                    | CExpr::Exists(_)
+                    | CExpr::InSelect { .. }
+                    | CExpr::Field { .. }
+            ) {
+                plain = false;
+            }
+            plain
+        });
+        if !plain {
+            return None;
+        }
+        outputs.iter().position(|o| same_expr(o, &bound))
+    }
+
+    /// Marks the top frame as binding its GROUP BY or ORDER BY (`Frame::isolated`). An
+    /// error there leaves the mark: the frame is then dropped with its query.
+    fn isolate(&mut self, on: bool) {
+        if let Some(f) = self.frames.last_mut() {
+            f.isolated = on;
+        }
+    }
+
+    /// Whether `*` may expand column `i` of the top frame: over several FROM items SQLite
+    /// expands it to `db.t.x` and resolves that (select.c selectExpander), which is
+    /// ambiguous where two items share the name and database (`a, a`), unless the later
+    /// one's x is a USING column. Returns that spelling for the error.
+    fn star_ambiguity(&self, i: usize) -> Option<String> {
+        let f = self.frames.last()?;
+        let c = f.cols.get(i)?;
+        let src = f
+            .sources
+            .iter()
+            .find(|s| (s.start..s.start + s.width).contains(&i))?;
+        let same = |s: &&FrameSource| *s.key == *src.key && s.db == src.db;
+        if f.sources.iter().filter(same).nth(1).is_none() {
+            return None;
+        }
+        let mut hits = 0;
+        for s in f.sources.iter().filter(same) {
+            for d in &f.cols[s.start..s.start + s.width] {
+                let name_ok = !d.is_rowid && d.name.eq_ignore_ascii_case(&c.name);
+                if name_ok && (hits == 0 || !d.using_hidden) {
+                    hits += 1;
+                }
+            }
+        }
+        let db = src.db.name(self.schema);
+        (hits > 1).then(|| format!("{db}.{}.{}", src.label, c.name))
     }
 
     /// Output position of the p-th non-star result column.
@@ -1603,10 +1877,14 @@ fn core_mentions(c: &SelectCore, name: &str) -> bool {
     select_mentions(&s, name)
 }
 
-fn sub_cols(sub: &SubPlan, sname: &Rc<str>, names: &[String]) -> Vec<ScopeCol> {
+fn sub_cols(sub: &SubPlan, sname: &Rc<str>, names: &[String], written: bool) -> Vec<ScopeCol> {
     // Without a column list the subquery's own names, made unique as SQLite names a
-    // subquery's columns (`SELECT * FROM (SELECT a, a)` reads "a" and "a:1").
+    // subquery's columns (`SELECT * FROM (SELECT a, a)` reads "a" and "a:1"); a FROM
+    // subquery's as written (`written`, `OutCol::sub_name`), a view's as resolved.
     let mut own = sub.plan.columns.clone();
+    if written {
+        use_written_names(&mut own);
+    }
     dedup_subquery_names(&mut own);
     own.iter()
         .enumerate()
@@ -1782,6 +2060,33 @@ fn select_mentions(s: &ast::Select, name: &str) -> bool {
 /// (sqlite3ColumnsFromExprList): a name already taken (ASCII case-insensitively) gets
 /// ":1", ":2", ... appended, after dropping a ":digits" suffix it already has.
 /// (SQLite draws a random suffix after the third collision; this keeps counting.)
+/// Names the columns of a FROM subquery or CTE as SQLite does (`OutCol::sub_name`).
+pub(crate) fn use_written_names(columns: &mut [OutCol]) {
+    for c in columns {
+        if let Some(n) = c.sub_name.take() {
+            c.name = n;
+        }
+    }
+}
+
+/// `OutCol::sub_name` of result column `pos` (0-based) written as `expr` and named `name`
+/// (its alias when `aliased`): a column reference's name as written, COLLATE skipped, and
+/// `columnN` for a name that is `true` or `false` (sqlite3ColumnsFromExprList).
+fn subquery_column_name(expr: &Expr, aliased: bool, name: &str, pos: usize) -> Option<String> {
+    let mut e = expr;
+    while let Expr::Collate { expr, .. } = e {
+        e = expr;
+    }
+    let written = match e {
+        Expr::Column { name: w, .. } if !aliased => w.as_str(),
+        _ => name,
+    };
+    if written.eq_ignore_ascii_case("true") || written.eq_ignore_ascii_case("false") {
+        return Some(format!("column{}", pos + 1));
+    }
+    (written != name).then(|| written.to_string())
+}
+
 pub(crate) fn dedup_subquery_names(columns: &mut [OutCol]) {
     let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
     for c in columns.iter_mut() {

@@ -328,6 +328,11 @@ pub struct OutCol {
     /// With `origin`, the column's position in that table (None: its rowid), from which
     /// PRAGMA table_info of a view reads the declared type (sqlite3SubqueryColumnTypes).
     pub origin_col: Option<u32>,
+    /// The name SQLite gives the column as a FROM subquery's or a CTE's where that is not
+    /// `name`: it names them from the result expressions before names resolve
+    /// (sqlite3ColumnsFromExprList), so a column reference is named as written (`A` for
+    /// column `a`, `oid` for the rowid) and `true`/`false` as `columnN`.
+    pub sub_name: Option<String>,
 }
 
 /// Sort key: position in the output row.

@@ -43,6 +43,9 @@ pub struct Column {
     /// The default as written, for PRAGMA table_info.
     pub default_text: Option<String>,
     pub collation: Collation,
+    /// The COLLATE name as declared (None without one): SQLite repeats that spelling in
+    /// PRAGMA index_xinfo and sqlite3_table_column_metadata, not the collation's own.
+    pub collation_name: Option<String>,
     /// 1-based position in the primary key, 0 if not part of it.
     pub pk: usize,
     /// `[GENERATED ALWAYS] AS (expr) [VIRTUAL|STORED]`.
@@ -65,6 +68,9 @@ pub struct IndexColumn {
     /// holds its value, computed over the row (columns, then the rowid).
     pub expr: Option<Expr>,
     pub collation: Collation,
+    /// The collation's name as SQLite's `Index::azColl` spells it (PRAGMA index_xinfo):
+    /// the term's COLLATE as written, else its column's as declared; None for neither.
+    pub collation_name: Option<String>,
     pub desc: bool,
 }
 
@@ -339,6 +345,7 @@ pub fn schema_table() -> Table {
         default: None,
         default_text: None,
         collation: Collation::Binary,
+        collation_name: None,
         pk: 0,
         generated: None,
     };
@@ -800,12 +807,14 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
             default: None,
             default_text: None,
             collation: Collation::Binary,
+            collation_name: None,
             pk: 0,
             generated: None,
         };
         for c in &d.constraints {
             if let ColumnConstraint::Collate(name) = &c.constraint {
                 col.collation = Collation::for_schema(name);
+                col.collation_name = Some(name.clone());
             }
         }
         for c in &d.constraints {
@@ -825,6 +834,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                             expr: None,
                             column: Some(ci),
                             collation: col.collation,
+                            collation_name: col.collation_name.clone(),
                             desc: *desc == Some(true),
                         }],
                         *conflict,
@@ -847,6 +857,7 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                         expr: None,
                         column: Some(ci),
                         collation: col.collation,
+                        collation_name: col.collation_name.clone(),
                         desc: false,
                     }],
                     on_conflict: *conflict,
@@ -952,6 +963,10 @@ pub fn table_from_create(ct: &CreateTable, root: u32) -> Result<(Table, Vec<Auto
                 expr: None,
                 column: Some(ci),
                 collation,
+                collation_name: ic
+                    .collation
+                    .clone()
+                    .or_else(|| columns[ci].collation_name.clone()),
                 desc: ic.desc == Some(true),
             });
         }
@@ -1196,6 +1211,7 @@ pub fn index_from_create(ci: &CreateIndex, t: &Table) -> Result<Index> {
                     Some(c) => Collation::for_schema(c),
                     None => Collation::default(),
                 },
+                collation_name: ic.collation.clone(),
                 desc: ic.desc == Some(true),
             });
             continue;
@@ -1213,6 +1229,10 @@ pub fn index_from_create(ci: &CreateIndex, t: &Table) -> Result<Index> {
             column,
             expr: None,
             collation,
+            collation_name: ic
+                .collation
+                .clone()
+                .or_else(|| column.and_then(|c| t.columns[c].collation_name.clone())),
             desc: ic.desc == Some(true),
         });
     }

@@ -305,6 +305,15 @@ impl<'a> Parser<'a> {
                 self.advance();
                 Ok(Expr::Literal(number_literal(n, false)?))
             }
+            // A string before a dot is a name (SQLite's `nm ::= STRING`): `'t'.a`.
+            Tok::Str(s) if *self.peek_n(1) == Tok::Dot => {
+                let name = s.into_owned();
+                if self.name_spans.is_some() {
+                    self.note_name(&name);
+                }
+                self.advance();
+                self.after_name(name, false)
+            }
             Tok::Str(s) => {
                 self.advance();
                 Ok(Expr::Literal(Literal::String(s.into_owned())))

@@ -595,6 +595,11 @@ impl<'s> Binder<'s> {
             FunctionArgs::List(a) => a,
         };
         if def.is_aggregate() {
+            // Bound from an outer query's result alias: that query's aggregate.
+            let hidden = self.hidden_top();
+            if hidden > 0 && self.rename_log.is_none() {
+                return self.outer_aggregate(fc, hidden);
+            }
             let allowed = self.frames.last().map(|f| f.agg_allowed).unwrap_or(false);
             if !allowed {
                 // An outer query's aggregate may be written here only if this query turns
@@ -1111,12 +1116,42 @@ impl<'s> Binder<'s> {
         name: &str,
         dq: bool,
     ) -> Result<Bound> {
-        let _ = schema;
         let n = self.frames.len();
+        // Past a frame binding its GROUP BY or ORDER BY only a trigger's rows are seen.
+        let mut isolated = false;
         for level in 0..n {
             let fi = n - 1 - level;
+            let skip = self.frames[fi].hidden || (isolated && !self.frames[fi].trigger);
+            isolated |= self.frames[fi].isolated;
+            if skip {
+                continue;
+            }
             let found = {
                 let f = &self.frames[fi];
+                // `db.t.x`: only an item of that database (resolve.c lookupName).
+                let in_db = |i: usize| match schema {
+                    None => true,
+                    Some(db) => f
+                        .sources
+                        .iter()
+                        .find(|s| (s.start..s.start + s.width).contains(&i))
+                        .is_some_and(|s| s.db.named_by(db, self.schema)),
+                };
+                // A schema table's other name (`sqlite_schema.name` of `FROM sqlite_master`).
+                let other_name = table
+                    .filter(|t| {
+                        t.get(..7)
+                            .is_some_and(|p| p.eq_ignore_ascii_case("sqlite_"))
+                    })
+                    .and_then(|t| {
+                        f.sources
+                            .iter()
+                            .find(|s| s.schema_table_named(t, schema.is_some()))
+                    })
+                    .map(|s| s.key.clone());
+                let source_named = |source: &str, t: &str| {
+                    source.eq_ignore_ascii_case(t) || other_name.as_deref() == Some(source)
+                };
                 // (first hit, number of hits): sources are lower-case (`key`), so comparing
                 // without case is comparing with `key(t)`, without allocating per column.
                 let mut first: Option<usize> = None;
@@ -1124,7 +1159,14 @@ impl<'s> Binder<'s> {
                 for (i, c) in f.cols.iter().enumerate() {
                     let name_ok = c.name.eq_ignore_ascii_case(name) && !c.is_rowid;
                     let hit = match table {
-                        Some(t) => name_ok && c.source.eq_ignore_ascii_case(t),
+                        // The right side of a USING column counts only where nothing
+                        // before it matched (`a JOIN a USING(x)`'s `a.x` is the left one).
+                        Some(t) => {
+                            name_ok
+                                && source_named(&c.source, t)
+                                && (hits == 0 || !c.using_hidden)
+                                && in_db(i)
+                        }
                         None => name_ok && !c.using_hidden,
                     };
                     if hit {
@@ -1141,7 +1183,8 @@ impl<'s> Binder<'s> {
                         // A WITHOUT ROWID table's slot has no name: it never matches.
                         if c.is_rowid
                             && !c.name.is_empty()
-                            && table.map_or(true, |t| c.source.eq_ignore_ascii_case(t))
+                            && table.map_or(true, |t| source_named(&c.source, t))
+                            && in_db(i)
                         {
                             first.get_or_insert(i);
                             hits += 1;
@@ -1153,11 +1196,10 @@ impl<'s> Binder<'s> {
                     }
                 }
                 if hits > 1 {
-                    let what = match table {
-                        Some(t) => format!("{t}.{name}"),
-                        None => name.to_string(),
-                    };
-                    return err(format!("ambiguous column name: {what}"));
+                    return err(format!(
+                        "ambiguous column name: {}",
+                        written_name(schema, table, name)
+                    ));
                 }
                 first.map(|i| (i, f.cols[i].aff, f.cols[i].coll))
             };
@@ -1170,9 +1212,9 @@ impl<'s> Binder<'s> {
                         .using_values
                         .iter()
                         .find(|(i, _)| *i == idx)
-                        .map(|(_, e)| e.clone());
-                    if let Some(e) = merged {
-                        return self.expr(&e);
+                        .map(|(_, m)| m.clone());
+                    if let Some(m) = merged {
+                        return self.merged_value(fi, &m);
                     }
                 }
                 if level > 0 {
@@ -1187,9 +1229,10 @@ impl<'s> Binder<'s> {
                     col: Some((level, idx)),
                 });
             }
-            // Result-column aliases of this level (only for the innermost frame), never in
-            // the result columns themselves (resolve.c sets NC_UEList after them).
-            if level == 0 && table.is_none() && !self.frames[fi].binding_outputs {
+            // Result-column aliases of this level, never in the result columns themselves
+            // (resolve.c sets NC_UEList after them); those of an enclosing query too, as
+            // lookupName tries each level's aliases before the next level out.
+            if table.is_none() && !self.frames[fi].binding_outputs {
                 let alias = self.frames[fi]
                     .aliases
                     .iter()
@@ -1197,18 +1240,7 @@ impl<'s> Binder<'s> {
                     .map(|(_, e)| e.clone());
                 if let Some(e) = alias {
                     if self.frames[fi].alias_depth < 8 {
-                        self.frames[fi].alias_depth += 1;
-                        let r = self.expr(&e);
-                        self.frames[fi].alias_depth -= 1;
-                        // resolve.c names the alias of a window function where none may be.
-                        return r.map_err(|e| {
-                            match e.to_string().starts_with("misuse of window function") {
-                                true => SqlError::msg(format!(
-                                    "misuse of aliased window function {name}"
-                                )),
-                                false => e,
-                            }
-                        });
+                        return self.alias(fi, name, &e);
                     }
                 }
             }
@@ -1222,10 +1254,92 @@ impl<'s> Binder<'s> {
         if name.eq_ignore_ascii_case("false") && table.is_none() {
             return Ok(Bound::plain(CExpr::Lit(Value::Integer(0))));
         }
-        match table {
-            Some(t) => err(format!("no such column: {t}.{name}")),
-            None => err(format!("no such column: {name}")),
+        err(format!(
+            "no such column: {}",
+            written_name(schema, table, name)
+        ))
+    }
+
+    /// Result alias `name` of the query at frame `fi`, standing for `e`, read from the
+    /// innermost frame: `e` is bound as at its own level (resolve.c resolveAlias), the
+    /// frames above hidden from its names, an aggregate in it being that query's.
+    fn alias(&mut self, fi: usize, name: &str, e: &Expr) -> Result<Bound> {
+        let outer = fi + 1 < self.frames.len();
+        if outer {
+            // lookupName's checks on the alias's expression from a subquery.
+            if matches!(e, Expr::Function(fc) if fc.over.is_some()) {
+                return err(format!("misuse of aliased window function {name}"));
+            }
+            if matches!(e, Expr::Vector(_)) {
+                return err("row value misused");
+            }
         }
+        let hidden: Vec<bool> = self.frames[fi + 1..].iter().map(|f| f.hidden).collect();
+        for f in &mut self.frames[fi + 1..] {
+            f.hidden = true;
+        }
+        self.frames[fi].alias_depth += 1;
+        let r = self.expr(e);
+        self.frames[fi].alias_depth -= 1;
+        for (f, h) in self.frames[fi + 1..].iter_mut().zip(hidden) {
+            f.hidden = h;
+        }
+        // resolve.c names the alias of a window function where none may be.
+        r.map_err(
+            |e| match e.to_string().starts_with("misuse of window function") {
+                true => SqlError::msg(format!("misuse of aliased window function {name}")),
+                false => e,
+            },
+        )
+    }
+
+    /// The number of frames on top whose names are hidden (`Frame::hidden`): an aggregate
+    /// bound there belongs to the query below them.
+    pub(super) fn hidden_top(&self) -> usize {
+        self.frames.iter().rev().take_while(|f| f.hidden).count()
+    }
+
+    /// Column `idx` of frame `fi` as read from the innermost frame.
+    pub(super) fn column_of_frame(&mut self, fi: usize, idx: usize) -> Bound {
+        let level = self.frames.len() - 1 - fi;
+        for f in &mut self.frames[fi + 1..] {
+            f.correlated = true;
+        }
+        let c = &self.frames[fi].cols[idx];
+        Bound {
+            e: CExpr::Col { level, idx },
+            aff: c.aff,
+            coll: Some((c.coll, false)),
+            col: Some((level, idx)),
+        }
+    }
+
+    /// A USING column of frame `fi` merged by a RIGHT or FULL JOIN, as read from the
+    /// innermost frame: the column, or coalesce() of the columns (bound as the function
+    /// call would be).
+    pub(super) fn merged_value(&mut self, fi: usize, m: &Merged) -> Result<Bound> {
+        match m {
+            Merged::Col(i) => Ok(self.column_of_frame(fi, *i)),
+            Merged::Coalesce(cols) => {
+                let def = func::lookup("coalesce", cols.len())?;
+                let args: Vec<Bound> = cols.iter().map(|&i| self.column_of_frame(fi, i)).collect();
+                let coll = args.first().and_then(|b| b.coll).map(|c| c.0);
+                Ok(Bound::plain(CExpr::Func {
+                    def: FnRef(def),
+                    args: args.into_iter().map(|b| b.e).collect(),
+                    coll: coll.unwrap_or_default(),
+                }))
+            }
+        }
+    }
+}
+
+/// `[db.][t.]x` as written, for an error message.
+fn written_name(schema: Option<&str>, table: Option<&str>, name: &str) -> String {
+    match (schema, table) {
+        (Some(db), Some(t)) => format!("{db}.{t}.{name}"),
+        (None, Some(t)) => format!("{t}.{name}"),
+        _ => name.to_string(),
     }
 }
 

@@ -11,7 +11,7 @@ impl<'s> Binder<'s> {
         &mut self,
         from: &'e ast::FromClause,
         sources: &mut Vec<Source>,
-        where_terms: &mut Vec<(Cow<'e, Expr>, usize)>,
+        where_terms: &mut Vec<(Term<'e>, usize)>,
     ) -> Result<()> {
         self.add_source(&from.first, JoinType::Inner, sources)?;
         for j in &from.joins {
@@ -62,16 +62,16 @@ impl<'s> Binder<'s> {
                     }
                 }
             }
-            let mut on_terms: Vec<Cow<'e, Expr>> = Vec::new();
+            let mut on_terms: Vec<Term<'e>> = Vec::new();
             for u in &using {
                 let f = self
                     .frames
                     .last_mut()
                     .ok_or_else(|| SqlError::msg("no frame"))?;
-                let Some((li, lc)) = left_cols
+                let Some(li) = left_cols
                     .iter()
                     .find(|(_, c)| c.name.eq_ignore_ascii_case(u))
-                    .cloned()
+                    .map(|(i, _)| *i)
                 else {
                     return err(format!(
                         "cannot join using column {u} - column not present in both tables"
@@ -86,53 +86,45 @@ impl<'s> Binder<'s> {
                 };
                 f.cols[ri].using_hidden = true;
                 // The left side is what an unqualified name means so far: the leftmost
-                // table's column, or what an earlier RIGHT/FULL JOIN made of it.
+                // table's column, or what an earlier RIGHT/FULL JOIN made of it. Both sides
+                // are columns by position, as SQLite builds them (sqlite3CreateColumnExpr):
+                // a qualified name would not tell `a JOIN a USING(x)`'s two `a.x` apart.
                 let left = match f.using_values.iter().find(|(i, _)| *i == li) {
-                    Some((_, e)) => e.clone(),
-                    None => Expr::Column {
-                        schema: None,
-                        table: Some(lc.source.to_string()),
-                        name: lc.name.clone(),
-                        dq: false,
-                    },
-                };
-                let right = Expr::Column {
-                    schema: None,
-                    table: Some(f.cols[ri].source.to_string()),
-                    name: f.cols[ri].name.clone(),
-                    dq: false,
+                    Some((_, m)) => m.clone(),
+                    None => Merged::Col(li),
                 };
                 // SQLite resolves the merged column of a RIGHT JOIN to the right table's
                 // column and of a FULL JOIN to coalesce(left, right) (resolve.c lookupName).
                 let merged = match jt {
-                    JoinType::Right => Some(right.clone()),
-                    JoinType::Full => Some(Expr::Function(Box::new(ast::FunctionCall {
-                        name: "coalesce".into(),
-                        distinct: false,
-                        args: FunctionArgs::List(vec![left.clone(), right.clone()]),
-                        order_by: Vec::new(),
-                        filter: None,
-                        over: None,
-                    }))),
+                    JoinType::Right => Some(Merged::Col(ri)),
+                    JoinType::Full => {
+                        let mut cols = left.columns().to_vec();
+                        cols.push(ri);
+                        Some(Merged::Coalesce(cols))
+                    }
                     JoinType::Inner | JoinType::Left => None,
                 };
                 if let Some(m) = merged {
                     f.using_values.retain(|(i, _)| *i != li);
                     f.using_values.push((li, m));
                 }
-                on_terms.push(Cow::Owned(Expr::Binary(
-                    Box::new(left),
-                    BinaryOp::Eq,
-                    Box::new(right),
-                )));
+                let fi = self.frames.len() - 1;
+                let l = self.merged_value(fi, &left)?;
+                let r = self.column_of_frame(fi, ri);
+                on_terms.push(Term::Bound(equality(l, r)));
             }
             if let Some(JoinConstraint::On(e)) = &j.constraint {
-                conjuncts(e, &mut on_terms);
+                let mut written = Vec::new();
+                conjuncts(e, &mut written);
+                on_terms.extend(written.into_iter().map(Term::Written));
             }
             if jt.is_outer() {
                 for t in on_terms {
-                    let b = self.expr(&t)?;
-                    sources[si].on.push(b.e);
+                    let e = match t {
+                        Term::Written(t) => self.expr(&t)?.e,
+                        Term::Bound(e) => e,
+                    };
+                    sources[si].on.push(e);
                 }
             } else {
                 where_terms.extend(on_terms.into_iter().map(|t| (t, si)));
@@ -148,9 +140,14 @@ impl<'s> Binder<'s> {
         sources: &mut Vec<Source>,
     ) -> Result<()> {
         let start = self.frames.last().map_or(0, |f| f.cols.len());
+        // The database and label of the item (`FrameSource`).
+        let mut db = SourceDb::None;
+        let mut label: Option<Rc<str>>;
+        let mut schema_table = false;
         let (kind, sname, cols): (SourceKind, Rc<str>, Vec<ScopeCol>) = match t {
             TableOrSubquery::Table { name, alias, .. } => {
                 let sname = super::source_key(alias.as_deref().unwrap_or(&name.name));
+                label = Some(alias.as_deref().unwrap_or(&name.name).into());
                 let k = crate::schema::key_ref(&name.name);
                 let k = k.as_ref();
                 if let Some(s) = &name.schema {
@@ -192,6 +189,7 @@ impl<'s> Binder<'s> {
                     let r = self.bind_cte(&name.name, &cte);
                     self.view_depth -= 1;
                     let (kind, mut cols) = r?;
+                    use_written_names(&mut cols);
                     dedup_subquery_names(&mut cols);
                     let scols = out_cols_to_scope(&cols, &sname);
                     let scols = scols
@@ -210,6 +208,10 @@ impl<'s> Binder<'s> {
                     .table_in(name.schema.as_deref(), &name.name)
                     .cloned()
                 {
+                    db = SourceDb::of_root(tab.root);
+                    if alias.is_none() {
+                        label = Some(tab.name.as_str().into());
+                    }
                     let tname = super::shared_name(&sname, &tab.name);
                     let mut cols: Vec<ScopeCol> = Vec::with_capacity(tab.columns.len() + 1);
                     cols.extend(tab.columns.iter().enumerate().map(|(i, c)| ScopeCol {
@@ -254,6 +256,14 @@ impl<'s> Binder<'s> {
                         0 => Some("main".to_string()),
                         n => self.schema.attached.get(n - 1).map(|a| a.name.clone()),
                     };
+                    db = match view_db {
+                        _ if is_temp => SourceDb::Temp,
+                        0 => SourceDb::Main,
+                        n => SourceDb::Attached(n - 1),
+                    };
+                    if alias.is_none() {
+                        label = Some(v.name.as_str().into());
+                    }
                     let saved_name = std::mem::replace(&mut self.view_db_name, db_name);
                     self.views_open.push(std::sync::Arc::as_ptr(&v));
                     let sub = self.detached_subplan(&v.select, false);
@@ -270,7 +280,7 @@ impl<'s> Binder<'s> {
                             sub.plan.columns.len()
                         ));
                     }
-                    let cols = sub_cols(&sub, &sname, &v.columns);
+                    let cols = sub_cols(&sub, &sname, &v.columns, false);
                     (SourceKind::Subquery(Rc::new(sub)), sname, cols)
                 } else if k == "sqlite_master"
                     || k == "sqlite_schema"
@@ -288,6 +298,17 @@ impl<'s> Binder<'s> {
                         return err(format!("no such table: {db}.{}", name.name));
                     }
                     let temp = k.contains("temp") || temp_db == Some(true);
+                    // Without an alias the item is named as SQLite names the table, whatever
+                    // was written; a qualifier may use its other name (`FrameSource`).
+                    schema_table = alias.is_none();
+                    let sname: Rc<str> = match (schema_table, temp) {
+                        (true, true) => "sqlite_temp_master".into(),
+                        (true, false) => "sqlite_master".into(),
+                        (false, _) => sname,
+                    };
+                    if schema_table {
+                        label = Some(sname.clone());
+                    }
                     let st = crate::schema::schema_table();
                     let tname: Rc<str> = name.name.as_str().into();
                     let mut cols: Vec<ScopeCol> = st
@@ -324,10 +345,17 @@ impl<'s> Binder<'s> {
                         .map(|(slot, _)| slot);
                     let kind = match attached {
                         Some(slot) if !temp => {
+                            db = SourceDb::Attached(slot);
                             SourceKind::AttachedSchema(1 | crate::exec::store::attached_bits(slot))
                         }
-                        _ if temp => SourceKind::TempSchema,
-                        _ => SourceKind::Schema,
+                        _ if temp => {
+                            db = SourceDb::Temp;
+                            SourceKind::TempSchema
+                        }
+                        _ => {
+                            db = SourceDb::Main;
+                            SourceKind::Schema
+                        }
                     };
                     (kind, sname, cols)
                 } else {
@@ -352,6 +380,7 @@ impl<'s> Binder<'s> {
             }
             TableOrSubquery::Subquery { select, alias } => {
                 let sub = self.detached_subplan(select, true)?;
+                label = alias.as_deref().map(Rc::from);
                 let sname: Rc<str> = match alias {
                     Some(a) => key(a).into(),
                     None => {
@@ -359,7 +388,7 @@ impl<'s> Binder<'s> {
                         format!("\0{}", self.unnamed_sources).into()
                     }
                 };
-                let cols = sub_cols(&sub, &sname, &[]);
+                let cols = sub_cols(&sub, &sname, &[], true);
                 (SourceKind::Subquery(Rc::new(sub)), sname, cols)
             }
             TableOrSubquery::TableFunction { name, args, alias }
@@ -373,6 +402,10 @@ impl<'s> Binder<'s> {
                     bound.push(self.expr(a)?.e);
                 }
                 let sname: Rc<str> = key(alias.as_deref().unwrap_or(&name.name)).into();
+                (db, label) = (
+                    SourceDb::Main,
+                    Some(alias.as_deref().unwrap_or(&name.name).into()),
+                );
                 let cols = crate::func::json_table::COLUMNS
                     .iter()
                     .enumerate()
@@ -412,6 +445,10 @@ impl<'s> Binder<'s> {
                     ));
                 }
                 let sname: Rc<str> = key(alias.as_deref().unwrap_or(&name.name)).into();
+                (db, label) = (
+                    SourceDb::Main,
+                    Some(alias.as_deref().unwrap_or(&name.name).into()),
+                );
                 // Pragmas that read the database or the connection run at run time, and so
                 // does one called without its argument, which a WHERE term may give
                 // (`pragma_arguments_from_terms`).
@@ -475,13 +512,6 @@ impl<'s> Binder<'s> {
                 return Ok(());
             }
         };
-        if !sname.is_empty() {
-            if let Some(f) = self.frames.last() {
-                if f.sources.iter().any(|(n, _, _)| *n == sname) {
-                    // SQLite allows duplicate names but then every reference is ambiguous.
-                }
-            }
-        }
         let width = cols.len();
         let f = self
             .frames
@@ -492,7 +522,16 @@ impl<'s> Binder<'s> {
         } else {
             f.cols.extend(cols);
         }
-        f.sources.push((sname, start, width));
+        // SQLite allows two items of one name; a name they share is then ambiguous.
+        let label = label.unwrap_or_else(|| sname.clone());
+        f.sources.push(FrameSource {
+            key: sname,
+            start,
+            width,
+            db,
+            label,
+            schema_table,
+        });
         let indexed = match t {
             TableOrSubquery::Table { indexed, .. } => indexed.clone(),
             _ => None,
