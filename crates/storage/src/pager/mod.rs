@@ -1248,7 +1248,7 @@ impl FileWriteView {
     /// the snapshot (K5), and running it again gives the same.
     fn prepare(&mut self) -> Result<Option<Prepared>> {
         let base_count = self.snap.page_count;
-        if self.private.is_empty() && self.page_count == base_count {
+        if self.unchanged() {
             return Ok(None);
         }
         if self.page_count == 0 {
