@@ -1550,7 +1550,8 @@ struct Prepared {
     frame: Vec<u8>,
     /// (page, base image to keep for older snapshots, new image) for `Cache::publish`.
     publish: Vec<(PageNo, Option<PageRef>, PageRef)>,
-    /// Pages written into the database file before the frame (D6), for `Cache::publish`.
+    /// Pages written into the database file before the frame (D6), for
+    /// `Cache::forget_unseen`.
     direct: Option<std::ops::RangeInclusive<u32>>,
 }
 
@@ -1614,11 +1615,12 @@ impl PageWrite for FileWriteView {
         if !self.saved.contains(pgno.0) {
             self.remember(pgno.0);
             if !self.private.contains_key(&pgno.0) {
+                // Room first: a failed spill write then leaves this page where it was.
+                self.make_room(pgno.0)?;
                 let img = match self.spill.take(pgno.0)? {
                     Some(img) => img,
                     None => self.base_page(pgno)?,
                 };
-                self.make_room(pgno.0)?;
                 self.private.insert(pgno.0, img);
             }
             self.saved.note(pgno.0);
