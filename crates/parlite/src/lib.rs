@@ -259,6 +259,11 @@ pub struct Stats {
     /// open connection, in pages (storage `Database::ask_cache_size`).
     pub cache_pages: u64,
     pub cache_pages_max: u64,
+    /// Pages write transactions moved out of memory into their spill files (`PRAGMA
+    /// cache_spill`), and pages their commits then wrote straight into the database file
+    /// (storage `PagerStats::spilled_pages`).
+    pub spilled_pages: u64,
+    pub spilled_direct_pages: u64,
 }
 
 impl Stats {
@@ -774,11 +779,11 @@ impl ConnInner {
         )]])
     }
 
-    /// `PRAGMA cache_spill[ = N|boolean]`. parlite never writes a transaction's pages to
-    /// the database before it commits (they stay in its private pages, then go to the log),
-    /// so there is nothing to spill: the setting is kept as SQLite keeps it and reads back
-    /// as SQLite computes it (0 when off, else the larger of N and the cache size in
-    /// pages), with parlite's cache size in pages (KiB / page size, no per-page overhead).
+    /// `PRAGMA cache_spill[ = N|boolean]`: whether and when a write transaction moves its
+    /// changed pages out of memory, into a spill file of its own (storage pager/spill.rs;
+    /// `apply_cache_spill`). It reads back as SQLite computes it (0 when off, else the
+    /// larger of N and the cache size in pages), with parlite's cache size in pages (KiB /
+    /// page size, no per-page overhead).
     fn cache_spill_rows(
         &mut self,
         value: Option<&parlite_sql::parse::ast::PragmaValue>,
@@ -807,6 +812,26 @@ impl ConnInner {
                 Ok(vec![vec![SqlValue::Integer(v)]])
             }
         }
+    }
+
+    /// Passes `PRAGMA cache_spill` to a write transaction before a statement writes: off,
+    /// its pages stay in memory; on, it keeps up to the larger of N and this connection's
+    /// `cache_size` in pages before it spills, as SQLite's. With both settings at their
+    /// defaults the storage's own bound (the shared cache's) applies, and nothing is asked.
+    fn apply_cache_spill(&self, t: &Txn) {
+        let size = self.cache.size.get();
+        if self.cache_spill == (true, 0) && size == DEFAULT_CACHE_SIZE {
+            return;
+        }
+        let pages = self.cache_spill.0.then(|| {
+            let page_size = t.header().map_or(4096, |h| i64::from(h.page_size.max(512)));
+            let cache_pages = match size {
+                n if n >= 0 => n,
+                n => n.saturating_mul(-1024) / page_size,
+            };
+            usize::try_from(self.cache_spill.1.max(cache_pages)).unwrap_or(0)
+        });
+        t.set_spill_pages(pages);
     }
 
     /// Commits `t` as durably as this connection's `PRAGMA synchronous` says (invariant 6),
@@ -1284,6 +1309,9 @@ impl ConnInner {
             if !readonly && !t.is_write() {
                 t.upgrade(self.busy_timeout())?;
             }
+            if !readonly {
+                self.apply_cache_spill(&t);
+            }
             self.refresh_schema(&t)?;
             if t.is_concurrent() && self.needs_serializable(stmt) {
                 t.set_isolation(Isolation::Serializable)?;
@@ -1586,6 +1614,7 @@ impl ConnInner {
                     return Err(e.into());
                 }
             };
+            self.apply_cache_spill(&t);
             let outcome = self.execute(&t, stmt, params);
             // OR FAIL: the rows changed before the failing one are committed, then the
             // error is reported (a conflict at commit retries the statement as usual).
@@ -1892,6 +1921,8 @@ fn stats_of(storage: &parlite_storage::Database, counters: &SqlCounters) -> Stat
         log_sync_us: p.log_sync_us,
         cache_pages: p.cache_pages as u64,
         cache_pages_max: p.cache_pages_max as u64,
+        spilled_pages: p.spilled_pages,
+        spilled_direct_pages: p.spilled_direct_pages,
     }
 }
 

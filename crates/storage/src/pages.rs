@@ -115,6 +115,10 @@ pub trait WriteView: PageWrite + Send {
     /// backend's `set_synchronous` for this commit only (per-connection `PRAGMA
     /// synchronous`). Backends without a disk ignore it.
     fn set_synchronous(&mut self, _mode: crate::options::Synchronous) {}
+    /// When the view moves its private pages out of memory (`PRAGMA cache_spill`): past
+    /// `pages` of them; `None`: never. A file backend's lock-holding view spills past the
+    /// page cache's bound unless told otherwise (pager/spill.rs); other views ignore it.
+    fn set_spill_pages(&mut self, _pages: Option<usize>) {}
     /// Detached views (P5): takes the writer lock, waiting up to `busy_timeout` (then
     /// `Busy`). Returns true, keeping the lock, if the view's snapshot is still the latest
     /// committed state (the view may now `commit`); false, releasing the lock, if a commit

@@ -790,6 +790,15 @@ impl Txn {
         self.lock().synchronous = Some(mode);
     }
 
+    /// When this write transaction moves its changed pages out of memory (`PRAGMA
+    /// cache_spill`, `WriteView::set_spill_pages`): past `pages` of them; `None`: never.
+    /// For the transaction's current view; a read transaction ignores it.
+    pub fn set_spill_pages(&self, pages: Option<usize>) {
+        if let View::Write(w) = &mut self.lock().view {
+            w.set_spill_pages(pages);
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, TxnInner> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }

@@ -106,6 +106,129 @@ fn kill_child_entry() {
     if let Ok(path) = std::env::var(CHILD_CONC_ENV) {
         child_concurrent(&path);
     }
+    if let Ok(path) = std::env::var(CHILD_SPILL_ENV) {
+        child_spill(&path);
+    }
+}
+
+const CHILD_SPILL_ENV: &str = "PARLITE_KILL_CHILD_SPILL";
+/// Pages each spilled commit appends: several times the view's bound (`opts`' 64-page
+/// cache), so that most go to its spill file and its commit writes them straight into the
+/// database file (pager D6).
+const SPILL_PAGES: u32 = 300;
+
+/// Spilled commit `id`: page 1 and the slot pages record it (logged in its frame), and it
+/// appends `SPILL_PAGES` pages that hold it too (written to the database file before it).
+fn child_spill(path: &str) {
+    let b = retry_locked(|| FileBackend::open(path, &opts()));
+    let mut id = last_id(&b);
+    let mut out = std::io::stdout();
+    loop {
+        id += 1;
+        let mut w = b.begin_write(Duration::from_secs(5)).unwrap();
+        for s in 0..SLOTS {
+            commit_id(&mut w, id);
+            w.page_mut(PageNo(2 + s)).unwrap()[0..8].copy_from_slice(&id.to_be_bytes());
+        }
+        for _ in 0..SPILL_PAGES {
+            let p = w.append_page().unwrap();
+            w.page_mut(p).unwrap()[0..8].copy_from_slice(&id.to_be_bytes());
+        }
+        w.commit().unwrap();
+        let direct = b.stats().spilled_direct_pages;
+        writeln!(out, "direct {direct}\nack {id}").unwrap();
+        out.flush().unwrap();
+    }
+}
+
+/// D1 and D6 with real processes: SIGKILLed during a loop of transactions larger than
+/// their bound, the database reopens with every acknowledged one, whole, and nothing of
+/// a later one.
+#[test]
+fn sigkill_during_spilled_commits_keeps_them_atomic() {
+    let seed: u64 = std::env::var("PARLITE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x5EED);
+    let mut rng = StdRng::seed_from_u64(seed);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spill.db").display().to_string();
+    let exe = std::env::current_exe().unwrap();
+    let mut max_acked = 0u64;
+    for round in 0..3 {
+        let mut child = Command::new(&exe)
+            .args([
+                "--exact",
+                "kill_child_entry",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD_SPILL_ENV, &path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel::<u64>();
+        let direct = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let seen = std::sync::Arc::clone(&direct);
+        let reader = std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(n) = line.strip_prefix("direct ").and_then(|n| n.parse().ok()) {
+                    seen.fetch_max(n, std::sync::atomic::Ordering::SeqCst);
+                }
+                if let Some(id) = line
+                    .find("ack ")
+                    .map(|at| &line[at + 4..])
+                    .and_then(|s| s.trim().parse().ok())
+                {
+                    if tx.send(id).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        let first = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("child acknowledged nothing");
+        max_acked = max_acked.max(first);
+        std::thread::sleep(Duration::from_millis(rng.gen_range(20..400)));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        reader.join().unwrap();
+        max_acked = max_acked.max(rx.try_iter().max().unwrap_or(0));
+        // The child's commits took the spilled path (it reported pages written directly).
+        assert!(
+            direct.load(std::sync::atomic::Ordering::SeqCst) >= u64::from(SPILL_PAGES),
+            "round {round}: the child's commits did not spill"
+        );
+
+        let b = retry_locked(|| FileBackend::open(&path, &opts()));
+        let last = last_id(&b);
+        assert!(
+            last >= max_acked,
+            "round {round}: acknowledged commit {max_acked} lost (last is {last})"
+        );
+        let r = b.begin_read().unwrap();
+        assert_eq!(
+            r.page_count(),
+            1 + SLOTS + SPILL_PAGES * last as u32,
+            "round {round}: page count after {last} commits"
+        );
+        for s in 0..SLOTS {
+            assert_eq!(get_u64(&r.page(PageNo(2 + s)).unwrap(), 0), last);
+        }
+        for pgno in 2 + SLOTS..=r.page_count() {
+            let want = 1 + u64::from((pgno - 2 - SLOTS) / SPILL_PAGES);
+            let got = get_u64(&r.page(PageNo(pgno)).unwrap(), 0);
+            assert_eq!(got, want, "round {round}: page {pgno}");
+        }
+        drop(r);
+        drop(b);
+        println!("round {round}: last id {last}");
+        max_acked = last;
+    }
 }
 
 const CHILD_BTREE_ENV: &str = "PARLITE_KILL_CHILD_BTREE";

@@ -844,6 +844,44 @@ impl Cache {
         }
     }
 
+    /// Before commit `seq` publishes pages it wrote straight into the database file (pager
+    /// D6), numbered in `pages`, which no snapshot can read yet (past every page count):
+    /// drops their entries, stale images of an older file, and marks them written by
+    /// `seq` (C15; a mark set before the publication only proves less).
+    pub fn forget_unseen(&self, pages: std::ops::RangeInclusive<u32>, seq: u64) {
+        let (lo, hi) = (*pages.start(), *pages.end());
+        if (hi - lo) as usize >= WRITE_MARKS {
+            for m in self.write_marks.iter() {
+                m.fetch_max(seq, Ordering::AcqRel);
+            }
+        } else {
+            for pgno in pages {
+                self.write_marks[Cache::mark_index(pgno)].fetch_max(seq, Ordering::AcqRel);
+            }
+        }
+        for i in 0..self.shards.len() {
+            let mut guard = self.shard(i);
+            let s = &mut *guard;
+            let gone: Vec<u32> = s
+                .entries
+                .keys()
+                .copied()
+                .filter(|p| (lo..=hi).contains(p))
+                .collect();
+            for pgno in gone {
+                if let Some(e) = s.entries.remove(&pgno) {
+                    if e.dirty {
+                        self.dirty_count.fetch_sub(1, Ordering::AcqRel);
+                    } else {
+                        s.lru.remove(&e.tick);
+                    }
+                }
+                s.multi.remove(&pgno);
+            }
+            self.note(i, s);
+        }
+    }
+
     /// The newest image of every dirty page numbered `<= limit`, for the checkpoint (C3).
     /// The limit covers the pages live snapshots can see (a truncated page an old snapshot
     /// still reads must reach the file before its entry may be evicted, C4).

@@ -39,6 +39,17 @@
 //! - D5. Redo is idempotent: applying a generation's frames in order to any page image that
 //!   is a sector-wise mix of the generation's base and later images gives the newest image
 //!   (log::format F3; the argument is in docs/log-and-recovery.md).
+//! - D6. A lock holder's transaction larger than its bound keeps its private pages in a
+//!   spill file (spill.rs). Its commit first runs a full checkpoint (both log files empty,
+//!   no dirty page), then writes the pages it appended past T — the largest page count of
+//!   its snapshot and of every live snapshot, at least 1 — straight into the database
+//!   file and syncs it, holding the checkpoint slot until its publication; then it logs
+//!   and publishes the pages up to T as any commit (steps 2–7), dropping the cache's stale
+//!   entries of the pages past T. Until the frame is durable no snapshot and no durable
+//!   state (database file + log chain, whose page count is at most T) reads a page past
+//!   T, and no frame of the chain holds an older image of one, so a crash at any point
+//!   leaves the state before the transaction or after it (`FileWriteView::
+//!   write_beyond_snapshots`, tests spill_tests.rs, kill_process.rs).
 //!
 //! Concurrency invariants:
 //! - K1. Lock order: writer slot → checkpoint slot → log mutex → {cache registry mutex →
@@ -104,6 +115,7 @@ mod memo;
 mod read_memo;
 mod rebase;
 mod saved;
+mod spill;
 mod thread_memo;
 mod writer_lock;
 
@@ -190,6 +202,10 @@ pub struct PagerStats {
     /// Commits that waited for the checkpointer because the log or the dirty pages passed
     /// their backpressure bound (`PagerConfig`, checkpoint.rs).
     pub checkpoint_stalls: u64,
+    /// Private pages write transactions moved to their spill files (spill.rs), and pages
+    /// their commits then wrote straight into the database file (D6).
+    pub spilled_pages: u64,
+    pub spilled_direct_pages: u64,
     /// Bytes of log frames not yet folded into the database file (both log files).
     pub log_frames_bytes: u64,
     /// Bytes of the log files on disk (headers included).
@@ -310,6 +326,8 @@ struct Inner {
     checkpoint_us: AtomicU64,
     checkpoint_max_us: AtomicU64,
     checkpoint_stalls: AtomicU64,
+    spilled_pages: AtomicU64,
+    spilled_direct_pages: AtomicU64,
     writer_waits: AtomicU64,
     writer_wait_us: AtomicU64,
     writer_wait_max_us: AtomicU64,
@@ -491,6 +509,8 @@ impl FileBackend {
             checkpoint_us: load(&i.checkpoint_us),
             checkpoint_max_us: load(&i.checkpoint_max_us),
             checkpoint_stalls: load(&i.checkpoint_stalls),
+            spilled_pages: load(&i.spilled_pages),
+            spilled_direct_pages: load(&i.spilled_direct_pages),
             log_frames_bytes,
             log_file_bytes,
             oldest_snapshot_age_ms: age
@@ -737,6 +757,8 @@ fn open_inner(
         checkpoint_us: AtomicU64::new(0),
         checkpoint_max_us: AtomicU64::new(0),
         checkpoint_stalls: AtomicU64::new(0),
+        spilled_pages: AtomicU64::new(0),
+        spilled_direct_pages: AtomicU64::new(0),
         strict_commit_seq: AtomicU64::new(0),
         db_sync_owed: Mutex::new(false),
         relaxed_checkpoints: AtomicU64::new(0),
@@ -1112,8 +1134,8 @@ impl ReadView for FileReadView {
 struct Savepoint {
     id: u32,
     page_count: u32,
-    /// pgno → the private image at savepoint time (`None`: the page was not private).
-    saved: HashMap<u32, Option<PageRef>>,
+    /// pgno → the page's private state at savepoint time (spill.rs S2).
+    saved: HashMap<u32, spill::SavedImage>,
 }
 
 struct FileWriteView {
@@ -1138,6 +1160,11 @@ struct FileWriteView {
     base: memo::SnapshotMemo,
     /// Pages already private and saved for the innermost savepoint (saved.rs W1).
     saved: saved::SavedMemo,
+    /// Private pages moved out of `private` when it passed its bound (spill.rs S1).
+    spill: spill::Spill,
+    /// Set by `write_beyond_snapshots` for a spilled commit: pages numbered above it were
+    /// written straight into the database file (D6) and stay out of the frame.
+    direct_above: Option<u32>,
 }
 
 impl Drop for FileWriteView {
@@ -1171,10 +1198,47 @@ impl FileWriteView {
 
     fn remember(&mut self, pgno: u32) {
         if let Some(sp) = self.savepoints.last_mut() {
-            sp.saved
-                .entry(pgno)
-                .or_insert_with(|| self.private.get(&pgno).cloned());
+            if let std::collections::hash_map::Entry::Vacant(v) = sp.saved.entry(pgno) {
+                let img = match self.private.get(&pgno) {
+                    Some(img) => spill::SavedImage::Mem(Arc::clone(img)),
+                    None => self.spill.save(pgno).unwrap_or(spill::SavedImage::Absent),
+                };
+                v.insert(img);
+            }
         }
+    }
+
+    /// Makes room for one more resident private page (spill.rs): past the view's bound,
+    /// every resident page but page 1, the recent ones and `keep` goes to the spill file
+    /// (S4), in one batch, so a bulk load writes its full pages out once.
+    fn make_room(&mut self, keep: u32) -> Result<()> {
+        if !self.spill.is_full(self.private.len()) {
+            return Ok(());
+        }
+        let leaving: Vec<u32> = self
+            .private
+            .keys()
+            .copied()
+            .filter(|&p| p != 1 && p != keep && !self.spill.recent.contains(p))
+            .collect();
+        // W1: the memo names only resident pages.
+        self.saved.clear();
+        let inner = &self.snap.inner;
+        for pgno in leaving {
+            if let Some(img) = self.private.get(&pgno) {
+                self.spill.put(pgno, img, inner.page_size)?;
+                inner.spilled_pages.fetch_add(1, Ordering::Relaxed);
+            }
+            if let Some(img) = self.private.remove(&pgno) {
+                buffers::recycle(img);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the view holds no change (as `prepare` decides).
+    fn unchanged(&self) -> bool {
+        self.private.is_empty() && self.spill.is_empty() && self.page_count == self.snap.page_count
     }
 
     /// Steps 1–2 of the commit path (module docs), which need no lock: set page 1's page
@@ -1184,7 +1248,7 @@ impl FileWriteView {
     /// the snapshot (K5), and running it again gives the same.
     fn prepare(&mut self) -> Result<Option<Prepared>> {
         let base_count = self.snap.page_count;
-        if self.private.is_empty() && self.page_count == base_count {
+        if self.unchanged() {
             return Ok(None);
         }
         if self.page_count == 0 {
@@ -1218,13 +1282,12 @@ impl FileWriteView {
         // Asked only for pages new to the file: it takes the cache's registry mutex, which
         // every other writer's snapshot registration and release also take.
         let mut max_snap_count: Option<u32> = None;
-        for (&pgno, img) in self.private.range(1..=self.page_count) {
+        let mut log = |pgno: u32, img: &PageRef| -> Result<()> {
             if pgno <= base_count {
                 let base = self.base_page(PageNo(pgno))?;
-                if !frame.push_diff(PageNo(pgno), &base, img) {
-                    continue;
+                if frame.push_diff(PageNo(pgno), &base, img) {
+                    publish.push((PageNo(pgno), Some(base), Arc::clone(img)));
                 }
-                publish.push((PageNo(pgno), Some(base), Arc::clone(img)));
             } else {
                 // New to the file: logged whole (F3). A snapshot from before a truncation
                 // may still see an older image of this page number; keep it for it (C5).
@@ -1244,13 +1307,120 @@ impl FileWriteView {
                 frame.push_full(PageNo(pgno), img);
                 publish.push((PageNo(pgno), old, Arc::clone(img)));
             }
-        }
+            Ok(())
+        };
+        let direct = match self.direct_above {
+            None if self.spill.is_empty() => {
+                for (&pgno, img) in self.private.range(1..=self.page_count) {
+                    log(pgno, img)?;
+                }
+                None
+            }
+            _ => {
+                // A spilled view: its resident and spilled pages merged in page order, each
+                // spilled one read back alone; those above `direct_above` are in the
+                // database file already (D6) and are neither logged nor published.
+                let last = self
+                    .direct_above
+                    .map_or(self.page_count, |t| t.min(self.page_count));
+                let mut resident = self.private.range(1..=last).peekable();
+                let mut spilled = self.spill.range(1..=last).peekable();
+                loop {
+                    let from_memory = match (resident.peek(), spilled.peek()) {
+                        (None, None) => break,
+                        (Some((&r, _)), Some(&(sp, _))) => r < sp,
+                        (Some(_), None) => true,
+                        (None, Some(_)) => false,
+                    };
+                    if from_memory {
+                        if let Some((&pgno, img)) = resident.next() {
+                            log(pgno, img)?;
+                        }
+                    } else if let Some((pgno, slot)) = spilled.next() {
+                        log(pgno, &self.spill.read_slot(slot, pgno)?)?;
+                    }
+                }
+                (last < self.page_count).then_some(last + 1..=self.page_count)
+            }
+        };
         Ok(Some(Prepared {
             snapshot_seq: self.snap.seq,
             page_count: self.page_count,
             frame: frame.finish(),
             publish,
+            direct,
         }))
+    }
+
+    /// D6, for a view that spilled: makes room for its pages numbered above every page
+    /// count a snapshot sees (the snapshot's included), by writing them straight into the
+    /// database file instead of logging and publishing them, so that its commit neither
+    /// builds a frame nor pins cache pages for them. First a full checkpoint empties both
+    /// log files, so no frame of the chain holds an older image of those page numbers;
+    /// then the pages are written and the file synced. No snapshot reads those numbers
+    /// (past its page count) and the durable state's page count is the snapshot's, so a
+    /// crash before the commit's frame leaves bytes past the database's end only, and the
+    /// frame, which follows, finds them durable. The returned checkpoint slot is held
+    /// until the publication: a round trims the file to the committed page count.
+    fn write_beyond_snapshots(&mut self) -> Result<checkpoint::CheckpointSlot> {
+        let inner = &self.snap.inner;
+        let Some(slot) = inner.checkpoint_slot(true) else {
+            return Err(StorageError::misuse("checkpoint slot not taken"));
+        };
+        {
+            let mut guard = lock(&inner.log);
+            let Some(logs) = guard.as_mut() else {
+                return Err(StorageError::misuse("write on a database without a log"));
+            };
+            inner.checkpoint_full(logs)?;
+        }
+        // Page 1 always goes through the frame: `prepare` stamps its page count after this.
+        let above = self
+            .snap
+            .page_count
+            .max(inner.cache.max_snapshot_page_count())
+            .max(1);
+        if above >= self.page_count {
+            self.direct_above = Some(above);
+            return Ok(slot);
+        }
+        let page_size = inner.page_size as u64;
+        let mut written = 0u64;
+        let mut write = |pgno: u32, img: &[u8]| -> Result<()> {
+            if img.len() as u64 != page_size {
+                return Err(StorageError::corrupt(
+                    PageNo(pgno),
+                    format!("private image of {} bytes", img.len()),
+                ));
+            }
+            written += 1;
+            inner.db.write_at((pgno as u64 - 1) * page_size, img)
+        };
+        for (&pgno, img) in self.private.range(above + 1..=self.page_count) {
+            write(pgno, img)?;
+        }
+        for (pgno, slot) in self.spill.range(above + 1..=self.page_count) {
+            write(pgno, &self.spill.read_slot(slot, pgno)?)?;
+        }
+        // Every page past the snapshot's count was appended by this view (none is left to
+        // the file's stale bytes).
+        if written != u64::from(self.page_count - above) {
+            return Err(StorageError::misuse(format!(
+                "{written} private pages for the {} pages past {above}",
+                self.page_count - above
+            )));
+        }
+        if let Err(e) = inner.db.sync() {
+            inner.poison(format!(
+                "database fsync failed during a spilled commit: {e}"
+            ));
+            return Err(e);
+        }
+        inner
+            .spilled_direct_pages
+            .fetch_add(written, Ordering::Relaxed);
+        self.direct_above = Some(above);
+        Ok(slot)
     }
 
     /// Steps 3–7 of the commit path (module docs), after `prepare` (done by `attach_writer`
@@ -1263,6 +1433,11 @@ impl FileWriteView {
             ));
         }
         self.inner().check_writable()?;
+        // D6: a spilled view's pages past every snapshot go to the database file first.
+        let ckpt_slot = match self.spill.is_empty() {
+            true => None,
+            false => Some(self.write_beyond_snapshots()?),
+        };
         let prepared = match self.prepared.take() {
             Some(p) if p.snapshot_seq == self.snap.seq => Some(p),
             _ => self.prepare()?,
@@ -1302,10 +1477,15 @@ impl FileWriteView {
         // U1) for this thread's next copy-on-write instead of freed, and its snapshot is
         // released by the publication itself (cache C14).
         self.base = memo::SnapshotMemo::default();
+        if let Some(direct) = prepared.direct.take() {
+            inner.cache.forget_unseen(direct, seq);
+        }
         inner
             .cache
             .publish(seq, page_count, publish, Some(self.snap.seq));
         self.snap.registered = false;
+        // Step 6 below may wait for a round, which needs the slot.
+        drop(ckpt_slot);
         // Step 4: let the next writer in before the frame's `write` and the wait for the
         // disk, if this thread does not come straight back for the lock (L2).
         if let Some(w) = self.writer.as_mut() {
@@ -1370,6 +1550,9 @@ struct Prepared {
     frame: Vec<u8>,
     /// (page, base image to keep for older snapshots, new image) for `Cache::publish`.
     publish: Vec<(PageNo, Option<PageRef>, PageRef)>,
+    /// Pages written into the database file before the frame (D6), for
+    /// `Cache::forget_unseen`.
+    direct: Option<std::ops::RangeInclusive<u32>>,
 }
 
 impl Drop for Prepared {
@@ -1405,8 +1588,12 @@ impl PageRead for FileWriteView {
         if let Some(f) = &self.footprint {
             f.borrow_mut().note(pgno.0);
         }
+        self.spill.recent.note(pgno.0);
         if let Some(p) = self.private.get(&pgno.0) {
             return Ok(Arc::clone(p));
+        }
+        if let Some(p) = self.spill.read(pgno.0)? {
+            return Ok(p);
         }
         self.base_page(pgno)
     }
@@ -1424,10 +1611,16 @@ impl PageWrite for FileWriteView {
         if let Some(f) = &self.footprint {
             f.borrow_mut().note(pgno.0);
         }
+        self.spill.recent.note(pgno.0);
         if !self.saved.contains(pgno.0) {
             self.remember(pgno.0);
             if !self.private.contains_key(&pgno.0) {
-                let img = self.base_page(pgno)?;
+                // Room first: a failed spill write then leaves this page where it was.
+                self.make_room(pgno.0)?;
+                let img = match self.spill.take(pgno.0)? {
+                    Some(img) => img,
+                    None => self.base_page(pgno)?,
+                };
                 self.private.insert(pgno.0, img);
             }
             self.saved.note(pgno.0);
@@ -1470,6 +1663,10 @@ impl PageWrite for FileWriteView {
         }
         if !self.saved.contains(pgno.0) {
             self.remember(pgno.0);
+            if !self.private.contains_key(&pgno.0) {
+                self.spill.discard(pgno.0);
+                self.make_room(pgno.0)?;
+            }
             self.saved.note(pgno.0);
         }
         self.private.insert(pgno.0, image);
@@ -1483,6 +1680,11 @@ impl PageWrite for FileWriteView {
         self.remember(pgno);
         if let Some(f) = &self.footprint {
             f.borrow_mut().note(pgno);
+        }
+        self.spill.recent.note(pgno);
+        if !self.private.contains_key(&pgno) {
+            self.spill.discard(pgno);
+            self.make_room(pgno)?;
         }
         self.private
             .insert(pgno, zeroed_page(self.inner().page_size));
@@ -1530,10 +1732,19 @@ impl PageWrite for FileWriteView {
                 break;
             };
             for (pgno, img) in sp.saved {
+                self.spill.discard(pgno);
                 match img {
-                    Some(img) => self.private.insert(pgno, img),
-                    None => self.private.remove(&pgno),
-                };
+                    spill::SavedImage::Mem(img) => {
+                        self.private.insert(pgno, img);
+                    }
+                    spill::SavedImage::Absent => {
+                        self.private.remove(&pgno);
+                    }
+                    spill::SavedImage::Spilled(slot) => {
+                        self.private.remove(&pgno);
+                        self.spill.restore(pgno, slot);
+                    }
+                }
             }
             self.page_count = sp.page_count;
             if self.savepoints.len() == pos {
@@ -1558,10 +1769,29 @@ impl PageWrite for FileWriteView {
         // it inherits their oldest saved images for pages it has not saved itself. (In
         // place: collecting the released ones first was an allocation per statement.)
         let (kept, released) = self.savepoints.split_at_mut(pos);
-        if let Some(outer) = kept.last_mut() {
-            for sp in released {
-                for (pgno, img) in sp.saved.drain() {
-                    outer.saved.entry(pgno).or_insert(img);
+        let spill = &mut self.spill;
+        // S2: a saved image dropped here gives back its slot.
+        let mut drop_saved = |img: spill::SavedImage| {
+            if let spill::SavedImage::Spilled(slot) = img {
+                spill.release(slot);
+            }
+        };
+        match kept.last_mut() {
+            Some(outer) => {
+                for sp in released {
+                    for (pgno, img) in sp.saved.drain() {
+                        match outer.saved.entry(pgno) {
+                            std::collections::hash_map::Entry::Occupied(_) => drop_saved(img),
+                            std::collections::hash_map::Entry::Vacant(v) => {
+                                v.insert(img);
+                            }
+                        }
+                    }
+                }
+            }
+            None => {
+                for sp in released {
+                    sp.saved.drain().for_each(|(_, img)| drop_saved(img));
                 }
             }
         }
@@ -1580,11 +1810,18 @@ impl WriteView for FileWriteView {
 
     fn commit_seq(&self) -> Option<u64> {
         // As `prepare`, which publishes nothing for such a view.
-        let unchanged = self.private.is_empty() && self.page_count == self.snap.page_count;
-        (!unchanged).then_some(self.snap.seq + 1)
+        (!self.unchanged()).then_some(self.snap.seq + 1)
     }
 
     fn rollback(self: Box<Self>) {}
+
+    fn set_spill_pages(&mut self, pages: Option<usize>) {
+        // Only a lock holder spills: a detached view's pages are carried over by a rebase
+        // and replayed by a concurrent commit's validation (spill.rs).
+        if self.writer.is_some() && self.footprint.is_none() {
+            self.spill.set_pages_max(pages);
+        }
+    }
 
     fn set_synchronous(&mut self, mode: Synchronous) {
         self.synchronous = Some(mode);
@@ -1628,6 +1865,37 @@ impl WriteView for FileWriteView {
     }
 }
 
+impl FileBackend {
+    /// `begin_write`'s view, unboxed (the tests look into it).
+    fn lock_holder_view(&self, busy_timeout: Duration) -> Result<FileWriteView> {
+        self.inner.check_writable()?;
+        let writer = self.inner.acquire_held(busy_timeout)?;
+        // Re-checked under the lock: the previous writer may have failed an fsync (D2).
+        if let Err(e) = self.inner.check_writable() {
+            writer.release(&self.inner);
+            return Err(e);
+        }
+        let snap = self.inner.register_snapshot();
+        let page_count = snap.page_count;
+        Ok(FileWriteView {
+            in_progress: InProgress::new(&self.inner),
+            snap,
+            writer: Some(writer),
+            page_count,
+            private: BTreeMap::new(),
+            savepoints: Vec::new(),
+            next_savepoint: 0,
+            synchronous: None,
+            prepared: None,
+            footprint: None,
+            base: memo::SnapshotMemo::default(),
+            saved: saved::SavedMemo::default(),
+            spill: spill::Spill::new(Some(self.inner.cache.pages_max())),
+            direct_above: None,
+        })
+    }
+}
+
 impl Backend for FileBackend {
     fn history(&self) -> Arc<crate::concurrent::SharedHistory> {
         Arc::clone(&self.inner.history)
@@ -1644,29 +1912,7 @@ impl Backend for FileBackend {
     }
 
     fn begin_write(&self, busy_timeout: Duration) -> Result<Box<dyn WriteView>> {
-        self.inner.check_writable()?;
-        let writer = self.inner.acquire_held(busy_timeout)?;
-        // Re-checked under the lock: the previous writer may have failed an fsync (D2).
-        if let Err(e) = self.inner.check_writable() {
-            writer.release(&self.inner);
-            return Err(e);
-        }
-        let snap = self.inner.register_snapshot();
-        let page_count = snap.page_count;
-        Ok(Box::new(FileWriteView {
-            in_progress: InProgress::new(&self.inner),
-            snap,
-            writer: Some(writer),
-            page_count,
-            private: BTreeMap::new(),
-            savepoints: Vec::new(),
-            next_savepoint: 0,
-            synchronous: None,
-            prepared: None,
-            footprint: None,
-            base: memo::SnapshotMemo::default(),
-            saved: saved::SavedMemo::default(),
-        }))
+        Ok(Box::new(self.lock_holder_view(busy_timeout)?))
     }
 
     fn begin_detached(&self) -> Result<Box<dyn WriteView>> {
@@ -1686,6 +1932,9 @@ impl Backend for FileBackend {
             footprint: Some(std::cell::RefCell::new(Footprint::default())),
             base: memo::SnapshotMemo::default(),
             saved: saved::SavedMemo::default(),
+            // Detached views stay in memory (spill.rs): a rebase carries their pages over.
+            spill: spill::Spill::new(None),
+            direct_above: None,
         }))
     }
 
@@ -1726,6 +1975,8 @@ impl Backend for FileBackend {
             footprint: None,
             base: memo::SnapshotMemo::default(),
             saved: saved::SavedMemo::default(),
+            spill: spill::Spill::new(Some(self.inner.cache.pages_max())),
+            direct_above: None,
         }))
     }
 
@@ -1765,5 +2016,7 @@ impl Backend for FileBackend {
     }
 }
 
+#[cfg(test)]
+mod spill_tests;
 #[cfg(test)]
 mod tests;

@@ -122,6 +122,8 @@ impl FileWriteView {
             footprint: Some(RefCell::new(footprint.clone())),
             base: self.base.carried(),
             saved: super::saved::SavedMemo::default(),
+            spill: super::spill::Spill::new(None),
+            direct_above: None,
         })))
     }
 }
