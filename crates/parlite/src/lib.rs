@@ -914,6 +914,8 @@ impl ConnInner {
             int("log_sync_us", st.log_sync_us),
             int("cache_pages", st.cache_pages),
             int("cache_pages_max", st.cache_pages_max),
+            int("spilled_pages", st.spilled_pages),
+            int("spilled_direct_pages", st.spilled_direct_pages),
         ]);
         Ok(rows)
     }

@@ -596,6 +596,8 @@ fn parlite_stats_pragma_reports_counters() {
         "log_sync_us",
         "cache_pages",
         "cache_pages_max",
+        "spilled_pages",
+        "spilled_direct_pages",
         "autocommit_retries",
     ] {
         get(n);

@@ -411,3 +411,64 @@ fn rows_are_computed_a_chunk_at_a_time() {
         assert!(n > 1024, "{q}: {n} rows");
     }
 }
+
+/// A statement between chunks keeps its snapshot while a transaction larger than the
+/// cache commits (it spills and checkpoints the whole log before writing past every
+/// snapshot: storage pager D6), on the statement's own connection (no wait on itself; the
+/// rest of the rows are the snapshot's, where SQLite's same connection may see its own
+/// writes) and on another (the snapshot's rows, as SQLite's).
+#[test]
+fn a_spilled_commit_beside_a_pending_statement() {
+    let (p, s, files) = engines("spill");
+    let p2 = parlite::Database::open(files[0].to_str().expect("path"))
+        .expect("open")
+        .connect()
+        .expect("connect");
+    let s2 = rusqlite::Connection::open(&*files[1]).expect("sqlite open");
+    let big = |round: usize| {
+        format!(
+            "PRAGMA cache_size = 10; BEGIN; UPDATE t SET b = 'new{round} ' || a;
+             INSERT INTO t SELECT a + {}, b, c FROM t WHERE a < 100000; COMMIT;",
+            (round + 1) * 100000
+        )
+    };
+    let sql = "SELECT b || ':' || a FROM t WHERE a < 100000";
+    let before = sqlite_steps(&s, sql, &mut |_| {});
+    let (mut st, _) = p.prepare(sql).expect("prepare").expect("statement");
+    let mine = steps(&mut st, &mut |n| {
+        if n == 1 {
+            p.execute_batch(&big(0)).expect("parlite big commit");
+        }
+    });
+    assert_eq!(mine, before, "own connection's commit");
+    s.execute_batch(&big(0)).expect("sqlite big commit");
+    let mine = steps(&mut st, &mut |n| {
+        if n == 1 {
+            p2.execute_batch(&big(1)).expect("parlite big commit");
+        }
+    });
+    let theirs = sqlite_steps(&s, sql, &mut |n| {
+        if n == 1 {
+            s2.execute_batch(&big(1)).expect("sqlite big commit");
+        }
+    });
+    assert_eq!(mine.len(), 5000);
+    assert!(
+        mine == theirs,
+        "another connection's commit: first difference at {:?}",
+        (0..5000).find(|&i| mine.get(i) != theirs.get(i))
+    );
+    let q = "SELECT count(*), sum(b LIKE 'new1 %') FROM t";
+    assert_eq!(run_parlite(&p, q), run_sqlite(&s, q));
+    let Out::Rows { rows, .. } = run_parlite(&p, "PRAGMA parlite_stats") else {
+        panic!("stats");
+    };
+    let spilled = rows
+        .iter()
+        .find(|r| r[0] == Value::Text("spilled_pages".into()))
+        .map(|r| r[1].clone());
+    assert!(
+        matches!(spilled, Some(Value::Integer(n)) if n > 0),
+        "the commits spilled: {spilled:?}"
+    );
+}
