@@ -127,21 +127,7 @@ fn differential(name: &str) {
     });
     let sqlite = run(&exe, &[&dirs[0]], None);
     let parlite = run(&exe, &[&dirs[1]], Some(&f.lib));
-    if sqlite != parlite {
-        let first = sqlite
-            .lines()
-            .zip(parlite.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or_else(|| sqlite.lines().count().min(parlite.lines().count()));
-        panic!(
-            "{name}: outputs differ from line {}\n--- SQLite:\n{sqlite}\n--- parlite:\n{parlite}",
-            first + 1
-        );
-    }
-    assert!(
-        sqlite.lines().count() > 20,
-        "{name} printed too little:\n{sqlite}"
-    );
+    assert_same_lines(name, &sqlite, &parlite);
 }
 
 /// rusqlite's bundled SQLite 3.50.2, the version parlite matches, as the static library

@@ -7,9 +7,8 @@
 mod common;
 
 use common::{integrity_check_rows, run_parlite, run_sqlite, temp_db_path, Out};
-use parlite::{UserImpl, UserScalar, Value};
-use parlite_sql::value::{Result as SqlResult, Value as SqlValue};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use parlite::Value;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 /// 70,000 rows: more than the 65,536 an INSERT's chunk holds.
@@ -80,16 +79,6 @@ fn chunked_insert_select_equals_sqlite() {
     );
 }
 
-/// seen(x): x, counting its calls.
-struct Seen(Arc<AtomicUsize>);
-
-impl UserScalar for Seen {
-    fn call(&self, args: &[SqlValue]) -> SqlResult<SqlValue> {
-        self.0.fetch_add(1, Ordering::Relaxed);
-        Ok(args[0].clone())
-    }
-}
-
 /// The rows are written a chunk at a time: when the first row is written (the update
 /// hook hears of it), the SELECT has computed one chunk of rows, not all 70,000.
 #[test]
@@ -97,14 +86,7 @@ fn rows_are_written_before_the_select_ends() {
     let pdb = temp_db_path("insert-chunks", "lazy");
     let p = parlite::Connection::open(pdb.to_str().expect("path")).expect("open");
     p.execute_batch(SETUP).expect("setup");
-    let calls = Arc::new(AtomicUsize::new(0));
-    p.create_function(
-        "seen",
-        Some(1),
-        false,
-        Some(UserImpl::Scalar(Arc::new(Seen(calls.clone())))),
-    )
-    .expect("define");
+    let calls = common::define_call_counter(&p, "seen");
     let at_first_write = Arc::new(Mutex::new(None));
     let (c, first) = (calls.clone(), at_first_write.clone());
     p.update_hook(Some(Box::new(move |_, _, _, _| {

@@ -8,10 +8,8 @@
 mod common;
 
 use common::{run_parlite, run_sqlite, temp_db_path, Out};
-use parlite::{UserImpl, UserScalar, Value};
-use parlite_sql::value::{Result as SqlResult, Value as SqlValue};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use parlite::Value;
+use std::sync::atomic::Ordering;
 
 /// A table of 5,000 rows with rowids that skip, a small table to join, a table of large
 /// blobs (past the 4 MiB a chunk holds).
@@ -363,30 +361,13 @@ fn reset_releases_the_snapshot() {
     }
 }
 
-/// seen(x): true, counting its calls.
-struct Seen(Arc<AtomicUsize>);
-
-impl UserScalar for Seen {
-    fn call(&self, _args: &[SqlValue]) -> SqlResult<SqlValue> {
-        self.0.fetch_add(1, Ordering::Relaxed);
-        Ok(SqlValue::Integer(1))
-    }
-}
-
 /// Rows are computed a chunk at a time: after the first step the filter has seen about
 /// one chunk of rows, not the table (whose 5,000 rows a statement computed at its first
 /// step before), whether the outputs are copied or moved out of the scanned row.
 #[test]
 fn rows_are_computed_a_chunk_at_a_time() {
     let (p, _s, _files) = engines("lazy");
-    let calls = Arc::new(AtomicUsize::new(0));
-    p.create_function(
-        "seen",
-        Some(1),
-        false,
-        Some(UserImpl::Scalar(Arc::new(Seen(calls.clone())))),
-    )
-    .expect("define");
+    let calls = common::define_call_counter(&p, "seen");
     for q in [
         "SELECT * FROM t WHERE seen(a)",
         "SELECT rowid, b FROM t WHERE seen(a)",

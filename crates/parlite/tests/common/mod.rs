@@ -543,3 +543,34 @@ impl Pair {
         self.s2.execute_batch(sql).expect("sqlite other");
     }
 }
+
+/// A scalar function that returns its first argument and counts its calls.
+struct CallCounter(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl parlite::UserScalar for CallCounter {
+    fn call(
+        &self,
+        args: &[parlite_sql::value::Value],
+    ) -> parlite_sql::value::Result<parlite_sql::value::Value> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(args[0].clone())
+    }
+}
+
+/// Defines `name(x)` on `c`: x, counting its calls in the returned counter.
+pub fn define_call_counter(
+    c: &parlite::Connection,
+    name: &str,
+) -> std::sync::Arc<std::sync::atomic::AtomicUsize> {
+    let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    c.create_function(
+        name,
+        Some(1),
+        false,
+        Some(parlite::UserImpl::Scalar(std::sync::Arc::new(CallCounter(
+            calls.clone(),
+        )))),
+    )
+    .expect("define the counting function");
+    calls
+}
