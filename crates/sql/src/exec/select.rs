@@ -350,26 +350,6 @@ impl<'a> Exec<'a> {
             && !first.distinct
             && first.windows.is_empty()
             && first.values.is_none();
-        let mut cap = if simple { need } else { None };
-        let mut sort_cap = None;
-        // OFFSET, once evaluated (as LIMIT, it is evaluated once per execution).
-        let mut offset = None;
-        // One core: `limit` holds the LIMIT whenever there is one.
-        if let (true, Some(lim)) = (simple || sorts_only, limit) {
-            let off = match &plan.offset {
-                Some(e) => limit_value(self.eval(e, &fr())?)?.max(0),
-                None => 0,
-            };
-            offset = Some(off);
-            if lim >= 0 {
-                let n = (lim as usize).saturating_add(off as usize);
-                if simple {
-                    cap = Some(cap.map_or(n, |c| c.saturating_add(off as usize).min(n)));
-                } else {
-                    sort_cap = Some(n);
-                }
-            }
-        }
         // A UNION ALL chain without ORDER BY stops at LIMIT + OFFSET rows (or the rows the
         // consumer needs), as SQLite runs its arms one after the other into the result: an
         // arm that only scans stops its scan there, and later arms do not run at all (nor
@@ -378,25 +358,30 @@ impl<'a> Exec<'a> {
         let union_all = plan.cores.len() > 1
             && plan.order_by.is_empty()
             && plan.ops.iter().all(|o| *o == CompoundOp::UnionAll);
-        let mut arms_cap = None;
-        if union_all {
-            arms_cap = need;
-            if let Some(lim) = limit {
-                let off = match &plan.offset {
-                    Some(e) => limit_value(self.eval(e, &fr())?)?.max(0),
-                    None => 0,
-                };
-                offset = Some(off);
-                if lim >= 0 {
-                    let n = (lim as usize).saturating_add(off as usize);
-                    arms_cap = Some(arms_cap.map_or(n, |c| c.saturating_add(off as usize).min(n)));
+        // How many rows the scan (a UNION ALL chain's arms, together) may stop at.
+        let mut cap = if simple || union_all { need } else { None };
+        let mut sort_cap = None;
+        // OFFSET, once evaluated (as LIMIT, it is evaluated once per execution).
+        let mut offset = None;
+        // One core or a UNION ALL chain: `limit` holds the LIMIT whenever there is one.
+        if let (true, Some(lim)) = (simple || sorts_only || union_all, limit) {
+            let off = match &plan.offset {
+                Some(e) => limit_value(self.eval(e, &fr())?)?.max(0),
+                None => 0,
+            };
+            offset = Some(off);
+            if lim >= 0 {
+                let n = (lim as usize).saturating_add(off as usize);
+                if sorts_only {
+                    sort_cap = Some(n);
+                } else {
+                    cap = Some(cap.map_or(n, |c| c.saturating_add(off as usize).min(n)));
                 }
             }
         }
         // What an arm may stop at when `have` rows came before it.
         let arm_cap = |core: &CorePlan, have: usize| {
-            arms_cap
-                .filter(|_| !core.is_agg && !core.distinct && core.windows.is_empty())
+            cap.filter(|_| !core.is_agg && !core.distinct && core.windows.is_empty())
                 .map(|c| c.saturating_sub(have))
         };
         let mut rows = match sort_cap {
@@ -418,7 +403,7 @@ impl<'a> Exec<'a> {
                 .all(|k| plan.columns.get(k.idx).is_none_or(|c| c.coll == k.coll));
         for (i, op) in plan.ops.iter().enumerate() {
             if union_all {
-                if arms_cap.is_some_and(|c| rows.len() >= c) {
+                if cap.is_some_and(|c| rows.len() >= c) {
                     break;
                 }
                 let core = &plan.cores[i + 1];
