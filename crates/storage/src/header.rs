@@ -48,6 +48,16 @@ pub const MAGIC: &[u8; 16] = b"SQLite format 3\0";
 /// it writes is the one SQLite 3.40 writes.
 pub const WRITER_VERSION: u32 = 3_040_001;
 
+/// The byte offset SQLite's file locks use (os_unix.c `PENDING_BYTE`, fileformat2 §1.3):
+/// the page holding it is never used by a B-tree, an overflow chain or the freelist.
+pub const PENDING_BYTE: u64 = 0x4000_0000;
+
+/// The lock-byte page for `page_size`: 262,145 for 4 KiB pages (SQLite's
+/// `PENDING_BYTE_PAGE`). Files smaller than 1 GiB never reach it.
+pub fn lock_byte_page(page_size: usize) -> u32 {
+    (PENDING_BYTE / page_size.max(1) as u64) as u32 + 1
+}
+
 pub const OFFSET_CHANGE_COUNTER: usize = 24;
 pub const OFFSET_PAGE_COUNT: usize = 28;
 pub const OFFSET_FREELIST_TRUNK: usize = 32;

@@ -339,8 +339,10 @@ pub fn check<V: PageRead + ?Sized>(
         }
     }
     if whole_file && c.errors.is_empty() {
+        // The lock-byte page belongs to nothing (freelist.rs F4).
+        let lock = crate::header::lock_byte_page(v.page_size());
         for pg in 1..=page_count {
-            if !c.used[pg as usize] {
+            if !c.used[pg as usize] && pg != lock {
                 c.error(format!("Page {pg} is never used"));
             }
         }
