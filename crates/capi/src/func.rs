@@ -946,12 +946,6 @@ pub unsafe extern "C" fn sqlite3_result_value(ctx: *mut Context, v: *const CValu
 /// The longest text or blob a result may be (SQLite's 0x7fffffff for the *64 setters).
 const MAX_RESULT_BYTES: u64 = 0x7fff_ffff;
 
-/// sqlite3_result_text64's encodings.
-const ENC_UTF8: u8 = 1;
-const ENC_UTF16LE: u8 = 2;
-const ENC_UTF16BE: u8 = 3;
-const ENC_UTF16: u8 = 4;
-
 #[no_mangle]
 pub unsafe extern "C" fn sqlite3_result_blob64(
     ctx: *mut Context,
@@ -985,20 +979,18 @@ pub unsafe extern "C" fn sqlite3_result_text64(
             sqlite3_result_error_toobig(ctx);
             return;
         }
-        match encoding {
-            ENC_UTF8 => sqlite3_result_text(ctx, data, n as c_int, destructor),
-            ENC_UTF16LE | ENC_UTF16BE | ENC_UTF16 => {
-                let big = encoding == ENC_UTF16BE
-                    || (encoding == ENC_UTF16 && cfg!(target_endian = "big"));
-                result_utf16(
-                    ctx,
-                    data as *const c_void,
-                    Some(n as usize),
-                    big,
-                    destructor,
-                )
+        match crate::stmt::TextEncoding::of(encoding) {
+            Some(crate::stmt::TextEncoding::Utf8) => {
+                sqlite3_result_text(ctx, data, n as c_int, destructor)
             }
-            _ => {
+            Some(crate::stmt::TextEncoding::Utf16 { big_endian }) => result_utf16(
+                ctx,
+                data as *const c_void,
+                Some(n as usize),
+                big_endian,
+                destructor,
+            ),
+            None => {
                 release(data as *const c_void, destructor);
                 sqlite3_result_error_code(ctx, rc::MISUSE);
             }

@@ -641,11 +641,28 @@ pub unsafe extern "C" fn sqlite3_bind_blob(
 /// sqlite3_bind_*64's lengths past SQLite's default SQLITE_MAX_LENGTH: SQLITE_TOOBIG.
 const MAX_LENGTH: u64 = 1_000_000_000;
 
-/// The text encodings sqlite3_bind_text64 takes.
-const UTF8: u8 = 1;
-const UTF16LE: u8 = 2;
-const UTF16BE: u8 = 3;
-const UTF16: u8 = 4;
+/// A text encoding argument of the *64 text functions (sqlite3_bind_text64,
+/// sqlite3_result_text64): SQLITE_UTF8 (1), SQLITE_UTF16LE (2), SQLITE_UTF16BE (3),
+/// SQLITE_UTF16 (4, the machine's byte order).
+pub(crate) enum TextEncoding {
+    Utf8,
+    Utf16 { big_endian: bool },
+}
+
+impl TextEncoding {
+    /// None for any other value.
+    pub(crate) fn of(code: u8) -> Option<TextEncoding> {
+        match code {
+            1 => Some(TextEncoding::Utf8),
+            2 => Some(TextEncoding::Utf16 { big_endian: false }),
+            3 => Some(TextEncoding::Utf16 { big_endian: true }),
+            4 => Some(TextEncoding::Utf16 {
+                big_endian: cfg!(target_endian = "big"),
+            }),
+            _ => None,
+        }
+    }
+}
 
 /// sqlite3_bind_text64: `n` bytes of text in `encoding` (a length that is negative as a
 /// signed 64-bit number: up to the terminator, a zero byte or, for UTF-16, a zero pair).
@@ -665,13 +682,14 @@ pub unsafe extern "C" fn sqlite3_bind_text64(
         if n as i64 >= 0 && n > MAX_LENGTH {
             return too_big(p, i, data as *const c_void, destructor);
         }
-        match encoding {
-            UTF8 => bind_bytes(p, i, data as *const c_void, len, true, destructor),
-            UTF16LE | UTF16BE | UTF16 => {
-                let big = encoding == UTF16BE || (encoding == UTF16 && cfg!(target_endian = "big"));
-                bind_utf16(p, i, data as *const u8, len, big, destructor)
+        match TextEncoding::of(encoding) {
+            Some(TextEncoding::Utf8) => {
+                bind_bytes(p, i, data as *const c_void, len, true, destructor)
             }
-            _ => release(data as *const c_void, destructor, rc::MISUSE),
+            Some(TextEncoding::Utf16 { big_endian }) => {
+                bind_utf16(p, i, data as *const u8, len, big_endian, destructor)
+            }
+            None => release(data as *const c_void, destructor, rc::MISUSE),
         }
     })
 }
